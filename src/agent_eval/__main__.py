@@ -1,0 +1,3 @@
+from agent_eval._cli import main
+
+raise SystemExit(main())

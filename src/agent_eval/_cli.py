@@ -1,0 +1,101 @@
+"""The command line: a thin layer over config, readers, engine and renderers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_eval._version import __version__
+from agent_eval.errors import ConfigError
+
+EXIT_ERROR = 2
+
+
+def _formats(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agent-eval",
+        description="Check what an AI agent did against rules in YAML, deterministically.",
+    )
+    p.add_argument("--version", action="version", version=f"agent-eval {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="evaluate traces against the suite")
+    run.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
+    run.add_argument("--traces", "-t", action="append", metavar="GLOB",
+                     help="trace files or globs (repeatable); overrides the suite's traces:")
+    run.add_argument("--format", "-f", action="append", metavar="FMT",
+                     help="output formats besides results.json (repeatable or a,b)")
+    run.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
+    run.add_argument("--fail-on", choices=("fail", "warn", "never"), default="fail",
+                     help="verdict that makes the exit code 1 (default: fail)")
+    run.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                     help="evaluate with N processes (default 1)")
+    run.add_argument("--no-timings", action="store_true",
+                     help="write duration_ms as 0, so results are byte-identical across runs")
+    run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
+    run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    val = sub.add_parser("validate", help="check the suite and its policies (no traces)")
+    val.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
+
+    exp = sub.add_parser("explain", help="show the documentation of a rule id")
+    exp.add_argument("rule", nargs="?", help="e.g. args_valid/maximum (omit to list all)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            from agent_eval.commands import run
+
+            return run.main(args)
+        if args.command == "validate":
+            from agent_eval.commands import validate
+
+            return validate.main(args)
+        if args.command == "explain":
+            from agent_eval.commands import explain
+
+            return explain.main(args)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    _parser().print_help()
+    return EXIT_ERROR
+
+
+def color_wanted(choice: str, stream: object) -> bool:
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    if choice == "always":
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def output_dir(option: str | None, config_dir: Path, configured: str | None) -> Path:
+    if option:
+        return Path(option)
+    if configured:
+        return config_dir / configured
+    return Path("agent-eval-results")

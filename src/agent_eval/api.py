@@ -1,0 +1,57 @@
+"""The library surface: ``load_suite``, ``load_traces``, ``evaluate``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from agent_eval.config.loader import Suite, repo_root
+from agent_eval.config.loader import load_suite as _load_suite
+from agent_eval.engine import evaluate as _evaluate
+from agent_eval.errors import ConfigError
+from agent_eval.readers import ReadItem, SourceFile, expand, read_sources
+from agent_eval.results import Results
+
+__all__ = ["evaluate", "load_suite", "load_traces", "suite_sources"]
+
+
+def load_suite(path: str | os.PathLike[str] | None = None) -> Suite:
+    """Load and compile a suite file. Raises :class:`ConfigError` (every problem as
+    ``FILE:LINE:COL: message``)."""
+    return _load_suite(path)
+
+
+def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,
+                  base: Path | None = None) -> tuple[list[SourceFile], list[ReadItem]]:
+    """The trace files of a suite: its ``traces:`` globs, or ``patterns`` (relative to
+    ``base``, default the current folder)."""
+    if patterns is None:
+        globs = suite.trace_globs
+        if not globs:
+            raise ConfigError([f"{suite.file}:1:1: no traces given: set 'traces:' in the "
+                               "suite or pass --traces"])
+        p = suite.positions.get(("traces",))
+        where = f"{suite.file}:{p.line}"
+        files, errors = expand(globs, suite.base_dir, suite.root, suite.base_dir, where)
+    else:
+        folder = base or Path.cwd()
+        files, errors = expand(patterns, folder, suite.root, suite.base_dir, "--traces:0")
+    return files, list(errors)
+
+
+def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = None,
+                format: str = "auto") -> Iterator[ReadItem]:
+    """Stream traces (and input-error records) from files or globs. Locations are
+    relative to the suite's repository root (or the current folder without a suite)."""
+    cwd = Path.cwd()
+    root = suite.root if suite else repo_root(cwd)
+    config_dir = suite.base_dir if suite else cwd
+    files, errors = expand([str(p) for p in paths], cwd, root, config_dir, "load_traces:0")
+    yield from errors
+    yield from read_sources(files, suite.format if suite and format == "auto" else format)
+
+
+def evaluate(suite: Suite, traces: Iterable[ReadItem]) -> Results:
+    """Evaluate traces against a suite. Pure: no files are written."""
+    return _evaluate(suite, traces)

@@ -1,0 +1,27 @@
+"""Small text helpers shared by the checks' messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from agent_eval.matching import ToolMatcher
+
+MAX_VALUE_CHARS = 80
+
+
+def show_value(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
+    """A value as compact JSON, shortened for messages."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tools_text(matcher: ToolMatcher) -> str:
+    names = matcher.patterns
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " or " + names[-1]

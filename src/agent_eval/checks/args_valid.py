@@ -1,0 +1,154 @@
+"""args_valid: every tool call's arguments against the policy file (metrics.md §1)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agent_eval.checks._text import show_value
+from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.config.models import TestBase, ToolPatterns
+from agent_eval.config.policy import Policy
+from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.matching import ToolMatcher
+from agent_eval.model import ToolCall, Trace
+
+MAX_STORED_VALUE = 1000  # characters of JSON kept for a value in the results
+
+
+class ArgsValidTest(TestBase):
+    metric: Literal["args_valid"]
+    policy: str = Field(description="Policy file, relative to the suite file.")
+    tools: ToolPatterns | None = Field(None, description="Only check these tools (globs).")
+    strict: bool = Field(False, description="A tool that matches no policy key is a violation.")
+
+
+def argument_path(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def stored_value(value: Any) -> Any:
+    """The value as kept in results: itself, or a shortened JSON text when it is large."""
+    if isinstance(value, dict | list | str):
+        text = show_value(value, MAX_STORED_VALUE + 1)
+        if len(text) > MAX_STORED_VALUE:
+            return text[:MAX_STORED_VALUE] + "…"
+    return value
+
+
+class ArgsValid:
+    def __init__(self, cfg: ArgsValidTest, policy: Policy, only: ToolMatcher | None,
+                 strict_ref: ConfigRef | None) -> None:
+        self.id = cfg.id
+        self.metric = "args_valid"
+        self.severity: Severity = cfg.severity
+        self.policy = policy
+        self.only = only
+        self.strict_ref = strict_ref
+
+    def run(self, trace: Trace) -> list[Finding]:
+        out: list[Finding] = []
+        only = self.only
+        rules_for = self.policy.rules_for
+        for call in trace.tool_calls:
+            name = call.name
+            if only is not None and not only(name):
+                continue
+            rules = rules_for(name)
+            if not rules:
+                if self.strict_ref is not None:
+                    out.append(self._unknown(call, trace))
+                continue
+            if call.arguments_error is not None:
+                out.append(self._not_object(call, trace, rules[0].key_ref))
+                continue
+            args = call.arguments
+            for rule in rules:
+                errors = rule.validate(args)
+                if errors:
+                    out.extend(self._finding(e, call, trace) for e in errors)
+        return out
+
+    def _trace_ref(self, call: ToolCall, trace: Trace) -> TraceRef:
+        return TraceRef(call.location.file, call.location.line, trace.id)
+
+    def _finding(self, e: SchemaError, call: ToolCall, trace: Trace) -> Finding:
+        c = e.constraint
+        arg = argument_path(e.path) if e.path else None
+        if e.missing:
+            text = f"{call.name}: required argument '{arg}' is missing ({c.text})"
+            if c.rule != "args_valid/required":
+                text = f"{call.name}: argument '{arg}' is missing: {e.message} ({c.text})"
+        elif arg is None:
+            text = f"{call.name}: arguments = {show_value(e.value)}: {e.message} ({c.text})"
+        else:
+            text = f"{call.name}: argument '{arg}' = {show_value(e.value)}: {e.message} ({c.text})"
+        return Finding(
+            rule=c.rule,
+            severity=self.severity,
+            message=text,
+            test=self.id,
+            config=_ref(c),
+            trace=self._trace_ref(call, trace),
+            tool=call.name,
+            argument=arg,
+            value=None if e.missing else stored_value(e.value),
+            constraint=c.text,
+            scenario=trace.scenario,
+            details={"violation": e.message},
+        )
+
+    def _not_object(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
+        return Finding(
+            rule="args_valid/not_an_object",
+            severity=self.severity,
+            message=f"{call.name}: arguments are not a JSON object ({call.arguments_error}); "
+            "they cannot be checked against the policy",
+            test=self.id,
+            config=_ref(key),
+            trace=self._trace_ref(call, trace),
+            tool=call.name,
+            value=stored_value(call.arguments),
+            constraint=key.text,
+            scenario=trace.scenario,
+            details={"violation": "Arguments are not a JSON object"},
+        )
+
+    def _unknown(self, call: ToolCall, trace: Trace) -> Finding:
+        assert self.strict_ref is not None
+        return Finding(
+            rule="args_valid/unknown_tool",
+            severity=self.severity,
+            message=f"{call.name}: tool is not in the policy {self.policy.file} "
+            "(strict: true)",
+            test=self.id,
+            config=self.strict_ref,
+            trace=self._trace_ref(call, trace),
+            tool=call.name,
+            constraint="strict: true",
+            scenario=trace.scenario,
+            details={"violation": "Tool is not defined in the policy"},
+        )
+
+
+def _ref(c: Constraint) -> ConfigRef:
+    return ConfigRef(c.file, c.line, c.col, c.key_path)
+
+
+def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
+    policy = ctx.load_policy(cfg.policy, (*ctx.path, "policy"))
+    only = ctx.matcher(cfg.tools) if cfg.tools is not None else None
+    strict_ref = ctx.ref("strict") if cfg.strict else None
+    return ArgsValid(cfg, policy, only, strict_ref)
+
+
+RULES = tuple(sorted({f"args_valid/{r}" for r in RULE_OF.values()} | {
+    "args_valid/additional_arguments", "args_valid/false_schema",
+    "args_valid/not_an_object", "args_valid/unknown_tool",
+}))
+SPEC = CheckSpec("args_valid", ArgsValidTest, compile_test, RULES)

@@ -1,0 +1,322 @@
+"""sequence_valid: ordering rules over the trace's tool calls (metrics.md §1).
+
+Rules are ANDed; each reports its own violations. Every tool field takes a glob or a
+list of globs ("any of").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from agent_eval.checks._text import tools_text
+from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.matching import ToolMatcher
+from agent_eval.model import Location, ToolCall, Trace
+
+
+class _Rule(Strict):
+    description: str | None = None
+
+
+class RequireRule(_Rule):
+    type: Literal["require"]
+    tool: ToolPatterns | None = None
+    tools: ToolPatterns | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> RequireRule:
+        if (self.tool is None) == (self.tools is None):
+            raise ValueError("give exactly one of 'tool' or 'tools'")
+        return self
+
+
+class BeforeRule(_Rule):
+    type: Literal["before"]
+    first: ToolPatterns
+    then: ToolPatterns
+
+
+class ImmediatelyBeforeRule(_Rule):
+    type: Literal["immediately_before"]
+    first: ToolPatterns
+    then: ToolPatterns
+
+
+class AfterRule(_Rule):
+    type: Literal["after"]
+    tool: ToolPatterns
+    then: ToolPatterns
+    within: int | None = Field(None, ge=1, description="The then call must come within N calls.")
+
+
+class NeverAfterRule(_Rule):
+    type: Literal["never_after"]
+    first: ToolPatterns
+    then: ToolPatterns
+
+
+class BlocklistRule(_Rule):
+    type: Literal["blocklist"]
+    tools: ToolPatterns
+
+
+class AllowlistRule(_Rule):
+    type: Literal["allowlist"]
+    tools: ToolPatterns
+
+
+class CountRule(_Rule):
+    type: Literal["count"]
+    tool: ToolPatterns
+    min: int | None = Field(None, ge=0)
+    max: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> CountRule:
+        if self.min is None and self.max is None:
+            raise ValueError("give 'min', 'max' or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
+
+
+AnyRule = Annotated[
+    RequireRule | BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule
+    | BlocklistRule | AllowlistRule | CountRule,
+    Field(discriminator="type"),
+]
+
+
+class SequenceValidTest(TestBase):
+    metric: Literal["sequence_valid"]
+    rules: list[AnyRule] = Field(min_length=1)
+
+
+# ------------------------------------------------------------------------- running
+@dataclass(frozen=True, slots=True)
+class _Emit:
+    """Builds the findings of one rule."""
+
+    test: str
+    severity: Severity
+    rule: str
+    ref: ConfigRef
+
+    def __call__(self, trace: Trace, where: Location, message: str, tool: str | None,
+                 expected: str, actual: str, ref: ConfigRef | None = None) -> Finding:
+        return Finding(
+            rule=self.rule,
+            severity=self.severity,
+            message=message,
+            test=self.test,
+            config=ref or self.ref,
+            trace=TraceRef(where.file, where.line, trace.id),
+            tool=tool,
+            constraint=self.rule.split("/", 1)[1],
+            scenario=trace.scenario,
+            details={"expected": expected, "actual": actual},
+        )
+
+
+RuleFn = Callable[[Trace, list[ToolCall]], list[Finding]]
+
+
+def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    value = r.tool if r.tool is not None else r.tools
+    patterns = [value] if isinstance(value, str) else list(value or [])
+    items = [(p, ToolMatcher([p], ctx.tool_match)) for p in patterns]
+
+    def require(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        out = []
+        for p, m in items:
+            if not any(m(c.name) for c in calls):
+                out.append(emit(trace, trace.end_location,
+                                f"Required tool {p} was never called", p,
+                                f"{p} to be called", f"{p} was never called"))
+        return out
+
+    return require
+
+
+def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    first, then = ctx.matcher(r.first), ctx.matcher(r.then)
+    a, b = tools_text(first), tools_text(then)
+
+    def before(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        out = []
+        seen = False
+        for c in calls:
+            if not seen and then(c.name):
+                out.append(emit(trace, c.location, f"{c.name} called without a prior {a}",
+                                c.name, f"{a} before {b}",
+                                f"{c.name} called without prior {a}"))
+            if first(c.name):
+                seen = True
+        return out
+
+    return before
+
+
+def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
+                        emit: _Emit) -> RuleFn:
+    first, then = ctx.matcher(r.first), ctx.matcher(r.then)
+    a, b = tools_text(first), tools_text(then)
+
+    def immediately_before(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        out = []
+        prev: ToolCall | None = None
+        for c in calls:
+            if then(c.name) and (prev is None or not first(prev.name)):
+                actual = (f"{c.name} was the first call" if prev is None
+                          else f"{c.name} called right after {prev.name}")
+                out.append(emit(trace, c.location,
+                                f"{c.name} not called directly after {a} ({actual})",
+                                c.name, f"{a} directly before {b}", actual))
+            prev = c
+        return out
+
+    return immediately_before
+
+
+def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    tool, then = ctx.matcher(r.tool), ctx.matcher(r.then)
+    within = r.within
+    a, b = tools_text(tool), tools_text(then)
+    scope = f" within {within} call(s)" if within else ""
+
+    def after(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        out = []
+        n = len(calls)
+        # next_then[k] = index of the first then-call at or after k (n when none)
+        nxt = n
+        next_then = [n] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            if then(calls[k].name):
+                nxt = k
+            next_then[k] = nxt
+        for k, c in enumerate(calls):
+            if tool(c.name):
+                j = next_then[k + 1]
+                if j == n or (within is not None and j - k > within):
+                    out.append(emit(trace, c.location,
+                                    f"{c.name} (call #{k + 1}) not followed by {b}{scope}",
+                                    c.name, f"{b} after {a}{scope}",
+                                    f"{c.name} not followed by {b}{scope}"))
+        return out
+
+    return after
+
+
+def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    first, then = ctx.matcher(r.first), ctx.matcher(r.then)
+    a, b = tools_text(first), tools_text(then)
+
+    def never_after(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        out = []
+        seen: ToolCall | None = None
+        for c in calls:
+            if seen is not None and then(c.name):
+                out.append(emit(trace, c.location,
+                                f"{c.name} called after {seen.name}", c.name,
+                                f"no {b} after {a}",
+                                f"{c.name} called after {seen.name}"))
+            if seen is None and first(c.name):
+                seen = c
+        return out
+
+    return never_after
+
+
+def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
+            emit: _Emit) -> RuleFn:
+    m = ctx.matcher(r.tools)
+    block = isinstance(r, BlocklistRule)
+    listed = tools_text(m)
+
+    def check(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        out = []
+        for c in calls:
+            hit = m(c.name)
+            if block and hit:
+                out.append(emit(trace, c.location,
+                                f"{c.name} is blocked by the rule (tools: {listed})", c.name,
+                                f"none of {listed} called", f"{c.name} called"))
+            elif not block and not hit:
+                out.append(emit(trace, c.location,
+                                f"{c.name} is not in the allowlist ({listed})", c.name,
+                                f"only {listed} called", f"{c.name} called"))
+        return out
+
+    return check
+
+
+def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    m = ctx.matcher(r.tool)
+    lo, hi = r.min, r.max
+    name = tools_text(m)
+    hi_ref = ctx.ref("rules", i, "max") if hi is not None else None
+    lo_ref = ctx.ref("rules", i, "min") if lo is not None else None
+
+    def count(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+        hits = [c for c in calls if m(c.name)]
+        n = len(hits)
+        if hi is not None and n > hi:
+            c = hits[hi]
+            return [emit(trace, c.location,
+                         f"{name} called {n} times, more than max {hi} (call #{hi + 1} "
+                         "is over the limit)", c.name, f"at most {hi} call(s) to {name}",
+                         f"{n} calls", hi_ref)]
+        if lo is not None and n < lo:
+            return [emit(trace, trace.end_location,
+                         f"{name} called {n} times, fewer than min {lo}", name,
+                         f"at least {lo} call(s) to {name}", f"{n} calls", lo_ref)]
+        return []
+
+    return count
+
+
+BUILDERS: dict[str, Callable[..., RuleFn]] = {
+    "require": _require,
+    "before": _before,
+    "immediately_before": _immediately_before,
+    "after": _after,
+    "never_after": _never_after,
+    "blocklist": _listed,
+    "allowlist": _listed,
+    "count": _count,
+}
+
+
+class SequenceValid:
+    def __init__(self, cfg: SequenceValidTest, rules: list[RuleFn]) -> None:
+        self.id = cfg.id
+        self.metric = "sequence_valid"
+        self.severity: Severity = cfg.severity
+        self.rules = tuple(rules)
+
+    def run(self, trace: Trace) -> list[Finding]:
+        calls = trace.tool_calls
+        out: list[Finding] = []
+        for rule in self.rules:
+            found = rule(trace, calls)
+            if found:
+                out.extend(found)
+        return out
+
+
+def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
+    fns = []
+    for i, rule in enumerate(cfg.rules):
+        emit = _Emit(cfg.id, cfg.severity, f"sequence_valid/{rule.type}", ctx.ref("rules", i))
+        fns.append(BUILDERS[rule.type](rule, ctx, i, emit))
+    return SequenceValid(cfg, fns)
+
+
+RULES = tuple(f"sequence_valid/{t}" for t in BUILDERS)
+SPEC = CheckSpec("sequence_valid", SequenceValidTest, compile_test, RULES)

@@ -1,0 +1,72 @@
+"""tool_blocklist: forbidden tools were never called (metrics.md §1)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.config.models import TestBase, ToolPatterns
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.matching import ToolMatcher
+from agent_eval.model import ToolCall, Trace
+
+
+class ToolBlocklistTest(TestBase):
+    metric: Literal["tool_blocklist"]
+    blocklist: ToolPatterns = Field(description="Tool names or globs that must never be called.")
+
+
+class ToolBlocklist:
+    def __init__(self, cfg: ToolBlocklistTest, matcher: ToolMatcher,
+                 refs: tuple[ConfigRef, ...]) -> None:
+        self.id = cfg.id
+        self.metric = "tool_blocklist"
+        self.severity: Severity = cfg.severity
+        self.matcher = matcher
+        self.refs = refs
+
+    def run(self, trace: Trace) -> list[Finding]:
+        which = self.matcher.which
+        hits: dict[str, list[ToolCall]] | None = None
+        for call in trace.tool_calls:
+            if which(call.name) is not None:
+                if hits is None:
+                    hits = {}
+                hits.setdefault(call.name, []).append(call)
+        if hits is None:
+            return []
+        out = []
+        for name, calls in hits.items():
+            index = which(name)
+            assert index is not None
+            pattern = self.matcher.patterns[index]
+            first = calls[0]
+            out.append(Finding(
+                rule="tool_blocklist",
+                severity=self.severity,
+                message=f"Blocked tool called: {name} (blocklist includes '{pattern}'); "
+                f"calls found: {len(calls)}",
+                test=self.id,
+                config=self.refs[index],
+                trace=TraceRef(first.location.file, first.location.line, trace.id),
+                tool=name,
+                constraint=f"blocklist: {pattern}",
+                scenario=trace.scenario,
+                related=tuple(TraceRef(c.location.file, c.location.line, trace.id)
+                              for c in calls[1:]),
+                details={"calls": len(calls), "pattern": pattern},
+            ))
+        return out
+
+
+def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
+    if isinstance(cfg.blocklist, str):
+        refs: tuple[ConfigRef, ...] = (ctx.ref("blocklist"),)
+    else:
+        refs = tuple(ctx.ref("blocklist", i) for i in range(len(cfg.blocklist)))
+    return ToolBlocklist(cfg, ctx.matcher(cfg.blocklist), refs)
+
+
+SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test, ("tool_blocklist",))

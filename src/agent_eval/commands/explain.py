@@ -1,0 +1,25 @@
+"""``agent-eval explain RULE``: the rule's documentation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agent_eval import rules
+from agent_eval.config.schema_compiler import did_you_mean
+
+
+def main(args: argparse.Namespace) -> int:
+    catalogue = rules.catalogue()
+    if not args.rule:
+        width = max(len(r) for r in catalogue)
+        for rule_id, doc in catalogue.items():
+            print(f"{rule_id:<{width}}  {doc.short}")
+        return 0
+    doc = catalogue.get(args.rule)
+    if doc is None:
+        print(f"error: unknown rule '{args.rule}'{did_you_mean(args.rule, set(catalogue))}; "
+              "run 'agent-eval explain' for the list", file=sys.stderr)
+        return 2
+    sys.stdout.write(doc.text)
+    return 0

@@ -1,0 +1,47 @@
+"""``agent-eval run``: load, read, evaluate, write, print, exit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agent_eval._cli import _formats, color_wanted, output_dir
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.renderers import RENDERERS, console
+from agent_eval.results import Results, exit_code
+
+
+def write_outputs(results: Results, formats: list[str], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in dict.fromkeys(["json", *formats]):
+        renderer = RENDERERS[name]
+        path = folder / renderer.filename
+        path.write_text(renderer.render(results), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main(args: argparse.Namespace) -> int:
+    suite = load_suite(args.config)
+    formats = _formats(args.format) or list(suite.model.output.format)
+    missing = [f for f in formats if f not in RENDERERS]
+    if missing:
+        print(f"note: output format(s) {', '.join(missing)} are not available in this "
+              f"version; available: {', '.join(RENDERERS)}", file=sys.stderr)
+        formats = [f for f in formats if f in RENDERERS]
+    files, errors = suite_sources(suite, args.traces)
+    results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
+                             timings=not args.no_timings)
+    folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
+    written = write_outputs(results, formats, folder)
+    if args.quiet:
+        c = results.counts
+        print(f"{results.verdict}: {c['violations']} violation(s), {c['input_errors']} input "
+              f"error(s) in {c['traces']} trace(s)")
+    else:
+        sys.stdout.write(console.render(results, color=color_wanted(args.color, sys.stdout)))
+        print("Wrote " + ", ".join(str(p) for p in written))
+    return exit_code(results.verdict, args.fail_on)

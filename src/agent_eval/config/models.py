@@ -1,0 +1,98 @@
+"""Typed models of the suite file and the policy file.
+
+They validate structure (unknown keys are errors) and generate the published JSON
+Schemas. Positions are not in the models: the loader maps every validation error back
+to the YAML line through :mod:`agent_eval.yamlpos`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ToolPatterns = str | list[str]
+JSON_SCHEMA_REF = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def _version(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class OutputConfig(Strict):
+    format: list[Literal["sarif", "junit", "json", "markdown", "html"]] = Field(
+        default_factory=lambda: ["json"],
+        description="Formats written by `agent-eval run` besides results.json.",
+    )
+    dir: str | None = Field(
+        None, description="Output folder, relative to this file (default: agent-eval-results "
+        "in the current folder)."
+    )
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class TestBase(Strict):
+    """Keys every test has; each metric adds its own."""
+
+    id: str = Field(description="Stable id of the test (used in reports and fingerprints).")
+    metric: str
+    description: str | None = None
+    severity: Literal["error", "warning", "note"] = Field(
+        "error", description="Severity of this test's findings."
+    )
+
+
+class SuiteFile(Strict):
+    """The suite file (`agent-eval.yaml`). `tests` items are validated per metric."""
+
+    version: Literal["1"] = "1"
+    suite: str = Field(description="Name of the suite; used in reports and the SARIF category.")
+    description: str | None = None
+    traces: ToolPatterns | None = Field(
+        None, description="Glob or list of globs of trace files, relative to this file."
+    )
+    format: str = Field("auto", description="auto | native | an adapter name.")
+    tool_match: Literal["normalized", "exact"] = "normalized"
+    tests: list[dict[str, Any]] = Field(default_factory=list)
+    output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]
+
+    _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))
+
+
+class ToolPolicy(Strict):
+    description: str | None = None
+    arguments: dict[str, dict[str, Any] | bool | None] | None = Field(
+        None,
+        description="Argument name -> JSON Schema (2020-12) with sugar: min/max, "
+        "exclusive_min/exclusive_max, min_length/max_length, min_items/max_items, "
+        "required: true.",
+        json_schema_extra={"additionalProperties": JSON_SCHEMA_REF},
+    )
+    additional_arguments: bool = Field(
+        True, description="false: an argument the policy does not list is a violation."
+    )
+    schema_: dict[str, Any] | bool | None = Field(
+        None, alias="schema", description="A full JSON Schema of the arguments object.",
+        json_schema_extra=JSON_SCHEMA_REF,
+    )
+
+
+class PolicyFile(Strict):
+    """A policy file for the args_valid metric."""
+
+    version: Literal["1"] = "1"
+    description: str | None = None
+    tools: dict[str, ToolPolicy] = Field(
+        description="Tool name or glob -> its argument policy. A tool matching several keys "
+        "gets all of their constraints."
+    )
+
+    _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))

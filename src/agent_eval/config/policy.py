@@ -1,0 +1,106 @@
+"""Policy files for args_valid: loaded once per suite, compiled into validators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_eval.config.schema_compiler import (
+    Constraint,
+    SchemaCompiler,
+    SchemaError,
+    Validator,
+    all_of,
+)
+from agent_eval.matching import ToolMatcher, ToolMatchMode
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRule:
+    """The constraints of one key of ``tools:`` (a name or a glob)."""
+
+    key: str
+    matcher: ToolMatcher
+    validate: Validator
+    key_ref: Constraint  # the key's own line (arguments not an object)
+
+
+class Policy:
+    """A compiled policy file."""
+
+    def __init__(self, file: str, rules: list[ToolRule]) -> None:
+        self.file = file
+        self.rules = tuple(rules)
+        self._memo: dict[str, tuple[ToolRule, ...]] = {}
+
+    def rules_for(self, name: str) -> tuple[ToolRule, ...]:
+        hit = self._memo.get(name)
+        if hit is None:
+            hit = tuple(r for r in self.rules if r.matcher(name))
+            if len(self._memo) > 65536:
+                self._memo.clear()
+            self._memo[name] = hit
+        return hit
+
+
+def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
+                   mode: ToolMatchMode) -> Policy:
+    """Compile a validated policy document (see models.PolicyFile)."""
+    rules = []
+    for key, entry in (doc.get("tools") or {}).items():
+        path = ("tools", key)
+        entry = entry or {}
+        checks: list[Validator] = []
+        if entry.get("arguments") is not None:
+            checks.append(_arguments(compiler, entry, path))
+        elif entry.get("additional_arguments") is False:
+            checks.append(_arguments(compiler, {**entry, "arguments": {}}, path))
+        if "schema" in entry and entry["schema"] is not None:
+            checks.append(compiler.compile_root(entry["schema"], (*path, "schema")))
+        pos = compiler.positions.get(path)
+        key_ref = Constraint("args_valid/not_an_object", f"{key}: …", file, pos.line, pos.col,
+                             ".".join(path))
+        rules.append(ToolRule(key, ToolMatcher([key], mode), all_of(checks), key_ref))
+    return Policy(file, rules)
+
+
+def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str, ...]
+               ) -> Validator:
+    """The validator of a tool's ``arguments:`` map (with ``required: true`` and
+    ``additional_arguments``)."""
+    args: dict[str, Any] = entry.get("arguments") or {}
+    subs = tuple(
+        (name, compiler.compile(schema, (*path, "arguments", name), as_property=True))
+        for name, schema in args.items()
+    )
+    required = tuple(
+        (name, compiler.constraint((*path, "arguments", name), "required", True))
+        for name, schema in args.items()
+        if isinstance(schema, dict) and schema.get("required") is True
+    )
+    closed = entry.get("additional_arguments") is False
+    extra_ref = (compiler.constraint(path, "additional_arguments", False) if closed else None)
+    known = frozenset(args)
+
+    def arguments(v: Any) -> list[SchemaError] | None:
+        errors: list[SchemaError] | None = None
+        for name, c in required:
+            if name not in v:
+                e = SchemaError(c, (name,), None, "Required argument is missing", missing=True)
+                errors = (errors or []) + [e]
+        for name, check in subs:
+            if name in v:
+                e2 = check(v[name])
+                if e2:
+                    for err in e2:
+                        err.path = (name, *err.path)
+                    errors = (errors or []) + e2
+        if extra_ref is not None:
+            for name, value in v.items():
+                if name not in known:
+                    errors = (errors or []) + [SchemaError(
+                        extra_ref, (name,), value,
+                        f"Argument '{name}' is not allowed by the policy")]
+        return errors
+
+    return arguments

@@ -1,0 +1,927 @@
+"""Compile policy argument schemas (JSON Schema 2020-12 plus the sugar spellings of
+config.md) into plain Python closures, once per suite.
+
+A compiled validator takes one JSON value and returns ``None`` when it is valid (the
+fast path allocates nothing) or a list of :class:`SchemaError`. Every error carries the
+:class:`Constraint` it broke: the keyword as the user wrote it, its rendered text
+(``max: 30``) and its exact file/line/column, so a finding points at that line.
+
+Unknown keywords are configuration errors (with a "did you mean"), never ignored: a
+misspelt ``maxium`` must not turn into a silent pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Any
+
+from agent_eval.errors import ConfigError
+from agent_eval.jsonutil import json_type
+from agent_eval.yamlpos import Path, Positions
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """One keyword of a policy, with where it was written."""
+
+    rule: str  # args_valid/maximum
+    text: str  # "max: 30", as written
+    file: str
+    line: int
+    col: int
+    key_path: str  # tools.apply_discount.arguments.percent.max
+
+
+@dataclass(slots=True)
+class SchemaError:
+    constraint: Constraint
+    path: tuple[str | int, ...]  # where in the arguments (relative)
+    value: Any
+    message: str  # "Value exceeds maximum"
+    missing: bool = False  # the value is absent (required)
+
+
+Validator = Callable[[Any], "list[SchemaError] | None"]
+
+SUGAR = {
+    "min": "minimum",
+    "max": "maximum",
+    "exclusive_min": "exclusiveMinimum",
+    "exclusive_max": "exclusiveMaximum",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+}
+RULE_OF = {
+    "type": "type",
+    "enum": "enum",
+    "const": "const",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "exclusiveMinimum": "exclusive_minimum",
+    "exclusiveMaximum": "exclusive_maximum",
+    "multipleOf": "multiple_of",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "format": "format",
+    "required": "required",
+    "additionalProperties": "additional_properties",
+    "propertyNames": "property_names",
+    "minProperties": "min_properties",
+    "maxProperties": "max_properties",
+    "dependentRequired": "dependent_required",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "uniqueItems": "unique_items",
+    "contains": "contains",
+    "minContains": "contains",
+    "maxContains": "contains",
+    "anyOf": "any_of",
+    "oneOf": "one_of",
+    "not": "not",
+}
+APPLICATORS = {
+    "properties", "patternProperties", "items", "prefixItems", "allOf",
+    "if", "then", "else", "dependentSchemas", "$ref",
+}
+ANNOTATIONS = {
+    "title", "description", "default", "examples", "$comment", "$schema", "$id", "$anchor",
+    "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType",
+    "contentSchema", "$defs", "definitions",
+}
+UNSUPPORTED = {
+    "unevaluatedProperties": "use additionalProperties",
+    "unevaluatedItems": "use items / prefixItems",
+    "$dynamicRef": "use $ref",
+    "$dynamicAnchor": "use $ref",
+    "$recursiveRef": "use $ref",
+    "$recursiveAnchor": "use $ref",
+    "$vocabulary": "remove it",
+    "dependencies": "use dependentRequired or dependentSchemas",
+}
+KNOWN = set(RULE_OF) | APPLICATORS | ANNOTATIONS | set(SUGAR)
+JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
+
+
+# ---------------------------------------------------------------------------- helpers
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+_TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "number": _is_number,
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
+    or (isinstance(v, float) and v.is_integer()),
+}
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key with JSON equality: 1 == 1.0, but true != 1."""
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, int | float):
+        return ("n", float(value)) if isinstance(value, float) or abs(value) < 2**53 else ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if value is None:
+        return ("z",)
+    if isinstance(value, list):
+        return ("a", tuple(json_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("o", tuple(sorted((k, json_key(v)) for k, v in value.items())))
+    return ("?", repr(value))
+
+
+def render(value: Any) -> str:
+    """Render a policy value the way a YAML reader would recognise it."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {render(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e16 else repr(value)
+    return str(value)
+
+
+def did_you_mean(word: str, options: list[str] | set[str]) -> str:
+    close = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _err(c: Constraint, value: Any, message: str, path: tuple[str | int, ...] = ()) -> list[
+    SchemaError
+]:
+    return [SchemaError(c, path, value, message)]
+
+
+def _prefix(errors: list[SchemaError], step: str | int) -> list[SchemaError]:
+    for e in errors:
+        e.path = (step, *e.path)
+    return errors
+
+
+# ----------------------------------------------------------------------------- formats
+_DATE_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
+)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$")
+_EMAIL = re.compile(r"^[^@\s\"(),:;<>\[\\\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]*$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_HOSTNAME = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
+)
+
+
+def _valid_date_time(s: str) -> bool:
+    if not _DATE_TIME.match(s):
+        return False
+    try:
+        datetime.fromisoformat(s.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_date(s: str) -> bool:
+    if not _DATE.match(s):
+        return False
+    try:
+        date.fromisoformat(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_time(s: str) -> bool:
+    m = _TIME.match(s)
+    if not m:
+        return False
+    try:
+        time(int(m.group(1)), int(m.group(2)), min(int(m.group(3)), 59))
+    except ValueError:
+        return False
+    return m.group(4) is None or (int(m.group(4)) < 24 and int(m.group(5)) < 60)
+
+
+def _valid_ip(kind: type[ipaddress.IPv4Address] | type[ipaddress.IPv6Address]) -> Callable[
+    [str], bool
+]:
+    def check(s: str) -> bool:
+        try:
+            kind(s)
+        except ValueError:
+            return False
+        return True
+
+    return check
+
+
+FORMATS: dict[str, Callable[[str], bool]] = {
+    "date-time": _valid_date_time,
+    "date": _valid_date,
+    "time": _valid_time,
+    "email": lambda s: _EMAIL.match(s) is not None,
+    "uri": lambda s: _URI.match(s) is not None,
+    "uuid": lambda s: _UUID.match(s) is not None,
+    "ipv4": _valid_ip(ipaddress.IPv4Address),
+    "ipv6": _valid_ip(ipaddress.IPv6Address),
+    "hostname": lambda s: _HOSTNAME.match(s) is not None,
+}
+
+
+# ---------------------------------------------------------------------------- compiler
+def _always_valid(_: Any) -> list[SchemaError] | None:
+    return None
+
+
+class SchemaCompiler:
+    """Compiles the schema nodes of one policy document."""
+
+    def __init__(self, doc: Any, positions: Positions) -> None:
+        self.doc = doc
+        self.positions = positions
+        self._refs: dict[Path, Validator] = {}
+        self._roots: list[Path] = []
+
+    # -- positions
+    def constraint(self, path: Path, key: str, value: Any, rule: str | None = None,
+                   text: str | None = None) -> Constraint:
+        pos = self.positions.get((*path, key))
+        return Constraint(
+            rule=f"args_valid/{rule or RULE_OF.get(SUGAR.get(key, key), key)}",
+            text=text if text is not None else f"{key}: {render(value)}",
+            file=self.positions.file,
+            line=pos.line,
+            col=pos.col,
+            key_path=".".join(str(p) for p in (*path, key)),
+        )
+
+    def node_constraint(self, path: Path, rule: str, text: str) -> Constraint:
+        """A constraint located at a node itself (e.g. a ``false`` schema)."""
+        pos = self.positions.get(path)
+        return Constraint(f"args_valid/{rule}", text, self.positions.file, pos.line, pos.col,
+                          ".".join(str(p) for p in path))
+
+    def fail(self, path: Path, message: str) -> ConfigError:
+        return self.positions.error(path, message)
+
+    # -- entry points
+    def compile_root(self, node: Any, path: Path) -> Validator:
+        """Compile a full JSON Schema (a tool's ``schema:``); ``$ref`` resolves in it too."""
+        self._roots.append(path)
+        try:
+            return self.compile(node, path)
+        finally:
+            self._roots.pop()
+
+    def compile(self, node: Any, path: Path, *, as_property: bool = False) -> Validator:
+        if node is True or node is None:
+            return _always_valid
+        if node is False:
+            c = self.node_constraint(path, "false_schema", "false")
+
+            def false_schema(v: Any) -> list[SchemaError] | None:
+                return _err(c, v, "No value is allowed here")
+
+            return false_schema
+        if not isinstance(node, dict):
+            raise self.fail(path, f"a schema must be a mapping or true/false, not "
+                                  f"{json_type(node)}")
+        checks: list[Validator] = []
+        seen_canonical: dict[str, str] = {}
+        for key, value in node.items():
+            canonical = SUGAR.get(key, key)
+            if key in UNSUPPORTED:
+                raise self.fail((*path, key), f"'{key}' is not supported: {UNSUPPORTED[key]}")
+            if key not in KNOWN:
+                raise self.fail((*path, key), f"unknown schema keyword '{key}'"
+                                              f"{did_you_mean(key, KNOWN)}")
+            if canonical in seen_canonical:
+                raise self.fail((*path, key), f"'{key}' repeats '{seen_canonical[canonical]}'")
+            seen_canonical[canonical] = key
+            if key in ANNOTATIONS or canonical in ("then", "else", "minContains", "maxContains"):
+                continue  # annotations; then/else and min/maxContains compile with if/contains
+            if key == "required" and isinstance(value, bool):
+                if not as_property:
+                    raise self.fail((*path, key), "'required: true' applies to an argument or "
+                                    "a property; in an object schema write required: [names]")
+                continue  # consumed by the parent object
+            check = self._keyword(node, path, key, canonical, value)
+            if check is not None:
+                checks.append(check)
+        return all_of(checks)
+
+    # -- keywords
+    def _keyword(self, node: dict[str, Any], path: Path, key: str, kw: str,
+                 value: Any) -> Validator | None:
+        here = (*path, key)
+        handler = getattr(self, "_kw_" + kw.lstrip("$"), None)
+        if handler is None:  # pragma: no cover - KNOWN and the handlers agree
+            raise self.fail(here, f"keyword '{key}' has no implementation")
+        result: Validator | None = handler(node, path, key, value)
+        return result
+
+    def _need(self, ok: bool, path: Path, key: str, what: str) -> None:
+        if not ok:
+            raise self.fail((*path, key), f"'{key}' must be {what}")
+
+    def _kw_type(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        names = value if isinstance(value, list) else [value]
+        for n in names:
+            if n not in JSON_TYPES:
+                raise self.fail((*path, key), f"unknown type '{n}'; use one of "
+                                f"{', '.join(JSON_TYPES)}{did_you_mean(str(n), set(JSON_TYPES))}")
+        tests = tuple(_TYPE_TESTS[n] for n in names)
+        c = self.constraint(path, key, value)
+        wanted = " or ".join(names)
+
+        if len(tests) == 1:
+            test = tests[0]
+
+            def type1(v: Any) -> list[SchemaError] | None:
+                if test(v):
+                    return None
+                return _err(c, v, f"Expected {wanted}, got {json_type(v)}")
+
+            return type1
+
+        def typen(v: Any) -> list[SchemaError] | None:
+            for t in tests:
+                if t(v):
+                    return None
+            return _err(c, v, f"Expected {wanted}, got {json_type(v)}")
+
+        return typen
+
+    def _kw_enum(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._need(isinstance(value, list) and len(value) > 0, path, key, "a non-empty list")
+        allowed = frozenset(json_key(v) for v in value)
+        c = self.constraint(path, key, value)
+
+        def enum(v: Any) -> list[SchemaError] | None:
+            if json_key(v) in allowed:
+                return None
+            return _err(c, v, "Value is not one of the allowed values")
+
+        return enum
+
+    def _kw_const(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        expected = json_key(value)
+        c = self.constraint(path, key, value)
+
+        def const(v: Any) -> list[SchemaError] | None:
+            if json_key(v) == expected:
+                return None
+            return _err(c, v, "Value is not the required constant")
+
+        return const
+
+    def _bound(self, path: Path, key: str, value: Any, message: str,
+               ok: Callable[[Any, Any], bool]) -> Validator:
+        self._need(_is_number(value), path, key, "a number")
+        c = self.constraint(path, key, value)
+        limit = value
+
+        def bound(v: Any) -> list[SchemaError] | None:
+            if not _is_number(v) or ok(v, limit):
+                return None
+            return _err(c, v, message)
+
+        return bound
+
+    def _kw_minimum(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return self._bound(path, key, value, "Value is below minimum", lambda v, m: v >= m)
+
+    def _kw_maximum(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return self._bound(path, key, value, "Value exceeds maximum", lambda v, m: v <= m)
+
+    def _kw_exclusiveMinimum(self, node: dict[str, Any], path: Path, key: str,
+                             value: Any) -> Validator:
+        return self._bound(path, key, value, "Value must be greater than the exclusive minimum",
+                           lambda v, m: v > m)
+
+    def _kw_exclusiveMaximum(self, node: dict[str, Any], path: Path, key: str,
+                             value: Any) -> Validator:
+        return self._bound(path, key, value, "Value must be less than the exclusive maximum",
+                           lambda v, m: v < m)
+
+    def _kw_multipleOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._need(_is_number(value) and value > 0, path, key, "a number greater than 0")
+
+        def ok(v: Any, m: Any) -> bool:
+            if isinstance(v, int) and isinstance(m, int):
+                return v % m == 0
+            q = v / m
+            return abs(q - round(q)) <= 1e-9 * max(1.0, abs(q))
+
+        return self._bound(path, key, value, f"Value is not a multiple of {render(value)}", ok)
+
+    def _length(self, path: Path, key: str, value: Any, message: str, longer: bool,
+                kind: type) -> Validator:
+        self._need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                   path, key, "a whole number ≥ 0")
+        c = self.constraint(path, key, value)
+        limit = value
+
+        if longer:
+            def at_most(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, kind) or len(v) <= limit:
+                    return None
+                return _err(c, v, message)
+
+            return at_most
+
+        def at_least(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, kind) or len(v) >= limit:
+                return None
+            return _err(c, v, message)
+
+        return at_least
+
+    def _kw_minLength(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return self._length(path, key, value, "String is shorter than the minimum length",
+                            False, str)
+
+    def _kw_maxLength(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return self._length(path, key, value, "String is longer than the maximum length",
+                            True, str)
+
+    def _kw_minItems(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return self._length(path, key, value, "Array has fewer items than the minimum",
+                            False, list)
+
+    def _kw_maxItems(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return self._length(path, key, value, "Array has more items than the maximum",
+                            True, list)
+
+    def _kw_minProperties(self, node: dict[str, Any], path: Path, key: str,
+                          value: Any) -> Validator:
+        return self._length(path, key, value, "Object has fewer properties than the minimum",
+                            False, dict)
+
+    def _kw_maxProperties(self, node: dict[str, Any], path: Path, key: str,
+                          value: Any) -> Validator:
+        return self._length(path, key, value, "Object has more properties than the maximum",
+                            True, dict)
+
+    def _kw_pattern(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._need(isinstance(value, str), path, key, "a string (a regular expression)")
+        try:
+            regex = re.compile(value)
+        except re.error as exc:
+            raise self.fail((*path, key), f"invalid regular expression: {exc}") from None
+        c = self.constraint(path, key, value)
+        search = regex.search
+
+        def pattern(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, str) or search(v) is not None:
+                return None
+            return _err(c, v, "String does not match the pattern")
+
+        return pattern
+
+    def _kw_format(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        if value not in FORMATS:
+            raise self.fail((*path, key), f"unsupported format '{value}'; supported: "
+                            f"{', '.join(FORMATS)}{did_you_mean(str(value), set(FORMATS))}")
+        test = FORMATS[value]
+        c = self.constraint(path, key, value)
+        message = f"String is not a valid {value}"
+
+        def fmt(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, str) or test(v):
+                return None
+            return _err(c, v, message)
+
+        return fmt
+
+    def _kw_uniqueItems(self, node: dict[str, Any], path: Path, key: str,
+                        value: Any) -> Validator | None:
+        self._need(isinstance(value, bool), path, key, "true or false")
+        if not value:
+            return None
+        c = self.constraint(path, key, value)
+
+        def unique(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, list):
+                return None
+            seen: set[Any] = set()
+            for i, item in enumerate(v):
+                k = json_key(item)
+                if k in seen:
+                    return _err(c, item, "Array items are not unique", (i,))
+                seen.add(k)
+            return None
+
+        return unique
+
+    # -- objects
+    def _kw_required(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._need(isinstance(value, list) and all(isinstance(n, str) for n in value),
+                   path, key, "a list of property names (or, on an argument, true/false)")
+        items = tuple((n, self._required_constraint(path, key, i, value))
+                      for i, n in enumerate(value))
+        return _required_check(items)
+
+    def _required_constraint(self, path: Path, key: str, index: int, value: Any) -> Constraint:
+        pos = self.positions.get((*path, key, index))
+        return Constraint("args_valid/required", f"{key}: {render(value)}",
+                          self.positions.file, pos.line, pos.col,
+                          ".".join(str(p) for p in (*path, key)))
+
+    def _kw_properties(self, node: dict[str, Any], path: Path, key: str,
+                       value: Any) -> Validator:
+        self._need(isinstance(value, dict), path, key, "a mapping of property names to schemas")
+        subs = tuple(
+            (name, self.compile(sub, (*path, key, name), as_property=True))
+            for name, sub in value.items()
+        )
+        required = tuple(
+            (name, self.constraint((*path, key, name), "required", True))
+            for name, sub in value.items()
+            if isinstance(sub, dict) and sub.get("required") is True
+        )
+        req = _required_check(required) if required else None
+
+        def properties(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, dict):
+                return None
+            errors: list[SchemaError] | None = req(v) if req is not None else None
+            for name, check in subs:
+                if name in v:
+                    e = check(v[name])
+                    if e:
+                        errors = (errors or []) + _prefix(e, name)
+            return errors
+
+        return properties
+
+    def _kw_patternProperties(self, node: dict[str, Any], path: Path, key: str,
+                              value: Any) -> Validator:
+        self._need(isinstance(value, dict), path, key, "a mapping of regexes to schemas")
+        subs = []
+        for pat, sub in value.items():
+            try:
+                rx = re.compile(pat)
+            except re.error as exc:
+                raise self.fail((*path, key, pat), f"invalid regular expression: {exc}") from None
+            subs.append((rx.search, self.compile(sub, (*path, key, pat))))
+
+        def pattern_properties(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, dict):
+                return None
+            errors: list[SchemaError] | None = None
+            for name, item in v.items():
+                for search, check in subs:
+                    if search(name) is not None:
+                        e = check(item)
+                        if e:
+                            errors = (errors or []) + _prefix(e, name)
+            return errors
+
+        return pattern_properties
+
+    def _kw_additionalProperties(self, node: dict[str, Any], path: Path, key: str,
+                                 value: Any) -> Validator | None:
+        if value is True:
+            return None
+        known = frozenset(node.get("properties") or ())
+        patterns = []
+        for p in node.get("patternProperties") or {}:
+            try:
+                patterns.append(re.compile(p).search)
+            except re.error as exc:
+                raise self.fail((*path, "patternProperties", p),
+                                f"invalid regular expression: {exc}") from None
+        if value is False:
+            c = self.constraint(path, key, value)
+
+            def no_additional(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, dict):
+                    return None
+                errors: list[SchemaError] | None = None
+                for name, item in v.items():
+                    if name not in known and not any(s(name) for s in patterns):
+                        errors = (errors or []) + _err(c, item, "Property is not allowed",
+                                                       (name,))
+                return errors
+
+            return no_additional
+        check = self.compile(value, (*path, key))
+
+        def additional(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, dict):
+                return None
+            errors: list[SchemaError] | None = None
+            for name, item in v.items():
+                if name not in known and not any(s(name) for s in patterns):
+                    e = check(item)
+                    if e:
+                        errors = (errors or []) + _prefix(e, name)
+            return errors
+
+        return additional
+
+    def _kw_propertyNames(self, node: dict[str, Any], path: Path, key: str,
+                          value: Any) -> Validator:
+        check = self.compile(value, (*path, key))
+        c = self.constraint(path, key, value, text=f"{key}: …")
+
+        def property_names(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, dict):
+                return None
+            errors: list[SchemaError] | None = None
+            for name in v:
+                e = check(name)
+                if e:
+                    errors = (errors or []) + _err(
+                        c, name, f"Property name is not allowed ({e[0].constraint.text})", (name,)
+                    )
+            return errors
+
+        return property_names
+
+    def _kw_dependentRequired(self, node: dict[str, Any], path: Path, key: str,
+                              value: Any) -> Validator:
+        self._need(isinstance(value, dict) and all(isinstance(v, list) for v in value.values()),
+                   path, key, "a mapping of property names to lists of names")
+        deps = tuple((name, tuple(need), self.constraint((*path, key), name, need,
+                                                         rule="dependent_required"))
+                     for name, need in value.items())
+
+        def dependent_required(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, dict):
+                return None
+            errors: list[SchemaError] | None = None
+            for name, need, c in deps:
+                if name in v:
+                    for other in need:
+                        if other not in v:
+                            e = SchemaError(c, (other,), None,
+                                            f"Property is required when '{name}' is present",
+                                            missing=True)
+                            errors = (errors or []) + [e]
+            return errors
+
+        return dependent_required
+
+    def _kw_dependentSchemas(self, node: dict[str, Any], path: Path, key: str,
+                             value: Any) -> Validator:
+        self._need(isinstance(value, dict), path, key, "a mapping of property names to schemas")
+        deps = tuple((name, self.compile(sub, (*path, key, name))) for name, sub in value.items())
+
+        def dependent_schemas(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, dict):
+                return None
+            errors: list[SchemaError] | None = None
+            for name, check in deps:
+                if name in v:
+                    e = check(v)
+                    if e:
+                        errors = (errors or []) + e
+            return errors
+
+        return dependent_schemas
+
+    # -- arrays
+    def _kw_prefixItems(self, node: dict[str, Any], path: Path, key: str,
+                        value: Any) -> Validator:
+        self._need(isinstance(value, list), path, key, "a list of schemas")
+        subs = tuple(self.compile(s, (*path, key, i)) for i, s in enumerate(value))
+
+        def prefix_items(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, list):
+                return None
+            errors: list[SchemaError] | None = None
+            for i, (item, check) in enumerate(zip(v, subs, strict=False)):
+                e = check(item)
+                if e:
+                    errors = (errors or []) + _prefix(e, i)
+            return errors
+
+        return prefix_items
+
+    def _kw_items(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        if isinstance(value, list):
+            raise self.fail((*path, key), "'items' takes one schema; for a list of schemas "
+                            "use 'prefixItems' (JSON Schema 2020-12)")
+        check = self.compile(value, (*path, key))
+        start = len(node.get("prefixItems") or ())
+
+        def items(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, list):
+                return None
+            errors: list[SchemaError] | None = None
+            for i in range(start, len(v)):
+                e = check(v[i])
+                if e:
+                    errors = (errors or []) + _prefix(e, i)
+            return errors
+
+        return items
+
+    def _kw_contains(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        check = self.compile(value, (*path, key))
+        lo = node.get("minContains", 1)
+        hi = node.get("maxContains")
+        for k, n in (("minContains", lo), ("maxContains", hi)):
+            if k in node:
+                self._need(isinstance(n, int) and not isinstance(n, bool) and n >= 0, path, k,
+                           "a whole number ≥ 0")
+        parts = [f"contains: {render(value)}"]
+        if "minContains" in node:
+            parts.append(f"minContains: {lo}")
+        if hi is not None:
+            parts.append(f"maxContains: {hi}")
+        c = self.constraint(path, key, value, text=", ".join(parts))
+
+        def contains(v: Any) -> list[SchemaError] | None:
+            if not isinstance(v, list):
+                return None
+            n = sum(1 for item in v if not check(item))
+            if n < lo:
+                return _err(c, v, f"Array has {n} matching item(s), fewer than {lo}")
+            if hi is not None and n > hi:
+                return _err(c, v, f"Array has {n} matching items, more than {hi}")
+            return None
+
+        return contains
+
+    # -- combinators
+    def _subschemas(self, path: Path, key: str, value: Any) -> tuple[Validator, ...]:
+        self._need(isinstance(value, list) and len(value) > 0, path, key,
+                   "a non-empty list of schemas")
+        return tuple(self.compile(s, (*path, key, i)) for i, s in enumerate(value))
+
+    def _kw_allOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        return all_of(list(self._subschemas(path, key, value)))
+
+    def _kw_anyOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        subs = self._subschemas(path, key, value)
+        c = self.constraint(path, key, value, text=f"anyOf: {len(subs)} alternatives")
+
+        def any_of(v: Any) -> list[SchemaError] | None:
+            first: list[SchemaError] | None = None
+            for check in subs:
+                e = check(v)
+                if not e:
+                    return None
+                first = first or e
+            detail = f" (first: {first[0].message}, {first[0].constraint.text})" if first else ""
+            return _err(c, v, f"Value matches none of the {len(subs)} alternatives{detail}")
+
+        return any_of
+
+    def _kw_oneOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        subs = self._subschemas(path, key, value)
+        c = self.constraint(path, key, value, text=f"oneOf: {len(subs)} alternatives")
+
+        def one_of(v: Any) -> list[SchemaError] | None:
+            matched = sum(1 for check in subs if not check(v))
+            if matched == 1:
+                return None
+            how = "none" if matched == 0 else f"{matched}"
+            return _err(c, v, f"Value must match exactly one of the {len(subs)} alternatives; "
+                              f"it matches {how}")
+
+        return one_of
+
+    def _kw_not(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        check = self.compile(value, (*path, key))
+        c = self.constraint(path, key, value)
+
+        def not_(v: Any) -> list[SchemaError] | None:
+            if check(v):
+                return None
+            return _err(c, v, "Value matches a schema it must not match")
+
+        return not_
+
+    def _kw_if(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator | None:
+        cond = self.compile(value, (*path, key))
+        then = self.compile(node["then"], (*path, "then")) if "then" in node else None
+        other = self.compile(node["else"], (*path, "else")) if "else" in node else None
+        if then is None and other is None:
+            return None
+
+        def if_then_else(v: Any) -> list[SchemaError] | None:
+            branch = then if not cond(v) else other
+            return branch(v) if branch is not None else None
+
+        return if_then_else
+
+    def _kw_ref(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._need(isinstance(value, str) and value.startswith("#"), path, key,
+                   "a reference within this file, like '#/$defs/name'")
+        target = self._resolve(value, (*path, key))
+        if target in self._refs:
+            return self._refs[target]
+        holder: list[Validator] = []
+
+        def ref(v: Any) -> list[SchemaError] | None:
+            return holder[0](v)
+
+        self._refs[target] = ref
+        node_at = self._node_at(target)
+        holder.append(self.compile(node_at, target))
+        return ref
+
+    def _node_at(self, path: Path) -> Any:
+        node = self.doc
+        for step in path:
+            node = node[step]
+        return node
+
+    def _resolve(self, ref: str, where: Path) -> Path:
+        pointer = ref[1:]
+        if pointer and not pointer.startswith("/"):
+            raise self.fail(where, f"only JSON-pointer references are supported ('{ref}')")
+        steps: list[str | int] = [
+            s.replace("~1", "/").replace("~0", "~") for s in pointer.split("/")[1:]
+        ]
+        bases: list[Path] = [()]
+        if self._roots:
+            bases.insert(0, self._roots[-1])
+        for base in bases:
+            node = self._node_at(base)
+            resolved: list[str | int] = list(base)
+            ok = True
+            for step in steps:
+                if isinstance(node, dict) and step in node:
+                    node = node[step]
+                    resolved.append(step)
+                elif isinstance(node, list) and isinstance(step, str) and step.isdigit() and \
+                        int(step) < len(node):
+                    node = node[int(step)]
+                    resolved.append(int(step))
+                else:
+                    ok = False
+                    break
+            if ok:
+                return tuple(resolved)
+        raise self.fail(where, f"'$ref: {ref}' points at nothing in this file")
+
+
+def _required_check(items: tuple[tuple[str, Constraint], ...]) -> Validator:
+    def required(v: Any) -> list[SchemaError] | None:
+        if not isinstance(v, dict):
+            return None
+        errors: list[SchemaError] | None = None
+        for name, c in items:
+            if name not in v:
+                e = SchemaError(c, (name,), None, "Required property is missing", missing=True)
+                errors = (errors or []) + [e]
+        return errors
+
+    return required
+
+
+def all_of(checks: list[Validator]) -> Validator:
+    if not checks:
+        return _always_valid
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        a, b = checks
+
+        def both(v: Any) -> list[SchemaError] | None:
+            x = a(v)
+            y = b(v)
+            if x is None:
+                return y
+            return x if y is None else x + y
+
+        return both
+    group = tuple(checks)
+
+    def every(v: Any) -> list[SchemaError] | None:
+        errors: list[SchemaError] | None = None
+        for check in group:
+            e = check(v)
+            if e:
+                errors = e if errors is None else errors + e
+        return errors
+
+    return every

@@ -1,0 +1,211 @@
+"""Evaluation: stream traces through the compiled tests into one Results object.
+
+The accumulator is mergeable, so files can be evaluated in several processes
+(``--jobs``) and combined into exactly what one process would produce.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from agent_eval.config.loader import Suite
+from agent_eval.errors import InputError
+from agent_eval.findings import Finding
+from agent_eval.model import Trace
+from agent_eval.readers import read_sources
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.results import (
+    Results,
+    Status,
+    TestResult,
+    TraceSummary,
+    Verdict,
+    assign_fingerprints,
+    sort_key,
+)
+
+
+@dataclass
+class _TestAcc:
+    violations: list[Finding] = field(default_factory=list)
+    traces_checked: int = 0
+    traces_failed: int = 0
+    calls_checked: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Accumulator:
+    """Partial results of some traces (picklable, mergeable)."""
+
+    tests: dict[str, _TestAcc]
+    traces: list[TraceSummary] = field(default_factory=list)
+    input_errors: list[InputError] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)
+    tool_calls: int = 0
+    llm_calls: int = 0
+
+    @classmethod
+    def for_suite(cls, suite: Suite) -> Accumulator:
+        return cls({t.id: _TestAcc() for t in suite.tests})
+
+    def add(self, item: ReadItem, suite: Suite) -> None:
+        if isinstance(item, Trace):
+            self.add_trace(item, suite)
+        elif isinstance(item, IgnoredEvents):
+            self.ignored[item.file] = self.ignored.get(item.file, 0) + item.count
+        else:
+            self.input_errors.append(item)
+
+    def add_trace(self, trace: Trace, suite: Suite) -> None:
+        n = len(trace.tool_calls)
+        self.tool_calls += n
+        self.llm_calls += len(trace.llm_calls)
+        failed: list[str] = []
+        clock = time.perf_counter
+        for test in suite.tests:
+            acc = self.tests[test.id]
+            start = clock()
+            found = test.run(trace)
+            acc.seconds += clock() - start
+            acc.traces_checked += 1
+            acc.calls_checked += n
+            if found:
+                acc.violations.extend(found)
+                acc.traces_failed += 1
+                failed.append(test.id)
+        self.traces.append(TraceSummary(trace.id, trace.source, trace.location.line,
+                                        trace.scenario, n, tuple(failed)))
+
+    def merge(self, other: Accumulator) -> None:
+        for tid, acc in other.tests.items():
+            mine = self.tests[tid]
+            mine.violations.extend(acc.violations)
+            mine.traces_checked += acc.traces_checked
+            mine.traces_failed += acc.traces_failed
+            mine.calls_checked += acc.calls_checked
+            mine.seconds += acc.seconds
+        self.traces.extend(other.traces)
+        self.input_errors.extend(other.input_errors)
+        for f, c in other.ignored.items():
+            self.ignored[f] = self.ignored.get(f, 0) + c
+        self.tool_calls += other.tool_calls
+        self.llm_calls += other.llm_calls
+
+    def finish(self, suite: Suite, *, timings: bool = True) -> Results:
+        tests: list[TestResult] = []
+        for test in suite.tests:
+            acc = self.tests[test.id]
+            violations = sorted(acc.violations, key=sort_key)
+            assign_fingerprints(violations)
+            tests.append(TestResult(
+                id=test.id, metric=test.metric, severity=test.severity,
+                status=_status(violations, acc.traces_checked),
+                duration_ms=round(acc.seconds * 1000) if timings else 0,
+                traces_checked=acc.traces_checked, traces_failed=acc.traces_failed,
+                calls_checked=acc.calls_checked, violations=violations,
+            ))
+        errors = list(self.input_errors)
+        if not self.traces and not any(e.rule == "input/no_traces" for e in errors):
+            errors.append(InputError("input/no_traces", suite.file, 0,
+                                     "no traces were read; nothing was checked"))
+        errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
+        violations = sum(len(t.violations) for t in tests)
+        return Results(
+            suite=suite.name,
+            config=suite.file,
+            verdict=_verdict(tests, errors),
+            counts={"traces": len(self.traces), "tool_calls": self.tool_calls,
+                    "llm_calls": self.llm_calls, "violations": violations,
+                    "input_errors": len(errors),
+                    "ignored_events": sum(self.ignored.values())},
+            tests=tests,
+            traces=self.traces,
+            input_errors=errors,
+            ignored_events=dict(sorted(self.ignored.items())),
+        )
+
+
+def _status(violations: list[Finding], checked: int) -> Status:
+    if checked == 0:
+        return "error"
+    if any(v.severity == "error" for v in violations):
+        return "fail"
+    if any(v.severity == "warning" for v in violations):
+        return "warn"
+    return "pass"
+
+
+def _verdict(tests: list[TestResult], errors: list[InputError]) -> Verdict:
+    if errors:
+        return "error"
+    statuses = {t.status for t in tests}
+    if "error" in statuses:
+        return "error"
+    if "fail" in statuses:
+        return "fail"
+    if "warn" in statuses:
+        return "warn"
+    return "pass"
+
+
+def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
+             progress: Callable[[int], None] | None = None) -> Results:
+    """Evaluate a stream of traces (and reader records) against the suite."""
+    acc = Accumulator.for_suite(suite)
+    add = acc.add
+    count = 0
+    for item in items:
+        add(item, suite)
+        if progress is not None:
+            count += 1
+            if count % 1000 == 0:
+                progress(count)
+    return acc.finish(suite, timings=timings)
+
+
+# ------------------------------------------------------------------ files, jobs
+_WORKER_SUITE: Suite | None = None
+
+
+def _init_worker(suite: Suite) -> None:
+    global _WORKER_SUITE
+    _WORKER_SUITE = suite
+
+
+def _eval_source(task: tuple[SourceFile, str]) -> Accumulator:
+    suite = _WORKER_SUITE
+    assert suite is not None
+    source, fmt = task
+    acc = Accumulator.for_suite(suite)
+    for item in read_sources([source], fmt):
+        acc.add(item, suite)
+    return acc
+
+
+def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
+                   *, jobs: int = 1, timings: bool = True, fmt: str | None = None,
+                   progress: Callable[[int], None] | None = None) -> Results:
+    """Evaluate trace files, in ``jobs`` processes when > 1. The merged result is
+    identical to a single-process run (files are merged in their sorted order)."""
+    fmt = fmt or suite.format
+    acc = Accumulator.for_suite(suite)
+    for item in errors:
+        acc.add(item, suite)
+    if jobs <= 1 or len(files) <= 1:
+        for n, item in enumerate(read_sources(files, fmt), 1):
+            acc.add(item, suite)
+            if progress is not None and n % 1000 == 0:
+                progress(len(acc.traces))
+        return acc.finish(suite, timings=timings)
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(suite,)) as pool:
+        for part in pool.imap(_eval_source, [(f, fmt) for f in files], chunksize=1):
+            acc.merge(part)
+            if progress is not None:
+                progress(len(acc.traces))
+    return acc.finish(suite, timings=timings)

@@ -1,0 +1,94 @@
+"""The canonical trace model. Every reader produces it; the checks see nothing else.
+
+Plain slotted dataclasses: cheap to build per event and picklable. Numbers that a
+trace did not record are ``None`` (unknown), never zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where something was recorded: a repo-relative file and a 1-based line."""
+
+    file: str
+    line: int
+
+
+@dataclass(slots=True)
+class ToolCall:
+    name: str
+    arguments: Any  # a dict when decodable; otherwise the raw value (see arguments_error)
+    location: Location
+    id: str | None = None
+    result: Any = None
+    error: str | None = None
+    ok: bool = True
+    latency_ms: float | None = None
+    result_location: Location | None = None
+    arguments_error: str | None = None  # why ``arguments`` is not a JSON object
+    has_result: bool = False
+
+
+@dataclass(slots=True)
+class LlmCall:
+    location: Location
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+
+
+@dataclass(slots=True)
+class Trace:
+    id: str
+    source: str  # repo-relative path of the file it was read from
+    location: Location  # the first line of the trace
+    end_location: Location  # the last line of the trace
+    scenario: str | None = None
+    input: Any = None
+    output: Any = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    llm_calls: list[LlmCall] = field(default_factory=list)
+    duration_ms: float | None = None
+    cost_usd: float | None = None  # recorded on the trace itself (trace_end)
+    total_tokens: int | None = None  # recorded on the trace itself (trace_end)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    format: str = "native"
+
+    # Derived totals: unknown (None) when any contributing figure is unknown.
+    @property
+    def tokens(self) -> int | None:
+        if self.total_tokens is not None:
+            return self.total_tokens
+        total = 0
+        for call in self.llm_calls:
+            if call.total_tokens is None:
+                return None
+            total += call.total_tokens
+        return total if self.llm_calls else None
+
+    @property
+    def cost(self) -> float | None:
+        if self.cost_usd is not None:
+            return self.cost_usd
+        total = 0.0
+        for call in self.llm_calls:
+            if call.cost_usd is None:
+                return None
+            total += call.cost_usd
+        return total if self.llm_calls else None
+
+    @property
+    def latency_ms(self) -> float | None:
+        if self.duration_ms is not None:
+            return self.duration_ms
+        known = [c.latency_ms for c in self.tool_calls] + [c.latency_ms for c in self.llm_calls]
+        if not known or any(v is None for v in known):
+            return None
+        return float(sum(v for v in known if v is not None))

@@ -1,0 +1,45 @@
+"""The reader interface: a format turns one file into canonical traces.
+
+A reader yields :class:`Trace` objects and :class:`InputError` records in file order
+and never raises for bad content: a bad line is an error record and reading goes on.
+Adding a format is one module with a ``READER`` object plus one line in the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredEvents:
+    """Not an error: how many events of unknown type a file held (they are ignored,
+    for forward compatibility, and counted in the results)."""
+
+    file: str
+    count: int
+
+
+ReadItem = Trace | InputError | IgnoredEvents
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str  # absolute path on disk
+    file: str  # repo-relative path, used in every location
+    trace_id: str  # default trace id: the path relative to the config's folder
+
+
+class Reader(Protocol):
+    name: str
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        """True when ``head`` (the first KiB of the file) looks like this format."""
+        ...
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        ...

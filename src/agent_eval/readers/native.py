@@ -1,0 +1,335 @@
+"""The native format (traces.md): JSONL events, or a ``.json`` array of them.
+
+Streaming: a JSONL file is read line by line; a trace is handed on at its
+``trace_end`` line, the remaining ones at the end of the file (a file may interleave
+several traces by ``trace_id``, so only then are they known to be complete).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import re
+
+import orjson
+
+from agent_eval.jsonutil import json_type
+from agent_eval.errors import InputError
+from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.jsonpos import container_lines
+
+EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "trace_end")
+_loads = orjson.loads
+_SNIFF = re.compile(rb'"type"\s*:\s*"(?:' + "|".join(EVENT_TYPES).encode() + rb')"')
+_JSONDecodeError = orjson.JSONDecodeError
+
+
+def decode_arguments(raw: Any) -> tuple[Any, str | None]:
+    """Arguments as a dict, decoding JSON strings (twice if encoded twice).
+    Returns (value, None) or (raw value, why it is not an object)."""
+    if type(raw) is dict:
+        return raw, None
+    if raw is None:
+        return {}, None
+    value = raw
+    for _ in range(2):
+        if not isinstance(value, str):
+            break
+        try:
+            value = _loads(value)
+        except _JSONDecodeError:
+            return raw, "a string that is not valid JSON"
+    if isinstance(value, dict):
+        return value, None
+    return raw, f"a JSON {json_type(value)}, not an object"
+
+
+def _first(obj: dict[str, Any], *names: str) -> Any:
+    for n in names:
+        if n in obj:
+            return obj[n]
+    return None
+
+
+class _Open:
+    """A trace being assembled."""
+
+    __slots__ = ("by_id", "ended", "open_by_tool", "trace")
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.by_id: dict[str, ToolCall] = {}
+        self.open_by_tool: dict[str, list[ToolCall]] = {}
+        self.ended = False
+
+
+class _FileState:
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.file = source.file
+        self.open: dict[str, _Open] = {}
+        self.current: str | None = None  # id of the latest trace_start without trace_id
+        self.ended: set[str] = set()
+        self.errors: list[InputError] = []
+        self.done: list[Trace] = []
+        self.unknown = 0
+
+    def error(self, rule: str, line: int, message: str) -> None:
+        self.errors.append(InputError(rule, self.file, line, message))
+
+    def number(self, obj: dict[str, Any], key: str, line: int) -> Any:
+        v = obj.get(key)
+        if v is None or (isinstance(v, int | float) and not isinstance(v, bool)):
+            return v
+        self.error("input/invalid_event", line,
+                   f"'{key}' must be a number, not {json_type(v)} ({v!r}); it is treated "
+                   "as not recorded")
+        return None
+
+    def trace_for(self, obj: dict[str, Any], line: int, start: bool = False) -> _Open | None:
+        tid = obj.get("trace_id")
+        loc = Location(self.file, line)
+        if tid is not None:
+            tid = str(tid)
+        elif start:
+            tid = f"{self.source.trace_id}:{line}"
+            self.current = tid
+        else:
+            tid = self.current or self.source.trace_id
+        if tid in self.ended:
+            self.error("input/event_after_end", line,
+                       f"event for trace '{tid}' after its trace_end line; move it before "
+                       "the trace_end or give it another trace_id")
+            return None
+        t = self.open.get(tid)
+        if t is None:
+            t = _Open(Trace(id=tid, source=self.file, location=loc, end_location=loc))
+            self.open[tid] = t
+        else:
+            t.trace.end_location = loc
+        if start and obj.get("trace_id") is not None:
+            self.current = tid
+        return t
+
+    # ------------------------------------------------------------------ events
+    def trace_start(self, obj: dict[str, Any], line: int) -> None:
+        t = self.trace_for(obj, line, start=True)
+        if t is None:
+            return
+        tr = t.trace
+        if "scenario" in obj and obj["scenario"] is not None:
+            tr.scenario = str(obj["scenario"])
+        if "input" in obj:
+            tr.input = obj["input"]
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            tr.metadata.update(meta)
+        elif meta is not None:
+            self.error("input/invalid_event", line, "'metadata' must be an object")
+
+    def tool_call(self, obj: dict[str, Any], line: int) -> None:
+        name = obj.get("tool")
+        if name is None:
+            name = obj.get("name")
+        if not isinstance(name, str) or not name:
+            self.error("input/invalid_event", line,
+                       "tool_call without a tool name; add \"tool\": \"<name>\"")
+            return
+        t = self.trace_for(obj, line)
+        if t is None:
+            return
+        raw = obj["arguments"] if "arguments" in obj else _first(obj, "args", "input")
+        args, why = decode_arguments(raw)
+        cid = obj.get("id")
+        if cid is None:
+            cid = obj.get("call_id")
+        error = obj.get("error")
+        has_result = "result" in obj or error is not None
+        call = ToolCall(
+            name=name,
+            arguments=args,
+            location=Location(self.file, line),
+            id=None if cid is None else str(cid),
+            result=obj.get("result"),
+            error=None if error is None else str(error),
+            ok=error is None and not obj.get("is_error"),
+            latency_ms=self.number(obj, "latency_ms", line),
+            arguments_error=why,
+            has_result=has_result,
+        )
+        t.trace.tool_calls.append(call)
+        if call.id is not None:
+            t.by_id[call.id] = call
+        if not has_result:
+            t.open_by_tool.setdefault(name, []).append(call)
+
+    def tool_result(self, obj: dict[str, Any], line: int) -> None:
+        t = self.trace_for(obj, line)
+        if t is None:
+            return
+        cid = obj.get("id")
+        if cid is None:
+            cid = obj.get("call_id")
+        call = t.by_id.get(str(cid)) if cid is not None else None
+        name = obj.get("tool")
+        if name is None:
+            name = obj.get("name")
+        if call is None and isinstance(name, str):
+            pending = t.open_by_tool.get(name)
+            if pending:
+                call = pending[-1]
+        if call is None:
+            what = f"id '{cid}'" if cid is not None else f"tool '{name}'"
+            self.error("input/unmatched_result", line,
+                       f"tool_result for {what} matches no earlier tool_call in trace "
+                       f"'{t.trace.id}'; give it the call's id")
+            return
+        pending = t.open_by_tool.get(call.name)
+        if pending and call in pending:
+            pending.remove(call)
+        error = obj.get("error")
+        is_error = bool(obj.get("is_error")) or error is not None
+        result = obj["result"] if "result" in obj else obj.get("output")
+        call.result = result
+        call.has_result = True
+        call.ok = not is_error
+        call.error = (str(error) if error is not None else
+                      (result if isinstance(result, str) else orjson.dumps(result).decode())
+                      if is_error else None)
+        call.result_location = Location(self.file, line)
+        latency = self.number(obj, "latency_ms", line)
+        if latency is not None:
+            call.latency_ms = latency
+
+    def llm_call(self, obj: dict[str, Any], line: int) -> None:
+        t = self.trace_for(obj, line)
+        if t is None:
+            return
+        n = self.number
+        i, o, total = (n(obj, "input_tokens", line), n(obj, "output_tokens", line),
+                       n(obj, "total_tokens", line))
+        if total is None and i is not None and o is not None:
+            total = i + o
+        model = obj.get("model")
+        t.trace.llm_calls.append(LlmCall(
+            location=Location(self.file, line),
+            model=None if model is None else str(model),
+            input_tokens=i,
+            output_tokens=o,
+            total_tokens=total,
+            cost_usd=n(obj, "cost_usd", line),
+            latency_ms=n(obj, "latency_ms", line),
+        ))
+
+    def output(self, obj: dict[str, Any], line: int) -> None:
+        t = self.trace_for(obj, line)
+        if t is not None:
+            t.trace.output = _first(obj, "output", "content", "text", "answer")
+
+    def trace_end(self, obj: dict[str, Any], line: int) -> None:
+        t = self.trace_for(obj, line)
+        if t is None:
+            return
+        tr = t.trace
+        n = self.number
+        tr.duration_ms = n(obj, "duration_ms", line)
+        tr.cost_usd = n(obj, "cost_usd", line)
+        tr.total_tokens = n(obj, "total_tokens", line)
+        if "output" in obj:
+            tr.output = obj["output"]
+        del self.open[tr.id]
+        self.ended.add(tr.id)
+        if self.current == tr.id:
+            self.current = None
+        self.done.append(tr)
+
+    # ----------------------------------------------------------------- driving
+    def event(self, obj: Any, line: int) -> None:
+        if type(obj) is not dict:
+            self.error("input/invalid_event", line,
+                       f"an event must be a JSON object, not {json_type(obj)}")
+            return
+        handler = self.handlers.get(obj.get("type"))  # type: ignore[arg-type]
+        if handler is None:
+            self.unknown += 1
+            return
+        handler(self, obj, line)
+
+    handlers: dict[str, Callable[[_FileState, dict[str, Any], int], None]] = {}
+
+
+_FileState.handlers = {name: getattr(_FileState, name) for name in EVENT_TYPES}
+
+
+class NativeReader:
+    name = "native"
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        return _SNIFF.search(head) is not None
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = _FileState(source)
+        try:
+            if source.path.endswith(".json"):
+                yield from self._read_document(state)
+            else:
+                yield from self._read_lines(state)
+        except OSError as exc:
+            state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+        yield from state.errors
+        state.errors.clear()
+        for t in state.open.values():
+            yield t.trace
+        if state.unknown:
+            yield IgnoredEvents(source.file, state.unknown)
+
+    def _flush(self, state: _FileState) -> Iterable[ReadItem]:
+        if state.errors:
+            yield from state.errors
+            state.errors.clear()
+        if state.done:
+            yield from state.done
+            state.done.clear()
+
+    def _read_lines(self, state: _FileState) -> Iterator[ReadItem]:
+        event = state.event
+        with open(state.source.path, "rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                try:
+                    obj = _loads(raw)
+                except _JSONDecodeError as exc:
+                    if raw.strip():
+                        state.error("input/parse_error", number,
+                                    f"line is not valid JSON ({exc}); fix or remove the line")
+                        yield from self._flush(state)
+                    continue
+                event(obj, number)
+                if state.done or state.errors:
+                    yield from self._flush(state)
+
+    def _read_document(self, state: _FileState) -> Iterator[ReadItem]:
+        with open(state.source.path, "rb") as fh:
+            data = fh.read()
+        try:
+            doc = _loads(data)
+        except _JSONDecodeError as exc:
+            line = data[: getattr(exc, "pos", 0)].count(b"\n") + 1
+            state.error("input/parse_error", line, f"file is not valid JSON ({exc})")
+            return
+        if isinstance(doc, dict) and isinstance(doc.get("events"), list):
+            events, prefix = doc["events"], ("events",)
+        elif isinstance(doc, list):
+            events, prefix = doc, ()
+        else:
+            state.error("input/invalid_event", 1,
+                        "expected a JSON array of events or an object {\"events\": [...]}")
+            return
+        lines = container_lines(data.decode("utf-8", errors="replace"))
+        for i, obj in enumerate(events):
+            state.event(obj, lines.get((*prefix, i), 1))
+            yield from self._flush(state)
+
+
+READER = NativeReader()

@@ -1,0 +1,205 @@
+"""The one results object every renderer reads (outputs.md "Results JSON")."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_eval._version import __version__
+from agent_eval.errors import InputError
+from agent_eval.findings import ConfigRef, Finding, TraceRef
+
+SCHEMA_VERSION = "1"
+Verdict = Literal["pass", "warn", "fail", "error"]
+Status = Literal["pass", "warn", "fail", "error"]
+
+
+@dataclass(slots=True)
+class TestResult:
+    id: str
+    metric: str
+    severity: str
+    status: Status
+    duration_ms: int
+    traces_checked: int
+    traces_failed: int
+    calls_checked: int
+    violations: list[Finding]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSummary:
+    id: str
+    file: str
+    line: int
+    scenario: str | None
+    tool_calls: int
+    failed_tests: tuple[str, ...]  # ids of the tests with findings on this trace
+
+
+@dataclass
+class Results:
+    suite: str
+    config: str
+    verdict: Verdict
+    counts: dict[str, int]
+    tests: list[TestResult]
+    traces: list[TraceSummary]
+    input_errors: list[InputError]
+    ignored_events: dict[str, int] = field(default_factory=dict)
+    scenarios: list[dict[str, Any]] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    criteria: list[dict[str, Any]] = field(default_factory=list)
+    baseline: dict[str, Any] | None = None
+    tool_version: str = __version__
+    schema_version: str = SCHEMA_VERSION
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [v for t in self.tests for v in t.violations]
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.verdict, "fail")
+
+    # --------------------------------------------------------------- (de)serialise
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "tool": {"name": "agent-eval", "version": self.tool_version},
+            "suite": self.suite,
+            "verdict": self.verdict,
+            "config": self.config,
+            "counts": dict(self.counts),
+            "tests": [_test_dict(t) for t in self.tests],
+            "scenarios": self.scenarios,
+            "metrics": self.metrics,
+            "criteria": self.criteria,
+            "input_errors": [
+                {"rule": e.rule, "file": e.file, "line": e.line, "message": e.message}
+                for e in self.input_errors
+            ],
+            "ignored_events": dict(self.ignored_events),
+            "traces": [
+                {"id": t.id, "file": t.file, "line": t.line, "scenario": t.scenario,
+                 "tool_calls": t.tool_calls, "failed_tests": list(t.failed_tests)}
+                for t in self.traces
+            ],
+            "baseline": self.baseline,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Results:
+        return cls(
+            suite=data["suite"],
+            config=data["config"],
+            verdict=data["verdict"],
+            counts=dict(data["counts"]),
+            tests=[_test_from(t) for t in data["tests"]],
+            traces=[TraceSummary(t["id"], t["file"], t["line"], t.get("scenario"),
+                                 t["tool_calls"], tuple(t.get("failed_tests", ())))
+                    for t in data.get("traces", [])],
+            input_errors=[InputError(e["rule"], e["file"], e["line"], e["message"])
+                          for e in data.get("input_errors", [])],
+            ignored_events=dict(data.get("ignored_events", {})),
+            scenarios=list(data.get("scenarios", [])),
+            metrics=dict(data.get("metrics", {})),
+            criteria=list(data.get("criteria", [])),
+            baseline=data.get("baseline"),
+            tool_version=data["tool"]["version"],
+            schema_version=data["schema_version"],
+        )
+
+
+def exit_code(verdict: str, fail_on: str) -> int:
+    """outputs.md: 0 pass/warn, 1 fail (or warn under --fail-on warn), 2 error."""
+    if verdict == "error":
+        return 2
+    if fail_on == "never":
+        return 0
+    if verdict == "fail" or (verdict == "warn" and fail_on == "warn"):
+        return 1
+    return 0
+
+
+def finding_dict(v: Finding) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rule": v.rule,
+        "severity": v.severity,
+        "message": v.message,
+        "test": v.test,
+        "tool": v.tool,
+        "argument": v.argument,
+        "value": v.value,
+        "constraint": v.constraint,
+        "fingerprint": v.fingerprint,
+        "config": {"file": v.config.file, "line": v.config.line, "column": v.config.col,
+                   "key_path": v.config.key_path},
+        "trace": None if v.trace is None else {
+            "file": v.trace.file, "line": v.trace.line, "trace_id": v.trace.trace_id},
+        "scenario": v.scenario,
+    }
+    if v.related:
+        out["related"] = [{"file": r.file, "line": r.line, "trace_id": r.trace_id}
+                          for r in v.related]
+    if v.details:
+        out["details"] = v.details
+    return out
+
+
+def finding_from(d: dict[str, Any]) -> Finding:
+    c = d["config"]
+    t = d.get("trace")
+    return Finding(
+        rule=d["rule"], severity=d["severity"], message=d["message"], test=d["test"],
+        config=ConfigRef(c["file"], c["line"], c["column"], c["key_path"]),
+        trace=None if t is None else TraceRef(t["file"], t["line"], t["trace_id"]),
+        tool=d.get("tool"), argument=d.get("argument"), value=d.get("value"),
+        constraint=d.get("constraint"), scenario=d.get("scenario"),
+        related=tuple(TraceRef(r["file"], r["line"], r["trace_id"])
+                      for r in d.get("related", [])),
+        details=dict(d.get("details", {})), fingerprint=d.get("fingerprint", ""),
+    )
+
+
+def _test_dict(t: TestResult) -> dict[str, Any]:
+    return {
+        "id": t.id, "metric": t.metric, "severity": t.severity, "status": t.status,
+        "duration_ms": t.duration_ms, "traces_checked": t.traces_checked,
+        "traces_failed": t.traces_failed, "calls_checked": t.calls_checked,
+        "violations": [finding_dict(v) for v in t.violations],
+    }
+
+
+def _test_from(d: dict[str, Any]) -> TestResult:
+    return TestResult(d["id"], d["metric"], d["severity"], d["status"], d["duration_ms"],
+                      d["traces_checked"], d["traces_failed"], d["calls_checked"],
+                      [finding_from(v) for v in d["violations"]])
+
+
+# ------------------------------------------------------------------- fingerprints
+def fingerprint_base(v: Finding) -> str:
+    """Rule + the violated key's path in its file + tool + argument + trace; never a
+    line number, so unrelated edits move no fingerprint (metrics.md §4)."""
+    who = v.trace.trace_id if v.trace is not None else (v.scenario or "")
+    return "|".join((v.rule, f"{v.config.file}#{v.config.key_path}", v.tool or "",
+                     v.argument or "", who))
+
+
+def assign_fingerprints(findings: list[Finding]) -> None:
+    """Set ``fingerprint`` on findings given in trace order; identical ones get an
+    occurrence suffix ``:2``, ``:3``…"""
+    seen: dict[str, int] = {}
+    for v in findings:
+        base = fingerprint_base(v)
+        n = seen.get(base, 0) + 1
+        seen[base] = n
+        key = base if n == 1 else f"{base}:{n}"
+        v.fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def sort_key(v: Finding) -> tuple[Any, ...]:
+    t = v.trace
+    return (t.file if t else "~", t.line if t else 0, t.trace_id if t else "",
+            v.config.file, v.config.line, v.config.col, v.rule, v.argument or "", v.message)
