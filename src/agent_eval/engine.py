@@ -113,13 +113,13 @@ class Accumulator:
             errors.append(InputError("input/no_traces", suite.file, 0,
                                      "no traces were read; nothing was checked"))
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
-        violations = sum(len(t.violations) for t in tests)
+        total = sum(len(t.violations) for t in tests)
         return Results(
             suite=suite.name,
             config=suite.file,
             verdict=_verdict(tests, errors),
             counts={"traces": len(self.traces), "tool_calls": self.tool_calls,
-                    "llm_calls": self.llm_calls, "violations": violations,
+                    "llm_calls": self.llm_calls, "violations": total,
                     "input_errors": len(errors),
                     "ignored_events": sum(self.ignored.values())},
             tests=tests,

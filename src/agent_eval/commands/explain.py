@@ -16,10 +16,10 @@ def main(args: argparse.Namespace) -> int:
         for rule_id, doc in catalogue.items():
             print(f"{rule_id:<{width}}  {doc.short}")
         return 0
-    doc = catalogue.get(args.rule)
-    if doc is None:
+    found = catalogue.get(args.rule)
+    if found is None:
         print(f"error: unknown rule '{args.rule}'{did_you_mean(args.rule, set(catalogue))}; "
               "run 'agent-eval explain' for the list", file=sys.stderr)
         return 2
-    sys.stdout.write(doc.text)
+    sys.stdout.write(found.text)
     return 0

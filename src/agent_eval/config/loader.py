@@ -107,6 +107,7 @@ class _Loader:
         self.sources: dict[str, str] = dict(sources or {})
         self.problems: list[str] = []
         self.policies: dict[str, Policy] = {}
+        self.failed: set[str] = set()  # policy files whose problems were reported
         self.mode: Any = "normalized"
 
     def read(self, path: FsPath) -> str:
@@ -133,14 +134,21 @@ class _Loader:
                 self.problems.append(f"{positions.where((key,))}: '{key}': {why}")
         suite_data = {k: v for k, v in data.items() if k not in NOT_YET}
         model = self.validate(SuiteFile, suite_data, positions, ())
-        if model is None:
-            raise ConfigError(self.problems)
-        self.mode = model.tool_match
-        if not model.tests:
-            self.problems.append(f"{positions.where(('suite',))}: the suite has no tests; add a "
-                                 "'tests:' list (see docs/config.md)")
-        tests = self.compile_tests(model, data.get("tests") or [], positions, file)
-        if self.problems:
+        # The tests are checked even when the top level is wrong, so that every
+        # problem of the file is reported in one go.
+        tool_match = model.tool_match if model is not None else (
+            data.get("tool_match") if data.get("tool_match") in ("normalized", "exact")
+            else "normalized")
+        self.mode = tool_match
+        raw_tests = data.get("tests")
+        if not raw_tests and "scenarios" not in data and (
+                raw_tests is None or isinstance(raw_tests, list)):
+            self.problems.append(f"{positions.where(('tests',) if 'tests' in data else ())}: "
+                                 "the suite has no tests; add a 'tests:' list "
+                                 "(see docs/config.md)")
+        tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
+                                   positions, file)
+        if self.problems or model is None:
             raise ConfigError(self.problems)
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,
                      self.sources, positions, self.policies)
@@ -155,10 +163,10 @@ class _Loader:
                 self.problems.append(_describe(err, model, data, positions, prefix))
             return None
 
-    def compile_tests(self, model: SuiteFile, raw: list[Any], positions: Positions,
+    def compile_tests(self, tool_match: Any, raw: list[Any], positions: Positions,
                       file: str) -> list[CompiledTest]:
         tests: list[CompiledTest] = []
-        seen: dict[str, int] = {}
+        seen: dict[str, Path] = {}
         for i, item in enumerate(raw):
             path: Path = ("tests", i)
             if not isinstance(item, dict):
@@ -166,6 +174,16 @@ class _Loader:
                                      "'id' and 'metric'")
                 continue
             metric = item.get("metric")
+            tid = item.get("id", metric)
+            if isinstance(tid, str | int) and not isinstance(tid, bool):
+                id_path: Path = (*path, "id") if "id" in item else path
+                if str(tid) in seen:
+                    first = positions.get(seen[str(tid)])
+                    self.problems.append(f"{positions.where(id_path)}: duplicate test id "
+                                         f"'{tid}' (first used at line {first.line}); test ids "
+                                         "must be unique")
+                    continue
+                seen[str(tid)] = id_path
             if metric is None:
                 self.problems.append(f"{positions.where(path)}: test is missing 'metric' (one of "
                                      f"{', '.join(REGISTRY)})")
@@ -174,19 +192,14 @@ class _Loader:
             if spec is None:
                 self.problems.append(
                     f"{positions.where((*path, 'metric'))}: unknown metric '{metric}'"
-                    f"{did_you_mean(str(metric), set(REGISTRY))}; known: {', '.join(REGISTRY)}")
+                    f"{suggest(str(metric), set(REGISTRY))}; known: {', '.join(REGISTRY)}")
                 continue
-            item = {"id": item.get("id", metric), **item}
+            item = {"id": tid, **item}
             cfg = self.validate(spec.model, item, positions, path)
             if cfg is None:
                 continue
             assert isinstance(cfg, TestBase)
-            if cfg.id in seen:
-                self.problems.append(f"{positions.where((*path, 'id'))}: duplicate test id "
-                                     f"'{cfg.id}' (also test #{seen[cfg.id] + 1})")
-                continue
-            seen[cfg.id] = i
-            ctx = CompileContext(file, positions, path, cfg.id, model.tool_match, self.policy)
+            ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy)
             try:
                 tests.append(spec.compile(cfg, ctx))
             except ConfigError as exc:
@@ -207,7 +220,19 @@ class _Loader:
             reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
             _, pos = load_yaml(self.sources[str(self.config)], suite_file)
             raise ConfigError([f"{pos.where(where)}: policy file '{value}' cannot be read "
-                               f"({reason}); the path is relative to {suite_file}"]) from None
+                               f"({reason}: {file}); the path is relative to the folder of "
+                               f"{suite_file}"]) from None
+        if key in self.failed:
+            raise ConfigError([])  # already reported
+        try:
+            policy = self.compile_policy(text, file)
+        except ConfigError:
+            self.failed.add(key)
+            raise
+        self.policies[key] = policy
+        return policy
+
+    def compile_policy(self, text: str, file: str) -> Policy:
         data, positions = load_yaml(text, file)
         if not isinstance(data, dict):
             raise ConfigError.at(file, 1, 1, "a policy file must be a mapping with 'tools:'")
@@ -217,15 +242,39 @@ class _Loader:
             problems = self.problems[problems_before:]
             del self.problems[problems_before:]
             raise ConfigError(problems)
-        policy = compile_policy(data, SchemaCompiler(data, positions), file, self.mode)
-        self.policies[key] = policy
-        return policy
+        return compile_policy(data, SchemaCompiler(data, positions), file, self.mode)
 
 
 # ----------------------------------------------------------------- error messages
-def _walk(data: Any, loc: tuple[Any, ...]) -> Path:
-    """The data path of a pydantic error location: union-member tags in the middle of
-    ``loc`` are skipped; a last step that is not in the data (a missing key) is kept."""
+def _distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment): a swap of two
+    neighbouring letters, as in ``tset``, counts as one edit."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def suggest(word: str, options: list[str] | set[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
+    hint = did_you_mean(word, options)
+    if hint:
+        return hint
+    scored = sorted((_distance(word.lower(), o.lower()), o) for o in options)
+    if scored and scored[0][0] <= min(2, max(1, len(word) // 2)):
+        return f" (did you mean '{scored[0][1]}'?)"
+    return ""
+
+
+def _walk(data: Any, loc: tuple[Any, ...], kind: str) -> Path:
+    """The data path of a pydantic error location: union-member tags in ``loc`` are
+    skipped; the last step of a ``missing`` error (a key not in the data) is kept."""
     path: list[str | int] = []
     node = data
     for n, step in enumerate(loc):
@@ -235,61 +284,103 @@ def _walk(data: Any, loc: tuple[Any, ...]) -> Path:
         elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
             node = node[step]
             path.append(step)
-        elif n == len(loc) - 1 and isinstance(step, str):
+        elif n == len(loc) - 1 and isinstance(step, str) and kind == "missing":
             path.append(step)
     return tuple(path)
 
 
-def _model_at(model: type[BaseModel], path: Path) -> type[BaseModel] | None:
-    """The model that validates the mapping at ``path`` (for "did you mean")."""
+def _unwrap(annotation: Any, value: Any) -> Any:
+    """The model (or container type) that validates ``value``: ``Annotated`` and
+    ``Optional`` are stripped, and a union of models is resolved by its ``Literal``
+    tag fields (``type: before`` -> BeforeRule)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return annotation
+    members = [a for a in typing.get_args(annotation) if a is not type(None)]
+    models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
+    if isinstance(value, dict) and models:
+        for m in models:
+            tags = {name: typing.get_args(f.annotation) for name, f in m.model_fields.items()
+                    if typing.get_origin(f.annotation) is typing.Literal}
+            if tags and all(value.get(name) in allowed for name, allowed in tags.items()):
+                return m
+        if len(models) == 1:
+            return models[0]
+        return None
+    containers = [m for m in members if typing.get_origin(m) in (list, dict)]
+    if isinstance(value, list | dict) and containers:
+        want = list if isinstance(value, list) else dict
+        return next((c for c in containers if typing.get_origin(c) is want), None)
+    return None
+
+
+def _model_at(model: type[BaseModel], data: Any, path: Path) -> type[BaseModel] | None:
+    """The model that validates the mapping at ``path`` of ``data`` (for "did you
+    mean")."""
     current: Any = model
+    node = data
     for step in path:
-        if isinstance(step, int):
-            continue
+        current = _unwrap(current, node)
         if isinstance(current, type) and issubclass(current, BaseModel):
             fields = current.model_fields
             name = next((n for n, f in fields.items() if step in (n, f.alias)), None)
             if name is None:
                 return None
-            current = _inner_model(fields[name].annotation)
-        elif current is None:
+            current = fields[name].annotation
+        elif typing.get_origin(current) in (list, dict):
+            current = typing.get_args(current)[-1]
+        else:
             return None
+        node = node[step] if isinstance(node, dict | list) else None  # type: ignore[index]
+    current = _unwrap(current, node)
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-def _inner_model(annotation: Any) -> Any:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    origin = typing.get_origin(annotation)
-    if origin in (list, dict, typing.Union, types.UnionType):
-        for arg in typing.get_args(annotation):
-            found = _inner_model(arg)
-            if found is not None:
-                return found
-    return None
 
 
 def _field_names(model: type[BaseModel]) -> set[str]:
     return {f.alias or n for n, f in model.model_fields.items()}
 
 
+def _name(path: Path) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out or "value"
+
+
 def _describe(err: Any, model: type[BaseModel], data: Any, positions: Positions,
               prefix: Path) -> str:
     loc = tuple(err["loc"])
-    path = _walk(data, loc)
     kind = err["type"]
+    path = _walk(data, loc, kind)
     full = (*prefix, *path)
     if kind == "extra_forbidden":
         key = str(path[-1]) if path else "?"
-        owner = _model_at(model, path[:-1])
-        hint = did_you_mean(key, _field_names(owner)) if owner else ""
+        owner = _model_at(model, data, path[:-1])
+        hint = suggest(key, _field_names(owner)) if owner else ""
         allowed = f"; allowed: {', '.join(sorted(_field_names(owner)))}" if owner else ""
-        return f"{positions.where(full)}: unknown key '{key}'{hint or allowed}"
+        return f"{positions.where(full)}: unknown key '{key}'{hint}{allowed}"
     if kind == "missing":
         key = str(path[-1]) if path else str(loc[-1])
         where = positions.where(full[:-1] if path else full)
-        return f"{where}: missing required key '{key}'"
-    name = ".".join(str(p) for p in path) or "value"
+        owner_path = path[:-1] if path else path
+        return f"{where}: '{_name(owner_path)}' is missing required key '{key}'" \
+            if owner_path else f"{where}: missing required key '{key}'"
+    ctx = err.get("ctx") or {}
+    if kind == "union_tag_invalid":
+        tag_key = str(ctx.get("discriminator", "type")).strip("'")
+        tags = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
+        tag = str(ctx.get("tag", ""))
+        return (f"{positions.where((*full, tag_key))}: {_name(path)}: unknown {tag_key} "
+                f"'{tag}'{suggest(tag, tags)}; known: {', '.join(tags)}")
+    if kind == "union_tag_not_found":
+        tag_key = str(ctx.get("discriminator", "type")).strip("'")
+        return f"{positions.where(full)}: {_name(path)}: missing required key '{tag_key}'"
+    msg = str(err["msg"])
+    for noise in ("Value error, ", "Assertion failed, "):
+        msg = msg.removeprefix(noise)
     got = err.get("input")
     shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
-    return f"{positions.where(full)}: {name}: {err['msg']}{shown}"
+    if kind in ("value_error", "assertion_error"):
+        shown = ""
+    return f"{positions.where(full)}: {_name(path)}: {msg}{shown}"

@@ -13,6 +13,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ToolPatterns = str | list[str]
 JSON_SCHEMA_REF = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
+_NUMBER = {"type": "number"}
+_COUNT = {"type": "integer", "minimum": 0}
+ARGUMENT_SCHEMA = {
+    "description": "A JSON Schema (2020-12) for one argument, with the sugar spellings "
+    "min/max, exclusive_min/exclusive_max, min_length/max_length, min_items/max_items and "
+    "required: true.",
+    "type": ["object", "boolean", "null"],
+    "properties": {
+        "required": {"type": ["boolean", "array"], "items": {"type": "string"}},
+        "min": _NUMBER, "max": _NUMBER, "exclusive_min": _NUMBER, "exclusive_max": _NUMBER,
+        "min_length": _COUNT, "max_length": _COUNT, "min_items": _COUNT, "max_items": _COUNT,
+        "type": {"type": ["string", "array"]},
+        "pattern": {"type": "string", "format": "regex"},
+        "format": {"enum": ["date-time", "date", "time", "email", "uri", "uuid", "ipv4",
+                            "ipv6", "hostname"]},
+        "enum": {"type": "array", "minItems": 1},
+    },
+}
 
 
 class Strict(BaseModel):
@@ -74,7 +92,7 @@ class ToolPolicy(Strict):
         description="Argument name -> JSON Schema (2020-12) with sugar: min/max, "
         "exclusive_min/exclusive_max, min_length/max_length, min_items/max_items, "
         "required: true.",
-        json_schema_extra={"additionalProperties": JSON_SCHEMA_REF},
+        json_schema_extra={"additionalProperties": ARGUMENT_SCHEMA},
     )
     additional_arguments: bool = Field(
         True, description="false: an argument the policy does not list is a violation."

@@ -82,3 +82,28 @@ def catalogue() -> dict[str, RuleDoc]:
 
 def get(rule_id: str) -> RuleDoc | None:
     return catalogue().get(rule_id)
+
+
+def index_markdown() -> str:
+    """docs/rules.md: every rule id with its short description, grouped."""
+    groups: dict[str, list[RuleDoc]] = {}
+    for doc in catalogue().values():
+        groups.setdefault(doc.id.split("/", 1)[0], []).append(doc)
+    out = [
+        "# Rules",
+        "",
+        "Every finding has one of these stable rule ids. `agent-eval explain RULE` prints the",
+        "rule's page (What it does / Why is this bad? / Example / How to fix); the pages live in",
+        "[`src/agent_eval/rules/docs/`](../src/agent_eval/rules/docs/) and are embedded in the",
+        "package. This index is generated from them (a test keeps it current).",
+        "",
+    ]
+    for group, docs in groups.items():
+        out += [f"## {group}", "", "| rule | level | security-severity | what |",
+                "|---|---|---|---|"]
+        for d in docs:
+            path = f"../src/agent_eval/rules/docs/{d.id}.md"
+            out.append(f"| [`{d.id}`]({path}) | {d.level} | {d.security_severity or ''} | "
+                       f"{d.short} |")
+        out.append("")
+    return "\n".join(out)

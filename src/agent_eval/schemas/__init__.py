@@ -1,0 +1,71 @@
+"""Published JSON Schemas: the suite file and the policy file (generated from the
+models) and the results JSON (a hand-written contract, results.schema.json).
+
+``python -m agent_eval.schemas DIR`` writes them; a test checks the committed copies in
+``schemas/`` are current.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Union
+
+from pydantic import Field, create_model
+
+from agent_eval.checks import REGISTRY
+from agent_eval.config.models import PolicyFile, SuiteFile
+
+BASE_URL = "https://github.com/agent-eval/agent-eval/raw/main/schemas/"
+
+
+def suite_schema() -> dict[str, Any]:
+    members: Any = tuple(spec.model for spec in REGISTRY.values())
+    tests: Any = Annotated[Union[members], Field(discriminator="metric")]  # noqa: UP007
+    model = create_model(
+        "SuiteFile",
+        __base__=SuiteFile,
+        tests=(list[tests], Field(default_factory=list,
+                                  description="Rule checks run over every trace.")),
+    )
+    return _finish(model.model_json_schema(by_alias=True), "suite", "agent-eval suite file")
+
+
+def policy_schema() -> dict[str, Any]:
+    return _finish(PolicyFile.model_json_schema(by_alias=True), "policy",
+                   "agent-eval policy file (args_valid)")
+
+
+def results_schema() -> dict[str, Any]:
+    text = (resources.files("agent_eval.schemas") / "results.schema.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _finish(schema: dict[str, Any], name: str, title: str) -> dict[str, Any]:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"{BASE_URL}{name}.schema.json",
+        **{k: v for k, v in schema.items() if k != "title"},
+        "title": title,
+    }
+
+
+def render_all() -> dict[str, str]:
+    return {
+        f"{name}.schema.json": json.dumps(schema, indent=2, sort_keys=True) + "\n"
+        for name, schema in (("suite", suite_schema()), ("policy", policy_schema()),
+                             ("results", results_schema()))
+    }
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0] if argv else "schemas")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in render_all().items():
+        (folder / name).write_text(text, encoding="utf-8")
+        print(folder / name)
+    return 0
+
+

@@ -1,0 +1,5 @@
+import sys
+
+from agent_eval.schemas import main
+
+raise SystemExit(main(sys.argv[1:]))

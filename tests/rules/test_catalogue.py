@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_eval import rules
+from agent_eval._cli import main
+from agent_eval.checks import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[2]
+INPUT_RULES = {"input/parse_error", "input/invalid_event", "input/unmatched_result",
+               "input/unreadable_file", "input/no_traces", "input/event_after_end",
+               "input/unknown_format"}
+
+
+def test_every_rule_a_check_can_report_is_documented() -> None:
+    documented = set(rules.catalogue())
+    produced = {r for spec in REGISTRY.values() for r in spec.rules} | INPUT_RULES
+    assert produced - documented == set()
+    assert documented - produced == set()
+
+
+def test_pages_have_the_four_sections() -> None:
+    for doc in rules.catalogue().values():
+        for title in ("What it does", "Why is this bad?", "Example", "How to fix"):
+            assert doc.section(title), f"{doc.id}: no '{title}' section"
+        assert doc.level in ("error", "warning", "note")
+
+
+def test_docs_rules_index_is_current() -> None:
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules.index_markdown()
+
+
+def test_explain_prints_the_page(capsys: object) -> None:
+    import pytest
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    assert main(["explain", "tool_blocklist"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("tool_blocklist: ")
+    assert "WHAT IT DOES" in out and "HOW TO FIX" in out

@@ -1,0 +1,93 @@
+"""The examples in docs/*.md and README.md run: each ``yaml suite`` block (with the
+``yaml policy`` / ``jsonl trace`` blocks after it) is evaluated and must report exactly
+the rule ids of its ``text expect`` block."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from agent_eval._cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+BLOCK = re.compile(r"^```([a-z]+) ([a-z]+)\n(.*?)^```$", re.S | re.M)
+
+
+@dataclass
+class Example:
+    page: str
+    line: int
+    suite: str
+    policy: str | None = None
+    trace: str | None = None
+    expect: list[str] = field(default_factory=list)
+
+
+def examples() -> list[Example]:
+    found: list[Example] = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in BLOCK.finditer(text):
+            kind = f"{m.group(1)} {m.group(2)}"
+            body = m.group(3)
+            if kind == "yaml suite":
+                line = text[: m.start()].count("\n") + 1
+                found.append(Example(page.name, line, body))
+            elif found and found[-1].page == page.name:
+                if kind == "yaml policy":
+                    found[-1].policy = body
+                elif kind == "jsonl trace":
+                    found[-1].trace = body
+                elif kind == "text expect":
+                    found[-1].expect = body.split()
+    return found
+
+
+EXAMPLES = examples()
+
+
+def test_the_docs_have_examples() -> None:
+    assert len([e for e in EXAMPLES if e.page == "config.md"]) >= 3
+
+
+@pytest.mark.parametrize("ex", EXAMPLES, ids=[f"{e.page}:{e.line}" for e in EXAMPLES])
+def test_doc_example(ex: Example, tmp_path: Path) -> None:
+    assert ex.trace is not None, f"{ex.page}:{ex.line}: example without a `jsonl trace` block"
+    assert ex.expect, f"{ex.page}:{ex.line}: example without a `text expect` block"
+    (tmp_path / "agent-eval.yaml").write_text(ex.suite)
+    if ex.policy is not None:
+        (tmp_path / "policy.yaml").write_text(ex.policy)
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "example.jsonl").write_text(ex.trace)
+    out = tmp_path / "out"
+    code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output-dir",
+                 str(out), "--fail-on", "never", "-q"])
+    assert code == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["input_errors"] == []
+    got = sorted({v["rule"] for t in results["tests"] for v in t["violations"]})
+    assert got == sorted(ex.expect)
+
+
+PYTHON = re.compile(r"^```python example\n(.*?)^```$", re.S | re.M)
+
+
+def test_library_example_runs(monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    [code] = PYTHON.findall(text)
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, "docs/library.md", "exec"), {})
+    # the printed location is the `max: 30` line of the example policy
+    policy = (ROOT / "examples/customer-service/policies/customer.yaml").read_text()
+    line = next(i for i, t in enumerate(policy.splitlines(), 1)
+                if "apply_discount" in t) + 1
+    lines = policy.splitlines()
+    max_line = next(i for i in range(line, len(lines) + 1) if "max: 30" in lines[i - 1])
+    assert capsys.readouterr().out.split() == [
+        "examples/customer-service/policies/customer.yaml", str(max_line)]
