@@ -91,3 +91,20 @@ def test_library_example_runs(monkeypatch: pytest.MonkeyPatch,
     max_line = next(i for i in range(line, len(lines) + 1) if "max: 30" in lines[i - 1])
     assert capsys.readouterr().out.split() == [
         "examples/customer-service/policies/customer.yaml", str(max_line)]
+
+
+def test_readme_output_is_the_real_output(tmp_path: Path) -> None:
+    from agent_eval.api import load_suite, suite_sources
+    from agent_eval.engine import evaluate_files
+    from agent_eval.renderers import console
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("```text\nagent-eval ")
+    excerpt = text[start + len("```text\n"): text.index("```", start + 8)].splitlines()
+    suite = load_suite(ROOT / "examples/customer-service/agent-eval.yaml")
+    files, errors = suite_sources(suite)
+    real = console.render(evaluate_files(suite, files, errors)).splitlines()
+    shown = [line for line in excerpt if line.strip() not in ("…", "")]
+    assert len(shown) > 15
+    for line in shown:
+        assert line in real, f"README shows a line the example does not print: {line!r}"

@@ -1,21 +1,39 @@
-"""agent-eval: check what an AI agent did against rules in YAML, deterministically."""
+"""agent-eval: check what an AI agent did against rules in YAML, deterministically.
+
+The public names are imported lazily, so ``agent-eval --version`` starts fast.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from agent_eval._version import __version__
-from agent_eval.api import evaluate, load_suite, load_traces
-from agent_eval.errors import ConfigError, InputError
-from agent_eval.model import LlmCall, Location, ToolCall, Trace
-from agent_eval.results import Results
 
-__all__ = [
-    "ConfigError",
-    "InputError",
-    "LlmCall",
-    "Location",
-    "Results",
-    "ToolCall",
-    "Trace",
-    "__version__",
-    "evaluate",
-    "load_suite",
-    "load_traces",
-]
+if TYPE_CHECKING:
+    from agent_eval.api import evaluate, load_suite, load_traces
+    from agent_eval.errors import ConfigError, InputError
+    from agent_eval.model import LlmCall, Location, ToolCall, Trace
+    from agent_eval.results import Results
+
+_EXPORTS = {
+    "evaluate": "agent_eval.api",
+    "load_suite": "agent_eval.api",
+    "load_traces": "agent_eval.api",
+    "ConfigError": "agent_eval.errors",
+    "InputError": "agent_eval.errors",
+    "LlmCall": "agent_eval.model",
+    "Location": "agent_eval.model",
+    "ToolCall": "agent_eval.model",
+    "Trace": "agent_eval.model",
+    "Results": "agent_eval.results",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agent_eval' has no attribute {name!r}")
+    return getattr(import_module(module), name)

@@ -80,6 +80,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
+    except Exception as exc:  # outputs.md: an internal error exits 2, never 1
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(f"error: internal error: {type(exc).__name__}: {exc} (this is a bug in "
+              f"agent-eval {__version__}; please report it with the traceback above)",
+              file=sys.stderr)
+        return EXIT_ERROR
     _parser().print_help()
     return EXIT_ERROR
 

@@ -17,7 +17,7 @@ import ipaddress
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date
 from typing import Any
 
 from agent_eval.errors import ConfigError
@@ -179,29 +179,49 @@ def _prefix(errors: list[SchemaError], step: str | int) -> list[SchemaError]:
 
 
 # ----------------------------------------------------------------------------- formats
+# ASCII only (\d must not match other scripts' digits) and anchored with \Z: in Python,
+# ``$`` also matches before a trailing newline, so "…\n" would pass.
 _DATE_TIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
+    r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))\Z",
+    re.ASCII,
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_TIME = re.compile(r"^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$")
-_EMAIL = re.compile(r"^[^@\s\"(),:;<>\[\\\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]*$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+_TIME = re.compile(r"^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))\Z",
+                   re.ASCII)
+# RFC 5322 dot-atom local part (no leading, trailing or doubled dot) @ a dotted domain.
+_ATEXT = r"[^@\s\"(),.:;<>\[\\\]]+"
+_EMAIL = re.compile(rf"^{_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S*\Z")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 _HOSTNAME = re.compile(
-    r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
+    r"^(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
 )
+
+
+def _valid_time(s: str) -> bool:
+    """RFC 3339 full-time; a leap second (:60) only at 23:59 UTC."""
+    m = _TIME.match(s)
+    if not m:
+        return False
+    hour, minute, second = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if hour > 23 or minute > 59 or second > 60:
+        return False
+    if m.group(4) is not None:
+        off_h, off_m = int(m.group(5)), int(m.group(6))
+        if off_h > 23 or off_m > 59:
+            return False
+        if second == 60:
+            sign = 1 if m.group(4) == "+" else -1
+            utc = (hour * 60 + minute - sign * (off_h * 60 + off_m)) % (24 * 60)
+            return utc == 23 * 60 + 59
+    return second < 60 or (hour, minute) == (23, 59)
 
 
 def _valid_date_time(s: str) -> bool:
-    if not _DATE_TIME.match(s):
-        return False
-    try:
-        datetime.fromisoformat(s.replace("z", "Z").replace("t", "T"))
-    except ValueError:
-        return False
-    return True
+    m = _DATE_TIME.match(s)
+    return m is not None and _valid_date(m.group(1)) and _valid_time(m.group(2))
 
 
 def _valid_date(s: str) -> bool:
@@ -214,21 +234,12 @@ def _valid_date(s: str) -> bool:
     return True
 
 
-def _valid_time(s: str) -> bool:
-    m = _TIME.match(s)
-    if not m:
-        return False
-    try:
-        time(int(m.group(1)), int(m.group(2)), min(int(m.group(3)), 59))
-    except ValueError:
-        return False
-    return m.group(4) is None or (int(m.group(4)) < 24 and int(m.group(5)) < 60)
-
-
 def _valid_ip(kind: type[ipaddress.IPv4Address] | type[ipaddress.IPv6Address]) -> Callable[
     [str], bool
 ]:
     def check(s: str) -> bool:
+        if "%" in s:  # an IPv6 zone id ("fe80::1%eth0") is not part of the address
+            return False
         try:
             kind(s)
         except ValueError:

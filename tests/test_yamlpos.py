@@ -1,0 +1,155 @@
+"""yamlpos: plain data plus the 1-based line/column of every key and list item."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agent_eval.errors import ConfigError
+from agent_eval.yamlpos import Pos, load_yaml
+
+DOC = """\
+suite: demo
+tests:
+  - id: first
+    metric: args_valid
+  - id: second
+    rules:
+      - type: require
+        tool: a
+      -   type: count
+"""
+
+
+def test_positions_of_keys_and_items_nested() -> None:
+    data, pos = load_yaml(DOC, "s.yaml")
+    assert data["tests"][1]["rules"][1] == {"type": "count"}
+    assert pos.get(("suite",)) == Pos(1, 1)
+    assert pos.get(("tests",)) == Pos(2, 1)
+    # a list item is where its node starts: after "  - "
+    assert pos.get(("tests", 0)) == Pos(3, 5)
+    assert pos.get(("tests", 0, "id")) == Pos(3, 5)
+    assert pos.get(("tests", 0, "metric")) == Pos(4, 5)
+    assert pos.get(("tests", 1)) == Pos(5, 5)
+    assert pos.get(("tests", 1, "rules")) == Pos(6, 5)
+    assert pos.get(("tests", 1, "rules", 0)) == Pos(7, 9)
+    assert pos.get(("tests", 1, "rules", 0, "tool")) == Pos(8, 9)
+    # "      -   type: count": the item starts at column 11
+    assert pos.get(("tests", 1, "rules", 1)) == Pos(9, 11)
+    assert pos.get(("tests", 1, "rules", 1, "type")) == Pos(9, 11)
+
+
+def test_missing_path_falls_back_to_nearest_ancestor() -> None:
+    _, pos = load_yaml(DOC, "s.yaml")
+    assert not pos.has(("tests", 0, "policy"))
+    assert pos.get(("tests", 0, "policy")) == Pos(3, 5)
+    assert pos.where(("tests", 1, "rules", 0, "nosuch")) == "s.yaml:7:9"
+    err = pos.error(("tests", 0, "metric"), "bad metric")
+    assert err.problems == ["s.yaml:4:5: bad metric"]
+
+
+def test_flow_style_positions() -> None:
+    text = "tools:\n  t: {a: {max: 3}, b: [1, 2]}\n"
+    data, pos = load_yaml(text, "p.yaml")
+    assert data == {"tools": {"t": {"a": {"max": 3}, "b": [1, 2]}}}
+    assert pos.get(("tools", "t")) == Pos(2, 3)
+    assert pos.get(("tools", "t", "a")) == Pos(2, 7)
+    assert pos.get(("tools", "t", "a", "max")) == Pos(2, 11)
+    assert pos.get(("tools", "t", "b")) == Pos(2, 20)
+    assert pos.get(("tools", "t", "b", 1)) == Pos(2, 27)
+
+
+def test_duplicate_key_names_both_lines() -> None:
+    text = "suite: a\ntests: []\nsuite: b\n"
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    (problem,) = exc.value.problems
+    assert problem.startswith("s.yaml:3:1: ")
+    assert "duplicate key 'suite'" in problem
+    assert "line 1" in problem
+
+
+def test_duplicate_key_nested_and_quoted() -> None:
+    text = "tools:\n  t:\n    max: 1\n    'max': 2\n"
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "p.yaml")
+    (problem,) = exc.value.problems
+    assert problem.startswith("p.yaml:4:5: ")
+    assert "'max'" in problem and "line 3" in problem
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        ("a: [1, 2\nb: 3\n", 2, 2),  # unclosed flow list: found at "b:" (col 2 of line 2)
+        ("a: b: c\n", 1, 5),  # "mapping values are not allowed here", at the second ":"
+        ("a:\n  - x\n - y\n", 3, 2),  # bad indentation
+    ],
+)
+def test_invalid_yaml_is_file_line_col(text: str, line: int, col: int) -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "dir/s.yaml")
+    (problem,) = exc.value.problems
+    m = re.match(r"^dir/s\.yaml:(\d+):(\d+): invalid YAML: .+", problem)
+    assert m is not None, problem
+    assert (int(m.group(1)), int(m.group(2))) == (line, col)
+
+
+def test_tab_indentation_is_an_invalid_yaml_error() -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("a:\n\tb: 1\n", "s.yaml")
+    assert re.match(r"^s\.yaml:2:\d+: invalid YAML", exc.value.problems[0])
+
+
+def test_yaml11_boolean_words_as_keys_stay_strings() -> None:
+    text = "on: push\nyes: 1\nno: 2\noff: 3\ny: 4\nn: 5\n"
+    data, _ = load_yaml(text, "s.yaml")
+    assert list(data) == ["on", "yes", "no", "off", "y", "n"]
+    assert all(isinstance(k, str) for k in data)
+
+
+def test_other_scalar_keys_stay_text_as_written() -> None:
+    data, _ = load_yaml("1: a\n1.5: b\nnull: c\n~: d\n", "s.yaml")
+    assert list(data) == ["1", "1.5", "null", "~"]
+
+
+def test_timestamps_stay_strings() -> None:
+    text = "day: 2024-01-02\nwhen: 2024-01-02 10:30:00\nlist: [2001-12-14t21:59:43.10-05:00]\n"
+    data, _ = load_yaml(text, "s.yaml")
+    assert data == {
+        "day": "2024-01-02",
+        "when": "2024-01-02 10:30:00",
+        "list": ["2001-12-14t21:59:43.10-05:00"],
+    }
+
+
+def test_ordinary_scalars_are_typed() -> None:
+    data, _ = load_yaml("a: 1\nb: 1.5\nc: true\nd: null\ne: '1'\nf: abc\n", "s.yaml")
+    assert data == {"a": 1, "b": 1.5, "c": True, "d": None, "e": "1", "f": "abc"}
+
+
+def test_merge_keys_are_rejected_at_their_line() -> None:
+    text = "base: &b\n  max: 3\ntools:\n  t:\n    <<: *b\n    min: 1\n"
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "p.yaml")
+    (problem,) = exc.value.problems
+    assert problem.startswith("p.yaml:5:5: ")
+    assert "merge" in problem and "<<" in problem
+
+
+def test_anchor_and_alias_without_merge_are_fine() -> None:
+    data, _ = load_yaml("a: &x [1, 2]\nb: *x\n", "s.yaml")
+    assert data == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_complex_key_is_an_error() -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("? [a, b]\n: 1\n", "s.yaml")
+    assert exc.value.problems[0].startswith("s.yaml:1:3: ")
+
+
+def test_empty_document() -> None:
+    data, pos = load_yaml("", "s.yaml")
+    assert data is None
+    assert pos.get(("anything",)) == Pos(1, 1)
