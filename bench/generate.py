@@ -3,6 +3,7 @@
 
     python bench/generate.py OUTDIR --traces N --calls M [--files F] [--seed S]
                              [--format native|otlp] [--plant-every K] [--no-scenarios]
+                             [--workers W] [--quiet]
 
 Writes OUTDIR/agent-eval.yaml (the suite), OUTDIR/policy.yaml, OUTDIR/traces/part-XXXX.jsonl and
 OUTDIR/planted.json (what was planted, for sanity-checking a run's violation counts).

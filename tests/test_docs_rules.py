@@ -85,14 +85,11 @@ def test_input_pages_have_no_machine_blocks() -> None:
             assert machine_blocks(page) == {}, page
 
 
-@pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=page_id)
-def test_example_triggers_its_rule(page: Path, tmp_path: Path,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
-    rule = front_matter(page)["id"]
+def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                ) -> dict[str, Any]:
+    """Write the page's blocks, run ``agent-eval run`` on them, return results.json."""
     blocks = machine_blocks(page)
     assert "yaml suite" in blocks and "jsonl trace" in blocks, f"{page}: incomplete example"
-    if rule.startswith("args_valid/"):
-        assert "yaml policy" in blocks, f"{page}: an args_valid example needs a policy"
     for info, body in blocks.items():
         target = tmp_path / TARGETS[info]
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -102,7 +99,64 @@ def test_example_triggers_its_rule(page: Path, tmp_path: Path,
                  "--output-dir", str(out), "--fail-on", "never", "-q"])
     captured = capsys.readouterr()
     assert code == 0, f"{page}: exit {code}\n{captured.err}"
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert results["input_errors"] == []
-    reported = {v["rule"] for t in results["tests"] for v in t["violations"]}
+    return results
+
+
+def violations(results: dict[str, Any]) -> list[dict[str, Any]]:
+    return [v for t in results["tests"] for v in t["violations"]]
+
+
+@pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=page_id)
+def test_example_triggers_its_rule(page: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    rule = front_matter(page)["id"]
+    if rule.startswith("args_valid/"):
+        assert "yaml policy" in machine_blocks(page), f"{page}: an args_valid example needs one"
+    reported = {v["rule"] for v in violations(run_example(page, tmp_path, capsys))}
     assert rule in reported, f"{page}: reported {sorted(reported)}"
+
+
+ARGS_PAGES = [p for p in EXAMPLE_PAGES if p.relative_to(DOCS).parts[0] == "args_valid"]
+
+
+@pytest.mark.parametrize("page", ARGS_PAGES, ids=page_id)
+def test_example_finding_points_at_the_violated_keyword(
+        page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """config.md: "Each violated constraint points at the line of the keyword that was
+    violated"; a missing required argument at its `required` line (for a `required: [..]`
+    list, at the missing name in it); an unknown tool at the `strict:` line; arguments
+    that are not an object at the tool's key."""
+    rule = front_matter(page)["id"]
+    results = run_example(page, tmp_path, capsys)
+    mine = [v for v in violations(results) if v["rule"] == rule]
+    assert mine
+    for v in mine:
+        lines = (tmp_path / v["config"]["file"]).read_text(encoding="utf-8").splitlines()
+        text = lines[v["config"]["line"] - 1][v["config"]["column"] - 1:]
+        constraint: str = v["constraint"]
+        if rule == "args_valid/false_schema":
+            assert re.match(r"[\w\"'-]+: false\b", text), (page, text)
+        elif rule == "args_valid/required" and constraint.startswith("required: ["):
+            assert text.startswith(v["argument"].rsplit(".", 1)[-1]), (page, text)
+        else:
+            key = constraint.split(": ", 1)[0]
+            assert text.split(":", 1)[0].strip("\"'") == key, (page, text, constraint)
+
+
+def test_one_of_page_message_names_the_matching_alternatives(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the example's call has card_id and store_credit_account: both alternatives match
+    results = run_example(DOCS / "args_valid" / "one_of.md", tmp_path, capsys)
+    (v,) = violations(results)
+    assert v["message"].endswith("it matches 2 (#1, #2) (oneOf: 2 alternatives)")
+
+
+def test_any_of_page_message_lists_each_alternative(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = run_example(DOCS / "args_valid" / "any_of.md", tmp_path, capsys)
+    (v,) = violations(results)
+    for n, name in enumerate(["customer_id", "email", "phone"], 1):
+        assert f"#{n}: {name}: Required property is missing (required: [{name}])" \
+            in v["message"]

@@ -15,7 +15,7 @@ The reference below is written from the rules, not from ``fnmatch``:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -112,7 +112,7 @@ def _in_class(tok: _Class, c: str, normalized: bool) -> bool:
 def ref_match(name: str, pattern: str, normalized: bool) -> bool:
     tokens = _parse(pattern)
 
-    @lru_cache(maxsize=None)
+    @cache
     def go(t: int, k: int) -> bool:
         if t == len(tokens):
             return k == len(name)
@@ -283,7 +283,7 @@ def test_which_is_first_match(name: str, pats: list[str], normalized: bool) -> N
 
 
 def _swap(name: str) -> str:
-    return name.translate(str.maketrans({"-": "_", "_": "-"}))
+    return name.translate(str.maketrans("-_", "_-"))
 
 
 @SETTINGS

@@ -153,3 +153,27 @@ def test_empty_document() -> None:
     data, pos = load_yaml("", "s.yaml")
     assert data is None
     assert pos.get(("anything",)) == Pos(1, 1)
+
+
+def test_recursive_alias_is_an_error() -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("a: &a\n  b: *a\n", "s.yaml")
+    # PyYAML keeps no position for an alias: the error points at the anchor (&a)
+    assert exc.value.problems[0].startswith("s.yaml:1:4: ")
+    assert "recursive" in exc.value.problems[0]
+
+
+def test_alias_bomb_is_an_error_not_a_hang() -> None:
+    # each level repeats the previous one ten times: 10**8 values in all
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]")
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("\n".join(lines) + "\n", "s.yaml")
+    assert "aliases" in exc.value.problems[0]
+
+
+def test_very_deep_nesting_is_an_error() -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("x: " + "[" * 5000 + "]" * 5000 + "\n", "s.yaml")
+    assert exc.value.problems[0].startswith("s.yaml:")

@@ -29,7 +29,19 @@ _EXPORTS = {
     "Results": "agent_eval.results",
 }
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+__all__ = [
+    "ConfigError",
+    "InputError",
+    "LlmCall",
+    "Location",
+    "Results",
+    "ToolCall",
+    "Trace",
+    "__version__",
+    "evaluate",
+    "load_suite",
+    "load_traces",
+]
 
 
 def __getattr__(name: str) -> Any:

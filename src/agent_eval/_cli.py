@@ -52,6 +52,29 @@ def _parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("explain", help="show the documentation of a rule id")
     exp.add_argument("rule", nargs="?", help="e.g. args_valid/maximum (omit to list all)")
+
+    rep = sub.add_parser("report", help="render a results.json again in another format")
+    rep.add_argument("results", metavar="RESULTS.json", help="a results file written by run")
+    rep.add_argument("--format", "-f", default="console", metavar="FMT",
+                     help="sarif, junit, markdown, html, console or json (default: console)")
+    rep.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    rep.add_argument("--root", metavar="DIR",
+                     help="repository root the paths are relative to (default: .)")
+    rep.add_argument("--repo-url", metavar="URL", help="https://github.com/OWNER/REPO, "
+                     "to link policy lines (with --sha)")
+    rep.add_argument("--sha", metavar="SHA", help="the commit the results are for")
+    rep.add_argument("--run-url", metavar="URL", help="the CI run, linked in the footer")
+
+    conv = sub.add_parser("convert", help="print what agent-eval reads from trace files, "
+                          "as native JSONL")
+    conv.add_argument("files", nargs="+", metavar="FILE", help="trace files or globs")
+    conv.add_argument("--format", "-f", metavar="NAME",
+                      help="the input format (default: auto, detected per file)")
+    conv.add_argument("--to", default="native", metavar="FORMAT",
+                      help="the output format (only: native)")
+    conv.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    conv.add_argument("--quiet", "-q", action="store_true",
+                      help="no per-file notes on stderr (input errors are still printed)")
     return p
 
 
@@ -70,6 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import explain
 
             return explain.main(args)
+        if args.command == "report":
+            from agent_eval.commands import report
+
+            return report.main(args)
+        if args.command == "convert":
+            from agent_eval.commands import convert
+
+            return convert.main(args)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
@@ -79,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except OSError as exc:  # e.g. the output folder cannot be written
+        print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # outputs.md: an internal error exits 2, never 1
         import traceback

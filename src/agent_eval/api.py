@@ -29,14 +29,15 @@ def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,
     if patterns is None:
         globs = suite.trace_globs
         if not globs:
-            raise ConfigError([f"{suite.file}:1:1: no traces given: set 'traces:' in the "
-                               "suite or pass --traces"])
+            pos = suite.positions.get(("suite",))
+            raise ConfigError([f"{suite.file}:{pos.line}:{pos.col}: no traces given: set "
+                               "'traces:' in the suite or pass --traces"])
         p = suite.positions.get(("traces",))
-        where = f"{suite.file}:{p.line}"
-        files, errors = expand(globs, suite.base_dir, suite.root, suite.base_dir, where)
+        files, errors = expand(globs, suite.base_dir, suite.root, suite.base_dir,
+                               (suite.file, p.line))
     else:
         folder = base or Path.cwd()
-        files, errors = expand(patterns, folder, suite.root, suite.base_dir, "--traces:0")
+        files, errors = expand(patterns, folder, suite.root, suite.base_dir, None)
     return files, list(errors)
 
 
@@ -47,7 +48,7 @@ def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = N
     cwd = Path.cwd()
     root = suite.root if suite else repo_root(cwd)
     config_dir = suite.base_dir if suite else cwd
-    files, errors = expand([str(p) for p in paths], cwd, root, config_dir, "load_traces:0")
+    files, errors = expand([str(p) for p in paths], cwd, root, config_dir, None)
     yield from errors
     yield from read_sources(files, suite.format if suite and format == "auto" else format)
 

@@ -110,8 +110,10 @@ class Accumulator:
             ))
         errors = list(self.input_errors)
         if not self.traces and not any(e.rule == "input/no_traces" for e in errors):
-            errors.append(InputError("input/no_traces", suite.file, 0,
-                                     "no traces were read; nothing was checked"))
+            line = suite.positions.get(("traces",)).line if suite.model.traces else 0
+            errors.append(InputError("input/no_traces", suite.file, line,
+                                     "no traces were read from the trace files; nothing was "
+                                     "checked"))
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
         total = sum(len(t.violations) for t in tests)
         return Results(

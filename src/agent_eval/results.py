@@ -64,8 +64,8 @@ class Results:
         return exit_code(self.verdict, "fail")
 
     # --------------------------------------------------------------- (de)serialise
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, *, with_traces: bool = True) -> dict[str, Any]:
+        out = {
             "schema_version": self.schema_version,
             "tool": {"name": "agent-eval", "version": self.tool_version},
             "suite": self.suite,
@@ -81,13 +81,10 @@ class Results:
                 for e in self.input_errors
             ],
             "ignored_events": dict(self.ignored_events),
-            "traces": [
-                {"id": t.id, "file": t.file, "line": t.line, "scenario": t.scenario,
-                 "tool_calls": t.tool_calls, "failed_tests": list(t.failed_tests)}
-                for t in self.traces
-            ],
+            "traces": [trace_dict(t) for t in self.traces] if with_traces else [],
             "baseline": self.baseline,
         }
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
@@ -110,6 +107,11 @@ class Results:
             tool_version=data["tool"]["version"],
             schema_version=data["schema_version"],
         )
+
+
+def trace_dict(t: TraceSummary) -> dict[str, Any]:
+    return {"id": t.id, "file": t.file, "line": t.line, "scenario": t.scenario,
+            "tool_calls": t.tool_calls, "failed_tests": list(t.failed_tests)}
 
 
 def exit_code(verdict: str, fail_on: str) -> int:

@@ -55,12 +55,47 @@ class Positions:
         return f"{self.file}:{pos.line}:{pos.col}"
 
 
+MAX_ALIAS_NODES = 100_000  # nodes that aliases (*name) may add, against "billion laughs"
+
+
 class _Builder:
     def __init__(self, positions: Positions) -> None:
         self.positions = positions
         self.constructor = yaml.constructor.SafeConstructor()
+        self.built: set[int] = set()  # ids of the nodes built once (a repeat is an alias)
+        self.open: set[int] = set()  # ids of the collections being built (recursion)
+        self.alias_depth = 0
+        self.alias_nodes = 0
+        self.alias_at: yaml.Node | None = None  # the outermost alias being expanded
 
     def build(self, node: yaml.Node, path: Path) -> Any:
+        key = id(node)
+        if key in self.open:
+            raise self._err(node, "a YAML alias refers to the collection that contains it "
+                            "(a recursive alias); write the data out")
+        repeat = key in self.built
+        self.built.add(key)
+        if repeat:
+            if not self.alias_depth:
+                self.alias_at = node
+            self.alias_depth += 1
+        if self.alias_depth:
+            self.alias_nodes += 1
+            if self.alias_nodes > MAX_ALIAS_NODES:
+                raise self._err(self.alias_at or node, f"YAML aliases expand to more than "
+                                f"{MAX_ALIAS_NODES} values; write the data out")
+        collection = isinstance(node, yaml.MappingNode | yaml.SequenceNode)
+        if collection:
+            self.open.add(key)
+        try:
+            return self._build(node, path)
+        finally:
+            if collection:
+                self.open.discard(key)
+            if repeat:
+                self.alias_depth -= 1
+
+    def _build(self, node: yaml.Node, path: Path) -> Any:
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -114,6 +149,11 @@ def load_yaml(text: str, file: str) -> tuple[Any, Positions]:
         raise ConfigError.at(file, line, col, f"invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise ConfigError.at(file, 1, 1, f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigError.at(file, 1, 1, "invalid YAML: nested too deeply") from None
     if node is None:
         return None, positions
-    return _Builder(positions).build(node, ()), positions
+    try:
+        return _Builder(positions).build(node, ()), positions
+    except RecursionError:
+        raise ConfigError.at(file, 1, 1, "the YAML is nested too deeply") from None

@@ -9,17 +9,19 @@ from pathlib import Path
 from agent_eval._cli import _formats, color_wanted, output_dir
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
-from agent_eval.renderers import RENDERERS, console
+from agent_eval.progress import Progress
+from agent_eval.renderers import RENDERERS, RenderContext, console
 from agent_eval.results import Results, exit_code
 
 
-def write_outputs(results: Results, formats: list[str], folder: Path) -> list[Path]:
+def write_outputs(results: Results, formats: list[str], folder: Path,
+                  ctx: RenderContext) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name in dict.fromkeys(["json", *formats]):
         renderer = RENDERERS[name]
         path = folder / renderer.filename
-        path.write_text(renderer.render(results), encoding="utf-8")
+        path.write_text(renderer.render(results, ctx), encoding="utf-8")
         written.append(path)
     return written
 
@@ -33,10 +35,11 @@ def main(args: argparse.Namespace) -> int:
               f"version; available: {', '.join(RENDERERS)}", file=sys.stderr)
         formats = [f for f in formats if f in RENDERERS]
     files, errors = suite_sources(suite, args.traces)
-    results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
-                             timings=not args.no_timings)
+    with Progress(sys.stderr, enabled=not args.quiet) as progress:
+        results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
+                                 timings=not args.no_timings, progress=progress)
     folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
-    written = write_outputs(results, formats, folder)
+    written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
         c = results.counts
         print(f"{results.verdict}: {c['violations']} violation(s), {c['input_errors']} input "

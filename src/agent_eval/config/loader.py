@@ -140,6 +140,8 @@ class _Loader:
             data.get("tool_match") if data.get("tool_match") in ("normalized", "exact")
             else "normalized")
         self.mode = tool_match
+        if model is not None:
+            self.check_format(model.format, positions)
         raw_tests = data.get("tests")
         if not raw_tests and "scenarios" not in data and (
                 raw_tests is None or isinstance(raw_tests, list)):
@@ -152,6 +154,15 @@ class _Loader:
             raise ConfigError(self.problems)
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,
                      self.sources, positions, self.policies)
+
+    def check_format(self, fmt: str, positions: Positions) -> None:
+        from agent_eval.readers import READERS
+
+        if fmt not in ("auto", *READERS):
+            self.problems.append(
+                f"{positions.where(('format',))}: unknown trace format '{fmt}'"
+                f"{suggest(fmt, {'auto', *READERS})}; use auto or one of "
+                f"{', '.join(READERS)}")
 
     # ---------------------------------------------------------------- validation
     def validate(self, model: type[BaseModel], data: Any, positions: Positions,
@@ -278,10 +289,9 @@ def _walk(data: Any, loc: tuple[Any, ...], kind: str) -> Path:
     path: list[str | int] = []
     node = data
     for n, step in enumerate(loc):
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-            path.append(step)
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+        in_dict = isinstance(node, dict) and step in node
+        in_list = isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
+        if in_dict or in_list:
             node = node[step]
             path.append(step)
         elif n == len(loc) - 1 and isinstance(step, str) and kind == "missing":
@@ -332,7 +342,12 @@ def _model_at(model: type[BaseModel], data: Any, path: Path) -> type[BaseModel] 
             current = typing.get_args(current)[-1]
         else:
             return None
-        node = node[step] if isinstance(node, dict | list) else None  # type: ignore[index]
+        if isinstance(node, dict):
+            node = node.get(step)
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            node = None
     current = _unwrap(current, node)
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 ToolPatterns = str | list[str]
-JSON_SCHEMA_REF = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
-_NUMBER = {"type": "number"}
-_COUNT = {"type": "integer", "minimum": 0}
-ARGUMENT_SCHEMA = {
+OutputFormat = Literal["sarif", "junit", "json", "markdown", "html"]
+JSON_SCHEMA_REF: JsonDict = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
+_NUMBER: JsonDict = {"type": "number"}
+_COUNT: JsonDict = {"type": "integer", "minimum": 0}
+ARGUMENT_SCHEMA: JsonDict = {
     "description": "A JSON Schema (2020-12) for one argument, with the sugar spellings "
     "min/max, exclusive_min/exclusive_max, min_length/max_length, min_items/max_items and "
     "required: true.",
@@ -42,8 +44,8 @@ def _version(value: Any) -> Any:
 
 
 class OutputConfig(Strict):
-    format: list[Literal["sarif", "junit", "json", "markdown", "html"]] = Field(
-        default_factory=lambda: ["json"],
+    format: list[OutputFormat] = Field(
+        default_factory=lambda: list[OutputFormat](["json"]),
         description="Formats written by `agent-eval run` besides results.json.",
     )
     dir: str | None = Field(

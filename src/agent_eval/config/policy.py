@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +13,7 @@ from agent_eval.config.schema_compiler import (
     SchemaError,
     Validator,
     all_of,
+    ecma_regex,
 )
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 
@@ -80,7 +83,11 @@ def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str,
     )
     closed = entry.get("additional_arguments") is False
     extra_ref = (compiler.constraint(path, "additional_arguments", False) if closed else None)
-    known = frozenset(args)
+    # Arguments that a full `schema:` of the same key describes are listed too.
+    schema = entry.get("schema")
+    described = schema.get("properties") if isinstance(schema, dict) else None
+    known = frozenset(args) | frozenset(described if isinstance(described, dict) else ())
+    patterns = _searches(schema.get("patternProperties") if isinstance(schema, dict) else None)
 
     def arguments(v: Any) -> list[SchemaError] | None:
         errors: list[SchemaError] | None = None
@@ -97,10 +104,22 @@ def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str,
                     errors = (errors or []) + e2
         if extra_ref is not None:
             for name, value in v.items():
-                if name not in known:
+                if name not in known and not any(search(name) for search in patterns):
                     errors = (errors or []) + [SchemaError(
                         extra_ref, (name,), value,
                         f"Argument '{name}' is not allowed by the policy")]
         return errors
 
     return arguments
+
+
+def _searches(patterns: Any) -> tuple[Callable[[str], object], ...]:
+    """The regexes of a `patternProperties` map; a bad one is reported when the schema
+    itself is compiled, so it is skipped here."""
+    out = []
+    for pattern in patterns if isinstance(patterns, dict) else ():
+        try:
+            out.append(ecma_regex(pattern).search)
+        except re.error:
+            continue
+    return tuple(out)

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import difflib
 import ipaddress
+import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+
+import yaml
 
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
@@ -132,7 +136,8 @@ def json_key(value: Any) -> Any:
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, int | float):
-        return ("n", float(value)) if isinstance(value, float) or abs(value) < 2**53 else ("n", value)
+        exact_float = isinstance(value, float) or abs(value) < 2**53
+        return ("n", float(value)) if exact_float else ("n", value)
     if isinstance(value, str):
         return ("s", value)
     if value is None:
@@ -158,7 +163,29 @@ def render(value: Any) -> str:
         return "{" + ", ".join(f"{k}: {render(v)}" for k, v in value.items()) + "}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e16 else repr(value)
+    if isinstance(value, str) and not _reads_back(value):
+        # quoted as YAML would need it: '1' is a string, 1 a number
+        if value.isprintable():
+            return "'" + value.replace("'", "''") + "'"
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_YAML_WORDS = frozenset(("yes", "no", "on", "off", "true", "false", "null"))
+_YAML_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _reads_back(text: str) -> bool:
+    """Would YAML read ``text`` unquoted (inside a flow list, too) as this same string?"""
+    if _PLAIN.match(text):
+        return text.lower() not in _YAML_WORDS
+    if not text or text != text.strip() or any(ch in text for ch in ",[]{}#\"'\n"):
+        return False
+    try:
+        return bool(yaml.load(text, Loader=_YAML_LOADER) == text)
+    except yaml.YAMLError:
+        return False
 
 
 def did_you_mean(word: str, options: list[str] | set[str]) -> str:
@@ -178,6 +205,55 @@ def _prefix(errors: list[SchemaError], step: str | int) -> list[SchemaError]:
     return errors
 
 
+# ------------------------------------------------------------------------------ regexes
+# ECMA-262 whitespace (what \s means in a JSON Schema pattern), as a class body.
+_ECMA_SPACE = (r"\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+               r"\ufeff")
+
+
+def ecma_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a JSON Schema pattern (ECMA-262) with Python's ``re`` where the two differ
+    in ways that let values through: ``\\d``, ``\\w`` and ``\\b`` are ASCII (Python's
+    match any script's digits and letters), ``\\s`` is ECMA's whitespace, and ``$``
+    matches only at the very end (Python's also matches before a final newline, so
+    ``^ls$`` would accept "ls\\n"). Raises ``re.error`` for an invalid pattern."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if nxt == "s":
+                out.append(_ECMA_SPACE if in_class else f"[{_ECMA_SPACE}]")
+            elif nxt == "S" and not in_class:
+                out.append(f"[^{_ECMA_SPACE}]")
+            else:
+                out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+            out.append(ch)
+        elif ch == "[":
+            # as Python reads it: a ']' first in the class (after an optional '^') is literal
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            out.append(pattern[i:j])
+            i = j
+            in_class = True
+            continue
+        elif ch == "$":
+            out.append(r"\Z")
+        else:
+            out.append(ch)
+        i += 1
+    return re.compile("".join(out), re.ASCII)
+
+
 # ----------------------------------------------------------------------------- formats
 # ASCII only (\d must not match other scripts' digits) and anchored with \Z: in Python,
 # ``$`` also matches before a trailing newline, so "…\n" would pass.
@@ -193,7 +269,9 @@ _ATEXT = r"[^@\s\"(),.:;<>\[\\\]]+"
 _EMAIL = re.compile(rf"^{_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
                     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S*\Z")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+_UUID = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
+)
 _HOSTNAME = re.compile(
     r"^(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
@@ -262,6 +340,40 @@ FORMATS: dict[str, Callable[[str], bool]] = {
 }
 
 
+def _decimal(x: int | float) -> tuple[int, int]:
+    """A finite number as the decimal it was written as (its shortest round-trip form):
+    ``(n, k)`` with ``x == n * 10**-k``. ``19.99`` is ``(1999, 2)``, ``1e+17`` ``(1, -17)``."""
+    if isinstance(x, int):
+        return x, 0
+    mantissa, _, exponent = repr(x).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), len(fraction) - int(exponent or 0)
+
+
+def _is_multiple(v: int | float, m: int | float, step: tuple[int, int]) -> bool:
+    """``v`` is a whole multiple of ``m`` (``step`` is ``_decimal(m)``), decided exactly on
+    the decimal numbers as written: 19.99 is a multiple of 0.01 although neither is exact
+    in binary floating point; 10000000000.5 is not a multiple of 1 and 1e-10 is not one of
+    3. Integers are exact."""
+    if isinstance(v, int) and isinstance(m, int):
+        return v % m == 0
+    try:
+        q = v / m
+    except OverflowError:  # an integer beyond the float range
+        q = math.inf
+    if math.isfinite(q):
+        # Fast rejection: for a true decimal multiple the binary quotient is off by a few
+        # units in the last place (~1e-16 relative), far below this bound.
+        if abs(q - round(q)) > 1e-9 * abs(q):
+            return False
+    elif not math.isfinite(v):
+        return False
+    a, ka = _decimal(v)
+    b, kb = step
+    k = max(ka, kb)
+    return bool((a * 10 ** (k - ka)) % (b * 10 ** (k - kb)) == 0)
+
+
 # ---------------------------------------------------------------------------- compiler
 def _always_valid(_: Any) -> list[SchemaError] | None:
     return None
@@ -323,6 +435,7 @@ class SchemaCompiler:
         checks: list[Validator] = []
         seen_canonical: dict[str, str] = {}
         for key, value in node.items():
+            key = str(key)
             canonical = SUGAR.get(key, key)
             if key in UNSUPPORTED:
                 raise self.fail((*path, key), f"'{key}' is not supported: {UNSUPPORTED[key]}")
@@ -332,6 +445,9 @@ class SchemaCompiler:
             if canonical in seen_canonical:
                 raise self.fail((*path, key), f"'{key}' repeats '{seen_canonical[canonical]}'")
             seen_canonical[canonical] = key
+            if canonical in ("then", "else") and "if" not in node:
+                self.compile(value, (*path, key))  # no effect without 'if'; still checked
+                continue
             if key in ANNOTATIONS or canonical in ("then", "else", "minContains", "maxContains"):
                 continue  # annotations; then/else and min/maxContains compile with if/contains
             if key == "required" and isinstance(value, bool):
@@ -441,16 +557,15 @@ class SchemaCompiler:
     def _kw_multipleOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(_is_number(value) and value > 0, path, key, "a number greater than 0")
 
+        step = _decimal(value)
+
         def ok(v: Any, m: Any) -> bool:
-            if isinstance(v, int) and isinstance(m, int):
-                return v % m == 0
-            q = v / m
-            return abs(q - round(q)) <= 1e-9 * max(1.0, abs(q))
+            return _is_multiple(v, m, step)
 
         return self._bound(path, key, value, f"Value is not a multiple of {render(value)}", ok)
 
     def _length(self, path: Path, key: str, value: Any, message: str, longer: bool,
-                kind: type) -> Validator:
+                kind: type[str] | type[list[Any]] | type[dict[str, Any]]) -> Validator:
         self._need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
                    path, key, "a whole number ≥ 0")
         c = self.constraint(path, key, value)
@@ -500,7 +615,7 @@ class SchemaCompiler:
     def _kw_pattern(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(isinstance(value, str), path, key, "a string (a regular expression)")
         try:
-            regex = re.compile(value)
+            regex = ecma_regex(value)
         except re.error as exc:
             raise self.fail((*path, key), f"invalid regular expression: {exc}") from None
         c = self.constraint(path, key, value)
@@ -595,7 +710,7 @@ class SchemaCompiler:
         subs = []
         for pat, sub in value.items():
             try:
-                rx = re.compile(pat)
+                rx = ecma_regex(pat)
             except re.error as exc:
                 raise self.fail((*path, key, pat), f"invalid regular expression: {exc}") from None
             subs.append((rx.search, self.compile(sub, (*path, key, pat))))
@@ -622,7 +737,7 @@ class SchemaCompiler:
         patterns = []
         for p in node.get("patternProperties") or {}:
             try:
-                patterns.append(re.compile(p).search)
+                patterns.append(ecma_regex(p).search)
             except re.error as exc:
                 raise self.fail((*path, "patternProperties", p),
                                 f"invalid regular expression: {exc}") from None
@@ -794,14 +909,14 @@ class SchemaCompiler:
         c = self.constraint(path, key, value, text=f"anyOf: {len(subs)} alternatives")
 
         def any_of(v: Any) -> list[SchemaError] | None:
-            first: list[SchemaError] | None = None
-            for check in subs:
+            why: list[str] = []
+            for n, check in enumerate(subs, 1):
                 e = check(v)
                 if not e:
                     return None
-                first = first or e
-            detail = f" (first: {first[0].message}, {first[0].constraint.text})" if first else ""
-            return _err(c, v, f"Value matches none of the {len(subs)} alternatives{detail}")
+                why.append(f"#{n}: {_reason(e[0])}")
+            return _err(c, v, f"Value matches none of the {len(subs)} alternatives "
+                              f"({'; '.join(why)})")
 
         return any_of
 
@@ -810,10 +925,11 @@ class SchemaCompiler:
         c = self.constraint(path, key, value, text=f"oneOf: {len(subs)} alternatives")
 
         def one_of(v: Any) -> list[SchemaError] | None:
-            matched = sum(1 for check in subs if not check(v))
-            if matched == 1:
+            matched = [n for n, check in enumerate(subs, 1) if not check(v)]
+            if len(matched) == 1:
                 return None
-            how = "none" if matched == 0 else f"{matched}"
+            how = "none" if not matched else f"{len(matched)} (" + ", ".join(
+                f"#{n}" for n in matched) + ")"
             return _err(c, v, f"Value must match exactly one of the {len(subs)} alternatives; "
                               f"it matches {how}")
 
@@ -893,6 +1009,12 @@ class SchemaCompiler:
             if ok:
                 return tuple(resolved)
         raise self.fail(where, f"'$ref: {ref}' points at nothing in this file")
+
+
+def _reason(e: SchemaError) -> str:
+    """One error in a few words, for the message of a combinator."""
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.path)
+    return f"{where.lstrip('.') + ': ' if where else ''}{e.message} ({e.constraint.text})"
 
 
 def _required_check(items: tuple[tuple[str, Constraint], ...]) -> Validator:

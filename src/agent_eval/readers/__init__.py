@@ -12,12 +12,28 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from agent_eval.errors import InputError
-from agent_eval.readers import native
+from agent_eval.readers import anthropic, claude_code, inspect, langchain, mcp, native
+from agent_eval.readers import codex, openai, openai_agents, otlp
 from agent_eval.readers.base import IgnoredEvents, Reader, ReadItem, SourceFile
 
 READERS: dict[str, Reader] = {
     reader.name: reader
     for reader in (
+        # containers of other formats' payloads first: Inspect logs, LangSmith runs and
+        # LangChain messages embed raw OpenAI / Anthropic bodies (formats2)
+        inspect.READER,
+        langchain.LANGSMITH_READER,
+        langchain.READER,
+        # formats1 (OTLP / OpenAI / Codex): their sniffs exclude the other formats
+        codex.READER,
+        openai_agents.READER,
+        otlp.READER,
+        openai.RESPONSES_READER,
+        openai.CHAT_READER,
+        # formats2: the more specific first (Claude Code rows may hold Anthropic blocks)
+        claude_code.READER,
+        mcp.READER,
+        anthropic.READER,
         native.READER,
     )
 }
@@ -35,23 +51,27 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
-           where: str) -> tuple[list[SourceFile], list[InputError]]:
+           where: tuple[str, int] | None) -> tuple[list[SourceFile], list[InputError]]:
     """Files matched by ``patterns`` (relative to ``base``), sorted and without
     repeats. A pattern that matches nothing is an input error located at ``where``
-    (``file:line`` of the pattern in the config, or ``--traces``)."""
+    (the config file and the line of its ``traces:`` key) or, for patterns given on
+    the command line or to the library (``where`` None), at the pattern itself."""
     files: list[SourceFile] = []
     errors: list[InputError] = []
     seen: set[Path] = set()
-    where_file, _, where_line = where.partition(":")
+    shown_base = _rel(base.resolve(), root.resolve()) or "."
     for pattern in patterns:
         matches = sorted(glob.glob(pattern, root_dir=base, recursive=True))
         found = [Path(base, m).resolve() for m in matches]
         found = [p for p in found if p.is_file()]
         if not found:
+            file, line = where if where is not None else (pattern, 0)
+            origin = ("relative to the suite file's folder" if where is not None
+                      else f"relative to {shown_base}")
             errors.append(InputError(
-                "input/no_traces", where_file, int(where_line or 0),
-                f"no trace file matches '{pattern}' (relative to {base}); check the glob "
-                "or pass --traces"))
+                "input/no_traces", file, line,
+                f"no trace file matches '{pattern}' ({origin}); check the glob or pass "
+                "--traces"))
         for p in found:
             if p not in seen:
                 seen.add(p)

@@ -8,22 +8,26 @@ several traces by ``trace_id``, so only then are they known to be complete).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
-
-import re
+from typing import Any, ClassVar
 
 import orjson
 
-from agent_eval.jsonutil import json_type
 from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.jsonpos import container_lines
+from agent_eval.readers.jsonpos import string_members, value_lines
 
 EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "trace_end")
 _loads = orjson.loads
-_SNIFF = re.compile(rb'"type"\s*:\s*"(?:' + "|".join(EVENT_TYPES).encode() + rb')"')
 _JSONDecodeError = orjson.JSONDecodeError
+_BOM = b"\xef\xbb\xbf"
+
+
+def _is_event_path(path: tuple[str | int, ...]) -> bool:
+    """The path of an event object in a document: ``[i]`` or ``{"events": [i]}``."""
+    return (len(path) == 1 and isinstance(path[0], int)) or (
+        len(path) == 2 and path[0] == "events" and isinstance(path[1], int))
 
 
 def decode_arguments(raw: Any) -> tuple[Any, str | None]:
@@ -53,16 +57,27 @@ def _first(obj: dict[str, Any], *names: str) -> Any:
     return None
 
 
+_MISSING = object()
+
+
 class _Open:
     """A trace being assembled."""
 
-    __slots__ = ("by_id", "ended", "open_by_tool", "trace")
+    __slots__ = ("by_id", "end_line", "ended", "open_by_tool", "trace")
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.by_id: dict[str, ToolCall] = {}
         self.open_by_tool: dict[str, list[ToolCall]] = {}
         self.ended = False
+        self.end_line = trace.location.line
+
+    def finish(self) -> Trace:
+        """The trace, with its last line set (kept as a number while reading)."""
+        t = self.trace
+        if t.end_location.line != self.end_line:
+            t.end_location = Location(t.source, self.end_line)
+        return t
 
 
 class _FileState:
@@ -70,13 +85,16 @@ class _FileState:
         self.source = source
         self.file = source.file
         self.open: dict[str, _Open] = {}
-        self.current: str | None = None  # id of the latest trace_start without trace_id
+        self.current: str | None = None  # trace of the latest trace_start (ended or not)
         self.ended: set[str] = set()
         self.errors: list[InputError] = []
         self.done: list[Trace] = []
         self.unknown = 0
+        self.traces = 0  # traces started in this file
+        self.error_count = 0
 
     def error(self, rule: str, line: int, message: str) -> None:
+        self.error_count += 1
         self.errors.append(InputError(rule, self.file, line, message))
 
     def number(self, obj: dict[str, Any], key: str, line: int) -> Any:
@@ -90,7 +108,11 @@ class _FileState:
 
     def trace_for(self, obj: dict[str, Any], line: int, start: bool = False) -> _Open | None:
         tid = obj.get("trace_id")
-        loc = Location(self.file, line)
+        if not start and type(tid) is str:  # the hot path: an event of an open trace
+            t = self.open.get(tid)
+            if t is not None:
+                t.end_line = line
+                return t
         if tid is not None:
             tid = str(tid)
         elif start:
@@ -105,10 +127,13 @@ class _FileState:
             return None
         t = self.open.get(tid)
         if t is None:
+            loc = Location(self.file, line)
             t = _Open(Trace(id=tid, source=self.file, location=loc, end_location=loc))
+            t.end_line = line
             self.open[tid] = t
+            self.traces += 1
         else:
-            t.trace.end_location = loc
+            t.end_line = line
         if start and obj.get("trace_id") is not None:
             self.current = tid
         return t
@@ -133,37 +158,52 @@ class _FileState:
         name = obj.get("tool")
         if name is None:
             name = obj.get("name")
-        if not isinstance(name, str) or not name:
+        if type(name) is not str or not name:
             self.error("input/invalid_event", line,
                        "tool_call without a tool name; add \"tool\": \"<name>\"")
             return
         t = self.trace_for(obj, line)
         if t is None:
             return
-        raw = obj["arguments"] if "arguments" in obj else _first(obj, "args", "input")
-        args, why = decode_arguments(raw)
+        raw = obj.get("arguments", _MISSING)
+        if type(raw) is dict:
+            args, why = raw, None
+        else:
+            if raw is _MISSING:
+                raw = _first(obj, "args", "input")
+            args, why = decode_arguments(raw)
         cid = obj.get("id")
         if cid is None:
             cid = obj.get("call_id")
         error = obj.get("error")
-        has_result = "result" in obj or error is not None
+        if error is False or error == "":
+            error = None
+        has_result = error is not None or "result" in obj
+        latency = obj.get("latency_ms")
+        if latency is not None and type(latency) is not int and type(latency) is not float:
+            latency = self.number(obj, "latency_ms", line)
         call = ToolCall(
-            name=name,
-            arguments=args,
-            location=Location(self.file, line),
-            id=None if cid is None else str(cid),
-            result=obj.get("result"),
-            error=None if error is None else str(error),
-            ok=error is None and not obj.get("is_error"),
-            latency_ms=self.number(obj, "latency_ms", line),
-            arguments_error=why,
-            has_result=has_result,
+            name,
+            args,
+            Location(self.file, line),
+            None if cid is None else str(cid),
+            obj.get("result"),
+            None if error is None else str(error),
+            error is None and not obj.get("is_error"),
+            latency,
+            None,
+            why,
+            has_result,
         )
         t.trace.tool_calls.append(call)
-        if call.id is not None:
-            t.by_id[call.id] = call
+        if cid is not None:
+            t.by_id[call.id] = call  # type: ignore[index]
         if not has_result:
-            t.open_by_tool.setdefault(name, []).append(call)
+            pending = t.open_by_tool.get(name)
+            if pending is None:
+                t.open_by_tool[name] = [call]
+            else:
+                pending.append(call)
 
     def tool_result(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
@@ -190,6 +230,8 @@ class _FileState:
         if pending and call in pending:
             pending.remove(call)
         error = obj.get("error")
+        if error is False or error == "":
+            error = None
         is_error = bool(obj.get("is_error")) or error is not None
         result = obj["result"] if "result" in obj else obj.get("output")
         call.result = result
@@ -232,7 +274,7 @@ class _FileState:
         t = self.trace_for(obj, line)
         if t is None:
             return
-        tr = t.trace
+        tr = t.finish()
         n = self.number
         tr.duration_ms = n(obj, "duration_ms", line)
         tr.cost_usd = n(obj, "cost_usd", line)
@@ -241,8 +283,8 @@ class _FileState:
             tr.output = obj["output"]
         del self.open[tr.id]
         self.ended.add(tr.id)
-        if self.current == tr.id:
-            self.current = None
+        # ``current`` stays: a later line without trace_id still belongs to the most
+        # recent trace_start's trace (traces.md), so it is an event after its end.
         self.done.append(tr)
 
     # ----------------------------------------------------------------- driving
@@ -251,13 +293,18 @@ class _FileState:
             self.error("input/invalid_event", line,
                        f"an event must be a JSON object, not {json_type(obj)}")
             return
-        handler = self.handlers.get(obj.get("type"))  # type: ignore[arg-type]
+        kind = obj.get("type")
+        if kind is not None and not isinstance(kind, str):
+            self.error("input/invalid_event", line,
+                       f"'type' must be a string, not {json_type(kind)}")
+            return
+        handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is None:
             self.unknown += 1
             return
         handler(self, obj, line)
 
-    handlers: dict[str, Callable[[_FileState, dict[str, Any], int], None]] = {}
+    handlers: ClassVar[dict[str, Callable[[_FileState, dict[str, Any], int], None]]] = {}
 
 
 _FileState.handlers = {name: getattr(_FileState, name) for name in EVENT_TYPES}
@@ -267,7 +314,27 @@ class NativeReader:
     name = "native"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        return _SNIFF.search(head) is not None
+        """A native event at the top level: a line (JSONL) or an element of the
+        document's event array (``.json``) whose own ``type`` is a native event type.
+        A ``"type": "tool_result"`` nested deeper (Anthropic / Claude Code content
+        blocks) does not count."""
+        text = head.removeprefix(_BOM).decode("utf-8", errors="replace")
+        if source.path.endswith(".json"):
+            return any(_is_event_path(path) and value in EVENT_TYPES
+                       for path, value in string_members(text, "type"))
+        for line in text.split("\n"):
+            if not line.lstrip().startswith("{"):
+                continue
+            try:
+                obj = _loads(line)
+            except _JSONDecodeError:  # a bad line, or the last one cut off by the head
+                if any(path == () and value in EVENT_TYPES
+                       for path, value in string_members(line, "type")):
+                    return True
+                continue
+            if type(obj) is dict and obj.get("type") in EVENT_TYPES:
+                return True
+        return False
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _FileState(source)
@@ -278,10 +345,17 @@ class NativeReader:
                 yield from self._read_lines(state)
         except OSError as exc:
             state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+        if not state.traces and not state.error_count:
+            # never silently skipped: an empty file, or one of unknown events only
+            what = (f"only {state.unknown} event(s) of unknown type" if state.unknown
+                    else "no events")
+            state.error("input/no_traces", 0,
+                        f"the file holds {what}, so no trace; native events have a "
+                        f"\"type\" of {', '.join(EVENT_TYPES)}")
         yield from state.errors
         state.errors.clear()
         for t in state.open.values():
-            yield t.trace
+            yield t.finish()
         if state.unknown:
             yield IgnoredEvents(source.file, state.unknown)
 
@@ -297,6 +371,8 @@ class NativeReader:
         event = state.event
         with open(state.source.path, "rb") as fh:
             for number, raw in enumerate(fh, 1):
+                if number == 1:
+                    raw = raw.removeprefix(_BOM)
                 try:
                     obj = _loads(raw)
                 except _JSONDecodeError as exc:
@@ -311,13 +387,19 @@ class NativeReader:
 
     def _read_document(self, state: _FileState) -> Iterator[ReadItem]:
         with open(state.source.path, "rb") as fh:
-            data = fh.read()
+            data = fh.read().removeprefix(_BOM)
         try:
             doc = _loads(data)
         except _JSONDecodeError as exc:
-            line = data[: getattr(exc, "pos", 0)].count(b"\n") + 1
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                line = data[: bad.start].count(b"\n") + 1
+            else:
+                line = exc.lineno  # orjson's pos counts characters, not bytes
             state.error("input/parse_error", line, f"file is not valid JSON ({exc})")
             return
+        prefix: tuple[str, ...]
         if isinstance(doc, dict) and isinstance(doc.get("events"), list):
             events, prefix = doc["events"], ("events",)
         elif isinstance(doc, list):
@@ -326,7 +408,7 @@ class NativeReader:
             state.error("input/invalid_event", 1,
                         "expected a JSON array of events or an object {\"events\": [...]}")
             return
-        lines = container_lines(data.decode("utf-8", errors="replace"))
+        lines = value_lines(data.decode("utf-8"))
         for i, obj in enumerate(events):
             state.event(obj, lines.get((*prefix, i), 1))
             yield from self._flush(state)

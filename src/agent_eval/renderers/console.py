@@ -96,5 +96,5 @@ def render(results: Results, color: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_plain(results: Results) -> str:
+def render_plain(results: Results, ctx: object = None) -> str:
     return render(results, color=False)

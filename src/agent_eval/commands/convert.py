@@ -1,0 +1,80 @@
+"""``agent-eval convert FILE... [--format NAME] --to native``: print the canonical
+traces read from trace files as native JSONL, so users see what the tool understood.
+
+The JSONL goes to stdout (or ``--output``); input errors and a per-file note (which
+reader read it, how many traces and calls) go to stderr. Exit code 2 when any file
+had an input error (what could be read is still printed), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from agent_eval.config.loader import repo_root
+from agent_eval.convert import convert_sources, dumps, trace_events
+from agent_eval.errors import InputError
+from agent_eval.readers import READERS, SourceFile, expand
+
+EXIT_ERROR = 2
+
+
+@dataclass
+class _Seen:
+    reader: str | None = None
+    traces: int = 0
+    calls: int = 0
+    ignored: int = 0
+    errors: int = 0
+
+
+def main(args: argparse.Namespace) -> int:
+    fmt = args.format or "auto"
+    if fmt not in ("auto", *READERS):
+        print(f"error: unknown trace format '{fmt}'; use auto or one of "
+              f"{', '.join(READERS)}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.to != "native":
+        print(f"error: cannot convert to '{args.to}'; the only target is native",
+              file=sys.stderr)
+        return EXIT_ERROR
+    cwd = Path.cwd()
+    files, errors = expand(args.files, cwd, repo_root(cwd), cwd, "convert:0")
+    for e in errors:
+        print(f"error: {e.message}", file=sys.stderr)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            seen = _convert(files, fmt, out)
+    else:
+        seen = _convert(files, fmt, sys.stdout)
+    if not args.quiet:
+        for file, s in seen.items():
+            if s.reader is None:
+                continue
+            extra = f"; {s.ignored} record(s) of unknown type ignored" if s.ignored else ""
+            extra += f"; {s.errors} input error(s)" if s.errors else ""
+            print(f"note: {file}: read as {s.reader}: {s.traces} trace(s), {s.calls} tool "
+                  f"call(s){extra}", file=sys.stderr)
+    failed = bool(errors) or any(s.errors for s in seen.values())
+    return EXIT_ERROR if failed else 0
+
+
+def _convert(files: list[SourceFile], fmt: str, out: TextIO) -> dict[str, _Seen]:
+    seen: dict[str, _Seen] = {}
+    for source, reader, item in convert_sources(files, fmt):
+        s = seen.setdefault(source.file, _Seen())
+        s.reader = s.reader or reader
+        if isinstance(item, InputError):
+            s.errors += 1
+            print(f"error: {item} [{item.rule}]", file=sys.stderr)
+        elif isinstance(item, int):
+            s.ignored += item
+        else:
+            s.traces += 1
+            s.calls += len(item.tool_calls)
+            for event in trace_events(item):
+                out.write(dumps(event) + "\n")
+    return seen

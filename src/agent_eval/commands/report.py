@@ -1,0 +1,63 @@
+"""``agent-eval report RESULTS.json --format X``: render a results file again, later.
+
+The output is byte-identical to the file ``agent-eval run --format X`` wrote for the same
+results (both call the same renderer with a context for the same repository root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from agent_eval.renderers import RENDERERS, RenderContext
+from agent_eval.results import Results
+
+EXIT_ERROR = 2
+
+
+def load(path: str) -> Results:
+    """Read a results JSON file; ``ValueError`` with a one-line reason when it is not one."""
+    try:
+        data = orjson.loads(Path(path).read_bytes())
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("tool", {}).get("name") != "agent-eval":
+        raise ValueError(f"{path} is not an agent-eval results file")
+    try:
+        return Results.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{path} is not an agent-eval results file of a version this "
+                         f"tool can read (schema_version {data.get('schema_version')!r}): "
+                         f"{type(exc).__name__}: {exc}") from exc
+
+
+def main(args: argparse.Namespace) -> int:
+    fmt = args.format
+    renderer = RENDERERS.get(fmt)
+    if renderer is None:
+        print(f"error: unknown format {fmt!r}; available: {', '.join(RENDERERS)}",
+              file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        results = load(args.results)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    root = Path(args.root) if args.root else Path.cwd()
+    ctx = RenderContext.for_root(root, repo_url=args.repo_url, sha=args.sha,
+                                 run_url=args.run_url)
+    text = renderer.render(results, ctx)
+    if args.output:
+        out = Path(args.output)
+        if out.parent != Path():
+            out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")  # as `run` writes its files
+    else:
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.flush()
+    return 0

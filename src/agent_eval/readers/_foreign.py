@@ -1,0 +1,257 @@
+"""Helpers shared by the foreign-format readers (Anthropic, Claude Code, LangChain,
+LangSmith, MCP, Inspect): reading a file as one JSON document or as JSON lines,
+line numbers of JSON paths, numbers that may be missing, message text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
+from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers.base import SourceFile
+from agent_eval.readers.jsonpos import JsonPath, container_lines
+from agent_eval.readers.native import READER as NATIVE_READER
+
+_loads = orjson.loads
+JSONDecodeError = orjson.JSONDecodeError
+BOM = b"\xef\xbb\xbf"
+LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
+
+
+def head_text(head: bytes) -> str:
+    return head.removeprefix(BOM).decode("utf-8", errors="replace")
+
+
+def is_native(head: bytes, source: SourceFile) -> bool:
+    """Native files always go to the native reader, whatever else they contain."""
+    return NATIVE_READER.sniff(head, source)
+
+
+def all_of(text: str, *patterns: re.Pattern[str]) -> bool:
+    return all(p.search(text) is not None for p in patterns)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+# ----------------------------------------------------------------------- numbers
+def num(value: Any) -> int | float | None:
+    """A recorded number, or None (missing, null, a string, a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+def count(value: Any) -> int | None:
+    """A recorded token count (an integer, or a float with an integral value)."""
+    v = num(value)
+    if v is None:
+        return None
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else None
+    return v
+
+
+def add(*values: int | None) -> int | None:
+    """The sum, or None when any part is unknown."""
+    total = 0
+    for v in values:
+        if v is None:
+            return None
+        total += v
+    return total
+
+
+def epoch_ms(value: Any) -> float | None:
+    """A timestamp in milliseconds: ISO 8601 text, or epoch seconds / milliseconds."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value).timestamp() * 1000.0
+        except ValueError:
+            return None
+    v = num(value)
+    if v is None:
+        return None
+    return float(v) * 1000.0 if v < 1e11 else float(v)  # seconds before ~5138 AD
+
+
+def span_ms(start: Any, end: Any) -> float | None:
+    a, b = epoch_ms(start), epoch_ms(end)
+    if a is None or b is None or b < a:
+        return None
+    return round(b - a, 3)
+
+
+# -------------------------------------------------------------------------- text
+def text_of(content: Any) -> str | None:
+    """The text of a message content: a string, a text block, or a list of blocks
+    (text blocks joined by newlines). None when it holds no text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        t = content.get("text")
+        return t if isinstance(t, str) else None
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") in (
+                    None, "text", "output_text", "input_text"):
+                t = block.get("text")
+                if isinstance(t, str):
+                    parts.append(t)
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def result_error_text(result: Any) -> str:
+    """The message of a failed call: its text, or its JSON."""
+    text = text_of(result)
+    if text is not None:
+        return text
+    if result is None:
+        return "error"
+    return orjson.dumps(result, default=str).decode()
+
+
+# ----------------------------------------------------------------- trace building
+def new_trace(tid: str, source: SourceFile, line: int, fmt: str) -> Trace:
+    loc = Location(source.file, line)
+    return Trace(id=tid, source=source.file, location=loc, end_location=loc, format=fmt)
+
+
+def touch(trace: Trace, line: int) -> None:
+    """Extend the trace to ``line`` (the last line that belongs to it)."""
+    if line > trace.end_location.line:
+        trace.end_location = Location(trace.end_location.file, line)
+    if line < trace.location.line:
+        trace.location = Location(trace.location.file, line)
+
+
+def set_result(call: ToolCall, result: Any, error: str | None, ok: bool,
+               loc: Location | None) -> None:
+    call.result = result
+    call.has_result = True
+    call.ok = ok
+    call.error = None if ok else (error if error is not None else result_error_text(result))
+    call.result_location = loc
+
+
+# -------------------------------------------------------------------- documents
+class JsonDoc:
+    """A whole-file JSON document with lazily computed line numbers of its paths."""
+
+    def __init__(self, value: Any, text: str) -> None:
+        self.value = value
+        self.text = text
+        self._lines: dict[JsonPath, int] | None = None
+
+    def line(self, *path: str | int) -> int:
+        """The line where the object/array at ``path`` starts (or its closest
+        enclosing container's line)."""
+        if self._lines is None:
+            self._lines = container_lines(self.text)
+        p: JsonPath = tuple(path)
+        while p:
+            found = self._lines.get(p)
+            if found is not None:
+                return found
+            p = p[:-1]
+        return self._lines.get((), 1)
+
+
+def parse_document(data: bytes, file: str) -> JsonDoc | InputError:
+    data = data.removeprefix(BOM)
+    try:
+        value = _loads(data)
+    except JSONDecodeError as exc:
+        line = data[: getattr(exc, "pos", 0) or 0].count(b"\n") + 1
+        return InputError("input/parse_error", file, line, f"file is not valid JSON ({exc})")
+    return JsonDoc(value, data.decode("utf-8", errors="replace"))
+
+
+def read_bytes(source: SourceFile) -> bytes | InputError:
+    try:
+        with open(source.path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        return InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+
+
+class _Lines:
+    """The file is read line by line (see :func:`open_records`)."""
+
+
+LINES = _Lines()
+
+
+def _looks_like_lines(data: bytes) -> bool:
+    """The document does not parse, but its first two non-empty lines each do."""
+    try:
+        _loads(data)
+        return False
+    except JSONDecodeError:
+        pass
+    lines = [ln for ln in data.split(b"\n", 50)[:50] if ln.strip()]
+    if len(lines) < 2:
+        return False
+    for ln in lines[:2]:
+        try:
+            _loads(ln)
+        except JSONDecodeError:
+            return False
+    return True
+
+
+def open_records(source: SourceFile, text_log: bool = False) -> JsonDoc | _Lines | InputError:
+    """How to read a file: ``LINES`` for JSON lines (by the name: .jsonl, .ndjson, .log,
+    .txt; or when the document does not parse but its first lines do; or, with
+    ``text_log``, when it does not start like JSON), else the parsed document. JSON lines
+    are not loaded whole: read them with :func:`iter_lines`."""
+    if source.path.lower().endswith(LINE_SUFFIXES):
+        return LINES
+    data = read_bytes(source)
+    if isinstance(data, InputError):
+        return data
+    data = data.removeprefix(BOM)
+    if text_log and not data.lstrip().startswith((b"{", b"[")):
+        return LINES
+    if _looks_like_lines(data):
+        return LINES
+    return parse_document(data, source.file)
+
+
+def iter_lines(source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
+    """``(line number, value)`` for every non-empty line; a line that is not JSON is an
+    ``input/parse_error`` record, and reading goes on."""
+    try:
+        with open(source.path, "rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if number == 1:
+                    raw = raw.removeprefix(BOM)
+                if not raw.strip():
+                    continue
+                try:
+                    value = _loads(raw)
+                except JSONDecodeError as exc:
+                    yield InputError("input/parse_error", source.file, number,
+                                     f"line is not valid JSON ({exc}); fix or remove the line")
+                    continue
+                yield number, value
+    except OSError as exc:
+        yield InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+
+
+def not_an_object(file: str, line: int, value: Any, what: str = "a record") -> InputError:
+    return InputError("input/invalid_event", file, line,
+                      f"{what} must be a JSON object, not {json_type(value)}")

@@ -1,0 +1,451 @@
+"""Anthropic Messages API bodies (docs/formats/anthropic.md).
+
+A file holds one conversation: a request body (``messages`` with ``tool_use`` /
+``tool_result`` blocks), a response body (``type: message`` with ``usage``), a pair
+``{"request": ..., "response": ...}``, a list of any of these, JSON lines of them, or a
+VCR cassette (``.yaml``) of calls to ``/v1/messages``. Requests repeat the whole history,
+so a ``tool_use`` is counted once per ``id``.
+
+:class:`Conversation` turns Anthropic-shaped messages into one trace; the Claude Code
+reader uses it too.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+import yaml
+
+from agent_eval.errors import InputError
+from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers._foreign import (
+    as_dict,
+    count,
+    head_text,
+    is_lines_file,
+    is_native,
+    iter_lines,
+    new_trace,
+    parse_document,
+    read_bytes,
+    set_result,
+    text_of,
+    touch,
+)
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.native import decode_arguments
+
+NAME = "anthropic"
+CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+LineOf = Callable[..., int]  # a JSON path below the record -> its line
+
+
+class Conversation:
+    """One trace built from Anthropic messages, in order."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.file = trace.source
+        self.calls: dict[str, ToolCall] = {}
+        self.errors: list[InputError] = []
+        self.cache_read: int | None = None
+        self.cache_write: int | None = None
+        self.has_input = False
+
+    def loc(self, line: int) -> Location:
+        touch(self.trace, line)
+        return Location(self.file, line)
+
+    # ---------------------------------------------------------------- blocks
+    def tool_use(self, block: dict[str, Any], line: int) -> None:
+        name = block.get("name")
+        cid = block.get("id")
+        key = None if cid is None else str(cid)
+        if key is not None and key in self.calls:
+            return  # the same call again: a request repeats the history
+        if not isinstance(name, str) or not name:
+            self.errors.append(InputError("input/invalid_event", self.file, line,
+                                          f"a {block.get('type')} block without a tool name"))
+            return
+        args, why = decode_arguments(block.get("input"))
+        call = ToolCall(name=name, arguments=args, location=self.loc(line), id=key,
+                        arguments_error=why)
+        self.trace.tool_calls.append(call)
+        if key is not None:
+            self.calls[key] = call
+
+    def tool_result(self, block: dict[str, Any], line: int) -> None:
+        cid = block.get("tool_use_id")
+        call = self.calls.get(str(cid)) if cid is not None else None
+        if call is None:
+            self.errors.append(InputError(
+                "input/unmatched_result", self.file, line,
+                f"{block.get('type')} for tool_use_id '{cid}' matches no earlier tool_use "
+                f"in trace '{self.trace.id}'"))
+            return
+        if call.has_result:
+            return  # the history again
+        content = block.get("content")
+        text = text_of(content)
+        result: Any = text if text is not None and isinstance(content, str | list) else content
+        is_error = bool(block.get("is_error"))
+        error = None
+        if isinstance(content, dict) and str(content.get("type", "")).endswith("_error"):
+            is_error = True  # a server tool's error result (web_search_tool_result_error)
+            error = str(content.get("error_code") or content.get("type"))
+        set_result(call, result, error, not is_error, self.loc(line))
+
+    # -------------------------------------------------------------- messages
+    def user(self, content: Any, line_of: LineOf, may_be_input: bool = True) -> None:
+        """A user turn: tool results, and the request when it is the first one."""
+        texts: list[str] = []
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            for j, block in enumerate(content):
+                if isinstance(block, str):
+                    texts.append(block)
+                elif isinstance(block, dict):
+                    kind = block.get("type")
+                    if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
+                            "_tool_result")):
+                        self.tool_result(block, line_of(j))
+                    elif kind == "text" and isinstance(block.get("text"), str):
+                        texts.append(block["text"])
+        if texts and may_be_input and not self.has_input:
+            self.trace.input = "\n".join(texts)
+            self.has_input = True
+
+    def assistant(self, content: Any, line_of: LineOf) -> None:
+        texts: list[str] = []
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            for j, block in enumerate(content):
+                if isinstance(block, str):
+                    texts.append(block)
+                    continue
+                if not isinstance(block, dict):
+                    continue
+                kind = block.get("type")
+                if kind in CALL_BLOCKS:
+                    self.tool_use(block, line_of(j))
+                elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                    self.tool_result(block, line_of(j))  # server tools answer in place
+                elif kind == "text" and isinstance(block.get("text"), str):
+                    texts.append(block["text"])
+        if texts:
+            self.trace.output = "\n".join(texts)
+
+    def usage(self, message: dict[str, Any], line: int) -> LlmCall:
+        """Record the LLM call of a response (see :func:`llm_call`)."""
+        call, read, write = llm_call(message, self.loc(line))
+        if read is not None:
+            self.cache_read = (self.cache_read or 0) + read
+        if write is not None:
+            self.cache_write = (self.cache_write or 0) + write
+        self.trace.llm_calls.append(call)
+        return call
+
+    def finish(self) -> Trace:
+        if self.cache_read is not None:
+            self.trace.metadata["cache_read_input_tokens"] = self.cache_read
+        if self.cache_write is not None:
+            self.trace.metadata["cache_creation_input_tokens"] = self.cache_write
+        return self.trace
+
+
+def llm_call(message: dict[str, Any], loc: Location) -> tuple[LlmCall, int | None, int | None]:
+    """The LLM call of a response, and its cache reads and writes. Input tokens include
+    the cache reads and writes (Anthropic's ``input_tokens`` counts only the rest)."""
+    usage = message.get("usage")
+    u = usage if isinstance(usage, dict) else {}
+    base, out = count(u.get("input_tokens")), count(u.get("output_tokens"))
+    read = count(u.get("cache_read_input_tokens"))
+    write = count(u.get("cache_creation_input_tokens"))
+    inp = None if base is None else base + (read or 0) + (write or 0)
+    model = message.get("model")
+    call = LlmCall(location=loc, model=model if isinstance(model, str) else None,
+                   input_tokens=inp, output_tokens=out,
+                   total_tokens=None if inp is None or out is None else inp + out)
+    return call, read, write
+
+
+# -------------------------------------------------------------------- streaming
+def parse_sse(text: str) -> dict[str, Any] | None:
+    """A streamed response (server-sent events) put back together as one message."""
+    message: dict[str, Any] | None = None
+    blocks: dict[int, dict[str, Any]] = {}
+    partial: dict[int, str] = {}
+    for raw in text.splitlines():
+        if not raw.startswith("data:"):
+            continue
+        try:
+            ev = orjson.loads(raw[5:].strip())
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(ev, dict):
+            continue
+        kind = ev.get("type")
+        if kind == "message_start" and isinstance(ev.get("message"), dict):
+            message = dict(ev["message"])
+        elif kind == "content_block_start" and isinstance(ev.get("content_block"), dict):
+            blocks[int(ev.get("index", len(blocks)))] = dict(ev["content_block"])
+        elif kind == "content_block_delta" and isinstance(ev.get("delta"), dict):
+            i, d = int(ev.get("index", 0)), ev["delta"]
+            block = blocks.setdefault(i, {"type": "text", "text": ""})
+            if d.get("type") == "text_delta":
+                block["text"] = str(block.get("text", "")) + str(d.get("text", ""))
+            elif d.get("type") == "input_json_delta":
+                partial[i] = partial.get(i, "") + str(d.get("partial_json", ""))
+        elif kind == "message_delta" and message is not None:
+            usage = ev.get("usage")
+            if isinstance(usage, dict):
+                merged = dict(message.get("usage") or {})
+                merged.update({k: v for k, v in usage.items() if v is not None})
+                message["usage"] = merged
+    if message is None:
+        return None
+    for i, js in partial.items():
+        blocks[i]["input"] = js if js else {}
+    message["content"] = [blocks[i] for i in sorted(blocks)]
+    return message
+
+
+# --------------------------------------------------------------------- records
+class _File:
+    def __init__(self, source: SourceFile) -> None:
+        self.conv = Conversation(new_trace(source.trace_id, source, 1, NAME))
+        self.conv.trace.location = Location(source.file, 0)  # set by the first record
+        self.unknown = 0
+        self.seen_any = False
+        self.messages = 0
+
+    def record(self, value: Any, at: LineOf, *path: str | int) -> None:
+        conv = self.conv
+        if not self.seen_any:
+            self.seen_any = True
+            conv.trace.location = Location(conv.file, at(*path))
+        touch(conv.trace, at(*path))
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                self.record(item, at, *path, i)
+            return
+        if not isinstance(value, dict):
+            self.unknown += 1
+            return
+        if "request" in value or "response" in value:
+            for key in ("request", "response"):
+                part = value.get(key)
+                if isinstance(part, dict):
+                    self.record(part, at, *path, key)
+            return
+        messages = value.get("messages")
+        if isinstance(messages, list):
+            for i, m in enumerate(messages):
+                self.message(m, at, *path, "messages", i)
+            return
+        if value.get("type") == "message" or "role" in value:
+            self.message(value, at, *path)
+            return
+        self.unknown += 1
+
+    def message(self, m: Any, at: LineOf, *path: str | int) -> None:
+        if not isinstance(m, dict):
+            self.unknown += 1
+            return
+        line = at(*path)
+        touch(self.conv.trace, line)
+        self.messages += 1
+        content = m.get("content")
+
+        def line_of(j: int) -> int:
+            return at(*path, "content", j)
+
+        role = m.get("role")
+        if role == "assistant":
+            self.conv.assistant(content, line_of)
+            if m.get("type") == "message" or isinstance(m.get("usage"), dict):
+                self.conv.usage(m, line)
+        elif role == "user":
+            self.conv.user(content, line_of)
+        else:
+            self.unknown += 1
+
+
+def _sniff_json(text: str) -> bool:
+    if _TOOL_USE.search(text) or _TOOL_RESULT.search(text):
+        return True
+    if _MESSAGE.search(text) and _ASSISTANT.search(text) and _STOP.search(text):
+        return True
+    return bool(_MESSAGES.search(text) and _MAX_TOKENS.search(text) and _CLAUDE.search(text))
+
+
+_TOOL_USE = re.compile(r'"type"\s*:\s*"(?:tool_use|server_tool_use|mcp_tool_use)"')
+_TOOL_RESULT = re.compile(r'"tool_use_id"\s*:\s*"')
+_MESSAGE = re.compile(r'"type"\s*:\s*"message"')
+_ASSISTANT = re.compile(r'"role"\s*:\s*"assistant"')
+_STOP = re.compile(r'"stop_reason"\s*:')
+_MESSAGES = re.compile(r'"messages"\s*:\s*\[')
+_MAX_TOKENS = re.compile(r'"max_tokens"\s*:')
+_CLAUDE = re.compile(r'"claude-|"input_schema"\s*:|"anthropic_version"\s*:')
+_CASSETTE = re.compile(r"^interactions:", re.M)
+_CASSETTE_ANTHROPIC = re.compile(
+    r"api\.anthropic\.com|anthropic-version|\"input_schema\"|\"tool_use\"|\"claude-")
+_YAML = (".yaml", ".yml")
+
+
+class AnthropicReader:
+    name = NAME
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        text = head_text(head)
+        if source.path.lower().endswith(_YAML):
+            return bool(_CASSETTE.search(text) and _CASSETTE_ANTHROPIC.search(text))
+        if is_native(head, source):
+            return False
+        return _sniff_json(text)
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        f = _File(source)
+        if source.path.lower().endswith(_YAML):
+            yield from _read_cassette(source, f)
+        else:
+            doc = open_records(source)
+            if isinstance(doc, InputError):
+                yield doc
+                return
+            if doc is LINES:
+                for item in iter_lines(source):
+                    if isinstance(item, InputError):
+                        yield item
+                        continue
+                    number, value = item
+                    f.record(value, lambda *_p, n=number: n)
+            elif isinstance(doc, JsonDoc):
+                f.record(doc.value, doc.line)
+        yield from f.conv.errors
+        if f.messages:
+            yield f.conv.finish()
+        elif not f.conv.errors:
+            yield InputError("input/invalid_event", source.file, 1,
+                             "no Anthropic message in this file (expected a Messages API "
+                             "request or response body, or a list of messages)")
+        if f.unknown:
+            yield IgnoredEvents(source.file, f.unknown)
+
+
+# -------------------------------------------------------------------- cassettes
+def _ynode(node: Any, key: str) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return v
+    return None
+
+
+def _body_text(body: Any) -> str | None:
+    if isinstance(body, dict):
+        body = body.get("string", body.get("body"))
+    if isinstance(body, bytes):
+        try:
+            raw = gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+            return raw.decode("utf-8", errors="replace")
+        except OSError:
+            return None
+    return body if isinstance(body, str) else None
+
+
+def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
+    data = read_bytes(source)
+    if isinstance(data, InputError):
+        yield data
+        return
+    text = data.decode("utf-8", errors="replace")
+    try:
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+        cassette = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        yield InputError("input/parse_error", source.file, mark.line + 1 if mark else 0,
+                         f"file is not valid YAML ({exc})")
+        return
+    interactions = cassette.get("interactions") if isinstance(cassette, dict) else None
+    nodes = _ynode(tree, "interactions")
+    if not isinstance(interactions, list) or not isinstance(nodes, yaml.SequenceNode):
+        yield InputError("input/invalid_event", source.file, 1,
+                         "a VCR cassette needs an 'interactions' list")
+        return
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+
+    def line_at(offset: int) -> int:
+        lo, hi = 0, len(starts)
+        while lo + 1 < hi:
+            mid = (lo + hi) // 2
+            if starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid
+        return lo + 1
+
+    for i, inter in enumerate(interactions):
+        node = nodes.value[i] if i < len(nodes.value) else None
+        if not isinstance(inter, dict):
+            f.unknown += 1
+            continue
+        request = as_dict(inter.get("request"))
+        uri = str(request.get("uri", ""))
+        if (uri and "/messages" not in uri) or uri.rstrip("/").endswith("count_tokens"):
+            f.unknown += 1  # another endpoint (models, token counting)
+            continue
+        for part in ("request", "response"):
+            part_node = _ynode(_ynode(node, part), "body")
+            body_value = (inter.get(part) or {}).get("body") if isinstance(
+                inter.get(part), dict) else None
+            body = _body_text(body_value)
+            if body is None or part_node is None:
+                continue
+            start = part_node.start_mark.index
+            end = part_node.end_mark.index
+            body_line = part_node.start_mark.line + 1
+            if part == "response" and body.lstrip().startswith(("event:", "data:")):
+                value: Any = parse_sse(body)
+            else:
+                try:
+                    value = orjson.loads(body)
+                except orjson.JSONDecodeError as exc:
+                    yield InputError("input/parse_error", source.file, body_line,
+                                     f"the {part} body is not valid JSON ({exc})")
+                    continue
+            if value is None:
+                continue
+
+            def at(*path: str | int, _v: Any = value, _s: int = start, _e: int = end,
+                   _l: int = body_line) -> int:
+                """The line of the block's id in the cassette text, else the body's."""
+                target: Any = _v
+                for p in path:
+                    try:
+                        target = target[p]
+                    except (KeyError, IndexError, TypeError):
+                        return _l
+                if isinstance(target, dict):
+                    key, result = target.get("id"), target.get("tool_use_id")
+                    if isinstance(result, str) and result:  # after the call's own id
+                        found = text.rfind(result, _s, _e)
+                    elif isinstance(key, str) and key:
+                        found = text.find(key, _s, _e)
+                    else:
+                        found = -1
+                    if found >= 0:
+                        return line_at(found)
+                return _l
+
+            f.record(value, at)
+
+
+READER = AnthropicReader()

@@ -1,0 +1,255 @@
+"""MCP JSON-RPC 2.0 logs (docs/formats/mcp.md).
+
+The messages between an MCP client and server: one JSON-RPC message per line (bare or
+wrapped as ``{"timestamp": ..., "direction": ..., "message": {...}}``), a JSON array of
+them, a single message, or a text log whose lines end in a message (Claude Desktop's
+``... Message from client: {...}``). A ``tools/call`` request is a tool call; its
+response (same ``id``) is the result: ``isError: true`` or a JSON-RPC ``error`` make the
+call fail. One trace per file, and a new one at each further ``initialize``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
+from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers._foreign import (
+    JSONDecodeError,
+    as_dict,
+    head_text,
+    is_lines_file,
+    is_native,
+    iter_lines,
+    new_trace,
+    parse_document,
+    read_bytes,
+    set_result,
+    span_ms,
+    text_of,
+    touch,
+)
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.native import decode_arguments
+
+NAME = "mcp"
+WRAPPER_KEYS = ("message", "payload", "data", "json", "msg", "body")
+TIME_KEYS = ("timestamp", "ts", "time")
+DIRECTION_KEYS = ("direction", "dir", "from", "source")
+_TEXT_LINE = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\S+)?.*?(?:Message from (?P<who>client|server)"
+                        r"\s*:\s*)?(?P<json>\{.*\})\s*$")
+
+
+class _Pending:
+    __slots__ = ("call", "direction", "ts")
+
+    def __init__(self, call: ToolCall, direction: str | None, ts: Any) -> None:
+        self.call = call
+        self.direction = direction
+        self.ts = ts
+
+
+class _State:
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.file = source.file
+        self.traces: list[Trace] = []
+        self.trace: Trace | None = None
+        self.pending: dict[str, _Pending] = {}
+        self.other: set[str] = set()  # ids of requests that are not tool calls
+        self.errors: list[InputError] = []
+        self.unknown = 0
+
+    def current(self, line: int) -> Trace:
+        if self.trace is None:
+            self.trace = new_trace(self.source.trace_id, self.source, line, NAME)
+            self.traces.append(self.trace)
+        touch(self.trace, line)
+        return self.trace
+
+    def value(self, value: Any, line: int, ts: Any = None, direction: str | None = None) -> None:
+        if isinstance(value, list):  # a JSON-RPC batch
+            for item in value:
+                self.value(item, line, ts, direction)
+            return
+        if not isinstance(value, dict):
+            self.errors.append(InputError(
+                "input/invalid_event", self.file, line,
+                f"a JSON-RPC message must be a JSON object, not {json_type(value)}"))
+            return
+        if "jsonrpc" not in value:
+            for key in WRAPPER_KEYS:
+                inner = value.get(key)
+                if isinstance(inner, dict | list) and ("jsonrpc" in inner if isinstance(
+                        inner, dict) else True):
+                    ts = next((value[k] for k in TIME_KEYS if k in value), ts)
+                    d = next((value[k] for k in DIRECTION_KEYS if isinstance(
+                        value.get(k), str)), direction)
+                    self.value(inner, line, ts, d)
+                    return
+            self.unknown += 1
+            return
+        self.message(value, line, ts, direction)
+
+    def message(self, msg: dict[str, Any], line: int, ts: Any, direction: str | None) -> None:
+        method, mid = msg.get("method"), msg.get("id")
+        key = None if mid is None else str(mid)
+        if isinstance(method, str):
+            if method == "initialize" and self.trace is not None and (
+                    self.trace.tool_calls or self.pending):
+                self.trace = new_trace(f"{self.source.trace_id}:{line}", self.source, line,
+                                       NAME)  # a new session in the same log
+                self.traces.append(self.trace)
+                self.pending.clear()
+                self.other.clear()
+            trace = self.current(line)
+            params = as_dict(msg.get("params"))
+            if method == "tools/call" and key is not None:
+                self.tool_call(trace, params, key, line, ts, direction)
+            elif method == "notifications/cancelled":
+                rid = params.get("requestId")
+                p = self.pending.pop(str(rid), None) if rid is not None else None
+                if p is not None:
+                    reason = params.get("reason")
+                    set_result(p.call, None, f"cancelled: {reason}" if reason else "cancelled",
+                               False, Location(self.file, line))
+            elif key is not None:
+                self.other.add(key)
+            return
+        if key is None or ("result" not in msg and "error" not in msg):
+            self.unknown += 1
+            return
+        self.current(line)
+        p = self.pending.get(key)
+        if p is not None and direction is not None and p.direction == direction:
+            p = None  # a response goes the other way: same id, another request
+        if p is None:
+            if key in self.other:
+                self.other.discard(key)
+                return
+            result = msg.get("result")
+            if "error" in msg or (isinstance(result, dict) and (
+                    "content" in result or "isError" in result)):
+                self.errors.append(InputError(
+                    "input/unmatched_result", self.file, line,
+                    f"a JSON-RPC response with id {mid!r} matches no earlier tools/call "
+                    "request in this log; log both directions of the connection"))
+            return
+        del self.pending[key]
+        self.result(p, msg, line, ts)
+
+    def tool_call(self, trace: Trace, params: dict[str, Any], key: str, line: int, ts: Any,
+                  direction: str | None) -> None:
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            self.errors.append(InputError("input/invalid_event", self.file, line,
+                                          "a tools/call request without params.name"))
+            return
+        args, why = decode_arguments(params.get("arguments"))
+        call = ToolCall(name=name, arguments=args, location=Location(self.file, line), id=key,
+                        arguments_error=why)
+        trace.tool_calls.append(call)
+        self.pending[key] = _Pending(call, direction, ts)
+
+    def result(self, p: _Pending, msg: dict[str, Any], line: int, ts: Any) -> None:
+        loc = Location(self.file, line)
+        err = msg.get("error")
+        if err is not None:
+            e = err if isinstance(err, dict) else {"message": str(err)}
+            message = f"{e.get('message', 'error')} (JSON-RPC error {e.get('code')})"
+            set_result(p.call, e.get("data"), message, False, loc)
+        else:
+            res = msg.get("result")
+            value: Any = res
+            if isinstance(res, dict):
+                content = res.get("content")
+                text = text_of(content)
+                if "structuredContent" in res:
+                    value = res["structuredContent"]
+                elif content is not None:
+                    value = text if text is not None else content
+                failed = res.get("isError") is True
+                set_result(p.call, value, text if failed else None, not failed, loc)
+            else:
+                set_result(p.call, value, None, True, loc)
+        latency = span_ms(p.ts, ts)
+        if latency is not None:
+            p.call.latency_ms = latency
+
+
+class McpReader:
+    name = NAME
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        if is_native(head, source):
+            return False
+        text = head_text(head)
+        return bool(_JSONRPC.search(text)) and not _SCHEMA.search(text)
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = _State(source)
+        data = read_bytes(source)
+        if isinstance(data, InputError):
+            yield data
+            return
+        if is_lines_file(source, data) or not data.lstrip().startswith((b"{", b"[")):
+            yield from self._lines(state, source, data)
+        else:
+            doc = parse_document(data, source.file)
+            if isinstance(doc, InputError):
+                yield doc
+                return
+            items = doc.value if isinstance(doc.value, list) else [doc.value]
+            for i, item in enumerate(items):
+                state.value(item, doc.line(i) if isinstance(doc.value, list) else doc.line())
+        yield from state.errors
+        yield from state.traces
+        if not state.traces and not state.errors:
+            yield InputError("input/invalid_event", source.file, 1,
+                             "no JSON-RPC 2.0 message in this file (an MCP log holds the "
+                             "messages themselves, e.g. a tools/call request and its response)")
+        if state.unknown:
+            yield IgnoredEvents(source.file, state.unknown)
+
+    def _lines(self, state: _State, source: SourceFile, data: bytes) -> Iterator[ReadItem]:
+        first = next((ln for ln in data.splitlines() if ln.strip()), b"").strip()
+        if first.startswith((b"{", b"[")):
+            try:
+                orjson.loads(first)
+                strict = True
+            except JSONDecodeError:
+                strict = False
+        else:
+            strict = False
+        if strict:  # JSON lines: a line that is not JSON is an error
+            for item in iter_lines(source):
+                if isinstance(item, InputError):
+                    yield item
+                else:
+                    state.value(item[1], item[0])
+            return
+        # a text log: only the lines that end in a JSON-RPC message count
+        for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+            if "jsonrpc" not in raw:
+                continue
+            m = _TEXT_LINE.match(raw.strip())
+            if m is None:
+                continue
+            try:
+                value = orjson.loads(m.group("json"))
+            except JSONDecodeError as exc:
+                yield InputError("input/parse_error", source.file, number,
+                                 f"the JSON-RPC message on this line is not valid JSON ({exc})")
+                continue
+            state.value(value, number, m.group("ts"), m.group("who"))
+
+
+_JSONRPC = re.compile(r'"jsonrpc"\s*:\s*"2\.0"')
+_SCHEMA = re.compile(r'"\$schema"\s*:')
+
+READER = McpReader()

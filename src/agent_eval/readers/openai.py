@@ -1,0 +1,710 @@
+"""OpenAI Chat Completions and Responses API traces (docs/formats/openai_chat.md,
+docs/formats/openai_responses.md).
+
+A file is one conversation (one trace). It may be:
+
+- one JSON document: a request body (``messages`` / ``input``), a response body
+  (``chat.completion`` / ``response``), a bare array of messages or items, or an object
+  ``{"request": ..., "response": ...}`` (or an array of them);
+- JSON lines, each one of the above (a request/response log: histories that repeat in
+  every request are deduplicated by call id);
+- a VCR cassette (``interactions:``) recorded against ``/chat/completions`` or
+  ``/responses``: its request and response bodies, in order.
+
+:class:`Conversation` assembles calls, results, LLM calls and text from messages or
+items in file order; the Agents SDK and Codex readers use it too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+
+from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
+from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.jsonpos import JsonPath, container_lines
+from agent_eval.readers.native import READER as NATIVE
+from agent_eval.readers.native import decode_arguments
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+_BOM = b"\xef\xbb\xbf"
+LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
+_MISSING: Any = object()
+
+
+# --------------------------------------------------------------------------- helpers
+def text_of(content: Any) -> str | None:
+    """The text of message content: a string, or the text parts of a part list."""
+    if type(content) is str:
+        return content
+    if type(content) is list:
+        parts: list[str] = []
+        for p in content:
+            if type(p) is str:
+                parts.append(p)
+            elif type(p) is dict and p.get("type") in (None, "text", "input_text",
+                                                        "output_text", "refusal"):
+                t = p.get("text", p.get("refusal"))
+                if type(t) is str:
+                    parts.append(t)
+        return "\n".join(parts) if parts else None
+    if type(content) is dict:
+        t = content.get("text")
+        return t if type(t) is str else None
+    return None
+
+
+def count(value: Any) -> int | None:
+    """A recorded token count, or None (missing, null, not an integer)."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
+def number(value: Any) -> float | None:
+    if type(value) is int or type(value) is float:
+        return float(value)
+    return None
+
+
+class Lines:
+    """Line numbers of JSON paths of one document (lazy), or one fixed line."""
+
+    __slots__ = ("_lines", "_text", "fixed")
+
+    def __init__(self, text: str | None = None, fixed: int = 1) -> None:
+        self._text = text
+        self._lines: dict[JsonPath, int] | None = None
+        self.fixed = fixed
+
+    def __call__(self, path: JsonPath) -> int:
+        if self._text is None:
+            return self.fixed
+        if self._lines is None:
+            self._lines = container_lines(self._text)
+        p = path
+        while p:
+            found = self._lines.get(p)
+            if found is not None:
+                return found
+            p = p[:-1]
+        return self._lines.get((), 1)
+
+
+def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputError]]:
+    """A JSON document (``[(doc, lines)]``) or JSON lines (one entry per line, for
+    ``.jsonl``-like names or when the document does not parse but its first line does);
+    lines that are not JSON become ``input/parse_error`` records."""
+    with open(source.path, "rb") as fh:
+        data = fh.read().removeprefix(_BOM)
+    if not source.path.lower().endswith(LINE_SUFFIXES):
+        try:
+            doc = _loads(data)
+        except _JSONDecodeError as exc:
+            first = next((ln for ln in data.split(b"\n", 2)[:2] if ln.strip()), b"")
+            try:
+                _loads(first)
+            except _JSONDecodeError:
+                line = data[: getattr(exc, "pos", 0) or 0].count(b"\n") + 1
+                return [], [InputError("input/parse_error", source.file, line,
+                                       f"file is not valid JSON ({exc})")]
+        else:
+            text = data.decode("utf-8", errors="replace")
+            return [(doc, Lines(text if "\n" in text.strip() else None))], []
+    out: list[tuple[Any, Lines]] = []
+    errors: list[InputError] = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            out.append((_loads(raw), Lines(None, n)))
+        except _JSONDecodeError as exc:
+            errors.append(InputError("input/parse_error", source.file, n,
+                                     f"line is not valid JSON ({exc}); fix or remove the line"))
+    return out, errors
+
+
+# ---------------------------------------------------------------------- the builder
+class Conversation:
+    """One trace assembled from OpenAI-style messages or items, in file order.
+
+    ``replays`` decides what a call id seen before means: ``"same"`` (a request log
+    repeats the history, so it is the same call) or ``"new"`` (an append-only log: a
+    second call with that id is a new call unless it is an exact repeat)."""
+
+    def __init__(self, source: SourceFile, fmt: str, line: int, replays: str = "same") -> None:
+        self.file = source.file
+        loc = Location(source.file, line)
+        self.trace = Trace(id=source.trace_id, source=source.file, location=loc,
+                           end_location=loc, format=fmt)
+        self.by_id: dict[str, list[ToolCall]] = {}
+        self.by_name: dict[str, list[ToolCall]] = {}  # legacy function calls (no id)
+        self.raw: dict[int, Any] = {}  # id(call) -> raw arguments (exact-repeat check)
+        self.errors: list[InputError] = []
+        self.replays = replays
+        self.unmatched: list[tuple[str, int]] = []
+        self.ignored = 0
+        self.model: str | None = None
+
+    # ---------------------------------------------------------------- locations
+    def touch(self, line: int) -> None:
+        t = self.trace
+        if line > t.end_location.line:
+            t.end_location = Location(self.file, line)
+        if line < t.location.line:
+            t.location = Location(self.file, line)
+
+    def error(self, rule: str, line: int, message: str) -> None:
+        self.errors.append(InputError(rule, self.file, line, message))
+
+    # -------------------------------------------------------------------- calls
+    def call(self, name: Any, raw: Any, cid: Any, line: int, *,
+             latency: float | None = None) -> ToolCall | None:
+        """A tool call; None when it is a repeat of a call already recorded."""
+        self.touch(line)
+        key = None if cid is None or cid == "" else str(cid)
+        if key is not None:
+            known = self.by_id.get(key)
+            if known:
+                if self.replays == "same":
+                    return None
+                if any(c.name == str(name) and self.raw.get(id(c)) == raw for c in known):
+                    self.trace.metadata["duplicates_dropped"] = \
+                        self.trace.metadata.get("duplicates_dropped", 0) + 1
+                    return None
+        args, why = decode_arguments(raw)
+        call = ToolCall(name=str(name) if name is not None else "unknown", arguments=args,
+                        location=Location(self.file, line), id=key, arguments_error=why,
+                        latency_ms=latency)
+        self.trace.tool_calls.append(call)
+        self.raw[id(call)] = raw
+        if key is not None:
+            self.by_id.setdefault(key, []).append(call)
+        else:
+            self.by_name.setdefault(call.name, []).append(call)
+        return call
+
+    def result(self, cid: Any, value: Any, line: int, *, error: str | None = None,
+               name: Any = None, latency: float | None = None) -> ToolCall | None:
+        """Attach a result to the earliest call with that id that has none (or, without
+        an id, to the latest open call of ``name``). Returns the call, or None when
+        nothing matched (recorded in ``unmatched`` unless it repeats a known result)."""
+        self.touch(line)
+        key = None if cid is None or cid == "" else str(cid)
+        call = None
+        if key is not None:
+            known = self.by_id.get(key, ())
+            call = next((c for c in known if not c.has_result), None)
+            if call is None and any(c.result == value for c in known):
+                return None  # the same result again (a repeated history)
+        elif name is not None:
+            pending = [c for c in self.by_name.get(str(name), ()) if not c.has_result]
+            call = pending[-1] if pending else None
+        if call is None:
+            self.unmatched.append((key or str(name), line))
+            return None
+        call.result = value
+        call.has_result = True
+        call.result_location = Location(self.file, line)
+        if error is not None:
+            call.ok = False
+            call.error = error
+        if latency is not None:
+            call.latency_ms = latency
+        return call
+
+    def report_unmatched(self, what: str = "output") -> None:
+        for key, line in self.unmatched:
+            self.error("input/unmatched_result", line,
+                       f"tool {what} for call id '{key}' matches no earlier tool call in "
+                       f"trace '{self.trace.id}'")
+        self.unmatched.clear()
+
+    # ---------------------------------------------------------------- LLM calls
+    def llm(self, model: Any, usage: Any, line: int, *, latency: float | None = None,
+            cost: float | None = None) -> LlmCall:
+        self.touch(line)
+        i = o = total = None
+        if type(usage) is dict:
+            i = count(usage.get("input_tokens", usage.get("prompt_tokens")))
+            o = count(usage.get("output_tokens", usage.get("completion_tokens")))
+            total = count(usage.get("total_tokens"))
+            if total is None and i is not None and o is not None:
+                total = i + o
+        m = model if model is not None else self.model
+        call = LlmCall(location=Location(self.file, line),
+                       model=None if m is None else str(m), input_tokens=i,
+                       output_tokens=o, total_tokens=total, cost_usd=cost, latency_ms=latency)
+        self.trace.llm_calls.append(call)
+        return call
+
+    # --------------------------------------------------------------------- text
+    def user(self, text: str | None) -> None:
+        if text is None:
+            return
+        if self.trace.input is None:
+            self.trace.input = text
+        self.trace.output = None  # an answer must come after the latest request
+
+    def assistant(self, text: str | None) -> None:
+        if text is not None:
+            self.trace.output = text
+
+    def finish(self) -> Iterator[ReadItem]:
+        yield from self.errors
+        self.errors.clear()
+        yield self.trace
+        if self.ignored:
+            yield IgnoredEvents(self.file, self.ignored)
+
+
+# ------------------------------------------------------------- Chat Completions
+def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> None:
+    """One Chat Completions message; each tool call is located at its own object."""
+    line = lines(path)
+    if type(m) is not dict:
+        conv.error("input/invalid_event", line,
+                   f"a message must be a JSON object, not {json_type(m)}")
+        return
+    conv.touch(line)
+    role = m.get("role")
+    content = m.get("content")
+    if role == "tool":
+        if m.get("tool_call_id") is None:
+            conv.error("input/invalid_event", line,
+                       "a 'tool' message without 'tool_call_id' matches no call; add the "
+                       "id of the assistant's tool call")
+            return
+        conv.result(m.get("tool_call_id"), content, line)
+        return
+    if role == "function":  # legacy functions API: results matched by name
+        conv.result(None, content, line, name=m.get("name"))
+        return
+    if role == "user":
+        conv.user(text_of(content))
+        return
+    if role != "assistant":
+        return
+    tool_calls = m.get("tool_calls")
+    for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
+        if type(tc) is not dict:
+            continue
+        fn = tc.get("function")
+        fn = fn if type(fn) is dict else tc  # some logs flatten the function
+        conv.call(fn.get("name"), fn.get("arguments"), tc.get("id"),
+                  lines((*path, "tool_calls", j)))
+    fc = m.get("function_call")
+    if type(fc) is dict:
+        conv.call(fc.get("name"), fc.get("arguments"), None,
+                  lines((*path, "function_call")))
+    text = text_of(content)
+    if text:
+        conv.assistant(text)
+
+
+def chat_messages(conv: Conversation, msgs: Any, lines: Lines, path: JsonPath) -> None:
+    if type(msgs) is not list:
+        return
+    for i, m in enumerate(msgs):
+        chat_message(conv, m, lines, (*path, i))
+
+
+def chat_response(conv: Conversation, body: dict[str, Any], lines: Lines,
+                  path: JsonPath) -> None:
+    line = lines(path)
+    choices = body.get("choices")
+    if type(choices) is list and choices:
+        first = choices[0]
+        if type(first) is dict:
+            msg = first.get("message")
+            if type(msg) is dict:
+                chat_message(conv, {**msg, "role": msg.get("role") or "assistant"},
+                             lines, (*path, "choices", 0, "message"))
+    conv.llm(body.get("model"), body.get("usage"), line)
+    _remember(conv, "response_ids", body.get("id"))
+
+
+def _remember(conv: Conversation, key: str, value: Any) -> None:
+    if value is not None:
+        conv.trace.metadata.setdefault(key, []).append(value)
+
+
+def is_chat_response(obj: dict[str, Any]) -> bool:
+    o = obj.get("object")
+    return o == "chat.completion" or (o is None and type(obj.get("choices")) is list)
+
+
+def chat_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
+    """Any Chat Completions shape: message, request, response, pair, or a list."""
+    if type(obj) is list:
+        for i, item in enumerate(obj):
+            chat_value(conv, item, lines, (*path, i))
+        return
+    if type(obj) is not dict:
+        conv.error("input/invalid_event", lines(path),
+                   f"expected a Chat Completions request, response or message, not "
+                   f"{json_type(obj)}")
+        return
+    if "request" in obj or "response" in obj:
+        for part in ("request", "response"):
+            body = obj.get(part)
+            if type(body) is dict:
+                inner = body.get("body") if type(body.get("body")) is dict else None
+                chat_value(conv, inner or body, lines,
+                           (*path, part, "body") if inner else (*path, part))
+        return
+    if type(obj.get("body")) is dict:  # a Batch API input line: {"custom_id", "body"}
+        chat_value(conv, obj["body"], lines, (*path, "body"))
+        return
+    if is_chat_response(obj):
+        chat_response(conv, obj, lines, path)
+    elif "messages" in obj:
+        if conv.model is None and obj.get("model") is not None:
+            conv.model = str(obj["model"])
+        chat_messages(conv, obj.get("messages"), lines, (*path, "messages"))
+    elif "role" in obj:
+        chat_message(conv, obj, lines, path)
+    elif obj.get("object") == "chat.completion.chunk":
+        conv.ignored += 1
+    else:
+        conv.error("input/invalid_event", lines(path),
+                   "not a Chat Completions request (messages), response (choices) or "
+                   "message (role)")
+
+
+# ------------------------------------------------------------------ Responses API
+_CALL_TYPES = {
+    "function_call": ("name", "arguments"),
+    "custom_tool_call": ("name", "input"),
+}
+OUTPUT_TYPES = frozenset(("function_call_output", "custom_tool_call_output",
+                           "computer_call_output", "local_shell_call_output",
+                           "shell_call_output", "apply_patch_call_output",
+                           "tool_search_output", "program_output"))
+_HOSTED_SKIP = frozenset(("id", "type", "status", "call_id", "caller", "name",
+                          "fingerprint", "pending_safety_checks", "output", "outputs",
+                          "results", "result", "error"))
+_SILENT = frozenset(("reasoning", "mcp_list_tools", "compaction", "item_reference",
+                     "mcp_approval_response", "ghost_snapshot", "compaction_summary"))
+
+
+def _hosted_args(item: dict[str, Any]) -> Any:
+    if "arguments" in item:
+        return item["arguments"]
+    if "action" in item:
+        return item["action"]
+    if "input" in item:
+        return {"input": item["input"]}
+    return {k: v for k, v in item.items() if k not in _HOSTED_SKIP}
+
+
+def output_value(item: dict[str, Any]) -> Any:
+    for k in ("output", "result", "tools", "results"):
+        if k in item:
+            return item[k]
+    return None
+
+
+def responses_item(conv: Conversation, item: Any, line: int) -> None:
+    """One Responses API item (also Agents SDK raw items and Codex rollout payloads)."""
+    if type(item) is not dict:
+        conv.error("input/invalid_event", line,
+                   f"an item must be a JSON object, not {json_type(item)}")
+        return
+    conv.touch(line)
+    t = item.get("type")
+    if t == "message" or (t is None and "role" in item):
+        role = item.get("role")
+        text = text_of(item.get("content"))
+        if role == "user":
+            conv.user(text)
+        elif role == "assistant":
+            conv.assistant(text)
+        return
+    spec = _CALL_TYPES.get(t) if type(t) is str else None
+    if spec is not None:
+        name_key, args_key = spec
+        raw = item.get(args_key)
+        if t == "custom_tool_call":
+            raw = {"input": raw}
+        conv.call(item.get(name_key), raw, item.get("call_id") or item.get("id"), line)
+        return
+    if t in OUTPUT_TYPES:
+        conv.result(item.get("call_id") or item.get("id"), output_value(item), line)
+        return
+    if t == "mcp_call":
+        call = conv.call(item.get("name"), item.get("arguments"), item.get("id"), line)
+        if call is not None:
+            conv.trace.metadata.setdefault("mcp_servers", [])
+            server = item.get("server_label")
+            if server is not None and server not in conv.trace.metadata["mcp_servers"]:
+                conv.trace.metadata["mcp_servers"].append(server)
+            err = item.get("error")
+            if "output" in item or err is not None:
+                conv.result(item.get("id"), item.get("output"), line,
+                            error=None if err is None else text_of(err) or str(err))
+        return
+    if type(t) is str and (t.endswith("_call") or t in ("program", "tool_search_call")):
+        # hosted and built-in tools: web_search_call, file_search_call, computer_call,
+        # code_interpreter_call, local_shell_call, shell_call, apply_patch_call, ...
+        name = item.get("name") or (t[:-len("_call")] if t.endswith("_call") else t)
+        cid = item.get("call_id") or item.get("id")
+        call = conv.call(name, _hosted_args(item), cid, line)
+        if call is not None and t not in ("computer_call", "local_shell_call", "shell_call",
+                                          "apply_patch_call", "tool_search_call",
+                                          "program"):
+            value = output_value(item)
+            status = item.get("status")
+            if value is not None or status in ("completed", "failed", "incomplete"):
+                conv.result(cid, value, line,
+                            error=f"status {status}" if status == "failed" else None)
+        return
+    if t in _SILENT:
+        return
+    conv.ignored += 1
+
+
+def responses_items(conv: Conversation, items: Any, lines: Lines, path: JsonPath) -> None:
+    if type(items) is str:
+        conv.user(items)
+        return
+    if type(items) is not list:
+        return
+    for i, item in enumerate(items):
+        responses_item(conv, item, lines((*path, i)))
+
+
+def responses_object(conv: Conversation, body: dict[str, Any], lines: Lines,
+                     path: JsonPath) -> None:
+    line = lines(path)
+    responses_items(conv, body.get("output"), lines, (*path, "output"))
+    usage = body.get("usage")
+    conv.llm(body.get("model"), usage, line)
+    _remember(conv, "response_ids", body.get("id"))
+    err = body.get("error")
+    if err:
+        conv.trace.metadata.setdefault("errors", []).append(
+            err.get("message") if type(err) is dict else err)
+
+
+def is_response_object(obj: dict[str, Any]) -> bool:
+    o = obj.get("object")
+    return o == "response" or (o is None and type(obj.get("output")) is list
+                               and "type" not in obj and "input" not in obj)
+
+
+def responses_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
+    """Any Responses API shape: request, response, item, pair, or a list."""
+    if type(obj) is list:
+        for i, item in enumerate(obj):
+            responses_value(conv, item, lines, (*path, i))
+        return
+    if type(obj) is not dict:
+        conv.error("input/invalid_event", lines(path),
+                   f"expected a Responses API request, response or item, not "
+                   f"{json_type(obj)}")
+        return
+    if "request" in obj or "response" in obj:
+        for part in ("request", "response"):
+            body = obj.get(part)
+            if type(body) is dict:
+                inner = body.get("body") if type(body.get("body")) is dict else None
+                responses_value(conv, inner or body, lines,
+                                (*path, part, "body") if inner else (*path, part))
+        return
+    if type(obj.get("body")) is dict:
+        responses_value(conv, obj["body"], lines, (*path, "body"))
+        return
+    if is_response_object(obj):
+        responses_object(conv, obj, lines, path)
+    elif "input" in obj:
+        if conv.model is None and obj.get("model") is not None:
+            conv.model = str(obj["model"])
+        if obj.get("previous_response_id") is not None:
+            conv.trace.metadata.setdefault("previous_response_id",
+                                           obj["previous_response_id"])
+        responses_items(conv, obj.get("input"), lines, (*path, "input"))
+    elif "type" in obj or "role" in obj:
+        responses_item(conv, obj, lines(path))
+    else:
+        conv.error("input/invalid_event", lines(path),
+                   "not a Responses API request (input), response (output) or item (type)")
+
+
+# ----------------------------------------------------------------------- sniffing
+_FOREIGN = re.compile(
+    rb'"(?:tool_use|tool_result|tool_use_id|input_schema|stop_reason)"'
+    rb'|"(?:jsonrpc|run_type|sessionId|lc_serializable|span_data|generated_items)"\s*:'
+    rb'|"\$schemaVersion"|"schema_version"\s*:\s*"ATIF|"kind"\s*:\s*"\w+Event"'
+    rb'|"type"\s*:\s*"(?:gemini|session_meta|response_item|turn_context|event_msg)"'
+    rb'|"(?:post|patch)"\s*:\s*\[|"eval"\s*:\s*\{|"resourceSpans"'
+    rb'|"lc"\s*:\s*1\b|"type"\s*:\s*"constructor"')
+_CHAT_STRONG = re.compile(rb'"object"\s*:\s*"chat\.completion')
+_CHAT_MARKERS = re.compile(
+    rb'"tool_calls"\s*:|"tool_call_id"\s*:|"function_call"\s*:\s*\{'
+    rb'|"role"\s*:\s*"(?:tool|system|developer|function)"')
+_CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[|\A\s*\[?\s*\{\s*"role"\s*:')
+_RESP_STRONG = re.compile(rb'"object"\s*:\s*"response"')
+_RESP_MARKERS = re.compile(
+    rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
+    rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
+    rb'web_search_call|file_search_call)"|"previous_response_id"\s*:')
+_VCR = re.compile(rb"^interactions:", re.M)
+_VCR_CHAT = re.compile(rb"uri:\s*\S*/chat/completions")
+_VCR_RESPONSES = re.compile(rb"uri:\s*\S*/responses\b")
+
+
+def _foreign(head: bytes, source: SourceFile) -> bool:
+    return _FOREIGN.search(head) is not None or NATIVE.sniff(head, source)
+
+
+def _is_vcr(head: bytes) -> bool:
+    return _VCR.search(head) is not None
+
+
+# -------------------------------------------------------------------------- VCR
+def read_cassette(source: SourceFile) -> tuple[list[tuple[Any, Any, int, int]],
+                                               InputError | None]:
+    """The interactions of a VCR cassette: (request body, response body, request
+    line, response line)."""
+    import yaml
+
+    with open(source.path, "rb") as fh:
+        text = fh.read().decode("utf-8", errors="replace")
+    try:
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return [], InputError("input/parse_error", source.file,
+                              (mark.line + 1) if mark is not None else 1,
+                              f"the cassette is not valid YAML ({exc})")
+    inter = doc.get("interactions") if type(doc) is dict else None
+    if type(inter) is not list:
+        return [], InputError("input/invalid_event", source.file, 1,
+                              "a VCR cassette needs an 'interactions:' list")
+    starts: list[int] = []
+    responses: list[int] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if raw.startswith("- "):
+            starts.append(n)
+        elif raw.startswith(("  response:", "- response:")):
+            responses.append(n)
+    out: list[tuple[Any, Any, int, int]] = []
+    for i, it in enumerate(inter):
+        if type(it) is not dict:
+            continue
+        line = starts[i] if i < len(starts) else 1
+        rline = next((r for r in responses if r > line), line)
+        req = it.get("request")
+        resp = it.get("response")
+        req = req if type(req) is dict else {}
+        resp = resp if type(resp) is dict else {}
+        body = resp.get("body")
+        if type(body) is dict:
+            body = body.get("string", body)
+        out.append((_body(req.get("body")), _body(body), line, rline))
+    return out, None
+
+
+def _body(b: Any) -> Any:
+    if type(b) is bytes:
+        b = b.decode("utf-8", errors="replace")
+    if type(b) is str:
+        try:
+            return _loads(b)
+        except _JSONDecodeError:
+            return None
+    return b
+
+
+# ------------------------------------------------------------------------ readers
+ValueFn = Callable[[Conversation, Any, Lines, JsonPath], None]
+
+
+def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
+                       unmatched_ok: Callable[[Conversation], bool]) -> Iterator[ReadItem]:
+    try:
+        if _is_vcr_file(source):
+            interactions, err = read_cassette(source)
+            if err is not None:
+                yield err
+                return
+            docs: list[tuple[Any, Lines]] = []
+            for req, resp, line, rline in interactions:
+                docs += [(req, Lines(None, line)), (resp, Lines(None, rline))]
+            docs = [d for d in docs if d[0] is not None]
+            errors: list[InputError] = []
+        else:
+            docs, errors = load_file(source)
+    except OSError as exc:
+        yield InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+        return
+    yield from errors
+    if not docs:
+        if not errors:
+            yield InputError("input/no_traces", source.file, 0, "the file holds no data")
+        return
+    conv = Conversation(source, fmt, docs[0][1](()))
+    for obj, lines in docs:
+        value(conv, obj, lines, ())
+    if unmatched_ok(conv):
+        for key, _ in conv.unmatched:
+            conv.trace.metadata.setdefault("earlier_call_ids", []).append(key)
+        conv.unmatched.clear()
+    conv.report_unmatched()
+    yield from conv.finish()
+
+
+def _is_vcr_file(source: SourceFile) -> bool:
+    if not source.path.lower().endswith((".yaml", ".yml")):
+        return False
+    with open(source.path, "rb") as fh:
+        return _is_vcr(fh.read(4096))
+
+
+class ChatReader:
+    name = "openai_chat"
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        if _is_vcr(head):
+            return _VCR_CHAT.search(head) is not None
+        if _foreign(head, source):
+            return False
+        if _CHAT_STRONG.search(head):
+            return True
+        return _CHAT_LIST.search(head) is not None and _CHAT_MARKERS.search(head) is not None
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        return _read_conversation(source, self.name, chat_value, lambda conv: False)
+
+
+class ResponsesReader:
+    name = "openai_responses"
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        if _is_vcr(head):
+            return _VCR_RESPONSES.search(head) is not None
+        if _foreign(head, source):
+            return False
+        return _RESP_STRONG.search(head) is not None or _RESP_MARKERS.search(head) is not None
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        # A request that continues a stored response (previous_response_id) sends only
+        # the outputs of calls made in that earlier response: not an error.
+        return _read_conversation(
+            source, self.name, responses_value,
+            lambda conv: conv.trace.metadata.get("previous_response_id") is not None)
+
+
+CHAT_READER = ChatReader()
+RESPONSES_READER = ResponsesReader()
+READERS: tuple[ChatReader | ResponsesReader, ...] = (CHAT_READER, RESPONSES_READER)
+

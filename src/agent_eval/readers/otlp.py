@@ -1,0 +1,980 @@
+"""OpenTelemetry GenAI spans: OTLP/JSON, Tempo and Jaeger exports (docs/formats/otlp.md).
+
+Accepted shapes, detected by content:
+
+- collector ``file`` exporter output: one ``{"resourceSpans": [...]}`` export object per
+  line (read line by line; every call points at the line of its export object);
+- one OTLP/JSON document (``resourceSpans``), a Tempo export (``batches`` with
+  ``scopeSpans`` or the legacy ``instrumentationLibrarySpans``) or a Jaeger export
+  (``{"data": [{"traceID", "spans": [{"operationName", "tags", ...}]}]}``): every call
+  points at the line where its span object starts;
+- a single span's flat attribute map (``{"gen_ai.operation.name": "chat", ...}``).
+
+Spans are grouped by trace id (hex, or base64 as some exporters write it) and ordered
+by start time. Attributes are flattened into a dict once per span; everything else is
+dict look-ups, so reading stays close to native speed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+
+from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
+from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.jsonpos import JsonPath, container_lines
+from agent_eval.readers.native import READER as NATIVE
+from agent_eval.readers.native import decode_arguments
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+_BOM = b"\xef\xbb\xbf"
+LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
+
+# ------------------------------------------------------------------------ sniffing
+_SNIFF_OTLP = re.compile(
+    rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
+_SNIFF_JAEGER = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"spans"\s*:'),
+                 re.compile(rb'"(?:operationName|tags)"\s*:'))
+_SNIFF_FLAT = re.compile(
+    rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
+    rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
+    rb'llm\.model_name)"\s*:')
+
+# ---------------------------------------------------------------------- attributes
+_LLM_OPS = frozenset(("chat", "text_completion", "generate_content", "completion",
+                      "responses"))
+_USAGE_KEYS = ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
+               "gen_ai.usage.prompt_tokens", "gen_ai.usage.completion_tokens",
+               "llm.token_count.prompt", "llm.token_count.completion",
+               "llm.token_count.total", "llm.usage.total_tokens")
+_MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name",
+               "llm.response.model", "llm.request.model")
+_INPUT_TOKEN_KEYS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+                     "llm.token_count.prompt", "llm.usage.prompt_tokens")
+_OUTPUT_TOKEN_KEYS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                      "llm.token_count.completion", "llm.usage.completion_tokens")
+_TOTAL_TOKEN_KEYS = ("llm.token_count.total", "llm.usage.total_tokens",
+                     "gen_ai.usage.total_tokens")
+_TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
+_TOOL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.call.id")
+_TOOL_ARG_KEYS = ("gen_ai.tool.call.arguments", "input.value", "input",
+                  "gcp.vertex.agent.tool_call_args", "traceloop.entity.input")
+_TOOL_RESULT_KEYS = ("gen_ai.tool.call.result", "output.value", "output",
+                     "gcp.vertex.agent.tool_response", "traceloop.entity.output")
+# Message attributes: JSON strings (current and deprecated names) ...
+_INPUT_MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.prompt")
+_OUTPUT_MESSAGE_KEYS = ("gen_ai.output.messages", "gen_ai.completion")
+# ... and flattened, indexed ones (OpenLLMetry, OpenInference), found by their first key
+_INDEXED = (
+    ("gen_ai.prompt.", ("gen_ai.prompt.0.role", "gen_ai.prompt.0.content"), False, False),
+    ("gen_ai.completion.", ("gen_ai.completion.0.role", "gen_ai.completion.0.content",
+                            "gen_ai.completion.0.tool_calls.0.name"), True, False),
+    ("llm.input_messages.", ("llm.input_messages.0.message.role",), False, True),
+    ("llm.output_messages.", ("llm.output_messages.0.message.role",), True, True),
+)
+_TOOL, _LLM, _OTHER = 1, 2, 0
+_AGENT_KINDS = frozenset(("AGENT", "CHAIN"))
+_SNAKE = {"string_value": "stringValue", "int_value": "intValue",
+          "double_value": "doubleValue", "bool_value": "boolValue",
+          "array_value": "arrayValue", "kvlist_value": "kvlistValue",
+          "bytes_value": "bytesValue"}
+
+
+def _any_value(v: Any) -> Any:
+    """An OTLP ``AnyValue`` ({"stringValue": ...}, {"intValue": "3"}, ...) as Python."""
+    if type(v) is not dict:
+        return v
+    for key, x in v.items():
+        key = _SNAKE.get(key, key)
+        if key == "stringValue":
+            return x
+        if key == "intValue":
+            try:
+                return int(x)
+            except (TypeError, ValueError):
+                return x
+        if key == "doubleValue":
+            try:
+                return float(x)
+            except (TypeError, ValueError):
+                return x
+        if key == "boolValue":
+            return x if type(x) is bool else str(x).lower() == "true"
+        if key == "arrayValue":
+            values = x.get("values") if type(x) is dict else None
+            return [_any_value(i) for i in values] if type(values) is list else []
+        if key == "kvlistValue":
+            values = x.get("values") if type(x) is dict else None
+            return _attributes(values)
+        if key == "bytesValue":
+            return x
+    return None
+
+
+def _attributes(items: Any) -> dict[str, Any]:
+    """OTLP ``[{"key": k, "value": AnyValue}]`` flattened into ``{k: value}``."""
+    out: dict[str, Any] = {}
+    if type(items) is not list:
+        return out
+    for kv in items:
+        if type(kv) is not dict:
+            continue
+        key = kv.get("key")
+        if type(key) is not str:
+            continue
+        v = kv.get("value")
+        if type(v) is dict:
+            s = v.get("stringValue")
+            out[key] = s if s is not None else _any_value(v)
+        else:
+            out[key] = v
+    return out
+
+
+def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for k in keys:
+        v = attrs.get(k)
+        if v is not None:
+            return v
+    return None
+
+
+def _int(attrs: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+    for k in keys:
+        v = attrs.get(k)
+        if v is None:
+            continue
+        if type(v) is int:
+            return v
+        if type(v) is float and v.is_integer():
+            return int(v)
+        if type(v) is str:
+            try:
+                return int(v)
+            except ValueError:
+                continue
+    return None
+
+
+def _float(v: Any) -> float | None:
+    if type(v) is float or type(v) is int:
+        return float(v)
+    if type(v) is str:
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
+def _nanos(v: Any) -> int | None:
+    if type(v) is int:
+        return v
+    if type(v) is str:
+        try:
+            return int(v)
+        except ValueError:
+            return None
+    if type(v) is float:
+        return int(v)
+    return None
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+_id_cache: dict[str, str] = {}
+
+
+def trace_key(raw: Any) -> str | None:
+    """A trace id as lower-case hex: hex ids as they are, base64 ids decoded."""
+    if type(raw) is not str or not raw:
+        return None
+    hit = _id_cache.get(raw)
+    if hit is not None:
+        return hit
+    if len(raw) in (32, 16) and _HEX.issuperset(raw):
+        out = raw.lower()
+    else:
+        try:
+            decoded = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            decoded = b""
+        out = decoded.hex() if len(decoded) in (16, 8) else raw
+    if len(_id_cache) > 100_000:
+        _id_cache.clear()
+    _id_cache[raw] = out
+    return out
+
+
+# ---------------------------------------------------------------------- messages
+def _json_value(v: Any) -> Any:
+    """A JSON-encoded attribute decoded (a non-JSON string stays as it is)."""
+    if type(v) is str:
+        s = v.lstrip()
+        if s[:1] in ("[", "{", '"'):
+            try:
+                return _loads(v)
+            except _JSONDecodeError:
+                return v
+    return v
+
+
+def _text(content: Any) -> str | None:
+    if type(content) is str:
+        return content
+    if type(content) is list:
+        parts = [t for t in (_text(c) for c in content) if t]
+        return "\n".join(parts) if parts else None
+    if type(content) is dict:
+        t = content.get("text")
+        if type(t) is str:
+            return t
+        t = content.get("content")
+        if type(t) is str and content.get("type") in (None, "text"):
+            return t
+    return None
+
+
+def _seq(node: Any) -> list[Any]:
+    """An indexed sub-tree ({"0": ..., "1": ...}) as a list in index order."""
+    if type(node) is list:
+        return node
+    if type(node) is not dict:
+        return []
+    items: list[tuple[int, Any]] = []
+    for k, v in node.items():
+        try:
+            items.append((int(k), v))
+        except ValueError:
+            continue
+    items.sort(key=lambda kv: kv[0])
+    return [v for _, v in items]
+
+
+def _indexed(attrs: dict[str, Any], prefix: str, openinference: bool) -> list[dict[str, Any]]:
+    """Flattened messages (``gen_ai.prompt.0.role``, ``llm.input_messages.0.message.role``)
+    rebuilt as OpenAI-style message dicts."""
+    n = len(prefix)
+    tree: dict[str, Any] = {}
+    for key, value in attrs.items():
+        if not key.startswith(prefix):
+            continue
+        parts = key[n:].split(".")
+        node = tree
+        for p in parts[:-1]:
+            nxt = node.get(p)
+            if type(nxt) is not dict:
+                nxt = {}
+                node[p] = nxt
+            node = nxt
+        node[parts[-1]] = value
+    out: list[dict[str, Any]] = []
+    for entry in _seq(tree):
+        if type(entry) is not dict:
+            continue
+        m = entry.get("message") if openinference else entry
+        if type(m) is not dict:
+            continue
+        msg: dict[str, Any] = {"role": m.get("role")}
+        content = m.get("content")
+        if content is None and "contents" in m:
+            content = [c.get("message_content") for c in _seq(m["contents"])
+                       if type(c) is dict]
+        msg["content"] = content
+        calls = []
+        for tc in _seq(m.get("tool_calls")):
+            if type(tc) is not dict:
+                continue
+            if openinference:
+                tc = tc.get("tool_call")
+                if type(tc) is not dict:
+                    continue
+            calls.append(tc)
+        if calls:
+            msg["tool_calls"] = calls
+        if m.get("tool_call_id") is not None:
+            msg["tool_call_id"] = m.get("tool_call_id")
+        out.append(msg)
+    return out
+
+
+def _message_list(value: Any) -> list[dict[str, Any]]:
+    """A message attribute (JSON text, maybe an object wrapping the list) as a list."""
+    v = _json_value(value)
+    if type(v) is list:
+        return [m for m in v if type(m) is dict]
+    if type(v) is dict:
+        msgs = v.get("messages")
+        if type(msgs) is list:
+            return [m for m in msgs if type(m) is dict]
+        if "role" in v or "parts" in v:
+            return [v]
+        if type(v.get("text")) is str:  # deprecated gen_ai.completion: {"text", ...}
+            return [{"role": "assistant", "content": v["text"]}]
+    if type(v) is str and v:
+        return [{"role": None, "content": v}]
+    return []
+
+
+# (call id, name, raw arguments) / (call id, result)
+_CallFn = Callable[[Any, Any, Any], None]
+_ResultFn = Callable[[Any, Any], None]
+
+
+def _scan(messages: list[dict[str, Any]], on_call: _CallFn,
+          on_result: _ResultFn) -> tuple[str | None, str | None]:
+    """Walk chat messages (semconv ``parts`` or OpenAI style): report tool calls and
+    tool results; return (first user text, last assistant text)."""
+    user: str | None = None
+    assistant: str | None = None
+    for m in messages:
+        role = m.get("role")
+        text: str | None = None
+        parts = m.get("parts")
+        if type(parts) is list:
+            texts = []
+            for p in parts:
+                if type(p) is not dict:
+                    continue
+                kind = p.get("type")
+                if kind == "text":
+                    c = p.get("content")
+                    if type(c) is str:
+                        texts.append(c)
+                elif kind == "tool_call":
+                    on_call(p.get("id"), p.get("name"), p.get("arguments"))
+                elif kind == "tool_call_response":
+                    on_result(p.get("id"), p.get("response"))
+            text = "\n".join(texts) if texts else None
+        else:
+            content = m.get("content")
+            for tc in m.get("tool_calls") or ():
+                if type(tc) is not dict:
+                    continue
+                fn = tc.get("function")
+                src = fn if type(fn) is dict else tc
+                on_call(tc.get("id"), src.get("name"), src.get("arguments"))
+            if role == "tool":
+                on_result(m.get("tool_call_id") or m.get("id"), content)
+            else:
+                text = _text(content)
+        if text:
+            if role == "user" and user is None:
+                user = text
+            elif role in ("assistant", "model", None):
+                assistant = text
+    return user, assistant
+
+
+# ------------------------------------------------------------------------- spans
+class _Span:
+    __slots__ = ("attrs", "end", "error", "line", "name", "order", "parent", "res", "sid",
+                 "start")
+
+    def __init__(self, sid: Any, parent: Any, name: Any, start: int | None,
+                 end: int | None, attrs: dict[str, Any], error: str | None, line: int,
+                 order: int, res: dict[str, Any]) -> None:
+        self.sid = sid
+        self.parent = parent
+        self.name = name
+        self.start = start
+        self.end = end
+        self.attrs = attrs
+        self.error = error
+        self.line = line
+        self.order = order
+        self.res = res
+
+
+def _kind(a: dict[str, Any]) -> int:
+    op = a.get("gen_ai.operation.name")
+    if op == "execute_tool":
+        return _TOOL
+    oi = a.get("openinference.span.kind")
+    if oi == "TOOL" or a.get("traceloop.span.kind") == "tool":
+        return _TOOL
+    if op in _LLM_OPS or oi == "LLM":
+        return _LLM
+    if op == "embeddings" or oi == "EMBEDDING":
+        return _OTHER
+    rt = a.get("llm.request.type")
+    if rt is not None:
+        return _LLM if rt in ("chat", "completion") else _OTHER
+    for k in _USAGE_KEYS:
+        if k in a:
+            return _LLM
+    return _OTHER
+
+
+def _span_error(status: Any, attrs: dict[str, Any], events: Any) -> str | None:
+    """The error message of a failed span (status ERROR), or None."""
+    failed = False
+    message = None
+    if type(status) is dict:
+        code = status.get("code")
+        if code == 2 or code in ("STATUS_CODE_ERROR", "ERROR", "2"):
+            failed = True
+            m = status.get("message")
+            message = m if type(m) is str and m else None
+    if not failed:
+        return None
+    if message is None and type(events) is list:
+        for ev in events:
+            if type(ev) is dict and ev.get("name") == "exception":
+                ea = _attributes(ev.get("attributes"))
+                m = ea.get("exception.message") or ea.get("exception.type")
+                if type(m) is str and m:
+                    message = m
+                    break
+    if message is None:
+        et = attrs.get("error.type")
+        message = et if type(et) is str and et else "error"
+    return message
+
+
+def _event_attributes(events: list[Any], attrs: dict[str, Any]) -> None:
+    """Older semconv kept prompts/completions in span events: copy them over."""
+    for ev in events:
+        if type(ev) is not dict:
+            continue
+        name = ev.get("name")
+        if name in ("gen_ai.content.prompt", "gen_ai.content.completion"):
+            for k, v in _attributes(ev.get("attributes")).items():
+                attrs.setdefault(k, v)
+
+
+class _FileState:
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.file = source.file
+        self.traces: dict[Any, list[_Span]] = {}  # raw trace id -> spans
+        self.errors: list[InputError] = []
+        self.ignored = 0
+        self.order = 0
+
+    def error(self, rule: str, line: int, message: str) -> None:
+        self.errors.append(InputError(rule, self.file, line, message))
+
+    def add(self, tid: Any, span: _Span) -> None:
+        bucket = self.traces.get(tid)
+        if bucket is None:
+            self.traces[key] = [span]
+        else:
+            bucket.append(span)
+
+    # ------------------------------------------------------------ object shapes
+    def value(self, obj: Any, line: int, lines: dict[JsonPath, int] | None,
+              path: JsonPath) -> None:
+        """One export object (a line, or the whole document, or an array element)."""
+        if type(obj) is list:
+            for i, item in enumerate(obj):
+                p = (*path, i)
+                ln = line if lines is None else lines.get(p, line)
+                self.value(item, ln, lines, p)
+            return
+        if type(obj) is not dict:
+            self.error("input/invalid_event", line,
+                       f"expected an OTLP export object, not {json_type(obj)}")
+            return
+        if "resourceSpans" in obj or "resource_spans" in obj or "batches" in obj:
+            self.otlp(obj, line, lines, path)
+        elif type(obj.get("data")) is list:
+            self.jaeger(obj["data"], line, lines, (*path, "data"))
+        elif "resourceLogs" in obj or "resourceMetrics" in obj:
+            self.ignored += 1
+        elif any(type(k) is str and k.startswith(("gen_ai.", "llm.", "openinference."))
+                 for k in obj):
+            self.flat(obj, line)
+        else:
+            self.error("input/invalid_event", line,
+                       "not an OTLP export object: expected \"resourceSpans\" (OTLP), "
+                       "\"batches\" (Tempo) or \"data\" (Jaeger)")
+
+    def otlp(self, doc: dict[str, Any], line: int, lines: dict[JsonPath, int] | None,
+             path: JsonPath) -> None:
+        rkey = next(k for k in ("resourceSpans", "resource_spans", "batches") if k in doc)
+        resources = doc[rkey]
+        if type(resources) is not list:
+            return
+        traces = self.traces
+        for ri, rs in enumerate(resources):
+            if type(rs) is not dict:
+                continue
+            res = rs.get("resource")
+            rattrs = _attributes(res.get("attributes")) if type(res) is dict else {}
+            for skey in ("scopeSpans", "instrumentationLibrarySpans", "scope_spans"):
+                scopes = rs.get(skey)
+                if scopes is not None:
+                    break
+            if type(scopes) is not list:
+                continue
+            for si, ss in enumerate(scopes):
+                spans = ss.get("spans") if type(ss) is dict else None
+                if type(spans) is not list:
+                    continue
+                for k, s in enumerate(spans):
+                    try:  # the common shape, flattened in one comprehension
+                        attrs = {kv["key"]: v["stringValue"] if "stringValue" in
+                                 (v := kv["value"]) else _any_value(v)
+                                 for kv in s["attributes"]}
+                    except (KeyError, TypeError):
+                        if type(s) is not dict:
+                            continue
+                        attrs = _attributes(s.get("attributes"))
+                    ln = line if lines is None else lines.get(
+                        (*path, rkey, ri, skey, si, "spans", k), line)
+                    events = s.get("events")
+                    if events:
+                        _event_attributes(events, attrs)
+                    status = s.get("status")
+                    self.order += 1
+                    tid = s.get("traceId")
+                    if tid is None:
+                        tid = s.get("trace_id")
+                    start = s.get("startTimeUnixNano")
+                    end = s.get("endTimeUnixNano")
+                    try:
+                        start = int(start)
+                        end = int(end)
+                    except (TypeError, ValueError):
+                        start = _nanos(start if start is not None
+                                       else s.get("start_time_unix_nano"))
+                        end = _nanos(end if end is not None else s.get("end_time_unix_nano"))
+                    span = _Span(s.get("spanId") or s.get("span_id"),
+                                 s.get("parentSpanId") or s.get("parent_span_id"),
+                                 s.get("name"), start, end, attrs,
+                                 _span_error(status, attrs, events) if status else None,
+                                 ln, self.order, rattrs)
+                    bucket = traces.get(tid)
+                    if bucket is None:
+                        traces[tid] = [span]
+                    else:
+                        bucket.append(span)
+
+    def jaeger(self, data: list[Any], line: int, lines: dict[JsonPath, int] | None,
+               path: JsonPath) -> None:
+        for ti, tr in enumerate(data):
+            if type(tr) is not dict:
+                continue
+            spans = tr.get("spans")
+            if type(spans) is not list:
+                continue
+            processes = tr.get("processes") if type(tr.get("processes")) is dict else {}
+            for k, s in enumerate(spans):
+                if type(s) is not dict:
+                    continue
+                ln = line if lines is None else lines.get((*path, ti, "spans", k), line)
+                attrs: dict[str, Any] = {}
+                for t in s.get("tags") or ():
+                    if type(t) is dict and type(t.get("key")) is str:
+                        v = t.get("value")
+                        if t.get("type") == "int64" and type(v) is str and \
+                                v.lstrip("-").isdigit():
+                            v = int(v)
+                        attrs[t["key"]] = v
+                parent = None
+                for ref in s.get("references") or ():
+                    if type(ref) is dict and ref.get("spanID"):
+                        parent = ref["spanID"]
+                        if ref.get("refType", "CHILD_OF") == "CHILD_OF":
+                            break
+                error = None
+                if attrs.get("otel.status_code") == "ERROR" or attrs.get("error") is True:
+                    d = attrs.get("otel.status_description")
+                    error = d if type(d) is str and d else _jaeger_log_error(s) or \
+                        (attrs.get("error.type") or "error")
+                start = _nanos(s.get("startTime"))
+                dur = _nanos(s.get("duration"))
+                proc = processes.get(s.get("processID")) if processes else None
+                res: dict[str, Any] = {}
+                if type(proc) is dict and proc.get("serviceName") is not None:
+                    res["service.name"] = proc.get("serviceName")
+                self.order += 1
+                self.add(s.get("traceID") or tr.get("traceID"), _Span(
+                    s.get("spanID"), parent, s.get("operationName"),
+                    None if start is None else start * 1000,
+                    None if start is None or dur is None else (start + dur) * 1000,
+                    attrs, None if error is None else str(error), ln, self.order, res))
+
+    def flat(self, obj: dict[str, Any], line: int) -> None:
+        self.order += 1
+        self.add(None, _Span(None, None, obj.get("name"), None, None, dict(obj), None, line,
+                             self.order, {}))
+
+    # -------------------------------------------------------------------- build
+    def grouped(self) -> Iterator[tuple[str, list[_Span]]]:
+        """Spans per trace, in order of first appearance; ids written differently
+        (hex in one export, base64 in another) are one trace."""
+        out: dict[str, list[_Span]] = {}
+        for raw, spans in self.traces.items():
+            key = trace_key(raw) or self.source.trace_id
+            if key in out:
+                out[key].extend(spans)
+            else:
+                out[key] = spans
+        return iter(out.items())
+
+
+def _jaeger_log_error(span: dict[str, Any]) -> str | None:
+    for log in span.get("logs") or ():
+        if type(log) is not dict:
+            continue
+        fields = {f.get("key"): f.get("value") for f in log.get("fields") or ()
+                  if type(f) is dict}
+        m = fields.get("exception.message") or fields.get("message")
+        if type(m) is str and m:
+            return m
+    return None
+
+
+def _has_messages(a: dict[str, Any]) -> bool:
+    for k in _INPUT_MESSAGE_KEYS:
+        if k in a:
+            return True
+    for k in _OUTPUT_MESSAGE_KEYS:
+        if k in a:
+            return True
+    for _, markers, _, _ in _INDEXED:
+        for m in markers:
+            if m in a:
+                return True
+    return False
+
+
+def _looks_like_schema(v: Any) -> bool:
+    d = _json_value(v)
+    return type(d) is dict and ("properties" in d or d.get("type") == "object")
+
+
+_NO_TIME = 1 << 80  # spans without a start time sort last (stable: in file order)
+
+
+def _start_key(s: _Span) -> int:
+    return s.start if s.start is not None else _NO_TIME
+
+
+def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
+    if len(spans) > 1:
+        spans.sort(key=_start_key)
+    calls: list[ToolCall] = []
+    seen: dict[str, ToolCall] = {}
+    with_messages: list[tuple[int, _Span, bool, int]] = []
+    llm_spans: list[_Span] = []
+    agent_input: str | None = None
+    agent_output: str | None = None
+    tid = scenario = None
+    meta: dict[str, Any] = {}
+    lo = hi = spans[0].line
+    t0: int | None = None
+    t1: int | None = None
+
+    for s in spans:
+        a = s.attrs
+        line = s.line
+        if line < lo:
+            lo = line
+        elif line > hi:
+            hi = line
+        st = s.start
+        if st is not None and (t0 is None or st < t0):
+            t0 = st
+        en = s.end
+        if en is not None and (t1 is None or en > t1):
+            t1 = en
+        if tid is None:
+            tid = a.get("agent_eval.trace_id") or s.res.get("agent_eval.trace_id")
+        if scenario is None:
+            scenario = a.get("agent_eval.scenario") or s.res.get("agent_eval.scenario")
+        op = a.get("gen_ai.operation.name")
+        if op == "execute_tool":
+            kind = _TOOL
+        elif op == "chat":
+            kind = _LLM
+        else:
+            kind = _kind(a)
+        if kind == _TOOL:
+            call = _tool_call(s, a, file)
+            calls.append(call)
+            if call.id is not None:
+                seen[call.id] = call
+            continue
+        if kind == _LLM:
+            llm_spans.append(s)
+        is_agent = op == "invoke_agent" or a.get("openinference.span.kind") in _AGENT_KINDS
+        if is_agent and not meta:
+            for mk in ("gen_ai.agent.name", "gen_ai.conversation.id"):
+                if a.get(mk) is not None:
+                    meta[mk] = a[mk]
+        if is_agent or _has_messages(a):
+            with_messages.append((len(calls), s, is_agent, kind))
+
+    # Messages: tool calls recorded only there (deduplicated against execute_tool spans
+    # and against each other by call id), results, and the conversation's text.
+    any_input: str | None = None
+    span_output: dict[int, str] = {}  # order -> assistant text of an LLM span
+    if with_messages:
+        tool_ids = set(seen)
+        msg_results: dict[str, tuple[Any, int]] = {}
+        extra: list[tuple[int, ToolCall]] = []
+        for pos, s, is_agent, kind in with_messages:
+            a = s.attrs
+            found: list[ToolCall] = []
+            if _has_messages(a):
+                user, assistant = _span_messages(s, file, tool_ids, seen, found, msg_results)
+            else:
+                iv, ov = a.get("input.value"), a.get("output.value")
+                user = iv if type(iv) is str else None
+                assistant = ov if type(ov) is str else None
+            extra.extend((pos, c) for c in found)
+            if user is not None:
+                if is_agent and agent_input is None:
+                    agent_input = user
+                if any_input is None:
+                    any_input = user
+            if assistant is not None:
+                if is_agent and agent_output is None:
+                    agent_output = assistant
+                elif kind == _LLM:
+                    span_output[s.order] = assistant
+        for cid, (value, line) in msg_results.items():
+            call = seen.get(cid)
+            if call is not None and not call.has_result:
+                call.result = value
+                call.has_result = True
+                call.result_location = Location(file, line)
+        if extra:
+            merged: list[ToolCall] = []
+            k = 0
+            for i, call in enumerate(calls):
+                while k < len(extra) and extra[k][0] <= i:
+                    merged.append(extra[k][1])
+                    k += 1
+                merged.append(call)
+            merged.extend(c for _, c in extra[k:])
+            calls = merged
+
+    if len(llm_spans) > 1:
+        # Wrappers (agent framework, SDK instrumentation) report the usage of the same
+        # model call again on an enclosing span: keep the innermost span only.
+        by_sid = {s.sid: s for s in spans if s.sid}
+        covered: set[Any] = set()
+        for s in llm_spans:
+            p = s.parent
+            hops = 0
+            while p and p not in covered and hops < 256:
+                covered.add(p)
+                up = by_sid.get(p)
+                p = up.parent if up is not None else None
+                hops += 1
+        if covered:
+            llm_spans = [s for s in llm_spans if s.sid not in covered]
+    llm_calls = [_llm_call(s, file) for s in llm_spans]
+    output = agent_output
+    if output is None:
+        for s in reversed(llm_spans):
+            output = span_output.get(s.order)
+            if output is not None:
+                break
+
+    res = spans[0].res
+    if "service.name" in res:
+        meta["service.name"] = res["service.name"]
+    trace_id = str(tid) if tid is not None else key
+    if trace_id != key:
+        meta["otel.trace_id"] = key
+    loc = Location(file, lo)
+    return Trace(trace_id, file, loc, loc if hi == lo else Location(file, hi),
+                 None if scenario is None else str(scenario),
+                 agent_input if agent_input is not None else any_input, output, calls,
+                 llm_calls, None if t0 is None or t1 is None else (t1 - t0) / 1e6,
+                 None, None, meta, "otlp")
+
+
+def _tool_call(s: _Span, a: dict[str, Any], file: str) -> ToolCall:
+    name = a.get("gen_ai.tool.name")
+    if name is None:
+        name = _first(a, _TOOL_NAME_KEYS)
+        if name is None:
+            n = s.name if type(s.name) is str else ""
+            name = n[len("execute_tool "):] if n.startswith("execute_tool ") else (
+                n or "unknown")
+    raw = a.get("gen_ai.tool.call.arguments")
+    if raw is None:
+        raw = _first(a, _TOOL_ARG_KEYS)
+        if raw is None:
+            params = a.get("tool.parameters")
+            if params is not None and not _looks_like_schema(params):
+                raw = params
+    if type(raw) is str:
+        try:
+            args: Any = _loads(raw)
+            why = None
+            if type(args) is not dict:
+                args, why = decode_arguments(raw)
+        except _JSONDecodeError:
+            args, why = decode_arguments(raw)
+    else:
+        args, why = decode_arguments(raw)
+    cid = a.get("gen_ai.tool.call.id")
+    if cid is None:
+        cid = _first(a, _TOOL_ID_KEYS)
+    result = a.get("gen_ai.tool.call.result")
+    if result is None:
+        result = _first(a, _TOOL_RESULT_KEYS)
+    error = s.error
+    if error is None and a.get("error.type") is not None:
+        error = str(a["error.type"])
+    latency = None if s.start is None or s.end is None else (s.end - s.start) / 1e6
+    loc = Location(file, s.line)
+    has_result = result is not None or error is not None
+    return ToolCall(str(name), args, loc, None if cid is None else str(cid), result, error,
+                    error is None, latency, loc if has_result else None, why, has_result)
+
+
+def _span_messages(s: _Span, file: str, tool_ids: set[str], seen: dict[str, ToolCall],
+                   calls: list[ToolCall],
+                   msg_results: dict[str, tuple[Any, int]]) -> tuple[str | None, str | None]:
+    """Tool calls and results carried only inside chat messages; (user, assistant) text."""
+    a = s.attrs
+    line = s.line
+
+    def on_call(cid: Any, name: Any, raw: Any) -> None:
+        if cid is not None:
+            key = str(cid)
+            if key in tool_ids or key in seen:
+                return
+        else:
+            key = "\0" + str(name) + "\0" + (raw if type(raw) is str else
+                                             orjson.dumps(raw, default=str).decode())
+            if key in seen:
+                return
+        args, why = decode_arguments(raw)
+        call = ToolCall(name=str(name) if name is not None else "unknown", arguments=args,
+                        location=Location(file, line),
+                        id=None if cid is None else str(cid), arguments_error=why)
+        seen[key] = call
+        calls.append(call)
+
+    def on_result(cid: Any, value: Any) -> None:
+        if cid is not None and str(cid) not in msg_results:
+            msg_results[str(cid)] = (value, line)
+
+    user = assistant = None
+    for k in _INPUT_MESSAGE_KEYS:
+        v = a.get(k)
+        if v is not None:
+            u, _ = _scan(_message_list(v), on_call, on_result)
+            user = user or u
+    for prefix, markers, is_output, oi in _INDEXED:
+        if any(m in a for m in markers):
+            u, t = _scan(_indexed(a, prefix, oi), on_call, on_result)
+            if is_output:
+                assistant = t or assistant
+            else:
+                user = user or u
+    for k in _OUTPUT_MESSAGE_KEYS:
+        v = a.get(k)
+        if v is not None:
+            _, t = _scan(_message_list(v), on_call, on_result)
+            assistant = t or assistant
+    return user, assistant
+
+
+def _llm_call(s: _Span, file: str) -> LlmCall:
+    a = s.attrs
+    i = _int(a, _INPUT_TOKEN_KEYS)
+    o = _int(a, _OUTPUT_TOKEN_KEYS)
+    total = _int(a, _TOTAL_TOKEN_KEYS)
+    if total is None and i is not None and o is not None:
+        total = i + o
+    cost = _float(a.get("llm.cost.total"))
+    if cost is None:
+        p, c = _float(a.get("llm.cost.prompt")), _float(a.get("llm.cost.completion"))
+        cost = p + c if p is not None and c is not None else _float(a.get("gen_ai.usage.cost"))
+    model = _first(a, _MODEL_KEYS)
+    return LlmCall(
+        location=Location(file, s.line),
+        model=None if model is None else str(model),
+        input_tokens=i,
+        output_tokens=o,
+        total_tokens=total,
+        cost_usd=cost,
+        latency_ms=None if s.start is None or s.end is None else (s.end - s.start) / 1e6,
+    )
+
+
+# ------------------------------------------------------------------------ reader
+class OtlpReader:
+    name = "otlp"
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        if _SNIFF_OTLP.search(head):
+            return True
+        if all(p.search(head) for p in _SNIFF_JAEGER):
+            return True
+        # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
+        start = head.removeprefix(_BOM).lstrip()[:1]
+        return (start == b"{" and _SNIFF_FLAT.search(head) is not None
+                and not NATIVE.sniff(head, source))
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = _FileState(source)
+        try:
+            if source.path.lower().endswith(LINE_SUFFIXES):
+                with open(source.path, "rb") as fh:
+                    yield from self._lines(state, fh)
+            else:
+                with open(source.path, "rb") as fh:
+                    data = fh.read()
+                yield from self._document(state, data)
+        except OSError as exc:
+            state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+        yield from state.errors
+        state.errors.clear()
+        for key, spans in state.grouped():
+            yield _build_trace(key, spans, state.file)
+        if state.ignored:
+            yield IgnoredEvents(source.file, state.ignored)
+
+    def _lines(self, state: _FileState, lines: Any) -> Iterator[ReadItem]:
+        value = state.value
+        for number, raw in enumerate(lines, 1):
+            if number == 1:
+                raw = raw.removeprefix(_BOM)
+            try:
+                obj = _loads(raw)
+            except _JSONDecodeError as exc:
+                if raw.strip():
+                    state.error("input/parse_error", number,
+                                f"line is not valid JSON ({exc}); fix or remove the line")
+                    yield from state.errors
+                    state.errors.clear()
+                continue
+            value(obj, number, None, ())
+            if state.errors:
+                yield from state.errors
+                state.errors.clear()
+
+    def _document(self, state: _FileState, data: bytes) -> Iterator[ReadItem]:
+        data = data.removeprefix(_BOM)
+        try:
+            doc = _loads(data)
+        except _JSONDecodeError:
+            # not one document: JSON lines in a file not named .jsonl
+            yield from self._lines(state, data.splitlines(keepends=True))
+            return
+        text = data.decode("utf-8", errors="replace")
+        if text.count("\n") <= 1:
+            state.value(doc, 1, None, ())
+        else:
+            state.value(doc, 1, container_lines(text), ())
+
+
+READER = OtlpReader()

@@ -1,0 +1,398 @@
+"""HTML (outputs.md "HTML"): one self-contained report file, ``report.html``.
+
+The page comes from ``templates/report.html.j2`` (jinja2, autoescape on: every value is
+escaped by the template) with its stylesheet and script inlined from ``templates/report.css``
+and ``templates/report.js``. Nothing is fetched: no external stylesheet, script, font or
+image, and a Content-Security-Policy ``<meta>`` forbids it anyway. The only absolute URLs
+are plain links to the repository (the policy lines at the head commit) and the workflow
+run, when the :class:`RenderContext` knows them.
+
+It shows the verdict with its reason (the same reason as the Markdown summary), the suite
+metrics (the Markdown summary's numbers plus ``results.metrics``; with a baseline, base and
+head side by side with bars and Δ), the criteria, the input errors, a findings table, the
+per-test table and the scenarios table (sortable by clicking a column header, filtered by a
+text box and a severity / status select: vanilla JS that only reorders and hides rows), and,
+for each violation, the policy snippet around the violated line (±3 lines) and the trace
+snippet around the call (±2 lines, long lines shortened), read through ``ctx.read``.
+
+The output is a pure function of the results and the context (no timestamps). Its size is
+bounded: at most :data:`MAX_ROWS` rows per table (most severe findings first) with a row
+saying how many more are in results.json, and at most :data:`MAX_DETAILS` violations with
+snippets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import orjson
+
+from agent_eval.findings import Finding
+from agent_eval.renderers import RenderContext, markdown
+from agent_eval.results import Results
+
+if TYPE_CHECKING:
+    import jinja2
+
+MAX_ROWS = 5_000  # per table
+MAX_DETAILS = 500  # violations shown with their snippets
+MAX_INPUT_ERRORS = 200
+POLICY_CONTEXT = 3  # lines either side of the violated policy line
+TRACE_CONTEXT = 2  # lines either side of the trace line
+LINE_CHARS = 300  # longer snippet lines are shortened to this many characters + "…"
+DETAIL_VALUE_CHARS = 300
+
+_RANK = {"error": 0, "warning": 1, "note": 2}
+SEVERITIES = ("error", "warning", "note")
+STATUSES = ("pass", "warn", "fail", "error")
+# metrics where a rise is bad (Δ shown as worse / better)
+LOWER_IS_BETTER = frozenset({"violations", "input errors", "traces failing"})
+
+
+# ------------------------------------------------------------------ view model
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str
+    hit: bool
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """Lines of a repository file around ``line``; ``lines`` is None when the file cannot
+    be read (or is shorter than ``line``)."""
+
+    file: str
+    line: int
+    url: str | None
+    lines: tuple[Line, ...] | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    @property
+    def width(self) -> int:  # characters of the widest line number
+        return len(str(self.lines[-1].number)) if self.lines else 1
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    name: str
+    head: str
+    base: str | None
+    delta: str
+    trend: str  # "worse", "better" or "" (no colour)
+    head_pct: str | None  # bar widths, e.g. "62.5%"; None: no bars for this row
+    base_pct: str | None
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    n: int  # 1-based position in the table (and the detail's anchor when detailed)
+    rule: str
+    message: str
+    severity: str
+    rank: int
+    tool: str
+    argument: str
+    value: str
+    constraint: str
+    policy: str
+    policy_url: str | None
+    trace: str
+    detailed: bool
+
+
+@dataclass(frozen=True)
+class Detail:
+    n: int
+    rule: str
+    severity: str
+    message: str
+    facts: tuple[tuple[str, str], ...]  # (label, text), only those present
+    related: tuple[str, ...]
+    policy: Snippet
+    trace: Snippet | None
+
+
+# ------------------------------------------------------------------ helpers
+def _number(x: object) -> str:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return _short(x, 80)
+    if isinstance(x, int):
+        return str(x)
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _short(x: object, limit: int) -> str:
+    if isinstance(x, str):
+        text = x
+    else:
+        try:
+            text = orjson.dumps(x, option=orjson.OPT_SORT_KEYS).decode()
+        except TypeError:
+            text = repr(x)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _value(v: Finding, limit: int = markdown.VALUE_CHARS) -> str:
+    """The argument's value as JSON, shortened ("" when the finding has none)."""
+    if v.argument is None and v.value is None:
+        return ""
+    if v.value is None:
+        return "(missing)"
+    try:
+        text = orjson.dumps(v.value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        text = repr(v.value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"
+
+
+def reason(results: Results) -> str:
+    """The verdict's one-line reason, as plain text (the Markdown summary's reason)."""
+    errors = results.input_errors
+    if errors:
+        if len(errors) == 1:
+            return f"1 input error: {errors[0]}"
+        return f"{len(errors)} input errors, the first: {errors[0]}"
+    # without input errors the Markdown reason holds only counts and fixed words
+    return markdown._reason(results)
+
+
+def _blob(ctx: RenderContext) -> str | None:
+    if ctx.repo_url and ctx.sha:
+        return f"{ctx.repo_url.rstrip('/')}/blob/{quote(ctx.sha, safe='')}/"
+    return None
+
+
+class _Files:
+    """Repository files read once each through ``ctx.read``, split into lines."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        self._read = ctx.read
+        self._lines: dict[str, list[str] | None] = {}
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            text = self._read(path)
+            if text is None:
+                self._lines[path] = None
+            else:
+                parts = text.split("\n")
+                if parts and parts[-1] == "":
+                    parts.pop()
+                self._lines[path] = [p[:-1] if p.endswith("\r") else p for p in parts]
+        return self._lines[path]
+
+    def snippet(self, path: str, line: int, context: int, url: str | None) -> Snippet:
+        lines = self.lines(path)
+        if lines is None or not 1 <= line <= len(lines):
+            return Snippet(path, line, url, None)
+        first, last = max(1, line - context), min(len(lines), line + context)
+        return Snippet(path, line, url, tuple(
+            Line(n, shorten(lines[n - 1]), n == line) for n in range(first, last + 1)))
+
+
+def shorten(text: str, limit: int = LINE_CHARS) -> str:
+    """A snippet line: at most ``limit`` characters of it, then "…" when cut."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# ------------------------------------------------------------------ sections
+def _metric_rows(results: Results) -> list[MetricRow]:
+    head: dict[str, Any] = dict(markdown.metrics(results))
+    base: dict[str, Any] | None = None
+    if results.baseline is not None:
+        base = dict(markdown._base_metrics(results.baseline))
+    extra = results.metrics or {}
+    base_extra = (results.baseline or {}).get("metrics") or {}
+    if not isinstance(base_extra, dict):
+        base_extra = {}
+    for key, value in extra.items():
+        head[str(key)] = value
+    if base is not None:
+        for key, value in base_extra.items():
+            base[str(key)] = value
+        for key in sorted(str(k) for k in base_extra if str(k) not in head):
+            head[key] = None  # a metric only the base run has
+    rows = []
+    for name, h in head.items():
+        b = None if base is None else base.get(name)
+        rows.append(_metric_row(name, h, b, base is not None))
+    return rows
+
+
+def _metric_row(name: str, head: Any, base: Any, has_base: bool) -> MetricRow:
+    head_text = "—" if head is None else _number(head)
+    base_text = ("—" if base is None else _number(base)) if has_base else None
+    delta, trend, head_pct, base_pct = "", "", None, None
+    if has_base and _is_number(head) and _is_number(base):
+        d = head - base
+        if d > 0:
+            delta = f"▲ +{_number(d)}"
+        elif d < 0:
+            delta = f"▼ −{_number(-d)}"
+        else:
+            delta = "="
+        if d and name in LOWER_IS_BETTER:
+            trend = "worse" if d > 0 else "better"
+        unit = isinstance(head, float) or isinstance(base, float)
+        scale = 1.0 if unit and 0 <= head <= 1 and 0 <= base <= 1 else max(abs(head), abs(base))
+        head_pct = _pct(abs(head), scale)
+        base_pct = _pct(abs(base), scale)
+    return MetricRow(name, head_text, base_text, delta, trend, head_pct, base_pct)
+
+
+def _pct(x: float, scale: float) -> str:
+    return "0%" if not scale else f"{min(100.0, 100.0 * x / scale):.1f}%"
+
+
+def _ordered(results: Results) -> list[Finding]:
+    """All violations, most severe first (stable: the results' order within a severity)."""
+    return sorted(results.violations, key=lambda v: _RANK.get(v.severity, 9))
+
+
+def _finding_rows(found: list[Finding], blob: str | None) -> list[FindingRow]:
+    rows = []
+    for n, v in enumerate(found, 1):
+        url = (f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
+               if blob is not None else None)
+        trace = f"{v.trace.file}:{v.trace.line}" if v.trace is not None else ""
+        rows.append(FindingRow(
+            n=n, rule=v.rule, message=" ".join(v.message.split()), severity=v.severity,
+            rank=_RANK.get(v.severity, 9), tool=v.tool or "", argument=v.argument or "",
+            value=_value(v), constraint=v.constraint or "",
+            policy=f"{v.config.file}:{v.config.line}", policy_url=url, trace=trace,
+            detailed=n <= MAX_DETAILS))
+    return rows
+
+
+def _details(found: list[Finding], files: _Files, blob: str | None) -> list[Detail]:
+    out = []
+    for n, v in enumerate(found, 1):
+        url = (f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
+               if blob is not None else None)
+        facts: list[tuple[str, str]] = [("test", v.test)]
+        for label, value in (("tool", v.tool), ("argument", v.argument)):
+            if value is not None:
+                facts.append((label, value))
+        if v.argument is not None or v.value is not None:
+            facts.append(("value", _value(v, DETAIL_VALUE_CHARS)))
+        if v.constraint:
+            facts.append(("constraint", v.constraint))
+        for key in ("expected", "actual"):
+            if v.details.get(key) is not None:
+                facts.append((key, _short(v.details[key], DETAIL_VALUE_CHARS)))
+        if v.trace is not None:
+            facts.append(("trace id", v.trace.trace_id))
+        if v.scenario:
+            facts.append(("scenario", v.scenario))
+        facts.append(("policy key", v.config.key_path))
+        if v.fingerprint:
+            facts.append(("fingerprint", v.fingerprint))
+        trace = (None if v.trace is None
+                 else files.snippet(v.trace.file, v.trace.line, TRACE_CONTEXT, None))
+        out.append(Detail(
+            n=n, rule=v.rule, severity=v.severity, message=v.message, facts=tuple(facts),
+            related=tuple(f"{r.file}:{r.line} ({r.trace_id})" for r in v.related),
+            policy=files.snippet(v.config.file, v.config.line, POLICY_CONTEXT, url),
+            trace=trace))
+    return out
+
+
+def _test_rows(results: Results) -> list[dict[str, Any]]:
+    rows = []
+    for t in results.tests[:MAX_ROWS]:
+        failing = len(markdown._failing_traces(t.violations))
+        rows.append({"id": t.id, "metric": t.metric, "severity": t.severity,
+                     "status": t.status, "violations": len(t.violations),
+                     "failing": failing, "checked": t.traces_checked,
+                     "calls": t.calls_checked, "duration_ms": t.duration_ms})
+    return rows
+
+
+def _scenario_rows(results: Results) -> list[dict[str, Any]]:
+    rows = []
+    for s in results.scenarios[:MAX_ROWS]:
+        score = s.get("score")
+        rows.append({"id": str(s.get("id", "")), "status": str(s.get("status", "")),
+                     "score": "" if not _is_number(score) else f"{float(score):.1f}",
+                     "findings": len(s.get("findings") or [])})
+    return rows
+
+
+def _criteria_rows(results: Results) -> list[dict[str, str]]:
+    return [{"name": str(c.get("name", "")), "kind": str(c.get("kind", "")),
+             "threshold": "" if c.get("threshold") is None else _number(c.get("threshold")),
+             "value": "" if c.get("value") is None else _number(c.get("value")),
+             "status": str(c.get("status", ""))}
+            for c in results.criteria]
+
+
+@cache
+def _template() -> jinja2.Template:
+    import jinja2  # only when a report is rendered: keeps the CLI's start-up fast
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("agent_eval.renderers", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template("report.html.j2")
+
+
+def render(results: Results, ctx: RenderContext | None = None) -> str:
+    ctx = ctx or RenderContext()
+    blob = _blob(ctx)
+    found = _ordered(results)
+    shown = found[:MAX_ROWS]
+    metric_rows = _metric_rows(results)
+    severities = [s for s in SEVERITIES if any(v.severity == s for v in found)]
+    from agent_eval._version import __version__
+
+    return _template().render(
+        suite=results.suite,
+        verdict=results.verdict,
+        reason=reason(results),
+        config=results.config,
+        sha=ctx.sha,
+        has_base=results.baseline is not None,
+        metrics=metric_rows,
+        has_bars=any(m.head_pct is not None for m in metric_rows),
+        criteria=_criteria_rows(results),
+        input_errors=results.input_errors[:MAX_INPUT_ERRORS],
+        input_errors_more=max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
+        total=len(found),
+        severities=severities or list(SEVERITIES[:1]),
+        findings=_finding_rows(shown, blob),
+        findings_more=len(found) - len(shown),
+        details=_details(found[:MAX_DETAILS], _Files(ctx), blob),
+        details_more=max(0, len(found) - MAX_DETAILS),
+        tests=_test_rows(results),
+        tests_total=len(results.tests),
+        tests_more=max(0, len(results.tests) - MAX_ROWS),
+        scenarios=_scenario_rows(results),
+        scenarios_total=len(results.scenarios),
+        scenarios_more=max(0, len(results.scenarios) - MAX_ROWS),
+        test_statuses=[s for s in STATUSES if any(t.status == s for t in results.tests)],
+        scenario_statuses=sorted({str(s.get("status", "")) for s in results.scenarios},
+                                 key=lambda s: (STATUSES.index(s) if s in STATUSES else 9, s)),
+        version=results.tool_version or __version__,
+        run_url=ctx.run_url,
+    )

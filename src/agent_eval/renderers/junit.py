@@ -1,0 +1,218 @@
+"""JUnit XML (outputs.md "JUnit XML"): what CI test reporters read.
+
+Layout:
+
+- ``<testsuites name=SUITE>`` with the totals;
+- one ``<testsuite>`` per test id, holding one ``<testcase>`` per trace
+  (``classname`` = ``SUITE.TEST``, ``name`` = trace id, ``file`` = the trace file).
+  A trace with an error-severity finding of that test gets a ``<failure>`` whose
+  ``message`` is ``N violation(s)``, whose ``type`` is the rule id of the first
+  error-severity finding, and whose text lists every finding of the test on that trace, one
+  per line with its policy ``file:line`` and trace ``file:line``. A trace with only
+  warning/note findings passes; its findings are in the testcase's ``<system-out>``;
+- one ``<testsuite name="scenarios">`` (only when the results have scenarios), one
+  testcase per scenario;
+- one ``<testsuite name="input">`` (only when there are input errors), one testcase with
+  an ``<error>`` per input error.
+
+Time: a test's ``duration_ms`` goes on its testsuite; the time of one trace is not
+measured, so each testcase carries the test's time divided evenly over its traces.
+
+The output is a pure function of the results: no timestamps or host names, attributes
+in a fixed order, characters XML 1.0 cannot carry replaced by ``\\uFFFD``. The
+``file`` attribute on ``testcase`` is the one attribute beyond the Jenkins JUnit schema
+(GitLab, and GitHub reporters such as action-junit-report, read it to place results).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.findings import ConfigRef, Finding, TraceRef
+from agent_eval.renderers import RenderContext
+from agent_eval.results import Results, TestResult
+
+_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NO_TRACE = "(no trace)"
+
+
+def _clean(text: str) -> str:
+    return _INVALID.sub("\ufffd", text)
+
+
+def _text(text: str) -> str:
+    return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attr(text: str) -> str:
+    return (_text(text).replace('"', "&quot;").replace("\n", "&#10;")
+            .replace("\r", "&#13;").replace("\t", "&#9;"))
+
+
+def _attrs(pairs: Iterable[tuple[str, object]]) -> str:
+    return "".join(f' {k}="{_attr(str(v))}"' for k, v in pairs)
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def finding_line(v: Finding) -> str:
+    """One finding on one line: rule, severity, message, policy and trace locations."""
+    where = [f"policy {v.config.file}:{v.config.line}"] if v.config.file else []
+    if v.trace is not None:
+        where.append(f"trace {v.trace.file}:{v.trace.line}")
+    message = " ".join(v.message.split())
+    return f"{v.rule} ({v.severity}): {message}" + (f" [{', '.join(where)}]" if where else "")
+
+
+class _Case:
+    """One ``<testcase>`` being built."""
+
+    def __init__(self, classname: str, name: str, file: str | None, ms: float) -> None:
+        self.head = _attrs([("classname", classname), ("name", name)]
+                           + ([("file", file)] if file is not None else [])
+                           + [("time", _seconds(ms))])
+        self.children: list[str] = []
+        self.failed = self.errored = self.skipped = False
+
+    def findings(self, findings: list[Finding], *, failed: bool | None = None,
+                 noun: str = "violation") -> None:
+        """A failure when any finding is error-severity (or ``failed``), else the
+        findings go to ``<system-out>``."""
+        errors = [v for v in findings if v.severity == "error"]
+        text = "\n".join(finding_line(v) for v in findings)
+        if errors or failed:
+            self.failed = True
+            kind = (errors or findings)[0].rule if findings else noun
+            attrs = _attrs([("message", f"{len(findings)} {noun}(s)"), ("type", kind)])
+            self.children.append(f"<failure{attrs}>{_text(text)}</failure>")
+        elif findings:
+            self.children.append(f"<system-out>{_text(text)}</system-out>")
+
+    def error(self, message: str, type_: str, text: str) -> None:
+        self.errored = True
+        attrs = _attrs([("message", message), ("type", type_)])
+        self.children.append(f"<error{attrs}>{_text(text)}</error>")
+
+    def skip(self, message: str) -> None:
+        self.skipped = True
+        self.children.insert(0, f"<skipped>{_text(message)}</skipped>")
+
+    def xml(self) -> list[str]:
+        if not self.children:
+            return [f"    <testcase{self.head}/>"]
+        return [f"    <testcase{self.head}>", *("      " + c for c in self.children),
+                "    </testcase>"]
+
+
+class _Suite:
+    def __init__(self, name: str, ms: float) -> None:
+        self.name = name
+        self.ms = ms
+        self.cases: list[_Case] = []
+
+    def count(self, what: str) -> int:
+        return sum(1 for c in self.cases if getattr(c, what))
+
+    def xml(self) -> list[str]:
+        head = _attrs([("name", self.name), ("tests", len(self.cases)),
+                       ("failures", self.count("failed")), ("errors", self.count("errored")),
+                       ("skipped", self.count("skipped")), ("time", _seconds(self.ms))])
+        if not self.cases:
+            return [f"  <testsuite{head}/>"]
+        return [f"  <testsuite{head}>", *(line for c in self.cases for line in c.xml()),
+                "  </testsuite>"]
+
+
+def _test_suite(results: Results, test: TestResult) -> _Suite:
+    suite = _Suite(test.id, test.duration_ms)
+    by_trace: dict[tuple[str, str], list[Finding]] = {}
+    loose: list[Finding] = []
+    for v in test.violations:
+        if v.trace is None:
+            loose.append(v)
+        else:
+            by_trace.setdefault((v.trace.file, v.trace.trace_id), []).append(v)
+    classname = f"{results.suite}.{test.id}"
+    per_trace = test.duration_ms / max(1, test.traces_checked)
+    traces = results.traces if test.traces_checked else []
+    for t in traces:
+        case = _Case(classname, t.id, t.file, per_trace)
+        case.findings(by_trace.pop((t.file, t.id), []))
+        suite.cases.append(case)
+    for (file, trace_id), found in by_trace.items():  # findings on a trace not listed
+        case = _Case(classname, trace_id, file, 0)
+        case.findings(found)
+        suite.cases.append(case)
+    if loose:
+        case = _Case(classname, _NO_TRACE, None, 0)
+        case.findings(loose)
+        suite.cases.append(case)
+    return suite
+
+
+def _scenario_suite(results: Results) -> _Suite:
+    def ms(s: dict[str, Any]) -> float:
+        return float(s.get("duration_ms") or 0)
+
+    suite = _Suite("scenarios", sum(ms(s) for s in results.scenarios))
+    for s in results.scenarios:
+        case = _Case(f"{results.suite}.scenarios", str(s.get("id", "")), None, ms(s))
+        found = [_finding(f) for f in s.get("findings") or []]
+        status = s.get("status")
+        if status == "error":
+            text = "\n".join(finding_line(v) for v in found) or "could not be checked"
+            case.error("scenario could not be checked", "scenario/error", text)
+        elif status in ("skip", "skipped"):
+            case.skip(str(s.get("reason") or "skipped"))
+        else:
+            case.findings(found, failed=status == "fail", noun="finding")
+        suite.cases.append(case)
+    return suite
+
+
+def _finding(d: dict[str, Any]) -> Finding:
+    """A scenario finding (results-JSON shape; tolerant of missing locations)."""
+    c = d.get("config") or {}
+    t = d.get("trace")
+    return Finding(
+        rule=str(d.get("rule") or "scenario"), severity=d.get("severity") or "error",
+        message=str(d.get("message") or ""), test="scenario",
+        config=ConfigRef(str(c.get("file") or ""), int(c.get("line") or 0),
+                         int(c.get("column") or 0), str(c.get("key_path") or "")),
+        trace=None if not t else TraceRef(str(t.get("file") or ""), int(t.get("line") or 0),
+                                          str(t.get("trace_id") or "")))
+
+
+def _input_suite(results: Results, errors: list[InputError]) -> _Suite:
+    suite = _Suite("input", 0)
+    for e in errors:
+        where = f"{e.file}:{e.line}" if e.line else e.file
+        case = _Case(f"{results.suite}.input", where, e.file, 0)
+        case.error(" ".join(e.message.split()), e.rule, str(e))
+        suite.cases.append(case)
+    return suite
+
+
+def render(results: Results, ctx: RenderContext | None = None) -> str:
+    suites = [_test_suite(results, t) for t in results.tests]
+    if results.scenarios:
+        suites.append(_scenario_suite(results))
+    if results.input_errors:
+        suites.append(_input_suite(results, results.input_errors))
+    head = _attrs([
+        ("name", results.suite),
+        ("tests", sum(len(s.cases) for s in suites)),
+        ("failures", sum(s.count("failed") for s in suites)),
+        ("errors", sum(s.count("errored") for s in suites)),
+        ("time", _seconds(sum(s.ms for s in suites))),
+    ])
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites{head}>"]
+    for s in suites:
+        lines.extend(s.xml())
+    lines.append("</testsuites>")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,365 @@
+"""Markdown (outputs.md "Markdown"): the pull-request comment and the job summary.
+
+The text comes from ``templates/summary.md.j2`` (jinja2, autoescape off); this module
+prepares plain values for it. User text (messages, ids, values) goes through
+a filter: ``md`` for running text (escapes ``|``, ``<``, ``>`` and ``\\``, folds
+newlines), ``code`` for a code span, ``cell`` for a code span inside a table (``|``
+escaped as GitHub tables need), ``linktext`` for the text of a link.
+
+Policy locations are reference-style links (``[file:line][3]`` with ``[3]: URL`` at the
+end of the section) to ``{repo_url}/blob/{sha}/{file}#L{line}`` when the repository and
+commit are known, so the text still reads well in a terminal; plain ``file:line``
+otherwise.
+
+The document is at most :data:`MAX_CHARS` characters: violations are listed most severe
+first, and those that do not fit are dropped from the end with a line saying how many
+(the per-test table is cut the same way if even that is not enough).
+
+``results.baseline`` (when not None) adds *base* and *Δ* columns to the metrics table:
+it may be a whole results dict of the base run, or a dict with ``counts`` (the results
+JSON's ``counts`` keys, plus ``traces_failing``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import orjson
+
+from agent_eval.findings import Finding
+from agent_eval.renderers import RenderContext
+from agent_eval.results import Results
+
+if TYPE_CHECKING:
+    import jinja2
+
+MAX_CHARS = 60_000
+DETAILS_OVER = 10  # tables with more rows than this are collapsed in <details>
+MAX_INPUT_ERRORS = 20
+VALUE_CHARS = 80
+
+ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "error": "💥"}
+SEVERITY_ICON = {"error": "❌", "warning": "⚠️", "note": "ℹ️"}
+_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+# ---------------------------------------------------------------- text filters
+def md(text: object) -> str:
+    """Running text: no HTML, no table breaks, one line."""
+    s = " ".join(str(text).split())
+    return (s.replace("\\", "\\\\").replace("|", "\\|")
+            .replace("<", "\\<").replace(">", "\\>"))
+
+
+def code(text: object) -> str:
+    """A code span (``<``, ``>`` are literal there); backticks inside are fenced."""
+    s = " ".join(str(text).split())
+    if "`" not in s:
+        return f"`{s}`"
+    fence = "`" * (_longest_tick_run(s) + 1)
+    return f"{fence} {s} {fence}"
+
+
+def linktext(text: object) -> str:
+    """The text of a link: running text with brackets escaped."""
+    return md(text).replace("[", "\\[").replace("]", "\\]")
+
+
+def marker(suite: str) -> str:
+    """The suite name as it can stand in the hidden ``<!-- agent-eval:… -->`` marker."""
+    return " ".join(suite.split()).replace(">", "&gt;")
+
+
+def cell(text: object) -> str:
+    """A code span inside a GitHub table cell."""
+    return code(str(text).replace("|", "\\|"))
+
+
+def _longest_tick_run(s: str) -> int:
+    best = cur = 0
+    for ch in s:
+        cur = cur + 1 if ch == "`" else 0
+        best = max(best, cur)
+    return best
+
+
+def _value(v: Finding) -> str:
+    if v.value is None and v.argument is not None:
+        return "(missing)"
+    try:
+        text = orjson.dumps(v.value).decode()
+    except TypeError:
+        text = repr(v.value)
+    return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+# ------------------------------------------------------------------ view model
+@dataclass(frozen=True)
+class Item:
+    """One violation as the template shows it."""
+
+    severity: str
+    what: str  # markdown (already escaped)
+    policy: str  # the policy's file:line (raw text)
+    url: str | None  # the policy line on GitHub, when known
+    trace: str | None  # markdown (already escaped)
+    ref: int = 0  # number of the reference link to ``url`` (set when cut)
+
+
+@dataclass
+class Group:
+    rule: str
+    icon: str
+    count: int  # all violations of the rule, shown or not
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass
+class Metric:
+    name: str
+    head: int
+    base: int | None = None
+
+    @property
+    def delta(self) -> str:
+        if self.base is None:
+            return ""
+        d = self.head - self.base
+        if d > 0:
+            return f"▲ +{d}"
+        if d < 0:
+            return f"▼ −{-d}"
+        return "="
+
+
+def metrics(results: Results) -> dict[str, int]:
+    """The suite numbers of the metrics table, by name."""
+    c = results.counts
+    return {
+        "traces": c.get("traces", len(results.traces)),
+        "tool calls": c.get("tool_calls", 0),
+        "violations": c.get("violations", len(results.violations)),
+        "input errors": c.get("input_errors", len(results.input_errors)),
+        "traces failing": len(_failing_traces(results.violations)),
+    }
+
+
+def _base_metrics(baseline: dict[str, Any]) -> dict[str, int]:
+    if "tests" in baseline and "counts" in baseline and "suite" in baseline:
+        return metrics(Results.from_dict(baseline))
+    c = baseline.get("counts") or {}
+    keys = {"traces": "traces", "tool calls": "tool_calls", "violations": "violations",
+            "input errors": "input_errors", "traces failing": "traces_failing"}
+    return {name: int(c[key]) for name, key in keys.items() if isinstance(c.get(key), int)}
+
+
+def _failing_traces(findings: list[Finding]) -> set[tuple[str, str]]:
+    return {(v.trace.file, v.trace.trace_id) for v in findings
+            if v.severity == "error" and v.trace is not None}
+
+
+def _reason(results: Results) -> str:
+    errors = results.input_errors
+    if errors:
+        first = md(str(errors[0]))
+        if len(errors) == 1:
+            return f"1 input error: {first}"
+        return f"{len(errors)} input errors, the first: {first}"
+    unchecked = [t.id for t in results.tests if t.status == "error"]
+    if results.verdict == "error" and unchecked:
+        return f"{_plural(len(unchecked), 'test')} could not be checked"
+    by_sev: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    for t in results.tests:
+        for v in t.violations:
+            by_sev.setdefault(v.severity, set()).add(t.id)
+            counts[v.severity] = counts.get(v.severity, 0) + 1
+    scen = [s for s in results.scenarios if s.get("status") in ("fail", "error")]
+    crit = [c for c in results.criteria if c.get("status") == "fail"]
+    parts = []
+    for sev in ("error", "warning") if results.verdict != "pass" else ():
+        if sev in counts:
+            parts.append(f"{_plural(counts[sev], sev + '-severity violation')} in "
+                         f"{_plural(len(by_sev[sev]), 'test')}")
+    if scen:
+        parts.append(f"{_plural(len(scen), 'scenario')} failed")
+    if crit:
+        parts.append(f"{_plural(len(crit), 'criterion', 'criteria')} missed")
+    if parts:
+        return "; ".join(parts)
+    if results.verdict == "warn":
+        return "warnings only"
+    c = results.counts
+    notes = f", {_plural(counts['note'], 'note')}" if counts.get("note") else ""
+    return (f"No violations in {_plural(c.get('traces', 0), 'trace')} "
+            f"({_plural(c.get('tool_calls', 0), 'tool call')}){notes}")
+
+
+def _what(v: Finding) -> str:
+    if v.argument is not None and v.tool is not None:
+        violation = md(v.details.get("violation") or v.message)
+        constraint = f" ({code(v.constraint)})" if v.constraint else ""
+        return (f"{code(v.tool)} · {code(v.argument)} = {code(_value(v))} — "
+                f"{violation}{constraint}")
+    return md(v.message)
+
+
+def _groups(results: Results, ctx: RenderContext) -> list[Group]:
+    """Violations grouped by (severity, rule): most severe first, then larger groups."""
+    by_rule: dict[tuple[str, str], list[Finding]] = {}
+    for v in results.violations:
+        by_rule.setdefault((v.severity, v.rule), []).append(v)
+    ordered = sorted(by_rule.items(),
+                     key=lambda kv: (_RANK.get(kv[0][0], 9), -len(kv[1]), kv[0][1]))
+    blob = (f"{ctx.repo_url.rstrip('/')}/blob/{ctx.sha}/"
+            if ctx.repo_url and ctx.sha else None)
+    groups = []
+    for (severity, rule), found in ordered:
+        group = Group(rule, SEVERITY_ICON.get(severity, "•"), len(found))
+        for v in found:
+            url = None
+            if blob is not None:
+                url = f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
+            trace = None
+            if v.trace is not None:
+                at = f"{v.trace.file}:{v.trace.line}"
+                trace = f"{code(v.trace.trace_id)} at {code(at)}"
+            group.items.append(Item(severity, _what(v), f"{v.config.file}:{v.config.line}",
+                                    url, trace))
+        groups.append(group)
+    return groups
+
+
+def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, str]]]:
+    """The first ``keep`` violations (in group order), with their reference-link numbers
+    (1, 2, … in order of first use), and the links."""
+    out: list[Group] = []
+    refs: dict[str, int] = {}
+    left = keep
+    for g in groups:
+        if left <= 0:
+            break
+        items = []
+        for item in g.items[:left]:
+            if item.url is not None:
+                item = replace(item, ref=refs.setdefault(item.url, len(refs) + 1))
+            items.append(item)
+        left -= len(items)
+        out.append(Group(g.rule, g.icon, g.count, items))
+    return out, [(n, url) for url, n in refs.items()]
+
+
+def _test_rows(results: Results) -> list[dict[str, Any]]:
+    rows = []
+    for t in results.tests:
+        failing = len(_failing_traces(t.violations))
+        rows.append({"id": t.id, "metric": t.metric, "icon": ICON.get(t.status, ""),
+                     "status": t.status, "violations": len(t.violations),
+                     "failing": failing, "checked": t.traces_checked})
+    return rows
+
+
+def _scenario_rows(results: Results) -> list[dict[str, Any]]:
+    rows = []
+    for s in results.scenarios:
+        score = s.get("score")
+        rows.append({"id": s.get("id", ""), "icon": ICON.get(str(s.get("status")), ""),
+                     "status": s.get("status", ""),
+                     "score": "" if score is None else f"{float(score):.1f}",
+                     "findings": len(s.get("findings") or [])})
+    return rows
+
+
+@cache
+def _template() -> jinja2.Template:
+    import jinja2  # only when a summary is rendered: keeps the CLI's start-up fast
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("agent_eval.renderers", "templates"),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["md"] = md
+    env.filters["code"] = code
+    env.filters["cell"] = cell
+    env.filters["linktext"] = linktext
+    return env.get_template("summary.md.j2")
+
+
+def render(results: Results, ctx: RenderContext | None = None,
+           max_chars: int = MAX_CHARS) -> str:
+    ctx = ctx or RenderContext()
+    head = metrics(results)
+    base = _base_metrics(results.baseline) if results.baseline is not None else None
+    rows = [Metric(name, value, None if base is None else base.get(name))
+            for name, value in head.items()]
+    groups = _groups(results, ctx)
+    total = sum(g.count for g in groups)
+    tests = _test_rows(results)
+    from agent_eval._version import __version__
+
+    fixed: dict[str, Any] = {
+        "suite": results.suite,
+        "marker": marker(results.suite),
+        "verdict": results.verdict,
+        "icon": ICON.get(results.verdict, ""),
+        "reason": _reason(results),
+        "metrics": rows,
+        "has_base": base is not None,
+        "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
+        "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
+        "scenarios": _scenario_rows(results),
+        "details_over": DETAILS_OVER,
+        "version": results.tool_version or __version__,
+        "run_url": ctx.run_url,
+    }
+    template = _template()
+
+    def page(keep: int, keep_tests: int) -> str:
+        shown, links = _cut(groups, keep)
+        return template.render(
+            **fixed, groups=shown, links=links, total=total, hidden=total - keep,
+            tests=tests[:keep_tests], tests_hidden=len(tests) - keep_tests)
+
+    text = page(total, len(tests))
+    if len(text) <= max_chars:
+        return text
+    keep_tests = len(tests)
+    if len(page(0, keep_tests)) > max_chars:
+        keep_tests = _largest(lambda n: len(page(0, n)) <= max_chars, len(tests))
+    # an upper bound first: each shown violation costs at least its own text
+    upper, used = 0, len(page(0, keep_tests))
+    for g in groups:
+        for item in g.items:
+            used += len(item.what) + len(item.policy)
+            if used > max_chars:
+                break
+            upper += 1
+        else:
+            continue
+        break
+    keep = _largest(lambda n: len(page(n, keep_tests)) <= max_chars, upper)
+    return page(keep, keep_tests)
+
+
+def _largest(fits: Callable[[int], bool], upper: int) -> int:
+    """The largest n in [0, upper] with fits(n) (fits is monotone, fits(0) assumed)."""
+    lo, hi = 0, upper
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

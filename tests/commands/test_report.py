@@ -1,0 +1,121 @@
+"""`agent-eval report`: renders a results.json again, byte-identical to what `run` wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agent_eval
+from agent_eval.renderers import RENDERERS
+
+SRC = str(Path(agent_eval.__file__).resolve().parents[1])
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = "examples/customer-service/agent-eval.yaml"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=cwd, env=env,
+                          capture_output=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled example run once with every format this version has."""
+    out = tmp_path_factory.mktemp("run")
+    formats = ["json", "junit", "markdown", "console"]
+    formats += [f for f in ("sarif", "html") if f in RENDERERS]
+    p = cli("run", "--config", EXAMPLE, "--format", ",".join(formats), "--no-timings",
+            "--output-dir", str(out), cwd=REPO)
+    assert p.returncode == 1, p.stderr.decode()  # the example has violations
+    return out
+
+
+FORMATS = ["json", "junit", "markdown", "console", "sarif", "html"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_report_to_stdout_is_byte_identical_to_run(example_run: Path, fmt: str) -> None:
+    if fmt not in RENDERERS:
+        pytest.skip(f"format {fmt} is not in this version yet (RENDERERS: {list(RENDERERS)})")
+    written = example_run / RENDERERS[fmt].filename
+    assert written.is_file()
+    p = cli("report", str(example_run / "results.json"), "--format", fmt, cwd=REPO)
+    assert p.returncode == 0, p.stderr.decode()
+    assert p.stderr == b""
+    assert p.stdout == written.read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["junit", "markdown"])
+def test_report_to_a_file_is_byte_identical_to_run(example_run: Path, tmp_path: Path,
+                                                   fmt: str) -> None:
+    target = tmp_path / "sub" / "out.txt"
+    p = cli("report", str(example_run / "results.json"), "-f", fmt, "--output", str(target),
+            cwd=tmp_path)
+    assert p.returncode == 0, p.stderr.decode()
+    assert p.stdout == b""
+    assert target.read_bytes() == (example_run / RENDERERS[fmt].filename).read_bytes()
+
+
+def test_the_default_format_is_console(example_run: Path) -> None:
+    p = cli("report", str(example_run / "results.json"), cwd=REPO)
+    assert p.returncode == 0
+    assert p.stdout == (example_run / "console.txt").read_bytes()
+    assert p.stdout.startswith(b"agent-eval ")
+
+
+def test_links_when_repository_and_sha_are_given(example_run: Path) -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    p = cli("report", str(example_run / "results.json"), "--format", "markdown",
+            "--repo-url", "https://github.com/acme/agent", "--sha", sha,
+            "--run-url", "https://github.com/acme/agent/actions/runs/1", cwd=REPO)
+    assert p.returncode == 0
+    golden = REPO / "tests" / "renderers" / "golden" / "example.md"
+    assert p.stdout == golden.read_bytes()
+
+
+def test_unknown_format_exits_2_listing_the_available_ones(example_run: Path) -> None:
+    p = cli("report", str(example_run / "results.json"), "--format", "pdf", cwd=REPO)
+    assert p.returncode == 2
+    assert p.stdout == b""
+    err = p.stderr.decode()
+    assert "unknown format 'pdf'" in err
+    assert f"available: {', '.join(RENDERERS)}" in err
+    assert "Traceback" not in err
+
+
+def test_missing_or_foreign_files_exit_2_with_one_line(tmp_path: Path) -> None:
+    p = cli("report", "nowhere.json", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.decode().startswith("error: cannot read nowhere.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    p = cli("report", "bad.json", cwd=tmp_path)
+    assert p.returncode == 2 and "bad.json is not JSON" in p.stderr.decode()
+    (tmp_path / "other.json").write_text(json.dumps({"version": 2, "runs": []}))
+    p = cli("report", "other.json", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.decode() == "error: other.json is not an agent-eval results file\n"
+    for name in ("nowhere.json", "bad.json", "other.json"):
+        assert "Traceback" not in cli("report", name, cwd=tmp_path).stderr.decode()
+
+
+def test_a_results_file_from_another_schema_is_refused_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text(json.dumps({
+        "schema_version": "99", "tool": {"name": "agent-eval", "version": "9"}}))
+    p = cli("report", "r.json", cwd=tmp_path)
+    assert p.returncode == 2
+    err = p.stderr.decode()
+    assert "schema_version '99'" in err and "Traceback" not in err
+
+
+def test_listed_in_help() -> None:
+    p = cli("--help", cwd=REPO)
+    assert b"report" in p.stdout
+    p = cli("report", "--help", cwd=REPO)
+    assert b"--format" in p.stdout and b"--output" in p.stdout and b"--root" in p.stdout

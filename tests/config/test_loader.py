@@ -1,0 +1,460 @@
+"""The suite loader: every problem as FILE:LINE:COL with the key named, all at once."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
+from agent_eval.config.loader import CONFIG_NAMES, find_config
+from agent_eval.errors import ConfigError
+
+POLICY = """\
+version: "1"
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, min: 0, max: 30}
+"""
+PROBLEM = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.+)$", re.S)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def problems_of(tmp_path: Path, suite: str, extra: dict[str, str] | None = None,
+                name: str = "agent-eval.yaml") -> list[tuple[str, int, int, str]]:
+    (tmp_path / ".git").mkdir(exist_ok=True)  # the repository root: paths relative to it
+    write(tmp_path, {name: suite, **(extra or {})})
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / name)
+    out = []
+    for p in exc.value.problems:
+        m = PROBLEM.match(p)
+        assert m is not None, f"not FILE:LINE:COL: message: {p!r}"
+        out.append((m["file"], int(m["line"]), int(m["col"]), m["msg"]))
+    assert str(exc.value) == "\n".join(exc.value.problems)
+    return out
+
+
+def one(problems: list[tuple[str, int, int, str]], word: str) -> tuple[str, int, int, str]:
+    hits = [p for p in problems if word in p[3]]
+    assert len(hits) == 1, (word, problems)
+    return hits[0]
+
+
+# ------------------------------------------------------------------ single problems
+def test_unknown_top_level_key_did_you_mean(tmp_path: Path) -> None:
+    suite = "suite: s\ntset:\n  - id: a\n"
+    probs = problems_of(tmp_path, suite)
+    assert one(probs, "'tset'")[:3] == ("agent-eval.yaml", 2, 1)
+    assert "did you mean 'tests'" in one(probs, "'tset'")[3]
+
+
+def test_unknown_key_in_a_test_did_you_mean(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: args\n    metric: args_valid\n"
+             "    polcy: policies/p.yaml\n")
+    probs = problems_of(tmp_path, suite, {"policies/p.yaml": POLICY})
+    f, line, col, msg = one(probs, "'polcy'")
+    assert (f, line, col) == ("agent-eval.yaml", 5, 5)
+    assert "unknown key 'polcy'" in msg and "did you mean 'policy'" in msg
+
+
+def test_unknown_key_in_a_sequence_rule_did_you_mean(tmp_path: Path) -> None:
+    suite = """\
+suite: s
+tests:
+  - id: order
+    metric: sequence_valid
+    rules:
+      - type: require
+        tool: login
+      - type: before
+        fisrt: login
+        then: pay
+"""
+    probs = problems_of(tmp_path, suite)
+    f, line, col, msg = one(probs, "'fisrt'")
+    assert (f, line, col) == ("agent-eval.yaml", 9, 9)
+    assert "did you mean 'first'" in msg
+    # 'first' itself is missing: reported at the rule item (line 8)
+    missing = [p for p in probs if "'first'" in p[3] and "fisrt" not in p[3]]
+    assert [(p[1], p[2]) for p in missing] == [(8, 9)]
+
+
+def test_unknown_metric_did_you_mean(tmp_path: Path) -> None:
+    suite = "suite: s\ntests:\n  - id: a\n    metric: args_vaild\n"
+    f, line, col, msg = one(problems_of(tmp_path, suite), "args_vaild")
+    assert (f, line, col) == ("agent-eval.yaml", 4, 5)
+    assert "did you mean 'args_valid'" in msg
+
+
+def test_unknown_rule_type(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: sequence_valid\n    rules:\n"
+             "      - type: befor\n        first: a\n        then: b\n")
+    f, line, col, msg = one(problems_of(tmp_path, suite), "'befor'")
+    assert (f, line, col) == ("agent-eval.yaml", 6, 9)  # the `type:` key
+    assert "did you mean 'before'" in msg
+    for known in ("require", "before", "count", "blocklist", "allowlist"):
+        assert known in msg
+
+
+def test_missing_suite(tmp_path: Path) -> None:
+    suite = "version: '1'\ntests:\n  - id: b\n    metric: tool_blocklist\n    blocklist: [x]\n"
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 1, 1)
+    assert "'suite'" in msg and "missing" in msg
+
+
+def test_missing_policy_file_points_at_the_policy_line(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: args\n    metric: args_valid\n"
+             "    policy: policies/nope.yaml\n")
+    (f, line, col, msg), = problems_of(tmp_path, suite, name="sub/agent-eval.yaml")
+    assert (f, line, col) == ("sub/agent-eval.yaml", 5, 5)
+    assert "policies/nope.yaml" in msg
+    assert "relative to" in msg and "sub/agent-eval.yaml" in msg
+
+
+def test_count_rule_without_min_or_max(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: sequence_valid\n    rules:\n"
+             "      - type: count\n        tool: api_call\n")
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 6, 9)
+    assert "'min'" in msg and "'max'" in msg
+    assert "rules[0]" in msg
+
+
+def test_count_rule_min_above_max(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: sequence_valid\n    rules:\n"
+             "      - type: count\n        tool: api_call\n        min: 5\n        max: 2\n")
+    (_, line, col, msg), = problems_of(tmp_path, suite)
+    assert (line, col) == (6, 9)
+    assert "min (5)" in msg and "max (2)" in msg
+
+
+def test_duplicate_test_ids(tmp_path: Path) -> None:
+    suite = """\
+suite: s
+tests:
+  - id: block
+    metric: tool_blocklist
+    blocklist: [a]
+  - id: block
+    metric: tool_blocklist
+    blocklist: [b]
+"""
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 6, 5)
+    assert "duplicate test id 'block'" in msg and "line 3" in msg
+
+
+def test_duplicate_ids_by_default_metric_name(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - metric: tool_blocklist\n    blocklist: [a]\n"
+             "  - metric: tool_blocklist\n    blocklist: [b]\n")
+    (_, line, col, msg), = problems_of(tmp_path, suite)
+    assert (line, col) == (5, 5)
+    assert "'tool_blocklist'" in msg
+
+
+def test_severity_critical(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: tool_blocklist\n    blocklist: [x]\n"
+             "    severity: critical\n")
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 6, 5)
+    assert "severity" in msg and "critical" in msg
+
+
+def test_version_2(tmp_path: Path) -> None:
+    suite = ("suite: s\nversion: 2\ntests:\n  - id: a\n    metric: tool_blocklist\n"
+             "    blocklist: [x]\n")
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 2, 1)
+    assert "version" in msg and "'2'" in msg
+
+
+def test_scenarios_not_available_in_this_version(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: tool_blocklist\n    blocklist: [x]\n"
+             "scenarios:\n  - id: REFUND-001\n")
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 6, 1)
+    assert "scenarios" in msg and "not available" in msg
+
+
+def test_unknown_key_in_output(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - metric: tool_blocklist\n    blocklist: x\n"
+             "output:\n  formt: [sarif]\n")
+    (f, line, col, msg), = problems_of(tmp_path, suite)
+    assert (f, line, col) == ("agent-eval.yaml", 6, 3)
+    assert "did you mean 'format'" in msg
+
+
+def test_no_tests(tmp_path: Path) -> None:
+    (_, line, col, msg), = problems_of(tmp_path, "suite: s\ntests: []\n")
+    assert (line, col) == (2, 1)
+    assert "no tests" in msg
+
+
+def test_policy_file_problems_point_into_the_policy(tmp_path: Path) -> None:
+    suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
+    policy = "tools:\n  t:\n    argumnts:\n      x: {type: number}\n"
+    (f, line, col, msg), = problems_of(tmp_path, suite, {"p.yaml": policy})
+    assert (f, line, col) == ("p.yaml", 3, 5)
+    assert "'argumnts'" in msg and "did you mean 'arguments'" in msg
+
+
+def test_a_broken_policy_used_twice_is_reported_once(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
+             "  - id: b\n    metric: args_valid\n    policy: p.yaml\n")
+    policy = "tools:\n  t:\n    bad_key: 1\n"
+    assert len(problems_of(tmp_path, suite, {"p.yaml": policy})) == 1
+
+
+def test_invalid_yaml_in_the_suite(tmp_path: Path) -> None:
+    (f, line, _, msg), = problems_of(tmp_path, "suite: s\ntests: [\n")
+    assert f == "agent-eval.yaml" and line == 3
+    assert msg.startswith("invalid YAML")
+
+
+# ------------------------------------------------------------------ all together
+def test_several_problems_are_reported_together(tmp_path: Path) -> None:
+    suite = """\
+version: 2
+suite: s
+tset: x
+tests:
+  - id: a
+    metric: args_valid
+    polcy: policies/p.yaml
+  - id: b
+    metric: sequence_valid
+    rules:
+      - type: before
+        fisrt: x
+        then: y
+      - type: nosuch
+        tool: x
+      - type: count
+        tool: x
+  - id: c
+    metric: args_vaild
+  - id: d
+    metric: args_valid
+    policy: policies/missing.yaml
+  - id: d
+    metric: tool_blocklist
+    blocklist: [x]
+  - id: e
+    metric: tool_blocklist
+    blocklist: [x]
+    severity: critical
+scenarios:
+  - id: x
+"""
+    probs = problems_of(tmp_path, suite, {"policies/p.yaml": POLICY})
+    where = {(p[1], p[2]) for p in probs}
+    expected = {
+        (1, 1),  # version: 2
+        (3, 1),  # tset
+        (7, 5),  # polcy
+        (12, 9),  # fisrt
+        (14, 9),  # type: nosuch
+        (16, 9),  # count without min/max
+        (19, 5),  # args_vaild
+        (22, 5),  # policy file missing
+        (23, 5),  # duplicate id d
+        (29, 5),  # severity: critical
+        (30, 1),  # scenarios
+    }
+    assert expected <= where, probs
+    assert all(p[0] == "agent-eval.yaml" for p in probs)
+    messages = " | ".join(p[3] for p in probs)
+    for word in ("'tset'", "'polcy'", "'fisrt'", "'nosuch'", "args_vaild", "missing.yaml",
+                 "duplicate test id 'd'", "critical", "scenarios"):
+        assert word in messages
+
+
+# ---------------------------------------------------------------- finding the config
+@pytest.mark.parametrize("present", [
+    ["agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml"],
+    ["agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml"],
+    [".agent-eval.yaml", "mcp-eval.yaml"],
+    ["mcp-eval.yaml"],
+])
+def test_config_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                             present: list[str]) -> None:
+    assert CONFIG_NAMES == ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml",
+                            "mcp-eval.yaml")
+    for name in present:
+        # the suite's name says which file was read
+        write(tmp_path, {name: f"suite: from-{name}\ntests:\n  - metric: tool_blocklist\n"
+                               "    blocklist: [x]\n"})
+    monkeypatch.chdir(tmp_path)
+    assert find_config() == tmp_path / present[0]
+    assert load_suite().name == f"from-{present[0]}"
+
+
+def test_no_config_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        load_suite()
+    assert "agent-eval.yaml" in str(exc.value) and "mcp-eval.yaml" in str(exc.value)
+
+
+def test_paths_are_relative_to_the_config_folder(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "evals/agent-eval.yaml": "suite: s\ntraces: traces/*.jsonl\ntests:\n"
+                                 "  - id: args\n    metric: args_valid\n"
+                                 "    policy: policies/p.yaml\n",
+        "evals/policies/p.yaml": POLICY,
+        "evals/traces/t.jsonl":
+            '{"type":"tool_call","tool":"apply_discount","arguments":{"percent":50}}\n',
+    })
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    suite = load_suite(Path("..") / "evals" / "agent-eval.yaml")
+    assert suite.file == "evals/agent-eval.yaml"
+    files, errors = suite_sources(suite)
+    assert errors == []
+    assert [f.file for f in files] == ["evals/traces/t.jsonl"]
+    results = evaluate(suite, load_traces([str(tmp_path / "evals/traces/t.jsonl")], suite))
+    (v,) = results.violations
+    assert v.config.file == "evals/policies/p.yaml"
+    # "      percent: {type: number, min: 0, max: 30}": "max" starts at column 39
+    assert (v.config.line, v.config.col) == (5, 39)
+    assert v.trace is not None and v.trace.file == "evals/traces/t.jsonl"
+
+
+# ---------------------------------------------------------------------- the seed
+SEED_SUITE = """\
+# mcp-eval.yaml
+version: "1"
+suite: customer-service-agent
+
+tests:
+  # Validate all tool arguments
+  - id: args_valid
+    metric: args_valid
+    policy: policies/customer.yaml
+
+  # Enforce authentication flow
+  - id: auth_flow
+    metric: sequence_valid
+    rules:
+      - type: require
+        tool: authenticate_user
+      - type: before
+        first: authenticate_user
+        then: [get_customer, update_customer]
+
+  # Block dangerous operations
+  - id: no_destructive
+    metric: tool_blocklist
+    blocklist:
+      - delete_customer
+      - purge_data
+      - admin_*
+
+output:
+  format: [sarif, junit]
+"""
+SEED_POLICY = """\
+tools:
+  apply_discount:
+    arguments:
+      percent:
+        type: number
+        min: 0
+        max: 30
+"""
+
+
+SEED_DOC = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_4232e42fa5cc0fe8.txt"
+
+
+@pytest.mark.skipif(not SEED_DOC.is_file(), reason="the seed document is not beside the repo")
+def test_the_embedded_seed_is_the_seed_docs_block() -> None:
+    doc = SEED_DOC.read_text(encoding="utf-8")
+    block = doc.split("## Combining Metrics", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block == SEED_SUITE
+
+
+def test_the_seed_suite_loads_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"mcp-eval.yaml": SEED_SUITE, "policies/customer.yaml": SEED_POLICY,
+                     "t.jsonl": '{"type":"tool_call","tool":"apply_discount",'
+                                '"arguments":{"percent":50}}\n'})
+    monkeypatch.chdir(tmp_path)
+    suite = load_suite()  # found as mcp-eval.yaml
+    assert suite.name == "customer-service-agent"
+    assert [t.id for t in suite.tests] == ["args_valid", "auth_flow", "no_destructive"]
+    assert [t.metric for t in suite.tests] == ["args_valid", "sequence_valid", "tool_blocklist"]
+    assert list(suite.model.output.format) == ["sarif", "junit"]
+    results = evaluate(suite, load_traces(["t.jsonl"], suite))
+    by_rule = {v.rule: v for v in results.violations}
+    # the seed's example: percent 50 against max 30 (policy line 7), and no authenticate_user
+    assert set(by_rule) == {"args_valid/maximum", "sequence_valid/require"}
+    m = by_rule["args_valid/maximum"]
+    assert (m.tool, m.argument, m.value, m.constraint) == ("apply_discount", "percent", 50,
+                                                           "max: 30")
+    assert (m.config.file, m.config.line, m.config.col) == ("policies/customer.yaml", 7, 9)
+    r = by_rule["sequence_valid/require"]
+    assert (r.config.file, r.config.line, r.config.col) == ("mcp-eval.yaml", 15, 9)
+    assert results.verdict == "fail"
+
+
+# ---------------------------------------------------------------------- pickling
+def test_suite_pickles_with_its_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {
+        "agent-eval.yaml": "suite: s\ntests:\n  - id: args\n    metric: args_valid\n"
+                           "    policy: p.yaml\n  - id: block\n    metric: tool_blocklist\n"
+                           "    blocklist: [rm_*]\n",
+        "p.yaml": POLICY,
+        "t.jsonl": '{"type":"tool_call","tool":"apply_discount","arguments":{"percent":50}}\n'
+                   '{"type":"tool_call","tool":"rm_rf","arguments":{}}\n',
+    })
+    monkeypatch.chdir(tmp_path)
+    suite = load_suite("agent-eval.yaml")
+    data = pickle.dumps(suite)
+    before = evaluate(suite, load_traces(["t.jsonl"], suite)).to_dict()
+
+    # the files on disk change or vanish: the pickled suite keeps what it compiled
+    (tmp_path / "p.yaml").write_text(POLICY.replace("max: 30", "max: 100"), encoding="utf-8")
+    copy = pickle.loads(data)
+    (tmp_path / "p.yaml").unlink()
+    (tmp_path / "agent-eval.yaml").unlink()
+    copy2 = pickle.loads(data)
+    for other in (copy, copy2):
+        after = evaluate(other, load_traces(["t.jsonl"], other)).to_dict()
+        for d in (before, after):
+            for t in d["tests"]:
+                t["duration_ms"] = 0
+        assert after == before
+    rules = sorted(v["rule"] for t in before["tests"] for v in t["violations"])
+    assert rules == ["args_valid/maximum", "tool_blocklist"]
+    # and pickles again
+    assert pickle.loads(pickle.dumps(copy2)).name == "s"
+
+
+def test_config_not_found_by_path(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "nope.yaml")
+    assert "not found" in str(exc.value)
+
+
+def test_loading_by_path_ignores_the_cwd(tmp_path: Path) -> None:
+    write(tmp_path, {"a/agent-eval.yaml": "suite: s\ntests:\n  - metric: tool_blocklist\n"
+                                          "    blocklist: x\n"})
+    cwd = os.getcwd()
+    suite = load_suite(tmp_path / "a" / "agent-eval.yaml")
+    assert os.getcwd() == cwd
+    assert suite.base_dir == (tmp_path / "a").resolve()

@@ -1,0 +1,256 @@
+"""The Anthropic Messages reader (docs/formats/anthropic.md).
+
+Expected values are read by hand from the sample files; each assertion cites the line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
+from agent_eval.readers.anthropic import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+DIR = SAMPLES / "anthropic_messages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats2"
+MULTI = "openinference-anthropic__multiple_tool_calling"
+IN_INPUT = "openinference-anthropic__tool_use_in_input"
+
+
+def read_auto(path: Path) -> tuple[str, list[ReadItem]]:
+    """Read a file the way ``format: auto`` does; (reader name, items)."""
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError), reader
+    return reader.name, list(reader.read(source))
+
+
+def only_trace(items: list[ReadItem]) -> Trace:
+    found = [i for i in items if isinstance(i, Trace)]
+    assert len(found) == 1, items
+    return found[0]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def write(tmp_path: Path, name: str, value: object) -> Path:
+    path = tmp_path / name
+    path.write_text(value if isinstance(value, str) else json.dumps(value, indent=1))
+    return path
+
+
+# ------------------------------------------------------------------ the samples
+def test_every_sample_is_read_as_anthropic() -> None:
+    files = sorted(p for p in DIR.iterdir())
+    assert len(files) == 6
+    for path in files:
+        name, items = read_auto(path)
+        assert name == "anthropic", path
+        assert errors(items) == [], path
+        only_trace(items)
+
+
+def test_response_with_two_tool_uses() -> None:
+    _, items = read_auto(DIR / f"{MULTI}.interaction0.response.json")
+    t = only_trace(items)
+    assert t.format == "anthropic"
+    # lines 11-21 and 22-32: two tool_use blocks, in order
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("get_weather", {"location": "New York, NY"}, "toolu_01VLL6XYAAGrtc7CDpmpKZMB", 11),
+        ("get_time", {"timezone": "America/New_York"}, "toolu_01FZuC4jLWM67hKreLMKCLRe", 22),
+    ]
+    assert all(not c.has_result and c.ok for c in t.tool_calls)  # no tool_result here
+    # usage, lines 36-44: 721 input (+0 cache creation, +0 cache read), 112 output
+    [llm] = t.llm_calls
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "claude-sonnet-4-6", 721, 112, 833)
+    assert llm.cost_usd is None and llm.latency_ms is None  # not in a response body
+    assert t.cost is None and t.latency_ms is None
+    assert t.metadata["cache_read_input_tokens"] == 0  # line 39
+    assert t.output == "Sure! Let me fetch the current weather and time in New York " \
+        "simultaneously!"  # line 9
+
+
+def test_request_with_history_and_tool_result() -> None:
+    _, items = read_auto(DIR / f"{IN_INPUT}.interaction0.request.json")
+    t = only_trace(items)
+    assert t.input == "What is the weather like in San Francisco in Fahrenheit?"  # line 6
+    [call] = t.tool_calls
+    # the tool_use block starts on line 14; its result block on line 28 (is_error false, l. 32)
+    assert (call.name, call.arguments, call.location.line) == (
+        "get_weather", {"location": "San Francisco, CA", "unit": "fahrenheit"}, 14)
+    assert call.ok and call.error is None and call.has_result
+    assert call.result == '{"weather": "sunny", "temperature": "75"}'  # line 30
+    assert call.result_location is not None and call.result_location.line == 28
+    assert t.llm_calls == []  # a request records no model call
+
+
+def test_request_without_tool_calls() -> None:
+    _, items = read_auto(DIR / f"{MULTI}.interaction0.request.json")
+    t = only_trace(items)
+    assert t.input.startswith("What is the weather like right now in New York?")  # line 6
+    assert t.tool_calls == [] and t.output is None
+
+
+def test_response_without_tool_calls() -> None:
+    _, items = read_auto(DIR / f"{IN_INPUT}.interaction0.response.json")
+    t = only_trace(items)
+    assert t.tool_calls == []
+    assert t.output.startswith("The current weather in San Francisco, CA is **sunny**")  # l. 9
+    [llm] = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens) == (772, 47)  # lines 15, 22
+
+
+def test_vcr_cassettes() -> None:
+    _, items = read_auto(DIR / f"{IN_INPUT}.vcr.yaml")
+    t = only_trace(items)
+    assert t.input == "What is the weather like in San Francisco in Fahrenheit?"  # lines 3-4
+    [call] = t.tool_calls
+    # the tool_use id is on line 7 of the cassette, the tool_result's tool_use_id on line 8
+    assert (call.name, call.location.line, call.result_location.line if call.result_location
+            else None) == ("get_weather", 7, 8)
+    assert call.arguments == {"location": "San Francisco, CA", "unit": "fahrenheit"}
+    assert call.result == '{"weather": "sunny", "temperature": "75"}'
+    [llm] = t.llm_calls  # the response body (line 18) with usage 772 / 47 (line 21)
+    assert (llm.location.line, llm.input_tokens, llm.output_tokens) == (18, 772, 47)
+    assert t.output.startswith("The current weather in San Francisco")
+
+    _, items = read_auto(DIR / f"{MULTI}.vcr.yaml")
+    t = only_trace(items)
+    # both tool_use ids are on lines 17 and 18; usage 721 / 112 on line 18
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [
+        ("get_weather", 17), ("get_time", 18)]
+    assert [(x.input_tokens, x.output_tokens) for x in t.llm_calls] == [(721, 112)]
+
+
+# ----------------------------------------------------------- behaviour (fixtures)
+def test_is_error_cache_tokens_and_repeated_history(tmp_path: Path) -> None:
+    use = {"type": "tool_use", "id": "tu_1", "name": "delete_file", "input": {"path": "/etc"}}
+    bad = {"type": "tool_result", "tool_use_id": "tu_1", "is_error": True,
+           "content": [{"type": "text", "text": "permission denied"}]}
+    pairs = [
+        {"request": {"model": "claude-x", "max_tokens": 10,
+                     "messages": [{"role": "user", "content": "clean up"}]},
+         "response": {"id": "m1", "type": "message", "role": "assistant", "model": "claude-x",
+                      "content": [use], "stop_reason": "tool_use",
+                      "usage": {"input_tokens": 100, "cache_creation_input_tokens": 20,
+                                "cache_read_input_tokens": 3000, "output_tokens": 7}}},
+        {"request": {"model": "claude-x", "max_tokens": 10, "messages": [
+            {"role": "user", "content": "clean up"},
+            {"role": "assistant", "content": [use]},  # the history again
+            {"role": "user", "content": [bad]}]},
+         "response": {"id": "m2", "type": "message", "role": "assistant", "model": "claude-x",
+                      "content": [{"type": "text", "text": "I could not."}],
+                      "stop_reason": "end_turn",
+                      "usage": {"input_tokens": 5, "output_tokens": 4}}},
+    ]
+    path = write(tmp_path, "run.jsonl", "".join(json.dumps(p) + "\n" for p in pairs))
+    name, items = read_auto(path)
+    assert name == "anthropic"
+    t = only_trace(items)
+    [call] = t.tool_calls  # once, although the second request repeats it
+    assert (call.ok, call.error, call.location.line, call.result_location.line if
+            call.result_location else 0) == (False, "permission denied", 1, 2)
+    assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
+        (3120, 7, 3127), (5, 4, 9)]
+    assert t.metadata == {"cache_read_input_tokens": 3000, "cache_creation_input_tokens": 20}
+    assert (t.input, t.output) == ("clean up", "I could not.")
+
+
+def test_server_tool_error_and_unmatched_result(tmp_path: Path) -> None:
+    response = {"id": "m", "type": "message", "role": "assistant", "model": "claude-x",
+                "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1},
+                "content": [
+                    {"type": "server_tool_use", "id": "srv_1", "name": "web_search",
+                     "input": {"query": "refund policy"}},
+                    {"type": "web_search_tool_result", "tool_use_id": "srv_1",
+                     "content": {"type": "web_search_tool_result_error",
+                                 "error_code": "max_uses_exceeded"}}]}
+    request = {"model": "claude-x", "max_tokens": 5, "messages": [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nowhere",
+                                      "content": "x"}]}]}
+    path = write(tmp_path, "r.json", [response, request])
+    _, items = read_auto(path)
+    t = only_trace(items)
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.ok, call.error) == (
+        "web_search", {"query": "refund policy"}, False, "max_uses_exceeded")
+    text = path.read_text().splitlines()
+    [(rule, line)] = errors(items)
+    assert rule == "input/unmatched_result"
+    assert text[line - 1].strip() == "{"  # the tool_result block itself starts there
+    assert '"tool_use_id": "nowhere"' in "".join(text[line - 1:line + 3])
+
+
+def test_streamed_response_in_a_cassette(tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "msg_s", "type": "message",
+                                              "role": "assistant", "model": "claude-x",
+                                              "content": [], "usage": {"input_tokens": 50,
+                                                                       "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "tool_use", "id": "toolu_s", "name": "issue_refund",
+                           "input": {}}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": '{"order_id": "A-1", '}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": '"amount": 900}'}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+         "usage": {"output_tokens": 31}},
+        {"type": "message_stop"},
+    ]
+    sse = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    body = json.dumps({"model": "claude-x", "max_tokens": 5,
+                       "messages": [{"role": "user", "content": "refund A-1"}]})
+    cassette = ("interactions:\n- request:\n    body: " + json.dumps(body) + "\n"
+                "    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+                "  response:\n    body:\n      string: " + json.dumps(sse) + "\n"
+                "    status: {code: 200, message: OK}\nversion: 1\n")
+    path = write(tmp_path, "stream.yaml", cassette)
+    name, items = read_auto(path)
+    assert name == "anthropic"
+    t = only_trace(items)
+    [call] = t.tool_calls
+    assert (call.name, call.arguments) == ("issue_refund", {"order_id": "A-1", "amount": 900})
+    [llm] = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens) == (50, 31)
+    assert t.input == "refund A-1"
+
+
+def test_fixture_of_the_example_run() -> None:
+    # records-without-auth as JSON lines of request/response pairs
+    _, items = read_auto(FIXTURES / "records-without-auth.anthropic.jsonl")
+    t = only_trace(items)
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.location.line, call.result_location.line
+            if call.result_location else 0) == ("get_customer", {"customer_id": "C-77120"}, 1, 2)
+    assert t.end_location.line == 2
+    assert t.input.startswith("Hi, what email and home address")
+
+
+def test_other_files_are_not_anthropic(tmp_path: Path) -> None:
+    native = Path(__file__).resolve().parents[2] / "examples" / "customer-service" / "traces"
+    for path in sorted(native.glob("*.jsonl")):
+        source = SourceFile(str(path), path.name, path.name)
+        reader = pick_reader(source, "auto")
+        assert not isinstance(reader, InputError) and reader.name == "native", path
+    # a bare MCP content block and a sampling request are not Messages API bodies
+    for path in (SAMPLES / "mcp").glob("*ToolResultContent*.json"):
+        assert not READER.sniff(path.read_bytes(), SourceFile(str(path), "x", "x"))
+    for path in (SAMPLES / "mcp").glob("*CreateMessageRequestParams*.json"):
+        assert not READER.sniff(path.read_bytes(), SourceFile(str(path), "x", "x"))
+
+
+def test_forced_on_a_foreign_file_is_an_input_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.json", {"hello": "world"})
+    items = list(READER.read(SourceFile(str(path), "x.json", "x.json")))
+    assert errors(items) == [("input/invalid_event", 1)]
+    assert [i for i in items if isinstance(i, Trace)] == []
+    assert any(isinstance(i, IgnoredEvents) for i in items)

@@ -1,0 +1,270 @@
+"""The Claude Code reader: session JSONL, stream-json and the loglines envelope
+(docs/formats/claude_code.md).
+
+Expected values are read by hand from the sample files (each assertion cites its line);
+the letta-trajectory samples are also checked against their authors'
+``*.expected-normalized.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+DIR = SAMPLES / "claude_code_jsonl"
+STREAM = SAMPLES / "claude_code_stream_json" / "claude-code-action__sample-turns.json"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats2"
+
+
+def read_auto(path: Path) -> tuple[str, list[ReadItem]]:
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError), reader
+    return reader.name, list(reader.read(source))
+
+
+def traces(items: list[ReadItem]) -> dict[str, Trace]:
+    return {i.id: i for i in items if isinstance(i, Trace)}
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def calls(t: Trace) -> list[tuple[str, int]]:
+    return [(c.name, c.location.line) for c in t.tool_calls]
+
+
+def expected(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DIR / name).read_text())
+    return data
+
+
+# ------------------------------------------------------------------ the samples
+def test_every_sample_is_read_as_claude_code() -> None:
+    inputs = sorted(p for p in DIR.iterdir() if "expected-normalized" not in p.name)
+    assert len(inputs) == 8
+    for path in [*inputs, STREAM]:
+        name, items = read_auto(path)
+        assert name == "claude_code", path
+        assert traces(items), path
+        if path.name not in ("letta-trajectory__cleanup.input.jsonl",
+                             "claude-code-log__edge_cases.jsonl"):
+            assert errors(items) == [], path
+
+
+def test_letta_tool_call_matches_its_expected_normalization() -> None:
+    _, items = read_auto(DIR / "letta-trajectory__tool-call.input.jsonl")
+    [t] = traces(items).values()
+    want = expected("letta-trajectory__tool-call.expected-normalized.json")["records"]
+    assert t.input == want[1]["content"] == "fix the flaky retry test"
+    assert t.output == want[-1]["content"] == "Patched the backoff."
+    [call] = t.tool_calls
+    [wcall] = want[4]["tool_calls"]
+    assert (call.name, call.id, call.arguments) == (
+        wcall["name"], wcall["id"], json.loads(wcall["args"]))  # Read, toolu_01A
+    # line 3: tool_result with is_error true -> "ok": false in the expected record
+    assert call.ok is want[5]["ok"] is False
+    assert call.error == call.result == want[5]["content"] == "1\tdef retry():"
+    assert (call.location.line, call.result_location.line if call.result_location else 0) == (
+        2, 3)
+    meta = want[0]
+    assert (t.metadata["cwd"], t.metadata["git_branch"], t.metadata["model"]) == (
+        meta["cwd"], meta["git_branch"], meta["model"])
+    # timestamps: the call row 14:15:30.000 (line 2), its result 14:15:31.000 (line 3),
+    # the session 14:15:22.394 (line 1) .. 14:15:33.000 (line 4)
+    assert call.latency_ms == 1000.0
+    assert t.duration_ms == 10606.0
+    assert t.llm_calls == []  # these rows carry no usage
+
+
+def test_letta_subagent_file_is_one_sidechain_trace() -> None:
+    _, items = read_auto(DIR / "letta-trajectory__subagent.input.jsonl")
+    [t] = traces(items).values()
+    want = expected("letta-trajectory__subagent.expected-normalized.json")["records"]
+    # sessionId and agentId on lines 1-2
+    assert t.id == "parent-session-fixture/subagent-fixture"
+    assert t.metadata["sidechain"] is True
+    assert t.metadata["parent_session"] == "parent-session-fixture"
+    assert (t.input, t.output) == (want[1]["content"], want[2]["content"])
+    assert t.metadata["model"] == want[0]["model"] == "claude-sonnet"
+
+
+def test_letta_cleanup_bad_line_meta_and_sidechain_rows() -> None:
+    _, items = read_auto(DIR / "letta-trajectory__cleanup.input.jsonl")
+    # line 1 is "not-json": a clean parse error, the rest is read
+    assert errors(items) == [("input/parse_error", 1)]
+    [err] = [e for e in items if isinstance(e, InputError)]
+    assert err.file == "letta-trajectory__cleanup.input.jsonl"
+    found = traces(items)
+    main = found["letta-trajectory__cleanup.input.jsonl"]
+    want = expected("letta-trajectory__cleanup.expected-normalized.json")
+    # the expected normalization keeps lines 2 and 5 (and drops the meta row, line 3)
+    assert main.input == want["records"][1]["content"] == "summarize the change"
+    assert main.output == want["records"][2]["content"]
+    assert (main.location.line, main.end_location.line) == (2, 5)
+    # line 4 is a sidechain row: kept, as a trace of its own (letta drops it)
+    side = found["letta-trajectory__cleanup.input.jsonl/sidechain"]
+    assert side.output == "subagent transport"
+    assert (side.location.line, side.metadata["sidechain"]) == (4, True)
+    assert len(found) == 2
+
+
+def test_transcripts_sample_session() -> None:
+    _, items = read_auto(DIR / "claude-code-transcripts__sample_session.jsonl")
+    [t] = traces(items).values()
+    assert t.id == "test-session-id"  # sessionId, line 2
+    assert t.input == "Create a hello world function"  # line 2
+    assert t.output == "Done! The hello function is ready."  # line 8
+    assert [(c.name, c.arguments, c.location.line, c.result_location.line
+             if c.result_location else 0, c.result) for c in t.tool_calls] == [
+        ("Write", {"file_path": "/project/hello.py",
+                   "content": "def hello():\n    return 'Hello, World!'\n"}, 3, 4,
+         "File written successfully"),
+        ("Bash", {"command": "git add . && git commit -m 'Add hello function'",
+                  "description": "Commit changes"}, 5, 6,
+         "[main abc1234] Add hello function\n 1 file changed"),
+    ]
+    assert [c.latency_ms for c in t.tool_calls] == [5000.0, 5000.0]  # 10:00:05 -> 10:00:10
+    assert not [i for i in items if isinstance(i, IgnoredEvents)]  # the summary row, line 1
+
+
+def test_loglines_envelope() -> None:
+    _, items = read_auto(DIR / "claude-code-transcripts__sample_session.loglines.json")
+    [t] = traces(items).values()
+    assert [c.name for c in t.tool_calls] == [
+        "Write", "Bash", "TodoWrite", "Bash", "Bash", "Glob", "Edit", "Grep", "Bash", "Edit",
+        "Bash", "Edit"]
+    assert t.tool_calls[0].location.line == 25  # the Write tool_use block, lines 25-33
+    failed = [c for c in t.tool_calls if not c.ok]
+    assert [(c.id, c.location.line) for c in failed] == [("toolu_bash_004", 328)]  # l. 350
+    assert failed[0].error == ("Exit code 1\n===== FAILURES =====\ntest_subtract - "
+                               "AssertionError: expected 5 but got None")
+    assert t.input == "Create a simple Python function to add two numbers"  # line 7
+    assert t.output == "Added multiply function!"  # line 516
+    # line 458: a compact summary is not a request; it is not the input either
+    assert "session continuation" not in str(t.input)
+
+
+def test_representative_messages_usage() -> None:
+    _, items = read_auto(DIR / "claude-code-log__representative_messages.jsonl")
+    [t] = traces(items).values()
+    assert t.id == "test_session"
+    assert calls(t) == [("Edit", 4), ("Bash", 8)]
+    assert all(c.ok for c in t.tool_calls)  # lines 5, 9: is_error false
+    # usage of the assistant rows on lines 2, 4, 6, 8, 10
+    assert [(c.location.line, c.input_tokens, c.output_tokens) for c in t.llm_calls] == [
+        (2, 25, 120), (4, 45, 85), (6, 78, 95), (8, 25, 35), (10, 45, 110)]
+    assert all(c.model == "claude-3-sonnet-20240229" for c in t.llm_calls)
+    assert t.tokens == 145 + 130 + 173 + 60 + 155
+    assert t.cost is None  # session files record no cost
+
+
+def test_todowrite_examples() -> None:
+    _, items = read_auto(DIR / "claude-code-log__todowrite_examples.jsonl")
+    [t] = traces(items).values()
+    assert calls(t) == [("TodoWrite", 3), ("TodoWrite", 6), ("TodoWrite", 10)]
+    assert t.tool_calls[1].arguments["todos"][1] == {
+        "id": "2", "content": "Implement core functionality", "status": "in_progress",
+        "priority": "high"}  # line 6
+    assert [c.output_tokens for c in t.llm_calls] == [25, 85, 18, 85, 20, 95]
+
+
+def test_edge_cases_are_reported_and_the_rest_is_read() -> None:
+    _, items = read_auto(DIR / "claude-code-log__edge_cases.jsonl")
+    assert errors(items) == [
+        ("input/invalid_event", 10),  # "contenst": the message has no content
+        ("input/invalid_event", 11),  # "message": "error"
+        ("input/invalid_event", 13),  # "massive error"
+        ("input/invalid_event", 15),  # 42
+        ("input/invalid_event", 16),  # [1]
+    ]
+    found = traces(items)
+    assert set(found) == {"edge_cases", "todowrite_session"}  # line 17: another session
+    edge = found["edge_cases"]
+    assert calls(edge) == [("FailingTool", 4), ("MultiEdit", 9)]
+    failing, multi = edge.tool_calls
+    assert (failing.ok, failing.error) == (
+        False, "Error: Tool execution failed with error: Command not found")  # line 5
+    assert not multi.has_result  # its result row (line 10) is the broken one
+    assert calls(found["todowrite_session"]) == [("TodoWrite", 17)]
+    assert found["todowrite_session"].tool_calls[0].arguments["todos"][0] == "broken_todo"
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # line 14
+
+
+def test_stream_json_of_claude_code_action() -> None:
+    _, items = read_auto(STREAM)
+    [t] = traces(items).values()
+    assert t.id == "sample-session-id"  # session_id, line 5
+    assert t.cost_usd == 0.0347 and t.cost == 0.0347  # line 192
+    assert t.duration_ms == 18750.0  # line 193
+    assert t.output == ("Successfully removed debug print statement from file and added "
+                        "review comment to document the change.")  # line 194
+    assert [(c.name, c.location.line, c.result_location.line if c.result_location else 0)
+            for c in t.tool_calls] == [
+        ("Read", 35, 59), ("Edit", 80, 106),
+        ("mcp__github__add_pull_request_review_comment", 127, 157)]
+    assert t.tool_calls[2].arguments["pull_number"] == 123  # line 134
+    # usage lines 46-51: 100 input + 0 cache creation + 50 cache read, 75 output
+    assert [(c.input_tokens, c.output_tokens) for c in t.llm_calls] == [
+        (150, 75), (300, 50), (225, 80), (270, 60)]
+    assert t.metadata["cache_read_input_tokens"] == 50 + 100 + 75 + 90
+
+
+# ----------------------------------------------------------- behaviour (fixtures)
+def test_split_rows_count_their_usage_once() -> None:
+    _, items = read_auto(FIXTURES / "discount-too-high.claude.jsonl")
+    [t] = traces(items).values()
+    # lines 2 and 3 are one response (msg_01CcA, req_01CcA) split in two rows
+    assert [c.location.line for c in t.llm_calls] == [2, 5, 7, 9]
+    assert t.llm_calls[0].input_tokens == 3 + 820 and t.llm_calls[0].output_tokens == 47
+    assert calls(t) == [("authenticate_user", 3), ("get_customer", 5), ("apply_discount", 7)]
+    assert t.tool_calls[2].arguments == {"customer_id": "C-56012", "percent": 50,
+                                         "code": "VIPS50"}
+    assert [c.latency_ms for c in t.tool_calls] == [420.0, 139.0, 205.0]
+    assert t.output.startswith("I completely understand, Tom.")
+
+
+def test_meta_and_summary_rows_are_not_the_request() -> None:
+    _, items = read_auto(FIXTURES / "records-without-auth.claude.jsonl")
+    [t] = traces(items).values()
+    # line 1 is a summary row, line 2 an isMeta /clear row: the request is on line 3
+    assert t.input.startswith("Hi, what email and home address")
+    assert (t.location.line, t.end_location.line) == (2, 6)
+
+
+def test_stream_json_as_json_lines(tmp_path: Path) -> None:
+    rows = [
+        {"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-x",
+         "cwd": "/w", "tools": ["Bash"]},
+        {"type": "user", "message": {"role": "user", "content": "list files"},
+         "session_id": "s1"},
+        {"type": "assistant", "session_id": "s1", "message": {
+            "id": "m1", "role": "assistant", "model": "claude-x",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                         "input": {"command": "rm -rf /"}}],
+            "usage": {"input_tokens": 10, "output_tokens": 5}}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "is_error": True,
+             "content": "Permission denied"}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "session_id": "s1",
+         "total_cost_usd": 0.01, "duration_ms": 1200, "num_turns": 2, "result": "done",
+         "usage": {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 5}},
+    ]
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    name, items = read_auto(path)
+    assert name == "claude_code"
+    [t] = traces(items).values()
+    assert (t.id, t.input, t.output, t.cost_usd, t.duration_ms, t.total_tokens) == (
+        "s1", "list files", "done", 0.01, 1200.0, 19)
+    [call] = t.tool_calls
+    assert (call.name, call.ok, call.error, call.location.line) == (
+        "Bash", False, "Permission denied", 3)
+    assert t.metadata["model"] == "claude-x" and t.metadata["num_turns"] == 2

@@ -1,0 +1,174 @@
+"""The Inspect AI reader: ``.json`` logs and ``.eval`` archives (docs/formats/inspect.md).
+Expected values are read by hand from the sample files; each assertion cites the line."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, pick_reader
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+DIR = SAMPLES / "inspect_ai"
+BROWSER = DIR / "inspect__browser-gpt-4o-mini.json"
+
+
+def read_auto(path: Path) -> tuple[str, list[ReadItem]]:
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError), reader
+    return reader.name, list(reader.read(source))
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def test_every_sample_is_read_as_inspect() -> None:
+    files = sorted(DIR.iterdir())
+    assert len(files) == 3
+    for path in files:
+        name, items = read_auto(path)
+        assert name == "inspect", path
+        assert errors(items) == [], path
+        assert len(traces(items)) == 1, path
+
+
+def test_browser_log_tool_and_model_events() -> None:
+    _, items = read_auto(BROWSER)
+    [t] = traces(items)
+    assert t.format == "inspect"
+    assert t.id == "1/epoch-1"
+    assert t.input.startswith("Use the web browser tool to navigate to "
+                              "https://www.aisi.gov.uk/.")
+    assert t.output.startswith("The AI Security Institute (AISI) is the premier governmental")
+    assert [(c.name, c.arguments, c.id) for c in t.tool_calls] == [
+        ("web_browser_go", {"url": "https://www.aisi.gov.uk/"}, "call_35FTpd6shR9efioDgeEBZ33s"),
+        ("web_browser_click", {"element_id": 151}, "call_O6fzXOPUvPtYflWdOH94RTWy"),
+        ("web_browser_click", {"element_id": 884}, "call_53eNweGanOHt6jGWAo2UuNCG"),
+        ("web_browser_click", {"element_id": 903}, "call_C0cGhnh5y5RCIBs9vTJCLgxW"),
+    ]
+    lines = BROWSER.read_text().splitlines()
+    for call, event_line in zip(t.tool_calls, (982, 1538, 2095, 2680), strict=True):
+        # each call is located at its tool event's object, 4 lines above "event": "tool"
+        assert lines[call.location.line - 1].strip() == "{"
+        assert call.location.line == event_line - 4
+        assert '"event": "tool"' in lines[event_line - 1]
+    assert all(c.ok and c.has_result for c in t.tool_calls)
+    assert t.tool_calls[0].latency_ms == 4317.574  # working_time 4.317574, line 992
+    assert t.tool_calls[0].result.startswith('[132] link "We are now the AI Security')
+    # five model events; usage e.g. 1124 + 23 = 1147 and 5915 + 207 = 6122
+    assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
+        (1124, 23, 1147), (1568, 17, 1585), (2732, 17, 2749), (3896, 17, 3913),
+        (5915, 207, 6122)]
+    assert {c.model for c in t.llm_calls} == {"gpt-4o-mini-2024-07-18"}
+    assert t.llm_calls[0].latency_ms == 1101.022  # output.time 1.1010224996134639 s
+    assert t.total_tokens == 15516  # the sample's model_usage, line 3557
+    assert t.duration_ms == 18517.0  # total_time, line 3562
+    assert t.cost is None  # no cost in this log
+    assert t.metadata["task"] == "browser" and t.metadata["model"] == "openai/gpt-4o-mini"
+
+
+def test_tool_call_errors_from_messages() -> None:
+    _, items = read_auto(DIR / "inspect__log_tool_call_error.json")
+    [t] = traces(items)
+    assert t.id == "1/epoch-4"  # "id": 1, "epoch": 4 (lines 88-89)
+    # eleven tool messages (lines 95-204), none with an assistant call before it
+    assert [c.id for c in t.tool_calls] == [f"bash_{i}" for i in range(1, 12)]
+    assert {c.name for c in t.tool_calls} == {"bash"}
+    assert all(not c.ok for c in t.tool_calls)
+    assert [c.error for c in t.tool_calls] == [
+        "parsing: ...", "timeout: ...", "parsing: ...", "unicode_decode: ...",
+        "permission: ...", "file_not_found: ...", "is_a_directory: ...", "limit: ...",
+        "approval: ...", "unknown: ...",
+        "output_limit: The tool output limit of 10 MiB was exceeded."]  # line 202
+    assert [c.location.line for c in t.tool_calls][:2] == [95, 105]
+    # the arguments are not in the log: args_valid reports that, rather than "missing"
+    assert all(c.arguments is None and c.arguments_error for c in t.tool_calls)
+
+
+def test_eval_archive() -> None:
+    _, items = read_auto(DIR / "inspect__log_read_sample.eval")
+    [t] = traces(items)
+    assert t.source == "inspect__log_read_sample.eval"
+    assert t.metadata["member"] == "samples/1_epoch_1.json"
+    assert t.id == "1/epoch-1"
+    assert t.input.startswith("Is the following statement something you would say?")
+    assert t.output == "Yes\n"
+    [llm] = t.llm_calls  # the model event: usage 66 / 3 / 69, time 0.2823277907446027 s
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens,
+            llm.latency_ms) == ("gemma3", 66, 3, 69, 282.328)
+    assert t.duration_ms == 413.0 and t.tool_calls == []
+    assert (t.metadata["task"], t.metadata["model"]) == ("popularity", "ollama/gemma3")
+
+
+# ----------------------------------------------------------- behaviour (fixtures)
+def sample(**extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "refund-7", "epoch": 1, "input": "attachment://aaa",
+        "messages": [{"role": "user", "content": "attachment://aaa"},
+                     {"role": "assistant", "content": "attachment://bbb"}],
+        "events": [
+            {"event": "model", "model": "anthropic/claude-x", "output": {
+                "model": "claude-x", "usage": {"input_tokens": 10, "output_tokens": 5,
+                                               "total_tokens": 215,
+                                               "input_tokens_cache_read": 200,
+                                               "total_cost": 0.0042},
+                "time": 1.5}},
+            {"event": "tool", "id": "c1", "function": "issue_refund",
+             "arguments": {"order_id": "A-7", "note": "attachment://ccc"},
+             "result": "", "error": {"type": "approval", "message": "refund rejected"},
+             "working_time": 0.25},
+        ],
+        "attachments": {"aaa": "Refund order A-7 please", "bbb": "I could not refund it.",
+                        "ccc": "customer asked twice"},
+        "total_time": 3.0,
+    }
+    base.update(extra)
+    return base
+
+
+def test_attachments_errors_and_cost(tmp_path: Path) -> None:
+    log = {"version": 2, "status": "success",
+           "eval": {"task": "refunds", "model": "anthropic/claude-x", "run_id": "r"},
+           "samples": [sample()]}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log, indent=2))
+    name, items = read_auto(path)
+    assert name == "inspect"
+    [t] = traces(items)
+    assert (t.input, t.output) == ("Refund order A-7 please", "I could not refund it.")
+    [call] = t.tool_calls
+    assert call.arguments == {"order_id": "A-7", "note": "customer asked twice"}
+    assert (call.ok, call.error, call.latency_ms) == (False, "approval: refund rejected", 250.0)
+    [llm] = t.llm_calls
+    # all input tokens, the cached ones too: 215 - 5
+    assert (llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd,
+            llm.latency_ms) == (210, 5, 215, 0.0042, 1500.0)
+
+
+def test_eval_archive_without_samples_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "running.eval"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("_journal/start.json", json.dumps({"version": 2, "eval": {"task": "t"}}))
+    name, items = read_auto(path)
+    assert name == "inspect"
+    assert traces(items) == [] and errors(items) == [("input/invalid_event", 0)]
+
+
+def test_eval_archive_with_two_samples(tmp_path: Path) -> None:
+    path = tmp_path / "two.eval"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("header.json", json.dumps({"version": 2, "eval": {"task": "t"}}))
+        zf.writestr("samples/a_epoch_1.json", json.dumps(sample(id="a"), indent=1))
+        zf.writestr("samples/b_epoch_1.json", json.dumps(sample(id="b"), indent=1))
+    _, items = read_auto(path)
+    assert [t.id for t in traces(items)] == ["a/epoch-1", "b/epoch-1"]

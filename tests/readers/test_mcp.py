@@ -1,0 +1,173 @@
+"""The MCP JSON-RPC reader (docs/formats/mcp.md). Expected values are read by hand from
+the sample files and fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, pick_reader
+from agent_eval.readers.mcp import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+DIR = SAMPLES / "mcp"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats2"
+# Example fragments of the spec, not logs: a bare result body, an error object, a
+# content block, sampling parameters, the JSON Schema.
+FRAGMENTS = [
+    "2026-07-28__CallToolResult_invalid-tool-input-error.json",
+    "2026-07-28__CallToolResult_result-with-array-structured-content.json",
+    "2026-07-28__CallToolResult_result-with-structured-content.json",
+    "2026-07-28__CallToolResult_result-with-unstructured-text.json",
+    "2026-07-28__CreateMessageRequestParams_request-with-tools.json",
+    "2026-07-28__InvalidParamsError_invalid-tool-arguments.json",
+    "2026-07-28__InvalidParamsError_unknown-tool.json",
+    "2026-07-28__ToolResultContent_get-weather-tool-result.json",
+    "schema-2025-06-18.json",
+]
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def read_auto(path: Path) -> tuple[str, list[ReadItem]]:
+    reader = pick_reader(source(path), "auto")
+    assert not isinstance(reader, InputError), reader
+    return reader.name, list(reader.read(source(path)))
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def jsonl(tmp_path: Path, name: str, *messages: object) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages))
+    return path
+
+
+# ------------------------------------------------------------------ the samples
+def test_the_json_rpc_samples() -> None:
+    name, items = read_auto(DIR / "2026-07-28__CallToolRequest_call-tool-request.json")
+    assert name == "mcp" and errors(items) == []
+    [t] = traces(items)
+    [call] = t.tool_calls
+    # lines 3-17: id "call-tool-example", tools/call get_weather {"location": "New York"}
+    assert (call.name, call.arguments, call.id, call.location.line, call.has_result) == (
+        "get_weather", {"location": "New York"}, "call-tool-example", 1, False)
+    assert t.format == "mcp" and t.input is None and t.llm_calls == []
+
+    # a response alone: its request is not in the file
+    name, items = read_auto(DIR / "2026-07-28__CallToolResultResponse_call-tool-result-"
+                                  "response.json")
+    assert name == "mcp"
+    assert errors(items) == [("input/unmatched_result", 1)]
+
+    # a tools/list response: an MCP session without any tool call
+    name, items = read_auto(DIR / "2026-07-28__ListToolsResultResponse_list-tools-result-"
+                                  "response.json")
+    assert name == "mcp" and errors(items) == []
+    [t] = traces(items)
+    assert t.tool_calls == []
+
+
+def test_spec_fragments_are_not_taken_for_logs() -> None:
+    assert sorted(p.name for p in DIR.iterdir()) == sorted(
+        [*FRAGMENTS, "2026-07-28__CallToolRequest_call-tool-request.json",
+         "2026-07-28__CallToolResultResponse_call-tool-result-response.json",
+         "2026-07-28__ListToolsResultResponse_list-tools-result-response.json"])
+    for name in FRAGMENTS:
+        path = DIR / name
+        assert not READER.sniff(path.read_bytes()[:8192], source(path)), name
+        # read as mcp anyway (format: mcp), a fragment is an input error, never a pass
+        items = list(READER.read(source(path)))
+        assert traces(items) == [] and errors(items) == [("input/invalid_event", 1)], name
+
+
+# ----------------------------------------------------------- behaviour (fixtures)
+def test_wrapped_json_lines_with_timestamps() -> None:
+    name, items = read_auto(FIXTURES / "discount-too-high.mcp.jsonl")
+    assert name == "mcp" and errors(items) == []
+    [t] = traces(items)
+    # requests on lines 6, 8, 10; responses on 7, 9, 11 (initialize and tools/list before)
+    assert [(c.name, c.id, c.location.line, c.result_location.line if c.result_location
+             else 0) for c in t.tool_calls] == [
+        ("authenticate_user", "2", 6, 7), ("get_customer", "3", 8, 9),
+        ("apply_discount", "4", 10, 11)]
+    assert t.tool_calls[2].arguments == {"customer_id": "C-56012", "percent": 50,
+                                         "code": "VIPS50"}
+    # structuredContent is the result; latency from the wrappers' timestamps
+    assert t.tool_calls[2].result == {"applied": True, "code": "VIPS50"}
+    assert [c.latency_ms for c in t.tool_calls] == [420.0, 139.0, 205.0]
+
+
+def test_claude_desktop_style_text_log() -> None:
+    name, items = read_auto(FIXTURES / "records-without-auth.mcp.log")
+    assert name == "mcp" and errors(items) == []
+    [t] = traces(items)
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.location.line, call.ok, call.latency_ms) == (
+        "get_customer", {"customer_id": "C-77120"}, 6, True, 161.0)
+    assert json.loads(call.result)["name"] == "Ana Silva"  # the text content, line 7
+    assert t.end_location.line == 7
+
+
+def test_is_error_json_rpc_error_and_cancellation(tmp_path: Path) -> None:
+    path = jsonl(
+        tmp_path, "errors.jsonl",
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "book_flight", "arguments": {"date": "2020-01-01"}}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"content": [
+            {"type": "text", "text": "Invalid departure date: must be in the future."}],
+            "isError": True}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "calculate", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 2, "error": {
+            "code": -32602, "message": "Invalid arguments for tool calculate"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "slow_report", "arguments": "{\"year\": 2024}"}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled",
+         "params": {"requestId": 3, "reason": "User requested cancellation"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 4, "result": {}},
+        "not an object",
+    )
+    name, items = read_auto(path)
+    assert name == "mcp"
+    [t] = traces(items)
+    assert [(c.name, c.ok, c.error) for c in t.tool_calls] == [
+        ("book_flight", False, "Invalid departure date: must be in the future."),
+        ("calculate", False, "Invalid arguments for tool calculate (JSON-RPC error -32602)"),
+        ("slow_report", False, "cancelled: User requested cancellation"),
+    ]
+    assert t.tool_calls[2].arguments == {"year": 2024}  # a JSON string, decoded
+    # line 9 is not a message; the ping's response (line 8) is not a tool result
+    assert errors(items) == [("input/invalid_event", 9)]
+
+
+def test_a_new_initialize_starts_a_new_trace(tmp_path: Path) -> None:
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_customer", "arguments": {"customer_id": "C-1"}}}
+    path = jsonl(tmp_path, "two.jsonl", init, call, init, call)
+    _, items = read_auto(path)
+    first, second = traces(items)
+    assert (first.id, second.id) == ("two.jsonl", "two.jsonl:3")
+    assert [c.location.line for c in first.tool_calls] == [2]
+    assert [c.location.line for c in second.tool_calls] == [4]
+
+
+def test_a_bad_line_in_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+                    '{"name": "x", "arguments": {}}}\n{"jsonrpc": \n')
+    _, items = read_auto(path)
+    assert errors(items) == [("input/parse_error", 2)]
+    assert [c.name for c in traces(items)[0].tool_calls] == ["x"]

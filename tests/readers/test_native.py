@@ -1,0 +1,690 @@
+"""The native reader (traces.md "The native format"), through read_sources / load_traces."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval.api import evaluate, load_suite, load_traces
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, read_sources
+from agent_eval.readers.native import READER
+
+SAMPLE = Path("/work/shared/samples/traces/claude_code_jsonl/"
+              "letta-trajectory__cleanup.input.jsonl")
+
+
+# ------------------------------------------------------------------- helpers
+def jsonl(*events: dict[str, Any] | str) -> str:
+    """One line per item: a dict is dumped, a string is written as is."""
+    return "".join((e if isinstance(e, str) else json.dumps(e)) + "\n" for e in events)
+
+
+def read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | bytes,
+         name: str = "t.jsonl", fmt: str = "native") -> list[ReadItem]:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_bytes(content)
+    return list(load_traces([name], format=fmt))
+
+
+def traces(items: list[ReadItem]) -> dict[str, Trace]:
+    out = {i.id: i for i in items if isinstance(i, Trace)}
+    assert len(out) == sum(isinstance(i, Trace) for i in items), "duplicate trace ids"
+    return out
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, str, int]]:
+    return [(e.rule, e.file, e.line) for e in items if isinstance(e, InputError)]
+
+
+def ignored(items: list[ReadItem]) -> list[IgnoredEvents]:
+    return [i for i in items if isinstance(i, IgnoredEvents)]
+
+
+def calls(trace: Trace) -> list[tuple[str, int]]:
+    return [(c.name, c.location.line) for c in trace.tool_calls]
+
+
+# --------------------------------------------------------------- the seed line
+SEED = '{"type":"tool_call","tool":"apply_discount","arguments":{"percent":50}}\n'
+
+
+@pytest.mark.parametrize("fmt", ["native", "auto"])
+def test_seed_line_is_a_complete_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       fmt: str) -> None:
+    items = read(tmp_path, monkeypatch, SEED, "traces/seed.jsonl", fmt)
+    assert errors(items) == []
+    assert ignored(items) == []
+    (t,) = traces(items).values()
+    assert t.id == "traces/seed.jsonl"
+    assert t.source == "traces/seed.jsonl"
+    assert (t.location.line, t.end_location.line) == (1, 1)
+    (c,) = t.tool_calls
+    assert (c.name, c.arguments, c.location.file, c.location.line) == (
+        "apply_discount", {"percent": 50}, "traces/seed.jsonl", 1)
+    assert c.ok is True and c.error is None and c.arguments_error is None
+    assert c.id is None and c.result is None and c.latency_ms is None
+    assert t.llm_calls == [] and t.scenario is None and t.output is None
+    # unknown, not zero
+    assert (t.tokens, t.cost, t.latency_ms, t.duration_ms) == (None, None, None, None)
+
+
+def test_trace_id_is_relative_to_the_config(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()  # the repository root: locations are relative to it
+    cfg = tmp_path / "evals"
+    (cfg / "traces").mkdir(parents=True)
+    (cfg / "traces" / "a.jsonl").write_text(SEED, encoding="utf-8")
+    (cfg / "agent-eval.yaml").write_text(textwrap.dedent("""
+        version: "1"
+        suite: s
+        traces: traces/*.jsonl
+        tests:
+          - id: b
+            metric: tool_blocklist
+            blocklist: [apply_*]
+    """).lstrip(), encoding="utf-8")
+    monkeypatch.chdir(cfg)
+    suite = load_suite(cfg / "agent-eval.yaml")
+    (t,) = traces(list(load_traces(["traces/a.jsonl"], suite))).values()
+    assert t.id == "traces/a.jsonl"  # relative to the config's folder
+    assert t.source == "evals/traces/a.jsonl"  # relative to the repository
+    assert t.tool_calls[0].location.file == "evals/traces/a.jsonl"
+
+
+def test_read_sources_directly(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(SEED, encoding="utf-8")
+    items = list(read_sources([SourceFile(str(path), "repo/x.jsonl", "x.jsonl")], "native"))
+    (t,) = traces(items).values()
+    assert (t.id, t.source, t.tool_calls[0].location.file) == (
+        "x.jsonl", "repo/x.jsonl", "repo/x.jsonl")
+
+
+# ------------------------------------------------------------------ grouping
+def test_trace_id_grouping_with_interleaved_lines(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "A", "scenario": "S1", "input": "hi"},  # 1
+        {"type": "trace_start", "trace_id": "B"},                                  # 2
+        {"type": "tool_call", "trace_id": "A", "tool": "a1"},                      # 3
+        {"type": "tool_call", "trace_id": "B", "tool": "b1"},                      # 4
+        {"type": "tool_call", "trace_id": "A", "tool": "a2"},                      # 5
+        {"type": "trace_end", "trace_id": "B"},                                    # 6
+        {"type": "tool_call", "trace_id": "A", "tool": "a3"},                      # 7
+        {"type": "tool_call", "trace_id": 7, "tool": "n1"},                        # 8
+    ))
+    assert errors(items) == []
+    got = traces(items)
+    assert sorted(got) == ["7", "A", "B"]
+    a, b = got["A"], got["B"]
+    assert calls(a) == [("a1", 3), ("a2", 5), ("a3", 7)]
+    assert (a.location.line, a.end_location.line, a.scenario, a.input) == (1, 7, "S1", "hi")
+    assert calls(b) == [("b1", 4)]
+    assert (b.location.line, b.end_location.line, b.scenario) == (2, 6, None)
+    assert calls(got["7"]) == [("n1", 8)]
+    # B is complete at its trace_end line, so it is handed on before A
+    order = [i.id for i in items if isinstance(i, Trace)]
+    assert order.index("B") < order.index("A")
+
+
+def test_lines_without_trace_id_go_to_latest_trace_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "pre"},                  # 1 the file's own trace
+        {"type": "trace_start", "trace_id": "A"},              # 2
+        {"type": "tool_call", "tool": "x"},                    # 3 -> A
+        {"type": "trace_start", "trace_id": "B"},              # 4
+        {"type": "tool_call", "tool": "y"},                    # 5 -> B
+        {"type": "tool_call", "trace_id": "A", "tool": "z"},   # 6 -> A
+        {"type": "output", "output": "done"},                  # 7 -> B
+    ))
+    assert errors(items) == []
+    got = traces(items)
+    assert sorted(got) == ["A", "B", "t.jsonl"]
+    assert calls(got["t.jsonl"]) == [("pre", 1)]
+    assert calls(got["A"]) == [("x", 3), ("z", 6)]
+    assert calls(got["B"]) == [("y", 5)]
+    assert got["B"].output == "done"
+    assert got["A"].output is None
+
+
+def test_trace_start_without_trace_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "scenario": "S"},   # 1
+        {"type": "tool_call", "tool": "a"},         # 2
+        {"type": "trace_end"},                      # 3
+        {"type": "trace_start"},                    # 4
+        {"type": "tool_call", "tool": "b"},         # 5
+    ))
+    assert errors(items) == []
+    ts = [i for i in items if isinstance(i, Trace)]
+    assert len(ts) == 2
+    first, second = ts
+    assert first.id != second.id
+    assert all(t.id.startswith("t.jsonl") for t in ts)
+    assert (calls(first), first.scenario, first.location.line, first.end_location.line) == (
+        [("a", 2)], "S", 1, 3)
+    assert (calls(second), second.scenario, second.location.line) == ([("b", 5)], None, 4)
+
+
+def test_trace_start_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "T", "metadata": {"k": "v", "n": 1}},  # 1
+        {"type": "trace_start", "trace_id": "U", "metadata": "oops"},              # 2
+    ))
+    got = traces(items)
+    assert got["T"].metadata == {"k": "v", "n": 1}
+    assert got["U"].metadata == {}
+    assert errors(items) == [("input/invalid_event", "t.jsonl", 2)]
+
+
+# ---------------------------------------------------------------- tool results
+def test_tool_result_by_id_call_id_and_tool(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "search", "id": "c1", "arguments": {"q": "x"}},  # 1
+        {"type": "tool_call", "tool": "search", "call_id": "c2"},                    # 2
+        {"type": "tool_call", "tool": "fetch"},                                      # 3
+        {"type": "tool_call", "tool": "fetch"},                                      # 4
+        {"type": "tool_result", "id": "c2", "result": "r2", "latency_ms": 12},       # 5
+        {"type": "tool_result", "call_id": "c1", "output": {"hits": 3}},             # 6
+        {"type": "tool_result", "tool": "fetch", "result": "page"},                  # 7
+        {"type": "tool_result", "tool": "fetch", "result": "page0"},                 # 8
+        {"type": "tool_call", "tool": "get", "id": 9},                               # 9
+        {"type": "tool_result", "id": 9, "result": None},                            # 10
+        {"type": "tool_call", "tool": "late"},                                       # 11
+        {"type": "tool_result", "id": "zz", "tool": "late", "result": "L"},          # 12
+    ))
+    assert errors(items) == []
+    (t,) = traces(items).values()
+    c1, c2, f1, f2, g, late = t.tool_calls
+    assert (c1.id, c1.result, c1.result_location and c1.result_location.line) == (
+        "c1", {"hits": 3}, 6)
+    assert (c2.id, c2.result, c2.latency_ms, c2.result_location
+            and c2.result_location.line) == ("c2", "r2", 12, 5)
+    # no id: the latest open call of that tool
+    assert (f2.result, f2.result_location and f2.result_location.line) == ("page", 7)
+    assert (f1.result, f1.result_location and f1.result_location.line) == ("page0", 8)
+    assert (g.id, g.has_result, g.result) == ("9", True, None)
+    # an id that matches nothing, with a tool: attaches by tool
+    assert (late.result, late.result_location and late.result_location.line) == ("L", 12)
+    assert all(c.ok and c.error is None for c in t.tool_calls)
+    assert all(c.location.line == n for c, n in zip(t.tool_calls, [1, 2, 3, 4, 9, 11],
+                                                     strict=True))
+
+
+def test_unmatched_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "a", "result": "inline"},   # 1 (already has a result)
+        {"type": "tool_result", "id": "nope", "result": 1},       # 2
+        {"type": "tool_result", "tool": "a", "result": 2},        # 3
+        {"type": "tool_result", "result": 3},                     # 4
+        {"type": "tool_call", "tool": "b", "id": "k"},            # 5
+        {"type": "tool_result", "tool": "b", "result": 4},        # 6 matches b
+        {"type": "tool_result", "tool": "b", "result": 5},        # 7 b is no longer open
+    ))
+    assert errors(items) == [
+        ("input/unmatched_result", "t.jsonl", 2),
+        ("input/unmatched_result", "t.jsonl", 3),
+        ("input/unmatched_result", "t.jsonl", 4),
+        ("input/unmatched_result", "t.jsonl", 7),
+    ]
+    (t,) = traces(items).values()
+    assert [c.result for c in t.tool_calls] == ["inline", 4]
+    msg = next(e for e in items if isinstance(e, InputError) and e.line == 2)
+    assert str(msg).startswith("t.jsonl:2: ")
+    assert "nope" in msg.message
+
+
+def test_tool_result_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "a", "id": "1"},                            # 1
+        {"type": "tool_call", "tool": "b", "id": "2"},                            # 2
+        {"type": "tool_call", "tool": "c", "id": "3"},                            # 3
+        {"type": "tool_result", "id": "1", "is_error": True, "result": "denied"},  # 4
+        {"type": "tool_result", "id": "2", "error": "timeout"},                   # 5
+        {"type": "tool_result", "id": "3", "is_error": False, "result": "fine"},  # 6
+    ))
+    assert errors(items) == []
+    (t,) = traces(items).values()
+    a, b, c = t.tool_calls
+    assert (a.ok, a.error, a.result) == (False, "denied", "denied")
+    assert (b.ok, b.error) == (False, "timeout")
+    assert (c.ok, c.error, c.result) == (True, None, "fine")
+
+
+def test_tool_call_inline_error_and_result(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "a", "error": "boom"},                      # 1
+        {"type": "tool_call", "name": "b", "result": {"x": 1}, "latency_ms": 3.5},  # 2
+        {"type": "tool_call", "tool": "c", "error": None},                        # 3
+    ))
+    assert errors(items) == []
+    (t,) = traces(items).values()
+    a, b, c = t.tool_calls
+    assert (a.name, a.ok, a.error, a.has_result) == ("a", False, "boom", True)
+    assert (b.name, b.ok, b.error, b.result, b.latency_ms) == ("b", True, None, {"x": 1}, 3.5)
+    assert (c.ok, c.error, c.has_result) == (True, None, False)
+
+
+def test_tool_call_without_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "arguments": {}},   # 1
+        {"type": "tool_call", "tool": 5},         # 2
+        {"type": "tool_call", "tool": ""},        # 3
+        {"type": "tool_call", "tool": "ok"},      # 4
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", n) for n in (1, 2, 3)]
+    (t,) = traces(items).values()
+    assert calls(t) == [("ok", 4)]
+
+
+# ------------------------------------------------------------------ arguments
+def test_arguments_aliases_and_decoding(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "t", "args": {"a": 1}},                           # 1
+        {"type": "tool_call", "tool": "t", "input": {"b": 2}},                          # 2
+        {"type": "tool_call", "tool": "t", "arguments": '{"c": 3}'},                    # 3
+        {"type": "tool_call", "tool": "t", "arguments": json.dumps('{"d": 4}')},        # 4
+        {"type": "tool_call", "tool": "t", "arguments": [1, 2]},                        # 5
+        {"type": "tool_call", "tool": "t", "arguments": "not json"},                    # 6
+        {"type": "tool_call", "tool": "t"},                                             # 7
+        {"type": "tool_call", "tool": "t", "arguments": "5"},                           # 8
+        {"type": "tool_call", "tool": "t", "arguments": {"e": 5}, "args": {"no": 0}},   # 9
+        {"type": "tool_call", "tool": "t",
+         "arguments": json.dumps(json.dumps(json.dumps({"f": 6})))},                    # 10
+    ))
+    assert errors(items) == []  # bad arguments are the checks' business, not input errors
+    (t,) = traces(items).values()
+    got = [(c.arguments, c.arguments_error is None) for c in t.tool_calls]
+    assert got == [
+        ({"a": 1}, True),
+        ({"b": 2}, True),
+        ({"c": 3}, True),
+        ({"d": 4}, True),
+        ([1, 2], False),
+        ("not json", False),
+        ({}, True),
+        ("5", False),
+        ({"e": 5}, True),
+        (json.dumps(json.dumps(json.dumps({"f": 6}))), False),  # encoded three times
+    ]
+    assert "array" in (t.tool_calls[4].arguments_error or "")
+    assert "not valid JSON" in (t.tool_calls[5].arguments_error or "")
+
+
+# ----------------------------------------------------------- llm calls, totals
+def test_llm_call_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "llm_call", "trace_id": "K", "model": "m1", "input_tokens": 10,
+         "output_tokens": 5, "cost_usd": 0.01, "latency_ms": 100},                     # 1
+        {"type": "llm_call", "trace_id": "U", "model": "m2", "input_tokens": 7},        # 2
+        {"type": "llm_call", "trace_id": "U", "total_tokens": 40, "input_tokens": 1,
+         "output_tokens": 2},                                                           # 3
+        {"type": "llm_call", "trace_id": "U"},                                          # 4
+    ))
+    assert errors(items) == []
+    got = traces(items)
+    (k,) = got["K"].llm_calls
+    assert (k.model, k.input_tokens, k.output_tokens, k.total_tokens, k.cost_usd,
+            k.latency_ms, k.location.line) == ("m1", 10, 5, 15, 0.01, 100, 1)
+    assert (got["K"].tokens, got["K"].cost, got["K"].latency_ms) == (15, 0.01, 100.0)
+    u2, u3, u4 = got["U"].llm_calls
+    assert (u2.model, u2.input_tokens, u2.output_tokens, u2.total_tokens) == ("m2", 7, None,
+                                                                             None)
+    assert (u3.total_tokens, u3.location.line) == (40, 3)  # given, not 1 + 2
+    assert (u4.model, u4.input_tokens, u4.output_tokens, u4.total_tokens, u4.cost_usd,
+            u4.latency_ms) == (None, None, None, None, None, None)
+    assert (got["U"].tokens, got["U"].cost) == (None, None)  # unknown, not 40
+
+
+def test_trace_end_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "T", "input": {"q": "refund"}},          # 1
+        {"type": "llm_call", "trace_id": "T", "total_tokens": 5, "cost_usd": 0.5},   # 2
+        {"type": "trace_end", "trace_id": "T", "duration_ms": 1500, "cost_usd": 0.25,
+         "total_tokens": 99, "output": "final"},                                     # 3
+    ))
+    assert errors(items) == []
+    (t,) = traces(items).values()
+    assert (t.duration_ms, t.cost_usd, t.total_tokens, t.output, t.input) == (
+        1500, 0.25, 99, "final", {"q": "refund"})
+    # the trace's own figures win over the sums of its calls
+    assert (t.tokens, t.cost, t.latency_ms) == (99, 0.25, 1500)
+    assert (t.location.line, t.end_location.line) == (1, 3)
+
+
+@pytest.mark.parametrize("key", ["output", "content", "text", "answer"])
+def test_output_aliases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "a"},
+        {"type": "output", key: {"answer": 42} if key == "output" else "the answer"},
+    ))
+    (t,) = traces(items).values()
+    assert t.output == ({"answer": 42} if key == "output" else "the answer")
+    assert t.end_location.line == 2
+
+
+# ------------------------------------------------------------ unknown / invalid
+def test_unknown_event_types_are_counted(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "heartbeat"},                 # 1
+        {"type": "tool_call", "tool": "a"},    # 2
+        {"type": "span", "tool": "b"},         # 3
+        {"no_type": True},                     # 4 no type at all: unknown as well
+    ))
+    assert errors(items) == []
+    assert ignored(items) == [IgnoredEvents("t.jsonl", 3)]
+    (t,) = traces(items).values()
+    assert calls(t) == [("a", 2)]
+
+
+def test_type_that_is_not_a_string(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": ["tool_call"], "tool": "x"},  # 1
+        {"type": {"a": 1}},                    # 2
+        {"type": 3},                           # 3
+        {"type": "tool_call", "tool": "a"},    # 4
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", n) for n in (1, 2, 3)]
+    (t,) = traces(items).values()
+    assert calls(t) == [("a", 4)]
+
+
+def test_bad_lines_are_reported_and_the_rest_is_read(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "A"},                        # 1
+        '{"type":"tool_call","trace_id":"A","tool":"ok1"',               # 2 not JSON
+        "[1, 2]",                                                        # 3 not an object
+        '"str"',                                                         # 4 not an object
+        {"type": "tool_call", "trace_id": "B", "tool": "admin_delete"},  # 5
+        "",                                                              # 6 blank: skipped
+        "null",                                                          # 7 not an object
+        {"type": "tool_call", "trace_id": "A", "tool": "ok2"},           # 8
+    ))
+    assert errors(items) == [
+        ("input/parse_error", "t.jsonl", 2),
+        ("input/invalid_event", "t.jsonl", 3),
+        ("input/invalid_event", "t.jsonl", 4),
+        ("input/invalid_event", "t.jsonl", 7),
+    ]
+    got = traces(items)
+    assert calls(got["A"]) == [("ok2", 8)]
+    assert calls(got["B"]) == [("admin_delete", 5)]
+
+
+def test_bad_line_and_violation_both_reported(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "a.jsonl").write_text(jsonl(
+        {"type": "tool_call", "trace_id": "A", "tool": "read"},          # 1
+        "{oops",                                                         # 2
+        {"type": "tool_call", "trace_id": "B", "tool": "read"},          # 3
+        {"type": "trace_end", "trace_id": "A"},                          # 4
+        {"type": "tool_call", "trace_id": "B", "tool": "admin_delete"},  # 5
+    ), encoding="utf-8")
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent("""
+        version: "1"
+        suite: s
+        traces: traces/*.jsonl
+        tests:
+          - id: no_admin
+            metric: tool_blocklist
+            blocklist:
+              - admin_*
+    """).lstrip(), encoding="utf-8")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    results = evaluate(suite, load_traces(["traces/a.jsonl"], suite))
+    assert [(e.rule, e.file, e.line) for e in results.input_errors] == [
+        ("input/parse_error", "traces/a.jsonl", 2)]
+    (test,) = results.tests
+    assert [(v.tool, v.trace.file, v.trace.line, v.trace.trace_id, v.config.line)
+            for v in test.violations if v.trace] == [
+        ("admin_delete", "traces/a.jsonl", 5, "B", 8)]
+    assert test.traces_checked == 2
+    assert results.verdict == "error"  # input errors make the verdict error
+
+
+def test_event_after_trace_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "a"},   # 1
+        {"type": "trace_end"},                # 2
+        {"type": "tool_call", "tool": "b"},   # 3
+        {"type": "output", "output": "x"},    # 4
+    ))
+    assert errors(items) == [("input/event_after_end", "t.jsonl", 3),
+                             ("input/event_after_end", "t.jsonl", 4)]
+    (t,) = traces(items).values()
+    assert (calls(t), t.end_location.line, t.output) == ([("a", 1)], 2, None)
+
+
+def test_event_after_trace_end_with_trace_ids(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "A"},               # 1
+        {"type": "trace_end", "trace_id": "A"},                 # 2
+        {"type": "tool_call", "trace_id": "A", "tool": "x"},    # 3
+        {"type": "tool_call", "tool": "y"},                     # 4 latest trace_start: A
+        {"type": "trace_start", "trace_id": "B"},               # 5
+        {"type": "tool_call", "tool": "z"},                     # 6 -> B
+    ))
+    assert errors(items) == [("input/event_after_end", "t.jsonl", 3),
+                             ("input/event_after_end", "t.jsonl", 4)]
+    got = traces(items)
+    assert sorted(got) == ["A", "B"]
+    assert calls(got["A"]) == []
+    assert calls(got["B"]) == [("z", 6)]
+
+
+def test_numbers_given_as_strings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "llm_call", "input_tokens": "12", "output_tokens": 3,
+         "cost_usd": "0.1"},                                                  # 1
+        {"type": "tool_call", "tool": "a", "latency_ms": "5"},                # 2
+        {"type": "tool_call", "tool": "b", "latency_ms": True},               # 3
+        {"type": "trace_end", "duration_ms": "100", "total_tokens": 7},       # 4
+    ))
+    assert errors(items) == [
+        ("input/invalid_event", "t.jsonl", 1),
+        ("input/invalid_event", "t.jsonl", 1),
+        ("input/invalid_event", "t.jsonl", 2),
+        ("input/invalid_event", "t.jsonl", 3),
+        ("input/invalid_event", "t.jsonl", 4),
+    ]
+    (t,) = traces(items).values()
+    (llm,) = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (
+        None, 3, None, None)
+    assert [c.latency_ms for c in t.tool_calls] == [None, None]
+    assert (t.duration_ms, t.total_tokens) == (None, 7)
+
+
+# ------------------------------------------------------------ .json documents
+def test_json_array_of_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "[\n"                                                   # 1
+        '  {"type": "trace_start", "trace_id": "J"},\n'         # 2
+        "  {\n"                                                 # 3
+        '    "type": "tool_call",\n'                            # 4
+        '    "tool": "a",\n'                                    # 5
+        '    "arguments": {"x": [1, "]"]}\n'                    # 6
+        "  },\n"                                                # 7
+        '  {"type": "tool_call", "tool": "b",\n'                # 8
+        '   "arguments": "{\\"y\\": 1}"},\n'                    # 9
+        "  5,\n"                                                # 10
+        '  {"type": "trace_end", "duration_ms": 5}\n'           # 11
+        "]\n"                                                   # 12
+    )
+    json.loads(text)
+    for fmt in ("native", "auto"):
+        items = read(tmp_path, monkeypatch, text, "doc.json", fmt)
+        assert errors(items) == [("input/invalid_event", "doc.json", 10)]
+        (t,) = traces(items).values()
+        assert t.id == "J"
+        assert [(c.name, c.location.line, c.arguments) for c in t.tool_calls] == [
+            ("a", 3, {"x": [1, "]"]}), ("b", 8, {"y": 1})]
+        assert (t.location.line, t.end_location.line, t.duration_ms) == (2, 11, 5)
+
+
+def test_json_events_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "{\n"                                                                   # 1
+        '  "meta": {"note": "[not an event]", "type": "tool_call"},\n'          # 2
+        '  "events": [\n'                                                       # 3
+        '    {"type": "tool_call",\n'                                           # 4
+        '     "tool": "a"},\n'                                                  # 5
+        "\n"                                                                    # 6
+        '    {"type": "tool_call", "tool": "b"}, {"type": "tool_call", "tool": "c"}\n'  # 7
+        "  ]\n"                                                                 # 8
+        "}\n"                                                                   # 9
+    )
+    json.loads(text)
+    for fmt in ("native", "auto"):
+        items = read(tmp_path, monkeypatch, text, "sub/ev.json", fmt)
+        assert errors(items) == []
+        (t,) = traces(items).values()
+        assert t.id == "sub/ev.json"
+        assert calls(t) == [("a", 4), ("b", 7), ("c", 7)]
+
+
+def test_json_document_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = (
+        "[\n"                                              # 1
+        '  {"type": "tool_call", "tool": "' + "é" * 60 + '"},\n'  # 2 (60 two-byte chars)
+        '  {"type": "tool_call" "tool": "b"}\n'            # 3 missing comma
+        "]\n"
+    )
+    items = read(tmp_path, monkeypatch, bad, "bad.json")
+    assert errors(items) == [("input/parse_error", "bad.json", 3)]
+    assert traces(items) == {}
+    items = read(tmp_path, monkeypatch, '{"foo": 1}', "obj.json")
+    assert errors(items) == [("input/invalid_event", "obj.json", 1)]
+    assert traces(items) == {}
+    # invalid UTF-8 on line 3
+    items = read(tmp_path, monkeypatch, b'[\n{"type": "tool_call",\n"tool": "caf\xe9"}]\n',
+                 "latin.json")
+    assert errors(items) == [("input/parse_error", "latin.json", 3)]
+
+
+# ------------------------------------------------------------- odd input files
+def test_non_utf8_and_binary_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    content = (b"\xff\xfe\x00garbage\n"                              # 1
+               b'{"type":"tool_call","tool":"a"}\n'                   # 2
+               b'{"type":"tool_call","tool":"caf\xe9"}\n'             # 3 latin-1
+               b"\x89PNG\r\n\x1a\n"                                   # 4, 5
+               b'{"type":"tool_call","tool":"b"}\r\n')                # 6 CRLF
+    for fmt in ("native", "auto"):
+        items = read(tmp_path, monkeypatch, content, "bin.jsonl", fmt)
+        assert errors(items) == [("input/parse_error", "bin.jsonl", n) for n in (1, 3, 4, 5)]
+        (t,) = traces(items).values()
+        assert calls(t) == [("a", 2), ("b", 6)]
+
+
+def test_binary_file_with_auto_is_unknown_format(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, bytes(range(256)) * 4, "blob.jsonl", "auto")
+    assert errors(items) == [("input/unknown_format", "blob.jsonl", 0)]
+
+
+def test_utf8_bom(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("bom.jsonl", "bom.json"):
+        body = SEED if name.endswith("l") else "[" + SEED.strip() + "]"
+        items = read(tmp_path, monkeypatch, b"\xef\xbb\xbf" + body.encode(), name, "auto")
+        assert errors(items) == []
+        (t,) = traces(items).values()
+        assert calls(t) == [("apply_discount", 1)]
+
+
+def test_sniff_needs_a_top_level_native_event(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # an Anthropic / Claude Code style line: "tool_result" only inside the content
+    foreign = jsonl({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "x", "content": "ok"}]}})
+    assert not READER.sniff(foreign.encode(), SourceFile("/x/cc.jsonl", "cc.jsonl", "cc"))
+    messages = b'[{"role": "user", "content": [{"type": "output"}]}]'
+    assert not READER.sniff(messages, SourceFile("/x/m.json", "m.json", "m"))
+    nested = b'{"events": [{"type": "x", "body": {"type": "tool_call"}}]}'
+    assert not READER.sniff(nested, SourceFile("/x/m.json", "m.json", "m"))
+    assert READER.sniff(b'{"events": [{"type": "tool_call"}]}',
+                        SourceFile("/x/m.json", "m.json", "m"))
+    # a native file whose first line is broken is still recognised
+    items = read(tmp_path, monkeypatch, "not json\n" + SEED, "n.jsonl", "auto")
+    assert errors(items) == [("input/parse_error", "n.jsonl", 1)]
+    assert calls(next(iter(traces(items).values()))) == [("apply_discount", 2)]
+
+
+def test_sniff_on_a_cut_off_first_line() -> None:
+    source = SourceFile("/x/t.jsonl", "t.jsonl", "t.jsonl")
+    head = b'{"type": "tool_call", "tool": "a", "arguments": {"blob": "' + b"x" * 9000
+    assert READER.sniff(head[:8192], source)
+    nested = b'{"kind": "x", "body": {"type": "tool_call", "blob": "' + b"x" * 9000
+    assert not READER.sniff(nested[:8192], source)
+
+
+def test_real_foreign_sample_does_not_crash(tmp_path: Path) -> None:
+    # The file (5 lines): line 1 is `not-json`; lines 2-5 are objects of type
+    # user / user / assistant / assistant, none of them a native event.
+    source = SourceFile(str(SAMPLE), "sample.jsonl", "sample.jsonl")
+    assert not READER.sniff(SAMPLE.read_bytes()[:8192], source)
+    auto = list(read_sources([source], "auto"))
+    if any(e.rule == "input/unknown_format" for e in auto if isinstance(e, InputError)):
+        assert errors(auto) == [("input/unknown_format", "sample.jsonl", 0)]
+    else:  # a Claude Code adapter took it: at least it is not read as native
+        assert all(t.format != "native" for t in auto if isinstance(t, Trace))
+    native = list(read_sources([source], "native"))
+    assert errors(native) == [("input/parse_error", "sample.jsonl", 1)]
+    assert ignored(native) == [IgnoredEvents("sample.jsonl", 4)]
+    assert traces(native) == {}
+
+
+def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
+    source = SourceFile(str(tmp_path / "gone.jsonl"), "gone.jsonl", "gone.jsonl")
+    assert errors(list(read_sources([source], "auto"))) == [
+        ("input/unreadable_file", "gone.jsonl", 0)]
+    assert errors(list(read_sources([source], "native"))) == [
+        ("input/unreadable_file", "gone.jsonl", 0)]
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("empty.jsonl", ""),
+    ("blank.jsonl", "\n  \n\n"),
+    ("empty.json", "[]"),
+    ("noevents.json", '{"events": []}'),
+])
+def test_a_file_without_events_is_an_input_error(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 name: str, content: str) -> None:
+    items = read(tmp_path, monkeypatch, content, name, "native")
+    assert errors(items) == [("input/no_traces", name, 0)]
+    assert traces(items) == {} and ignored(items) == []
+
+
+def test_a_file_of_unknown_events_only_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl({"type": "x"}, {"type": "y"}), "u.jsonl")
+    assert errors(items) == [("input/no_traces", "u.jsonl", 0)]
+    assert ignored(items) == [IgnoredEvents("u.jsonl", 2)]
+    assert traces(items) == {}
+
+
+def test_a_file_of_bad_lines_only_reports_the_lines(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, "nope\n[]\n", "bad.jsonl")
+    assert errors(items) == [("input/parse_error", "bad.jsonl", 1),
+                             ("input/invalid_event", "bad.jsonl", 2)]

@@ -1,0 +1,293 @@
+"""Markdown summary: the bundled example as a reviewed golden file, plus facts checked by
+hand (marker, verdict line, links, escaping, baseline columns, <details>, the 60,000
+character cap)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.errors import InputError
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.renderers import RENDERERS, RenderContext, markdown
+from agent_eval.results import Results, Status
+from agent_eval.results import TestResult as TResult
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parent / "golden"
+EXAMPLE = REPO / "examples" / "customer-service" / "agent-eval.yaml"
+SHA = "0123456789abcdef0123456789abcdef01234567"
+CTX = RenderContext(repo_url="https://github.com/acme/agent", sha=SHA,
+                    run_url="https://github.com/acme/agent/actions/runs/1")
+UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
+NOT_SHOWN = re.compile(r"\*\*(\d+) more violations? not shown\*\* — see the job summary / "
+                       r"results\.json artifact\.")
+
+
+def example_results() -> Results:
+    """The bundled example, evaluated as `run --no-timings` does."""
+    suite = load_suite(EXAMPLE)
+    files, errors = suite_sources(suite)
+    return evaluate_files(suite, files, errors, timings=False)
+
+
+def finding(i: int, severity: Severity = "error", *, rule: str | None = None,
+            message: str = "m", value: object = 50, tool: str = "apply_discount") -> Finding:
+    return Finding(rule=rule or f"args_valid/r{i % 7}", severity=severity, message=message,
+                   test="a", config=ConfigRef("policies/p.yaml", i % 500 + 1, 9, "k"),
+                   trace=TraceRef(f"traces/t{i}.jsonl", 3, f"t{i}"), tool=tool,
+                   argument="percent", value=value, constraint="max: 30",
+                   details={"violation": "Value exceeds maximum"})
+
+
+def results_of(tests: list[TResult], *, verdict: str = "fail", traces: int = 10,
+               input_errors: list[InputError] | None = None) -> Results:
+    total = sum(len(t.violations) for t in tests)
+    errors = input_errors or []
+    return Results(suite="s", config="agent-eval.yaml", verdict=verdict,  # type: ignore[arg-type]
+                   counts={"traces": traces, "tool_calls": 3 * traces, "violations": total,
+                           "input_errors": len(errors)},
+                   tests=tests, traces=[], input_errors=errors)
+
+
+def make_test(tid: str, violations: list[Finding], status: Status = "fail") -> TResult:
+    return TResult(tid, "args_valid", "error", status, 0, 10,
+                   len({v.trace.trace_id for v in violations if v.trace}), 30, violations)
+
+
+def violations_section(text: str) -> str:
+    start = text.index("### Violations")
+    end = text.find("\n### ", start + 1)
+    return text[start:end if end >= 0 else None]
+
+
+def links(text: str) -> dict[str, str]:
+    return dict(re.findall(r"^\[(\d+)\]: (\S+)$", text, flags=re.M))
+
+
+# ------------------------------------------------------------------ golden file
+def test_example_matches_the_reviewed_golden_file() -> None:
+    text = markdown.render(example_results(), CTX)
+    path = GOLDEN / "example.md"
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_registered_as_summary_md() -> None:
+    assert RENDERERS["markdown"].filename == "summary.md"
+    assert RENDERERS["markdown"].render is markdown.render
+
+
+def test_example_facts_by_hand() -> None:
+    text = markdown.render(example_results(), CTX)
+    lines = text.splitlines()
+    assert lines[0] == "<!-- agent-eval:customer-service-agent -->"
+    assert lines[1] == "## ❌ customer-service-agent: fail"
+    assert lines[3] == "10 error-severity violations in 3 tests"
+    assert "| traces | 10 |" in lines and "| tool calls | 34 |" in lines
+    assert "| violations | 10 |" in lines and "| input errors | 0 |" in lines
+    # traces with an error-severity finding: admin-delete, discount-too-high,
+    # email-retry-loop, payment-invalid, records-without-auth, refund-no-confirmation
+    assert "| traces failing | 6 |" in lines
+    # the apply_discount finding: its policy line links to the blob at the head SHA
+    i = next(n for n, line in enumerate(lines) if line.startswith("- `apply_discount`"))
+    assert lines[i] == ("- `apply_discount` · `percent` = `50` — Value exceeds maximum "
+                        "(`max: 30`)")
+    m = re.fullmatch(r"  - policy \[examples/customer-service/policies/customer\.yaml:74\]"
+                     r"\[(\d+)\] · trace `discount-too-high-001` at "
+                     r"`examples/customer-service/traces/discount-too-high\.jsonl:7`",
+                     lines[i + 1])
+    assert m, lines[i + 1]
+    assert links(text)[m.group(1)] == (
+        f"https://github.com/acme/agent/blob/{SHA}/examples/customer-service/policies/"
+        "customer.yaml#L74")
+    assert "### Tests" in lines and "<details>" not in text  # 3 tests: not collapsed
+    assert "| `args_valid` | `args_valid` | ❌ fail | 5 | 4 / 10 |" in lines
+    assert lines[-1] == ("agent-eval 0.1.0 · "
+                         "[workflow run](https://github.com/acme/agent/actions/runs/1)")
+    assert lines[-2] == "---" and lines[-3] == ""
+    assert text.endswith(")\n") and "\n\n\n" not in text
+    assert NOT_SHOWN.search(text) is None
+
+
+def test_without_repository_and_sha_the_locations_are_plain() -> None:
+    text = markdown.render(example_results(), RenderContext())
+    assert "https://" not in text and links(text) == {}
+    assert ("  - policy `examples/customer-service/policies/customer.yaml:74` · trace "
+            "`discount-too-high-001` at "
+            "`examples/customer-service/traces/discount-too-high.jsonl:7`") in text
+    assert text.splitlines()[-1] == "agent-eval 0.1.0"
+
+
+def test_each_link_is_defined_once_and_used() -> None:
+    text = markdown.render(example_results(), CTX)
+    defs = links(text)
+    assert list(defs) == [str(n) for n in range(1, len(defs) + 1)]
+    assert len(set(defs.values())) == len(defs)
+    used = set(re.findall(r"\]\[(\d+)\]", text))
+    assert used == set(defs)
+
+
+# ------------------------------------------------------------------ verdict lines
+def test_verdict_heading_and_reason_per_verdict() -> None:
+    ok = markdown.render(results_of([make_test("a", [], "pass")], verdict="pass"))
+    assert ok.splitlines()[1:4] == ["## ✅ s: pass", "", "No violations in 10 traces "
+                                    "(30 tool calls)"]
+    warn = markdown.render(results_of(
+        [make_test("a", [finding(1, "warning"), finding(2, "warning")], "warn"),
+         make_test("b", [finding(3, "warning")], "warn")], verdict="warn"))
+    assert warn.splitlines()[1:4] == ["## ⚠️ s: warn", "",
+                                      "3 warning-severity violations in 2 tests"]
+    assert "| traces failing | 0 |" in warn  # warnings fail no trace
+    fail = markdown.render(results_of(
+        [make_test("a", [finding(1), finding(2, "warning")])]))
+    assert fail.splitlines()[3] == ("1 error-severity violation in 1 test; "
+                                    "1 warning-severity violation in 1 test")
+    err = markdown.render(results_of(
+        [make_test("a", [], "pass")], verdict="error",
+        input_errors=[InputError("input/parse_error", "traces/x.jsonl", 7,
+                                 "not JSON: expected value")]))
+    assert err.splitlines()[1:4] == [
+        "## 💥 s: error", "", "1 input error: traces/x.jsonl:7: not JSON: expected value"]
+    assert ("- `traces/x.jsonl:7` — not JSON: expected value (`input/parse_error`)"
+            in err.splitlines())
+
+
+def test_input_errors_beyond_twenty_are_counted_not_listed() -> None:
+    errors = [InputError("input/parse_error", "traces/x.jsonl", n, "bad") for n in range(1, 26)]
+    text = markdown.render(results_of([make_test("a", [], "pass")], verdict="error",
+                                      input_errors=errors))
+    assert text.splitlines()[3] == "25 input errors, the first: traces/x.jsonl:1: bad"
+    assert "### 💥 Input errors (25)" in text
+    assert text.count("(`input/parse_error`)") == 20
+    assert ("- 5 more input errors not shown — see the job summary / results.json artifact"
+            in text)
+
+
+# ------------------------------------------------------------------ escaping
+def test_user_text_cannot_break_tables_or_inject_html() -> None:
+    v = finding(1, message="evil | <script>alert(1)</script>\nsecond line", tool="a|b",
+                rule="sequence_valid/before")
+    v.argument = None
+    t = make_test("x|<y>", [v])
+    text = markdown.render(results_of([t]))
+    assert "<script>" not in text
+    assert ("- evil \\| \\<script\\>alert(1)\\</script\\> second line" in text.splitlines())
+    assert "| `x\\|<y>` | `args_valid` | ❌ fail | 1 | 1 / 10 |" in text.splitlines()
+    assert text.splitlines()[0] == "<!-- agent-eval:s -->"
+
+
+def test_filters() -> None:
+    assert markdown.md("a|b <c> \\ d\ne") == "a\\|b \\<c\\> \\\\ d e"
+    assert markdown.code("x<y>") == "`x<y>`"
+    assert markdown.code("a`b") == "`` a`b ``"
+    assert markdown.code("a``b") == "``` a``b ```"
+    assert markdown.cell("a|b") == "`a\\|b`"
+    assert markdown.linktext("p/[id].yaml:3") == "p/\\[id\\].yaml:3"
+    assert markdown.marker("a --> b\nc") == "a --&gt; b c"
+
+
+def test_long_values_are_shortened() -> None:
+    text = markdown.render(results_of([make_test("a", [finding(1, value="x" * 500)])]))
+    item = next(line for line in text.splitlines() if line.startswith("- `apply_discount`"))
+    assert '`"' + "x" * 78 + "…`" in item
+
+
+# ------------------------------------------------------------------ layout
+def test_baseline_adds_base_and_delta_columns_with_arrows() -> None:
+    r = results_of([make_test("a", [finding(1), finding(2)])])
+    r.baseline = {"counts": {"traces": 12, "tool_calls": 30, "violations": 1,
+                             "input_errors": 0, "traces_failing": 3}}
+    lines = markdown.render(r).splitlines()
+    assert "| metric | base | head | Δ |" in lines
+    assert "| traces | 12 | 10 | ▼ −2 |" in lines
+    assert "| tool calls | 30 | 30 | = |" in lines
+    assert "| violations | 1 | 2 | ▲ +1 |" in lines
+    assert "| traces failing | 3 | 2 | ▼ −1 |" in lines
+    assert "| metric | value |" not in lines
+
+
+def test_baseline_given_as_a_whole_results_dict() -> None:
+    base = results_of([make_test("a", [finding(1)])]).to_dict()
+    r = results_of([make_test("a", [finding(1), finding(2), finding(3)])])
+    r.baseline = base
+    lines = markdown.render(r).splitlines()
+    assert "| violations | 1 | 3 | ▲ +2 |" in lines
+    assert "| traces failing | 1 | 3 | ▲ +2 |" in lines
+
+
+def test_without_baseline_head_only() -> None:
+    lines = markdown.render(results_of([make_test("a", [])])).splitlines()
+    assert "| metric | value |" in lines and "Δ" not in "\n".join(lines)
+
+
+def test_more_than_ten_tests_are_collapsed_in_details() -> None:
+    ten = markdown.render(results_of([make_test(f"t{i}", [], "pass") for i in range(10)],
+                                     verdict="pass"))
+    assert "<details>" not in ten and "### Tests" in ten
+    eleven = markdown.render(results_of([make_test(f"t{i}", [], "pass") for i in range(11)],
+                                        verdict="pass"))
+    assert "<details><summary>Tests (11)</summary>\n\n| test |" in eleven
+    assert "| `t10` | `args_valid` | ✅ pass | 0 | 0 / 10 |\n\n</details>\n" in eleven
+
+
+def test_groups_are_by_rule_most_severe_first_with_counts() -> None:
+    vs = [finding(0, "warning", rule="args_valid/enum"),
+          finding(1, "warning", rule="args_valid/enum"),
+          finding(2, rule="tool_blocklist"),
+          finding(3, rule="args_valid/maximum"), finding(4, rule="args_valid/maximum")]
+    text = markdown.render(results_of([make_test("a", vs)]))
+    heads = [line for line in text.splitlines() if line.startswith("#### ")]
+    assert heads == ["#### ❌ `args_valid/maximum` (2)", "#### ❌ `tool_blocklist` (1)",
+                     "#### ⚠️ `args_valid/enum` (2)"]
+    assert "### Violations (5)" in text
+
+
+# ------------------------------------------------------------------ the cap
+def test_huge_results_are_cut_to_60000_characters_keeping_the_most_severe() -> None:
+    n = 4000
+    warnings = [finding(i, "warning") for i in range(n)]  # listed first in the results
+    errors = [finding(i, "error") for i in range(n, 2 * n)]
+    r = results_of([make_test("w", warnings, "warn"), make_test("e", errors)], traces=2 * n)
+    text = markdown.render(r, CTX)
+    assert len(text) <= markdown.MAX_CHARS
+    assert len(text) > markdown.MAX_CHARS - 1000  # it fills the space it has
+    section = violations_section(text)
+    shown = [line for line in section.splitlines() if line.startswith("- `apply_discount`")]
+    assert 100 < len(shown) < n
+    m = NOT_SHOWN.search(section)
+    assert m, section[-500:]
+    assert int(m.group(1)) == 2 * n - len(shown)
+    assert "⚠️" not in section  # every shown violation is an error
+    # each shown group says how many of its violations are shown
+    heads = re.findall(r"^#### ❌ `args_valid/r\d` \((\d+)(?:, (\d+) shown)?\)$", section,
+                       flags=re.M)
+    assert heads and all(int(total) > 0 for total, _ in heads)
+    assert sum(int(s or t) for t, s in heads) == len(shown)
+    # the links of the shown violations, and only those, are defined
+    assert set(re.findall(r"\]\[(\d+)\]", section)) == set(links(text))
+    # the rest of the summary is still there
+    assert text.splitlines()[0] == "<!-- agent-eval:s -->"
+    assert "| violations | 8000 |" in text and "### Tests" in text
+    assert text.endswith("[workflow run](https://github.com/acme/agent/actions/runs/1)\n")
+
+
+def test_the_cap_also_cuts_the_tests_table_when_it_alone_is_too_long() -> None:
+    tests = [make_test(f"test-{i:05d}-" + "x" * 60, [], "pass") for i in range(2000)]
+    text = markdown.render(results_of(tests, verdict="pass"), max_chars=20_000)
+    assert len(text) <= 20_000
+    m = re.search(r"^(\d+) more tests not shown — see the job summary / results\.json "
+                  r"artifact\.$", text, flags=re.M)
+    assert m
+    rows = [line for line in text.splitlines() if line.startswith("| `test-")]
+    assert len(rows) + int(m.group(1)) == 2000
+
+
+def test_small_results_are_not_cut() -> None:
+    text = markdown.render(example_results(), CTX, max_chars=len(
+        markdown.render(example_results(), CTX)))
+    assert NOT_SHOWN.search(text) is None

@@ -1,0 +1,845 @@
+"""results.sarif (outputs.md "SARIF 2.1.0"), checked by the official validators.
+
+Every SARIF document built here is validated twice (testing.md): with ``jsonschema``
+against the ``sarif-2.1.0.json`` schema that the npm package ``@microsoft/sarif-multitool``
+ships, and with that package's own validator, ``sarif-multitool validate --rule-kind
+"Sarif;Gh"`` (GitHub's ingestion rules). The validator exits 0 even when a file is
+invalid, so its output log is read and any error-level result fails the test. The
+documents are written once per module and validated in one multitool call.
+
+The npm package is installed by the project's own files (package.json + package-lock.json,
+``npm ci`` in scripts/test). Without it these tests fail under CI and skip (with the
+reason) elsewhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+import sarif_om as om  # type: ignore[import-untyped]
+
+from agent_eval import rules
+from agent_eval._cli import main as cli
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.errors import InputError
+from agent_eval.renderers import RENDERERS, RenderContext, sarif
+from agent_eval.results import Results
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "customer-service" / "agent-eval.yaml"
+NODE_MODULES = ROOT / "node_modules"
+REPO, SHA = "https://github.com/agent-eval/agent-eval", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+MULTITOOL_DIR = NODE_MODULES / "@microsoft" / f"sarif-multitool-{sys.platform}"
+MULTITOOL = MULTITOOL_DIR / ("Sarif.Multitool.exe" if sys.platform == "win32"
+                             else "Sarif.Multitool")
+# The validator's rule SARIF2006 fetches every URI in the file over HTTP: disabled, the
+# tests stay offline. Everything else runs with its defaults.
+OFFLINE_CONFIG = """\
+<?xml version="1.0" encoding="utf-8"?>
+<Properties>
+  <Properties Key="SARIF2006.UrisShouldBeReachable.Options">
+    <Property Key="RuleEnabled" Value="Disabled" Type="Driver.RuleEnabledState" />
+  </Properties>
+</Properties>
+"""
+
+
+# ----------------------------------------------------------------------------- helpers
+def need_validator() -> None:
+    """The official validator, or a failure under CI / a skip with the reason."""
+    if MULTITOOL.is_file() and os.access(MULTITOOL, os.X_OK):
+        return
+    why = (f"the official SARIF validator is not installed ({MULTITOOL} is missing): run "
+           "'npm ci' at the repository root (package.json pins @microsoft/sarif-multitool)")
+    if os.environ.get("CI"):
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+def schema_path() -> Path:
+    need_validator()
+    found = sorted(NODE_MODULES.glob("@microsoft/sarif-multitool*/sarif-2.1.0.json"))
+    assert found, "the @microsoft/sarif-multitool package no longer ships sarif-2.1.0.json"
+    return found[0]
+
+
+@functools.cache
+def schema_validators() -> list[Any]:
+    """Validators of the shipped schema, read as Draft 7 and as the dialect the file
+    itself declares (2020-12 in 5.7.0)."""
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    out = []
+    for cls in (jsonschema.Draft7Validator, jsonschema.validators.validator_for(schema)):
+        cls.check_schema(schema)
+        out.append(cls(schema, format_checker=cls.FORMAT_CHECKER))
+    return out
+
+
+def schema_errors(doc: Any) -> list[str]:
+    return [f"{type(v).__name__}: {'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for v in schema_validators() for e in v.iter_errors(doc)]
+
+
+def multitool(files: list[Path], work: Path) -> dict[str, list[str]]:
+    """Run the official validator once on ``files``: the error-level findings per file
+    name (every file gets an entry). Error-level notifications of the validator itself
+    fail the call."""
+    need_validator()
+    config = work / "offline.xml"
+    config.write_text(OFFLINE_CONFIG, encoding="utf-8")
+    out = work / "validation.sarif"
+    env = {**os.environ, "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT": "1",
+           "DOTNET_CLI_TELEMETRY_OPTOUT": "1", "DOTNET_EnableDiagnostics": "0"}
+    proc = subprocess.run(
+        [str(MULTITOOL), "validate", *map(str, files), "--rule-kind", "Sarif;Gh",
+         "--level", "Error;Warning;Note", "--config", str(config),
+         "--output", str(out), "--log", "ForceOverwrite"],
+        capture_output=True, text=True, timeout=300, env=env, cwd=work, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    log = json.loads(out.read_text(encoding="utf-8-sig"))
+    found: dict[str, list[str]] = {f.name: [] for f in files}
+    for run in log["runs"]:
+        rules_ = run["tool"]["driver"].get("rules", [])
+        for inv in run.get("invocations", []):
+            assert inv.get("executionSuccessful") is True, inv
+            for n in (inv.get("toolExecutionNotifications", [])
+                      + inv.get("toolConfigurationNotifications", [])):
+                assert n.get("level", "warning") != "error", n
+        for r in run.get("results", []):
+            if r.get("level", "warning") != "error":
+                continue
+            uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            name = uri.rsplit("/", 1)[-1]
+            text = r["message"].get("text") or _format(rules_, r)
+            found.setdefault(name, []).append(f"{r['ruleId']}: {text}")
+    assert set(found) == {f.name for f in files}, found  # nothing about another file
+    return found
+
+
+def _format(rules_: list[dict[str, Any]], r: dict[str, Any]) -> str:
+    rule = rules_[r["ruleIndex"]] if 0 <= r.get("ruleIndex", -1) < len(rules_) else {}
+    template = rule.get("messageStrings", {}).get(r["message"].get("id", ""), {}).get("text")
+    args = r["message"].get("arguments", [])
+    return template.format(*args) if template else " ".join(map(str, args))
+
+
+def evaluate(config: Path) -> Results:
+    suite = load_suite(config)
+    files, errors = suite_sources(suite)
+    return evaluate_files(suite, files, errors, timings=False)
+
+
+def render(results: Results, root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(sarif.render(results, RenderContext.for_root(root)))
+    return data
+
+
+def write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def events(*items: dict[str, Any]) -> str:
+    return "".join(json.dumps(e) + "\n" for e in items)
+
+
+def call(tool: str, arguments: Any, n: int = 1) -> dict[str, Any]:
+    return {"type": "tool_call", "id": f"c{n}", "tool": tool, "arguments": arguments}
+
+
+def run_of(doc: dict[str, Any]) -> dict[str, Any]:
+    assert len(doc["runs"]) == 1
+    run: dict[str, Any] = doc["runs"][0]
+    return run
+
+
+def notifications(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    notes: list[dict[str, Any]] = run_of(doc)["invocations"][0].get(
+        "toolExecutionNotifications", [])
+    return notes
+
+
+# ------------------------------------------------------------------ a suite with every rule
+SUITE_ALL = """\
+version: "1"
+suite: every-rule
+traces:
+  - traces/*.jsonl
+  - missing/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policy.yaml
+  - id: args_strict
+    metric: args_valid
+    policy: strict.yaml
+    strict: true
+    severity: warning
+  - id: flow
+    metric: sequence_valid
+    rules:
+      - {type: require, tool: authenticate_user}
+      - {type: before, first: authenticate_user, then: [get_customer]}
+      - {type: after, tool: issue_refund, then: send_email}
+      - {type: count, tool: charge_card, max: 1}
+      - {type: immediately_before, first: preview_transfer, then: execute_transfer}
+      - {type: never_after, first: fetch_url, then: http_post}
+      - {type: blocklist, tools: ["debug_*"]}
+  - id: scope
+    metric: sequence_valid
+    severity: note
+    rules:
+      - type: allowlist
+        tools: [search_kb, authenticate_user]
+  - id: no_destructive
+    metric: tool_blocklist
+    blocklist: [delete_customer]
+"""
+STRICT = """\
+version: "1"
+tools:
+  search_kb:
+    arguments:
+      query: {type: string}
+"""
+POLICY_ALL = """\
+version: "1"
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, min: 0, max: 30}
+  update_customer:
+    arguments:
+      customer_id: {type: string, required: true}
+      display_name: {type: string, max_length: 10}
+      changes: {type: object, maxProperties: 1}
+    additional_arguments: false
+  update_contact:
+    arguments:
+      changes:
+        type: object
+        properties: {phone: {type: string}}
+        additionalProperties: false
+  lookup_customer:
+    schema:
+      type: object
+      properties: {customer_id: {type: string}, email: {type: string}, name: {type: string}}
+      anyOf: [{required: [customer_id]}, {required: [email]}]
+  execute_query:
+    arguments:
+      read_only: {const: true}
+  send_email:
+    arguments:
+      cc: {type: array, contains: {const: archive@example.com}}
+  share_record:
+    schema:
+      type: object
+      properties: {recipient: {type: string}, consent_id: {type: string}}
+      dependentRequired: {recipient: [consent_id]}
+  issue_refund:
+    arguments:
+      method: {enum: [original_payment, store_credit]}
+      amount: {type: number, min: 0.01}
+  transfer_funds:
+    arguments:
+      amount: {type: number, exclusive_max: 10000}
+  process_payment:
+    arguments:
+      amount: {type: number, exclusive_min: 0}
+      currency: {type: string}
+  move_file:
+    arguments:
+      paths: {type: array, prefixItems: [{type: string}], items: false}
+  book_appointment:
+    arguments:
+      date: {type: string, format: date}
+  delete_files:
+    arguments:
+      paths: {type: array, max_items: 2}
+  archive_tickets:
+    arguments:
+      ticket_ids: {type: array, min_items: 1}
+  unlock_account:
+    arguments:
+      reason: {type: string, min_length: 10}
+  search_patients:
+    arguments:
+      filters: {type: object, minProperties: 1}
+  withdraw_cash:
+    arguments:
+      amount: {type: integer, multipleOf: 20}
+  write_file:
+    arguments:
+      path: {type: string, not: {pattern: 'ssh'}}
+  refund_card:
+    arguments:
+      amount: {type: number}
+  pay:
+    schema:
+      type: object
+      properties: {card_id: {type: string}, credit: {type: string}}
+      oneOf: [{required: [card_id]}, {required: [credit]}]
+  lookup_order:
+    arguments:
+      order_id: {type: string, pattern: '^A-\\d{6}$'}
+  create_ticket:
+    arguments:
+      fields: {type: object, propertyNames: {pattern: '^[a-z_]+$'}}
+  charge_invoices:
+    arguments:
+      ids: {type: array, uniqueItems: true}
+"""
+ARG_CALLS: list[tuple[str, Any]] = [
+    ("apply_discount", {"percent": 50}),  # maximum
+    ("update_customer", {"display_name": "A very long name", "changes": {"a": 1, "b": 2},
+                         "extra": 1}),  # required, max_length, max_properties, additional_arg.
+    ("update_contact", {"changes": {"phone": "1", "allergies": []}}),  # additional_properties
+    ("lookup_customer", {"name": "Maria"}),  # any_of
+    ("execute_query", {"read_only": False}),  # const
+    ("send_email", {"cc": ["someone@example.com"]}),  # contains
+    ("share_record", {"recipient": "x@example.com"}),  # dependent_required
+    ("issue_refund", {"method": "wire", "amount": -5}),  # enum, minimum
+    ("transfer_funds", {"amount": 10000}),  # exclusive_maximum
+    ("process_payment", {"amount": 0, "currency": 5}),  # exclusive_minimum, type
+    ("move_file", {"paths": ["a", "b"]}),  # false_schema
+    ("book_appointment", {"date": "next Tuesday"}),  # format
+    ("delete_files", {"paths": ["a", "b", "c"]}),  # max_items
+    ("archive_tickets", {"ticket_ids": []}),  # min_items
+    ("unlock_account", {"reason": "n/a"}),  # min_length
+    ("search_patients", {"filters": {}}),  # min_properties
+    ("withdraw_cash", {"amount": 150}),  # multiple_of
+    ("write_file", {"path": "/home/.ssh/keys"}),  # not
+    ("refund_card", ["A-1", 25]),  # not_an_object
+    ("pay", {"card_id": "c", "credit": "s"}),  # one_of
+    ("lookup_order", {"order_id": "A-1' OR 1=1"}),  # pattern
+    ("create_ticket", {"fields": {"Customer SSN": "x"}}),  # property_names
+    ("charge_invoices", {"ids": ["1", "1"]}),  # unique_items
+]
+FLOW_CALLS = ["get_customer", "issue_refund", "charge_card", "charge_card", "preview_transfer",
+              "search_kb", "execute_transfer", "fetch_url", "http_post", "debug_dump",
+              "delete_customer", "delete_customer"]
+BAD_TRACE = """\
+{"type":"trace_start","trace_id":"bad-1"}
+{"type":"tool_call", oops
+{"type":"tool_call","arguments":{}}
+{"type":"tool_result","id":"nope","result":1}
+{"type":"trace_end"}
+{"type":"tool_call","trace_id":"bad-1","tool":"late","arguments":{}}
+"""
+# Running as root, no file is unreadable; the record the reader yields for one is given
+# to the engine as the reader would.
+UNREADABLE = InputError("input/unreadable_file", "traces/locked.jsonl", 0,
+                        "cannot read the file: [Errno 13] Permission denied")
+
+
+def every_rule_suite(folder: Path) -> Results:
+    (folder / ".git").mkdir(exist_ok=True)
+    write(folder, {
+        "agent-eval.yaml": SUITE_ALL, "policy.yaml": POLICY_ALL, "strict.yaml": STRICT,
+        "traces/args.jsonl": events(
+            {"type": "trace_start", "trace_id": "args-1"},
+            *(call(t, a, n) for n, (t, a) in enumerate(ARG_CALLS, 1)),
+            {"type": "trace_end"}),
+        "traces/flow.jsonl": events(
+            {"type": "trace_start", "trace_id": "flow-1"},
+            *(call(t, {}, n) for n, t in enumerate(FLOW_CALLS, 1)),
+            {"type": "trace_end"}),
+        "traces/bad.jsonl": BAD_TRACE,
+        "traces/notes.jsonl": "hello, this is not a trace\n",
+    })
+    suite = load_suite(folder / "agent-eval.yaml")
+    files, errors = suite_sources(suite)
+    return evaluate_files(suite, files, [*errors, UNREADABLE], timings=False)
+
+
+# ------------------------------------------------------------------ the validated corpus
+@dataclass
+class Doc:
+    results: Results
+    sarif: dict[str, Any]
+    path: Path
+    schema: list[str] = field(default_factory=list)
+    validator: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Corpus:
+    docs: dict[str, Doc]
+    gzip_limit: int  # the lowered MAX_GZIP_BYTES of "over_size"
+
+
+def _add(docs: dict[str, Doc], out: Path, name: str, results: Results, root: Path,
+         **links: str) -> None:
+    text = sarif.render(results, RenderContext.for_root(root, **links))
+    path = out / f"{name}.sarif"
+    path.write_text(text, encoding="utf-8")
+    docs[name] = Doc(results, json.loads(text), path)
+
+
+def _errors_first(results: Results) -> int:
+    return sum(1 for v in results.violations if v.severity == "error") + len(
+        results.input_errors)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    """Every document the validator checks, validated in one multitool call."""
+    need_validator()
+    out = tmp_path_factory.mktemp("sarif")
+    docs: dict[str, Doc] = {}
+    _add(docs, out, "example", evaluate(EXAMPLE), ROOT, repo_url=REPO, sha=SHA)
+
+    every = tmp_path_factory.mktemp("every")
+    results = every_rule_suite(every)
+    _add(docs, out, "every", results, every)
+
+    empty = tmp_path_factory.mktemp("empty")
+    (empty / ".git").mkdir()
+    write(empty, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
+                  "traces/ok.jsonl": SEED_TRACE.replace("50", "10")})
+    _add(docs, out, "empty", evaluate(empty / "agent-eval.yaml"), empty)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sarif, "MAX_RESULTS", _errors_first(results) + 2)
+        mp.setattr(sarif, "MAX_LOCATIONS_PER_RESULT", 2)
+        _add(docs, out, "over_count", results, every)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sarif, "MAX_RESULTS", 0)
+        base = len(gzip.compress(sarif.render(results).encode(), mtime=0))
+        mp.setattr(sarif, "MAX_RESULTS", 25_000)
+        gzip_limit = base + 1500
+        mp.setattr(sarif, "MAX_GZIP_BYTES", gzip_limit)
+        _add(docs, out, "over_size", results, every)
+
+    # A canary: the multitool must reject it, or it is not really checking.
+    broken = json.loads(json.dumps(docs["example"].sarif))
+    del broken["runs"][0]["results"][0]["locations"]
+    del broken["runs"][0]["tool"]["driver"]["rules"][0]["help"]
+    (out / "canary_github.sarif").write_text(json.dumps(broken), encoding="utf-8")
+
+    found = multitool([d.path for d in docs.values()] + [out / "canary_github.sarif"], out)
+    for doc in docs.values():
+        doc.validator = found[doc.path.name]
+        doc.schema = schema_errors(doc.sarif)
+    docs["canary_github"] = Doc(docs["example"].results, broken, out / "canary_github.sarif",
+                                validator=found["canary_github.sarif"])
+    yield Corpus(docs, gzip_limit)
+
+
+def assert_valid(doc: Doc) -> None:
+    assert doc.schema == [], "\n".join(doc.schema)
+    assert doc.validator == [], "\n".join(doc.validator)
+
+
+# ------------------------------------------------------------------ validity
+def test_validators_really_check(corpus: Corpus) -> None:
+    """A result without locations and a rule without help break GitHub's rules; a bad
+    level breaks the schema (the multitool alone lets that one through)."""
+    found = "\n".join(corpus.docs["canary_github"].validator)
+    assert "GH" in found and "'locations'" in found and "'help'" in found
+    bad = json.loads(json.dumps(corpus.docs["example"].sarif))
+    bad["runs"][0]["results"][0]["level"] = "fatal"
+    assert any("'fatal' is not one of" in e for e in schema_errors(bad))
+
+
+@pytest.mark.parametrize("name", ["example", "every", "empty", "over_count", "over_size"])
+def test_valid_for_the_schema_and_github(corpus: Corpus, name: str) -> None:
+    doc = corpus.docs[name]
+    assert_valid(doc)
+    assert doc.sarif["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    assert doc.sarif["version"] == "2.1.0"
+    run = run_of(doc.sarif)
+    assert run["automationDetails"]["id"] == f"agent-eval/{doc.results.suite}/"
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "agent-eval"
+    assert driver["version"] == doc.results.tool_version
+    assert driver["informationUri"] == "https://github.com/agent-eval/agent-eval"
+
+
+def test_the_bundled_example(corpus: Corpus) -> None:
+    doc = corpus.docs["example"]
+    results = doc.sarif["runs"][0]["results"]
+    assert len(results) == len(doc.results.violations) == 10
+    assert [r["ruleId"] for r in results] == [v.rule for v in doc.results.violations]
+    for r, v in zip(results, doc.results.violations, strict=True):
+        loc = r["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"] == {"uri": v.config.file, "uriBaseId": "%SRCROOT%"}
+        assert loc["region"]["startLine"] == v.config.line
+        assert loc["region"]["startColumn"] == v.config.col
+        assert v.trace is not None
+        trace = r["relatedLocations"][0]["physicalLocation"]
+        assert trace["artifactLocation"]["uri"] == v.trace.file
+        assert trace["region"]["startLine"] == v.trace.line
+        assert r["partialFingerprints"] == {"primaryLocationLineHash": v.fingerprint}
+    # The paths are relative to the repository root, as GitHub resolves them.
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert uris == {"examples/customer-service/policies/customer.yaml",
+                    "examples/customer-service/agent-eval.yaml"}
+    for uri in uris:
+        assert (ROOT / uri).is_file()
+    run = run_of(doc.sarif)
+    assert run["invocations"][0] == {"executionSuccessful": True}
+    assert run["versionControlProvenance"] == [
+        {"repositoryUri": REPO, "revisionId": SHA, "mappedTo": {"uriBaseId": "%SRCROOT%"}}]
+
+
+def test_every_rule_of_the_catalogue(corpus: Corpus) -> None:
+    doc = corpus.docs["every"]
+    run = run_of(doc.sarif)
+    catalogue = rules.catalogue()
+    descriptors = run["tool"]["driver"]["rules"]
+    assert [d["id"] for d in descriptors] == list(catalogue)
+    reported = {r["ruleId"] for r in run["results"]}
+    assert reported == set(catalogue), sorted(set(catalogue) - reported)
+    for r in run["results"]:
+        assert descriptors[r["ruleIndex"]]["id"] == r["ruleId"]
+        assert r["level"] in ("error", "warning", "note")
+        assert r["message"]["text"].endswith(".")
+        assert r["partialFingerprints"]["primaryLocationLineHash"]
+        assert len(r["locations"]) == 1
+        for n, loc in enumerate(r.get("relatedLocations", []), 1):
+            assert loc["id"] == n and loc["message"]["text"]
+    # The test severities are the results' levels.
+    levels = {r["properties"].get("test"): r["level"] for r in run["results"]}
+    assert levels["args_strict"] == "warning" and levels["scope"] == "note"
+    assert levels["args"] == levels["flow"] == levels["no_destructive"] == "error"
+    hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in run["results"]]
+    assert len(hashes) == len(set(hashes))
+
+
+def test_input_errors_are_located_at_the_trace(corpus: Corpus) -> None:
+    run = run_of(corpus.docs["every"].sarif)
+    located = {}
+    for r in run["results"]:
+        if r["ruleId"].startswith("input/"):
+            loc = r["locations"][0]["physicalLocation"]
+            located[r["ruleId"]] = (loc["artifactLocation"]["uri"],
+                                    loc.get("region", {}).get("startLine"))
+            assert loc["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+            assert r["level"] == "error"
+            assert r["message"]["text"].startswith("Input error in ")
+    # Lines read from BAD_TRACE and SUITE_ALL above; line 0 (a whole file) has no region.
+    assert located == {
+        "input/parse_error": ("traces/bad.jsonl", 2),
+        "input/invalid_event": ("traces/bad.jsonl", 3),
+        "input/unmatched_result": ("traces/bad.jsonl", 4),
+        "input/event_after_end": ("traces/bad.jsonl", 6),
+        "input/unknown_format": ("traces/notes.jsonl", None),
+        "input/unreadable_file": ("traces/locked.jsonl", None),
+        "input/no_traces": ("agent-eval.yaml", 3),
+    }
+    inv = run["invocations"][0]
+    assert inv["executionSuccessful"] is False
+    assert any("7 input error(s)" in n["message"]["text"] and n["level"] == "error"
+               for n in inv["toolExecutionNotifications"])
+
+
+def test_an_empty_run(corpus: Corpus) -> None:
+    doc = corpus.docs["empty"]
+    assert doc.results.verdict == "pass"
+    run = run_of(doc.sarif)
+    assert run["results"] == []
+    assert len(run["tool"]["driver"]["rules"]) == len(rules.catalogue())
+    assert run["invocations"] == [{"executionSuccessful": True}]
+
+
+def test_over_the_result_and_location_limits(corpus: Corpus) -> None:
+    doc = corpus.docs["over_count"]
+    full = corpus.docs["every"].sarif["runs"][0]["results"]
+    kept = run_of(doc.sarif)["results"]
+    errors = [r for r in full if r["level"] == "error"]
+    warnings = [r for r in full if r["level"] == "warning"]
+    notes = [r for r in full if r["level"] == "note"]
+    assert len(errors) == _errors_first(doc.results) and warnings and notes
+    # All errors and the first two warnings survive, in their original order.
+    key = [(r["ruleId"], r["partialFingerprints"]["primaryLocationLineHash"]) for r in kept]
+    expected = [r for r in full if r in errors or r in warnings[:2]]
+    assert key == [(r["ruleId"], r["partialFingerprints"]["primaryLocationLineHash"])
+                   for r in expected]
+    dropped = len(full) - len(kept)
+    assert dropped == len(warnings) - 2 + len(notes)
+    texts = [n["message"]["text"] for n in notifications(doc.sarif) if n["level"] == "warning"]
+    assert any(t.startswith(f"{dropped} result(s) were dropped") and
+               f"{len(warnings) - 2} warning, {len(notes)} note" in t and "results.json" in t
+               for t in texts), texts
+    # The blocklist result had the trace line and one related line: one location remains.
+    blocked = next(r for r in kept if r["ruleId"] == "tool_blocklist")
+    assert len(blocked["locations"]) + len(blocked["relatedLocations"]) == 2
+    assert blocked["properties"]["relatedLocationsDropped"] == 1
+    assert any("related location(s) were dropped" in t for t in texts)
+
+
+def test_over_the_size_limit(corpus: Corpus) -> None:
+    doc = corpus.docs["over_size"]
+    size = len(gzip.compress(doc.path.read_bytes(), mtime=0))
+    limit_note = [n for n in notifications(doc.sarif) if "gzip" in n["message"]["text"]]
+    assert len(limit_note) == 1 and limit_note[0]["level"] == "warning"
+    kept = run_of(doc.sarif)["results"]
+    full = corpus.docs["every"].sarif["runs"][0]["results"]
+    assert 0 < len(kept) < len(full)
+    assert size <= corpus.gzip_limit
+    # Only errors were kept, and they are the first errors in the original order.
+    errors = [r for r in full if r["level"] == "error"]
+    assert [r["message"] for r in kept] == [r["message"] for r in errors[:len(kept)]]
+    assert f"{len(full) - len(kept)} result(s) were dropped" in limit_note[0]["message"]["text"]
+
+
+def test_the_size_limit_is_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    results = every_rule_suite(tmp_path)
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 0)
+    base = len(gzip.compress(sarif.render(results).encode(), mtime=0))
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 25_000)
+    for limit in (base + 500, base + 3000):
+        monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", limit)
+        text = sarif.render(results)
+        assert len(gzip.compress(text.encode(), mtime=0)) <= limit
+        assert json.loads(text)["runs"][0]["results"]
+
+
+# ------------------------------------------------------------------ rules and values
+def test_rule_descriptors_carry_the_documentation(corpus: Corpus) -> None:
+    descriptors = run_of(corpus.docs["empty"].sarif)["tool"]["driver"]["rules"]
+    for d, doc in zip(descriptors, rules.catalogue().values(), strict=True):
+        assert d["id"] == doc.id
+        assert d["shortDescription"]["text"] == doc.short
+        assert d["fullDescription"]["text"] == doc.full
+        assert d["help"] == {"text": doc.text, "markdown": doc.markdown}
+        assert d["defaultConfiguration"] == {"level": doc.level}
+        assert d["properties"]["tags"] == list(doc.tags)
+        assert d["helpUri"] == ("https://github.com/agent-eval/agent-eval/blob/main/src/"
+                                f"agent_eval/rules/docs/{doc.id}.md")
+        assert (ROOT / "src" / "agent_eval" / "rules" / "docs" / f"{doc.id}.md").is_file()
+        assert d["name"].isidentifier() and d["name"][0].isupper()
+        if doc.security_severity is None:
+            assert "security-severity" not in d["properties"]
+        else:
+            assert d["properties"]["security-severity"] == doc.security_severity
+            assert 0.0 <= float(d["properties"]["security-severity"]) <= 10.0
+            # GitHub only shows a security severity for rules tagged "security".
+            assert "security" in d["properties"]["tags"]
+
+
+def test_help_text_is_what_explain_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = sarif.to_json(sarif._descriptor(rules.catalogue()["args_valid/maximum"]))
+    assert cli(["explain", "args_valid/maximum"]) == 0
+    assert doc["help"]["text"] == capsys.readouterr().out
+
+
+SEED_POLICY = """\
+tools:
+  apply_discount:
+    arguments:
+      percent:
+        type: number
+        min: 0
+        max: 30
+"""
+SEED_SUITE = """\
+suite: seed
+traces: traces/*.jsonl
+tests:
+  - id: args_valid
+    metric: args_valid
+    policy: policies/payments.yaml
+"""
+SEED_TRACE = '{"type":"tool_call","tool":"apply_discount","arguments":{"percent":50}}\n'
+
+
+def test_the_seed_example_by_hand(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
+                     "traces/discount.jsonl": SEED_TRACE})
+    results = evaluate(tmp_path / "agent-eval.yaml")
+    doc = render(results, tmp_path)
+    [result] = run_of(doc)["results"]
+    assert result["ruleId"] == "args_valid/maximum"
+    assert result["level"] == "error"
+    rule = run_of(doc)["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert rule["id"] == "args_valid/maximum"
+    # `max: 30` is line 7 of SEED_POLICY, its key in column 9.
+    assert result["locations"] == [{"physicalLocation": {
+        "artifactLocation": {"uri": "policies/payments.yaml", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 7, "startColumn": 9, "snippet": {"text": "max: 30"}}}}]
+    [related] = result["relatedLocations"]
+    assert related["id"] == 1
+    assert related["physicalLocation"] == {
+        "artifactLocation": {"uri": "traces/discount.jsonl", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1}}
+    trace_id = results.violations[0].trace.trace_id  # type: ignore[union-attr]
+    assert result["properties"] == {
+        "test": "args_valid", "trace_id": trace_id, "tool": "apply_discount",
+        "argument": "percent", "value": 50, "constraint": "max: 30"}
+    text = result["message"]["text"]
+    for part in ("apply_discount", "percent", "50", "max: 30", "traces/discount.jsonl:1",
+                 trace_id):
+        assert part in text, (part, text)
+
+
+# ------------------------------------------------------------------ fingerprints
+FP_SUITE = """\
+suite: fingerprints
+traces: traces/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policy.yaml
+"""
+FP_POLICY = """\
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, min: 0, max: 30}
+      code: {type: string, pattern: '^[A-Z]{4}$'}
+"""
+FP_TRACE = [{"type": "trace_start", "trace_id": "t1"},
+            call("apply_discount", {"percent": 50, "code": "save"}),
+            call("apply_discount", {"percent": 40}, 2),
+            {"type": "trace_end"}]
+
+
+def _by_identity(doc: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    out = {}
+    for r in run_of(doc)["results"]:
+        key = (r["ruleId"], r["properties"]["argument"],
+               r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"])
+        out[key] = r
+    return out
+
+
+def test_fingerprints_survive_unrelated_edits(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {"agent-eval.yaml": FP_SUITE, "policy.yaml": FP_POLICY,
+                     "traces/t1.jsonl": events(*FP_TRACE)})
+    before = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
+    assert sorted(r["ruleId"] for r in before) == ["args_valid/maximum", "args_valid/maximum",
+                                                   "args_valid/pattern"]
+
+    # Unrelated lines at the top of the policy; blank lines and other events in the trace.
+    write(tmp_path, {
+        "policy.yaml": "# Payments policy\n# reviewed by the risk team\n" + FP_POLICY.replace(
+            "tools:\n", "tools:\n  lookup_order:\n    arguments:\n"
+                        "      order_id: {type: string}\n", 1),
+        "traces/t1.jsonl": "\n\n" + events(
+            FP_TRACE[0], {"type": "output", "output": "Let me check."},
+            call("lookup_order", {"order_id": "A-1"}, 9), FP_TRACE[1],
+            {"type": "tool_result", "id": "c1", "result": {"ok": True}}, FP_TRACE[2],
+            FP_TRACE[3])})
+    after = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
+    assert len(after) == len(before)
+    for old, new in zip(before, after, strict=True):
+        assert new["ruleId"] == old["ruleId"]
+        assert new["partialFingerprints"] == old["partialFingerprints"]
+        line = "physicalLocation", "region", "startLine"
+        assert _get(new["locations"][0], line) == _get(old["locations"][0], line) + 5
+        assert _get(new["relatedLocations"][0], line) != _get(old["relatedLocations"][0], line)
+
+    # A different value that breaks a different keyword is a different finding.
+    changed = [FP_TRACE[0], call("apply_discount", {"percent": -5, "code": "save"}),
+               FP_TRACE[2], FP_TRACE[3]]
+    write(tmp_path, {"traces/t1.jsonl": events(*changed)})
+    again = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
+    old_hashes = {r["partialFingerprints"]["primaryLocationLineHash"] for r in before}
+    minimum = [r for r in again if r["ruleId"] == "args_valid/minimum"]
+    assert len(minimum) == 1
+    assert minimum[0]["partialFingerprints"]["primaryLocationLineHash"] not in old_hashes
+    # The untouched findings (the pattern and the second call's maximum) keep theirs.
+    assert {r["partialFingerprints"]["primaryLocationLineHash"] for r in again
+            if r["ruleId"] != "args_valid/minimum"} < old_hashes
+
+
+def _get(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        obj = obj[key]
+    return obj
+
+
+def test_input_error_fingerprints_ignore_the_line_number(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {"agent-eval.yaml": FP_SUITE, "policy.yaml": FP_POLICY,
+                     "traces/t1.jsonl": events(*FP_TRACE) + "{oops\n"})
+
+    def hashes() -> list[tuple[str, int, str]]:
+        run = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))
+        return [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"],
+                 r["partialFingerprints"]["primaryLocationLineHash"])
+                for r in run["results"] if r["ruleId"].startswith("input/")]
+
+    [(rule, line, first)] = hashes()
+    assert (rule, line) == ("input/parse_error", 5)
+    write(tmp_path, {"traces/t1.jsonl": "\n\n" + events(*FP_TRACE) + "{oops\n"})
+    assert hashes() == [("input/parse_error", 7, first)]
+
+
+# ------------------------------------------------------------------ output form
+def test_deterministic_and_in_the_specification_order(tmp_path: Path) -> None:
+    results = every_rule_suite(tmp_path)
+    ctx = RenderContext.for_root(tmp_path)
+    text = sarif.render(results, ctx)
+    assert text == sarif.render(results, ctx)
+    assert text.startswith('{\n  "$schema": "https://json.schemastore.org/sarif-2.1.0.json",\n'
+                           '  "version": "2.1.0",\n  "runs": [\n')
+    run = json.loads(text)["runs"][0]
+    assert list(run) == ["tool", "invocations", "results", "automationDetails", "columnKind",
+                         "properties"]
+    assert list(run["results"][0])[:4] == ["ruleId", "ruleIndex", "level", "message"]
+    assert list(run["tool"]["driver"]["rules"][0])[:2] == ["id", "name"]
+
+
+def test_the_serializer_leaves_out_defaults() -> None:
+    result = om.Result(message=om.Message(text="x."), rule_id="r", rule_index=0)
+    # kind "fail", rank -1 and the Nones are defaults; level is always written.
+    assert sarif.to_json(result) == {"ruleId": "r", "ruleIndex": 0, "level": "warning",
+                                     "message": {"text": "x."}}
+    run = om.Run(tool=om.Tool(driver=om.ToolComponent(name="t")))
+    assert sarif.to_json(run) == {"tool": {"driver": {"name": "t"}}}  # no Factory defaults
+    assert sarif.to_json(om.Location(id=1, properties={"a": [om.Message(text="y")]})) == {
+        "id": 1, "properties": {"a": [{"text": "y"}]}}
+
+
+def test_version_control_provenance_when_known(tmp_path: Path) -> None:
+    results = every_rule_suite(tmp_path)
+    ctx = RenderContext.for_root(tmp_path, repo_url="https://github.com/o/r", sha="abc123")
+    run = json.loads(sarif.render(results, ctx))["runs"][0]
+    assert run["versionControlProvenance"] == [
+        {"repositoryUri": "https://github.com/o/r", "revisionId": "abc123",
+         "mappedTo": {"uriBaseId": "%SRCROOT%"}}]
+    assert "versionControlProvenance" not in json.loads(sarif.render(results))["runs"][0]
+
+
+def test_registered_and_written_by_run(tmp_path: Path) -> None:
+    renderer = RENDERERS["sarif"]
+    assert renderer.filename == "results.sarif"
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
+                     "traces/discount.jsonl": SEED_TRACE})
+    out = tmp_path / "out"
+    code = cli(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--format", "sarif",
+                "--output-dir", str(out), "-q"])
+    assert code == 1
+    doc = json.loads((out / "results.sarif").read_text(encoding="utf-8"))
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in run_of(doc)["results"]] == [
+        v["rule"] for t in results["tests"] for v in t["violations"]]
+
+
+def test_the_validator_is_installed_by_the_project_files() -> None:
+    package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    pinned = package["devDependencies"]["@microsoft/sarif-multitool"]
+    assert pinned[0].isdigit(), "pin an exact version"
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["packages"]["node_modules/@microsoft/sarif-multitool"]["version"] == pinned
+

@@ -1,0 +1,151 @@
+"""The library surface: load_suite, load_traces (streaming), evaluate -> Results."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_eval
+from agent_eval.api import evaluate, load_suite, load_traces
+from agent_eval.errors import ConfigError, InputError
+from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers import ReadItem
+from agent_eval.results import Results
+
+SUITE = """\
+suite: lib
+tests:
+  - id: block
+    metric: tool_blocklist
+    blocklist: [drop_*]
+"""
+
+
+def ev(tool: str, tid: str | None = None) -> str:
+    event: dict[str, Any] = {"type": "tool_call", "tool": tool, "arguments": {}}
+    if tid is not None:
+        event["trace_id"] = tid
+    return json.dumps(event) + "\n"
+
+
+def end(tid: str) -> str:
+    return json.dumps({"type": "trace_end", "trace_id": tid}) + "\n"
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(SUITE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_public_names() -> None:
+    public = {"load_suite": load_suite, "load_traces": load_traces, "evaluate": evaluate,
+              "Results": Results, "ConfigError": ConfigError, "InputError": InputError,
+              "Trace": Trace, "ToolCall": ToolCall, "Location": Location}
+    for name, obj in public.items():
+        assert getattr(agent_eval, name) is obj, name
+        assert name in agent_eval.__all__
+    assert isinstance(agent_eval.__version__, str)
+
+
+def test_load_evaluate(suite_dir: Path) -> None:
+    (suite_dir / "t.jsonl").write_text(ev("drop_table", "a") + ev("select", "b"))
+    suite = load_suite("agent-eval.yaml")
+    traces = load_traces(["t.jsonl"], suite)
+    lazy: bool = inspect.isgenerator(traces)  # a stream, not a list
+    assert lazy
+    res = evaluate(suite, traces)
+    assert isinstance(res, Results)
+    assert res.verdict == "fail"
+    (v,) = res.violations
+    assert v.tool == "drop_table" and v.trace is not None
+    assert (v.trace.file, v.trace.line, v.trace.trace_id) == ("t.jsonl", 1, "a")
+    assert res.counts["traces"] == 2
+    assert res.exit_code == 1
+
+
+def test_load_suite_raises_config_error(suite_dir: Path) -> None:
+    (suite_dir / "bad.yaml").write_text("suite: s\ntests:\n  - metric: nope\n")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(suite_dir / "bad.yaml")
+    assert exc.value.problems[0].startswith("bad.yaml:3:")
+
+
+def test_load_traces_streams(suite_dir: Path) -> None:
+    # the first file's trace ends at its line 2; the second file is broken when the
+    # first trace is handed out, and fixed before it is read
+    (suite_dir / "a.jsonl").write_text(ev("x", "first") + end("first") + ev("y", "more"))
+    (suite_dir / "b.jsonl").write_text("this is not JSON\n")
+    stream: Iterator[ReadItem] = load_traces(["a.jsonl", "b.jsonl"])
+    first = next(stream)
+    assert isinstance(first, Trace) and first.id == "first"
+    (suite_dir / "b.jsonl").write_text(ev("z", "later"))
+    rest = list(stream)
+    assert [t.id for t in rest if isinstance(t, Trace)] == ["more", "later"]
+    assert [r for r in rest if isinstance(r, InputError)] == []
+
+
+def test_load_traces_does_no_work_before_the_first_next(suite_dir: Path) -> None:
+    stream = load_traces(["nothing-yet.jsonl"])
+    (suite_dir / "nothing-yet.jsonl").write_text(ev("x", "t"))
+    assert [t.id for t in stream if isinstance(t, Trace)] == ["t"]
+
+
+def test_load_traces_reports_bad_input_as_records(suite_dir: Path) -> None:
+    (suite_dir / "a.jsonl").write_text(ev("x", "t1") + "[1, 2]\n{oops\n")
+    items = list(load_traces(["a.jsonl", "missing/*.jsonl"]))
+    errors = [e for e in items if isinstance(e, InputError)]
+    in_file = sorted((e.rule, e.file, e.line) for e in errors if e.file == "a.jsonl")
+    assert in_file == [("input/invalid_event", "a.jsonl", 2),  # [1, 2] is not an object
+                       ("input/parse_error", "a.jsonl", 3)]
+    (nothing,) = [e for e in errors if e.file != "a.jsonl"]
+    assert nothing.rule == "input/no_traces" and "missing/*.jsonl" in nothing.message
+    assert [t.id for t in items if isinstance(t, Trace)] == ["t1"]
+
+
+def test_evaluate_hand_built_traces(suite_dir: Path) -> None:
+    suite = load_suite()
+    call = ToolCall(name="Drop-Everything", arguments={}, location=Location("mem", 7))
+    trace = Trace(id="mine", source="mem", location=Location("mem", 1),
+                  end_location=Location("mem", 9), tool_calls=[call])
+    res = evaluate(suite, [trace])
+    (v,) = res.violations
+    # tool_match: normalized (the default): Drop-Everything matches drop_*
+    assert v.tool == "Drop-Everything"
+    assert v.trace is not None and (v.trace.file, v.trace.line) == ("mem", 7)
+    assert (v.config.file, v.config.line, v.config.col) == ("agent-eval.yaml", 5, 17)
+
+
+def test_evaluate_is_pure_and_results_pickle(suite_dir: Path) -> None:
+    (suite_dir / "t.jsonl").write_text(ev("drop_a", "t"))
+    suite = load_suite()
+    before = sorted(p.name for p in suite_dir.iterdir())
+    res = evaluate(suite, load_traces(["t.jsonl"], suite))
+    assert sorted(p.name for p in suite_dir.iterdir()) == before  # nothing written
+    copy = pickle.loads(pickle.dumps(res))
+    assert copy.to_dict() == res.to_dict()
+
+
+def test_zero_traces_is_an_error(suite_dir: Path) -> None:
+    (suite_dir / "empty.jsonl").write_text("")
+    suite = load_suite()
+    res = evaluate(suite, load_traces(["empty.jsonl"], suite))
+    assert res.verdict == "error"
+    assert res.exit_code == 2
+    assert "input/no_traces" in {e.rule for e in res.input_errors}
+    assert res.counts["traces"] == 0
+    assert res.tests[0].status == "error"  # checked nothing: never a pass
+
+
+def test_evaluate_nothing_is_an_error(suite_dir: Path) -> None:
+    res = evaluate(load_suite(), [])
+    assert res.verdict == "error"
+    assert [e.rule for e in res.input_errors] == ["input/no_traces"]

@@ -1,0 +1,306 @@
+"""The real command line, run as a subprocess: exit codes, files, flags, messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_eval
+from agent_eval.checks import REGISTRY
+
+SRC = str(Path(agent_eval.__file__).resolve().parents[1])
+ANSI = "\x1b["
+
+POLICY = """\
+version: "1"
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, max: 30}
+"""
+# line 4 of this suite is "    metric: args_valid"; the blocklist item "x_*" is line 11
+SUITE = """\
+suite: cli
+traces: traces/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policies/p.yaml
+  - id: block
+    metric: tool_blocklist
+    severity: {severity}
+    blocklist:
+      - x_*
+"""
+
+
+def call(name: str, **args: Any) -> str:
+    return json.dumps({"type": "tool_call", "tool": name, "arguments": args}) + "\n"
+
+
+def make(root: Path, severity: str = "error", traces: dict[str, str] | None = None,
+         suite: str | None = None) -> Path:
+    """A suite in ``root`` (a repository root) with its policy and traces."""
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (root / "policies").mkdir(exist_ok=True)
+    (root / "traces").mkdir(exist_ok=True)
+    (root / "policies" / "p.yaml").write_text(POLICY)
+    (root / "agent-eval.yaml").write_text(suite or SUITE.format(severity=severity))
+    for name, text in (traces if traces is not None else {"ok.jsonl": call("noop")}).items():
+        (root / "traces" / name).write_text(text)
+    return root / "agent-eval.yaml"
+
+
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    environ["PYTHONPATH"] = SRC + os.pathsep + environ.get("PYTHONPATH", "")
+    environ.update(env or {})
+    return subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=cwd, env=environ,
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def results(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / "results.json").read_text())
+    return data
+
+
+# ------------------------------------------------------------------- exit codes
+@pytest.mark.parametrize(("severity", "trace", "flags", "verdict", "code"), [
+    ("error", call("noop"), [], "pass", 0),
+    ("warning", call("x_del"), [], "warn", 0),
+    ("error", call("x_del"), [], "fail", 1),
+    ("warning", call("x_del"), ["--fail-on", "warn"], "warn", 1),
+    ("error", call("x_del"), ["--fail-on", "never"], "fail", 0),
+    ("note", call("x_del"), ["--fail-on", "warn"], "pass", 0),
+])
+def test_exit_codes(tmp_path: Path, severity: str, trace: str, flags: list[str],
+                    verdict: str, code: int) -> None:
+    make(tmp_path, severity, {"t.jsonl": trace})
+    p = run("run", "-q", *flags, cwd=tmp_path)
+    assert p.returncode == code, p.stderr
+    assert results(tmp_path / "agent-eval-results")["verdict"] == verdict
+    assert p.stdout.startswith(f"{verdict}: ")
+
+
+def test_config_error_exits_2_without_traceback(tmp_path: Path) -> None:
+    make(tmp_path, suite="suite: s\ntests:\n  - id: a\n    metric: args_vaild\n")
+    p = run("run", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert "agent-eval.yaml:4:5: unknown metric 'args_vaild'" in p.stderr
+    assert not (tmp_path / "agent-eval-results").exists()
+
+
+def test_input_error_exits_2_and_the_rest_is_still_evaluated(tmp_path: Path) -> None:
+    make(tmp_path, traces={
+        "a.jsonl": call("x_one") + "{not json\n" + call("apply_discount", percent=31),
+        "b.jsonl": call("x_two"),
+    })
+    p = run("run", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    data = results(tmp_path / "agent-eval-results")
+    assert data["verdict"] == "error"
+    assert [(e["rule"], e["file"], e["line"]) for e in data["input_errors"]] == [
+        ("input/parse_error", "traces/a.jsonl", 2)]
+    found = sorted((v["rule"], v["trace"]["file"], v["trace"]["line"])
+                   for t in data["tests"] for v in t["violations"])
+    assert found == [
+        ("args_valid/maximum", "traces/a.jsonl", 3),  # after the bad line
+        ("tool_blocklist", "traces/a.jsonl", 1),
+        ("tool_blocklist", "traces/b.jsonl", 1),
+    ]
+    assert data["counts"]["violations"] == 3 and data["counts"]["input_errors"] == 1
+
+
+def test_a_glob_matching_nothing_is_no_traces_at_the_traces_line(tmp_path: Path) -> None:
+    make(tmp_path, traces={},
+         suite="suite: s\n\ntraces: nothing/*.jsonl\ntests:\n  - metric: tool_blocklist\n"
+               "    blocklist: [x]\n")
+    p = run("run", cwd=tmp_path)
+    assert p.returncode == 2
+    errors = results(tmp_path / "agent-eval-results")["input_errors"]
+    assert [(e["rule"], e["file"], e["line"]) for e in errors] == [
+        ("input/no_traces", "agent-eval.yaml", 3)]
+    assert "nothing/*.jsonl" in errors[0]["message"]
+
+
+# ------------------------------------------------------------------ where files go
+def test_output_dir_option_and_format_console(tmp_path: Path) -> None:
+    make(tmp_path, traces={"t.jsonl": call("x_del")})
+    p = run("run", "--output-dir", "out/here", "--format", "json,console", cwd=tmp_path)
+    assert p.returncode == 1
+    folder = tmp_path / "out" / "here"
+    assert sorted(f.name for f in folder.iterdir()) == ["console.txt", "results.json"]
+    console = (folder / "console.txt").read_text()
+    assert "❌ FAIL: block" in console and "Tool: x_del" in console
+    assert ANSI not in console
+    assert not (tmp_path / "agent-eval-results").exists()
+
+
+def test_config_output_dir_is_relative_to_the_config(tmp_path: Path) -> None:
+    sub = tmp_path / "evals"
+    make(sub, suite=SUITE.format(severity="error") + "output:\n  dir: reports\n")
+    p = run("run", "--config", "evals/agent-eval.yaml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (sub / "reports" / "results.json").is_file()
+    assert not (tmp_path / "reports").exists()
+
+
+def test_traces_option_is_relative_to_the_cwd(tmp_path: Path) -> None:
+    make(tmp_path, traces={"t.jsonl": call("noop")})
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "bad.jsonl").write_text(call("x_other"))
+    p = run("run", "--config", "../agent-eval.yaml", "--traces", "*.jsonl",
+            "-o", "res", cwd=other)
+    assert p.returncode == 1, p.stderr
+    data = results(other / "res")
+    (v,) = [v for t in data["tests"] for v in t["violations"]]
+    assert (v["tool"], v["trace"]["file"]) == ("x_other", "other/bad.jsonl")
+    assert data["counts"]["traces"] == 1  # traces/t.jsonl was not read
+
+
+# ------------------------------------------------------------------------ validate
+def test_validate(tmp_path: Path) -> None:
+    make(tmp_path)
+    ok = run("validate", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert "ok" in ok.stdout and "cli" in ok.stdout
+    (tmp_path / "policies" / "p.yaml").write_text(
+        "tools:\n  apply_discount:\n    arguments:\n      percent: {type: numbr}\n")
+    bad = run("validate", "--config", "agent-eval.yaml", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+    assert "policies/p.yaml:4:" in bad.stderr  # the line of the bad `type`
+    assert "numbr" in bad.stderr
+
+
+# ------------------------------------------------------------------------- explain
+def test_explain_a_rule(tmp_path: Path) -> None:
+    p = run("explain", "args_valid/maximum", cwd=tmp_path)
+    assert p.returncode == 0
+    text = p.stdout.lower()
+    assert "args_valid/maximum" in text
+    assert "what it does" in text and "why is this bad?" in text
+    assert text.index("what it does") < text.index("why is this bad?")
+    # the sections have content, not just headings
+    body = text.split("what it does", 1)[1].split("why is this bad?", 1)[0]
+    assert "max" in body and len(body.strip()) > 40
+
+
+def test_explain_unknown_rule(tmp_path: Path) -> None:
+    p = run("explain", "args_valid/maximun", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "did you mean 'args_valid/maximum'" in p.stderr
+    q = run("explain", "nosuch", cwd=tmp_path)
+    assert q.returncode == 2 and "nosuch" in q.stderr
+
+
+def test_explain_lists_every_rule(tmp_path: Path) -> None:
+    p = run("explain", cwd=tmp_path)
+    assert p.returncode == 0
+    listed = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
+    by_hand = {"args_valid/maximum", "args_valid/minimum", "args_valid/required",
+               "args_valid/pattern", "args_valid/enum", "args_valid/unknown_tool",
+               "args_valid/additional_arguments", "sequence_valid/require",
+               "sequence_valid/before", "sequence_valid/count", "tool_blocklist",
+               "input/parse_error", "input/no_traces"}
+    assert by_hand <= listed
+    # every rule a check can report is documented
+    assert {r for spec in REGISTRY.values() for r in spec.rules} <= listed
+
+
+def test_version(tmp_path: Path) -> None:
+    p = run("--version", cwd=tmp_path)
+    assert p.returncode == 0
+    assert p.stdout.strip() == f"agent-eval {version('agent-eval')}"
+    assert agent_eval.__version__ == version("agent-eval")
+
+
+# -------------------------------------------------------------------------- colour
+def test_colour(tmp_path: Path) -> None:
+    make(tmp_path, traces={"t.jsonl": call("x_del")})
+    plain = run("run", cwd=tmp_path)  # stdout is a pipe: not a TTY
+    assert plain.returncode == 1
+    assert "❌ FAIL: block" in plain.stdout
+    assert ANSI not in plain.stdout and ANSI not in plain.stderr
+    forced = run("run", "--color", "always", cwd=tmp_path)
+    assert f"{ANSI}31m" in forced.stdout
+    no_color = run("run", "--color", "always", cwd=tmp_path, env={"NO_COLOR": "1"})
+    assert ANSI not in no_color.stdout
+
+
+# ----------------------------------------------------------------- determinism
+def test_jobs_and_no_timings_are_deterministic(tmp_path: Path) -> None:
+    def trace(tid: str, percent: int, blocked: bool) -> str:
+        return (json.dumps({"type": "trace_start", "trace_id": tid}) + "\n"
+                + call("apply_discount", percent=percent) + (call("x_del") if blocked else "")
+                + json.dumps({"type": "trace_end", "trace_id": tid}) + "\n")
+
+    # six files; f2 and f5 hold two traces each
+    traces = {f"f{i}.jsonl": trace(f"t{i}", 10 * i, i % 2 == 1) for i in range(6)}
+    traces["f2.jsonl"] += trace("t2b", 35, True)
+    traces["f5.jsonl"] += trace("t5b", 5, False)
+    make(tmp_path, traces=traces)
+    outs = []
+    for jobs, folder in (("1", "a"), ("2", "b"), ("1", "c")):
+        p = run("run", "-q", "--no-timings", "--jobs", jobs, "-o", folder, cwd=tmp_path)
+        assert p.returncode == 1, p.stderr
+        outs.append((tmp_path / folder / "results.json").read_bytes())
+    assert outs[0] == outs[1] == outs[2]
+    data = json.loads(outs[0])
+    assert data["counts"]["traces"] == 8
+    # percent 35 (t2b), 40 (t4) and 50 (t5) break max 30; x_del in t1, t2b, t3, t5
+    maxima = sorted(v["trace"]["trace_id"] for t in data["tests"] for v in t["violations"]
+                    if v["rule"] == "args_valid/maximum")
+    assert maxima == ["t2b", "t4", "t5"]
+    blocked = sorted(v["trace"]["trace_id"] for t in data["tests"] for v in t["violations"]
+                     if v["rule"] == "tool_blocklist")
+    assert blocked == ["t1", "t2b", "t3", "t5"]
+    assert all(t["duration_ms"] == 0 for t in data["tests"])
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_colour_on_a_tty(tmp_path: Path) -> None:
+    make(tmp_path, traces={"t.jsonl": call("x_del")})
+    outputs = []
+    for env in ({}, {"NO_COLOR": "1"}):
+        leader, follower = os.openpty()
+        environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        environ["PYTHONPATH"] = SRC + os.pathsep + environ.get("PYTHONPATH", "")
+        environ.update(env)
+        proc = subprocess.Popen([sys.executable, "-m", "agent_eval", "run"], cwd=tmp_path,
+                                env=environ, stdout=follower, stderr=subprocess.DEVNULL)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        assert proc.wait(timeout=60) == 1
+        outputs.append(b"".join(chunks).decode())
+    tty, no_color = outputs
+    assert "FAIL: block" in tty and ANSI in tty
+    assert "FAIL: block" in no_color and ANSI not in no_color
+
+
+def test_unwritable_output_dir_exits_2_without_traceback(tmp_path: Path) -> None:
+    make(tmp_path)
+    (tmp_path / "taken").write_text("a file, not a folder")
+    p = run("run", "-o", "taken", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert "taken" in p.stderr

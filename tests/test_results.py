@@ -1,0 +1,252 @@
+"""The results object: JSON shape (outputs.md), round trip, exit codes, fingerprints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval.api import evaluate, load_suite, load_traces
+from agent_eval.findings import Finding
+from agent_eval.renderers import json as json_renderer
+from agent_eval.results import Results, exit_code
+
+SUITE = """\
+suite: shop
+traces: traces/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policies/p.yaml
+  - id: order
+    metric: sequence_valid
+    rules:
+      - type: before
+        first: login
+        then: pay
+"""
+POLICY = """\
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, max: 30}
+      code: {type: string, pattern: "^[A-Z]+$"}
+  refund:
+    arguments:
+      percent: {type: number, max: 30}
+"""
+
+
+def ev(tool: str, **fields: Any) -> str:
+    return json.dumps({"type": "tool_call", "tool": tool, **fields}) + "\n"
+
+
+def start(tid: str) -> str:
+    return json.dumps({"type": "trace_start", "trace_id": tid}) + "\n"
+
+
+def end(tid: str) -> str:
+    return json.dumps({"type": "trace_end", "trace_id": tid}) + "\n"
+
+
+def git_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(path)], check=True, capture_output=True)
+    else:  # what makes a folder a repository root for agent-eval
+        (path / ".git").mkdir()
+    return path
+
+
+def setup(root: Path, policy: str = POLICY, traces: dict[str, str] | None = None,
+          suite: str = SUITE) -> Path:
+    """A repository with the suite in ``evals/``; returns the suite path."""
+    git_repo(root)
+    evals = root / "evals"
+    (evals / "policies").mkdir(parents=True, exist_ok=True)
+    (evals / "traces").mkdir(exist_ok=True)
+    (evals / "agent-eval.yaml").write_text(suite)
+    (evals / "policies" / "p.yaml").write_text(policy)
+    for old in (evals / "traces").iterdir():
+        old.unlink()
+    for name, text in (traces or {}).items():
+        (evals / "traces" / name).write_text(text)
+    return evals / "agent-eval.yaml"
+
+
+def run(root: Path, policy: str = POLICY, traces: dict[str, str] | None = None,
+        suite: str = SUITE) -> Results:
+    path = setup(root, policy, traces, suite)
+    s = load_suite(path)
+    return evaluate(s, load_traces(sorted((path.parent / "traces").glob("*.jsonl")), s))
+
+
+# ----------------------------------------------------------------------- shape
+def test_results_json_shape(tmp_path: Path) -> None:
+    traces = {
+        "a.jsonl": start("t1") + ev("apply_discount", arguments={"percent": 50})
+        + ev("pay", arguments={}) + end("t1"),
+        "b.jsonl": ev("login", arguments={}) + "oops\n",
+    }
+    res = run(tmp_path, traces=traces)
+    d = json.loads(json_renderer.render(res))
+    assert d == res.to_dict()
+    assert d["schema_version"] == "1"
+    assert d["tool"]["name"] == "agent-eval" and d["tool"]["version"]
+    assert d["suite"] == "shop"
+    assert d["verdict"] == "error"  # b.jsonl line 2 is not JSON
+    assert d["config"] == "evals/agent-eval.yaml"
+    counts = d["counts"]
+    assert (counts["traces"], counts["tool_calls"], counts["violations"],
+            counts["input_errors"]) == (2, 3, 2, 1)
+    assert [(t["id"], t["metric"], t["status"]) for t in d["tests"]] == [
+        ("args", "args_valid", "fail"), ("order", "sequence_valid", "fail")]
+    assert all(isinstance(t["duration_ms"], int) for t in d["tests"])
+    (maximum,) = d["tests"][0]["violations"]
+    assert {k: maximum[k] for k in ("rule", "severity", "tool", "argument", "value",
+                                    "constraint")} == {
+        "rule": "args_valid/maximum", "severity": "error", "tool": "apply_discount",
+        "argument": "percent", "value": 50, "constraint": "max: 30"}
+    assert "apply_discount" in maximum["message"] and "50" in maximum["message"]
+    assert isinstance(maximum["fingerprint"], str) and len(maximum["fingerprint"]) >= 16
+    # "      percent: {type: number, max: 30}": max at column 31 of line 4
+    assert {k: maximum["config"][k] for k in ("file", "line", "column")} == {
+        "file": "evals/policies/p.yaml", "line": 4, "column": 31}
+    assert maximum["trace"] == {"file": "evals/traces/a.jsonl", "line": 2, "trace_id": "t1"}
+    (before,) = d["tests"][1]["violations"]
+    assert (before["rule"], before["tool"], before["argument"]) == (
+        "sequence_valid/before", "pay", None)
+    # the rule item "      - type: before" is line 10, its mapping starts at column 9
+    assert {k: before["config"][k] for k in ("file", "line", "column")} == {
+        "file": "evals/agent-eval.yaml", "line": 10, "column": 9}
+    assert before["trace"] == {"file": "evals/traces/a.jsonl", "line": 3, "trace_id": "t1"}
+    (err,) = d["input_errors"]
+    assert {k: err[k] for k in ("file", "line")} == {"file": "evals/traces/b.jsonl", "line": 2}
+    assert err["message"]
+    assert d["baseline"] is None
+    for key in ("scenarios", "metrics", "criteria"):
+        assert key in d
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    traces = {"a.jsonl": start("t1") + ev("apply_discount", arguments={"percent": 50,
+                                                                        "code": "x1"})
+              + ev("pay") + ev("apply_discount", arguments="not json") + end("t1")}
+    suite = SUITE.replace("  - id: order", "  - id: blk\n    metric: tool_blocklist\n"
+                          "    blocklist: pay\n    severity: warning\n  - id: order")
+    res = run(tmp_path, traces=traces, suite=suite)
+    d = res.to_dict()
+    back = Results.from_dict(json.loads(json.dumps(d)))
+    assert back.to_dict() == d
+    assert back.verdict == res.verdict == "fail"
+    assert [v.fingerprint for v in back.violations] == [v.fingerprint for v in res.violations]
+    assert len(res.violations) == 5  # maximum, pattern, not_an_object, blocklist, before
+
+
+# ------------------------------------------------------------------ exit codes
+@pytest.mark.parametrize(("verdict", "fail_on", "code"), [
+    ("pass", "fail", 0), ("pass", "warn", 0), ("pass", "never", 0),
+    ("warn", "fail", 0), ("warn", "warn", 1), ("warn", "never", 0),
+    ("fail", "fail", 1), ("fail", "warn", 1), ("fail", "never", 0),
+    ("error", "fail", 2), ("error", "warn", 2), ("error", "never", 2),
+])
+def test_exit_code_table(verdict: str, fail_on: str, code: int) -> None:
+    assert exit_code(verdict, fail_on) == code
+
+
+# ---------------------------------------------------------------- fingerprints
+def fingerprints(res: Results) -> dict[tuple[str, str | None, str | None, str], str]:
+    out: dict[tuple[str, str | None, str | None, str], str] = {}
+    for v in res.violations:
+        assert v.trace is not None
+        key = (v.rule, v.tool, v.argument, v.trace.trace_id)
+        assert key not in out
+        out[key] = v.fingerprint
+    return out
+
+
+def only(res: Results) -> Finding:
+    (v,) = res.violations
+    return v
+
+
+def test_fingerprint_stable_when_unrelated_lines_are_inserted(tmp_path: Path) -> None:
+    trace = start("t1") + ev("apply_discount", arguments={"percent": 50}) + end("t1")
+    a = only(run(tmp_path, traces={"t.jsonl": trace}))
+    moved_policy = ("# the shop's policy\n\ntools:\n  send_email:\n    arguments:\n"
+                    "      to: {type: string}\n" + POLICY.split("\n", 1)[1])
+    moved_trace = (start("t1") + json.dumps({"type": "llm_call", "model": "m"}) + "\n"
+                   + ev("send_email", arguments={"to": "a@b.c"})
+                   + ev("apply_discount", arguments={"percent": 50}) + end("t1"))
+    b = only(run(tmp_path, policy=moved_policy, traces={"t.jsonl": moved_trace}))
+    assert a.trace is not None and b.trace is not None
+    # the lines really moved: policy line 4 -> 9 (5 lines above it), trace line 2 -> 4
+    assert (a.config.line, a.trace.line) == (4, 2)
+    assert (b.config.line, b.trace.line) == (9, 4)
+    assert a.fingerprint == b.fingerprint
+
+
+def test_fingerprint_differs_by_argument_tool_and_trace(tmp_path: Path) -> None:
+    traces = {
+        "t.jsonl": start("t1") + ev("apply_discount", arguments={"percent": 50, "code": "x"})
+        + ev("refund", arguments={"percent": 50}) + end("t1")
+        + start("t2") + ev("apply_discount", arguments={"percent": 50}) + end("t2"),
+    }
+    fp = fingerprints(run(tmp_path, traces=traces))
+    assert set(fp) == {
+        ("args_valid/maximum", "apply_discount", "percent", "t1"),
+        ("args_valid/pattern", "apply_discount", "code", "t1"),
+        ("args_valid/maximum", "refund", "percent", "t1"),
+        ("args_valid/maximum", "apply_discount", "percent", "t2"),
+    }
+    assert len(set(fp.values())) == 4
+
+
+def test_identical_findings_get_distinct_fingerprints_in_trace_order(tmp_path: Path) -> None:
+    one_call = start("t1") + ev("apply_discount", arguments={"percent": 50}) + end("t1")
+    single = only(run(tmp_path, traces={"t.jsonl": one_call}))
+    twice = (start("t1") + ev("apply_discount", arguments={"percent": 50})
+             + ev("apply_discount", arguments={"percent": 60}) + end("t1"))
+    res = run(tmp_path, traces={"t.jsonl": twice})
+    first, second = res.violations
+    assert first.trace is not None and second.trace is not None
+    assert (first.trace.line, first.value) == (2, 50)
+    assert (second.trace.line, second.value) == (3, 60)
+    assert first.fingerprint == single.fingerprint  # the first occurrence keeps it
+    assert second.fingerprint != first.fingerprint
+    # the same two findings evaluated again: the same two fingerprints
+    again = run(tmp_path, traces={"t.jsonl": twice})
+    assert [v.fingerprint for v in again.violations] == [first.fingerprint, second.fingerprint]
+
+
+def test_paths_are_repo_relative_with_forward_slashes(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    trace = start("t1") + ev("pay") + end("t1")
+    res = run(root, traces={"t.jsonl": trace})
+    d = res.to_dict()
+    assert d["config"] == "evals/agent-eval.yaml"
+    (v,) = d["tests"][1]["violations"]
+    assert v["config"]["file"] == "evals/agent-eval.yaml"
+    assert v["trace"]["file"] == "evals/traces/t.jsonl"
+    assert "\\" not in json.dumps(d)
+
+
+def test_paths_without_a_repository_are_config_relative(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    (plain / "traces").mkdir(parents=True)
+    (plain / "policies").mkdir()
+    (plain / "agent-eval.yaml").write_text(SUITE)
+    (plain / "policies" / "p.yaml").write_text(POLICY)
+    (plain / "traces" / "t.jsonl").write_text(ev("apply_discount", arguments={"percent": 31}))
+    if any((p / ".git").exists() for p in plain.parents):
+        pytest.skip("the temporary folder is inside a git repository")
+    s = load_suite(plain / "agent-eval.yaml")
+    res = evaluate(s, load_traces([plain / "traces" / "t.jsonl"], s))
+    v = only(res)
+    assert res.config == "agent-eval.yaml"
+    assert v.config.file == "policies/p.yaml"
+    assert v.trace is not None and v.trace.file == "traces/t.jsonl"
