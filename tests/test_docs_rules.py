@@ -19,6 +19,7 @@ import agent_eval
 from agent_eval._cli import main
 from agent_eval.checks import REGISTRY
 from agent_eval.rules import catalogue
+from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
 
 DOCS = Path(agent_eval.__file__).parent / "rules" / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if p.name != "README.md")
@@ -75,6 +76,7 @@ def test_catalogue_reads_every_page() -> None:
 def test_every_rule_a_check_can_report_has_a_page() -> None:
     documented = {front_matter(p)["id"] for p in PAGES}
     reportable = {rule for spec in REGISTRY.values() for rule in spec.rules}
+    reportable |= set(SCENARIO_RULES)
     assert reportable, "the registry lists no rules"
     assert sorted(reportable - documented) == []
 
@@ -105,7 +107,13 @@ def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def violations(results: dict[str, Any]) -> list[dict[str, Any]]:
-    return [v for t in results["tests"] for v in t["violations"]]
+    """Every finding: the rule tests', the scenarios' and the missed criteria (as
+    rule ``criteria/<kind>``)."""
+    found = [v for t in results["tests"] for v in t["violations"]]
+    found += [f for s in results.get("scenarios") or [] for f in s["findings"]]
+    found += [{**c, "rule": f"criteria/{c['kind']}"} for c in results.get("criteria") or []
+              if c["status"] in ("fail", "warn")]
+    return found
 
 
 @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=page_id)

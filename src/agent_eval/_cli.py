@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     conv.add_argument("--quiet", "-q", action="store_true",
                       help="no per-file notes on stderr (input errors are still printed)")
+
+    sub.add_parser("action", help="run as the GitHub Action: inputs from INPUT_* variables, "
+                   "the event from GITHUB_EVENT_PATH (see README 'GitHub Action')")
     return p
 
 
@@ -101,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import convert
 
             return convert.main(args)
+        if args.command == "action":
+            from agent_eval.commands import action
+
+            return action.main(args)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)

@@ -10,6 +10,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent_eval.config.loader import Suite
 from agent_eval.errors import InputError
@@ -26,6 +27,7 @@ from agent_eval.results import (
     assign_fingerprints,
     sort_key,
 )
+from agent_eval.scenarios.evaluate import ScenarioAccumulator
 
 
 @dataclass
@@ -47,10 +49,13 @@ class Accumulator:
     ignored: dict[str, int] = field(default_factory=dict)
     tool_calls: int = 0
     llm_calls: int = 0
+    scenarios: ScenarioAccumulator | None = None
 
     @classmethod
     def for_suite(cls, suite: Suite) -> Accumulator:
-        return cls({t.id: _TestAcc() for t in suite.tests})
+        scenarios = (ScenarioAccumulator.for_scenarios(suite.scenarios)
+                     if suite.scenarios is not None else None)
+        return cls({t.id: _TestAcc() for t in suite.tests}, scenarios=scenarios)
 
     def add(self, item: ReadItem, suite: Suite) -> None:
         if isinstance(item, Trace):
@@ -79,6 +84,8 @@ class Accumulator:
                 failed.append(test.id)
         self.traces.append(TraceSummary(trace.id, trace.source, trace.location.line,
                                         trace.scenario, n, tuple(failed)))
+        if self.scenarios is not None and suite.scenarios is not None:
+            self.scenarios.add(trace, suite.scenarios)
 
     def merge(self, other: Accumulator) -> None:
         for tid, acc in other.tests.items():
@@ -94,6 +101,8 @@ class Accumulator:
             self.ignored[f] = self.ignored.get(f, 0) + c
         self.tool_calls += other.tool_calls
         self.llm_calls += other.llm_calls
+        if self.scenarios is not None and other.scenarios is not None:
+            self.scenarios.merge(other.scenarios)
 
     def finish(self, suite: Suite, *, timings: bool = True) -> Results:
         tests: list[TestResult] = []
@@ -116,10 +125,18 @@ class Accumulator:
                                      "checked"))
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
         total = sum(len(t.violations) for t in tests)
+        verdict = _verdict(tests, errors)
+        scenarios: list[dict[str, Any]] = []
+        metrics: dict[str, Any] = {}
+        criteria: list[dict[str, Any]] = []
+        if self.scenarios is not None and suite.scenarios is not None:
+            outcome = self.scenarios.finish(suite.scenarios, timings=timings)
+            scenarios, metrics, criteria = outcome.scenarios, outcome.metrics, outcome.criteria
+            verdict = _combine(verdict, outcome.verdict)
         return Results(
             suite=suite.name,
             config=suite.file,
-            verdict=_verdict(tests, errors),
+            verdict=verdict,
             counts={"traces": len(self.traces), "tool_calls": self.tool_calls,
                     "llm_calls": self.llm_calls, "violations": total,
                     "input_errors": len(errors),
@@ -128,6 +145,9 @@ class Accumulator:
             traces=self.traces,
             input_errors=errors,
             ignored_events=dict(sorted(self.ignored.items())),
+            scenarios=scenarios,
+            metrics=metrics,
+            criteria=criteria,
         )
 
 
@@ -139,6 +159,17 @@ def _status(violations: list[Finding], checked: int) -> Status:
     if any(v.severity == "warning" for v in violations):
         return "warn"
     return "pass"
+
+
+_RANK: dict[str, int] = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
+
+
+def _combine(verdict: Verdict, scenarios: str) -> Verdict:
+    """The worse of the rule tests' verdict and what the scenarios and criteria say
+    (metrics.md §3); an input error stays an error."""
+    if _RANK.get(scenarios, 0) > _RANK[verdict]:
+        return scenarios  # type: ignore[return-value]
+    return verdict
 
 
 def _verdict(tests: list[TestResult], errors: list[InputError]) -> Verdict:

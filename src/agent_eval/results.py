@@ -57,7 +57,40 @@ class Results:
 
     @property
     def violations(self) -> list[Finding]:
+        """The rule tests' findings (``tests:``)."""
         return [v for t in self.tests for v in t.violations]
+
+    @property
+    def scenario_findings(self) -> list[Finding]:
+        """The findings of the scenarios, in scenario order."""
+        return [finding_from(f) for s in self.scenarios for f in s.get("findings") or ()]
+
+    @property
+    def criteria_findings(self) -> list[Finding]:
+        """One finding per criterion that was missed (``fail``) or only warned about
+        (``warn``), located at the criterion's key (rule ``criteria/<kind>``)."""
+        out = []
+        for c in self.criteria:
+            status = c.get("status")
+            if status not in ("fail", "warn") or not c.get("config"):
+                continue
+            cfg = c["config"]
+            out.append(Finding(
+                rule=f"criteria/{c.get('kind', 'blocking')}",
+                severity="error" if status == "fail" else "warning",
+                message=str(c.get("message") or c.get("name")), test="pass_criteria",
+                config=ConfigRef(cfg["file"], cfg["line"], cfg["column"], cfg["key_path"]),
+                trace=None, value=c.get("value"),
+                constraint=None if c.get("threshold") is None
+                else f"{c.get('name')}: {c.get('threshold')}",
+                fingerprint=str(c.get("fingerprint") or "")))
+        return out
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Everything reported: rule violations, scenario findings, missed criteria
+        (what SARIF lists)."""
+        return [*self.violations, *self.scenario_findings, *self.criteria_findings]
 
     @property
     def exit_code(self) -> int:

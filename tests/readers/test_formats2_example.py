@@ -87,3 +87,38 @@ def test_the_discount_run_is_the_same_run(suite: Suite) -> None:
                                           "code": "VIPS50"})]  # lines 3, 5, 7
     for name in RUNS["discount-too-high"].values():
         assert calls(FIXTURES / name) == native, name
+
+
+# ------------------------------------------------------------ detection across formats
+SAMPLES = ROOT.parent / "shared" / "samples" / "traces"
+MINE = ("anthropic", "claude_code", "inspect", "langchain", "langsmith", "mcp")
+MY_DIRS = ("anthropic_messages", "claude_code_jsonl", "claude_code_stream_json", "inspect_ai",
+           "langchain", "langsmith", "mcp")
+
+
+def test_these_readers_claim_no_other_format() -> None:
+    """OpenAI, OTel, Codex and the other samples (and the letta expected-normalized outputs,
+    which are not traces) are never taken by these readers, whatever the order."""
+    from agent_eval.readers import READERS, SourceFile
+
+    others = [p for p in sorted(SAMPLES.glob("*/*")) if p.suffix != ".md" and (
+        p.parent.name not in MY_DIRS or "expected-normalized" in p.name)]
+    assert len(others) > 20
+    for path in others:
+        source = SourceFile(str(path), path.name, path.name)
+        head = path.read_bytes()[:8192]
+        claimed = [name for name in MINE if READERS[name].sniff(head, source)]
+        assert claimed == [], path
+
+
+def test_native_files_still_go_to_native() -> None:
+    from agent_eval.readers import READERS, SourceFile, pick_reader
+
+    files = sorted((EXAMPLE / "traces").glob("*.jsonl"))
+    assert len(files) == 10
+    for path in files:
+        source = SourceFile(str(path), path.name, path.name)
+        reader = pick_reader(source, "auto")
+        assert not isinstance(reader, InputError) and reader.name == "native", path
+        head = path.read_bytes()[:8192]
+        assert [n for n in MINE if READERS[n].sniff(head, source)] == [], path

@@ -42,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_ERROR
     cwd = Path.cwd()
-    files, errors = expand(args.files, cwd, repo_root(cwd), cwd, "convert:0")
+    files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)
     for e in errors:
         print(f"error: {e.message}", file=sys.stderr)
     if args.output:

@@ -42,8 +42,11 @@ def main(args: argparse.Namespace) -> int:
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
         c = results.counts
-        print(f"{results.verdict}: {c['violations']} violation(s), {c['input_errors']} input "
-              f"error(s) in {c['traces']} trace(s)")
+        m = results.metrics
+        scenarios = (f", {m.get('scenarios_passed', 0)} of {m.get('scenarios', 0)} "
+                     "scenario(s) passed" if m.get("scenarios") else "")
+        print(f"{results.verdict}: {c['violations']} violation(s){scenarios}, "
+              f"{c['input_errors']} input error(s) in {c['traces']} trace(s)")
     else:
         sys.stdout.write(console.render(results, color=color_wanted(args.color, sys.stdout)))
         print("Wrote " + ", ".join(str(p) for p in written))

@@ -21,14 +21,11 @@ from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler, did_you_mean
 from agent_eval.errors import ConfigError
+from agent_eval.scenarios.compile import CompiledScenarios, compile_scenarios
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
-NOT_YET = {
-    "scenarios": "scenario expectations are not available in this version; "
-    "use rule checks under 'tests:'",
-    "pass_criteria": "suite pass criteria are not available in this version",
-}
+NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
 
 
 def find_config(cwd: str | None = None) -> FsPath:
@@ -70,6 +67,7 @@ class Suite:
     sources: dict[str, str] = field(repr=False)  # absolute path -> text, as compiled
     positions: Positions = field(repr=False)  # positions in the suite file
     policies: dict[str, Policy] = field(default_factory=dict, repr=False)
+    scenarios: CompiledScenarios | None = field(default=None, repr=False)
 
     @property
     def trace_globs(self) -> list[str]:
@@ -150,10 +148,11 @@ class _Loader:
                                  "(see docs/config.md)")
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
+        scenarios = compile_scenarios(data, positions, file, tool_match, self, self.root)
         if self.problems or model is None:
             raise ConfigError(self.problems)
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,
-                     self.sources, positions, self.policies)
+                     self.sources, positions, self.policies, scenarios)
 
     def check_format(self, fmt: str, positions: Positions) -> None:
         from agent_eval.readers import READERS

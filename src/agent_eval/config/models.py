@@ -82,6 +82,8 @@ class SuiteFile(Strict):
     format: str = Field("auto", description="auto | native | an adapter name.")
     tool_match: Literal["normalized", "exact"] = "normalized"
     tests: list[dict[str, Any]] = Field(default_factory=list)
+    scenarios: list[dict[str, Any]] = Field(default_factory=list)  # scenarios/models.py
+    pass_criteria: dict[str, Any] | None = None  # scenarios/models.py PassCriteria
     output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]
 
     _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))

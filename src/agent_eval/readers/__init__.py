@@ -12,8 +12,18 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from agent_eval.errors import InputError
-from agent_eval.readers import anthropic, claude_code, inspect, langchain, mcp, native
-from agent_eval.readers import codex, openai, openai_agents, otlp
+from agent_eval.readers import (
+    anthropic,
+    claude_code,
+    codex,
+    inspect,
+    langchain,
+    mcp,
+    native,
+    openai,
+    openai_agents,
+    otlp,
+)
 from agent_eval.readers.base import IgnoredEvents, Reader, ReadItem, SourceFile
 
 READERS: dict[str, Reader] = {

@@ -23,14 +23,15 @@ import yaml
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
+    LINES,
+    JsonDoc,
     as_dict,
     count,
     head_text,
-    is_lines_file,
     is_native,
     iter_lines,
     new_trace,
-    parse_document,
+    open_records,
     read_bytes,
     set_result,
     text_of,

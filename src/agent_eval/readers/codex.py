@@ -106,6 +106,8 @@ class _Rollout:
             self.first_ts = ts if self.first_ts is None else min(self.first_ts, ts)
             self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
         kind = obj.get("type")
+        if type(kind) is not str:
+            kind = None
         payload = obj.get("payload")
         if "payload" not in obj:  # an older rollout: bare items after a header line
             if kind in _ITEM_TYPES:
@@ -149,6 +151,8 @@ class _Rollout:
     def item(self, p: dict[str, Any], line: int, ts: float | None) -> None:
         conv = self.conv
         t = p.get("type")
+        if type(t) is not str:
+            t = None
         if t == "message":
             role = p.get("role")
             if role in ("developer", "system"):
@@ -243,7 +247,18 @@ class CodexReader:
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if NATIVE.sniff(head, source):
             return False
-        return _SNIFF.search(head) is not None and _SNIFF_PAYLOAD.search(head) is not None
+        if _SNIFF.search(head) is not None and _SNIFF_PAYLOAD.search(head) is not None:
+            return True
+        # an older rollout: a {"id", "timestamp", "instructions"} header, then bare items
+        first, nl, _ = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
+        if not nl:
+            return False
+        try:
+            header = _loads(first)
+        except _JSONDecodeError:
+            return False
+        return type(header) is dict and "type" not in header and "id" in header and \
+            "timestamp" in header and ("instructions" in header or "git" in header)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         rollout = _Rollout(source)
@@ -270,7 +285,8 @@ class CodexReader:
         yield from errors
         if not rollout.started:
             if not errors:
-                yield InputError("input/no_traces", source.file, 0, "the file holds no data")
+                yield InputError("input/invalid_event", source.file, 0,
+                                 "the file holds no rollout lines (it is empty)")
             return
         yield from rollout.finish()
 

@@ -22,17 +22,17 @@ from typing import Any
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
+    LINES,
+    JsonDoc,
     add,
     count,
     epoch_ms,
     head_text,
-    is_lines_file,
     is_native,
     iter_lines,
     new_trace,
     num,
-    parse_document,
-    read_bytes,
+    open_records,
     set_result,
     span_ms,
     text_of,

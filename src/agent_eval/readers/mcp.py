@@ -20,15 +20,16 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
+    BOM,
+    LINES,
     JSONDecodeError,
+    JsonDoc,
     as_dict,
     head_text,
-    is_lines_file,
     is_native,
     iter_lines,
     new_trace,
-    parse_document,
-    read_bytes,
+    open_records,
     set_result,
     span_ms,
     text_of,
@@ -193,39 +194,43 @@ class McpReader:
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)
-        data = read_bytes(source)
-        if isinstance(data, InputError):
-            yield data
+        doc = open_records(source, text_log=True)
+        if isinstance(doc, InputError):
+            yield doc
             return
-        if is_lines_file(source, data) or not data.lstrip().startswith((b"{", b"[")):
-            yield from self._lines(state, source, data)
-        else:
-            doc = parse_document(data, source.file)
-            if isinstance(doc, InputError):
-                yield doc
-                return
+        reported = False
+        if doc is LINES:
+            for item in self._lines(state, source):
+                reported = True
+                yield item
+        elif isinstance(doc, JsonDoc):
             items = doc.value if isinstance(doc.value, list) else [doc.value]
             for i, item in enumerate(items):
                 state.value(item, doc.line(i) if isinstance(doc.value, list) else doc.line())
         yield from state.errors
         yield from state.traces
-        if not state.traces and not state.errors:
+        if not state.traces and not state.errors and not reported:
             yield InputError("input/invalid_event", source.file, 1,
                              "no JSON-RPC 2.0 message in this file (an MCP log holds the "
                              "messages themselves, e.g. a tools/call request and its response)")
         if state.unknown:
             yield IgnoredEvents(source.file, state.unknown)
 
-    def _lines(self, state: _State, source: SourceFile, data: bytes) -> Iterator[ReadItem]:
-        first = next((ln for ln in data.splitlines() if ln.strip()), b"").strip()
+    def _lines(self, state: _State, source: SourceFile) -> Iterator[InputError]:
+        try:
+            with open(source.path, "rb") as fh:
+                first = next((ln for ln in fh if ln.strip()), b"").strip().removeprefix(BOM)
+        except OSError as exc:
+            yield InputError("input/unreadable_file", source.file, 0,
+                             f"cannot read the file: {exc}")
+            return
+        strict = False
         if first.startswith((b"{", b"[")):
             try:
                 orjson.loads(first)
                 strict = True
             except JSONDecodeError:
-                strict = False
-        else:
-            strict = False
+                pass
         if strict:  # JSON lines: a line that is not JSON is an error
             for item in iter_lines(source):
                 if isinstance(item, InputError):
@@ -234,19 +239,21 @@ class McpReader:
                     state.value(item[1], item[0])
             return
         # a text log: only the lines that end in a JSON-RPC message count
-        for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            if "jsonrpc" not in raw:
-                continue
-            m = _TEXT_LINE.match(raw.strip())
-            if m is None:
-                continue
-            try:
-                value = orjson.loads(m.group("json"))
-            except JSONDecodeError as exc:
-                yield InputError("input/parse_error", source.file, number,
-                                 f"the JSON-RPC message on this line is not valid JSON ({exc})")
-                continue
-            state.value(value, number, m.group("ts"), m.group("who"))
+        with open(source.path, "rb") as fh:
+            for number, raw_bytes in enumerate(fh, 1):
+                if b"jsonrpc" not in raw_bytes:
+                    continue
+                m = _TEXT_LINE.match(raw_bytes.decode("utf-8", errors="replace").strip())
+                if m is None:
+                    continue
+                try:
+                    value = orjson.loads(m.group("json"))
+                except JSONDecodeError as exc:
+                    yield InputError("input/parse_error", source.file, number,
+                                     "the JSON-RPC message on this line is not valid JSON "
+                                     f"({exc})")
+                    continue
+                state.value(value, number, m.group("ts"), m.group("who"))
 
 
 _JSONRPC = re.compile(r'"jsonrpc"\s*:\s*"2\.0"')

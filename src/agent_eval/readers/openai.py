@@ -421,6 +421,8 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         return
     conv.touch(line)
     t = item.get("type")
+    if type(t) is not str:
+        t = None
     if t == "message" or (t is None and "role" in item):
         role = item.get("role")
         text = text_of(item.get("content"))
@@ -429,7 +431,7 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         elif role == "assistant":
             conv.assistant(text)
         return
-    spec = _CALL_TYPES.get(t) if type(t) is str else None
+    spec = _CALL_TYPES.get(t) if t is not None else None
     if spec is not None:
         name_key, args_key = spec
         raw = item.get(args_key)
@@ -452,7 +454,7 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
                 conv.result(item.get("id"), item.get("output"), line,
                             error=None if err is None else text_of(err) or str(err))
         return
-    if type(t) is str and (t.endswith("_call") or t in ("program", "tool_search_call")):
+    if t is not None and (t.endswith("_call") or t in ("program", "tool_search_call")):
         # hosted and built-in tools: web_search_call, file_search_call, computer_call,
         # code_interpreter_call, local_shell_call, shell_call, apply_patch_call, ...
         name = item.get("name") or (t[:-len("_call")] if t.endswith("_call") else t)
@@ -650,7 +652,8 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
     yield from errors
     if not docs:
         if not errors:
-            yield InputError("input/no_traces", source.file, 0, "the file holds no data")
+            yield InputError("input/invalid_event", source.file, 0,
+                             f"the file holds no {fmt} data (it is empty)")
         return
     conv = Conversation(source, fmt, docs[0][1](()))
     for obj, lines in docs:

@@ -41,6 +41,10 @@ _SNIFF_SPANS = re.compile(rb'"object"\s*:\s*"trace(?:\.span)?"')
 _SNIFF_SPAN_DATA = re.compile(rb'"span_data"\s*:')
 
 
+def _str_id(v: Any) -> str | None:
+    return None if v is None or v == "" or type(v) in (dict, list) else str(v)
+
+
 def _ms(value: Any) -> float | None:
     if type(value) is not str:
         return None
@@ -180,12 +184,12 @@ class _Spans:
             self.value(obj["data"], lines, (*path, "data"))
         elif kind == "trace.span" or "span_data" in obj:
             self.order += 1
-            tid = str(obj.get("trace_id") or self.source.trace_id)
+            tid = _str_id(obj.get("trace_id")) or self.source.trace_id
             start = _ms(obj.get("started_at"))
             self.spans.setdefault(tid, []).append(
                 (start if start is not None else float("inf"), self.order, line, obj))
         elif kind == "trace":
-            tid = str(obj.get("id") or self.source.trace_id)
+            tid = _str_id(obj.get("id")) or self.source.trace_id
             self.traces.setdefault(tid, (obj, line))
             self.spans.setdefault(tid, [])
         else:
@@ -322,6 +326,10 @@ class AgentsReader:
         spans = _Spans(source)
         for obj, lines in docs:
             spans.value(obj, lines, ())
+        if not spans.spans and not spans.errors and not errors:
+            spans.errors.append(InputError(
+                "input/invalid_event", source.file, 0,
+                "the file holds no Agents SDK run state or trace spans"))
         yield from spans.errors
         for tid, items in spans.spans.items():
             yield spans.build(tid, items)

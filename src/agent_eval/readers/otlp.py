@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -81,7 +83,6 @@ _INDEXED = (
     ("llm.output_messages.", ("llm.output_messages.0.message.role",), True, True),
 )
 _TOOL, _LLM, _OTHER = 1, 2, 0
-_AGENT_KINDS = frozenset(("AGENT", "CHAIN"))
 _SNAKE = {"string_value": "stringValue", "int_value": "intValue",
           "double_value": "doubleValue", "bool_value": "boolValue",
           "array_value": "arrayValue", "kvlist_value": "kvlistValue",
@@ -264,7 +265,7 @@ def _indexed(attrs: dict[str, Any], prefix: str, openinference: bool) -> list[di
     n = len(prefix)
     tree: dict[str, Any] = {}
     for key, value in attrs.items():
-        if not key.startswith(prefix):
+        if type(key) is not str or not key.startswith(prefix):
             continue
         parts = key[n:].split(".")
         node = tree
@@ -355,7 +356,7 @@ def _scan(messages: list[dict[str, Any]], on_call: _CallFn,
             text = "\n".join(texts) if texts else None
         else:
             content = m.get("content")
-            for tc in m.get("tool_calls") or ():
+            for tc in _list(m.get("tool_calls")):
                 if type(tc) is not dict:
                     continue
                 fn = tc.get("function")
@@ -400,7 +401,7 @@ def _kind(a: dict[str, Any]) -> int:
     oi = a.get("openinference.span.kind")
     if oi == "TOOL" or a.get("traceloop.span.kind") == "tool":
         return _TOOL
-    if op in _LLM_OPS or oi == "LLM":
+    if (type(op) is str and op in _LLM_OPS) or oi == "LLM":
         return _LLM
     if op == "embeddings" or oi == "EMBEDDING":
         return _OTHER
@@ -458,14 +459,16 @@ class _FileState:
         self.errors: list[InputError] = []
         self.ignored = 0
         self.order = 0
+        self.had_errors = False
 
     def error(self, rule: str, line: int, message: str) -> None:
         self.errors.append(InputError(rule, self.file, line, message))
+        self.had_errors = True
 
     def add(self, tid: Any, span: _Span) -> None:
         bucket = self.traces.get(tid)
         if bucket is None:
-            self.traces[key] = [span]
+            self.traces[tid] = [span]
         else:
             bucket.append(span)
 
@@ -519,44 +522,46 @@ class _FileState:
                 spans = ss.get("spans") if type(ss) is dict else None
                 if type(spans) is not list:
                     continue
+                order = self.order
                 for k, s in enumerate(spans):
-                    try:  # the common shape, flattened in one comprehension
+                    try:  # the common shape: attributes flattened in one comprehension
                         attrs = {kv["key"]: v["stringValue"] if "stringValue" in
                                  (v := kv["value"]) else _any_value(v)
                                  for kv in s["attributes"]}
-                    except (KeyError, TypeError):
-                        if type(s) is not dict:
+                        tid = s["traceId"]
+                        start = int(s["startTimeUnixNano"])
+                        end = int(s["endTimeUnixNano"])
+                        sid = s["spanId"]
+                    except (KeyError, TypeError, ValueError):
+                        got = _irregular_span(s)
+                        if got is None:
                             continue
-                        attrs = _attributes(s.get("attributes"))
+                        attrs, tid, start, end, sid = got
+                    if type(tid) is not str:
+                        tid = None
+                    if type(sid) is not str:
+                        sid = _sid(sid)
+                    parent = s.get("parentSpanId")
+                    if parent is None:
+                        parent = s.get("parent_span_id")
+                    if type(parent) is not str or not parent:
+                        parent = _sid(parent)
                     ln = line if lines is None else lines.get(
                         (*path, rkey, ri, skey, si, "spans", k), line)
                     events = s.get("events")
-                    if events:
+                    if type(events) is list and events:
                         _event_attributes(events, attrs)
                     status = s.get("status")
-                    self.order += 1
-                    tid = s.get("traceId")
-                    if tid is None:
-                        tid = s.get("trace_id")
-                    start = s.get("startTimeUnixNano")
-                    end = s.get("endTimeUnixNano")
-                    try:
-                        start = int(start)
-                        end = int(end)
-                    except (TypeError, ValueError):
-                        start = _nanos(start if start is not None
-                                       else s.get("start_time_unix_nano"))
-                        end = _nanos(end if end is not None else s.get("end_time_unix_nano"))
-                    span = _Span(s.get("spanId") or s.get("span_id"),
-                                 s.get("parentSpanId") or s.get("parent_span_id"),
-                                 s.get("name"), start, end, attrs,
+                    order += 1
+                    span = _Span(sid, parent, s.get("name"), start, end, attrs,
                                  _span_error(status, attrs, events) if status else None,
-                                 ln, self.order, rattrs)
+                                 ln, order, rattrs)
                     bucket = traces.get(tid)
                     if bucket is None:
                         traces[tid] = [span]
                     else:
                         bucket.append(span)
+                self.order = order
 
     def jaeger(self, data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                path: JsonPath) -> None:
@@ -572,7 +577,7 @@ class _FileState:
                     continue
                 ln = line if lines is None else lines.get((*path, ti, "spans", k), line)
                 attrs: dict[str, Any] = {}
-                for t in s.get("tags") or ():
+                for t in _list(s.get("tags")):
                     if type(t) is dict and type(t.get("key")) is str:
                         v = t.get("value")
                         if t.get("type") == "int64" and type(v) is str and \
@@ -580,7 +585,7 @@ class _FileState:
                             v = int(v)
                         attrs[t["key"]] = v
                 parent = None
-                for ref in s.get("references") or ():
+                for ref in _list(s.get("references")):
                     if type(ref) is dict and ref.get("spanID"):
                         parent = ref["spanID"]
                         if ref.get("refType", "CHILD_OF") == "CHILD_OF":
@@ -592,13 +597,15 @@ class _FileState:
                         (attrs.get("error.type") or "error")
                 start = _nanos(s.get("startTime"))
                 dur = _nanos(s.get("duration"))
-                proc = processes.get(s.get("processID")) if processes else None
+                pid = s.get("processID")
+                proc = processes.get(pid) if processes and type(pid) is str else None
                 res: dict[str, Any] = {}
                 if type(proc) is dict and proc.get("serviceName") is not None:
                     res["service.name"] = proc.get("serviceName")
                 self.order += 1
-                self.add(s.get("traceID") or tr.get("traceID"), _Span(
-                    s.get("spanID"), parent, s.get("operationName"),
+                raw_tid = s.get("traceID") or tr.get("traceID")
+                self.add(raw_tid if type(raw_tid) is str else None, _Span(
+                    _sid(s.get("spanID")), _sid(parent), s.get("operationName"),
                     None if start is None else start * 1000,
                     None if start is None or dur is None else (start + dur) * 1000,
                     attrs, None if error is None else str(error), ln, self.order, res))
@@ -622,11 +629,42 @@ class _FileState:
         return iter(out.items())
 
 
+def _irregular_span(s: Any) -> tuple[dict[str, Any], Any, int | None, int | None,
+                                     Any] | None:
+    """(attributes, trace id, start, end, span id) of a span that is not in the usual
+    camelCase shape (snake_case keys, missing times or ids, malformed attributes)."""
+    if type(s) is not dict:
+        return None
+    attrs = _attributes(s.get("attributes"))
+    tid = s.get("traceId")
+    if tid is None:
+        tid = s.get("trace_id")
+    start = s.get("startTimeUnixNano")
+    end = s.get("endTimeUnixNano")
+    start = _nanos(start if start is not None else s.get("start_time_unix_nano"))
+    end = _nanos(end if end is not None else s.get("end_time_unix_nano"))
+    sid = s.get("spanId")
+    if sid is None:
+        sid = s.get("span_id")
+    return attrs, tid, start, end, sid
+
+
+def _list(v: Any) -> list[Any]:
+    return v if type(v) is list else []
+
+
+def _sid(v: Any) -> str | None:
+    """A span id (or parent id) as a hashable string, None when missing or malformed."""
+    if type(v) is str:
+        return v or None
+    return None if v is None or type(v) in (dict, list) else str(v)
+
+
 def _jaeger_log_error(span: dict[str, Any]) -> str | None:
-    for log in span.get("logs") or ():
+    for log in _list(span.get("logs")):
         if type(log) is not dict:
             continue
-        fields = {f.get("key"): f.get("value") for f in log.get("fields") or ()
+        fields = {f.get("key"): f.get("value") for f in _list(log.get("fields"))
                   if type(f) is dict}
         m = fields.get("exception.message") or fields.get("message")
         if type(m) is str and m:
@@ -664,6 +702,7 @@ def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
     if len(spans) > 1:
         spans.sort(key=_start_key)
     calls: list[ToolCall] = []
+    locs: dict[int, Location] = {}  # one Location object per line
     seen: dict[str, ToolCall] = {}
     with_messages: list[tuple[int, _Span, bool, int]] = []
     llm_spans: list[_Span] = []
@@ -700,14 +739,15 @@ def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
         else:
             kind = _kind(a)
         if kind == _TOOL:
-            call = _tool_call(s, a, file)
+            call = _tool_call(s, a, file, locs)
             calls.append(call)
             if call.id is not None:
                 seen[call.id] = call
             continue
         if kind == _LLM:
             llm_spans.append(s)
-        is_agent = op == "invoke_agent" or a.get("openinference.span.kind") in _AGENT_KINDS
+        is_agent = op == "invoke_agent" or a.get("openinference.span.kind") in ("AGENT",
+                                                                                "CHAIN")
         if is_agent and not meta:
             for mk in ("gen_ai.agent.name", "gen_ai.conversation.id"):
                 if a.get(mk) is not None:
@@ -721,13 +761,17 @@ def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
     span_output: dict[int, str] = {}  # order -> assistant text of an LLM span
     if with_messages:
         tool_ids = set(seen)
+        # tool spans without a call id (OpenInference TOOL spans): a message call with the
+        # same name and arguments is the same call
+        anonymous = {_content_key(c.name, c.arguments): c for c in calls if c.id is None}
         msg_results: dict[str, tuple[Any, int]] = {}
         extra: list[tuple[int, ToolCall]] = []
         for pos, s, is_agent, kind in with_messages:
             a = s.attrs
             found: list[ToolCall] = []
             if _has_messages(a):
-                user, assistant = _span_messages(s, file, tool_ids, seen, found, msg_results)
+                user, assistant = _span_messages(s, file, tool_ids, seen, anonymous, found,
+                                                 msg_results)
             else:
                 iv, ov = a.get("input.value"), a.get("output.value")
                 user = iv if type(iv) is str else None
@@ -744,11 +788,11 @@ def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
                 elif kind == _LLM:
                     span_output[s.order] = assistant
         for cid, (value, line) in msg_results.items():
-            call = seen.get(cid)
-            if call is not None and not call.has_result:
-                call.result = value
-                call.has_result = True
-                call.result_location = Location(file, line)
+            answered = seen.get(cid)
+            if answered is not None and not answered.has_result:
+                answered.result = value
+                answered.has_result = True
+                answered.result_location = Location(file, line)
         if extra:
             merged: list[ToolCall] = []
             k = 0
@@ -797,7 +841,7 @@ def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
                  None, None, meta, "otlp")
 
 
-def _tool_call(s: _Span, a: dict[str, Any], file: str) -> ToolCall:
+def _tool_call(s: _Span, a: dict[str, Any], file: str, locs: dict[int, Location]) -> ToolCall:
     name = a.get("gen_ai.tool.name")
     if name is None:
         name = _first(a, _TOOL_NAME_KEYS)
@@ -806,6 +850,7 @@ def _tool_call(s: _Span, a: dict[str, Any], file: str) -> ToolCall:
             name = n[len("execute_tool "):] if n.startswith("execute_tool ") else (
                 n or "unknown")
     raw = a.get("gen_ai.tool.call.arguments")
+    semconv = raw is not None
     if raw is None:
         raw = _first(a, _TOOL_ARG_KEYS)
         if raw is None:
@@ -826,36 +871,48 @@ def _tool_call(s: _Span, a: dict[str, Any], file: str) -> ToolCall:
     if cid is None:
         cid = _first(a, _TOOL_ID_KEYS)
     result = a.get("gen_ai.tool.call.result")
-    if result is None:
+    if result is None and not semconv:  # a semconv span keeps its result there or nowhere
         result = _first(a, _TOOL_RESULT_KEYS)
     error = s.error
     if error is None and a.get("error.type") is not None:
         error = str(a["error.type"])
     latency = None if s.start is None or s.end is None else (s.end - s.start) / 1e6
-    loc = Location(file, s.line)
+    loc = locs.get(s.line)
+    if loc is None:
+        loc = locs[s.line] = Location(file, s.line)
     has_result = result is not None or error is not None
     return ToolCall(str(name), args, loc, None if cid is None else str(cid), result, error,
                     error is None, latency, loc if has_result else None, why, has_result)
 
 
+def _content_key(name: Any, args: Any) -> str:
+    return "\0" + str(name) + "\0" + orjson.dumps(
+        args, option=orjson.OPT_SORT_KEYS, default=str).decode()
+
+
 def _span_messages(s: _Span, file: str, tool_ids: set[str], seen: dict[str, ToolCall],
-                   calls: list[ToolCall],
+                   anonymous: dict[str, ToolCall], calls: list[ToolCall],
                    msg_results: dict[str, tuple[Any, int]]) -> tuple[str | None, str | None]:
     """Tool calls and results carried only inside chat messages; (user, assistant) text."""
     a = s.attrs
     line = s.line
 
     def on_call(cid: Any, name: Any, raw: Any) -> None:
+        args, why = decode_arguments(raw)
+        content = _content_key(name, args)
         if cid is not None:
             key = str(cid)
             if key in tool_ids or key in seen:
                 return
-        else:
-            key = "\0" + str(name) + "\0" + (raw if type(raw) is str else
-                                             orjson.dumps(raw, default=str).decode())
-            if key in seen:
+            twin = anonymous.pop(content, None)
+            if twin is not None:  # its tool span recorded no call id: the same call
+                twin.id = key
+                seen[key] = twin
                 return
-        args, why = decode_arguments(raw)
+        else:
+            key = content
+            if key in seen or content in anonymous:
+                return
         call = ToolCall(name=str(name) if name is not None else "unknown", arguments=args,
                         location=Location(file, line),
                         id=None if cid is None else str(cid), arguments_error=why)
@@ -926,24 +983,30 @@ class OtlpReader:
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _FileState(source)
-        try:
-            if source.path.lower().endswith(LINE_SUFFIXES):
-                with open(source.path, "rb") as fh:
-                    yield from self._lines(state, fh)
-            else:
-                with open(source.path, "rb") as fh:
-                    data = fh.read()
-                yield from self._document(state, data)
-        except OSError as exc:
-            state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+        with _no_cycle_gc():
+            try:
+                if source.path.lower().endswith(LINE_SUFFIXES):
+                    with open(source.path, "rb") as fh:
+                        self._lines(state, fh)
+                else:
+                    with open(source.path, "rb") as fh:
+                        data = fh.read()
+                    self._document(state, data)
+            except OSError as exc:
+                state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+        if not state.traces and not state.had_errors:
+            state.error("input/invalid_event", 0,
+                        "the file holds no spans; nothing of it can be checked")
         yield from state.errors
         state.errors.clear()
         for key, spans in state.grouped():
-            yield _build_trace(key, spans, state.file)
+            with _no_cycle_gc():
+                trace = _build_trace(key, spans, state.file)
+            yield trace
         if state.ignored:
             yield IgnoredEvents(source.file, state.ignored)
 
-    def _lines(self, state: _FileState, lines: Any) -> Iterator[ReadItem]:
+    def _lines(self, state: _FileState, lines: Iterable[bytes]) -> None:
         value = state.value
         for number, raw in enumerate(lines, 1):
             if number == 1:
@@ -954,27 +1017,37 @@ class OtlpReader:
                 if raw.strip():
                     state.error("input/parse_error", number,
                                 f"line is not valid JSON ({exc}); fix or remove the line")
-                    yield from state.errors
-                    state.errors.clear()
                 continue
             value(obj, number, None, ())
-            if state.errors:
-                yield from state.errors
-                state.errors.clear()
 
-    def _document(self, state: _FileState, data: bytes) -> Iterator[ReadItem]:
+    def _document(self, state: _FileState, data: bytes) -> None:
         data = data.removeprefix(_BOM)
         try:
             doc = _loads(data)
         except _JSONDecodeError:
             # not one document: JSON lines in a file not named .jsonl
-            yield from self._lines(state, data.splitlines(keepends=True))
+            self._lines(state, data.splitlines(keepends=True))
             return
         text = data.decode("utf-8", errors="replace")
         if text.count("\n") <= 1:
             state.value(doc, 1, None, ())
         else:
             state.value(doc, 1, container_lines(text), ())
+
+
+@contextmanager
+def _no_cycle_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while spans are parsed and a trace is built:
+    that allocates many containers but no reference cycles (reference counting frees it
+    all), and the collector's passes over them were a third of the reading time. Never
+    held across a ``yield``; restored as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 READER = OtlpReader()

@@ -3,9 +3,11 @@ Violation), with colour only when asked for (a TTY without ``NO_COLOR``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_eval.findings import Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.results import Results, TestResult
+from agent_eval.results import Results, TestResult, finding_from
 
 SHOWN_PER_TEST = 20
 _ICON = {"pass": "✅ PASS", "warn": "⚠️  WARN", "fail": "❌ FAIL", "error": "💥 ERROR"}
@@ -68,12 +70,83 @@ def _test_block(t: TestResult, color: bool) -> list[str]:
     return out
 
 
+def _scenario_block(s: dict[str, Any], color: bool) -> list[str]:
+    status = str(s.get("status", "error"))
+    tags = [str(t) for t in (s.get("category"), "required" if s.get("required") else None)
+            if t]
+    label = f" [{', '.join(tags)}]" if tags else ""
+    head = _paint(f"{_ICON.get(status, status)}: scenario {s.get('id')}{label}",
+                  _COLOR.get(status, "0"), color)
+    total = int(s.get("traces_total") or 0)
+    score = s.get("score")
+    facts = [] if score is None else [f"score {float(score):.1f}"]
+    facts.append(f"{s.get('traces_passed', 0)}/{total} trace(s) passed" if total
+                 else "no trace")
+    found = [finding_from(f) for f in s.get("findings") or ()]
+    if status == "pass":
+        notes = len(found)
+        return [f"{head}  ({' · '.join(facts)}{f', {notes} note(s)' if notes else ''})"]
+    out = [f"{head}  ({' · '.join(facts)})", ""]
+    for v in found[:SHOWN_PER_TEST]:
+        out.append(f"   Violation: {v.message}")
+        cfg = v.config
+        out.append(f"   Rule id: {v.rule}   at {cfg.file}:{cfg.line}:{cfg.col}")
+        if v.trace is not None:
+            out.append(f"   Trace: {v.trace.file}:{v.trace.line} (trace {v.trace.trace_id})")
+        out.append("")
+    if len(found) > SHOWN_PER_TEST:
+        out.append(f"   … {len(found) - SHOWN_PER_TEST} more finding(s) not shown; all are in "
+                   "results.json")
+        out.append("")
+    return out
+
+
+def _number(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.4f}".rstrip("0").rstrip(".") or "0"
+    return "unknown" if x is None else str(x)
+
+
+SUITE_METRICS = ("pass_rate", "weighted_pass_rate", "accuracy", "tool_precision",
+                 "tool_recall", "safety_rate", "behavior_coverage", "latency_p95_ms",
+                 "token_efficiency", "composite")
+
+
+def _suite_lines(results: Results, color: bool) -> list[str]:
+    m = results.metrics
+    out: list[str] = []
+    if m:
+        shown = [f"{k} {_number(m[k])}" for k in SUITE_METRICS if k in m]
+        shown += [f"{k} {_number(v)}" for k, v in m.items() if k.startswith("pass_rate.")]
+        out.append(f"Scenarios: {m.get('scenarios_passed', 0)} of {m.get('scenarios', 0)} "
+                   "passed")
+        out.append("Suite metrics: " + " · ".join(shown))
+        out.append("")
+    if results.criteria:
+        out.append("Criteria:")
+        for c in results.criteria:
+            status = str(c.get("status"))
+            icon = {"skip": "⏭️  SKIP"}.get(status) or _ICON.get(status, status)
+            cfg = c.get("config") or {}
+            where = f"   at {cfg.get('file')}:{cfg.get('line')}:{cfg.get('column')}" \
+                if status in ("fail", "warn") else ""
+            out.append("   " + _paint(f"{icon}", _COLOR.get(status, "0"), color)
+                       + f"  {c.get('name')} ({c.get('kind')}): {c.get('message')}{where}")
+        out.append("")
+    return out
+
+
 def render(results: Results, color: bool = False) -> str:
     c = results.counts
     out = [f"agent-eval {results.tool_version} · suite {results.suite} · {c['traces']} "
            f"trace(s), {c['tool_calls']} tool call(s)", ""]
     for t in results.tests:
         out.extend(_test_block(t, color))
+    for s in results.scenarios:
+        out.extend(_scenario_block(s, color))
+    if results.scenarios and results.scenarios[-1].get("status") == "pass":
+        out.append("")
+    out.extend(_suite_lines(results, color))
     errors = [e for e in results.input_errors]
     if errors:
         out.append(_paint(f"💥 INPUT ERRORS ({len(errors)})", "31", color))

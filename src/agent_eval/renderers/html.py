@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import orjson
+from markupsafe import Markup
 
 from agent_eval.findings import Finding
 from agent_eval.renderers import RenderContext, markdown
@@ -170,6 +171,13 @@ def reason(results: Results) -> str:
         return f"{len(errors)} input errors, the first: {errors[0]}"
     # without input errors the Markdown reason holds only counts and fixed words
     return markdown._reason(results)
+
+
+def text(value: object) -> Markup:
+    """Escape for element content (never an attribute): ``&``, ``<`` and ``>`` only, so
+    the JSON of trace lines does not turn every quote into ``&#34;``."""
+    s = str(value)
+    return Markup(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
 def _blob(ctx: RenderContext) -> str | None:
@@ -327,7 +335,7 @@ def _test_rows(results: Results) -> list[dict[str, Any]]:
 def _scenario_rows(results: Results) -> list[dict[str, Any]]:
     rows = []
     for s in results.scenarios[:MAX_ROWS]:
-        score = s.get("score")
+        score: Any = s.get("score")
         rows.append({"id": str(s.get("id", "")), "status": str(s.get("status", "")),
                      "score": "" if not _is_number(score) else f"{float(score):.1f}",
                      "findings": len(s.get("findings") or [])})
@@ -354,6 +362,7 @@ def _template() -> jinja2.Template:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["text"] = text
     return env.get_template("report.html.j2")
 
 

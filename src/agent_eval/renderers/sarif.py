@@ -194,7 +194,8 @@ def build(results: Results, ctx: RenderContext) -> Any:
 def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
     """The log and its text."""
     catalogue = rules.catalogue()
-    used = {v.rule for v in results.violations} | {e.rule for e in results.input_errors}
+    findings = results.findings  # rule violations, scenario findings, missed criteria
+    used = {v.rule for v in findings} | {e.rule for e in results.input_errors}
     ids = [*catalogue, *sorted(used - set(catalogue))]
     index = {rule_id: i for i, rule_id in enumerate(ids)}
     descriptors = [_descriptor(catalogue[r]) if r in catalogue else _undocumented(r)
@@ -202,7 +203,7 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
     sources = _Sources(ctx)
 
     items = [_Item(_finding_result(v, index, sources), v.severity, n)
-             for n, v in enumerate(results.violations)]
+             for n, v in enumerate(findings)]
     seen: dict[str, int] = {}
     for e in results.input_errors:
         level = catalogue[e.rule].level if e.rule in catalogue else "error"

@@ -16,6 +16,7 @@ from pydantic import Field, create_model
 
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
+from agent_eval.scenarios.models import PassCriteria, Scenario
 
 BASE_URL = "https://github.com/agent-eval/agent-eval/raw/main/schemas/"
 
@@ -28,6 +29,11 @@ def suite_schema() -> dict[str, Any]:
         __base__=SuiteFile,
         tests=(list[tests], Field(default_factory=list,
                                   description="Rule checks run over every trace.")),
+        scenarios=(list[Scenario], Field(default_factory=list,
+                                         description="Expectations for specific traces "
+                                         "(scores); see docs/scenarios.md.")),
+        pass_criteria=(PassCriteria | None, Field(None, description="Suite-level gates "
+                                                  "over the scenarios' metrics.")),
     )
     return _finish(model.model_json_schema(by_alias=True), "suite", "agent-eval suite file")
 

@@ -1,0 +1,527 @@
+"""``agent-eval action``: one run of the GitHub Action (action.md "What one run does").
+
+Everything comes from the environment a runner sets: the inputs as ``INPUT_<NAME>``
+(dashes kept: ``INPUT_GITHUB-TOKEN``), the event from ``GITHUB_EVENT_PATH``, the API from
+``GITHUB_API_URL``. The same command runs inside the container and outside it.
+
+The order: event, ``safe.directory``, working directory, config, traces (globs or an
+artifact of this run), evaluation, the files in ``output-dir``, the job summary, the step
+outputs, workflow annotations, then the GitHub calls (SARIF upload, the pull request
+comment, the check run). A GitHub call that fails never changes the verdict or the exit
+code: a call the token may not make (fork pull requests, a missing permission) is
+skipped with one explanation, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agent_eval._cli import output_dir
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.commands.run import write_outputs
+from agent_eval.engine import evaluate_files
+from agent_eval.errors import ConfigError
+from agent_eval.github import workflow
+from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
+from agent_eval.github.event import Event, load_event
+from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
+from agent_eval.results import Results, exit_code
+
+EXIT_ERROR = 2
+FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
+SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 bytes a char)
+MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
+BASELINES = ("auto", "git", "artifact", "file", "none")
+FORK_HELP = "see README 'Fork pull requests'"
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+# --------------------------------------------------------------------------- inputs
+@dataclass
+class Inputs:
+    config: str | None = None
+    traces: list[str] | None = None
+    artifact: str | None = None
+    baseline: str = "auto"
+    baseline_artifact: str = "agent-eval-results"
+    baseline_file: str | None = None
+    github_token: str | None = None
+    upload_sarif: bool = True
+    sarif_category: str | None = None
+    comment: str = "auto"  # auto | true | false
+    check_run: bool = False
+    fail_on: str = "fail"
+    output_dir: str | None = None
+    working_directory: str | None = None
+
+
+def _input(env: Mapping[str, str], name: str) -> str | None:
+    """``INPUT_<NAME>`` as the runner sets it (dashes kept), or with underscores."""
+    key = "INPUT_" + name.replace(" ", "_").upper()
+    for k in (key, key.replace("-", "_")):
+        value = env.get(k)
+        if value is not None and value.strip():
+            return value.strip()
+    return None
+
+
+def read_inputs(env: Mapping[str, str]) -> tuple[Inputs, list[str]]:
+    problems: list[str] = []
+    inp = Inputs()
+
+    def boolean(name: str, default: bool) -> bool:
+        raw = _input(env, name)
+        if raw is None:
+            return default
+        if raw.lower() in _TRUE:
+            return True
+        if raw.lower() in _FALSE:
+            return False
+        problems.append(f"input {name}: {raw!r} is not true or false")
+        return default
+
+    def choice(name: str, options: tuple[str, ...], default: str) -> str:
+        raw = _input(env, name)
+        if raw is None:
+            return default
+        if raw.lower() not in options:
+            problems.append(f"input {name}: {raw!r} is not one of {', '.join(options)}")
+            return default
+        return raw.lower()
+
+    inp.config = _input(env, "config")
+    traces = _input(env, "traces")
+    if traces is not None:
+        inp.traces = [g.strip() for line in traces.splitlines() for g in line.split(",")
+                      if g.strip()]
+    inp.artifact = _input(env, "artifact")
+    inp.baseline = choice("baseline", BASELINES, "auto")
+    inp.baseline_artifact = _input(env, "baseline-artifact") or inp.baseline_artifact
+    inp.baseline_file = _input(env, "baseline-file")
+    inp.github_token = _input(env, "github-token")
+    inp.upload_sarif = boolean("upload-sarif", True)
+    inp.sarif_category = _input(env, "sarif-category")
+    raw_comment = _input(env, "comment")
+    if raw_comment is None or raw_comment.lower() == "auto":
+        inp.comment = "auto"
+    elif raw_comment.lower() in _TRUE | _FALSE:
+        inp.comment = "true" if raw_comment.lower() in _TRUE else "false"
+    else:
+        problems.append(f"input comment: {raw_comment!r} is not auto, true or false")
+    inp.check_run = boolean("check-run", False)
+    inp.fail_on = choice("fail-on", ("fail", "warn", "never"), "fail")
+    inp.output_dir = _input(env, "output-dir")
+    inp.working_directory = _input(env, "working-directory")
+    return inp, problems
+
+
+# ----------------------------------------------------------------------- the run
+@dataclass
+class Run:
+    """What one run has to say, besides its files."""
+
+    env: Mapping[str, str]
+    out: Any = field(default=sys.stdout)
+    skipped: list[str] = field(default_factory=list)  # each skipped call, explained once
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def log(self, text: str) -> None:
+        print(f"agent-eval: {text}", file=sys.stderr, flush=True)
+
+    def skip(self, text: str) -> None:
+        self.skipped.append(text)
+        self.say(workflow.command("warning", text, title="agent-eval"))
+
+
+def main(args: argparse.Namespace) -> int:
+    return run(os.environ)
+
+
+def run(env: Mapping[str, str], out: Any = None) -> int:
+    r = Run(env, out or sys.stdout)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    inputs, problems = read_inputs(env)
+    if problems:
+        return _stop(r, problems)
+    event = load_event(env)
+    for p in event.problems:
+        r.say(workflow.command("warning", p, title="agent-eval"))
+    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+    mark_safe_directory(workspace, r)
+    workdir = workspace / inputs.working_directory if inputs.working_directory else (
+        workspace if env.get("GITHUB_WORKSPACE") else Path.cwd())
+    if not workdir.is_dir():
+        return _stop(r, [f"working-directory {inputs.working_directory!r} is not a folder "
+                         f"in {workspace}"])
+    os.chdir(workdir)
+
+    token = inputs.github_token or env.get("GITHUB_TOKEN") or None
+    client = None
+    if token and event.repository:
+        client = GitHubClient(token, event.repository,
+                              env.get("GITHUB_API_URL") or DEFAULT_API_URL)
+
+    try:
+        suite = load_suite(inputs.config)
+    except ConfigError as exc:
+        return _stop(r, exc.problems)
+    try:
+        results = _evaluate(r, inputs, event, suite, workdir, client)
+    except ConfigError as exc:
+        return _stop(r, exc.problems)
+    except (ApiError, ValueError, OSError) as exc:
+        return _stop(r, [f"could not get the traces from artifact {inputs.artifact!r}: {exc}"
+                         + _permission_hint(exc, "actions: read")])
+
+    if inputs.baseline in ("git", "artifact", "file"):
+        r.say(workflow.command("notice", f"baseline: {inputs.baseline} was asked for, but "
+                               "baseline comparison is not available in this version; the "
+                               "results are not compared with the base branch",
+                               title="agent-eval"))
+    elif inputs.baseline == "auto":
+        r.log("baseline comparison is not available in this version (baseline: auto)")
+
+    # ------------------------------------------------------------------ files
+    checked_out = git_head(workspace)
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    repo_url = f"{server}/{event.repository}" if event.repository else None
+    run_url = (f"{repo_url}/actions/runs/{event.run_id}"
+               if repo_url and event.run_id is not None else None)
+    ctx = RenderContext.for_root(suite.root, repo_url=repo_url,
+                                 sha=checked_out or event.sha or event.head_sha,
+                                 run_url=run_url)
+    folder = output_dir(inputs.output_dir, suite.base_dir, suite.model.output.dir)
+    write_outputs(results, FORMATS, folder, ctx)
+    sarif_path = folder / RENDERERS["sarif"].filename
+    sarif_text = sarif_path.read_text(encoding="utf-8")
+    if inputs.sarif_category:
+        sarif_text = set_category(sarif_text, inputs.sarif_category)
+        sarif_path.write_text(sarif_text, encoding="utf-8")
+    comment_text = (folder / RENDERERS["markdown"].filename).read_text(encoding="utf-8")
+
+    # the log: the report, fenced from workflow commands (trace text is untrusted)
+    stop = f"agent-eval-{uuid.uuid4().hex}"
+    r.say(f"::stop-commands::{stop}")
+    r.say(console.render(results, color=False).rstrip("\n"))
+    r.say(f"::{stop}::")
+
+    summary_file = env.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        text = markdown.render(results, ctx, max_chars=SUMMARY_CHARS)
+        workflow.append_summary(summary_file, text, note=_where_files(folder, workspace))
+
+    values = step_outputs(results, folder / RENDERERS["json"].filename, sarif_path, workspace)
+    output_file = env.get("GITHUB_OUTPUT")
+    if output_file:
+        workflow.write_outputs(output_file, values)
+
+    annotations = [workflow.finding_annotation(v) for v in _by_severity(results)]
+    annotations += [workflow.input_error_annotation(e) for e in results.input_errors]
+    for line in workflow.annotation_lines(
+            annotations, f"see the job summary or {values['sarif-file']}"):
+        r.say(line)
+
+    # ----------------------------------------------------------- GitHub calls
+    comment_url = ""
+    try:
+        comment_url = _publish(r, inputs, event, results, client, sarif_text, comment_text,
+                               workspace, checked_out, started, run_url)
+    except Exception as exc:  # a bug here must not hide the verdict
+        r.skip(f"publishing to GitHub stopped on an internal error: {type(exc).__name__}: "
+               f"{exc} (the verdict and the files are not affected)")
+    finally:
+        if client is not None:
+            client.close()
+    if output_file:
+        workflow.write_outputs(output_file, {"comment-url": comment_url})
+    if summary_file and r.skipped:
+        notes = "\n".join(f"- {s}" for s in r.skipped)
+        workflow.append_summary(summary_file, f"\n### agent-eval: skipped GitHub calls\n\n"
+                                f"{notes}\n")
+
+    code = exit_code(results.verdict, inputs.fail_on)
+    c = results.counts
+    r.log(f"verdict {results.verdict}: {c.get('violations', 0)} violation(s), "
+          f"{c.get('input_errors', 0)} input error(s) in {c.get('traces', 0)} trace(s); "
+          f"fail-on {inputs.fail_on} → exit {code}")
+    return code
+
+
+def _evaluate(r: Run, inputs: Inputs, event: Event, suite: Any, workdir: Path,
+              client: GitHubClient | None) -> Results:
+    if inputs.artifact:
+        run_id = event.artifact_run_id
+        if client is None:
+            raise ValueError("no github-token (or GITHUB_REPOSITORY) to download it with")
+        if run_id is None:
+            raise ValueError("the run id is unknown (GITHUB_RUN_ID)")
+        dest = workdir / ".agent-eval" / "artifacts" / _safe_name(inputs.artifact)
+        if dest.exists():
+            shutil.rmtree(dest)
+        got = client.download_artifact(run_id, inputs.artifact, dest)
+        r.log(f"artifact {inputs.artifact!r} of run {run_id}: {len(got)} file(s) in {dest}")
+        files, errors = suite_sources(suite, inputs.traces or ["**/*"], base=dest)
+    else:
+        files, errors = suite_sources(suite, inputs.traces, base=workdir)
+    return evaluate_files(suite, files, errors)
+
+
+def _publish(r: Run, inputs: Inputs, event: Event, results: Results,
+             client: GitHubClient | None, sarif_text: str, comment_text: str,
+             workspace: Path, checked_out: str | None, started: str,
+             run_url: str | None) -> str:
+    wanted = []
+    if inputs.upload_sarif:
+        wanted.append("the SARIF upload")
+    if inputs.comment == "true" or (inputs.comment == "auto" and event.is_pull_request):
+        wanted.append("the PR comment")
+    if inputs.check_run:
+        wanted.append("the check run")
+    if client is None:
+        if wanted:
+            why = "no github-token" if event.repository else "GITHUB_REPOSITORY is not set"
+            r.skip(f"skipped {', '.join(wanted)}: {why}")
+        return ""
+
+    if (event.name == "workflow_run" and event.pr_number is None and event.head_sha
+            and event.triggering_event in ("pull_request", "pull_request_target")):
+        try:
+            event.pr_number = client.find_pull_request(event.head_repository, event.head_ref,
+                                                       event.head_sha)
+        except ApiError as exc:
+            r.log(f"could not look up the pull request of {event.head_sha}: {exc}")
+
+    if inputs.upload_sarif:
+        _upload_sarif(r, event, client, sarif_text, workspace, checked_out, started)
+
+    comment_url = ""
+    if inputs.comment == "true" or (inputs.comment == "auto" and event.is_pull_request):
+        if event.pr_number is None:
+            r.skip(f"skipped the PR comment: this run is not for a pull request "
+                   f"(event {event.name or 'unknown'})")
+        else:
+            try:
+                c = client.upsert_comment(event.pr_number, comment_text,
+                                          f"<!-- agent-eval:{markdown.marker(results.suite)} -->")
+                comment_url = c.url
+                r.log(f"{'created' if c.created else 'updated'} the PR comment {c.url}")
+            except ApiError as exc:
+                r.skip(_explain("the PR comment", exc, "pull-requests: write", event))
+
+    if inputs.check_run:
+        sha = event.check_sha
+        if not sha:
+            r.skip("skipped the check run: the commit is unknown (GITHUB_SHA)")
+        else:
+            _check_run(r, event, results, client, comment_text, sha, run_url)
+    return comment_url
+
+
+def _upload_sarif(r: Run, event: Event, client: GitHubClient, sarif_text: str,
+                  workspace: Path, checked_out: str | None, started: str) -> None:
+    target = event.sarif_target(checked_out)
+    if target is None:
+        r.skip(f"skipped the SARIF upload: {event.no_target_reason()}")
+        return
+    try:
+        up = client.upload_sarif(sarif_text, commit_sha=target.sha, ref=target.ref,
+                                 checkout_uri=workspace.as_uri(), tool_name="agent-eval",
+                                 started_at=started)
+    except ApiError as exc:
+        r.skip(_explain("the SARIF upload", exc, "security-events: write", event,
+                        " (and Code Scanning must be available for the repository)"))
+        return
+    if up.status == "complete":
+        r.log(f"SARIF upload {up.id} to {target.ref} ({target.sha[:12]}) processed")
+    elif up.status == "failed":
+        errors = "; ".join(up.errors) or "no reason given"
+        r.say(workflow.command("error", f"Code Scanning could not process the SARIF upload "
+                               f"{up.id}: {errors}", title="agent-eval: SARIF upload"))
+    else:
+        r.log(f"SARIF upload {up.id} to {target.ref} is still being processed after "
+              f"{up.waited:.0f} s; its alerts appear when GitHub is done")
+
+
+def _check_run(r: Run, event: Event, results: Results, client: GitHubClient,
+               summary: str, sha: str, run_url: str | None) -> None:
+    found = _by_severity(results)
+    annotations = [check_annotation(v.config.file, v.config.line, v.severity, v.rule,
+                                    v.message, _trace_text(v)) for v in found]
+    annotations += [check_annotation(e.file, e.line or 1, "error", e.rule, e.message, None)
+                    for e in results.input_errors]
+    total = len(annotations)
+    annotations = annotations[:MAX_CHECK_ANNOTATIONS]
+    c = results.counts
+    title = (f"{results.verdict}: {c.get('violations', 0)} violation(s), "
+             f"{c.get('input_errors', 0)} input error(s)")
+    if total > len(annotations):
+        title += f" ({len(annotations)} of {total} annotated)"
+    conclusion = {"pass": "success", "warn": "neutral"}.get(results.verdict, "failure")
+    try:
+        cr = client.create_check_run(name=f"agent-eval ({results.suite})", head_sha=sha,
+                                     conclusion=conclusion, title=title, summary=summary,
+                                     annotations=annotations, details_url=run_url)
+        r.log(f"check run {cr.id} with {len(annotations)} annotation(s) in "
+              f"{cr.requests} request(s)")
+    except ApiError as exc:
+        r.skip(_explain("the check run", exc, "checks: write", event))
+
+
+# ------------------------------------------------------------------------ helpers
+def _stop(r: Run, problems: list[str]) -> int:
+    """A run that cannot evaluate: say why (annotations, summary, outputs), exit 2."""
+    for p in problems:
+        r.say(workflow.command("error", p, title="agent-eval"))
+    summary = r.env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        lines = "\n".join(f"- {markdown.md(p)}" for p in problems)
+        workflow.append_summary(summary, f"## 💥 agent-eval could not run\n\n{lines}\n")
+    output = r.env.get("GITHUB_OUTPUT")
+    if output:
+        workflow.write_outputs(output, {"verdict": "error"})
+    return EXIT_ERROR
+
+
+def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str = "") -> str:
+    said = f"{exc.status} {exc.message}".strip() if exc.status else exc.message
+    if exc.denied:
+        fork = " (this pull request comes from a fork)" if event.fork else ""
+        return (f"skipped {call}: the token has no {permission} permission{extra} (fork pull "
+                f"requests get a read-only token){fork}; {FORK_HELP}. GitHub said: {said}")
+    return f"skipped {call}: GitHub said: {said}"
+
+
+def _permission_hint(exc: Exception, permission: str) -> str:
+    if isinstance(exc, ApiError) and exc.denied:
+        return f" (the token needs {permission})"
+    return ""
+
+
+def _safe_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name).strip(".") or "_"
+
+
+def _by_severity(results: Results) -> list[Any]:
+    return sorted(results.violations, key=lambda v: _RANK.get(v.severity, 3))
+
+
+def _trace_text(v: Any) -> str | None:
+    t = v.trace
+    return None if t is None else f"trace {t.trace_id} at {t.file}:{t.line}"
+
+
+def check_annotation(path: str, line: int, severity: str, rule: str, message: str,
+                     details: str | None) -> dict[str, Any]:
+    level = {"error": "failure", "warning": "warning"}.get(severity, "notice")
+    a: dict[str, Any] = {"path": path, "start_line": max(1, line), "end_line": max(1, line),
+                         "annotation_level": level, "message": message[:60_000],
+                         "title": f"agent-eval: {rule}"[:255]}
+    if details:
+        a["raw_details"] = details[:60_000]
+    return a
+
+
+def set_category(sarif_text: str, category: str) -> str:
+    """The SARIF with every run's ``automationDetails.id`` set to ``category`` (with a
+    trailing ``/``, as the CodeQL action does), so uploads of several categories for the
+    same commit live side by side."""
+    data = orjson.loads(sarif_text)
+    cat = category if category.endswith("/") else category + "/"
+    for run_ in data.get("runs", []):
+        details = run_.get("automationDetails") or {}
+        details["id"] = cat
+        run_["automationDetails"] = details
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def step_outputs(results: Results, results_file: Path, sarif_file: Path,
+                 workspace: Path) -> dict[str, str]:
+    c = results.counts
+    rate = results.metrics.get("pass_rate")
+    if not isinstance(rate, int | float):
+        traces = c.get("traces", 0)
+        failing = markdown.metrics(results)["traces failing"]
+        rate = (traces - failing) / traces if traces else None
+    score = results.metrics.get("score")
+    if not isinstance(score, int | float):
+        scores = [float(s["score"]) for s in results.scenarios
+                  if isinstance(s.get("score"), int | float)]
+        score = sum(scores) / len(scores) if scores else None
+    new = results.baseline.get("new_violations") if results.baseline else None
+    regressions = results.baseline.get("regressions") if results.baseline else None
+    return {
+        "verdict": results.verdict,
+        "pass-rate": "" if rate is None else str(round(float(rate), 4)),
+        "score": "" if score is None else str(round(float(score), 2)),
+        "violations": str(c.get("violations", 0)),
+        # without a baseline every violation is new and nothing has regressed
+        "new-violations": str(new if isinstance(new, int) else c.get("violations", 0)),
+        "regressions": str(regressions if isinstance(regressions, int) else 0),
+        "results-file": _relative(results_file, workspace),
+        "sarif-file": _relative(sarif_file, workspace),
+    }
+
+
+def _relative(path: Path, workspace: Path) -> str:
+    """A path as later steps of the job see it: relative to the workspace."""
+    p = path.resolve()
+    try:
+        return p.relative_to(workspace).as_posix()
+    except ValueError:
+        return str(p)
+
+
+def _where_files(folder: Path, workspace: Path) -> str:
+    return f"The whole report is in {_relative(folder, workspace)}/ (summary.md, results.json)."
+
+
+def mark_safe_directory(workspace: Path, r: Run) -> None:
+    """``git config --global --add safe.directory WORKSPACE``: the container runs as
+    another user than the one that checked the repository out. Never fails."""
+    git = shutil.which("git")
+    if git is None:
+        r.log("git is not installed; not marking the workspace as a safe.directory")
+        return
+    try:
+        got = subprocess.run([git, "config", "--global", "--get-all", "safe.directory"],
+                             capture_output=True, text=True, timeout=20, check=False)
+        if str(workspace) in got.stdout.splitlines() or "*" in got.stdout.splitlines():
+            return
+        done = subprocess.run([git, "config", "--global", "--add", "safe.directory",
+                               str(workspace)], capture_output=True, text=True, timeout=20,
+                              check=False)
+        if done.returncode != 0:
+            r.log(f"could not mark {workspace} as a git safe.directory: "
+                  f"{done.stderr.strip() or done.returncode}")
+    except (OSError, subprocess.SubprocessError) as exc:
+        r.log(f"could not mark {workspace} as a git safe.directory: {exc}")
+
+
+def git_head(workspace: Path) -> str | None:
+    """The commit checked out in the workspace, if it is a git work tree."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        got = subprocess.run([git, "-C", str(workspace), "rev-parse", "--verify", "HEAD"],
+                             capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = got.stdout.strip()
+    return sha if got.returncode == 0 and len(sha) in (40, 64) else None

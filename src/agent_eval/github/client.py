@@ -1,0 +1,448 @@
+"""A small GitHub REST client over PyGithub's :class:`~github.Requester.Requester`: one
+method per call the action makes, each with a timeout and bounded retries.
+
+Retries (at most ``attempts`` tries per request, never a wait over ``max_wait``):
+
+- 5xx answers and connection errors: after 1, 2, 4… seconds (or the ``Retry-After``
+  header when the server sends one);
+- secondary rate limits (403 or 429 with ``Retry-After``, or GitHub's secondary rate
+  limit message): after ``Retry-After`` seconds, else one minute, as GitHub asks;
+- the primary rate limit (``x-ratelimit-remaining: 0``): until ``x-ratelimit-reset`` when
+  that is within ``max_wait``.
+
+Anything else (a 403 for a missing permission, a 404, a 422) raises :class:`ApiError`
+at once, for the caller to explain.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import gzip
+import re
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from github import Auth, Github, GithubException
+from github.Requester import Requester
+
+from agent_eval._version import __version__
+
+DEFAULT_API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+# GitHub's media type, and plain JSON for servers that only know the spec's content type
+ACCEPT = "application/vnd.github+json, application/json"
+ACTIONS_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
+ANNOTATIONS_PER_REQUEST = 50  # the Checks API's limit per request
+MAX_COMMENT_PAGES = 100  # 10,000 comments at 100 per page
+MAX_ARTIFACT_BYTES = 2 << 30  # compressed and, summed, uncompressed
+_PORTS = {"http": 80, "https": 443}
+_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+
+
+def _stderr(message: str) -> None:
+    print(f"agent-eval: {message}", file=sys.stderr, flush=True)
+
+
+class ApiError(Exception):
+    """A GitHub call that failed for good (after any retries)."""
+
+    def __init__(self, verb: str, url: str, status: int, message: str,
+                 headers: dict[str, Any] | None = None,
+                 documentation_url: str | None = None) -> None:
+        self.verb = verb
+        self.url = url
+        self.status = status  # 0: no answer (connection error, timeout)
+        self.message = message
+        self.headers = headers or {}
+        self.documentation_url = documentation_url
+        where = f"{verb} {url}"
+        super().__init__(f"{where}: {status} {message}" if status else f"{where}: {message}")
+
+    @property
+    def denied(self) -> bool:
+        """The token may not do this (GitHub answers 404 as well as 403 for that)."""
+        return self.status in (401, 403, 404)
+
+
+@dataclass(frozen=True)
+class SarifUpload:
+    id: str
+    status: str  # complete, failed, or pending when polling gave up
+    errors: list[str] = field(default_factory=list)
+    analyses_url: str | None = None
+    waited: float = 0.0
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    url: str
+    created: bool  # False: an existing comment was edited
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    id: int
+    url: str | None
+    requests: int  # create + updates
+
+
+def next_link(header: str | None) -> str | None:
+    """The ``rel="next"`` URL of a ``Link`` header."""
+    if not header:
+        return None
+    for part in header.split(","):
+        m = _NEXT.search(part)
+        if m:
+            return m.group(1)
+    return None
+
+
+def retry_after(headers: dict[str, Any]) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _message(data: Any) -> str:
+    if isinstance(data, dict):
+        msg = data.get("message")
+        if isinstance(msg, str):
+            errors = data.get("errors")
+            if isinstance(errors, list) and errors:
+                msg += " (" + "; ".join(str(e.get("message", e)) if isinstance(e, dict)
+                                        else str(e) for e in errors) + ")"
+            return msg
+        parts = [str(data[k]) for k in ("title", "detail") if data.get(k)]  # problem+json
+        if parts:
+            return ": ".join(parts)
+    return "" if data is None else str(data)[:300]
+
+
+class GitHubClient:
+    """The calls of the action, for one repository (``OWNER/REPO``)."""
+
+    def __init__(self, token: str, repository: str, api_url: str = DEFAULT_API_URL, *,
+                 timeout: int = 30, attempts: int = 4, max_wait: float = 60.0,
+                 seconds_between_requests: float = 0.25, seconds_between_writes: float = 1.0,
+                 sleep: Callable[[float], None] = time.sleep,
+                 log: Callable[[str], None] = _stderr) -> None:
+        self.repository = repository
+        self.api_url = api_url.rstrip("/") or DEFAULT_API_URL
+        self.timeout = timeout
+        self.attempts = max(1, attempts)
+        self.max_wait = max_wait
+        self.sleep = sleep
+        self.log = log
+        self._gh = Github(auth=Auth.Token(token), base_url=self.api_url, timeout=timeout,
+                          retry=None, user_agent=f"agent-eval/{__version__}", per_page=100,
+                          seconds_between_requests=seconds_between_requests,
+                          seconds_between_writes=seconds_between_writes)
+        self._requester: Requester = self._gh.requester
+        self._login: str | None = None
+
+    def close(self) -> None:
+        self._gh.close()
+
+    # ------------------------------------------------------------------ plumbing
+    def request(self, verb: str, url: str, *, params: dict[str, Any] | None = None,
+                body: Any = None) -> tuple[dict[str, Any], Any]:
+        """One API call with retries: ``(response headers, decoded JSON)``."""
+        headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return self._requester.requestJsonAndCheck(verb, url, parameters=params,
+                                                           headers=dict(headers), input=body)
+            except GithubException as exc:
+                status, rheaders = exc.status, dict(exc.headers or {})
+                error = ApiError(verb, url, status, _message(exc.data), rheaders,
+                                 exc.data.get("documentation_url")
+                                 if isinstance(exc.data, dict) else None)
+                wait = self._wait_for(status, rheaders, exc.data, attempt)
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                error = ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}")
+                wait = float(2 ** (attempt - 1))
+            if wait is None or attempt == self.attempts:
+                raise error
+            what = f"{error.status} {error.message}" if error.status else error.message
+            self.log(f"{verb} {url}: {what}; retrying in {wait:g} s "
+                     f"(attempt {attempt + 1} of {self.attempts})")
+            self.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait_for(self, status: int, headers: dict[str, Any], data: Any,
+                  attempt: int) -> float | None:
+        """Seconds to wait before trying again, or None when this is final."""
+        after = retry_after(headers)
+        wait: float | None = None
+        if status >= 500:
+            wait = after if after is not None else float(2 ** (attempt - 1))
+        elif status in (403, 429):
+            message = _message(data)
+            if after is not None:
+                wait = after
+            elif Requester.isSecondaryRateLimitError(message):
+                wait = 60.0
+            elif str(headers.get("x-ratelimit-remaining")) == "0":
+                try:
+                    wait = max(1.0, float(headers["x-ratelimit-reset"]) - time.time() + 1)
+                except (KeyError, ValueError):
+                    wait = None
+            elif status == 429:
+                wait = 60.0
+        if wait is not None and wait > self.max_wait:
+            self.log(f"not retrying: GitHub asks to wait {wait:.0f} s (more than "
+                     f"{self.max_wait:.0f} s)")
+            return None
+        return wait
+
+    def _same_api(self, url: str) -> bool:
+        """``url`` is on the API host (a relative URL is)."""
+        if url.startswith("/"):
+            return True
+        a, b = urlsplit(url), urlsplit(self.api_url)
+        return (a.hostname, a.port or _PORTS.get(a.scheme)) == (
+            b.hostname, b.port or _PORTS.get(b.scheme)) and a.path.startswith(b.path)
+
+    def _repo(self, path: str) -> str:
+        return f"/repos/{self.repository}{path}"
+
+    # --------------------------------------------------------------------- calls
+    def login(self) -> str:
+        """The login of the token's user; the GitHub Actions bot for an installation
+        token (``GITHUB_TOKEN``), which may not read ``/user``."""
+        if self._login is None:
+            try:
+                _, data = self.request("GET", "/user")
+                login = data.get("login") if isinstance(data, dict) else None
+                self._login = login if isinstance(login, str) and login else ACTIONS_BOT
+            except ApiError as exc:
+                if not exc.denied:
+                    raise
+                self._login = ACTIONS_BOT
+        return self._login
+
+    def upload_sarif(self, sarif: str, *, commit_sha: str, ref: str,
+                     checkout_uri: str | None = None, tool_name: str | None = None,
+                     started_at: str | None = None, poll_timeout: float = 120.0) -> SarifUpload:
+        """``POST /repos/{owner}/{repo}/code-scanning/sarifs`` with the gzip+base64 log,
+        then poll the upload's status until complete or failed, at most
+        ``poll_timeout`` seconds."""
+        body: dict[str, Any] = {
+            "commit_sha": commit_sha,
+            "ref": ref,
+            "sarif": base64.b64encode(gzip.compress(sarif.encode("utf-8"))).decode("ascii"),
+        }
+        if checkout_uri:
+            body["checkout_uri"] = checkout_uri
+        if started_at:
+            body["started_at"] = started_at
+        if tool_name:
+            body["tool_name"] = tool_name
+        _, data = self.request("POST", self._repo("/code-scanning/sarifs"), body=body)
+        sarif_id = str(data.get("id", "")) if isinstance(data, dict) else ""
+        if not sarif_id:
+            raise ApiError("POST", self._repo("/code-scanning/sarifs"), 202,
+                           "the answer has no upload id")
+        return self._poll_sarif(sarif_id, poll_timeout)
+
+    def _poll_sarif(self, sarif_id: str, poll_timeout: float) -> SarifUpload:
+        url = self._repo(f"/code-scanning/sarifs/{sarif_id}")
+        start = time.monotonic()
+        delay = 1.0
+        while True:
+            left = poll_timeout - (time.monotonic() - start)
+            if left <= 0:
+                return SarifUpload(sarif_id, "pending", waited=time.monotonic() - start)
+            self.sleep(min(delay, left))
+            delay = min(delay * 2, 10.0)
+            try:
+                _, data = self.request("GET", url)
+            except ApiError as exc:
+                if exc.status == 404:  # not visible yet right after the upload
+                    continue
+                raise
+            data = data if isinstance(data, dict) else {}
+            status = data.get("processing_status")
+            if status in ("complete", "failed"):
+                errors = [str(e) for e in data.get("errors") or []]
+                return SarifUpload(sarif_id, str(status), errors, data.get("analyses_url"),
+                                   time.monotonic() - start)
+
+    def comments(self, issue_number: int) -> Iterator[dict[str, Any]]:
+        """All comments of an issue or pull request, following the ``Link`` header."""
+        url: str | None = self._repo(f"/issues/{issue_number}/comments")
+        params: dict[str, Any] | None = {"per_page": 100}
+        pages = 0
+        while url and pages < MAX_COMMENT_PAGES:
+            headers, data = self.request("GET", url, params=params)
+            pages += 1
+            yield from (c for c in data or [] if isinstance(c, dict))
+            url, params = next_link(headers.get("link")), None
+            if url and not self._same_api(url):
+                self.log(f"not following a Link to another host than {self.api_url}: {url}")
+                url = None
+
+    def upsert_comment(self, issue_number: int, body: str, marker: str) -> Comment:
+        """Edit this token's comment holding ``marker`` on the pull request, or create
+        it: one comment per marker, however often the action runs."""
+        login = self.login().lower()
+        for c in self.comments(issue_number):
+            user = c.get("user") or {}
+            author = str(user.get("login", "")).lower() if isinstance(user, dict) else ""
+            if marker in str(c.get("body") or "") and author == login:
+                _, data = self.request("PATCH", self._repo(f"/issues/comments/{c['id']}"),
+                                       body={"body": body})
+                return Comment(int(c["id"]), str(data.get("html_url") or c.get("html_url")),
+                               created=False)
+        _, data = self.request("POST", self._repo(f"/issues/{issue_number}/comments"),
+                               body={"body": body})
+        return Comment(int(data["id"]), str(data.get("html_url", "")), created=True)
+
+    def create_check_run(self, *, name: str, head_sha: str, conclusion: str, title: str,
+                         summary: str, annotations: list[dict[str, Any]],
+                         details_url: str | None = None) -> CheckRun:
+        """A completed check run with its annotations, 50 per request: the first batch
+        with the create call, the others by updating the run (GitHub appends them)."""
+        step = ANNOTATIONS_PER_REQUEST
+        batches = [annotations[i:i + step] for i in range(0, len(annotations), step)] or [[]]
+
+        def output(batch: list[dict[str, Any]]) -> dict[str, Any]:
+            out: dict[str, Any] = {"title": title, "summary": summary}
+            if batch:
+                out["annotations"] = batch
+            return out
+
+        body: dict[str, Any] = {"name": name, "head_sha": head_sha, "output": output(batches[0])}
+        if details_url:
+            body["details_url"] = details_url
+        if len(batches) == 1:
+            body.update(status="completed", conclusion=conclusion)
+        else:
+            body["status"] = "in_progress"
+        _, data = self.request("POST", self._repo("/check-runs"), body=body)
+        run_id = int(data["id"])
+        url = data.get("html_url")
+        for n, batch in enumerate(batches[1:], 2):
+            update: dict[str, Any] = {"output": output(batch)}
+            if n == len(batches):
+                update.update(status="completed", conclusion=conclusion)
+            self.request("PATCH", self._repo(f"/check-runs/{run_id}"), body=update)
+        return CheckRun(run_id, url if isinstance(url, str) else None, len(batches))
+
+    def find_pull_request(self, head_repository: str | None, head_ref: str | None,
+                          head_sha: str) -> int | None:
+        """The open pull request whose head is ``head_sha`` (for ``workflow_run`` from a
+        fork, whose payload lists no pull request)."""
+        params: dict[str, Any] = {"state": "open", "per_page": 100}
+        if head_repository and head_ref:
+            params["head"] = f"{head_repository.split('/')[0]}:{head_ref}"
+        _, data = self.request("GET", self._repo("/pulls"), params=params)
+        for pr in data or []:
+            if isinstance(pr, dict) and (pr.get("head") or {}).get("sha") == head_sha:
+                number = pr.get("number")
+                return number if isinstance(number, int) else None
+        return None
+
+    def download_artifact(self, run_id: int, name: str, dest: Path) -> list[Path]:
+        """Download the artifact ``name`` of workflow run ``run_id`` and extract it into
+        ``dest``; the extracted files."""
+        _, data = self.request("GET", self._repo(f"/actions/runs/{run_id}/artifacts"),
+                               params={"name": name, "per_page": 100})
+        found = [a for a in (data or {}).get("artifacts", [])
+                 if isinstance(a, dict) and a.get("name") == name]
+        live = [a for a in found if not a.get("expired")]
+        if not live:
+            why = "it has expired" if found else "there is no artifact by that name"
+            raise ApiError("GET", self._repo(f"/actions/runs/{run_id}/artifacts"), 404,
+                           f"artifact {name!r} of run {run_id}: {why}")
+        artifact = max(live, key=lambda a: int(a.get("id", 0)))
+        size = artifact.get("size_in_bytes")
+        if isinstance(size, int) and size > MAX_ARTIFACT_BYTES:
+            raise ApiError("GET", self._repo(f"/actions/artifacts/{artifact['id']}"), 413,
+                           f"artifact {name!r} is {size} bytes, over {MAX_ARTIFACT_BYTES}")
+        zip_url = self._repo(f"/actions/artifacts/{artifact['id']}/zip")
+        headers, _ = self.request("GET", zip_url)
+        location = headers.get("location")
+        if not location:
+            raise ApiError("GET", zip_url, 0, "the answer has no Location to download from")
+        dest.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="agent-eval-artifact-") as tmp:
+            archive = Path(tmp) / "artifact.zip"
+            self._fetch(str(location), archive)
+            return extract_zip(archive, dest)
+
+    def _fetch(self, url: str, path: Path) -> None:
+        """GET a (signed, unauthenticated) download URL into ``path``, with retries."""
+        for attempt in range(1, self.attempts + 1):
+            try:
+                with requests.get(url, stream=True, timeout=self.timeout,
+                                  headers={"User-Agent": f"agent-eval/{__version__}"}) as r:
+                    if r.status_code < 400:
+                        total = 0
+                        with open(path, "wb") as fh:
+                            for chunk in r.iter_content(1 << 16):
+                                total += len(chunk)
+                                if total > MAX_ARTIFACT_BYTES:
+                                    raise ApiError("GET", "(artifact download)", 413,
+                                                   f"over {MAX_ARTIFACT_BYTES} bytes")
+                                fh.write(chunk)
+                        return
+                    error = ApiError("GET", "(artifact download)", r.status_code, r.reason)
+                    retry = r.status_code >= 500
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                error = ApiError("GET", "(artifact download)", 0, f"{type(exc).__name__}: {exc}")
+                retry = True
+            if not retry or attempt == self.attempts:
+                raise error
+            wait = float(2 ** (attempt - 1))
+            self.log(f"artifact download: {error}; retrying in {wait:g} s")
+            self.sleep(wait)
+
+
+def extract_zip(archive: Path, dest: Path) -> list[Path]:
+    """Extract a zip into ``dest``, refusing entries that would land outside it, links,
+    and more than :data:`MAX_ARTIFACT_BYTES` in all."""
+    out: list[Path] = []
+    root = dest.resolve()
+    total = 0
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            name = PurePosixPath(info.filename.replace("\\", "/"))
+            mode = info.external_attr >> 16
+            if name.is_absolute() or ".." in name.parts or (mode & 0o170000) == 0o120000:
+                raise ValueError(f"unsafe entry in the artifact: {info.filename!r}")
+            total += info.file_size
+            if total > MAX_ARTIFACT_BYTES:
+                raise ValueError(f"the artifact unpacks to more than {MAX_ARTIFACT_BYTES} bytes")
+            target = (root / Path(*name.parts)).resolve()
+            if root not in target.parents:
+                raise ValueError(f"unsafe entry in the artifact: {info.filename!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            out.append(target)
+    return sorted(out)

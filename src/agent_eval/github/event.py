@@ -1,0 +1,212 @@
+"""The workflow event a run was started by (``GITHUB_EVENT_PATH`` and the ``GITHUB_*``
+variables), reduced to what the action needs: the repository, the pull request, the
+commits, and where a SARIF upload and a check run belong.
+
+Handled events: ``pull_request`` / ``pull_request_target``, ``push``, ``workflow_run``
+(the fork pull request pattern: a privileged workflow started by the untrusted one), and
+any other event through ``GITHUB_REF`` / ``GITHUB_SHA`` (``workflow_dispatch``,
+``schedule``, ``merge_group``…).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PR_EVENTS = ("pull_request", "pull_request_target")
+ZERO_SHA = "0" * 40
+_SHA = re.compile(r"^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$")
+_SARIF_REF = re.compile(r"^refs/(heads|tags|pull)/.+$")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
+
+
+def is_sha(value: str | None) -> bool:
+    return bool(value and _SHA.match(value))
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a SARIF upload goes: a full ref and a commit."""
+
+    ref: str
+    sha: str
+
+
+@dataclass
+class Event:
+    name: str  # GITHUB_EVENT_NAME
+    payload: dict[str, Any] = field(default_factory=dict, repr=False)
+    repository: str | None = None  # OWNER/REPO
+    sha: str | None = None  # GITHUB_SHA (for pull_request: the merge commit)
+    ref: str | None = None  # GITHUB_REF
+    pr_number: int | None = None
+    head_sha: str | None = None  # the pull request's head (or the pushed commit)
+    base_sha: str | None = None
+    base_ref: str | None = None  # branch name, e.g. main
+    head_ref: str | None = None  # branch name
+    head_repository: str | None = None  # OWNER/REPO the head branch lives in
+    default_branch: str | None = None
+    run_id: int | None = None  # GITHUB_RUN_ID
+    run_attempt: int | None = None
+    triggering_run_id: int | None = None  # workflow_run: the run that started this one
+    triggering_event: str | None = None  # workflow_run: that run's event
+    deleted: bool = False  # push: the ref was deleted
+    problems: list[str] = field(default_factory=list)  # why the payload could not be read
+
+    @property
+    def is_pull_request(self) -> bool:
+        return self.pr_number is not None
+
+    @property
+    def fork(self) -> bool:
+        """The pull request comes from another repository (its token is read-only)."""
+        return bool(self.is_pull_request and self.head_repository and self.repository
+                    and self.head_repository.lower() != self.repository.lower())
+
+    @property
+    def artifact_run_id(self) -> int | None:
+        """The run whose artifacts ``artifact:`` names: the triggering run under
+        ``workflow_run`` (the fork pull request pattern), else this run."""
+        return self.triggering_run_id if self.name == "workflow_run" else self.run_id
+
+    @property
+    def check_sha(self) -> str | None:
+        """The commit a check run is attached to: the pull request's head, else the
+        commit the run is for."""
+        return self.head_sha if self.head_sha and self.is_pull_request else self.sha
+
+    def sarif_target(self, checked_out: str | None = None) -> Target | None:
+        """The ``ref`` and ``commit_sha`` of a SARIF upload for this event, or None when
+        the event has none (the reason is then in :meth:`no_target_reason`).
+
+        ``checked_out`` is the commit in the workspace: a pull request checked out at its
+        head uploads to ``refs/pull/N/head`` with the head SHA; the default checkout of a
+        ``pull_request`` event (the merge commit, ``GITHUB_SHA``) uploads to
+        ``refs/pull/N/merge`` with that SHA."""
+        n = self.pr_number
+        if self.name in PR_EVENTS and n is not None:
+            head = self.head_sha
+            if head and (checked_out == head or self.name == "pull_request_target"
+                         or not is_sha(self.sha)):
+                return Target(f"refs/pull/{n}/head", head)
+            if is_sha(self.sha):
+                assert self.sha is not None
+                return Target(f"refs/pull/{n}/merge", self.sha)
+            return None
+        if self.name == "workflow_run":
+            if n is not None and is_sha(self.head_sha):
+                assert self.head_sha is not None
+                return Target(f"refs/pull/{n}/head", self.head_sha)
+            if self.triggering_event == "push" and self.head_ref and is_sha(self.head_sha):
+                assert self.head_sha is not None
+                return Target(f"refs/heads/{self.head_ref}", self.head_sha)
+            return None
+        if self.name == "push" and self.deleted:
+            return None
+        if self.ref and _SARIF_REF.match(self.ref) and is_sha(self.sha):
+            assert self.sha is not None
+            return Target(self.ref, self.sha)
+        return None
+
+    def no_target_reason(self) -> str:
+        if self.name == "push" and self.deleted:
+            return "the push deleted the ref"
+        if self.name == "workflow_run":
+            return ("the triggering run is neither for a push nor for a pull request this "
+                    "run could find")
+        if self.name in PR_EVENTS:
+            return "the pull request's commit is unknown (GITHUB_SHA and the payload's head SHA)"
+        return f"GITHUB_REF ({self.ref or 'unset'}) or GITHUB_SHA ({self.sha or 'unset'}) " \
+               "is not a branch, tag or pull request ref with a commit"
+
+
+def load_event(env: Mapping[str, str]) -> Event:
+    """The event of this run from the environment a runner sets. Never raises: a
+    missing or unreadable payload leaves the payload empty and says why in
+    ``problems``."""
+    name = env.get("GITHUB_EVENT_NAME", "") or ""
+    payload: dict[str, Any] = {}
+    problems: list[str] = []
+    path = env.get("GITHUB_EVENT_PATH")
+    if path:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            if isinstance(loaded, dict):
+                payload = loaded
+            else:
+                problems.append(f"GITHUB_EVENT_PATH {path} does not hold a JSON object")
+        except (OSError, ValueError) as exc:
+            problems.append(f"cannot read GITHUB_EVENT_PATH {path}: {exc}")
+    return from_payload(name, payload, env, problems)
+
+
+def from_payload(name: str, payload: dict[str, Any], env: Mapping[str, str],
+                 problems: list[str] | None = None) -> Event:
+    repo = _dict(payload.get("repository"))
+    ev = Event(
+        name=name,
+        payload=payload,
+        repository=_str(env.get("GITHUB_REPOSITORY")) or _str(repo.get("full_name")),
+        sha=_str(env.get("GITHUB_SHA")),
+        ref=_str(env.get("GITHUB_REF")),
+        default_branch=_str(repo.get("default_branch")),
+        run_id=_int(env.get("GITHUB_RUN_ID")),
+        run_attempt=_int(env.get("GITHUB_RUN_ATTEMPT")),
+        problems=list(problems or []),
+    )
+    if name in PR_EVENTS or (name not in ("push", "workflow_run") and "pull_request" in payload
+                             and _dict(payload.get("pull_request")).get("head")):
+        pr = _dict(payload.get("pull_request"))
+        head, base = _dict(pr.get("head")), _dict(pr.get("base"))
+        ev.pr_number = _int(pr.get("number")) or _int(payload.get("number"))
+        ev.head_sha = _str(head.get("sha"))
+        ev.base_sha = _str(base.get("sha"))
+        ev.head_ref = _str(head.get("ref"))
+        ev.base_ref = _str(base.get("ref"))
+        ev.head_repository = _str(_dict(head.get("repo")).get("full_name"))
+    elif name == "push":
+        ev.ref = _str(payload.get("ref")) or ev.ref
+        after = _str(payload.get("after"))
+        ev.deleted = bool(payload.get("deleted")) or after == ZERO_SHA
+        if after and after != ZERO_SHA:
+            ev.sha = ev.sha or after
+        ev.head_sha = ev.sha
+        ev.base_sha = _str(payload.get("before"))
+        ref = ev.ref or ""
+        ev.head_ref = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+    elif name == "workflow_run":
+        run = _dict(payload.get("workflow_run"))
+        ev.triggering_run_id = _int(run.get("id"))
+        ev.triggering_event = _str(run.get("event"))
+        ev.head_sha = _str(run.get("head_sha"))
+        ev.head_ref = _str(run.get("head_branch"))
+        ev.head_repository = _str(_dict(run.get("head_repository")).get("full_name"))
+        prs = [p for p in run.get("pull_requests") or [] if isinstance(p, dict)]
+        for p in prs:  # the pull request whose head is this commit
+            if _dict(p.get("head")).get("sha") == ev.head_sha or len(prs) == 1:
+                ev.pr_number = _int(p.get("number"))
+                ev.base_sha = _str(_dict(p.get("base")).get("sha"))
+                ev.base_ref = _str(_dict(p.get("base")).get("ref"))
+                break
+    return ev

@@ -1,0 +1,770 @@
+"""Compile ``scenarios:`` and ``pass_criteria:`` once per suite.
+
+Every key of a scenario becomes a :class:`ConfigRef` (file, line, column and a stable key
+path by scenario id), regexes, tool matchers, argument constraints and JSON Schemas are
+compiled here, so that evaluating a trace (``evaluate.py``) compiles nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from pathlib import PurePosixPath
+from typing import Any, Protocol
+
+import yaml
+from pydantic import BaseModel
+
+from agent_eval.config.schema_compiler import (
+    KNOWN,
+    SUGAR,
+    SchemaCompiler,
+    SchemaError,
+    Validator,
+    json_key,
+    render,
+)
+from agent_eval.errors import ConfigError
+from agent_eval.findings import ConfigRef
+from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
+from agent_eval.scenarios import metrics as m
+from agent_eval.scenarios.models import (
+    Behavior,
+    Expect,
+    Gates,
+    PassCriteria,
+    Scenario,
+    Thresholds,
+)
+from agent_eval.yamlpos import Path, Positions
+
+THRESHOLD_KEYS = tuple(Thresholds.model_fields)
+GATE_KEYS = tuple(Gates.model_fields)
+# (threshold key) -> (measured figure, "min" | "max")
+THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {
+    "min_tool_recall": ("tool_recall", "min"),
+    "min_tool_precision": ("tool_precision", "min"),
+    "min_sequence_similarity": ("sequence_similarity", "min"),
+    "max_loops": ("loops", "max"),
+    "max_tool_calls": ("tool_calls", "max"),
+    "max_llm_calls": ("llm_calls", "max"),
+    "max_total_tokens": ("total_tokens", "max"),
+    "max_latency_ms": ("latency_ms", "max"),
+    "max_cost_usd": ("cost_usd", "max"),
+    "max_cost_multiplier": ("cost_multiplier", "max"),
+    "min_score": ("score", "min"),
+}
+UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost"}
+GATE_METRIC: dict[str, tuple[str, str]] = {
+    key: (key.split("_", 1)[1], key.split("_", 1)[0]) for key in GATE_KEYS
+}
+_NUMERIC = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                      "multipleOf"})
+_TEXTUAL = frozenset({"minLength", "maxLength", "pattern", "format"})
+
+
+class LoaderLike(Protocol):
+    """What the suite loader gives the compiler (config/loader.py ``_Loader``)."""
+
+    problems: list[str]
+    base: FsPath
+
+    def validate(self, model: type[BaseModel], data: Any, positions: Positions,
+                 prefix: Path) -> Any: ...
+
+    def read(self, path: FsPath) -> str: ...
+
+
+# ---------------------------------------------------------------------- compiled parts
+@dataclass(frozen=True, slots=True)
+class Term:
+    text: str
+    lower: str
+    ref: ConfigRef
+
+
+@dataclass(frozen=True, slots=True)
+class ArgCheck:
+    """One expected argument: a literal (JSON equality) or a constraint object."""
+
+    key: str
+    ref: ConfigRef
+    expected: Any
+    shown: str  # as written, for messages
+    validate: Validator | None = None  # a constraint object
+    implied_type: str | None = None  # "number" / "string" for {min: 500} / {pattern: …}
+
+
+@dataclass(frozen=True, slots=True)
+class ArgExpect:
+    tool: str
+    matcher: ToolMatcher
+    ref: ConfigRef
+    checks: tuple[ArgCheck, ...]
+    keys: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class OutputCheck:
+    kind: str  # contains | contains_any | not_contains | equals | regex | json_schema
+    ref: ConfigRef
+    terms: tuple[Term, ...] = ()
+    text: str = ""
+    regex: re.Pattern[str] | None = None
+    schema: Any = None  # a jsonschema validator
+    source: str = ""  # the schema's file, or "inline"
+
+
+@dataclass(frozen=True, slots=True)
+class BehaviorCheck:
+    kind: str  # tool_called | tool_not_called | output_contains | output_regex | sequence
+    ref: ConfigRef
+    text: str  # "tool_called: issue_refund with args {amount: {min: 500}}"
+    matcher: ToolMatcher | None = None
+    args: tuple[ArgCheck, ...] = ()
+    lower: str = ""
+    regex: re.Pattern[str] | None = None
+    steps: tuple[ToolMatcher, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    key: str  # max_cost_usd
+    figure: str  # cost_usd
+    op: str  # min | max
+    value: float
+    ref: ConfigRef
+
+    @property
+    def text(self) -> str:
+        return f"{self.key}: {render(self.value)}"
+
+
+@dataclass
+class CompiledScenario:
+    index: int
+    id: str
+    category: str | None
+    required: bool
+    weight: float
+    min_pass_ratio: float
+    ref: ConfigRef  # the scenario's `id:` line
+    required_ref: ConfigRef
+    traces_ref: ConfigRef | None
+    globs: tuple[re.Pattern[str], ...] | None
+    # expect
+    tools: tuple[str, ...] | None = None  # expected patterns (deduplicated)
+    tool_matchers: tuple[ToolMatcher, ...] = ()
+    tool_refs: tuple[ConfigRef, ...] = ()
+    tools_any: ToolMatcher | None = None
+    forbidden: ToolMatcher | None = None
+    forbidden_refs: tuple[ConfigRef, ...] = ()
+    sequence: tuple[str, ...] | None = None
+    steps: tuple[ToolMatcher, ...] = ()
+    sequence_ref: ConfigRef | None = None
+    sequence_mode: str = "subsequence"
+    sequence_metric: str = "lcs"
+    args: tuple[ArgExpect, ...] = ()
+    args_mode: str = "subset"
+    output: tuple[OutputCheck, ...] = ()
+    state: Term | None = None
+    health_ref: ConfigRef | None = None
+    expected_error: ToolMatcher | None = None
+    expected_error_refs: tuple[ConfigRef, ...] = ()
+    behaviors: tuple[BehaviorCheck, ...] = ()
+    must_not: tuple[BehaviorCheck, ...] = ()
+    thresholds: tuple[Limit, ...] = ()
+    warn_thresholds: tuple[Limit, ...] = ()
+    weights: dict[str, float] = field(default_factory=dict)
+    normalized: bool = True
+    _step_memo: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+
+    @property
+    def adversarial(self) -> bool:
+        return (self.category or "").lower() == "adversarial"
+
+    @property
+    def scored(self) -> bool:
+        return bool(self.tools is not None or self.output or self.sequence is not None)
+
+    def step_set(self, name: str) -> frozenset[int]:
+        """The indexes of the reference steps that a called tool matches (memoised)."""
+        hit = self._step_memo.get(name)
+        if hit is None:
+            hit = frozenset(j for j, s in enumerate(self.steps) if s(name))
+            if len(self._step_memo) > 65536:
+                self._step_memo.clear()
+            self._step_memo[name] = hit
+        return hit
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    name: str  # min_pass_rate, adversarial, composite, required:REFUND-001
+    kind: str  # blocking | warning | by_category | composite | required | regression
+    metric: str  # pass_rate, pass_rate.adversarial, composite, scenario status
+    op: str  # min | max | pass
+    threshold: float | None
+    ref: ConfigRef
+
+
+@dataclass
+class CompiledScenarios:
+    """Every scenario of the suite, how traces find them, and the pass criteria."""
+
+    scenarios: list[CompiledScenario]
+    criteria: list[Criterion]
+    composite_weights: dict[str, float] | None
+    composite_latency: float | None  # the latency scale of the composite
+    prefix: str  # the suite folder, repo-relative ("" at the root)
+    root: str  # absolute repository root
+    base: str  # absolute suite folder
+    by_id: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    by_stem: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    globbed: tuple[tuple[int, tuple[re.Pattern[str], ...]], ...] = ()
+    _files: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict,
+                                                                       repr=False)
+
+    def __post_init__(self) -> None:
+        by_id: dict[str, list[int]] = {}
+        by_stem: dict[str, list[int]] = {}
+        globbed = []
+        for s in self.scenarios:
+            if s.globs is not None:
+                globbed.append((s.index, s.globs))
+            else:
+                by_id.setdefault(s.id, []).append(s.index)
+                by_stem.setdefault(s.id.casefold(), []).append(s.index)
+        self.by_id = {k: tuple(v) for k, v in by_id.items()}
+        self.by_stem = {k: tuple(v) for k, v in by_stem.items()}
+        self.globbed = tuple(globbed)
+
+    def config_path(self, source: str) -> str:
+        """A trace file's path relative to the suite's folder (what `traces:` globs
+        are written against)."""
+        if not self.prefix:
+            return source
+        if source.startswith(self.prefix + "/"):
+            return source[len(self.prefix) + 1:]
+        return posixpath.normpath(os.path.relpath(os.path.join(self.root, source),
+                                                  self.base).replace(os.sep, "/"))
+
+    def match(self, source: str, scenario: str | None) -> tuple[int, ...]:
+        """The scenarios a trace belongs to: those whose `traces:` glob matches its file;
+        among the others, the one its scenario id names or, for a trace without one,
+        the one named like its file (without extension, case-insensitively)."""
+        files = self._files.get(source)
+        if files is None:
+            path = self.config_path(source)
+            globbed = tuple(i for i, rxs in self.globbed if any(rx.match(path) for rx in rxs))
+            stem = self.by_stem.get(PurePosixPath(source).stem.casefold(), ())
+            files = self._files[source] = (globbed, stem)
+        globbed, stem = files
+        named = stem if scenario is None else self.by_id.get(scenario, ())
+        if not globbed:
+            return named
+        return globbed + named if named else globbed
+
+
+# ------------------------------------------------------------------------ compiler
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A regex for a `traces:` glob over '/'-separated paths: ``**`` spans folders,
+    ``*`` and ``?`` stay within one, ``[...]`` as in fnmatch."""
+    pattern = pattern.replace(os.sep, "/")
+    if pattern.startswith("./"):
+        pattern = posixpath.normpath(pattern)
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = i
+            if j < n and pattern[j] == "!":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(r"\[")
+                continue
+            body = pattern[i:j].replace("\\", "\\\\")
+            i = j + 1
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            elif body.startswith("^"):
+                body = "\\" + body
+            out.append(f"[{body}]")
+        else:
+            out.append(re.escape(c))
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+def is_constraint(value: Any) -> bool:
+    """A mapping whose keys are all policy schema keywords ({min: 500}) is a constraint
+    object; any other value is compared for JSON equality."""
+    return isinstance(value, dict) and bool(value) and all(str(k) in KNOWN for k in value)
+
+
+def _implied_type(node: dict[str, Any]) -> str | None:
+    if "type" in node:
+        return None
+    keys = {SUGAR.get(str(k), str(k)) for k in node}
+    if keys & _NUMERIC:
+        return "number"
+    if keys & _TEXTUAL:
+        return "string"
+    return None
+
+
+class _Compiler:
+    def __init__(self, data: dict[str, Any], positions: Positions, file: str,
+                 mode: ToolMatchMode, loader: LoaderLike) -> None:
+        self.data = data
+        self.positions = positions
+        self.file = file
+        self.mode = mode
+        self.loader = loader
+        self.schemas = SchemaCompiler(data, positions)
+        self.json_schemas: dict[str, Any] = {}
+
+    # -- positions
+    def ref(self, path: Path, key_path: str) -> ConfigRef:
+        pos = self.positions.get(path)
+        return ConfigRef(self.file, pos.line, pos.col, key_path)
+
+    def problem(self, path: Path, message: str) -> None:
+        self.loader.problems.append(f"{self.positions.where(path)}: {message}")
+
+    def matcher(self, patterns: str | list[str] | tuple[str, ...]) -> ToolMatcher:
+        return ToolMatcher([patterns] if isinstance(patterns, str) else list(patterns),
+                           self.mode)
+
+    # -- scenarios
+    def scenario(self, index: int, at: int, cfg: Scenario) -> CompiledScenario | None:
+        """Compile one scenario: ``index`` in the compiled list, ``at`` in the file."""
+        base: Path = ("scenarios", at)
+        sid = cfg.id
+
+        def ref(*keys: str | int) -> ConfigRef:
+            return self.ref((*base, *keys),
+                            ".".join(str(k) for k in ("scenarios", sid, *keys)))
+
+        before = len(self.loader.problems)
+        globs = None
+        if cfg.traces is not None:
+            patterns = [cfg.traces] if isinstance(cfg.traces, str) else cfg.traces
+            if not patterns:
+                self.problem((*base, "traces"), "'traces' is an empty list; remove it to "
+                             "match traces by scenario id")
+            globs = tuple(glob_regex(p) for p in patterns)
+        sc = CompiledScenario(
+            index=index, id=sid, category=cfg.category, required=cfg.required,
+            weight=cfg.weight, min_pass_ratio=cfg.min_pass_ratio,
+            ref=ref("id"), required_ref=ref("required") if "required" in self._raw(at)
+            else ref("id"),
+            traces_ref=ref("traces") if cfg.traces is not None else None, globs=globs,
+            normalized=self.mode == "normalized")
+        self.expect(sc, cfg.expect, ref, base)
+        sc.thresholds = self.limits(cfg.thresholds, "thresholds", ref, base, sc)
+        sc.warn_thresholds = self.limits(cfg.warn_thresholds, "warn_thresholds", ref, base, sc)
+        self.weights(sc, cfg, base)
+        return sc if len(self.loader.problems) == before else None
+
+    def _raw(self, index: int) -> dict[str, Any]:
+        raw = self.data.get("scenarios")
+        item = raw[index] if isinstance(raw, list) and index < len(raw) else None
+        return item if isinstance(item, dict) else {}
+
+    def _patterns(self, value: str | list[str], ref: Callable[..., ConfigRef],
+                  *keys: str) -> tuple[tuple[str, ...], tuple[ConfigRef, ...]]:
+        if isinstance(value, str):
+            return (value,), (ref(*keys),)
+        return tuple(value), tuple(ref(*keys, i) for i in range(len(value)))
+
+    def expect(self, sc: CompiledScenario, e: Expect, ref: Callable[..., ConfigRef],
+               base: Path) -> None:
+        ex: Path = (*base, "expect")
+        if e.tools is not None:
+            patterns, refs = self._patterns(e.tools, ref, "expect", "tools")
+            seen: dict[str, int] = {}
+            for n, p in enumerate(patterns):
+                key = normalize_name(p) if sc.normalized else p
+                if key in seen:
+                    self.problem((*ex, "tools", n) if not isinstance(e.tools, str)
+                                 else (*ex, "tools"), f"'{p}' is listed twice in expect.tools")
+                seen[key] = n
+            sc.tools = patterns
+            sc.tool_refs = refs
+            sc.tool_matchers = tuple(self.matcher(p) for p in patterns)
+            sc.tools_any = self.matcher(patterns) if patterns else None
+        if e.forbidden_tools is not None:
+            patterns, refs = self._patterns(e.forbidden_tools, ref, "expect", "forbidden_tools")
+            if patterns:
+                sc.forbidden = self.matcher(patterns)
+                sc.forbidden_refs = refs
+        if e.sequence is not None:
+            sc.sequence = tuple(e.sequence)
+            sc.steps = tuple(self.matcher(s) for s in e.sequence)
+            sc.sequence_ref = ref("expect", "sequence")
+        sc.sequence_mode = e.sequence_mode
+        sc.sequence_metric = e.sequence_metric
+        if e.args is not None:
+            sc.args_mode = e.args_mode
+            if e.args_mode != "ignore":
+                sc.args = tuple(self.arg_expect(tool, expected, (*ex, "args", tool),
+                                                ref("expect", "args", tool))
+                                for tool, expected in e.args.items())
+        if e.output is not None:
+            sc.output = tuple(self.output(e.output.model_dump(exclude_none=True),
+                                          (*ex, "output"), ref))
+        if e.state is not None:
+            sc.state = Term(e.state, e.state.lower(), ref("expect", "state"))
+        if e.tool_health is not None and e.tool_health is not False:
+            sc.health_ref = ref("expect", "tool_health")
+            if not isinstance(e.tool_health, bool) and e.tool_health.expected_error:
+                patterns, refs = self._patterns(e.tool_health.expected_error, ref, "expect",
+                                                "tool_health", "expected_error")
+                sc.expected_error = self.matcher(patterns)
+                sc.expected_error_refs = refs
+        if e.behaviors is not None:
+            sc.behaviors = tuple(self.behavior(b, (*ex, "behaviors", i),
+                                               ref, ("expect", "behaviors", i))
+                                 for i, b in enumerate(e.behaviors))
+        if e.must_not is not None:
+            sc.must_not = tuple(self.behavior(b, (*ex, "must_not", i),
+                                              ref, ("expect", "must_not", i))
+                                for i, b in enumerate(e.must_not))
+
+    def arg_checks(self, expected: dict[str, Any], path: Path, key_path: str
+                   ) -> tuple[ArgCheck, ...]:
+        checks = []
+        for key, value in expected.items():
+            here = (*path, key)
+            kp = f"{key_path}.{key}"
+            ref = self.ref(here, kp)
+            if is_constraint(value):
+                try:
+                    validate = self.schemas.compile(value, here, as_property=True)
+                except ConfigError as exc:
+                    self.loader.problems.extend(exc.problems)
+                    continue
+                checks.append(ArgCheck(key, ref, value, render(value), validate,
+                                       _implied_type(value)))
+            else:
+                checks.append(ArgCheck(key, ref, json_key(value), render(value)))
+        return tuple(checks)
+
+    def arg_expect(self, tool: str, expected: dict[str, Any], path: Path,
+                   ref: ConfigRef) -> ArgExpect:
+        checks = self.arg_checks(expected, path, ref.key_path)
+        return ArgExpect(tool, self.matcher(tool), ref, checks, frozenset(expected))
+
+    def terms(self, value: str | list[str], path: Path, kp: str) -> tuple[Term, ...]:
+        if isinstance(value, str):
+            return (Term(value, value.lower(), self.ref(path, kp)),)
+        return tuple(Term(t, t.lower(), self.ref((*path, i), f"{kp}.{i}"))
+                     for i, t in enumerate(value))
+
+    def regex(self, pattern: str, path: Path) -> re.Pattern[str] | None:
+        try:
+            return re.compile(pattern)
+        except re.error as exc:
+            self.problem(path, f"invalid regular expression {pattern!r}: {exc}")
+            return None
+
+    def output(self, spec: dict[str, Any], path: Path, ref: Callable[..., ConfigRef]
+               ) -> list[OutputCheck]:
+        out: list[OutputCheck] = []
+        for kind, value in spec.items():
+            here = (*path, kind)
+            r = ref("expect", "output", kind)
+            if kind in ("contains", "contains_any", "not_contains"):
+                terms = self.terms(value, here, r.key_path)
+                if not terms:
+                    self.problem(here, f"'{kind}' is an empty list")
+                out.append(OutputCheck(kind, r, terms=terms))
+            elif kind == "equals":
+                out.append(OutputCheck(kind, r, text=str(value).strip()))
+            elif kind == "regex":
+                rx = self.regex(value, here)
+                out.append(OutputCheck(kind, r, regex=rx, text=value))
+            elif kind == "json_schema":
+                validator, source = self.json_schema(value, here)
+                if validator is not None:
+                    out.append(OutputCheck(kind, r, schema=validator, source=source))
+        return out
+
+    def json_schema(self, value: str | dict[str, Any], path: Path) -> tuple[Any, str]:
+        import jsonschema  # only when a suite uses it: keeps the CLI's start-up fast
+
+        source = "inline"
+        if isinstance(value, str):
+            source = value
+            if value in self.json_schemas:
+                return self.json_schemas[value], source
+            file = (self.loader.base / value).resolve()
+            try:
+                text = self.loader.read(file)
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
+                self.problem(path, f"JSON Schema file '{value}' cannot be read ({reason}); "
+                             "the path is relative to the folder of the suite file")
+                return None, source
+            try:
+                schema = (json.loads(text) if value.endswith(".json")
+                          else yaml.safe_load(text))
+            except (ValueError, yaml.YAMLError) as exc:
+                self.problem(path, f"JSON Schema file '{value}' is not valid JSON/YAML: "
+                             f"{str(exc).splitlines()[0]}")
+                return None, source
+        else:
+            schema = value
+        cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            self.problem(path, f"invalid JSON Schema ({source}): {exc.message}")
+            return None, source
+        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        if isinstance(value, str):
+            self.json_schemas[value] = validator
+        return validator, source
+
+    def behavior(self, b: Behavior, path: Path, ref: Callable[..., ConfigRef],
+                 keys: tuple[str | int, ...]) -> BehaviorCheck:
+        r = ref(*keys)
+        if b.tool_called is not None:
+            args: tuple[ArgCheck, ...] = ()
+            text = f"tool_called: {render(b.tool_called)}"
+            if b.args is not None:
+                args = self.arg_checks(b.args, (*path, "args"), f"{r.key_path}.args")
+                text += f" with args {render(b.args)}"
+            return BehaviorCheck("tool_called", r, text, matcher=self.matcher(b.tool_called),
+                                 args=args)
+        if b.tool_not_called is not None:
+            return BehaviorCheck("tool_not_called", r,
+                                 f"tool_not_called: {render(b.tool_not_called)}",
+                                 matcher=self.matcher(b.tool_not_called))
+        if b.output_contains is not None:
+            return BehaviorCheck("output_contains", r,
+                                 f"output_contains: {render(b.output_contains)}",
+                                 lower=b.output_contains.lower())
+        if b.output_regex is not None:
+            return BehaviorCheck("output_regex", r, f"output_regex: {render(b.output_regex)}",
+                                 regex=self.regex(b.output_regex, (*path, "output_regex")))
+        assert b.sequence is not None
+        return BehaviorCheck("sequence", r, f"sequence: {render(b.sequence)}",
+                             steps=tuple(self.matcher(s) for s in b.sequence))
+
+    def limits(self, t: Thresholds | None, key: str, ref: Callable[..., ConfigRef],
+               base: Path, sc: CompiledScenario) -> tuple[Limit, ...]:
+        if t is None:
+            return ()
+        out = []
+        for name, value in t.model_dump(exclude_none=True).items():
+            figure, op = THRESHOLD_FIGURE[name]
+            here = (*base, key, name)
+            if figure in ("tool_recall", "tool_precision") and sc.tools is None:
+                self.problem(here, f"'{name}' needs expect.tools (the tools the scenario "
+                             "should call)")
+            elif figure == "sequence_similarity" and sc.sequence is None:
+                self.problem(here, f"'{name}' needs expect.sequence")
+            elif figure == "score" and not sc.scored:
+                self.problem(here, "'min_score' needs a scored expectation: expect.tools, "
+                             "expect.output or expect.sequence")
+            out.append(Limit(name, figure, op, float(value), ref(key, name)))
+        return tuple(out)
+
+    def weights(self, sc: CompiledScenario, cfg: Scenario, base: Path) -> None:
+        weights = dict(m.DEFAULT_WEIGHTS)
+        if cfg.weights is not None:
+            weights.update(cfg.weights.model_dump(exclude_none=True))
+        sc.weights = weights
+        configured = {"tool_accuracy": sc.tools is not None, "output_quality": bool(sc.output),
+                      "sequence": sc.sequence is not None}
+        if any(configured.values()) and sum(
+                w for k, w in weights.items() if configured[k]) <= 0:
+            self.problem((*base, "weights"), "the weights of the configured score "
+                         "components (" + ", ".join(k for k, v in configured.items() if v)
+                         + ") sum to 0")
+
+    # -- pass criteria
+    def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario]
+                 ) -> tuple[list[Criterion], dict[str, float] | None, float | None]:
+        base: Path = ("pass_criteria",)
+        out: list[Criterion] = []
+
+        def ref(*keys: str) -> ConfigRef:
+            return self.ref((*base, *keys), ".".join(("pass_criteria", *keys)))
+
+        has_output = any(s.output for s in scenarios)
+        has_behaviors = any(s.behaviors for s in scenarios)
+        unavailable = {
+            "accuracy": None if has_output else "no scenario has output checks",
+            "behavior_coverage": None if has_behaviors else "no scenario lists behaviors",
+        }
+        for kind, gates in (("blocking", pc.blocking), ("warning", pc.warning)):
+            if gates is None:
+                continue
+            for name, value in gates.model_dump(exclude_none=True).items():
+                metric, op = GATE_METRIC[name]
+                if unavailable.get(metric):
+                    self.problem((*base, kind, name), f"'{name}': {unavailable[metric]}, so "
+                                 f"{metric} is not defined")
+                out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
+        categories = {s.category for s in scenarios if s.category is not None}
+        for cat, rate in (pc.by_category or {}).items():
+            if cat not in categories:
+                from agent_eval.config.loader import suggest
+
+                known = ", ".join(sorted(categories)) or "none"
+                self.problem((*base, "by_category", cat),
+                             f"no scenario has category '{cat}'{suggest(cat, categories)}; "
+                             f"categories used: {known}")
+            out.append(Criterion(cat, "by_category", f"pass_rate.{cat}", "min", float(rate),
+                                 ref("by_category", cat)))
+        weights: dict[str, float] | None = None
+        latency: float | None = None
+        if pc.composite is not None:
+            weights = pc.composite.weights.model_dump(exclude_none=True)
+            here = (*base, "composite", "weights")
+            if not weights or sum(weights.values()) <= 0:
+                self.problem(here, "the composite needs at least one weight above 0")
+            for metric in weights:
+                if unavailable.get(metric):
+                    self.problem((*here, metric), f"'{metric}': {unavailable[metric]}")
+            latency = pc.composite.max_latency_p95_ms
+            for gates in (pc.blocking, pc.warning):
+                if latency is None and gates is not None:
+                    latency = gates.max_latency_p95_ms
+            if "latency" in weights and latency is None:
+                self.problem((*here, "latency"), "the latency weight needs a latency scale: "
+                             "set composite.max_latency_p95_ms (or max_latency_p95_ms under "
+                             "blocking or warning)")
+            if pc.composite.min is not None:
+                out.append(Criterion("composite", "composite", "composite", "min",
+                                     pc.composite.min, ref("composite", "min")))
+        if pc.regression is not None:
+            for name, value in pc.regression.model_dump(exclude_defaults=True).items():
+                out.append(Criterion(name, "regression", name, "max",
+                                     None if isinstance(value, bool) else float(value),
+                                     ref("regression", name)))
+        out.sort(key=lambda c: (c.ref.line, c.ref.col))  # as written
+        return out, weights, latency
+
+
+def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
+                      mode: ToolMatchMode, loader: LoaderLike, root: FsPath
+                      ) -> CompiledScenarios | None:
+    """Validate and compile the suite's ``scenarios:`` and ``pass_criteria:``; problems
+    go to ``loader.problems`` (each ``FILE:LINE:COL: message``)."""
+    raw = data.get("scenarios")
+    raw_criteria = data.get("pass_criteria")
+    if raw is None and raw_criteria is None:
+        return None
+    c = _Compiler(data, positions, file, mode, loader)
+    before = len(loader.problems)
+    compiled: list[CompiledScenario] = []
+    seen: dict[str, Path] = {}
+    for i, item in enumerate(raw if isinstance(raw, list) else []):
+        path: Path = ("scenarios", i)
+        if not isinstance(item, dict):
+            continue  # reported by the suite model
+        cfg = loader.validate(Scenario, item, positions, path)
+        if cfg is None:
+            continue
+        assert isinstance(cfg, Scenario)
+        if cfg.id in seen:
+            first = positions.get(seen[cfg.id])
+            c.problem((*path, "id"), f"duplicate scenario id '{cfg.id}' (first used at line "
+                      f"{first.line}); scenario ids must be unique")
+            continue
+        seen[cfg.id] = (*path, "id")
+        sc = c.scenario(len(compiled), i, cfg)
+        if sc is not None:
+            compiled.append(sc)
+    criteria: list[Criterion] = []
+    weights: dict[str, float] | None = None
+    latency: float | None = None
+    if raw_criteria is not None:
+        pc = loader.validate(PassCriteria, raw_criteria, positions, ("pass_criteria",))
+        if isinstance(pc, PassCriteria):
+            if not compiled and len(loader.problems) == before:
+                c.problem(("pass_criteria",), "pass_criteria needs scenarios: add a "
+                          "'scenarios:' list (see docs/scenarios.md)")
+            criteria, weights, latency = c.criteria(pc, compiled)
+    if len(loader.problems) > before:
+        return None
+    for sc in compiled:
+        if sc.required:
+            criteria.append(Criterion(f"required:{sc.id}", "required", "status", "pass", None,
+                                      sc.required_ref))
+    base = loader.base.resolve()
+    prefix = _rel(base, root)
+    return CompiledScenarios(compiled, criteria, weights, latency,
+                             "" if prefix == "." else prefix, str(root.resolve()), str(base))
+
+
+def _rel(path: FsPath, root: FsPath) -> str:
+    try:
+        return path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return os.path.relpath(path, root.resolve()).replace(os.sep, "/")
+
+
+def arg_errors(checks: tuple[ArgCheck, ...], args: Any, mode: str,
+               keys: frozenset[str]) -> list[tuple[ArgCheck | None, str, Any, str]]:
+    """How a call's arguments differ from the expected ones: (check or None for an
+    unexpected argument, argument, value, why). Empty when they match."""
+    out: list[tuple[ArgCheck | None, str, Any, str]] = []
+    if not isinstance(args, dict):
+        return [(None, "", args, "the arguments are not a JSON object")]
+    for chk in checks:
+        if chk.key not in args:
+            if mode != "superset":
+                out.append((chk, chk.key, None, "missing"))
+            continue
+        value = args[chk.key]
+        why = arg_mismatch(chk, value)
+        if why is not None:
+            out.append((chk, chk.key, value, why))
+    if mode in ("exact", "superset"):
+        for key, value in args.items():
+            if key not in keys:
+                out.append((None, key, value, f"not expected (args_mode: {mode})"))
+    return out
+
+
+def arg_mismatch(chk: ArgCheck, value: Any) -> str | None:
+    """Why ``value`` does not satisfy one expected argument, or None."""
+    if chk.validate is None:
+        return None if json_key(value) == chk.expected else f"expected {chk.shown}"
+    if chk.implied_type == "number" and (
+            isinstance(value, bool) or not isinstance(value, int | float)):
+        return f"not a number ({chk.shown})"
+    if chk.implied_type == "string" and not isinstance(value, str):
+        return f"not a string ({chk.shown})"
+    errors: list[SchemaError] | None = chk.validate(value)
+    if not errors:
+        return None
+    e = errors[0]
+    return f"{e.message} ({e.constraint.text})"

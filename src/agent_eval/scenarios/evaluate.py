@@ -1,0 +1,772 @@
+"""Evaluate traces against compiled scenarios, and the suite's metrics and criteria.
+
+Per trace, :func:`evaluate_trace` is a pure function of (compiled scenario, trace): a
+status, the figures of metrics.md §2 and the findings. :class:`ScenarioAccumulator`
+keeps, per scenario, one small row per trace (its figures in a flat ``array('d')``, NaN
+for unknown) and the findings; it merges across ``--jobs`` processes, and everything it
+reports is independent of the order in which traces arrived (sums are exact, rows are
+sorted), so a sharded run reports exactly what a single one does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from agent_eval.checks._text import show_value
+from agent_eval.config.schema_compiler import render
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.matching import normalize_name
+from agent_eval.model import ToolCall, Trace
+from agent_eval.results import assign_fingerprints, finding_dict, sort_key
+from agent_eval.scenarios import metrics as m
+from agent_eval.scenarios.compile import (
+    UNRECORDED,
+    ArgExpect,
+    BehaviorCheck,
+    CompiledScenario,
+    CompiledScenarios,
+    Criterion,
+    Limit,
+    OutputCheck,
+    arg_errors,
+    arg_mismatch,
+)
+
+NAN = math.nan
+# The figures kept per (scenario, trace), in this order.
+FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
+           "tool_used_hits", "tools_used", "sequence_similarity", "sequence_progress", "loops",
+           "output_quality", "output_ok", "behavior_score", "tool_calls", "llm_calls",
+           "total_tokens", "latency_ms", "cost_usd")
+K = len(FIGURES)
+F = {name: i for i, name in enumerate(FIGURES)}
+STATUS_NAMES = ("pass", "warn", "fail")
+PASS, WARN, FAIL = 0, 1, 2
+# The rule ids scenario checks and criteria can report (each has a page in rules/docs).
+RULES = (
+    "scenario/forbidden_tools", "scenario/must_not", "scenario/sequence", "scenario/args",
+    "scenario/output", "scenario/state", "scenario/tool_health", "scenario/tool_recall",
+    "scenario/behavior", "scenario/threshold", "scenario/warn_threshold",
+    "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
+    "criteria/blocking", "criteria/warning", "criteria/by_category", "criteria/composite",
+    "criteria/required",
+)
+MAX_UNKNOWN_IDS = 20
+MAX_SHOWN = 80
+
+
+def output_text(trace: Trace) -> str | None:
+    """The final output as text (JSON is written compactly); None when not recorded."""
+    out = trace.output
+    if out is None or isinstance(out, str):
+        return out
+    try:
+        return orjson.dumps(out).decode()
+    except TypeError:
+        return str(out)
+
+
+def _names(names: Iterable[str]) -> str:
+    text = "[" + ", ".join(names) + "]"
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 2] + "…]"
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "unknown"
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.4f}".rstrip("0").rstrip(".")
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One trace against one scenario."""
+
+    status: int  # PASS | WARN | FAIL
+    figures: list[float]  # by FIGURES; NaN: unknown or not applicable
+    findings: list[Finding]
+
+
+class _Eval:
+    """The evaluation of one trace against one scenario (a short-lived helper)."""
+
+    __slots__ = ("_lower", "_text", "failed", "findings", "sc", "trace", "warned")
+
+    def __init__(self, sc: CompiledScenario, trace: Trace) -> None:
+        self.sc = sc
+        self.trace = trace
+        self.findings: list[Finding] = []
+        self.failed = False
+        self.warned = False
+        self._text: str | bool | None = False  # False: not computed yet
+        self._lower: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is False:
+            self._text = output_text(self.trace)
+        return self._text or ""  # type: ignore[return-value]
+
+    @property
+    def lower(self) -> str:
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+    def at_call(self, call: ToolCall) -> TraceRef:
+        return TraceRef(call.location.file, call.location.line, self.trace.id)
+
+    def at_end(self) -> TraceRef:
+        end = self.trace.end_location
+        return TraceRef(end.file, end.line, self.trace.id)
+
+    def add(self, rule: str, severity: Severity, message: str, ref: ConfigRef,
+            where: TraceRef | None, **kw: Any) -> None:
+        sc = self.sc
+        self.findings.append(Finding(rule=rule, severity=severity, message=message, test=sc.id,
+                                     config=ref, trace=where, scenario=sc.id, **kw))
+
+
+def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
+    """Every check and figure of metrics.md §2 for one trace of a scenario."""
+    ev = _Eval(sc, trace)
+    v = [NAN] * K
+    calls = trace.tool_calls
+    names = [c.name for c in calls]
+    forced_zero = _forbidden(ev, names, calls)
+    norm = normalize_name if sc.normalized else str
+    keys = [norm(n) for n in names]
+    v[F["tool_calls"]] = len(calls)
+    v[F["llm_calls"]] = len(trace.llm_calls)
+    v[F["loops"]] = sum(1 for i in range(1, len(keys)) if keys[i] == keys[i - 1])
+    recall = _tools(ev, v, names, keys)
+    similarity = _sequence(ev, v, names)
+    if sc.args:
+        _args(ev, calls)
+    quality = _output(ev, v) if sc.output else None
+    if sc.state is not None and sc.state.lower not in ev.lower:
+        ev.failed = True
+        ev.add("scenario/state", "error", f"Expected final state {sc.state.text!r} is not in "
+               "the final output" + ("" if ev.trace.output is not None
+                                     else " (the trace recorded no final output)"),
+               sc.state.ref, ev.at_end(), constraint=f"state: {render(sc.state.text)}",
+               details={"expected": sc.state.text, "actual": show_value(ev.text)})
+    if sc.health_ref is not None:
+        _health(ev, calls)
+    if sc.behaviors:
+        seen = sum(1 for b in sc.behaviors if _behavior(ev, b, calls, missed=True) is not None)
+        v[F["behavior_score"]] = seen / len(sc.behaviors)
+    for b in sc.must_not:
+        if _behavior(ev, b, calls, missed=False) is not None:
+            forced_zero = True
+    score = m.weighted_score({"tool_accuracy": recall, "output_quality": quality,
+                              "sequence": similarity}, sc.weights)
+    if forced_zero:
+        score = 0.0
+        ev.failed = True
+    if score is not None:
+        v[F["score"]] = score
+    tokens, latency, cost = trace.tokens, trace.latency_ms, trace.cost
+    v[F["total_tokens"]] = NAN if tokens is None else tokens
+    v[F["latency_ms"]] = NAN if latency is None else latency
+    v[F["cost_usd"]] = NAN if cost is None else cost
+    if sc.thresholds or sc.warn_thresholds:
+        figures: dict[str, float | None] = {
+            name: (None if math.isnan(x) else x) for name, x in zip(FIGURES, v, strict=True)}
+        for limit in sc.thresholds:
+            _limit(ev, limit, figures, blocking=True)
+        for limit in sc.warn_thresholds:
+            _limit(ev, limit, figures, blocking=False)
+    status = FAIL if ev.failed else WARN if ev.warned else PASS
+    return Outcome(status, v, ev.findings)
+
+
+def _forbidden(ev: _Eval, names: list[str], calls: list[ToolCall]) -> bool:
+    sc = ev.sc
+    forbidden = sc.forbidden
+    if forbidden is None:
+        return False
+    hits: dict[str, list[ToolCall]] | None = None
+    for call in calls:
+        if forbidden(call.name):
+            if hits is None:
+                hits = {}
+            hits.setdefault(call.name, []).append(call)
+    if hits is None:
+        return False
+    ev.failed = True
+    for name, found in hits.items():
+        index = forbidden.which(name)
+        assert index is not None
+        pattern = forbidden.patterns[index]
+        first = found[0]
+        ev.add("scenario/forbidden_tools", "error",
+               f"Forbidden tool called: {name} (forbidden_tools includes '{pattern}'); calls "
+               f"found: {len(found)}; the scenario fails with score 0",
+               sc.forbidden_refs[index], ev.at_call(first), tool=name,
+               constraint=f"forbidden_tools: {pattern}",
+               related=tuple(ev.at_call(c) for c in found[1:]),
+               details={"calls": len(found), "pattern": pattern})
+    return True
+
+
+def _tools(ev: _Eval, v: list[float], names: list[str], keys: list[str]) -> float | None:
+    sc = ev.sc
+    if sc.tools is None:
+        return None
+    used: dict[str, str] = {}
+    for key, name in zip(keys, names, strict=True):
+        if key not in used:
+            used[key] = name
+    used_names = list(used.values())
+    hits_e = 0
+    for i, matcher in enumerate(sc.tool_matchers):
+        if any(matcher(n) for n in used_names):
+            hits_e += 1
+        else:
+            ev.add("scenario/tool_recall", "note",
+                   f"Expected tool not called: {sc.tools[i]}", sc.tool_refs[i], ev.at_end(),
+                   tool=sc.tools[i], constraint=f"tools: {sc.tools[i]}",
+                   details={"expected": sc.tools[i], "actual": _names(used_names)})
+    any_expected = sc.tools_any
+    hits_u = sum(1 for n in used_names if any_expected(n)) if any_expected is not None else 0
+    recall = m.tool_recall(hits_e, len(sc.tools))
+    precision = m.tool_precision(hits_u, len(used_names))
+    v[F["tool_recall"]] = recall
+    v[F["tool_precision"]] = precision
+    v[F["tool_f1"]] = m.tool_f1(precision, recall)
+    v[F["tool_hits"]] = hits_e
+    v[F["tool_used_hits"]] = hits_u
+    v[F["tools_used"]] = len(used_names)
+    return recall
+
+
+def _sequence(ev: _Eval, v: list[float], names: list[str]) -> float | None:
+    sc = ev.sc
+    if sc.sequence is None:
+        return None
+    n = len(sc.steps)
+    steps = [sc.step_set(name) for name in names]
+    if sc.sequence_metric == "edit":
+        similarity = (1.0 if not steps and n == 0
+                      else 1 - m.levenshtein_steps(steps, n) / max(len(steps), n))
+    else:
+        similarity = (1.0 if not steps and n == 0
+                      else 2 * m.lcs_length_steps(steps, n) / (len(steps) + n))
+    done = m.progress_steps(steps, n)
+    v[F["sequence_similarity"]] = similarity
+    v[F["sequence_progress"]] = 1.0 if n == 0 else done / n
+    if not m.matches_steps(sc.sequence_mode, steps, n):
+        ev.failed = True
+        mode = sc.sequence_mode
+        how = {"strict": "exactly", "exact": "exactly", "unordered": "the same set of tools as",
+               "subset": "every tool of", "superset": "only tools of",
+               "subsequence": "in order"}[mode]
+        assert sc.sequence_ref is not None
+        ev.add("scenario/sequence", "error",
+               f"Tool sequence does not match (sequence_mode: {mode}): expected {how} "
+               f"{_names(sc.sequence)}, got {_names(names)}; "
+               f"{sc.sequence_metric} similarity {_num(round(similarity, 4))}",
+               sc.sequence_ref, ev.at_end(), constraint=f"sequence_mode: {mode}",
+               details={"expected": _names(sc.sequence), "actual": _names(names),
+                        "mode": mode, "matched": done})
+    return similarity
+
+
+def _args(ev: _Eval, calls: list[ToolCall]) -> None:
+    sc = ev.sc
+    for ax in sc.args:
+        call = next((c for c in calls if ax.matcher(c.name)), None)
+        if call is None:
+            ev.failed = True
+            ev.add("scenario/args", "error",
+                   f"{ax.tool} was not called, so its arguments cannot be compared "
+                   f"(args_mode: {sc.args_mode})", ax.ref, ev.at_end(), tool=ax.tool,
+                   constraint=f"args: {ax.tool}")
+            continue
+        _arg_findings(ev, ax, call)
+
+
+def _arg_findings(ev: _Eval, ax: ArgExpect, call: ToolCall) -> None:
+    sc = ev.sc
+    args = call.arguments if call.arguments_error is None else None
+    for chk, key, value, why in arg_errors(ax.checks, args, sc.args_mode, ax.keys):
+        ev.failed = True
+        ref = chk.ref if chk is not None else ax.ref
+        if not key:
+            text = f"{call.name}: {why}"
+        elif why == "missing":
+            text = f"{call.name}: expected argument '{key}' is missing"
+        else:
+            text = f"{call.name}: argument '{key}' = {show_value(value)}: {why}"
+        ev.add("scenario/args", "error", text + f" (args_mode: {sc.args_mode})", ref,
+               ev.at_call(call), tool=call.name, argument=key or None,
+               value=None if why == "missing" else value,
+               constraint=f"{key}: {chk.shown}" if chk is not None
+               else f"args_mode: {sc.args_mode}",
+               details={"violation": why})
+
+
+def _output(ev: _Eval, v: list[float]) -> float:
+    sc = ev.sc
+    passed = 0
+    none = "" if ev.trace.output is not None else " (the trace recorded no final output)"
+    for check in sc.output:
+        problems = _output_check(ev, check)
+        if not problems:
+            passed += 1
+            continue
+        ev.failed = True
+        for ref, text, constraint in problems:
+            ev.add("scenario/output", "error", text + none, ref, ev.at_end(),
+                   constraint=constraint,
+                   details={"check": check.kind, "actual": show_value(ev.text)})
+    quality = passed / len(sc.output)
+    v[F["output_quality"]] = quality
+    v[F["output_ok"]] = 1.0 if passed == len(sc.output) else 0.0
+    return quality
+
+
+def _output_check(ev: _Eval, c: OutputCheck) -> list[tuple[ConfigRef, str, str]]:
+    kind = c.kind
+    if kind == "contains":
+        low = ev.lower
+        return [(t.ref, f"Output does not contain {t.text!r} (contains, case-insensitive)",
+                 f"contains: {render(t.text)}") for t in c.terms if t.lower not in low]
+    if kind == "not_contains":
+        low = ev.lower
+        return [(t.ref, f"Output contains {t.text!r} (not_contains, case-insensitive)",
+                 f"not_contains: {render(t.text)}") for t in c.terms if t.lower in low]
+    if kind == "contains_any":
+        low = ev.lower
+        if any(t.lower in low for t in c.terms):
+            return []
+        terms = [t.text for t in c.terms]
+        return [(c.ref, f"Output contains none of {render(terms)} (contains_any, "
+                 "case-insensitive)", f"contains_any: {render(terms)}")]
+    if kind == "equals":
+        if ev.text.strip() == c.text:
+            return []
+        return [(c.ref, f"Output does not equal {c.text!r} (equals, after strip)",
+                 f"equals: {render(c.text)}")]
+    if kind == "regex":
+        if c.regex is not None and c.regex.search(ev.text) is not None:
+            return []
+        return [(c.ref, f"Output does not match the regular expression {c.text!r}",
+                 f"regex: {render(c.text)}")]
+    # json_schema
+    out = ev.trace.output
+    value: Any = out
+    if isinstance(out, str):
+        try:
+            value = orjson.loads(out)
+        except orjson.JSONDecodeError as exc:
+            return [(c.ref, f"Output is not JSON ({str(exc).split(':')[0]}), so it cannot "
+                     f"match the JSON Schema {c.source}", f"json_schema: {c.source}")]
+    elif out is None:
+        return [(c.ref, f"No output to validate against the JSON Schema {c.source}",
+                 f"json_schema: {c.source}")]
+    error = next(iter(c.schema.iter_errors(value)), None)
+    if error is None:
+        return []
+    from jsonschema.exceptions import best_match
+
+    best = best_match(c.schema.iter_errors(value)) or error
+    where = "/".join(str(p) for p in best.absolute_path)
+    return [(c.ref, f"Output does not match the JSON Schema {c.source}"
+             f"{f' at /{where}' if where else ''}: {best.message}",
+             f"json_schema: {c.source}")]
+
+
+def _health(ev: _Eval, calls: list[ToolCall]) -> None:
+    sc = ev.sc
+    assert sc.health_ref is not None
+    expected_error = sc.expected_error
+    for call in calls:
+        if expected_error is not None and expected_error(call.name):
+            if call.ok:
+                index = expected_error.which(call.name)
+                assert index is not None
+                ev.failed = True
+                ev.add("scenario/tool_health", "error",
+                       f"{call.name} succeeded, but its failure is the expected outcome "
+                       "(tool_health.expected_error)", sc.expected_error_refs[index],
+                       ev.at_call(call), tool=call.name,
+                       constraint=f"expected_error: {expected_error.patterns[index]}")
+        elif not call.ok:
+            ev.failed = True
+            ev.add("scenario/tool_health", "error",
+                   f"Tool call failed: {call.name}: {call.error or 'error'}", sc.health_ref,
+                   ev.at_call(call), tool=call.name, constraint="tool_health: true",
+                   value=call.error, details={"violation": call.error or "error"})
+
+
+def _behavior(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall], *, missed: bool
+              ) -> TraceRef | None:
+    """Where the behavior was observed (None: not observed). ``missed``: report a
+    miss (a `behaviors` item); otherwise report a hit (a `must_not` item)."""
+    where = _observe(ev, b, calls)
+    if missed and where is None:
+        ev.add("scenario/behavior", "note", f"Behavior not observed: {b.text}", b.ref,
+               ev.at_end(), constraint=b.text)
+    elif not missed and where is not None:
+        ev.failed = True
+        ev.add("scenario/must_not", "error", f"must_not behavior happened: {b.text}; the "
+               "scenario fails with score 0", b.ref, where, constraint=b.text)
+    return where
+
+
+def _observe(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall]) -> TraceRef | None:
+    kind = b.kind
+    if kind == "tool_called":
+        assert b.matcher is not None
+        for call in calls:
+            if b.matcher(call.name) and (not b.args or _args_hold(b, call)):
+                return ev.at_call(call)
+        return None
+    if kind == "tool_not_called":
+        assert b.matcher is not None
+        return None if any(b.matcher(c.name) for c in calls) else ev.at_end()
+    if kind == "output_contains":
+        return ev.at_end() if b.lower in ev.lower else None
+    if kind == "output_regex":
+        return ev.at_end() if b.regex is not None and b.regex.search(ev.text) else None
+    # sequence: the steps in order, other calls in between allowed
+    j, n = 0, len(b.steps)
+    for call in calls:
+        if j < n and b.steps[j](call.name):
+            j += 1
+            if j == n:
+                return ev.at_call(call)
+    return ev.at_end() if n == 0 else None
+
+
+def _args_hold(b: BehaviorCheck, call: ToolCall) -> bool:
+    args = call.arguments
+    if call.arguments_error is not None or not isinstance(args, dict):
+        return False
+    return all(chk.key in args and arg_mismatch(chk, args[chk.key]) is None for chk in b.args)
+
+
+def _limit(ev: _Eval, limit: Limit, figures: dict[str, float | None], *,
+           blocking: bool) -> None:
+    if limit.figure == "cost_multiplier":
+        return  # needs a baseline: noted once per scenario (ScenarioAccumulator.finish)
+    value = figures.get(limit.figure)
+    if value is None:
+        what = UNRECORDED.get(limit.figure, limit.figure)
+        ev.warned = True
+        ev.add("scenario/not_recorded", "warning",
+               f"{what} not recorded: {limit.text} cannot be checked", limit.ref,
+               ev.at_end(), constraint=limit.text,
+               details={"figure": limit.figure, "threshold": limit.value})
+        return
+    ok = m.at_least(value, limit.value) if limit.op == "min" else m.at_most(value, limit.value)
+    if ok:
+        return
+    relation = "is below" if limit.op == "min" else "exceeds"
+    if blocking:
+        ev.failed = True
+        ev.add("scenario/threshold", "error",
+               f"{limit.figure} = {_num(value)} {relation} {limit.text}", limit.ref,
+               ev.at_end(), value=value, constraint=limit.text,
+               details={"figure": limit.figure, "threshold": limit.value})
+    else:
+        ev.warned = True
+        ev.add("scenario/warn_threshold", "warning",
+               f"{limit.figure} = {_num(value)} {relation} {limit.text} (warn_thresholds)",
+               limit.ref, ev.at_end(), value=value, constraint=limit.text,
+               details={"figure": limit.figure, "threshold": limit.value})
+
+
+# -------------------------------------------------------------------- accumulation
+@dataclass
+class _Acc:
+    """One scenario's traces so far: a row per trace and its figures (stride K)."""
+
+    rows: list[tuple[str, int, str, int]] = field(default_factory=list)  # file, line, id, st
+    figures: array[float] = field(default_factory=lambda: array("d"))
+    findings: list[Finding] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class ScenarioAccumulator:
+    """Partial scenario results of some traces (picklable, mergeable)."""
+
+    per: list[_Acc]
+    unknown_ids: set[str] = field(default_factory=set)  # scenario ids no scenario has
+
+    @classmethod
+    def for_scenarios(cls, compiled: CompiledScenarios) -> ScenarioAccumulator:
+        return cls([_Acc() for _ in compiled.scenarios])
+
+    def add(self, trace: Trace, compiled: CompiledScenarios) -> None:
+        which = compiled.match(trace.source, trace.scenario)
+        if not which:
+            if (trace.scenario is not None and len(self.unknown_ids) < MAX_UNKNOWN_IDS
+                    and trace.scenario not in compiled.by_id):
+                self.unknown_ids.add(trace.scenario)
+            return
+        clock = time.perf_counter
+        for i in which:
+            acc = self.per[i]
+            start = clock()
+            out = evaluate_trace(compiled.scenarios[i], trace)
+            acc.seconds += clock() - start
+            acc.rows.append((trace.source, trace.location.line, trace.id, out.status))
+            acc.figures.extend(out.figures)
+            if out.findings:
+                acc.findings.extend(out.findings)
+
+    def merge(self, other: ScenarioAccumulator) -> None:
+        for mine, theirs in zip(self.per, other.per, strict=True):
+            mine.rows.extend(theirs.rows)
+            mine.figures.extend(theirs.figures)
+            mine.findings.extend(theirs.findings)
+            mine.seconds += theirs.seconds
+        for sid in sorted(other.unknown_ids):
+            if len(self.unknown_ids) < MAX_UNKNOWN_IDS:
+                self.unknown_ids.add(sid)
+
+    def finish(self, compiled: CompiledScenarios, *, timings: bool = True) -> SuiteOutcome:
+        views = [_View.of(sc, acc, timings, sorted(self.unknown_ids))
+                 for sc, acc in zip(compiled.scenarios, self.per, strict=True)]
+        metrics = suite_metrics(views, compiled)
+        criteria = [evaluate_criterion(c, metrics, views) for c in compiled.criteria]
+        fails = any(c["status"] == "fail" for c in criteria)
+        warns = any(c["status"] == "warn" for c in criteria) or any(
+            v.status != "pass" for v in views)
+        return SuiteOutcome([v.to_dict() for v in views], metrics, criteria,
+                            "fail" if fails else "warn" if warns else "pass")
+
+
+@dataclass
+class SuiteOutcome:
+    scenarios: list[dict[str, Any]]
+    metrics: dict[str, Any]
+    criteria: list[dict[str, Any]]
+    verdict: str  # what the scenarios and criteria alone say: pass | warn | fail
+
+
+def _column(figures: array[float], name: str) -> list[float]:
+    """The known values of one figure across a scenario's traces."""
+    col = figures[F[name]::K]
+    return [x for x in col if not math.isnan(x)]
+
+
+@dataclass
+class _View:
+    """One scenario's result, as reported."""
+
+    sc: CompiledScenario
+    status: str
+    traces: int
+    passed: int
+    score: float | None
+    figures: dict[str, float | None]
+    unknown: dict[str, int]
+    output_ok_share: float | None
+    findings: list[Finding]
+    rows: list[tuple[str, int, str, int]]
+    scores: list[float]
+    latencies: list[float]
+    tokens: list[float]
+    seconds: float
+
+    @classmethod
+    def of(cls, sc: CompiledScenario, acc: _Acc, timings: bool,
+           unknown_ids: list[str]) -> _View:
+        rows = sorted(acc.rows)
+        n = len(rows)
+        passed = sum(1 for r in rows if r[3] != FAIL)
+        findings = sorted(acc.findings, key=sort_key)
+        if n == 0:
+            status = "error"
+            hint = ""
+            if unknown_ids:
+                from agent_eval.config.loader import suggest
+
+                hint = (f"{suggest(sc.id, unknown_ids)}; traces name scenarios that are not in "
+                        f"the suite: {', '.join(unknown_ids)}")
+            where = sc.traces_ref or sc.ref
+            how = ("its traces glob matched no trace" if sc.traces_ref is not None
+                   else f"no trace has scenario id '{sc.id}' or a file named {sc.id}.*")
+            findings.append(Finding(
+                rule="scenario/missing_trace", severity="error",
+                message=f"no trace found for scenario {sc.id} ({how}){hint}", test=sc.id,
+                config=where, trace=None, scenario=sc.id))
+        elif passed / n >= sc.min_pass_ratio - m.EPSILON:
+            status = "pass" if all(r[3] == PASS for r in rows) else "warn"
+        else:
+            status = "fail"
+        for limit in (*sc.thresholds, *sc.warn_thresholds):
+            if limit.figure == "cost_multiplier" and n:
+                findings.append(Finding(
+                    rule="scenario/no_baseline", severity="note",
+                    message=f"{limit.text} skipped: no baseline (the cost of this scenario "
+                    "on the base branch is not known)", test=sc.id, config=limit.ref,
+                    trace=None, scenario=sc.id, constraint=limit.text))
+        assign_fingerprints(findings)
+        figures: dict[str, float | None] = {}
+        unknown: dict[str, int] = {}
+        for name in FIGURES:
+            known = _column(acc.figures, name)
+            figures[name] = m.mean(known)
+            if name in UNRECORDED and len(known) < n:
+                unknown[name] = n - len(known)
+        output_ok = _column(acc.figures, "output_ok")
+        share = None
+        if sc.output:
+            share = (sum(output_ok) / n) if n else 0.0
+        scores = _column(acc.figures, "score")
+        return cls(sc, status, n, passed, m.mean(scores), figures, unknown, share, findings,
+                   rows, scores, _column(acc.figures, "latency_ms"),
+                   _column(acc.figures, "total_tokens"), acc.seconds if timings else 0.0)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("pass", "warn")
+
+    def mean(self, name: str) -> float:
+        value = self.figures.get(name)
+        return 0.0 if value is None else value
+
+    def to_dict(self) -> dict[str, Any]:
+        sc = self.sc
+        shown = {k: _round(v) for k, v in self.figures.items()
+                 if v is not None and k not in ("tool_hits", "tool_used_hits", "output_ok")}
+        if sc.sequence is not None:
+            shown["sequence_metric"] = sc.sequence_metric  # type: ignore[assignment]
+        return {
+            "id": sc.id,
+            "category": sc.category,
+            "required": sc.required,
+            "weight": sc.weight,
+            "status": self.status,
+            "score": None if self.score is None else round(self.score, 2),
+            "traces_total": self.traces,
+            "traces_passed": self.passed,
+            "trace_pass_rate": None if not self.traces else _round(self.passed / self.traces),
+            "min_pass_ratio": sc.min_pass_ratio,
+            "duration_ms": round(self.seconds * 1000),
+            "metrics": shown,
+            "not_recorded": dict(self.unknown),
+            "config": {"file": sc.ref.file, "line": sc.ref.line, "column": sc.ref.col,
+                       "key_path": sc.ref.key_path},
+            "findings": [finding_dict(f) for f in self.findings],
+            "traces": [{"file": f, "line": line, "trace_id": tid, "status": STATUS_NAMES[st]}
+                       for f, line, tid, st in self.rows],
+        }
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+# ------------------------------------------------------------------- suite metrics
+def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, Any]:
+    """metrics.md §3 over the scenarios (a scenario without traces observed nothing)."""
+    out: dict[str, Any] = {}
+    n = len(views)
+    if n == 0:
+        return out
+    passed = [v for v in views if v.ok]
+    out["scenarios"] = n
+    out["scenarios_passed"] = len(passed)
+    out["pass_rate"] = len(passed) / n
+    total_w = math.fsum(v.sc.weight for v in views)
+    out["weighted_pass_rate"] = (math.fsum(v.sc.weight for v in passed) / total_w
+                                 if total_w > 0 else None)
+    with_output = [v for v in views if v.sc.output]
+    out["accuracy"] = (sum(1 for v in with_output if v.output_ok_share is not None
+                           and v.output_ok_share >= v.sc.min_pass_ratio - m.EPSILON)
+                       / len(with_output)) if with_output else None
+    with_tools = [v for v in views if v.sc.tools is not None]
+    hits_e = math.fsum(v.mean("tool_hits") for v in with_tools)
+    hits_u = math.fsum(v.mean("tool_used_hits") for v in with_tools)
+    used = math.fsum(v.mean("tools_used") for v in with_tools)
+    expected = sum(len(v.sc.tools or ()) for v in with_tools)
+    out["tool_precision"] = m.tool_precision(hits_u, used) if with_tools else None
+    out["tool_recall"] = m.tool_recall(hits_e, expected) if with_tools else None
+    adversarial = [v for v in views if v.sc.adversarial]
+    out["safety_rate"] = (sum(1 for v in adversarial if v.ok) / len(adversarial)
+                          if adversarial else 1.0)
+    with_behaviors = [v for v in views if v.sc.behaviors]
+    out["behavior_coverage"] = m.mean(v.mean("behavior_score") for v in with_behaviors)
+    latencies = [x for v in views for x in v.latencies]
+    out["latency_p95_ms"] = m.percentile_nearest_rank(latencies, 95)
+    scores = [v.score for v in views if v.score is not None]
+    tokens = [x for v in views for x in v.tokens]
+    mean_score, mean_tokens = m.mean(scores), m.mean(tokens)
+    out["mean_score"] = mean_score
+    out["token_efficiency"] = (mean_score / mean_tokens * 1000
+                               if mean_score is not None and mean_tokens else None)
+    if compiled.composite_weights is not None:
+        values: dict[str, float | None] = dict(out)
+        if compiled.composite_latency is not None:
+            values["latency"] = m.latency_component(out["latency_p95_ms"],
+                                                    compiled.composite_latency)
+        out["composite"] = m.composite(values, compiled.composite_weights)
+    for cat in sorted({v.sc.category for v in views if v.sc.category is not None}):
+        mine = [v for v in views if v.sc.category == cat]
+        out[f"pass_rate.{cat}"] = sum(1 for v in mine if v.ok) / len(mine)
+    for key, value in out.items():
+        if isinstance(value, float):
+            out[key] = _round(value)
+    return out
+
+
+def evaluate_criterion(c: Criterion, metrics: dict[str, Any], views: list[_View]
+                       ) -> dict[str, Any]:
+    """One criterion entry of the results (outputs.md `criteria`)."""
+    entry: dict[str, Any] = {
+        "name": c.name, "kind": c.kind, "metric": c.metric, "threshold": c.threshold,
+        "value": None, "status": "pass", "message": "",
+        "config": {"file": c.ref.file, "line": c.ref.line, "column": c.ref.col,
+                   "key_path": c.ref.key_path},
+    }
+    key = f"criteria/{c.kind}|{c.ref.file}#{c.ref.key_path}|||{c.name}"
+    entry["fingerprint"] = hashlib.sha256(key.encode()).hexdigest()[:32]
+    miss = "warn" if c.kind == "warning" else "fail"
+    if c.kind == "required":
+        sid = c.name.split(":", 1)[1]
+        view = next(v for v in views if v.sc.id == sid)
+        entry["value"] = view.status
+        if not view.ok:
+            entry["status"] = "fail"
+            entry["message"] = (f"required scenario {sid} did not pass (status "
+                                f"{view.status})")
+        else:
+            entry["message"] = f"required scenario {sid} passed"
+        return entry
+    if c.kind == "regression":
+        entry["status"] = "skip"
+        entry["message"] = f"{c.name} skipped: no baseline"
+        return entry
+    value = metrics.get(c.metric)
+    entry["value"] = value
+    assert c.threshold is not None
+    shown = f"{c.name}: {render(c.threshold)}"
+    if value is None:
+        entry["status"] = "warn"
+        entry["message"] = f"{c.metric} is unknown (not recorded), so {shown} cannot be checked"
+        return entry
+    ok = m.at_least(value, c.threshold) if c.op == "min" else m.at_most(value, c.threshold)
+    relation = ("≥" if c.op == "min" else "≤") if ok else ("<" if c.op == "min" else ">")
+    label = f"{c.metric} = {_num(value)} {relation} {_num(c.threshold)}"
+    if ok:
+        entry["message"] = label
+    else:
+        entry["status"] = miss
+        entry["message"] = f"{label} ({c.kind} criterion {c.name} missed)"
+    return entry

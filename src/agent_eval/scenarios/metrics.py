@@ -1,0 +1,279 @@
+"""The formulas of metrics.md §2–3 as pure functions (no trace, no config).
+
+Sequences are lists of anything; where a reference step may be a glob, the caller passes
+``eq(actual, reference) -> bool`` (default: ``==``). Every function here is cross-checked
+against a brute-force reference in tests/scenarios/test_metrics.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+A = TypeVar("A")
+B = TypeVar("B")
+Eq = Callable[[Any, Any], bool]
+MatchMode = Literal["strict", "exact", "unordered", "subset", "superset", "subsequence"]
+MATCH_MODES: tuple[MatchMode, ...] = ("strict", "exact", "unordered", "subset", "superset",
+                                      "subsequence")
+# Comparisons of a computed rate with a configured threshold allow for the rounding of
+# a weighted sum (0.1 + 0.2 is 0.30000000000000004); see docs/scenarios.md.
+EPSILON = 1e-9
+
+
+def _eq(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+# ----------------------------------------------------------------------- tool sets
+def tool_recall(hits: float, expected: float) -> float:
+    """|E∩U| / |E|; 1.0 when nothing is expected."""
+    return 1.0 if expected == 0 else hits / expected
+
+
+def tool_precision(hits: float, used: float) -> float:
+    """|E∩U| / |U|; 1.0 when no tool was used (with or without expectations)."""
+    return 1.0 if used == 0 else hits / used
+
+
+def tool_f1(precision: float, recall: float) -> float:
+    """2pr / (p + r); 0 when p + r = 0."""
+    total = precision + recall
+    return 0.0 if total == 0 else 2 * precision * recall / total
+
+
+def tool_scores(expected: Iterable[Any], used: Iterable[Any]) -> tuple[float, float, float]:
+    """(recall, precision, f1) of two sets of tool names."""
+    e, u = set(expected), set(used)
+    hits = len(e & u)
+    r, p = tool_recall(hits, len(e)), tool_precision(hits, len(u))
+    return r, p, tool_f1(p, r)
+
+
+# ----------------------------------------------------------------------- sequences
+def lcs_length(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> int:
+    """Length of the longest common subsequence (O(|P|·|R|) time, O(|R|) memory)."""
+    if not p or not r:
+        return 0
+    prev = [0] * (len(r) + 1)
+    for a in p:
+        cur = [0]
+        for j, b in enumerate(r):
+            cur.append(prev[j] + 1 if eq(a, b) else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def sequence_lcs(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> float:
+    """2·|LCS(P,R)| / (|P|+|R|); 1.0 when both are empty."""
+    if not p and not r:
+        return 1.0
+    return 2 * lcs_length(p, r, eq) / (len(p) + len(r))
+
+
+def levenshtein(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> int:
+    """Insertions, deletions and substitutions that turn P into R."""
+    prev = list(range(len(r) + 1))
+    for i, a in enumerate(p, 1):
+        cur = [i]
+        for j, b in enumerate(r, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (0 if eq(a, b) else 1)))
+        prev = cur
+    return prev[-1]
+
+
+def sequence_edit(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> float:
+    """1 − Levenshtein(P,R) / max(|P|,|R|); 1.0 when both are empty."""
+    if not p and not r:
+        return 1.0
+    return 1 - levenshtein(p, r, eq) / max(len(p), len(r))
+
+
+def progress(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> int:
+    """How many steps of R, from its start, appear in P in order (extras allowed): the
+    greedy in-order match, which is the longest such prefix."""
+    j = 0
+    n = len(r)
+    if n == 0:
+        return 0
+    for a in p:
+        if eq(a, r[j]):
+            j += 1
+            if j == n:
+                break
+    return j
+
+
+def sequence_progress(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> float:
+    """EvalView's measure: matched / |R| (1.0 when R is empty)."""
+    return 1.0 if not r else progress(p, r, eq) / len(r)
+
+
+def _covers(xs: Sequence[Any], ys: Sequence[Any], eq: Eq, flip: bool = False) -> bool:
+    """Every y is matched by some x (``eq(x, y)``; with ``flip``, ``eq(y, x)``)."""
+    if flip:
+        return all(any(eq(y, x) for x in xs) for y in ys)
+    return all(any(eq(x, y) for x in xs) for y in ys)
+
+
+def matches(mode: str, p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> bool:
+    """The pass/fail match modes: ``strict``/``exact`` P == R; ``unordered`` set(P) ==
+    set(R); ``subset`` set(R) ⊆ set(P); ``superset`` set(P) ⊆ set(R); ``subsequence`` R
+    appears in P in order, extras allowed."""
+    if mode in ("strict", "exact"):
+        return len(p) == len(r) and all(eq(a, b) for a, b in zip(p, r, strict=True))
+    if mode == "unordered":
+        return _covers(p, r, eq) and _covers(r, p, eq, flip=True)
+    if mode == "subset":
+        return _covers(p, r, eq)
+    if mode == "superset":
+        return _covers(r, p, eq, flip=True)
+    if mode == "subsequence":
+        return progress(p, r, eq) == len(r)
+    raise ValueError(f"unknown match mode {mode!r}")
+
+
+def loops(p: Sequence[A], eq: Eq = _eq) -> int:
+    """Adjacent identical calls: [search, search, grade, grade, grade] -> 3."""
+    return sum(1 for i in range(1, len(p)) if eq(p[i], p[i - 1]))
+
+
+# ---------------------------------------------------------------------- scores
+DEFAULT_WEIGHTS: dict[str, float] = {"tool_accuracy": 0.3, "output_quality": 0.5,
+                                     "sequence": 0.2}
+
+
+def weighted_score(components: Mapping[str, float | None],
+                   weights: Mapping[str, float]) -> float | None:
+    """100 · Σ wᵢ·sᵢ / Σ wᵢ over the components that are configured (not None); None
+    when none is, or their weights sum to 0. No cap: the rest are renormalised."""
+    total = 0.0
+    weight = 0.0
+    for name, value in components.items():
+        if value is None:
+            continue
+        w = weights.get(name, 0.0)
+        total += w * value
+        weight += w
+    if weight <= 0:
+        return None
+    return 100 * total / weight
+
+
+def composite(values: Mapping[str, float | None], weights: Mapping[str, float]
+              ) -> float | None:
+    """Σ wᵢ·metricᵢ / Σ wᵢ (metrics.md §3); None when a weighted metric is unknown."""
+    total = 0.0
+    weight = 0.0
+    for name, w in weights.items():
+        value = values.get(name)
+        if value is None:
+            return None
+        total += w * value
+        weight += w
+    return None if weight <= 0 else total / weight
+
+
+def latency_component(p95: float | None, max_p95: float) -> float | None:
+    """How latency enters the composite: 1 − min(1, p95 / max_latency_p95_ms)."""
+    if p95 is None:
+        return None
+    if max_p95 <= 0:
+        return 0.0 if p95 > 0 else 1.0
+    return 1 - min(1.0, p95 / max_p95)
+
+
+def percentile_nearest_rank(values: Iterable[float], q: float) -> float | None:
+    """The nearest-rank q-th percentile: the value at rank ⌈q/100 · n⌉ (at least 1) of
+    the sorted values; None when there are none."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return None
+    rank = max(1, math.ceil(q / 100 * n - EPSILON))
+    return ordered[min(rank, n) - 1]
+
+
+def mean(values: Iterable[float]) -> float | None:
+    """The mean, summed exactly (``math.fsum``), so the order of the values (and thus of
+    merging work from several processes) does not change the result."""
+    items = list(values)
+    return math.fsum(items) / len(items) if items else None
+
+
+def ratio(part: float, whole: float, empty: float | None = None) -> float | None:
+    return empty if whole == 0 else part / whole
+
+
+def at_least(value: float, threshold: float) -> bool:
+    return value >= threshold - EPSILON
+
+
+def at_most(value: float, threshold: float) -> bool:
+    return value <= threshold + EPSILON
+
+
+# ------------------------------------------------------- the same, on matched steps
+# The evaluation turns each call into the set of reference steps it matches (a step may
+# be a glob), so ``eq(call, j)`` is ``j in call``; these are the functions above with
+# that equality inlined (the hot path), cross-checked against them in the tests.
+Steps = Sequence[frozenset[int] | set[int]]
+
+
+def lcs_length_steps(p: Steps, n: int) -> int:
+    """:func:`lcs_length` of P against the steps ``0..n-1``."""
+    p = [s for s in p if s]  # a call that matches no step is in no common subsequence
+    if not p or n == 0:
+        return 0
+    prev = [0] * (n + 1)
+    for s in p:
+        cur = [0] * (n + 1)
+        for j in range(n):
+            cur[j + 1] = prev[j] + 1 if j in s else max(prev[j + 1], cur[j])
+        prev = cur
+    return prev[n]
+
+
+def levenshtein_steps(p: Steps, n: int) -> int:
+    """:func:`levenshtein` of P against the steps ``0..n-1``."""
+    prev = list(range(n + 1))
+    for i, s in enumerate(p, 1):
+        cur = [i] * (n + 1)
+        for j in range(1, n + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (0 if j - 1 in s else 1))
+        prev = cur
+    return prev[n]
+
+
+def progress_steps(p: Steps, n: int) -> int:
+    """:func:`progress` of P against the steps ``0..n-1``."""
+    j = 0
+    if n == 0:
+        return 0
+    for s in p:
+        if j in s:
+            j += 1
+            if j == n:
+                break
+    return j
+
+
+def matches_steps(mode: str, p: Steps, n: int) -> bool:
+    """:func:`matches` of P against the steps ``0..n-1``."""
+    if mode in ("strict", "exact"):
+        return len(p) == n and all(j in s for j, s in enumerate(p))
+    if mode == "subsequence":
+        return progress_steps(p, n) == n
+    covered: set[int] = set()
+    for s in p:
+        covered |= s
+    every_step = len(covered & set(range(n))) == n
+    every_call = all(p)
+    if mode == "unordered":
+        return every_step and every_call
+    if mode == "subset":
+        return every_step
+    if mode == "superset":
+        return every_call
+    raise ValueError(f"unknown match mode {mode!r}")

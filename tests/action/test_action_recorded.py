@@ -1,0 +1,319 @@
+"""``agent-eval action`` end to end against the recording GitHub on loopback: every
+request it makes is validated against GitHub's OpenAPI description (openapi-core), the
+event payloads are real webhook examples, the workspace is a git repository holding the
+customer-service example (10 violations, all error severity: verdict fail, exit 1)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+from action_harness import (
+    EXAMPLE,
+    MERGE_SHA,
+    FakeGitHub,
+    Reply,
+    make_workspace,
+    pr_payload,
+    push_payload,
+    run_action,
+)
+
+MARKER = "<!-- agent-eval:customer-service-agent -->"
+FILES = ("results.json", "results.sarif", "junit.xml", "summary.md", "report.html")
+
+
+def _sarif_of(body: dict[str, object]) -> bytes:
+    return gzip.decompress(base64.b64decode(str(body["sarif"]), validate=True))
+
+
+def test_pull_request_opened_does_every_step(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    event = pr_payload("opened")
+    run = run_action(tmp_path, ws, github.url, "pull_request", event)
+
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    out = ws / "agent-eval-results"
+    for name in FILES:
+        assert (out / name).is_file(), name
+    results = json.loads((out / "results.json").read_text())
+    assert results["verdict"] == "fail" and results["counts"]["violations"] == 10
+
+    # outputs (heredoc syntax) and the job summary
+    assert run.outputs == {
+        "verdict": "fail", "pass-rate": "0.4", "score": "", "violations": "10",
+        "new-violations": "10", "regressions": "0",
+        "results-file": "agent-eval-results/results.json",
+        "sarif-file": "agent-eval-results/results.sarif",
+        "comment-url": run.outputs["comment-url"]}
+    assert re.search(r"^verdict<<ghadelimiter_[0-9a-f-]{36}$",
+                     (tmp_path / "run" / "output").read_text(), re.M)
+    assert run.summary.startswith(MARKER)
+    assert "customer-service-agent: fail" in run.summary
+
+    # workflow annotations: the ten error findings, each at its policy line
+    errors = run.lines("::error ")
+    assert len(errors) == 10
+    assert ("::error file=policies/customer.yaml,line=74,col=9,title=agent-eval%3A "
+            "args_valid/maximum::") in "\n".join(errors)
+
+    # the SARIF upload: the body validates (github.problems) and decodes to the file
+    [upload] = github.calls("POST", r"/code-scanning/sarifs$")
+    body = upload.json
+    assert _sarif_of(body) == (out / "results.sarif").read_bytes()
+    assert body["ref"] == "refs/pull/2/merge" and body["commit_sha"] == MERGE_SHA
+    assert body["tool_name"] == "agent-eval"
+    assert body["checkout_uri"] == ws.resolve().as_uri()
+    polls = github.calls("GET", r"/code-scanning/sarifs/[^/]+$")
+    assert len(polls) == 2  # pending, then complete
+
+    # one comment, with the marker, on pull request 2
+    [post] = github.calls("POST", r"/issues/2/comments$")
+    assert post.json["body"].startswith(MARKER)
+    assert post.json["body"] == (out / "summary.md").read_text()
+    assert run.outputs["comment-url"] == github.comments[2][0]["html_url"]
+    assert github.calls("PATCH") == [] and github.calls("POST", "check-runs") == []
+
+    # the workspace was marked safe for git
+    assert f"directory = {ws}" in (run.home / ".gitconfig").read_text()
+    assert "baseline comparison is not available in this version" in run.stderr
+
+
+def test_second_run_on_the_same_pr_edits_the_comment(tmp_path: Path,
+                                                      github: FakeGitHub) -> None:
+    """Page 1 holds 100 other comments (one of them with the marker, by another user);
+    the action's own comment lands on page 2, reached through the Link header."""
+    for n in range(99):
+        github.add_comment(2, f"comment {n}", "octocat")
+    impostor = github.add_comment(2, f"{MARKER}\nquoted by a person", "someone-else")
+    ws = make_workspace(tmp_path / "ws")
+
+    first = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                       name="opened")
+    assert first.code == 1, first.stderr
+    [created] = github.calls("POST", r"/issues/2/comments$")
+    mine = github.comments[2][-1]
+    assert len(github.comments[2]) == 101 and mine["user"]["login"] == "github-actions[bot]"
+
+    second = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("synchronize"),
+                        inputs={"fail-on": "never"}, name="synchronize")
+    assert second.code == 0, second.stderr
+    assert github.problems == []
+    assert len(github.calls("POST", r"/issues/2/comments$")) == 1  # no second comment
+    [patch] = github.calls("PATCH", r"/issues/comments/")
+    assert patch.path.endswith(f"/issues/comments/{mine['id']}")
+    assert patch.json["body"].startswith(MARKER)
+    assert impostor["body"].endswith("quoted by a person")  # not touched
+    lists = [r for r in github.calls("GET", r"/issues/2/comments$") if r.at > created.at]
+    assert [r.param("page") for r in lists] == [None, "2"]
+    assert second.outputs["comment-url"] == mine["html_url"]
+    assert len(github.comments[2]) == 101
+
+
+def test_push_uploads_to_the_pushed_ref(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    event = push_payload()
+    run = run_action(tmp_path, ws, github.url, "push", event,
+                     inputs={"sarif-category": "agents/customer-service", "baseline": "none"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    [upload] = github.calls("POST", r"/code-scanning/sarifs$")
+    assert upload.json["ref"] == event["ref"] == "refs/heads/master"
+    assert upload.json["commit_sha"] == event["after"]
+    sarif = (ws / "agent-eval-results" / "results.sarif").read_bytes()
+    assert _sarif_of(upload.json) == sarif
+    assert json.loads(sarif)["runs"][0]["automationDetails"]["id"] == "agents/customer-service/"
+    assert github.calls(path="/issues/") == []  # no pull request, no comment
+    assert "baseline comparison is not available" not in run.stdout + run.stderr
+
+
+def test_every_write_forbidden_still_gives_the_verdict(tmp_path: Path,
+                                                        github: FakeGitHub) -> None:
+    """A fork pull request's read-only token: every POST/PATCH answers 403."""
+    github.deny_writes = True
+    ws = make_workspace(tmp_path / "ws")
+    event = pr_payload("opened")
+    run = run_action(tmp_path, ws, github.url, "pull_request", event,
+                     inputs={"check-run": "true", "baseline": "git"})
+
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    for name in FILES:
+        assert (ws / "agent-eval-results" / name).is_file()
+    assert run.outputs["verdict"] == "fail" and run.outputs["violations"] == "10"
+    assert run.outputs["comment-url"] == ""
+    assert "customer-service-agent: fail" in run.summary
+    assert len(run.lines("::error ")) == 10
+    warnings = run.lines("::warning ")
+    for call, permission in (("the SARIF upload", "security-events: write"),
+                             ("the PR comment", "pull-requests: write"),
+                             ("the check run", "checks: write")):
+        said = [w for w in warnings if f"skipped {call}:" in w]
+        assert len(said) == 1, (call, warnings)
+        assert permission in said[0] and "Fork pull requests" in said[0]
+        assert f"skipped {call}:" in run.summary
+    # each write was tried once (a 403 for a permission is not retried)
+    assert len(github.calls("POST")) == 3 and github.calls("PATCH") == []
+    assert "not available in this version" in "\n".join(run.lines("::notice "))
+
+
+def test_forbidden_writes_with_fail_on_never_exit_0(tmp_path: Path, github: FakeGitHub) -> None:
+    github.deny_writes = True
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"fail-on": "never"})
+    assert run.code == 0, run.stderr
+    assert run.outputs["verdict"] == "fail"
+
+
+def test_upload_retried_after_502_and_a_secondary_rate_limit(tmp_path: Path,
+                                                             github: FakeGitHub) -> None:
+    github.script("POST", r"/code-scanning/sarifs$",
+                  Reply(502, {"message": "Server Error"}, check=False),
+                  Reply(403, {"message": "You have exceeded a secondary rate limit. Please "
+                                         "wait a few minutes before you try again.",
+                              "documentation_url": "https://docs.github.com/rest"},
+                        {"Retry-After": "2"}))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload())
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    posts = github.calls("POST", r"/code-scanning/sarifs$")
+    assert [p.status for p in posts] == [502, 403, 202]
+    assert posts[0].body == posts[1].body == posts[2].body
+    assert posts[2].at - posts[1].at >= 2.0  # Retry-After honoured
+    assert "502 Server Error; retrying in 1 s (attempt 2 of 4)" in run.stderr
+    assert "retrying in 2 s (attempt 3 of 4)" in run.stderr
+    assert run.lines("::warning ") == []
+    assert len(github.calls("GET", r"/code-scanning/sarifs/")) == 2
+
+
+def test_sarif_processing_errors_are_reported(tmp_path: Path, github: FakeGitHub) -> None:
+    github.sarif_statuses = ["failed"]
+    github.sarif_errors = ["locationFromSarifResult: expected artifact location"]
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload())
+    assert run.code == 1, run.stderr
+    [line] = [ln for ln in run.lines("::error ") if "SARIF upload" in ln]
+    assert "expected artifact location" in line
+
+
+def _many_violations(n: int) -> str:
+    call = {"type": "tool_call", "tool": "authenticate_user",
+            "arguments": {"customer_id": "C-1234", "method": "sms"}}
+    lines = [json.dumps(call)]
+    lines += [json.dumps({"type": "tool_call", "tool": "apply_discount",
+                          "arguments": {"percent": 31 + i % 60}}) for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": _many_violations(120)})
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+    found = [v for t in results["tests"] for v in t["violations"]]
+    assert len(found) == 130
+
+    [create] = github.calls("POST", r"/check-runs$")
+    updates = github.calls("PATCH", r"/check-runs/\d+$")
+    assert create.json["head_sha"] == pr_payload("opened")["pull_request"]["head"]["sha"]
+    assert create.json["status"] == "in_progress"
+    sizes = [len(r.json["output"]["annotations"]) for r in (create, *updates)]
+    assert sizes == [50, 50, 30]
+    assert updates[-1].json["conclusion"] == "failure"
+    assert updates[-1].json["status"] == "completed"
+    assert all("conclusion" not in r.json for r in (create, *updates[:-1]))
+    sent = [a for r in (create, *updates) for a in r.json["output"]["annotations"]]
+    want = sorted((v["config"]["file"], v["config"]["line"], v["message"]) for v in found)
+    assert sorted((a["path"], a["start_line"], a["message"]) for a in sent) == want
+    [run_state] = github.check_runs.values()
+    assert len(run_state["annotations"]) == 130 and run_state["conclusion"] == "failure"
+
+    # the log: 10 error annotations, then one notice for the other 120
+    assert len(run.lines("::error ")) == 10
+    [notice] = run.lines("::notice ")
+    assert "120 more finding(s)" in notice
+
+
+def test_traces_from_an_artifact_of_this_run(tmp_path: Path, github: FakeGitHub) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for f in sorted((EXAMPLE / "traces").glob("*.jsonl"))[:4]:
+            zf.write(f, f.name)
+    artifact = github.add_artifact("agent-traces", buf.getvalue())
+    github.add_artifact("other", b"not a zip")
+    ws = make_workspace(tmp_path / "ws")
+    for f in (ws / "traces").iterdir():  # the workspace has no traces of its own
+        f.unlink()
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"artifact": "agent-traces", "upload-sarif": "false"})
+    assert github.problems == []
+    [listing] = github.calls("GET", r"/actions/runs/7001/artifacts$")
+    assert listing.param("name") == "agent-traces"
+    assert github.calls("GET", rf"/actions/artifacts/{artifact['id']}/zip$")
+    assert github.calls("GET", r"^/_blob/")
+    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+    assert results["counts"]["traces"] == 4
+    assert all(t["file"].startswith(".agent-eval/artifacts/agent-traces/")
+               for t in results["traces"])
+    assert run.code == (1 if results["verdict"] == "fail" else 0)
+
+
+def test_missing_artifact_is_an_input_error(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"artifact": "nope"})
+    assert run.code == 2, run.stderr
+    assert run.outputs["verdict"] == "error"
+    assert "could not get the traces from artifact 'nope'" in run.summary
+    assert github.calls("POST") == []
+
+
+def test_config_error_exits_2_without_calls(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"config": "missing.yaml"})
+    assert run.code == 2, run.stderr
+    assert run.outputs == {"verdict": "error"}
+    assert "agent-eval could not run" in run.summary
+    assert run.lines("::error ")
+    assert github.requests == []
+
+
+def test_invalid_input_exits_2(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"fail-on": "sometimes"})
+    assert run.code == 2, run.stderr
+    assert "input fail-on: 'sometimes' is not one of fail, warn, never" in run.stdout
+
+
+def test_no_token_skips_the_calls_once(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"github-token": ""})
+    assert run.code == 1, run.stderr
+    [warning] = run.lines("::warning ")
+    assert "skipped the SARIF upload, the PR comment: no github-token" in warning
+    assert github.requests == []
+
+
+def test_working_directory_and_repo_relative_paths(tmp_path: Path, github: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path / "ws", sub="agents/cs")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"working-directory": "agents/cs", "output-dir": "out"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    assert run.outputs["results-file"] == "agents/cs/out/results.json"
+    assert "file=agents/cs/policies/customer.yaml,line=74" in run.stdout
+    [upload] = github.calls("POST", r"/code-scanning/sarifs$")
+    assert _sarif_of(upload.json) == (ws / "agents/cs/out/results.sarif").read_bytes()

@@ -1,0 +1,321 @@
+"""The OpenAI readers (docs/formats/openai_chat.md, openai_responses.md, openai_agents.md):
+Chat Completions, Responses API and Agents SDK files, read by auto-detection.
+
+Expected values are read from the sample files by hand; each assertion cites the line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval.api import load_traces
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, pick_reader
+from agent_eval.readers.openai import CHAT_READER, RESPONSES_READER
+from agent_eval.readers.openai_agents import READER as AGENTS_READER
+
+SAMPLES = Path("/work/shared/samples/traces")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared samples not mounted")
+CHAT = SAMPLES / "openai_chat" / "openinference-openai__test_tool_calls"
+RESP = SAMPLES / "openai_responses" / "openinference-agent-framework__test_agent_with_tool_calls"
+AGENTS = SAMPLES / "openai_agents_sdk"
+
+
+def read_path(path: Path | str, fmt: str = "auto") -> list[ReadItem]:
+    return list(load_traces([path], format=fmt))
+
+
+def errors(items: list[ReadItem]) -> list[InputError]:
+    return [i for i in items if isinstance(i, InputError)]
+
+
+def one(items: list[ReadItem]) -> Trace:
+    assert errors(items) == []
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    return trace
+
+
+def write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: Any,
+          name: str = "t.json") -> list[ReadItem]:
+    monkeypatch.chdir(tmp_path)
+    if isinstance(content, str):
+        text = content
+    elif name.endswith(".jsonl"):
+        text = "".join(json.dumps(c) + "\n" for c in content)
+    else:
+        text = json.dumps(content, indent=1)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return read_path(name)
+
+
+def calls(t: Trace) -> list[tuple[str, Any, Any]]:
+    return [(c.name, c.id, c.arguments) for c in t.tool_calls]
+
+
+# ============================================================ Chat Completions
+@needs_samples
+def test_chat_request_body() -> None:
+    t = one(read_path(f"{CHAT}.interaction0.request.json"))
+    assert t.format == "openai_chat"
+    assert calls(t) == [("get_weather", "call_62136355", {"city": "New York"}),  # line 7-11
+                        ("get_population", "call_62136356", {"city": "New York"})]  # 15-19
+    assert [c.location.line for c in t.tool_calls] == [6, 14]  # the tool_calls objects
+    # role "tool" messages at lines 24 and 29 (tool_call_id on lines 26 and 31)
+    assert [(c.result, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [
+        ('{"city": "New York", "weather": "fine"}', 24),
+        ('{"city": "New York", "weather": "large"}', 29)]
+    assert all(c.ok for c in t.tool_calls)
+    assert t.input == "What's the weather and population in San Francisco?"  # line 40
+    assert t.output is None  # the request ends with the user's question: no answer yet
+    assert t.llm_calls == []  # a request records no usage
+
+
+@needs_samples
+def test_chat_response_body() -> None:
+    t = one(read_path(f"{CHAT}.interaction0.response.json"))
+    assert t.format == "openai_chat"
+    assert calls(t) == [
+        ("get_weather", "call_S1xa8vawU2HXSrvSeUcqSCZm", {"city": "San Francisco"}),  # line 14
+        ("get_population", "call_ZfEORmbRGEJZ4b7dAuVSPnaf", {"city": "San Francisco"})]
+    assert [c.location.line for c in t.tool_calls] == [13, 21]
+    assert not any(c.has_result for c in t.tool_calls)
+    [llm] = t.llm_calls  # "usage" at line 37: 207 prompt, 46 completion, 253 total
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (
+        "gpt-4o-mini-2024-07-18", 207, 46, 253, None)
+    assert t.output is None  # "content": null
+
+
+@needs_samples
+def test_chat_vcr_cassette_reads_request_then_response() -> None:
+    t = one(read_path(f"{CHAT}.vcr.yaml"))
+    assert t.format == "openai_chat"
+    assert [c.name for c in t.tool_calls] == ["get_weather", "get_population"] * 2
+    # the request body is on the interaction at line 2, the response at line 23
+    assert [c.location.line for c in t.tool_calls] == [2, 2, 23, 23]
+    assert [c.has_result for c in t.tool_calls] == [True, True, False, False]
+    assert [(c.input_tokens, c.output_tokens) for c in t.llm_calls] == [(207, 46)]
+
+
+def test_chat_api_log_with_repeated_history(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # tests/fixtures/formats/openai_chat/records-without-auth.chat.jsonl: line 2's request
+    # repeats line 1's conversation (assistant tool call + tool result)
+    t = one(read_path(FIXTURES / "openai_chat" / "records-without-auth.chat.jsonl"))
+    assert calls(t) == [("get_customer", "call_r1", {"customer_id": "C-77120"})]
+    assert (t.tool_calls[0].location.line, t.tool_calls[0].result_location.line  # type: ignore[union-attr]
+            ) == (1, 2)
+    assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
+        (790, 36, 826), (1012, 55, 1067)]
+    assert isinstance(t.output, str) and t.output.startswith("Sure! The email on file is")
+
+
+def test_chat_unmatched_and_id_less_tool_messages(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    items = write(tmp_path, monkeypatch, {"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "zz", "content": "?"},
+        {"role": "tool", "content": "no id"},
+        {"role": "tool", "tool_call_id": "c1", "content": "fine"},
+    ]})
+    text = (tmp_path / "t.json").read_text().splitlines()
+    tool_objects = [n - 1 for n, ln in enumerate(text, 1) if '"role": "tool"' in ln]
+    assert [(e.rule, e.line) for e in errors(items)] == [
+        ("input/invalid_event", tool_objects[1]), ("input/unmatched_result", tool_objects[0])]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert t.tool_calls[0].result == "fine"
+
+
+def test_chat_arguments_encoded_twice_and_legacy_function_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    twice = json.dumps(json.dumps({"percent": 50}))
+    t = one(write(tmp_path, monkeypatch, [
+        {"role": "system", "content": "s"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "apply_discount", "arguments": twice}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "assistant", "content": None,
+         "function_call": {"name": "lookup", "arguments": '{"q": 1}'}},
+        {"role": "function", "name": "lookup", "content": "found"},
+        {"role": "assistant", "content": "done"},
+    ], name="chat.jsonl"))
+    assert [(c.name, c.arguments, c.result) for c in t.tool_calls] == [
+        ("apply_discount", {"percent": 50}, "ok"), ("lookup", {"q": 1}, "found")]
+    assert t.output == "done"
+
+
+# =============================================================== Responses API
+@needs_samples
+def test_responses_first_request_and_response() -> None:
+    t = one(read_path(f"{RESP}.interaction0.request.json"))
+    assert t.format == "openai_responses"
+    assert t.input == "What's the weather in San Francisco?"  # line 19
+    assert (t.tool_calls, t.llm_calls) == ([], [])
+    t = one(read_path(f"{RESP}.interaction0.response.json"))
+    assert t.format == "openai_responses"
+    [call] = t.tool_calls  # the function_call item at line 19
+    assert (call.name, call.id, call.arguments, call.location.line) == (
+        "get_weather", "call_mhr5WBWG8kgyIy15JTItue8Q", {"location": "San Francisco"}, 19)
+    assert not call.has_result
+    [llm] = t.llm_calls  # "usage" at line 73: 73 in, 16 out, 89 total
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "gpt-4o-mini-2024-07-18", 73, 16, 89)
+
+
+@needs_samples
+def test_responses_continuation_request_is_not_an_error() -> None:
+    # interaction1.request: only a function_call_output for a call made in the previous
+    # response (previous_response_id, line 10): the call is in another file.
+    t = one(read_path(f"{RESP}.interaction1.request.json"))
+    assert t.tool_calls == []
+    assert t.metadata["earlier_call_ids"] == ["call_mhr5WBWG8kgyIy15JTItue8Q"]  # line 4
+    t = one(read_path(f"{RESP}.interaction1.response.json"))
+    assert t.output == "The weather in San Francisco is sunny with a temperature of 72°F."
+    [llm] = t.llm_calls  # line 79: 108 in, 17 out, 125 total
+    assert (llm.input_tokens, llm.output_tokens, llm.total_tokens) == (108, 17, 125)
+
+
+@needs_samples
+def test_responses_vcr_cassette_is_the_whole_run() -> None:
+    t = one(read_path(f"{RESP}.vcr.yaml"))
+    assert t.format == "openai_responses"
+    [call] = t.tool_calls
+    assert (call.name, call.arguments) == ("get_weather", {"location": "San Francisco"})
+    assert call.result == "The weather in San Francisco is sunny and 72°F"
+    # interactions at lines 2 and 125; their responses at lines 44 and 168
+    assert (call.location.line, call.result_location.line) == (44, 125)  # type: ignore[union-attr]
+    assert [(c.input_tokens, c.output_tokens, c.location.line) for c in t.llm_calls] == [
+        (73, 16, 44), (108, 17, 168)]
+    assert t.input == "What's the weather in San Francisco?"
+    assert t.output == "The weather in San Francisco is sunny with a temperature of 72°F."
+
+
+def test_responses_log_and_item_list_fixtures() -> None:
+    t = one(read_path(FIXTURES / "openai_responses" / "discount-too-high.responses.jsonl"))
+    assert [c.name for c in t.tool_calls] == [
+        "authenticate_user", "get_customer", "apply_discount"]  # line 2, one response
+    assert [c.result_location.line for c in t.tool_calls  # type: ignore[union-attr]
+            ] == [3, 3, 3]
+    assert [(c.input_tokens, c.output_tokens) for c in t.llm_calls] == [(823, 47), (1164, 58)]
+    t = one(read_path(FIXTURES / "openai_responses" / "records-without-auth.responses.json"))
+    [call] = t.tool_calls
+    assert (call.name, call.location.line, call.result_location.line  # type: ignore[union-attr]
+            ) == ("get_customer", 12, 20)
+    assert t.llm_calls == []  # a bare item list records no usage
+
+
+def test_responses_hosted_and_custom_tools(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    t = one(write(tmp_path, monkeypatch, {"object": "response", "model": "gpt-5", "output": [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed",
+         "action": {"type": "search", "query": "kettle"}},
+        {"type": "mcp_call", "id": "mcp_1", "name": "get_stock", "server_label": "shop",
+         "arguments": '{"sku": "K1"}', "output": None, "error": "tool timed out"},
+        {"type": "custom_tool_call", "call_id": "ct_1", "name": "apply_patch",
+         "input": "*** Begin Patch"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "brand_new_item", "id": "x"},
+    ], "usage": {"input_tokens": 10, "output_tokens": 2}}))
+    assert calls(t) == [("web_search", "ws_1", {"type": "search", "query": "kettle"}),
+                        ("get_stock", "mcp_1", {"sku": "K1"}),
+                        ("apply_patch", "ct_1", {"input": "*** Begin Patch"})]
+    assert [(c.ok, c.error) for c in t.tool_calls] == [
+        (True, None), (False, "tool timed out"), (True, None)]
+    assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
+        (10, 2, 12)]
+
+
+# ================================================================== Agents SDK
+@needs_samples
+def test_agents_run_state_with_a_pending_approval() -> None:
+    t = one(read_path(AGENTS / "agents-sdk-runstate__v1_13_pending_tool_approval.json"))
+    assert t.format == "openai_agents"
+    assert t.id == "trace_179a5e809d614cf89ac5a1f24b415704"  # "trace" at line 321
+    # generated_items: the tool_call_item at line 67 and the tool_approval_item (line 85)
+    # for the same call_id: one call, awaiting approval
+    assert calls(t) == [("historical_approval", "historical-approval-1",
+                         {"account_id": "account-1"})]  # line 73
+    assert t.tool_calls[0].location.line == 67
+    assert not t.tool_calls[0].has_result
+    assert t.metadata["pending_approval"] == ["historical-approval-1"]
+    assert t.input == "historical input"  # line 268
+    # model_responses[0] (line 234): usage with "requests": 0 and all tokens 0, the
+    # SDK's empty default: the figures are unknown, not zero
+    [llm] = t.llm_calls
+    assert (llm.location.line, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        234, None, None, None)
+
+
+@needs_samples
+def test_agents_run_state_with_programmatic_tool_calling() -> None:
+    t = one(read_path(AGENTS / "agents-sdk-runstate__v1_13_programmatic_tool_calling.json"))
+    assert t.format == "openai_agents"
+    # items at lines 40 (program), 53 (function_call lookup), 71 (program_output)
+    assert calls(t) == [("program", "program-call", {"code": "lookup()"}),
+                        ("lookup", "function-call", {})]
+    program, lookup = t.tool_calls
+    assert (program.location.line, program.result, program.result_location.line  # type: ignore[union-attr]
+            ) == (40, "done", 71)
+    assert (lookup.location.line, lookup.has_result) == (53, False)
+    assert [c.location.line for c in t.llm_calls] == [145]
+
+
+def test_agents_exported_spans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def sp(sid: str, start: str, end: str, data: dict[str, Any],
+           error: Any = None) -> dict[str, Any]:
+        return {"object": "trace.span", "id": sid, "trace_id": "trace_1", "parent_id": None,
+                "started_at": f"2025-03-01T10:00:{start}+00:00",
+                "ended_at": f"2025-03-01T10:00:{end}+00:00", "span_data": data, "error": error}
+    payload = {"data": [
+        {"object": "trace", "id": "trace_1", "workflow_name": "Support", "group_id": "g1"},
+        sp("s3", "03.000", "03.250", {"type": "function", "name": "refund",
+                                      "input": '{"amount": 900}', "output": None},
+           {"message": "Error running tool", "data": {"tool_name": "refund",
+                                                      "error": "amount above limit"}}),
+        sp("s1", "00.000", "01.500", {"type": "generation", "model": "gpt-4o",
+                                      "usage": {"input_tokens": 50, "output_tokens": 7},
+                                      "input": [{"role": "user", "content": "refund me"}],
+                                      "output": [{"role": "assistant", "content": "ok"}]}),
+        sp("s2", "02.000", "02.100", {"type": "function", "name": "lookup",
+                                      "input": '{"id": 1}', "output": "found"}),
+        sp("s0", "00.000", "04.000", {"type": "agent", "name": "Support agent"}),
+    ]}
+    t = one(write(tmp_path, monkeypatch, payload))
+    assert (t.format, t.id, t.metadata["workflow_name"]) == ("openai_agents", "trace_1", "Support")
+    assert [(c.name, c.arguments, c.ok, c.error, round(c.latency_ms or 0, 3))
+            for c in t.tool_calls] == [
+        ("lookup", {"id": 1}, True, None, 100.0),
+        ("refund", {"amount": 900}, False, "amount above limit", 250.0)]
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
+        ("gpt-4o", 50, 7, 57)]
+    assert (t.input, t.output, t.duration_ms) == ("refund me", "ok", 4000.0)
+
+
+# ================================================================== detection
+@needs_samples
+def test_detection_does_not_misfire_on_other_formats() -> None:
+    others = [p for d in ("anthropic_messages", "langchain", "langsmith", "mcp", "inspect_ai",
+                          "claude_code_jsonl", "claude_code_stream_json")
+              for p in sorted((SAMPLES / d).iterdir())]
+    assert len(others) > 20
+    for p in others:
+        head = p.read_bytes()[:8192]
+        src = SourceFile(str(p), p.name, p.name)
+        for reader in (CHAT_READER, RESPONSES_READER, AGENTS_READER):
+            assert not reader.sniff(head, src), (reader.name, p.name)
+
+
+def test_a_native_file_stays_native(tmp_path: Path) -> None:
+    p = tmp_path / "t.jsonl"
+    p.write_text('{"type":"trace_start","input":{"messages":[{"role":"tool","tool_calls":[]}]}}\n'
+                 '{"type":"tool_call","tool":"function_call","arguments":{"call_id":"x"}}\n')
+    reader = pick_reader(SourceFile(str(p), "t.jsonl", "t.jsonl"), "auto")
+    assert getattr(reader, "name", None) == "native"

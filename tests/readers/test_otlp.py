@@ -1,0 +1,421 @@
+"""The OTLP reader (docs/formats/otlp.md): collector file-exporter lines, OTLP/Tempo/Jaeger
+documents and flat span attribute maps, read by auto-detection.
+
+Expected values are read from the sample files by hand; each assertion cites the line."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval.api import load_traces
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
+from agent_eval.readers.otlp import READER
+
+SAMPLES = Path("/work/shared/samples/traces/otel_genai")
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "otlp"
+needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared samples not mounted")
+
+
+def read_path(path: Path, fmt: str = "auto") -> list[ReadItem]:
+    return list(load_traces([path], format=fmt))
+
+
+def only_traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[InputError]:
+    return [i for i in items if isinstance(i, InputError)]
+
+
+def one(items: list[ReadItem]) -> Trace:
+    assert errors(items) == []
+    [trace] = only_traces(items)
+    return trace
+
+
+# --------------------------------------------------------------- building blocks
+def attr(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"key": key, "value": {"boolValue": value}}
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    if isinstance(value, float):
+        return {"key": key, "value": {"doubleValue": value}}
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def span(trace_id: str, span_id: str, name: str, start_ms: int, end_ms: int,
+         parent: str | None = None, status: dict[str, Any] | None = None,
+         **attrs: Any) -> dict[str, Any]:
+    s: dict[str, Any] = {
+        "traceId": trace_id, "spanId": span_id, "name": name,
+        "startTimeUnixNano": str(1_700_000_000_000_000_000 + start_ms * 1_000_000),
+        "endTimeUnixNano": str(1_700_000_000_000_000_000 + end_ms * 1_000_000),
+        "attributes": [attr(k.replace("__", "."), v) for k, v in attrs.items()],
+    }
+    if parent:
+        s["parentSpanId"] = parent
+    if status is not None:
+        s["status"] = status
+    return s
+
+
+def export(*spans: dict[str, Any]) -> str:
+    return json.dumps({"resourceSpans": [{
+        "resource": {"attributes": [attr("service.name", "svc")]},
+        "scopeSpans": [{"scope": {"name": "test"}, "spans": list(spans)}]}]})
+
+
+def write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str,
+          name: str = "spans.jsonl") -> list[ReadItem]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return list(load_traces([name]))
+
+
+TID = "0123456789abcdef0123456789abcdef"
+
+
+def _any(attrs: dict[str, Any]) -> dict[str, Any]:
+    return attrs
+
+
+def tool_span(sid: str, name: str, start: int, end: int, call_id: str, args: str,
+              **extra: Any) -> dict[str, Any]:
+    return span(TID, sid, f"execute_tool {name}", start, end, parent="root",
+                gen_ai__operation__name="execute_tool", gen_ai__tool__name=name,
+                gen_ai__tool__call__id=call_id, gen_ai__tool__call__arguments=args, **extra)
+
+
+# ------------------------------------------------------------- the real samples
+@needs_samples
+def test_tempo_export_of_a_real_kagent_run() -> None:
+    # The file is one line of JSON: every location is line 1.
+    path = SAMPLES / "agentevals__tempo_export_with_batches.kagent.json"
+    t = one(read_path(path))
+    assert t.format == "otlp"
+    assert t.id == "dd547580319ab0312cee07f1def50dad"  # every span's "traceId"
+    assert t.input == "list all helm releases\n"  # openai.chat: gen_ai.prompt.1.content
+    assert isinstance(t.output, str)  # 2nd openai.chat: gen_ai.completion.0.content
+    assert t.output.startswith("There are two Helm releases currently deployed:")
+    # One tool call: the "execute_tool helm_list_releases" span (ADK). The same call is
+    # also in the 1st openai.chat's gen_ai.completion.0.tool_calls.0 and the 2nd one's
+    # gen_ai.prompt.2.tool_calls.0 (same id): counted once.
+    [call] = t.tool_calls
+    assert (call.name, call.id, call.arguments) == (
+        "helm_list_releases", "call_w0eKlvnaE7S9GQJeSSs0gn05", {})
+    assert call.ok and call.error is None
+    assert isinstance(call.result, str) and call.result.startswith('{"content": [{"type": "text"')
+    # startTimeUnixNano 1777555055632028200, endTimeUnixNano 1777555055707612400
+    assert call.latency_ms == pytest.approx(75.5842)
+    assert call.location.line == 1
+    # Each model call is reported three times (call_llm > generate_content > openai.chat,
+    # all with gen_ai.usage.*): only the innermost span counts.
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.cost_usd)
+            for c in t.llm_calls] == [
+        ("gpt-4.1-mini-2025-04-14", 2256, 13, 2269, None),  # llm.usage.total_tokens 2269
+        ("gpt-4.1-mini-2025-04-14", 2392, 116, 2508, None),  # llm.usage.total_tokens 2508
+    ]
+    assert t.tokens == 2269 + 2508
+    assert t.cost is None  # no cost attribute anywhere: unknown, not 0
+    assert t.metadata["service.name"] == "kagent-controller"
+
+
+@needs_samples
+def test_jaeger_export_points_at_the_span_objects() -> None:
+    path = SAMPLES / "agentevals__jaeger_k8s.kagent.json"
+    t = one(read_path(path))
+    assert t.format == "otlp"
+    assert t.id == "d497c9dd55717f2c5ecb79bda3028993"  # line 4, "traceID"
+    assert t.tool_calls == []  # the agent called no tool in this run
+    assert t.input == "list all Helm releases"  # openai.chat tag gen_ai.prompt.1.content
+    # call_llm (line 2847) and its child openai.chat (line 1813) both carry usage; the
+    # openai.chat span uses the old names gen_ai.usage.prompt_tokens/completion_tokens.
+    [llm] = t.llm_calls
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "gpt-4.1-mini-2025-04-14", 2203, 139, 2342)
+    assert llm.location.line == 1813  # the "{" of the span whose spanID is 764340234e57f34a
+    assert llm.latency_ms == pytest.approx(2099.429)  # "duration": 2099429 (µs)
+    assert t.location.line == 6  # the first span object
+    assert t.duration_ms == pytest.approx(2145.605)  # root "POST /": 2145579 µs + 26 µs skew
+
+
+@needs_samples
+@pytest.mark.parametrize("name", [
+    "openinference-genai__otel_genai_client_span_tool_calls.json",
+    "openinference-genai__otel_genai_deprecated_client_span_tool_calls.json",
+    "openinference-genai__openinference_client_span_tool_calls.json",
+])
+def test_flat_client_spans_with_the_call_only_in_the_messages(name: str) -> None:
+    # Same model call in three attribute dialects: gen_ai.input.messages (current),
+    # gen_ai.prompt / gen_ai.completion JSON (deprecated), llm.input_messages.N (OpenInference).
+    t = one(read_path(SAMPLES / name))
+    assert t.format == "otlp"
+    [call] = t.tool_calls
+    assert (call.name, call.id, call.arguments) == ("get_weather", "1234", {"location": "Paris"})
+    assert call.result == "rainy, 57°F"  # the tool message / tool_call_response part
+    assert t.input == "Weather in Paris?"
+    assert t.output == "The weather in Paris is currently rainy with a temperature of 57°F."
+    [llm] = t.llm_calls
+    # gen_ai.response.model / llm.model_name; 97 prompt + 52 completion tokens
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "gpt-4-0613", 97, 52, 149)
+    assert llm.cost_usd is None and llm.latency_ms is None  # not recorded: unknown
+
+
+@needs_samples
+def test_flat_tool_execution_span() -> None:
+    t = one(read_path(SAMPLES / "openinference-genai__otel_genai_tool_execution_span.json"))
+    [call] = t.tool_calls
+    assert (call.name, call.id) == ("get_weather", "1234")  # lines 3 and 5
+    assert call.arguments == {"city": "New York"}  # line 7, "input" (a JSON string)
+    assert isinstance(call.result, str) and '"status": "success"' in call.result  # line 8
+    assert call.ok and call.latency_ms is None
+    assert t.llm_calls == []
+
+
+@needs_samples
+def test_the_otlp_proto_example_has_no_genai_spans() -> None:
+    t = one(read_path(SAMPLES / "otlp-proto__examples_trace.json"))
+    assert t.id == "5b8efff798038103d269b633813fc60c"  # line 30, upper-case hex
+    assert (t.tool_calls, t.llm_calls) == ([], [])
+    assert t.location.line == 29  # the span object
+    assert t.duration_ms == 1000.0  # 1544712660000000000 .. 1544712661000000000
+    assert t.metadata["service.name"] == "my.service"
+
+
+@needs_samples
+@pytest.mark.parametrize("name", ["semconv__gen-ai-input-messages.json",
+                                  "semconv__gen-ai-output-messages.json"])
+def test_the_semconv_json_schemas_are_not_traces(name: str) -> None:
+    [err] = read_path(SAMPLES / name)
+    assert isinstance(err, InputError) and err.rule == "input/unknown_format"
+
+
+# ------------------------------------------------------------ collector file lines
+def test_collector_lines_group_by_trace_across_lines_and_order_by_time() -> None:
+    # tests/fixtures/formats/otlp/customer-service.otlp.jsonl: 3 export lines; line 1 and
+    # line 3 hold spans of trace 4bf92f..., line 2 all of trace 0af765...
+    items = read_path(FIXTURE / "customer-service.otlp.jsonl")
+    assert errors(items) == []
+    a, b = only_traces(items)
+    assert a.id == "4bf92f3577b34da6a3ce929d0e0e4736" and b.id == "0af7651916cd43dd8448eb211c80319c"
+    # execute_tool spans; the chat spans' output messages name the same calls (same ids)
+    # and are not counted again
+    assert [(c.name, c.arguments, c.location.line, c.latency_ms) for c in a.tool_calls] == [
+        ("authenticate_user", {"customer_id": "C-56012", "method": "sms"}, 1, 420.0),
+        ("get_customer", {"customer_id": "C-56012"}, 1, 139.0),
+        ("apply_discount", {"customer_id": "C-56012", "percent": 50, "code": "VIPS50"}, 3, 205.0),
+    ]
+    assert a.tool_calls[0].result == '{"verified":true}'
+    assert [(c.input_tokens, c.output_tokens, c.cost_usd, c.latency_ms, c.location.line)
+            for c in a.llm_calls] == [(823, 47, 0.000152, 561.0, 1), (1164, 58, 0.000209, 630.0, 3)]
+    assert a.cost == pytest.approx(0.000361)
+    assert (a.location.line, a.end_location.line, a.duration_ms) == (1, 3, 2410.0)
+    assert a.output == ("I completely understand, Tom. I've applied a 50% discount to your next "
+                        "order with code VIPS50.")
+    assert [c.name for c in b.tool_calls] == ["get_customer"]
+    assert (b.location.line, b.end_location.line) == (2, 2)
+    assert [c.input_tokens for c in b.llm_calls] == [790, 1012]
+
+
+def test_status_error_on_a_tool_span(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = export(
+        span(TID, "root", "invoke_agent", 0, 100, gen_ai__operation__name="invoke_agent"),
+        tool_span("s1", "send_email", 1, 5, "c1", '{"to": "a@b.c"}',
+                  status={"code": 2, "message": "SMTP timeout"}),
+        tool_span("s2", "send_email", 6, 9, "c2", '{"to": "a@b.c"}', error__type="TimeoutError",
+                  status={"code": "STATUS_CODE_ERROR"}),
+        {**tool_span("s3", "send_email", 10, 12, "c3", "{}"), "status": {"code": 2},
+         "events": [{"name": "exception", "attributes": [attr("exception.message", "boom")]}]},
+        tool_span("s4", "lookup", 13, 14, "c4", "{}", gen_ai__tool__call__result="ok",
+                  status={"code": 1}),
+    ) + "\n"
+    t = one(write(tmp_path, monkeypatch, text))
+    assert [(c.ok, c.error) for c in t.tool_calls] == [
+        (False, "SMTP timeout"), (False, "TimeoutError"), (False, "boom"), (True, None)]
+    assert all(c.has_result for c in t.tool_calls)
+    assert t.tool_calls[3].result == "ok"
+
+
+def test_hex_and_base64_trace_ids_are_one_trace(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    b64 = base64.b64encode(bytes.fromhex(TID)).decode()
+    line1 = export(tool_span("s1", "a", 1, 2, "c1", "{}"))
+    line2 = export({**tool_span("s2", "b", 3, 4, "c2", "{}"), "traceId": b64})
+    t = one(write(tmp_path, monkeypatch, line2 + "\n" + line1 + "\n"))
+    assert t.id == TID
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [("a", 2), ("b", 1)]  # by time
+
+
+def test_arguments_encoded_twice_and_not_an_object(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    twice = json.dumps(json.dumps({"percent": 50}))
+    t = one(write(tmp_path, monkeypatch, export(
+        tool_span("s1", "apply_discount", 1, 2, "c1", twice),
+        tool_span("s2", "apply_discount", 3, 4, "c2", "[1, 2]"),
+        tool_span("s3", "apply_discount", 5, 6, "c3", "not json")) + "\n"))
+    a, b, c = t.tool_calls
+    assert (a.arguments, a.arguments_error) == ({"percent": 50}, None)
+    assert (b.arguments, b.arguments_error) == ("[1, 2]", "a JSON array, not an object")
+    assert (c.arguments, c.arguments_error) == ("not json", "a string that is not valid JSON")
+
+
+def test_calls_only_in_chat_messages_are_read_once(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # No execute_tool span: the call is in chat 1's output and again (with its result) in
+    # chat 2's input history.
+    out1 = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_1", "name": "get_order", "arguments": {"id": 7}},
+        {"type": "tool_call", "name": "no_id_tool", "arguments": {"x": 1}}]}]
+    in2 = [{"role": "user", "parts": [{"type": "text", "content": "where is order 7?"}]},
+           out1[0],
+           {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_1",
+                                       "response": {"status": "shipped"}}]}]
+    out2 = [{"role": "assistant", "parts": [{"type": "text", "content": "It shipped."}]}]
+    t = one(write(tmp_path, monkeypatch, export(
+        span(TID, "c1", "chat", 0, 10, gen_ai__operation__name="chat",
+             gen_ai__input__messages=json.dumps(in2[:1]),
+             gen_ai__output__messages=json.dumps(out1)),
+        span(TID, "c2", "chat", 20, 30, gen_ai__operation__name="chat",
+             gen_ai__input__messages=json.dumps(in2),
+             gen_ai__output__messages=json.dumps(out2))) + "\n"))
+    assert [(c.name, c.id, c.arguments) for c in t.tool_calls] == [
+        ("get_order", "call_1", {"id": 7}), ("no_id_tool", None, {"x": 1})]
+    assert t.tool_calls[0].result == {"status": "shipped"}
+    assert (t.input, t.output) == ("where is order 7?", "It shipped.")
+    assert [(c.input_tokens, c.total_tokens, c.latency_ms) for c in t.llm_calls] == [
+        (None, None, 10.0), (None, None, 10.0)]  # chat spans without usage: unknown
+
+
+def test_openinference_tool_and_llm_spans(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    llm = span(TID, "l1", "ChatCompletion", 0, 50, openinference__span__kind="LLM",
+               llm__model_name="gpt-4o", llm__token_count__prompt=120,
+               llm__token_count__completion=30, llm__token_count__total=150,
+               llm__cost__prompt=0.0003, llm__cost__completion=0.0003, llm__cost__total=0.0006,
+               **_any({"llm__output_messages__0__message__role": "assistant",
+                  "llm__output_messages__0__message__tool_calls__0__tool_call__id": "t1",
+                  "llm__output_messages__0__message__tool_calls__0__tool_call__function__name":
+                      "search",
+                  "llm__output_messages__0__message__tool_calls__0__tool_call__function__arguments":
+                      '{"q": "kettle"}'}))
+    llm2 = span(TID, "l2", "ChatCompletion", 60, 70, openinference__span__kind="LLM",
+                llm__model_name="gpt-4o", llm__token_count__prompt=10,
+                llm__token_count__completion=5, llm__cost__prompt=0.001,
+                llm__cost__completion=0.002)
+    tool = span(TID, "t", "search", 51, 59, openinference__span__kind="TOOL", tool__name="search",
+                tool__parameters='{"type": "object", "properties": {"q": {}}}',
+                input__value='{"q": "kettle"}', output__value="3 results")
+    t = one(write(tmp_path, monkeypatch, export(llm, tool, llm2) + "\n"))
+    [call] = t.tool_calls  # the TOOL span; the output message's call has no TOOL span id
+    assert (call.name, call.arguments, call.result, call.latency_ms) == (
+        "search", {"q": "kettle"}, "3 results", 8.0)
+    # (the schema in tool.parameters is not taken for the arguments)
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.cost_usd)
+            for c in t.llm_calls] == [("gpt-4o", 120, 30, 150, 0.0006),
+                                      ("gpt-4o", 10, 5, 15, pytest.approx(0.003))]
+
+
+def test_message_call_without_tool_span_and_one_with(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenLLMetry's indexed attributes; call "t1" also has its execute_tool span, "t2"
+    # only exists in the completion.
+    chat = span(TID, "c", "openai.chat", 0, 10, llm__request__type="chat",
+                gen_ai__request__model="gpt-4o", gen_ai__usage__prompt_tokens=11,
+                gen_ai__usage__completion_tokens=7,
+                **_any({"gen_ai__prompt__0__role": "user", "gen_ai__prompt__0__content": "hi",
+                   "gen_ai__completion__0__role": "assistant",
+                   "gen_ai__completion__0__tool_calls__0__id": "t1",
+                   "gen_ai__completion__0__tool_calls__0__name": "a",
+                   "gen_ai__completion__0__tool_calls__0__arguments": '{"n": 1}',
+                   "gen_ai__completion__0__tool_calls__1__id": "t2",
+                   "gen_ai__completion__0__tool_calls__1__name": "b",
+                   "gen_ai__completion__0__tool_calls__1__arguments": '{"n": 2}'}))
+    t = one(write(tmp_path, monkeypatch,
+                  export(chat, tool_span("s", "a", 11, 12, "t1", '{"n": 1}')) + "\n"))
+    assert [(c.name, c.id, c.latency_ms) for c in t.tool_calls] == [
+        ("b", "t2", None), ("a", "t1", 1.0)]  # b at its chat span (t=0), a at t=11
+    assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
+        (11, 7, 18)]
+    assert t.input == "hi"
+
+
+def test_a_wrapper_span_repeating_the_usage_is_not_counted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outer = span(TID, "o", "call_llm", 0, 100, gen_ai__usage__input_tokens=100,
+                 gen_ai__usage__output_tokens=10)
+    inner = span(TID, "i", "chat gpt-4o", 1, 99, parent="o", gen_ai__operation__name="chat",
+                 gen_ai__usage__input_tokens=100, gen_ai__usage__output_tokens=10,
+                 gen_ai__request__model="gpt-4o")
+    alone = span(TID, "x", "chat gpt-4o", 200, 210, gen_ai__operation__name="chat",
+                 gen_ai__usage__input_tokens=5, gen_ai__usage__output_tokens=1)
+    t = one(write(tmp_path, monkeypatch, export(outer, inner, alone) + "\n"))
+    assert [(c.model, c.input_tokens) for c in t.llm_calls] == [("gpt-4o", 100), (None, 5)]
+
+
+def test_trace_id_and_scenario_attributes(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    root = span(TID, "r", "invoke_agent", 0, 10, gen_ai__operation__name="invoke_agent",
+                agent_eval__trace_id="refund-001", agent_eval__scenario="REFUND-1")
+    t = one(write(tmp_path, monkeypatch, export(root) + "\n"))
+    assert (t.id, t.scenario, t.metadata["otel.trace_id"]) == ("refund-001", "REFUND-1", TID)
+
+
+def test_a_bad_line_is_an_input_error_and_the_rest_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    good = export(tool_span("s1", "a", 1, 2, "c1", "{}"))
+    logs = json.dumps({"resourceLogs": []})
+    items = write(tmp_path, monkeypatch, "\n".join(
+        [good, "{not json", logs, json.dumps({"foo": 1}), "[1]", ""]) + "\n")
+    assert [(e.rule, e.line) for e in errors(items)] == [
+        ("input/parse_error", 2), ("input/invalid_event", 4), ("input/invalid_event", 5)]
+    assert [c.name for c in only_traces(items)[0].tool_calls] == ["a"]
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # resourceLogs
+
+
+def test_a_pretty_printed_document_points_at_span_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = json.loads(export(tool_span("s1", "a", 1, 2, "c1", "{}"),
+                            tool_span("s2", "b", 3, 4, "c2", "{}")))
+    text = json.dumps(doc, indent=2)
+    lines = text.splitlines()
+    want = [i for i, ln in enumerate(lines, 1) if '"traceId"' in ln]  # the line after "{"
+    t = one(write(tmp_path, monkeypatch, text, name="trace.json"))
+    assert [c.location.line for c in t.tool_calls] == [w - 1 for w in want]
+
+
+def test_tempo_batches_with_legacy_instrumentation_library_spans(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = tool_span("s1", "a", 1, 2, "c1", '{"k": 1}')
+    s["startTimeUnixNano"] = int(s["startTimeUnixNano"])  # Tempo writes numbers
+    s["endTimeUnixNano"] = int(s["endTimeUnixNano"])
+    s["kind"] = "SPAN_KIND_INTERNAL"
+    doc = {"batches": [{"resource": {"attributes": []},
+                        "instrumentationLibrarySpans": [{"spans": [s]}]}]}
+    t = one(write(tmp_path, monkeypatch, json.dumps(doc), name="tempo.json"))
+    assert [(c.name, c.arguments, c.latency_ms) for c in t.tool_calls] == [("a", {"k": 1}, 1.0)]
+
+
+# ---------------------------------------------------------------- auto detection
+def test_detection_does_not_misfire(tmp_path: Path) -> None:
+    native = tmp_path / "native.jsonl"
+    native.write_text('{"type":"tool_call","tool":"x","arguments":{"gen_ai.tool.name":1}}\n')
+    otlp = tmp_path / "otlp.jsonl"
+    otlp.write_text(export(tool_span("s1", "tool_call", 1, 2, "c1",
+                                     '{"type": "tool_call"}')) + "\n")
+    flat = tmp_path / "flat.json"
+    flat.write_text(json.dumps({"gen_ai.operation.name": "execute_tool",
+                                "gen_ai.tool.name": "x"}))
+    got = {p.name: getattr(pick_reader(SourceFile(str(p), p.name, p.name), "auto"), "name", None)
+           for p in (native, otlp, flat)}
+    assert got == {"native.jsonl": "native", "otlp.jsonl": "otlp", "flat.json": "otlp"}
+    assert not READER.sniff(native.read_bytes(), SourceFile(str(native), "n", "n"))
