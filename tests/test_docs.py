@@ -14,7 +14,7 @@ import pytest
 from agent_eval._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
 BLOCK = re.compile(r"^```([a-z]+) ([a-z]+)\n(.*?)^```$", re.S | re.M)
 
 

@@ -17,7 +17,7 @@ from agent_eval.errors import InputError
 from agent_eval.findings import Finding
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
 from agent_eval.results import (
     Results,
     Status,
@@ -47,6 +47,7 @@ class Accumulator:
     traces: list[TraceSummary] = field(default_factory=list)
     input_errors: list[InputError] = field(default_factory=list)
     ignored: dict[str, int] = field(default_factory=dict)
+    formats: dict[str, str] = field(default_factory=dict)  # file -> the reader that read it
     tool_calls: int = 0
     llm_calls: int = 0
     scenarios: ScenarioAccumulator | None = None
@@ -62,6 +63,8 @@ class Accumulator:
             self.add_trace(item, suite)
         elif isinstance(item, IgnoredEvents):
             self.ignored[item.file] = self.ignored.get(item.file, 0) + item.count
+        elif isinstance(item, FileRead):
+            self.formats[item.file] = item.format
         else:
             self.input_errors.append(item)
 
@@ -99,6 +102,7 @@ class Accumulator:
         self.input_errors.extend(other.input_errors)
         for f, c in other.ignored.items():
             self.ignored[f] = self.ignored.get(f, 0) + c
+        self.formats.update(other.formats)
         self.tool_calls += other.tool_calls
         self.llm_calls += other.llm_calls
         if self.scenarios is not None and other.scenarios is not None:
@@ -145,6 +149,7 @@ class Accumulator:
             traces=self.traces,
             input_errors=errors,
             ignored_events=dict(sorted(self.ignored.items())),
+            formats=dict(sorted(self.formats.items())),
             scenarios=scenarios,
             metrics=metrics,
             criteria=criteria,

@@ -48,6 +48,7 @@ class Results:
     traces: list[TraceSummary]
     input_errors: list[InputError]
     ignored_events: dict[str, int] = field(default_factory=dict)
+    formats: dict[str, str] = field(default_factory=dict)  # trace file -> reader used
     scenarios: list[dict[str, Any]] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
     criteria: list[dict[str, Any]] = field(default_factory=list)
@@ -114,6 +115,7 @@ class Results:
                 for e in self.input_errors
             ],
             "ignored_events": dict(self.ignored_events),
+            "formats": dict(self.formats),
             "traces": [trace_dict(t) for t in self.traces] if with_traces else [],
             "baseline": self.baseline,
         }
@@ -133,6 +135,7 @@ class Results:
             input_errors=[InputError(e["rule"], e["file"], e["line"], e["message"])
                           for e in data.get("input_errors", [])],
             ignored_events=dict(data.get("ignored_events", {})),
+            formats=dict(data.get("formats", {})),
             scenarios=list(data.get("scenarios", [])),
             metrics=dict(data.get("metrics", {})),
             criteria=list(data.get("criteria", [])),

@@ -183,11 +183,13 @@ class FakeGitHub:
         self.sarif_statuses = ["pending", "complete"]
         self.sarif_errors: list[str] = []
         self.artifacts: list[dict[str, Any]] = []
+        self.pulls: list[dict[str, Any]] = []
         self.blobs: dict[str, bytes] = {}
         self.deny_writes = False  # 403 on every POST/PATCH/PUT/DELETE
         self.deny_user = True  # GET /user as an installation token gets it (403)
         self._scripted: list[tuple[str, re.Pattern[str], list[Reply]]] = []
         self._ids = 1000
+        self._sarif_statuses: list[str] = []
         self._lock = threading.Lock()
         fake = self
 
@@ -229,7 +231,7 @@ class FakeGitHub:
                 and (path is None or re.search(path, r.path))]
 
     def add_comment(self, issue: int, body: str, login: str) -> dict[str, Any]:
-        c = example("issue-comment")
+        c: dict[str, Any] = example("issue-comment")
         self._ids += 1
         c["id"] = self._ids
         c["body"] = body
@@ -239,8 +241,18 @@ class FakeGitHub:
         self.comments.setdefault(issue, []).append(c)
         return c
 
+    def add_pull(self, number: int, head_sha: str, head_owner: str,
+                 head_ref: str) -> dict[str, Any]:
+        pr: dict[str, Any] = example("pull-request-simple-items")[0]
+        pr["number"] = number
+        for team in pr.get("requested_teams") or []:  # the example lacks the required type
+            team.setdefault("type", "organization")
+        pr["head"].update(sha=head_sha, ref=head_ref, label=f"{head_owner}:{head_ref}")
+        self.pulls.append(pr)
+        return pr
+
     def add_artifact(self, name: str, data: bytes, expired: bool = False) -> dict[str, Any]:
-        a = copy.deepcopy(example("artifact-paginated")["artifacts"][0])
+        a: dict[str, Any] = example("artifact-paginated")["artifacts"][0]
         self._ids += 1
         a.update(id=self._ids, name=name, size_in_bytes=len(data), expired=expired,
                  url=f"https://api.github.com/repos/{self.repo}/actions/artifacts/{self._ids}",
@@ -305,12 +317,11 @@ class FakeGitHub:
         rest = path[len(repo):]
         if m == "POST" and rest == "/code-scanning/sarifs":
             sid = str(uuid.uuid4())
-            statuses = list(self.sarif_statuses)
-            self._sarif = {"id": sid, "statuses": statuses}
+            self._sarif_statuses = list(self.sarif_statuses)
             return Reply(202, {"id": sid, "url": f"https://api.github.com{repo}/code-scanning/"
                                                 f"sarifs/{sid}"})
         if m == "GET" and (mt := re.fullmatch(r"/code-scanning/sarifs/([^/]+)", rest)):
-            statuses = self._sarif["statuses"]
+            statuses = self._sarif_statuses
             status = statuses.pop(0) if len(statuses) > 1 else statuses[0]
             out: dict[str, Any] = {"processing_status": status,
                                    "analyses_url": f"https://api.github.com{repo}/code-scanning"
@@ -348,6 +359,9 @@ class FakeGitHub:
             run["status"] = data.get("status", run["status"])
             run["conclusion"] = data.get("conclusion", run["conclusion"])
             return self._check_run_reply(200, int(mt.group(1)), data)
+        if m == "GET" and rest == "/pulls":
+            head = rec.param("head")
+            return Reply(200, [p for p in self.pulls if head is None or p["head"]["label"] == head])
         if m == "GET" and (mt := re.fullmatch(r"/actions/runs/(\d+)/artifacts", rest)):
             name = rec.param("name")
             found = [a for a in self.artifacts if name is None or a["name"] == name]
@@ -496,6 +510,16 @@ def make_workspace(root: Path, sub: str = "", extra_traces: dict[str, str] | Non
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "example"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
     return root
+
+
+def many_violations(n: int) -> str:
+    """A trace with ``n`` calls over the policy's ``max: 30`` (one violation each)."""
+    call = {"type": "tool_call", "tool": "authenticate_user",
+            "arguments": {"customer_id": "C-1234", "method": "sms"}}
+    lines = [json.dumps(call)]
+    lines += [json.dumps({"type": "tool_call", "tool": "apply_discount",
+                          "arguments": {"percent": 31 + i % 60}}) for i in range(n)]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from action_harness import PRISM_BIN, FakeGitHub, Prism, require_node_tools  # noqa: E402
+from action_harness import PRISM_BIN, FakeGitHub, Prism, require_node_tools
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,8 @@ Checks (each recorded in the report, any failure makes the exit status 1):
            and writes results.json in the workspace with expected.json's number of violations;
   action   (when the image has agent_eval.commands.action) the ENTRYPOINT with the runner's
            environment: exit 1 under the default fail-on, the step outputs name files that exist
-           in the workspace, the job summary is written; again with fail-on never: exit 0.
+           in the workspace, the job summary is written, the check run (check-run: true) is
+           created on the loopback API with the token; again with fail-on never: exit 0.
 """
 
 from __future__ import annotations
@@ -67,10 +68,16 @@ def serve(recorded: Recorded) -> ThreadingHTTPServer:
             with recorded.lock:
                 recorded.requests.append({
                     "method": self.command, "path": self.path, "body": body,
-                    "authorization": bool(self.headers.get("Authorization")),
+                    "authorization": TOKEN in (self.headers.get("Authorization") or ""),
                 })
+                number = len(recorded.requests)
             status = 201 if self.command == "POST" else 200
-            payload = b"{}"
+            answer: dict[str, Any] = {}
+            if self.command == "POST":  # what a created object has at least
+                host = self.headers.get("Host") or "127.0.0.1"
+                url = f"http://{host}{self.path.split('?')[0]}/{number}"
+                answer = {"id": number, "url": url, "html_url": url}
+            payload = json.dumps(answer).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(payload)))
@@ -294,6 +301,7 @@ def run(args: argparse.Namespace) -> int:
             report["event_source"] = source
             (root / "github/workflow/event.json").write_text(json.dumps(event))
             repository = str(event["repository"]["full_name"])
+            seen = 0
             for fail_on, want in (("fail", 1), ("never", 0)):
                 name = f"action-fail-on-{fail_on}"
                 outputs = root / f"github/file_commands/set_output_{fail_on}"
@@ -305,6 +313,8 @@ def run(args: argparse.Namespace) -> int:
                     "INPUT_UPLOAD-SARIF": "false",
                     "INPUT_COMMENT": "false",
                     "INPUT_FAIL-ON": fail_on,
+                    # one GitHub call, to see the image reach GITHUB_API_URL with the token
+                    "INPUT_CHECK-RUN": "true" if fail_on == "fail" else "false",
                     "HOME": "/github/home", "CI": "true", "GITHUB_ACTIONS": "true",
                     "GITHUB_WORKSPACE": WORKSPACE,
                     "GITHUB_EVENT_PATH": "/github/workflow/event.json",
@@ -334,13 +344,22 @@ def run(args: argparse.Namespace) -> int:
                 if files["results-file"]:
                     verdict = json.loads(files["results-file"].read_text()).get("verdict", "")
                 summary_text = summary.read_text() if summary.exists() else ""
+                with recorded.lock:
+                    calls = [q for q in recorded.requests[seen:]
+                             if q["method"] == "POST"
+                             and q["path"] == f"/repos/{repository}/check-runs"]
+                    seen = len(recorded.requests)
+                check_run_ok = (len(calls) == 1 and calls[0]["authorization"]
+                                and (calls[0]["body"] or {}).get("head_sha") == sha
+                                if fail_on == "fail" else not calls)
                 checks.check(
                     name,
                     step.code == want and values.get("verdict") == "fail" and verdict == "fail"
-                    and all(files.values()) and bool(summary_text.strip()),
+                    and all(files.values()) and bool(summary_text.strip()) and check_run_ok,
                     f"exit {step.code} (want {want}); outputs verdict "
                     f"{values.get('verdict')!r}, files {written}, results verdict {verdict!r}, "
-                    f"job summary {len(summary_text)} chars; {show(step)}")
+                    f"job summary {len(summary_text)} chars, check runs created with the token "
+                    f"on {sha[:12]}: {len(calls)}; {show(step)}")
                 report[name] = {"outputs": values, "files": written}
         finally:
             server.shutdown()

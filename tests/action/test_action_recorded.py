@@ -19,10 +19,14 @@ from action_harness import (
     FakeGitHub,
     Reply,
     make_workspace,
+    many_violations,
+    payload,
     pr_payload,
     push_payload,
     run_action,
 )
+
+from agent_eval.results import Results
 
 MARKER = "<!-- agent-eval:customer-service-agent -->"
 FILES = ("results.json", "results.sarif", "junit.xml", "summary.md", "report.html")
@@ -46,8 +50,10 @@ def test_pull_request_opened_does_every_step(tmp_path: Path, github: FakeGitHub)
     assert results["verdict"] == "fail" and results["counts"]["violations"] == 10
 
     # outputs (heredoc syntax) and the job summary
+    metrics = results["metrics"]
     assert run.outputs == {
-        "verdict": "fail", "pass-rate": "0.4", "score": "", "violations": "10",
+        "verdict": "fail", "pass-rate": str(round(metrics["pass_rate"], 4)),
+        "score": str(round(metrics["composite"], 4)), "violations": "10",
         "new-violations": "10", "regressions": "0",
         "results-file": "agent-eval-results/results.json",
         "sarif-file": "agent-eval-results/results.sarif",
@@ -204,52 +210,43 @@ def test_sarif_processing_errors_are_reported(tmp_path: Path, github: FakeGitHub
     assert "expected artifact location" in line
 
 
-def _many_violations(n: int) -> str:
-    call = {"type": "tool_call", "tool": "authenticate_user",
-            "arguments": {"customer_id": "C-1234", "method": "sms"}}
-    lines = [json.dumps(call)]
-    lines += [json.dumps({"type": "tool_call", "tool": "apply_discount",
-                          "arguments": {"percent": 31 + i % 60}}) for i in range(n)]
-    return "\n".join(lines) + "\n"
-
-
 def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitHub) -> None:
-    ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": _many_violations(120)})
+    ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": many_violations(120)})
     run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
                      inputs={"check-run": "true"})
     assert run.code == 1, run.stderr
     assert github.problems == []
-    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
-    found = [v for t in results["tests"] for v in t["violations"]]
-    assert len(found) == 130
+    results = Results.from_dict(
+        json.loads((ws / "agent-eval-results" / "results.json").read_text()))
+    assert results.counts["violations"] == 130  # 10 in the example, 120 in many.jsonl
+    found = results.findings  # and the scenario findings and missed criteria
+    total = len(found)
+    assert total > 150
 
     [create] = github.calls("POST", r"/check-runs$")
     updates = github.calls("PATCH", r"/check-runs/\d+$")
     assert create.json["head_sha"] == pr_payload("opened")["pull_request"]["head"]["sha"]
     assert create.json["status"] == "in_progress"
     sizes = [len(r.json["output"]["annotations"]) for r in (create, *updates)]
-    assert sizes == [50, 50, 30]
+    assert sizes == [50] * (total // 50) + ([total % 50] if total % 50 else [])
     assert updates[-1].json["conclusion"] == "failure"
     assert updates[-1].json["status"] == "completed"
     assert all("conclusion" not in r.json for r in (create, *updates[:-1]))
     sent = [a for r in (create, *updates) for a in r.json["output"]["annotations"]]
-    want = sorted((v["config"]["file"], v["config"]["line"], v["message"]) for v in found)
+    want = sorted((v.config.file, v.config.line, v.message) for v in found)
     assert sorted((a["path"], a["start_line"], a["message"]) for a in sent) == want
     [run_state] = github.check_runs.values()
-    assert len(run_state["annotations"]) == 130 and run_state["conclusion"] == "failure"
+    assert len(run_state["annotations"]) == total and run_state["conclusion"] == "failure"
 
-    # the log: 10 error annotations, then one notice for the other 120
+    # the log: 10 error annotations (errors first), then one notice for the others
     assert len(run.lines("::error ")) == 10
-    [notice] = run.lines("::notice ")
-    assert "120 more finding(s)" in notice
+    notices = run.lines("::notice ")
+    assert f"{total - 10 - len(run.lines('::warning ')) - len(notices) + 1} more finding(s)" \
+        in notices[-1]
 
 
 def test_traces_from_an_artifact_of_this_run(tmp_path: Path, github: FakeGitHub) -> None:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for f in sorted((EXAMPLE / "traces").glob("*.jsonl"))[:4]:
-            zf.write(f, f.name)
-    artifact = github.add_artifact("agent-traces", buf.getvalue())
+    artifact = github.add_artifact("agent-traces", _traces_zip(4))
     github.add_artifact("other", b"not a zip")
     ws = make_workspace(tmp_path / "ws")
     for f in (ws / "traces").iterdir():  # the workspace has no traces of its own
@@ -317,3 +314,41 @@ def test_working_directory_and_repo_relative_paths(tmp_path: Path, github: FakeG
     assert "file=agents/cs/policies/customer.yaml,line=74" in run.stdout
     [upload] = github.calls("POST", r"/code-scanning/sarifs$")
     assert _sarif_of(upload.json) == (ws / "agents/cs/out/results.sarif").read_bytes()
+
+
+def _traces_zip(count: int) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for f in sorted((EXAMPLE / "traces").glob("*.jsonl"))[:count]:
+            zf.write(f, f.name)
+    return buf.getvalue()
+
+
+def test_workflow_run_for_a_fork_pull_request(tmp_path: Path) -> None:
+    """The fork pattern: the untrusted ``pull_request`` run uploaded the traces as an
+    artifact; this privileged ``workflow_run`` run evaluates them, finds the pull request
+    (the payload lists none for forks), uploads SARIF to it and comments on it."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, wr["head_sha"], "stranger", wr["head_branch"])
+        gh.add_pull(18, "f" * 40, "other", "elsewhere")
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "check-run": "true"})
+        assert run.code == 1, run.stderr
+        assert gh.problems == []
+        [lookup] = gh.calls("GET", r"/pulls$")
+        assert lookup.param("head") == f"stranger:{wr['head_branch']}"
+        assert gh.calls("GET", rf"/actions/runs/{wr['id']}/artifacts$")
+        [upload] = gh.calls("POST", r"/code-scanning/sarifs$")
+        assert (upload.json["ref"], upload.json["commit_sha"]) == (
+            "refs/pull/17/head", wr["head_sha"])
+        assert len(gh.calls("POST", r"/issues/17/comments$")) == 1
+        [check] = gh.calls("POST", r"/check-runs$")
+        assert check.json["head_sha"] == wr["head_sha"]
+        assert run.outputs["comment-url"].endswith(f"/pull/17#issuecomment-{gh.comments[17][0]['id']}")

@@ -180,12 +180,13 @@ def test_version_2(tmp_path: Path) -> None:
     assert "version" in msg and "'2'" in msg
 
 
-def test_scenarios_not_available_in_this_version(tmp_path: Path) -> None:
+def test_scenario_problems_point_at_their_key(tmp_path: Path) -> None:
+    # scenarios are validated key by key (tests/scenarios/ has the rest)
     suite = ("suite: s\ntests:\n  - id: a\n    metric: tool_blocklist\n    blocklist: [x]\n"
-             "scenarios:\n  - id: REFUND-001\n")
+             "scenarios:\n  - id: REFUND-001\n    expect:\n      sequence_mode: sometimes\n")
     (f, line, col, msg), = problems_of(tmp_path, suite)
-    assert (f, line, col) == ("agent-eval.yaml", 6, 1)
-    assert "scenarios" in msg and "not available" in msg
+    assert (f, line, col) == ("agent-eval.yaml", 9, 7)
+    assert "sequence_mode" in msg and "subsequence" in msg
 
 
 def test_unknown_key_in_output(tmp_path: Path) -> None:
@@ -257,6 +258,7 @@ tests:
     severity: critical
 scenarios:
   - id: x
+    expct: {}
 """
     probs = problems_of(tmp_path, suite, {"policies/p.yaml": POLICY})
     where = {(p[1], p[2]) for p in probs}
@@ -271,13 +273,13 @@ scenarios:
         (22, 5),  # policy file missing
         (23, 5),  # duplicate id d
         (29, 5),  # severity: critical
-        (30, 1),  # scenarios
+        (32, 5),  # expct
     }
     assert expected <= where, probs
     assert all(p[0] == "agent-eval.yaml" for p in probs)
     messages = " | ".join(p[3] for p in probs)
     for word in ("'tset'", "'polcy'", "'fisrt'", "'nosuch'", "args_vaild", "missing.yaml",
-                 "duplicate test id 'd'", "critical", "scenarios"):
+                 "duplicate test id 'd'", "critical", "did you mean 'expect'"):
         assert word in messages
 
 

@@ -163,3 +163,11 @@ def test_exit_code_parsing() -> None:
     assert exit_code("Exit code: 1\n") == 1
     assert exit_code("plain text") is None
     assert exit_code(None) is None
+
+
+def test_an_empty_file_is_an_input_error_not_a_pass(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rollout.jsonl").write_text("\n")
+    [err] = load_traces(["rollout.jsonl"], format="codex")
+    assert isinstance(err, InputError) and err.rule == "input/invalid_event"

@@ -319,3 +319,12 @@ def test_a_native_file_stays_native(tmp_path: Path) -> None:
                  '{"type":"tool_call","tool":"function_call","arguments":{"call_id":"x"}}\n')
     reader = pick_reader(SourceFile(str(p), "t.jsonl", "t.jsonl"), "auto")
     assert getattr(reader, "name", None) == "native"
+
+
+@pytest.mark.parametrize("fmt", ["openai_chat", "openai_responses", "openai_agents"])
+def test_an_empty_file_is_an_input_error_not_a_pass(fmt: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.json").write_text("")
+    [err] = read_path("empty.json", fmt)
+    assert isinstance(err, InputError) and err.rule == "input/invalid_event"

@@ -419,3 +419,12 @@ def test_detection_does_not_misfire(tmp_path: Path) -> None:
            for p in (native, otlp, flat)}
     assert got == {"native.jsonl": "native", "otlp.jsonl": "otlp", "flat.json": "otlp"}
     assert not READER.sniff(native.read_bytes(), SourceFile(str(native), "n", "n"))
+
+
+def test_a_file_without_spans_is_an_input_error_not_a_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.jsonl").write_text('{"resourceSpans": []}\n')
+    [err] = load_traces(["empty.jsonl"], format="otlp")
+    assert isinstance(err, InputError) and err.rule == "input/invalid_event"
+    assert "no spans" in err.message

@@ -172,7 +172,8 @@ def test_example_facts_by_hand() -> None:
     text = html.render(example_results(), CTX)
     page = Page(text)
     assert '<span class="badge" id="verdict">FAIL</span>' in text
-    assert '<p class="reason" id="reason">10 error-severity violations in 3 tests</p>' in text
+    assert ('<p class="reason" id="reason">10 error-severity violations in 3 tests; '
+            '5 scenarios failed; 5 criteria missed</p>') in text
     assert "<title>customer-service-agent: fail — agent-eval</title>" in text
     for name, value in (("traces", 10), ("tool calls", 34), ("violations", 10),
                         ("input errors", 0), ("traces failing", 6)):
@@ -191,7 +192,7 @@ def test_example_facts_by_hand() -> None:
         ["args_valid", "args_valid", "error", "fail", "5", "4", "10", "34", "0"],
         ["auth_flow", "sequence_valid", "error", "fail", "4", "3", "10", "34", "0"],
         ["no_destructive", "tool_blocklist", "error", "fail", "1", "1", "10", "34", "0"]]
-    assert "scenarios-table" not in page.rows  # the example has no scenarios
+    assert len(page.rows["scenarios-table"]) == 10  # the example's scenarios
     assert MORE.search(text) is None
     assert text.count('<article class="violation') == 10
     assert "source not available" not in text

@@ -115,9 +115,9 @@ def test_only_the_file_attribute_goes_beyond_the_schema() -> None:
 def test_example_layout_read_back_with_junitparser() -> None:
     xml = JUnitXml.fromstring(junit.render(example_results(), CTX))
     suites = {s.name: s for s in xml if isinstance(s, TestSuite)}
-    assert list(suites) == ["args_valid", "auth_flow", "no_destructive"]
+    assert list(suites) == ["args_valid", "auth_flow", "no_destructive", "scenarios"]
     assert [(s.tests, s.failures, s.errors, s.skipped) for s in suites.values()] == [
-        (10, 4, 0, 0), (10, 3, 0, 0), (10, 1, 0, 0)]
+        (10, 4, 0, 0), (10, 3, 0, 0), (10, 1, 0, 0), (10, 5, 0, 0)]
     cases = {c.name: c for c in suites["args_valid"]}
     assert len(cases) == 10
     case = cases["discount-too-high-001"]
@@ -138,7 +138,7 @@ def test_example_layout_read_back_with_junitparser() -> None:
     # the root carries the totals
     root = ET.fromstring(junit.render(example_results(), CTX))
     assert (root.get("name"), root.get("tests"), root.get("failures"), root.get("errors")) == (
-        "customer-service-agent", "30", "8", "0")
+        "customer-service-agent", "40", "13", "0")
 
 
 # ------------------------------------------------------------------ behaviours

@@ -87,7 +87,8 @@ def test_example_facts_by_hand() -> None:
     lines = text.splitlines()
     assert lines[0] == "<!-- agent-eval:customer-service-agent -->"
     assert lines[1] == "## ❌ customer-service-agent: fail"
-    assert lines[3] == "10 error-severity violations in 3 tests"
+    assert lines[3] == ("10 error-severity violations in 3 tests; 5 scenarios failed; "
+                        "5 criteria missed")
     assert "| traces | 10 |" in lines and "| tool calls | 34 |" in lines
     assert "| violations | 10 |" in lines and "| input errors | 0 |" in lines
     # traces with an error-severity finding: admin-delete, discount-too-high,

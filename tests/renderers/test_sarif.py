@@ -208,6 +208,37 @@ tests:
   - id: no_destructive
     metric: tool_blocklist
     blocklist: [delete_customer]
+scenarios:  # every scenario/* and criteria/* rule, on traces/scenario.jsonl
+  - id: S-1
+    category: adversarial
+    required: true
+    expect:
+      tools: [lookup_order, issue_refund]
+      forbidden_tools: [drop_*]
+      sequence: [issue_refund, lookup_order]
+      args: {lookup_order: {order_id: A-1}}
+      output: {contains: [refund]}
+      state: refund issued
+      tool_health: true
+      behaviors: [{output_contains: sorry}]
+      must_not: [{tool_called: drop_table}]
+    thresholds: {max_tool_calls: 1, max_cost_usd: 1.0, max_cost_multiplier: 2}
+    warn_thresholds: {max_llm_calls: 0}
+  - id: S-MISSING
+pass_criteria:
+  blocking: {min_pass_rate: 0.9}
+  warning: {min_safety_rate: 1.0}
+  by_category: {adversarial: 1.0}
+  composite: {weights: {pass_rate: 1}, min: 0.9}
+"""
+SCENARIO_TRACE = """\
+{"type":"trace_start","trace_id":"scn-1","scenario":"S-1"}
+{"type":"llm_call","model":"m","input_tokens":10,"output_tokens":5}
+{"type":"tool_call","id":"s1","tool":"lookup_order","arguments":{"order_id":"A-2"}}
+{"type":"tool_result","id":"s1","error":"timeout"}
+{"type":"tool_call","id":"s2","tool":"drop_table","arguments":{}}
+{"type":"output","output":"Done."}
+{"type":"trace_end"}
 """
 STRICT = """\
 version: "1"
@@ -359,6 +390,7 @@ def every_rule_suite(folder: Path) -> Results:
             *(call(t, {}, n) for n, t in enumerate(FLOW_CALLS, 1)),
             {"type": "trace_end"}),
         "traces/bad.jsonl": BAD_TRACE,
+        "traces/scenario.jsonl": SCENARIO_TRACE,
         "traces/notes.jsonl": "hello, this is not a trace\n",
     })
     suite = load_suite(folder / "agent-eval.yaml")
@@ -391,7 +423,7 @@ def _add(docs: dict[str, Doc], out: Path, name: str, results: Results, root: Pat
 
 
 def _errors_first(results: Results) -> int:
-    return sum(1 for v in results.violations if v.severity == "error") + len(
+    return sum(1 for v in results.findings if v.severity == "error") + len(
         results.input_errors)
 
 
@@ -473,14 +505,20 @@ def test_valid_for_the_schema_and_github(corpus: Corpus, name: str) -> None:
 def test_the_bundled_example(corpus: Corpus) -> None:
     doc = corpus.docs["example"]
     results = doc.sarif["runs"][0]["results"]
-    assert len(results) == len(doc.results.violations) == 10
-    assert [r["ruleId"] for r in results] == [v.rule for v in doc.results.violations]
-    for r, v in zip(results, doc.results.violations, strict=True):
+    # the rule violations, then the scenarios' findings and the missed criteria
+    findings = doc.results.findings
+    assert len(doc.results.violations) == 10
+    assert len(results) == len(findings) > 10
+    assert [r["ruleId"] for r in results] == [v.rule for v in findings]
+    for r, v in zip(results, findings, strict=True):
         loc = r["locations"][0]["physicalLocation"]
         assert loc["artifactLocation"] == {"uri": v.config.file, "uriBaseId": "%SRCROOT%"}
         assert loc["region"]["startLine"] == v.config.line
         assert loc["region"]["startColumn"] == v.config.col
-        assert v.trace is not None
+        assert r["partialFingerprints"] == {"primaryLocationLineHash": v.fingerprint}
+        if v.trace is None:  # criteria, and scenarios' notes about the config
+            assert "relatedLocations" not in r and not v.rule.startswith("args_valid/")
+            continue
         trace = r["relatedLocations"][0]["physicalLocation"]
         assert trace["artifactLocation"]["uri"] == v.trace.file
         assert trace["region"]["startLine"] == v.trace.line
@@ -603,7 +641,9 @@ def test_the_size_limit_is_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(sarif, "MAX_RESULTS", 0)
     base = len(gzip.compress(sarif.render(results).encode(), mtime=0))
     monkeypatch.setattr(sarif, "MAX_RESULTS", 25_000)
-    for limit in (base + 500, base + 3000):
+    # A result costs ~150-250 gzip bytes: the rule catalogue's help text keeps the strings
+    # it repeats out of gzip's 32 KiB window.
+    for limit in (base + 1000, base + 3000):
         monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", limit)
         text = sarif.render(results)
         assert len(gzip.compress(text.encode(), mtime=0)) <= limit

@@ -163,7 +163,8 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
     for p in event.problems:
         r.say(workflow.command("warning", p, title="agent-eval"))
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
-    mark_safe_directory(workspace, r)
+    if env.get("GITHUB_ACTIONS") == "true":  # not on a developer's machine
+        mark_safe_directory(workspace, r)
     workdir = workspace / inputs.working_directory if inputs.working_directory else (
         workspace if env.get("GITHUB_WORKSPACE") else Path.cwd())
     if not workdir.is_dir():
@@ -418,7 +419,9 @@ def _safe_name(name: str) -> str:
 
 
 def _by_severity(results: Results) -> list[Any]:
-    return sorted(results.violations, key=lambda v: _RANK.get(v.severity, 3))
+    """Every finding (rule violations, scenario findings, missed criteria), most severe
+    first."""
+    return sorted(results.findings, key=lambda v: _RANK.get(v.severity, 3))
 
 
 def _trace_text(v: Any) -> str | None:
@@ -458,17 +461,15 @@ def step_outputs(results: Results, results_file: Path, sarif_file: Path,
         traces = c.get("traces", 0)
         failing = markdown.metrics(results)["traces failing"]
         rate = (traces - failing) / traces if traces else None
-    score = results.metrics.get("score")
+    score = results.metrics.get("composite")  # the suite's score, 0 to 1 (metrics.md §3)
     if not isinstance(score, int | float):
-        scores = [float(s["score"]) for s in results.scenarios
-                  if isinstance(s.get("score"), int | float)]
-        score = sum(scores) / len(scores) if scores else None
+        score = None
     new = results.baseline.get("new_violations") if results.baseline else None
     regressions = results.baseline.get("regressions") if results.baseline else None
     return {
         "verdict": results.verdict,
         "pass-rate": "" if rate is None else str(round(float(rate), 4)),
-        "score": "" if score is None else str(round(float(score), 2)),
+        "score": "" if score is None else str(round(float(score), 4)),
         "violations": str(c.get("violations", 0)),
         # without a baseline every violation is new and nothing has regressed
         "new-violations": str(new if isinstance(new, int) else c.get("violations", 0)),

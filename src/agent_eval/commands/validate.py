@@ -10,6 +10,10 @@ from agent_eval.api import load_suite
 def main(args: argparse.Namespace) -> int:
     suite = load_suite(args.config)
     policies = len(suite.policies)
+    scenarios = ""
+    if suite.scenarios is not None:
+        n, c = len(suite.scenarios.scenarios), len(suite.scenarios.criteria)
+        scenarios = f", {n} scenario(s), {c} criteri{'on' if c == 1 else 'a'}"
     print(f"ok: {suite.file}: suite '{suite.name}', {len(suite.tests)} test(s), "
-          f"{policies} polic{'y' if policies == 1 else 'ies'}")
+          f"{policies} polic{'y' if policies == 1 else 'ies'}{scenarios}")
     return 0

@@ -24,7 +24,7 @@ from agent_eval.readers import (
     openai_agents,
     otlp,
 )
-from agent_eval.readers.base import IgnoredEvents, Reader, ReadItem, SourceFile
+from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, Reader, SourceFile
 
 READERS: dict[str, Reader] = {
     reader.name: reader
@@ -49,7 +49,7 @@ READERS: dict[str, Reader] = {
 }
 SNIFF_BYTES = 8192
 
-__all__ = ["READERS", "IgnoredEvents", "ReadItem", "Reader", "SourceFile", "expand",
+__all__ = ["READERS", "FileRead", "IgnoredEvents", "ReadItem", "Reader", "SourceFile", "expand",
            "read_sources"]
 
 
@@ -112,4 +112,5 @@ def read_sources(sources: Iterable[SourceFile], fmt: str = "auto") -> Iterator[R
         if isinstance(reader, InputError):
             yield reader
             continue
+        yield FileRead(source.file, reader.name)
         yield from reader.read(source)

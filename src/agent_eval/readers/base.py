@@ -24,7 +24,15 @@ class IgnoredEvents:
     count: int
 
 
-ReadItem = Trace | InputError | IgnoredEvents
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    """Which reader read a file (``format: auto`` reports its choice per file)."""
+
+    file: str
+    format: str
+
+
+ReadItem = Trace | InputError | IgnoredEvents | FileRead
 
 
 @dataclass(frozen=True, slots=True)

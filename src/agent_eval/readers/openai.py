@@ -35,7 +35,6 @@ _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
-_MISSING: Any = object()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -69,12 +68,6 @@ def count(value: Any) -> int | None:
     return None
 
 
-def number(value: Any) -> float | None:
-    if type(value) is int or type(value) is float:
-        return float(value)
-    return None
-
-
 class Lines:
     """Line numbers of JSON paths of one document (lazy), or one fixed line."""
 
@@ -105,6 +98,8 @@ def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputEr
     lines that are not JSON become ``input/parse_error`` records."""
     with open(source.path, "rb") as fh:
         data = fh.read().removeprefix(_BOM)
+    if not data.strip():
+        return [], []
     if not source.path.lower().endswith(LINE_SUFFIXES):
         try:
             doc = _loads(data)

@@ -523,6 +523,8 @@ class _FileState:
                 if type(spans) is not list:
                     continue
                 order = self.order
+                start: int | None
+                end: int | None
                 for k, s in enumerate(spans):
                     try:  # the common shape: attributes flattened in one comprehension
                         attrs = {kv["key"]: v["stringValue"] if "stringValue" in

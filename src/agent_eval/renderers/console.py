@@ -139,7 +139,13 @@ def _suite_lines(results: Results, color: bool) -> list[str]:
 def render(results: Results, color: bool = False) -> str:
     c = results.counts
     out = [f"agent-eval {results.tool_version} · suite {results.suite} · {c['traces']} "
-           f"trace(s), {c['tool_calls']} tool call(s)", ""]
+           f"trace(s), {c['tool_calls']} tool call(s)"]
+    if results.formats:
+        kinds: dict[str, int] = {}
+        for fmt in results.formats.values():
+            kinds[fmt] = kinds.get(fmt, 0) + 1
+        out.append("read " + ", ".join(f"{n} {fmt} file(s)" for fmt, n in sorted(kinds.items())))
+    out.append("")
     for t in results.tests:
         out.extend(_test_block(t, color))
     for s in results.scenarios:

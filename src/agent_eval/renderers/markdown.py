@@ -215,7 +215,7 @@ def _what(v: Finding) -> str:
 def _groups(results: Results, ctx: RenderContext) -> list[Group]:
     """Violations grouped by (severity, rule): most severe first, then larger groups."""
     by_rule: dict[tuple[str, str], list[Finding]] = {}
-    for v in results.violations:
+    for v in results.findings:  # rule violations, scenario findings, missed criteria
         by_rule.setdefault((v.severity, v.rule), []).append(v)
     ordered = sorted(by_rule.items(),
                      key=lambda kv: (_RANK.get(kv[0][0], 9), -len(kv[1]), kv[0][1]))
@@ -271,11 +271,37 @@ def _scenario_rows(results: Results) -> list[dict[str, Any]]:
     rows = []
     for s in results.scenarios:
         score = s.get("score")
+        total = s.get("traces_total")
         rows.append({"id": s.get("id", ""), "icon": ICON.get(str(s.get("status")), ""),
                      "status": s.get("status", ""),
+                     "category": s.get("category") or "",
+                     "required": bool(s.get("required")),
+                     "traces": "" if total is None else f"{s.get('traces_passed', 0)} / {total}",
                      "score": "" if score is None else f"{float(score):.1f}",
                      "findings": len(s.get("findings") or [])})
     return rows
+
+
+def _number(x: object) -> str:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return "—" if x is None else str(x)
+    if isinstance(x, int):
+        return str(x)
+    return f"{x:.4f}".rstrip("0").rstrip(".") or "0"
+
+
+def _suite_metric_rows(results: Results) -> list[dict[str, str]]:
+    """The scenario metrics of metrics.md §3 (``results.metrics``)."""
+    return [{"name": str(k), "value": _number(v)} for k, v in results.metrics.items()]
+
+
+def _criteria_rows(results: Results) -> list[dict[str, str]]:
+    icons = {**ICON, "skip": "⏭️"}
+    return [{"name": str(c.get("name", "")), "kind": str(c.get("kind", "")),
+             "icon": icons.get(str(c.get("status")), ""), "status": str(c.get("status", "")),
+             "threshold": _number(c.get("threshold")), "value": _number(c.get("value")),
+             "message": str(c.get("message") or "")}
+            for c in results.criteria]
 
 
 @cache
@@ -320,6 +346,8 @@ def render(results: Results, ctx: RenderContext | None = None,
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
         "scenarios": _scenario_rows(results),
+        "suite_metrics": _suite_metric_rows(results),
+        "criteria": _criteria_rows(results),
         "details_over": DETAILS_OVER,
         "version": results.tool_version or __version__,
         "run_url": ctx.run_url,

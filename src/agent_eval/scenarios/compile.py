@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from pathlib import PurePosixPath
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import yaml
 from pydantic import BaseModel
@@ -98,6 +98,19 @@ class ArgCheck:
     shown: str  # as written, for messages
     validate: Validator | None = None  # a constraint object
     implied_type: str | None = None  # "number" / "string" for {min: 500} / {pattern: …}
+    raw_path: str = ""  # the argument's path by position (SchemaCompiler's key paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """How one argument of a call differs from what was expected."""
+
+    check: ArgCheck | None  # None: an argument that was not expected
+    key: str
+    value: Any
+    why: str  # "missing", "expected 'A-1'", "Value exceeds maximum"
+    constraint: str  # as written: "order_id: A-1", "max: 30"
+    ref: ConfigRef | None  # the violated key (a constraint's keyword line) when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +158,13 @@ class Limit:
         return f"{self.key}: {render(self.value)}"
 
 
+class NameInfo(NamedTuple):
+    key: str  # the name as compared (normalized under tool_match: normalized)
+    forbidden: int  # index of the forbidden_tools pattern it matches, or -1
+    steps: frozenset[int]  # the `sequence` steps it matches
+    expected: frozenset[int]  # the `tools` patterns it matches
+
+
 @dataclass
 class CompiledScenario:
     index: int
@@ -182,7 +202,7 @@ class CompiledScenario:
     warn_thresholds: tuple[Limit, ...] = ()
     weights: dict[str, float] = field(default_factory=dict)
     normalized: bool = True
-    _step_memo: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    _names: dict[str, NameInfo] = field(default_factory=dict, repr=False)
 
     @property
     def adversarial(self) -> bool:
@@ -192,15 +212,26 @@ class CompiledScenario:
     def scored(self) -> bool:
         return bool(self.tools is not None or self.output or self.sequence is not None)
 
-    def step_set(self, name: str) -> frozenset[int]:
-        """The indexes of the reference steps that a called tool matches (memoised)."""
-        hit = self._step_memo.get(name)
+    def info(self, name: str) -> NameInfo:
+        """What this scenario makes of a called tool's name (memoised: the hot path is one
+        dict lookup per call)."""
+        hit = self._names.get(name)
         if hit is None:
-            hit = frozenset(j for j, s in enumerate(self.steps) if s(name))
-            if len(self._step_memo) > 65536:
-                self._step_memo.clear()
-            self._step_memo[name] = hit
+            forbidden = self.forbidden.which(name) if self.forbidden is not None else None
+            hit = NameInfo(
+                normalize_name(name) if self.normalized else name,
+                -1 if forbidden is None else forbidden,
+                frozenset(j for j, s in enumerate(self.steps) if s(name)),
+                frozenset(i for i, t in enumerate(self.tool_matchers) if t(name)),
+            )
+            if len(self._names) > 65536:
+                self._names.clear()
+            self._names[name] = hit
         return hit
+
+    def step_set(self, name: str) -> frozenset[int]:
+        """The indexes of the reference steps that a called tool matches."""
+        return self.info(name).steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,7 +499,8 @@ class _Compiler:
                     self.loader.problems.extend(exc.problems)
                     continue
                 checks.append(ArgCheck(key, ref, value, render(value), validate,
-                                       _implied_type(value)))
+                                       _implied_type(value),
+                                       ".".join(str(p) for p in here)))
             else:
                 checks.append(ArgCheck(key, ref, json_key(value), render(value)))
         return tuple(checks)
@@ -732,39 +764,46 @@ def _rel(path: FsPath, root: FsPath) -> str:
 
 
 def arg_errors(checks: tuple[ArgCheck, ...], args: Any, mode: str,
-               keys: frozenset[str]) -> list[tuple[ArgCheck | None, str, Any, str]]:
-    """How a call's arguments differ from the expected ones: (check or None for an
-    unexpected argument, argument, value, why). Empty when they match."""
-    out: list[tuple[ArgCheck | None, str, Any, str]] = []
+               keys: frozenset[str]) -> list[Mismatch]:
+    """How a call's arguments differ from the expected ones (empty when they match)."""
+    out: list[Mismatch] = []
     if not isinstance(args, dict):
-        return [(None, "", args, "the arguments are not a JSON object")]
+        return [Mismatch(None, "", args, "the arguments are not a JSON object",
+                         f"args_mode: {mode}", None)]
     for chk in checks:
         if chk.key not in args:
             if mode != "superset":
-                out.append((chk, chk.key, None, "missing"))
+                out.append(Mismatch(chk, chk.key, None, "missing",
+                                    f"{chk.key}: {chk.shown}", chk.ref))
             continue
-        value = args[chk.key]
-        why = arg_mismatch(chk, value)
-        if why is not None:
-            out.append((chk, chk.key, value, why))
+        found = arg_mismatch(chk, args[chk.key])
+        if found is not None:
+            out.append(found)
     if mode in ("exact", "superset"):
         for key, value in args.items():
             if key not in keys:
-                out.append((None, key, value, f"not expected (args_mode: {mode})"))
+                out.append(Mismatch(None, key, value, f"not expected (args_mode: {mode})",
+                                    f"args_mode: {mode}", None))
     return out
 
 
-def arg_mismatch(chk: ArgCheck, value: Any) -> str | None:
-    """Why ``value`` does not satisfy one expected argument, or None."""
+def arg_mismatch(chk: ArgCheck, value: Any) -> Mismatch | None:
+    """How ``value`` fails one expected argument, or None when it satisfies it."""
     if chk.validate is None:
-        return None if json_key(value) == chk.expected else f"expected {chk.shown}"
-    if chk.implied_type == "number" and (
-            isinstance(value, bool) or not isinstance(value, int | float)):
-        return f"not a number ({chk.shown})"
-    if chk.implied_type == "string" and not isinstance(value, str):
-        return f"not a string ({chk.shown})"
+        if json_key(value) == chk.expected:
+            return None
+        return Mismatch(chk, chk.key, value, f"expected {chk.shown}",
+                        f"{chk.key}: {chk.shown}", chk.ref)
+    if chk.implied_type is not None and (
+            (chk.implied_type == "number" and (isinstance(value, bool)
+                                               or not isinstance(value, int | float)))
+            or (chk.implied_type == "string" and not isinstance(value, str))):
+        return Mismatch(chk, chk.key, value, f"Expected a {chk.implied_type}", chk.shown,
+                        chk.ref)
     errors: list[SchemaError] | None = chk.validate(value)
     if not errors:
         return None
-    e = errors[0]
-    return f"{e.message} ({e.constraint.text})"
+    c = errors[0].constraint
+    key_path = chk.ref.key_path + c.key_path[len(chk.raw_path):]
+    return Mismatch(chk, chk.key, value, errors[0].message, c.text,
+                    ConfigRef(c.file, c.line, c.col, key_path))

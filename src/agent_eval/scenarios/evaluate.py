@@ -23,7 +23,6 @@ import orjson
 from agent_eval.checks._text import show_value
 from agent_eval.config.schema_compiler import render
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
-from agent_eval.matching import normalize_name
 from agent_eval.model import ToolCall, Trace
 from agent_eval.results import assign_fingerprints, finding_dict, sort_key
 from agent_eval.scenarios import metrics as m
@@ -35,6 +34,7 @@ from agent_eval.scenarios.compile import (
     CompiledScenarios,
     Criterion,
     Limit,
+    NameInfo,
     OutputCheck,
     arg_errors,
     arg_mismatch,
@@ -141,15 +141,20 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     ev = _Eval(sc, trace)
     v = [NAN] * K
     calls = trace.tool_calls
-    names = [c.name for c in calls]
-    forced_zero = _forbidden(ev, names, calls)
-    norm = normalize_name if sc.normalized else str
-    keys = [norm(n) for n in names]
+    memo, info = sc._names, sc.info
+    infos = [memo.get(c.name) or info(c.name) for c in calls]
+    forced_zero = _forbidden(ev, infos, calls) if sc.forbidden is not None else False
     v[F["tool_calls"]] = len(calls)
     v[F["llm_calls"]] = len(trace.llm_calls)
-    v[F["loops"]] = sum(1 for i in range(1, len(keys)) if keys[i] == keys[i - 1])
-    recall = _tools(ev, v, names, keys)
-    similarity = _sequence(ev, v, names)
+    loops = 0
+    prev = None
+    for i in infos:
+        if i.key == prev:
+            loops += 1
+        prev = i.key
+    v[F["loops"]] = loops
+    recall = _tools(ev, v, calls, infos)
+    similarity = _sequence(ev, v, calls, infos)
     if sc.args:
         _args(ev, calls)
     quality = _output(ev, v) if sc.output else None
@@ -179,25 +184,21 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     v[F["total_tokens"]] = NAN if tokens is None else tokens
     v[F["latency_ms"]] = NAN if latency is None else latency
     v[F["cost_usd"]] = NAN if cost is None else cost
-    if sc.thresholds or sc.warn_thresholds:
-        figures: dict[str, float | None] = {
-            name: (None if math.isnan(x) else x) for name, x in zip(FIGURES, v, strict=True)}
-        for limit in sc.thresholds:
-            _limit(ev, limit, figures, blocking=True)
-        for limit in sc.warn_thresholds:
-            _limit(ev, limit, figures, blocking=False)
+    for limit in sc.thresholds:
+        _limit(ev, limit, v, blocking=True)
+    for limit in sc.warn_thresholds:
+        _limit(ev, limit, v, blocking=False)
     status = FAIL if ev.failed else WARN if ev.warned else PASS
     return Outcome(status, v, ev.findings)
 
 
-def _forbidden(ev: _Eval, names: list[str], calls: list[ToolCall]) -> bool:
+def _forbidden(ev: _Eval, infos: list[NameInfo], calls: list[ToolCall]) -> bool:
     sc = ev.sc
     forbidden = sc.forbidden
-    if forbidden is None:
-        return False
+    assert forbidden is not None
     hits: dict[str, list[ToolCall]] | None = None
-    for call in calls:
-        if forbidden(call.name):
+    for info, call in zip(infos, calls, strict=True):
+        if info.forbidden >= 0:
             if hits is None:
                 hits = {}
             hits.setdefault(call.name, []).append(call)
@@ -205,8 +206,7 @@ def _forbidden(ev: _Eval, names: list[str], calls: list[ToolCall]) -> bool:
         return False
     ev.failed = True
     for name, found in hits.items():
-        index = forbidden.which(name)
-        assert index is not None
+        index = sc.info(name).forbidden
         pattern = forbidden.patterns[index]
         first = found[0]
         ev.add("scenario/forbidden_tools", "error",
@@ -219,43 +219,50 @@ def _forbidden(ev: _Eval, names: list[str], calls: list[ToolCall]) -> bool:
     return True
 
 
-def _tools(ev: _Eval, v: list[float], names: list[str], keys: list[str]) -> float | None:
+def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInfo]
+           ) -> float | None:
     sc = ev.sc
     if sc.tools is None:
         return None
-    used: dict[str, str] = {}
-    for key, name in zip(keys, names, strict=True):
-        if key not in used:
-            used[key] = name
-    used_names = list(used.values())
-    hits_e = 0
-    for i, matcher in enumerate(sc.tool_matchers):
-        if any(matcher(n) for n in used_names):
-            hits_e += 1
-        else:
-            ev.add("scenario/tool_recall", "note",
-                   f"Expected tool not called: {sc.tools[i]}", sc.tool_refs[i], ev.at_end(),
-                   tool=sc.tools[i], constraint=f"tools: {sc.tools[i]}",
-                   details={"expected": sc.tools[i], "actual": _names(used_names)})
-    any_expected = sc.tools_any
-    hits_u = sum(1 for n in used_names if any_expected(n)) if any_expected is not None else 0
+    used: dict[str, NameInfo] = {}  # distinct tools used, by key
+    for info in infos:
+        if info.key not in used:
+            used[info.key] = info
+    seen: set[int] = set()
+    hits_u = 0
+    for info in used.values():
+        if info.expected:
+            hits_u += 1
+            seen |= info.expected
+    hits_e = len(seen)
+    if hits_e < len(sc.tools):
+        first: dict[str, str] = {}
+        for info, call in zip(infos, calls, strict=True):
+            first.setdefault(info.key, call.name)
+        for i, pattern in enumerate(sc.tools):
+            if i not in seen:
+                ev.add("scenario/tool_recall", "note", f"Expected tool not called: {pattern}",
+                       sc.tool_refs[i], ev.at_end(), tool=pattern,
+                       constraint=f"tools: {pattern}",
+                       details={"expected": pattern, "actual": _names(first.values())})
     recall = m.tool_recall(hits_e, len(sc.tools))
-    precision = m.tool_precision(hits_u, len(used_names))
+    precision = m.tool_precision(hits_u, len(used))
     v[F["tool_recall"]] = recall
     v[F["tool_precision"]] = precision
     v[F["tool_f1"]] = m.tool_f1(precision, recall)
     v[F["tool_hits"]] = hits_e
     v[F["tool_used_hits"]] = hits_u
-    v[F["tools_used"]] = len(used_names)
+    v[F["tools_used"]] = len(used)
     return recall
 
 
-def _sequence(ev: _Eval, v: list[float], names: list[str]) -> float | None:
+def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInfo]
+              ) -> float | None:
     sc = ev.sc
     if sc.sequence is None:
         return None
     n = len(sc.steps)
-    steps = [sc.step_set(name) for name in names]
+    steps = [info.steps for info in infos]
     if sc.sequence_metric == "edit":
         similarity = (1.0 if not steps and n == 0
                       else 1 - m.levenshtein_steps(steps, n) / max(len(steps), n))
@@ -267,6 +274,7 @@ def _sequence(ev: _Eval, v: list[float], names: list[str]) -> float | None:
     v[F["sequence_progress"]] = 1.0 if n == 0 else done / n
     if not m.matches_steps(sc.sequence_mode, steps, n):
         ev.failed = True
+        names = [c.name for c in calls]
         mode = sc.sequence_mode
         how = {"strict": "exactly", "exact": "exactly", "unordered": "the same set of tools as",
                "subset": "every tool of", "superset": "only tools of",
@@ -299,20 +307,19 @@ def _args(ev: _Eval, calls: list[ToolCall]) -> None:
 def _arg_findings(ev: _Eval, ax: ArgExpect, call: ToolCall) -> None:
     sc = ev.sc
     args = call.arguments if call.arguments_error is None else None
-    for chk, key, value, why in arg_errors(ax.checks, args, sc.args_mode, ax.keys):
+    for mm in arg_errors(ax.checks, args, sc.args_mode, ax.keys):
         ev.failed = True
-        ref = chk.ref if chk is not None else ax.ref
+        key, why = mm.key, mm.why
         if not key:
             text = f"{call.name}: {why}"
         elif why == "missing":
-            text = f"{call.name}: expected argument '{key}' is missing"
+            text = f"{call.name}: expected argument '{key}' is missing ({mm.constraint})"
         else:
-            text = f"{call.name}: argument '{key}' = {show_value(value)}: {why}"
-        ev.add("scenario/args", "error", text + f" (args_mode: {sc.args_mode})", ref,
-               ev.at_call(call), tool=call.name, argument=key or None,
-               value=None if why == "missing" else value,
-               constraint=f"{key}: {chk.shown}" if chk is not None
-               else f"args_mode: {sc.args_mode}",
+            text = (f"{call.name}: argument '{key}' = {show_value(mm.value)}: {why} "
+                    f"({mm.constraint})")
+        ev.add("scenario/args", "error", text + f"; args_mode: {sc.args_mode}",
+               mm.ref or ax.ref, ev.at_call(call), tool=call.name, argument=key or None,
+               value=None if why == "missing" else mm.value, constraint=mm.constraint,
                details={"violation": why})
 
 
@@ -457,12 +464,11 @@ def _args_hold(b: BehaviorCheck, call: ToolCall) -> bool:
     return all(chk.key in args and arg_mismatch(chk, args[chk.key]) is None for chk in b.args)
 
 
-def _limit(ev: _Eval, limit: Limit, figures: dict[str, float | None], *,
-           blocking: bool) -> None:
+def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
     if limit.figure == "cost_multiplier":
         return  # needs a baseline: noted once per scenario (ScenarioAccumulator.finish)
-    value = figures.get(limit.figure)
-    if value is None:
+    value = v[F[limit.figure]]
+    if math.isnan(value):
         what = UNRECORDED.get(limit.figure, limit.figure)
         ev.warned = True
         ev.add("scenario/not_recorded", "warning",

