@@ -14,6 +14,7 @@ from agent_eval.api import load_traces
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem
+from agent_eval.readers.base import FileRead
 from agent_eval.readers.codex import exit_code
 
 SAMPLES = Path("/work/shared/samples/traces/openai_responses")
@@ -169,5 +170,6 @@ def test_an_empty_file_is_an_input_error_not_a_pass(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rollout.jsonl").write_text("\n")
-    [err] = load_traces(["rollout.jsonl"], format="codex")
+    items = load_traces(["rollout.jsonl"], format="codex")
+    [err] = [x for x in items if not isinstance(x, FileRead)]
     assert isinstance(err, InputError) and err.rule == "input/invalid_event"

@@ -15,6 +15,7 @@ from agent_eval.api import load_traces
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
+from agent_eval.readers.base import FileRead
 from agent_eval.readers.openai import CHAT_READER, RESPONSES_READER
 from agent_eval.readers.openai_agents import READER as AGENTS_READER
 
@@ -27,7 +28,7 @@ AGENTS = SAMPLES / "openai_agents_sdk"
 
 
 def read_path(path: Path | str, fmt: str = "auto") -> list[ReadItem]:
-    return list(load_traces([path], format=fmt))
+    return [x for x in load_traces([path], format=fmt) if not isinstance(x, FileRead)]
 
 
 def errors(items: list[ReadItem]) -> list[InputError]:
