@@ -16,6 +16,7 @@ from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers import ReadItem
+from agent_eval.readers.base import FileRead
 from agent_eval.results import Results
 
 SUITE = """\
@@ -85,6 +86,8 @@ def test_load_traces_streams(suite_dir: Path) -> None:
     (suite_dir / "a.jsonl").write_text(ev("x", "first") + end("first") + ev("y", "more"))
     (suite_dir / "b.jsonl").write_text("this is not JSON\n")
     stream: Iterator[ReadItem] = load_traces(["a.jsonl", "b.jsonl"])
+    announced = next(stream)  # which reader reads a.jsonl, then its first trace
+    assert isinstance(announced, FileRead) and announced.format == "native"
     first = next(stream)
     assert isinstance(first, Trace) and first.id == "first"
     (suite_dir / "b.jsonl").write_text(ev("z", "later"))

@@ -70,7 +70,10 @@ def test_doc_example(ex: Example, tmp_path: Path) -> None:
     assert code == 0
     results = json.loads((out / "results.json").read_text())
     assert results["input_errors"] == []
-    got = sorted({v["rule"] for t in results["tests"] for v in t["violations"]})
+    got = sorted({v["rule"] for t in results["tests"] for v in t["violations"]}
+                 | {f["rule"] for s in results["scenarios"] for f in s["findings"]}
+                 | {f"criteria/{c['kind']}" for c in results["criteria"]
+                    if c["status"] in ("fail", "warn")})
     assert got == sorted(ex.expect)
 
 

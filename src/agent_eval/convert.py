@@ -16,7 +16,7 @@ import orjson
 
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
-from agent_eval.readers import IgnoredEvents, SourceFile, pick_reader
+from agent_eval.readers import FileRead, IgnoredEvents, SourceFile, pick_reader
 
 __all__ = ["convert_sources", "dumps", "trace_events"]
 
@@ -107,6 +107,8 @@ def convert_sources(sources: Iterable[SourceFile], fmt: str = "auto"
             yield source, None, reader
             continue
         for item in reader.read(source):
+            if isinstance(item, FileRead):  # only read_sources announces files
+                continue
             if isinstance(item, IgnoredEvents):
                 yield source, reader.name, item.count
             else:

@@ -180,7 +180,7 @@ class FakeGitHub:
         self.problems: list[str] = []
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
-        self.sarif_statuses = ["pending", "complete"]
+        self.sarif_statuses = ["complete"]  # answers to the status polls, the last repeated
         self.sarif_errors: list[str] = []
         self.artifacts: list[dict[str, Any]] = []
         self.pulls: list[dict[str, Any]] = []
@@ -534,6 +534,10 @@ class ActionRun:
 
     def lines(self, prefix: str) -> list[str]:
         return [ln for ln in self.stdout.splitlines() if ln.startswith(prefix)]
+
+    def skips(self) -> list[str]:
+        """The action's own warnings (skipped calls), not the findings' annotations."""
+        return self.lines("::warning title=agent-eval::")
 
 
 def run_action(tmp: Path, workspace: Path, api_url: str, event_name: str,

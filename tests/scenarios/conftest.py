@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scenario_harness import Workspace
+from .scenario_harness import Workspace
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Helpers of the scenario tests: write a suite and trace files to a folder, evaluate,
-find lines (conftest.py puts this folder on sys.path)."""
+find lines."""
 
 from __future__ import annotations
 

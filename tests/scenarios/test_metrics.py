@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import pytest
@@ -178,7 +178,7 @@ def brute_levenshtein(p: Sequence[Any], r: Sequence[Any],
                       eq: Callable[[Any, Any], bool]) -> int:
     """The recursive definition (memoised only to keep the test fast)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def d(i: int, j: int) -> int:
         if i == 0:
             return j

@@ -252,7 +252,7 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
     if output_file:
         workflow.write_outputs(output_file, {"comment-url": comment_url})
     if summary_file and r.skipped:
-        notes = "\n".join(f"- {s}" for s in r.skipped)
+        notes = "\n".join(f"- {markdown.md(s)}" for s in r.skipped)
         workflow.append_summary(summary_file, f"\n### agent-eval: skipped GitHub calls\n\n"
                                 f"{notes}\n")
 

@@ -148,7 +148,7 @@ class _Loader:
                                  "(see docs/config.md)")
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
-        scenarios = compile_scenarios(data, positions, file, tool_match, self, self.root)
+        scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)
         if self.problems or model is None:
             raise ConfigError(self.problems)
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,

@@ -24,7 +24,7 @@ from agent_eval.readers import (
     openai_agents,
     otlp,
 )
-from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, Reader, SourceFile
+from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
 
 READERS: dict[str, Reader] = {
     reader.name: reader

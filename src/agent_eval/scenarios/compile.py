@@ -546,7 +546,8 @@ class _Compiler:
         return out
 
     def json_schema(self, value: str | dict[str, Any], path: Path) -> tuple[Any, str]:
-        import jsonschema  # only when a suite uses it: keeps the CLI's start-up fast
+        # only when a suite uses it: keeps the CLI's start-up fast
+        import jsonschema  # type: ignore[import-untyped]
 
         source = "inline"
         if isinstance(value, str):

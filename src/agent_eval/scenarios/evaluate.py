@@ -385,7 +385,7 @@ def _output_check(ev: _Eval, c: OutputCheck) -> list[tuple[ConfigRef, str, str]]
     error = next(iter(c.schema.iter_errors(value)), None)
     if error is None:
         return []
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
     best = best_match(c.schema.iter_errors(value)) or error
     where = "/".join(str(p) for p in best.absolute_path)

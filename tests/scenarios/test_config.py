@@ -1,0 +1,147 @@
+"""`scenarios:` and `pass_criteria:` in the suite file: every problem as FILE:LINE:COL at
+the offending key, all reported together; the suite stays picklable (--jobs)."""
+
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from agent_eval.api import load_suite
+from agent_eval.errors import ConfigError
+
+from .scenario_harness import Workspace, trace
+
+HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
+
+
+def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
+    ws.write(suite, {})
+    with pytest.raises(ConfigError) as info:
+        load_suite(ws.root / "agent-eval.yaml")
+    out = []
+    for p in info.value.problems:
+        m = re.match(r"agent-eval\.yaml:(\d+):(\d+): (.*)", p)
+        assert m, p
+        out.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+    return out
+
+
+@pytest.mark.parametrize(("body", "needle", "words"), [
+    ("  - id: A\n    expect: {tols: [x]}\n", "tols", ["did you mean 'tools'"]),
+    ("  - id: A\n    thresholds: {max_cost: 1}\n", "max_cost", ["unknown key 'max_cost'",
+                                                               "max_cost_usd"]),
+    ("  - id: A\n    thresholds:\n      min_tool_recall: 1.0\n", "min_tool_recall",
+     ["needs expect.tools"]),
+    ("  - id: A\n    expect: {tools: [x]}\n    thresholds: {min_tool_recall: 85}\n",
+     "min_tool_recall", ["less than or equal to 1"]),
+    ("  - id: A\n    warn_thresholds: {min_sequence_similarity: 0.5}\n",
+     "min_sequence_similarity", ["needs expect.sequence"]),
+    ("  - id: A\n    expect: {state: x}\n    thresholds: {min_score: 50}\n", "min_score",
+     ["needs a scored expectation"]),
+    ("  - id: A\n    expect:\n      output: {regex: '(unclosed'}\n", "regex",
+     ["invalid regular expression"]),
+    ("  - id: A\n    expect:\n      sequence_mode: sometimes\n", "sequence_mode",
+     ["'strict'", "'subsequence'"]),
+    ("  - id: A\n    expect:\n      behaviors:\n        - {tool_called: a, output_contains: b}\n",
+     "{tool_called", ["exactly one of", "tool_called, output_contains"]),
+    ("  - id: A\n    expect:\n      must_not:\n        - {args: {a: 1}, output_regex: x}\n",
+     "{args", ["'args' goes with 'tool_called'"]),
+    ("  - id: A\n    expect:\n      args: {refund: {amount: {min: big}}}\n", "min: big",
+     ["'min' must be a number"]),
+    ("  - id: A\n    expect:\n      output: {json_schema: schemas/none.json}\n",
+     "json_schema", ["cannot be read", "relative to the folder"]),
+    ("  - id: A\n    expect:\n      output: {json_schema: {type: objekt}}\n", "json_schema",
+     ["invalid JSON Schema"]),
+    ("  - id: A\n    expect: {tools: [a], output: {contains: [x]}}\n"
+     "    weights: {tool_accuracy: 0, output_quality: 0}\n", "weights", ["sum to 0"]),
+    ("  - id: A\n    expect: {tools: [a, A]}\n", "A]", ["listed twice"]),
+    ("  - id: A\n    min_pass_ratio: 1.5\n", "min_pass_ratio", ["less than or equal to 1"]),
+    ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
+])
+def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: str,
+                                            words: list[str]) -> None:
+    suite = HEAD + "scenarios:\n" + body
+    (line, col, message), = problems(ws, suite)
+    lines = suite.splitlines()
+    if "duplicate" in words[0]:
+        assert line == len(lines) and lines[line - 1][col - 1:].startswith("id: A")
+    else:
+        assert lines[line - 1][col - 1:].startswith(needle), (line, col, lines[line - 1],
+                                                              message)
+    for word in words:
+        assert word in message, message
+
+
+@pytest.mark.parametrize(("criteria", "needle", "words"), [
+    ("  blocking: {min_pass_rat: 0.8}\n", "min_pass_rat", ["did you mean 'min_pass_rate'"]),
+    ("  blocking: {min_accuracy: 0.9}\n", "min_accuracy", ["no scenario has output checks"]),
+    ("  warning: {min_behavior_coverage: 0.9}\n", "min_behavior_coverage",
+     ["no scenario lists behaviors"]),
+    ("  by_category: {adversarail: 1.0}\n", "adversarail",
+     ["did you mean 'adversarial'", "categories used: adversarial"]),
+    ("  by_category: {adversarial: 90}\n", "adversarial: 90", ["less than or equal to 1"]),
+    ("  composite: {weights: {latency: 1}, min: 0.8}\n", "latency",
+     ["needs a latency scale"]),
+    ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),
+])
+def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
+                                            words: list[str]) -> None:
+    suite = (HEAD + "scenarios:\n  - id: A\n    category: adversarial\n"
+             "pass_criteria:\n" + criteria)
+    (line, col, message), = problems(ws, suite)
+    text = suite.splitlines()[line - 1]
+    assert text[col - 1:].startswith(needle), (text, col, message)
+    for word in words:
+        assert word in message, message
+
+
+def test_pass_criteria_needs_scenarios(ws: Workspace) -> None:
+    suite = HEAD + ("tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n"
+                    "pass_criteria:\n  blocking: {min_pass_rate: 0.8}\n")
+    (line, col, message), = problems(ws, suite)
+    assert (line, col) == (6, 1) and "needs scenarios" in message
+
+
+def test_all_problems_are_reported_together(ws: Workspace) -> None:
+    suite = HEAD + """tests:
+  - {id: b, metric: tool_blocklist, blocklst: [x]}
+scenarios:
+  - id: A
+    expect: {tols: [x]}
+  - id: B
+    thresholds: {max_tool_calls: -1}
+pass_criteria:
+  blocking: {min_safety: 1.0}
+"""
+    found = {(line, col) for line, col, _ in problems(ws, suite)}
+    # blocklist missing, blocklst unknown, tols, -1, min_safety
+    assert found == {(5, 5), (5, 37), (8, 14), (10, 18), (12, 14)}
+
+
+def test_a_scenarios_only_suite_is_valid_and_picklable(ws: Workspace, tmp_path: Path
+                                                       ) -> None:
+    (ws.root / "answer.yaml").write_text("type: object\nrequired: [id]\n")
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {output: {json_schema: answer.yaml}}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", [], '{"id": 1}')})
+    s = load_suite(ws.root / "agent-eval.yaml")
+    assert s.tests == [] and s.scenarios is not None
+    copy = pickle.loads(pickle.dumps(s))  # rebuilt from the sources, files not read again
+    (ws.root / "answer.yaml").unlink()
+    again = pickle.loads(pickle.dumps(copy))
+    assert again.scenarios is not None and len(again.scenarios.scenarios) == 1
+
+
+def test_the_validate_command_counts_scenarios_and_criteria(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent_eval._cli import main
+
+    ws.write(HEAD + "scenarios:\n  - id: A\n    required: true\n"
+             "pass_criteria:\n  blocking: {min_pass_rate: 1}\n", {})
+    assert main(["validate", "--config", str(ws.root / "agent-eval.yaml")]) == 0
+    assert capsys.readouterr().out.strip().endswith("1 scenario(s), 2 criteria")

@@ -1,0 +1,429 @@
+"""Scenario checks on traces (metrics.md §2): every check, its figures, and the key each
+finding points at."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_eval.scenarios.evaluate import FIGURES, RULES
+
+from .scenario_harness import Workspace, at, rules_of, scenario, trace
+
+HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
+
+
+def test_the_seed_lcs_example_through_a_scenario(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: RAG
+    expect:
+      sequence: [search, generate]
+      sequence_mode: subsequence
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "RAG", ["search", "rerank", "generate"])})
+    s = scenario(res, "RAG")
+    assert s["status"] == "pass"
+    assert s["metrics"]["sequence_similarity"] == 0.8  # 2·2 / (3 + 2)
+    assert s["metrics"]["sequence_metric"] == "lcs"
+    assert s["metrics"]["sequence_progress"] == 1.0
+    assert s["score"] == 80.0  # only the sequence is configured: renormalised, no cap
+
+
+def test_the_seed_loops_example_and_edit_similarity(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: L
+    expect:
+      sequence: [search, grade]
+      sequence_metric: edit
+    thresholds: {max_loops: 3}
+    warn_thresholds: {max_loops: 2}
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "L", ["search", "search", "grade", "grade",
+                                                      "grade"])})
+    s = scenario(res, "L")
+    assert s["metrics"]["loops"] == 3
+    assert s["metrics"]["sequence_similarity"] == 1 - 3 / 5  # 3 deletions
+    assert s["status"] == "warn"  # 3 <= 3 blocking, 3 > 2 warning
+    (f,) = s["findings"]
+    assert f["rule"] == "scenario/warn_threshold" and f["severity"] == "warning"
+    assert at(f) == ws.line("max_loops", after="warn_thresholds")
+    assert f["message"] == "loops = 3 exceeds max_loops: 2 (warn_thresholds)"
+
+
+def test_tool_recall_precision_and_notes(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: T
+    expect:
+      tools: [lookup_order, issue_refund, send_email]
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "T", ["Lookup-Order", "lookup_order",
+                                                      "search_kb", "issue_refund"])})
+    s = scenario(res, "T")
+    m = s["metrics"]
+    assert m["tool_recall"] == pytest.approx(2 / 3)
+    assert m["tool_precision"] == pytest.approx(2 / 3)  # normalized: 3 distinct tools used
+    assert m["tool_f1"] == pytest.approx(2 / 3)
+    assert m["tools_used"] == 3
+    assert s["score"] == pytest.approx(100 * 2 / 3, abs=0.01)
+    assert s["status"] == "pass"  # recall alone is a score, not a gate
+    (f,) = s["findings"]
+    assert (f["rule"], f["severity"], f["tool"]) == ("scenario/tool_recall", "note",
+                                                     "send_email")
+    assert at(f) == ws.line("send_email")
+
+
+def test_globs_in_expected_tools(ws: Workspace) -> None:
+    suite = HEAD + """tool_match: exact
+scenarios:
+  - id: G
+    expect:
+      tools: ["search_*", grade]
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "G", ["search_web", "search_kb", "Grade"])})
+    m = scenario(res, "G")["metrics"]
+    assert m["tool_recall"] == 0.5  # Grade is not grade under tool_match: exact
+    assert m["tool_precision"] == pytest.approx(2 / 3)
+
+
+def test_forbidden_tool_forces_score_0_and_fail_with_the_other_findings(ws: Workspace
+                                                                        ) -> None:
+    suite = HEAD + """scenarios:
+  - id: F
+    expect:
+      tools: [get_customer]
+      forbidden_tools: [delete_*, purge_data]
+      output: {contains: [removed]}
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "F", ["get_customer", "Delete-Customer",
+                                                      "delete_customer", "delete-customer"],
+                                          "Done.")})
+    s = scenario(res, "F")
+    assert s["status"] == "fail" and s["score"] == 0.0
+    forbidden = [f for f in s["findings"] if f["rule"] == "scenario/forbidden_tools"]
+    # one per tool as called; normalized matching catches every spelling
+    assert sorted(f["tool"] for f in forbidden) == ["Delete-Customer", "delete-customer",
+                                                    "delete_customer"]
+    assert all(at(f) == ws.line("delete_*") for f in forbidden)
+    assert all(f["constraint"] == "forbidden_tools: delete_*" for f in forbidden)
+    # the other checks still report
+    (out,) = [f for f in s["findings"] if f["rule"] == "scenario/output"]
+    assert at(out) == ws.line("removed")
+    assert s["metrics"]["tool_recall"] == 1.0 and s["metrics"]["output_quality"] == 0.0
+
+
+def test_forbidden_tool_counted_once_per_tool_with_related_calls(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: F\n    expect:\n      forbidden_tools: purge_data\n"
+    res = ws.run(suite, {"t.jsonl": trace("t", "F", ["purge_data", "x", "purge_data"])})
+    (f,) = scenario(res, "F")["findings"]
+    assert f["details"]["calls"] == 2 and len(f["related"]) == 1
+    assert f["trace"]["line"] == 3  # the first call (after trace_start and llm_call)
+    assert at(f) == ws.line("forbidden_tools")  # a single pattern: the key's position
+
+
+def test_must_not_with_a_constraint_object(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: M
+    expect:
+      output: {contains: [refund]}
+      must_not:
+        - {tool_called: issue_refund, args: {amount: {min: 500}}}
+        - {output_contains: password}
+"""
+    small = trace("s", "M", [("issue_refund", {"amount": 499.99})], "refund issued")
+    string = trace("t", "M", [("issue_refund", {"amount": "900"})], "refund issued")
+    big = trace("u", "M", [("issue_refund", {"amount": 500})], "refund; PASSWORD: x")
+    res = ws.run(suite, {"a.jsonl": small, "b.jsonl": string, "c.jsonl": big})
+    s = scenario(res, "M")
+    rows = {r["trace_id"]: r["status"] for r in s["traces"]}
+    # a constraint with min/max applies to numbers only ("900" is not a number)
+    assert rows == {"s": "pass", "t": "pass", "u": "fail"}
+    hits = [f for f in s["findings"] if f["rule"] == "scenario/must_not"]
+    assert {at(f) for f in hits} == {ws.line("{tool_called"), ws.line("{output_contains")}
+    assert all(f["trace"]["trace_id"] == "u" for f in hits)
+    assert s["traces_passed"] == 2 and s["status"] == "fail"
+    # scores: 100, 100, 0 (forced) -> mean 66.67
+    assert s["score"] == pytest.approx(66.67)
+
+
+@pytest.mark.parametrize(("mode", "calls", "ok"), [
+    ("subsequence", ["a", "x", "b"], True),
+    ("subsequence", ["b", "a"], False),
+    ("strict", ["a", "b"], True),
+    ("exact", ["a", "x", "b"], False),
+    ("unordered", ["b", "a", "a"], True),
+    ("unordered", ["b", "a", "x"], False),
+    ("subset", ["b", "x", "a"], True),
+    ("subset", ["a"], False),
+    ("superset", ["a"], True),
+    ("superset", ["a", "x"], False),
+])
+def test_sequence_modes(ws: Workspace, mode: str, calls: list[str], ok: bool) -> None:
+    suite = HEAD + f"""scenarios:
+  - id: S
+    expect:
+      sequence: [a, b]
+      sequence_mode: {mode}
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "S", calls)})
+    s = scenario(res, "S")
+    assert (s["status"] == "pass") == ok
+    if not ok:
+        (f,) = s["findings"]
+        assert f["rule"] == "scenario/sequence" and at(f) == ws.line("sequence:")
+        assert f["constraint"] == f"sequence_mode: {mode}"
+
+
+def test_args_modes_and_locations(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: SUB
+    expect:
+      args:
+        issue_refund: {order_id: A-1, amount: {max: 100}}
+  - id: EXACT
+    expect:
+      args: {issue_refund: {order_id: A-1}}
+      args_mode: exact
+  - id: SUPER
+    expect:
+      args: {issue_refund: {order_id: A-1, amount: 10, note: x}}
+      args_mode: superset
+  - id: IGNORE
+    expect:
+      args: {issue_refund: {order_id: B}}
+      args_mode: ignore
+  - id: UNCALLED
+    expect:
+      args: {send_email: {to: a@example.com}}
+"""
+    call = [("issue_refund", {"order_id": "A-2", "amount": 150, "currency": "USD"}),
+            ("issue_refund", {"order_id": "A-1"})]  # only the first call counts
+    res = ws.run(suite, {f"{sid}.jsonl": trace(sid, sid, call)
+                         for sid in ("SUB", "EXACT", "SUPER", "IGNORE", "UNCALLED")})
+    sub = scenario(res, "SUB")
+    by_arg = {f["argument"]: f for f in sub["findings"]}
+    assert set(by_arg) == {"order_id", "amount"}
+    assert at(by_arg["order_id"]) == ws.line("order_id: A-1")
+    assert by_arg["order_id"]["message"] == (
+        "issue_refund: argument 'order_id' = \"A-2\": expected A-1 (order_id: A-1); "
+        "args_mode: subset")
+    # a constraint object: the finding points at its keyword, as a policy's does
+    assert at(by_arg["amount"]) == ws.line("max: 100")
+    assert by_arg["amount"]["constraint"] == "max: 100"
+    assert by_arg["amount"]["config"]["key_path"] == \
+        "scenarios.SUB.expect.args.issue_refund.amount.max"
+    exact = scenario(res, "EXACT")
+    assert sorted(f["argument"] for f in exact["findings"]) == ["amount", "currency",
+                                                                  "order_id"]
+    superset = scenario(res, "SUPER")  # every call key expected, with its value
+    assert sorted(f["argument"] for f in superset["findings"]) == ["amount", "currency",
+                                                                     "order_id"]
+    assert scenario(res, "IGNORE")["status"] == "pass"
+    (f,) = scenario(res, "UNCALLED")["findings"]
+    assert f["message"].startswith("send_email was not called")
+    assert at(f) == ws.line("send_email:")
+    assert all(scenario(res, sid)["status"] == "fail"
+               for sid in ("SUB", "EXACT", "SUPER", "UNCALLED"))
+
+
+def test_output_checks_and_output_quality(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: O
+    expect:
+      output:
+        contains: [Refund, "R-55"]
+        contains_any: [issued, processed]
+        not_contains: ["I don't know", sorry]
+        equals: "nope"
+        regex: "refund of \\\\$\\\\d+"
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "O", [], "  Your refund of $24 was issued,"
+                                                        " sorry!  ")})
+    s = scenario(res, "O")
+    failed = {f["details"]["check"]: at(f) for f in s["findings"]}
+    assert failed == {"contains": ws.line('"R-55"'), "not_contains": ws.line("sorry"),
+                      "equals": ws.line("equals")}
+    assert s["metrics"]["output_quality"] == 2 / 5  # contains_any and regex pass
+    assert s["status"] == "fail"
+
+
+def test_output_json_schema_file_compiled_once(ws: Workspace) -> None:
+    (ws.root / "schemas").mkdir()
+    (ws.root / "schemas" / "answer.json").write_text(
+        '{"type": "object", "required": ["refund_id"], '
+        '"properties": {"refund_id": {"type": "string", "pattern": "^R-"}}}')
+    suite = HEAD + """scenarios:
+  - id: J
+    expect:
+      output: {json_schema: schemas/answer.json}
+"""
+    res = ws.run(suite, {
+        "a.jsonl": trace("a", "J", [], '{"refund_id": "R-1"}'),
+        "b.jsonl": trace("b", "J", [], {"refund_id": "X-1"}),
+        "c.jsonl": trace("c", "J", [], "not json"),
+        "d.jsonl": trace("d", "J", [], None)})
+    s = scenario(res, "J")
+    assert {r["trace_id"]: r["status"] for r in s["traces"]} == {
+        "a": "pass", "b": "fail", "c": "fail", "d": "fail"}
+    msgs = {f["trace"]["trace_id"]: f["message"] for f in s["findings"]}
+    assert "at /refund_id" in msgs["b"] and "does not match" in msgs["b"]
+    assert msgs["c"].startswith("Output is not JSON")
+    assert msgs["d"].startswith("No output")
+    assert all(at(f) == ws.line("json_schema") for f in s["findings"])
+
+
+def test_state_and_tool_health(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: H
+    expect:
+      state: Refund Issued
+      tool_health: true
+  - id: E
+    expect:
+      tool_health: {expected_error: [search_help_center]}
+"""
+    res = ws.run(suite, {
+        "h.jsonl": trace("h", "H", [("send_email", {}, "relay timeout"), "x"],
+                         "your refund issued today"),
+        "e.jsonl": trace("e", "E", ["search_help_center", ("get", {}, "503")])})
+    h = scenario(res, "H")
+    (f,) = h["findings"]  # the state is found case-insensitively
+    assert f["rule"] == "scenario/tool_health" and at(f) == ws.line("tool_health: true")
+    assert f["message"] == "Tool call failed: send_email: relay timeout"
+    assert f["trace"]["line"] == 3
+    e = scenario(res, "E")
+    assert sorted((f["tool"], at(f)) for f in e["findings"]) == [
+        ("get", ws.line("tool_health: {")),  # an unexpected failure
+        ("search_help_center", ws.line("search_help_center"))]  # expected to fail
+
+
+def test_state_missing(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: S\n    expect: {state: refund issued}\n"
+    res = ws.run(suite, {"t.jsonl": trace("t", "S", [], None)})
+    (f,) = scenario(res, "S")["findings"]
+    assert f["rule"] == "scenario/state" and "recorded no final output" in f["message"]
+
+
+def test_behaviors_score_and_notes(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: B
+    expect:
+      behaviors:
+        - {tool_called: lookup_order}
+        - {tool_called: issue_refund, args: {currency: USD}}
+        - {tool_not_called: delete_customer}
+        - {output_contains: SORRY}
+        - {output_regex: "R-\\\\d+"}
+        - {sequence: [lookup_order, send_email]}
+"""
+    res = ws.run(suite, {"t.jsonl": trace(
+        "t", "B", ["lookup_order", ("issue_refund", {"currency": "EUR"}), "send_email"],
+        "Sorry, refund R-12")})
+    s = scenario(res, "B")
+    assert s["metrics"]["behavior_score"] == pytest.approx(5 / 6)
+    (f,) = s["findings"]
+    assert (f["rule"], f["severity"]) == ("scenario/behavior", "note")
+    assert at(f) == ws.line("{tool_called: issue_refund")
+    assert s["status"] == "pass" and s["score"] is None  # nothing scored is configured
+
+
+def test_budgets_unknown_figures_and_no_baseline(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: BUD
+    thresholds:
+      max_tool_calls: 2
+      max_llm_calls: 1
+      max_total_tokens: 150
+      max_latency_ms: 5000
+      max_cost_usd: 0.50
+      max_cost_multiplier: 2.0
+"""
+    known = trace("k", "BUD", ["a", "b", "c"], tokens=200, cost=0.2, duration=900)
+    unknown = trace("u", "BUD", ["a"], tokens=None, cost=None, duration=None)
+    res = ws.run(suite, {"k.jsonl": known, "u.jsonl": unknown})
+    s = scenario(res, "BUD")
+    rows = {r["trace_id"]: r["status"] for r in s["traces"]}
+    assert rows == {"k": "fail", "u": "warn"}
+    k = sorted((f["rule"], f["message"]) for f in s["findings"]
+               if f["trace"] and f["trace"]["trace_id"] == "k")
+    assert k == [("scenario/threshold", "tool_calls = 3 exceeds max_tool_calls: 2"),
+                 ("scenario/threshold", "total_tokens = 200 exceeds max_total_tokens: 150")]
+    # unknown figures are reported as such, never as zero
+    u = sorted(f["message"] for f in s["findings"]
+               if f["trace"] and f["trace"]["trace_id"] == "u")
+    assert u == ["cost not recorded: max_cost_usd: 0.5 cannot be checked",
+                 "latency not recorded: max_latency_ms: 5000 cannot be checked",
+                 "tokens not recorded: max_total_tokens: 150 cannot be checked"]
+    assert s["not_recorded"] == {"total_tokens": 1, "latency_ms": 1, "cost_usd": 1}
+    assert s["metrics"]["cost_usd"] == 0.2  # the mean of the known ones
+    # max_cost_multiplier needs a baseline: one note per scenario
+    (note,) = [f for f in s["findings"] if f["rule"] == "scenario/no_baseline"]
+    assert at(note) == ws.line("max_cost_multiplier")
+    assert "no baseline" in note["message"] and note["trace"] is None
+
+
+def test_latency_falls_back_to_the_sum_of_call_latencies(ws: Workspace) -> None:
+    from .scenario_harness import events
+
+    suite = HEAD + "scenarios:\n  - id: L\n    thresholds: {max_latency_ms: 500}\n"
+    text = events({"type": "trace_start", "trace_id": "t", "scenario": "L"},
+                  {"type": "tool_call", "tool": "a", "arguments": {}, "latency_ms": 300},
+                  {"type": "llm_call", "model": "m", "latency_ms": 400},
+                  {"type": "trace_end"})
+    (f,) = scenario(ws.run(suite, {"t.jsonl": text}), "L")["findings"]
+    assert f["message"] == "latency_ms = 700 exceeds max_latency_ms: 500"
+
+
+def test_min_score_and_weights(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: W
+    expect:
+      tools: [a, b]
+      output: {contains: ["yes"]}
+      sequence: [a, b]
+    weights: {tool_accuracy: 1, output_quality: 1, sequence: 2}
+    thresholds: {min_score: 80, min_tool_recall: 1.0, min_sequence_similarity: 0.7}
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "W", ["a", "c"], "yes")})
+    s = scenario(res, "W")
+    # recall 0.5, output 1, lcs 2·1/4 = 0.5: (0.5 + 1 + 2·0.5) / 4 = 62.5
+    assert s["score"] == 62.5
+    broken = sorted((f["constraint"], at(f)) for f in s["findings"]
+                    if f["rule"] == "scenario/threshold")
+    assert broken == [("min_score: 80", ws.line("min_score")),
+                      ("min_sequence_similarity: 0.7", ws.line("min_sequence_similarity")),
+                      ("min_tool_recall: 1", ws.line("min_tool_recall"))]
+
+
+def test_every_figure_is_reported_per_scenario(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: ALL
+    expect:
+      tools: [a]
+      sequence: [a]
+      output: {contains: [ok]}
+      behaviors: [{tool_called: a}]
+"""
+    s = scenario(ws.run(suite, {"t.jsonl": trace("t", "ALL", ["a"])}), "ALL")
+    hidden = {"tool_hits", "tool_used_hits", "output_ok"}
+    assert set(s["metrics"]) == (set(FIGURES) - hidden) | {"sequence_metric"}
+
+
+def test_rule_ids_are_stable() -> None:
+    assert RULES == (
+        "scenario/forbidden_tools", "scenario/must_not", "scenario/sequence", "scenario/args",
+        "scenario/output", "scenario/state", "scenario/tool_health", "scenario/tool_recall",
+        "scenario/behavior", "scenario/threshold", "scenario/warn_threshold",
+        "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
+        "criteria/blocking", "criteria/warning", "criteria/by_category",
+        "criteria/composite", "criteria/required")
+
+
+def test_fingerprints_are_stable_across_unrelated_edits(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: F\n    expect:\n      forbidden_tools: [x]\n"
+    one = scenario(ws.run(suite, {"t.jsonl": trace("t", "F", ["x"])}), "F")
+    moved = suite.replace("scenarios:", "# a comment\n\nscenarios:")
+    two = scenario(ws.run(moved, {"t.jsonl": trace("t", "F", ["x"])}), "F")
+    assert one["findings"][0]["config"]["line"] + 2 == two["findings"][0]["config"]["line"]
+    assert one["findings"][0]["fingerprint"] == two["findings"][0]["fingerprint"]
+    assert one["findings"][0]["config"]["key_path"] == \
+        "scenarios.F.expect.forbidden_tools.0"
+    assert rules_of(one) == ["scenario/forbidden_tools"]

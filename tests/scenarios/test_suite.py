@@ -1,0 +1,356 @@
+"""Suite metrics, pass criteria, verdicts and exit codes (metrics.md §3, outputs.md), trace
+↔ scenario matching and repeats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_eval._cli import main
+from agent_eval.results import Results
+
+from .scenario_harness import Workspace, at, criterion, scenario, trace
+
+HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
+
+
+def cli(ws: Workspace, *extra: str) -> tuple[int, dict[str, object]]:
+    out = ws.root / "out"
+    code = main(["run", "--config", str(ws.root / "agent-eval.yaml"), "--output-dir",
+                 str(out), "-q", *extra])
+    return code, json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+# ----------------------------------------------------------------- verdicts, exits
+SAFETY = HEAD + """scenarios:
+  - id: HAPPY
+    category: happy_path
+    expect: {tools: [lookup_order]}
+  - id: ATTACK
+    category: adversarial
+    expect: {forbidden_tools: [delete_*]}
+  - id: ATTACK-2
+    category: adversarial
+    expect: {output: {not_contains: [password]}}
+"""
+SAFETY_TRACES = {
+    "h.jsonl": trace("h", "HAPPY", ["lookup_order"]),
+    "a.jsonl": trace("a", "ATTACK", ["delete_customer"]),
+    "b.jsonl": trace("b", "ATTACK-2", [], "I cannot share that."),
+}
+
+
+def test_all_passing_is_pass_exit_0(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: A\n    required: true\n    expect: {tools: [x]}\n"
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["x"])})
+    code, res = cli(ws)
+    assert (code, res["verdict"]) == (0, "pass")
+    assert res["metrics"]["pass_rate"] == 1.0  # type: ignore[index]
+
+
+def test_required_scenario_failing_fails_the_suite_exit_1(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: CORE-001
+    required: true
+    expect: {output: {contains: [refund]}}
+  - id: EXTRA
+    expect: {output: {contains: [thanks]}}
+"""
+    ws.write(suite, {"c.jsonl": trace("c", "CORE-001", [], "Please call us."),
+                     "e.jsonl": trace("e", "EXTRA", [], "thanks")})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")
+    res = Results.from_dict(data)
+    c = criterion(res, "required:CORE-001")
+    assert (c["kind"], c["status"], c["value"]) == ("required", "fail", "fail")
+    assert at(c) == ws.line("required: true")
+    assert res.metrics["pass_rate"] == 0.5
+    # the same failure on an optional scenario only warns (docs/scenarios.md)
+    ws.write(suite.replace("required: true", "required: false"), {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (0, "warn")
+    assert cli(ws, "--fail-on", "warn")[0] == 1
+
+
+def test_adversarial_scenario_failing_lowers_safety_rate(ws: Workspace) -> None:
+    ws.write(SAFETY, SAFETY_TRACES)
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert res.metrics["safety_rate"] == 0.5  # 1 of 2 adversarial scenarios passed
+    assert res.metrics["pass_rate.adversarial"] == 0.5
+    assert res.metrics["pass_rate"] == pytest.approx(2 / 3, abs=1e-6)
+    # no criteria: a failed optional scenario warns
+    assert (code, res.verdict) == (0, "warn")
+    gated = SAFETY + "pass_criteria:\n  blocking: {min_safety_rate: 1.0}\n"
+    ws.write(gated, {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")
+    c = criterion(Results.from_dict(data), "min_safety_rate")
+    assert (c["status"], c["value"], c["threshold"]) == ("fail", 0.5, 1.0)
+    assert at(c) == ws.line("min_safety_rate")
+    assert c["message"] == ("safety_rate = 0.5 < 1 (blocking criterion min_safety_rate "
+                            "missed)")
+    # the same miss as a warning criterion warns
+    ws.write(gated.replace("blocking", "warning"), {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (0, "warn")
+    # by category
+    ws.write(SAFETY + "pass_criteria:\n  by_category: {adversarial: 1.0, happy_path: 1.0}\n",
+             {})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict) == (1, "fail")
+    assert [(c["name"], c["status"]) for c in res.criteria] == [
+        ("adversarial", "fail"), ("happy_path", "pass")]
+
+
+def test_warn_only_budget_warns_exit_0(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: COST
+    required: true
+    expect: {tools: [lookup_order]}
+    thresholds: {max_cost_usd: 0.50}
+    warn_thresholds: {max_cost_usd: 0.20}
+"""
+    ws.write(suite, {"c.jsonl": trace("c", "COST", ["lookup_order"], cost=0.31)})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    s = scenario(res, "COST")
+    assert (code, res.verdict, s["status"]) == (0, "warn", "warn")
+    assert res.metrics["pass_rate"] == 1.0  # WARN counts as passed
+    assert criterion(res, "required:COST")["status"] == "pass"
+    (f,) = s["findings"]
+    assert f["rule"] == "scenario/warn_threshold"
+    assert at(f) == ws.line("max_cost_usd: 0.20")
+    assert cli(ws, "--fail-on", "warn")[0] == 1
+    assert cli(ws, "--fail-on", "never")[0] == 0
+
+
+def test_missing_trace_is_an_error_scenario_counted_as_not_passed(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: REFUND-001
+    expect: {tools: [issue_refund]}
+  - id: REFUND-003
+    expect: {tools: [issue_refund], behaviors: [{tool_called: issue_refund}]}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "REFUND-001", ["issue_refund"]),
+                     "b.jsonl": trace("b", "REFUND-03", ["issue_refund"])})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    s = scenario(res, "REFUND-003")
+    assert (s["status"], s["traces_total"], s["score"]) == ("error", 0, None)
+    (f,) = s["findings"]
+    assert (f["rule"], f["severity"]) == ("scenario/missing_trace", "error")
+    assert f["message"].startswith("no trace found for scenario REFUND-003")
+    assert "did you mean 'REFUND-03'" in f["message"]  # the id the trace names
+    assert at(f) == ws.line("id: REFUND-003")
+    # counted as not passed, and as observing nothing
+    m = res.metrics
+    assert (m["pass_rate"], m["tool_recall"], m["behavior_coverage"]) == (0.5, 0.5, 0.0)
+    assert (code, res.verdict) == (0, "warn")  # an optional scenario
+    ws.write(suite.replace("  - id: REFUND-003\n", "  - id: REFUND-003\n    required: true\n"),
+             {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")  # a required one
+    ws.write(suite + "pass_criteria:\n  blocking: {min_pass_rate: 0.9}\n", {})
+    assert cli(ws)[0] == 1
+
+
+def test_input_errors_still_make_the_verdict_error_exit_2(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: A\n    expect: {tools: [x]}\n"
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["x"]) + "{oops\n"})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (2, "error")
+
+
+def test_regression_criteria_are_skipped_without_a_baseline(ws: Workspace) -> None:
+    suite = SAFETY.replace("ATTACK", "OTHER") + """pass_criteria:
+  regression: {max_pass_rate_drop: 0.05, fail_on_new_violations: true}
+"""
+    ws.write(suite, SAFETY_TRACES)
+    res = Results.from_dict(cli(ws)[1])
+    assert [(c["name"], c["status"], c["message"]) for c in res.criteria] == [
+        ("max_pass_rate_drop", "skip", "max_pass_rate_drop skipped: no baseline"),
+        ("fail_on_new_violations", "skip", "fail_on_new_violations skipped: no baseline")]
+
+
+def test_an_unknown_metric_warns_instead_of_passing(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {tools: [x]}
+pass_criteria:
+  blocking: {max_latency_p95_ms: 5000}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["x"], duration=None)})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    c = criterion(res, "max_latency_p95_ms")
+    assert (c["status"], c["value"]) == ("warn", None)
+    assert "unknown" in c["message"]
+    assert (code, res.verdict) == (0, "warn")
+
+
+# ------------------------------------------------------------------ suite metrics
+METRICS_SUITE = HEAD + """scenarios:
+  - id: A
+    category: happy_path
+    weight: 3
+    expect:
+      tools: [a, b]
+      output: {contains: [done]}
+      behaviors: [{tool_called: a}, {tool_called: b}]
+  - id: B
+    category: happy_path
+    expect:
+      tools: [a]
+      output: {contains: [done]}
+  - id: C
+    category: adversarial
+    expect:
+      forbidden_tools: [evil]
+      behaviors: [{output_contains: refuse}, {tool_not_called: evil}]
+  - id: D
+    category: edge_case
+    weight: 0.5
+    expect:
+      tools: [c]
+pass_criteria:
+  blocking: {min_pass_rate: 0.5, min_accuracy: 0.5}
+  warning: {max_latency_p95_ms: 4000, min_token_efficiency: 100}
+  composite:
+    weights: {accuracy: 0.3, safety_rate: 0.4, behavior_coverage: 0.2, latency: 0.1}
+    min: 0.5
+"""
+METRICS_TRACES = {
+    # A: tools a, b, x (recall 1, 2 of 3 used expected), output ok, behaviors 2/2
+    "a.jsonl": trace("a", "A", ["a", "b", "x"], "done", duration=1000, tokens=100),
+    # B: tool y only (recall 0, precision 0), output fails -> B fails? no: only a score
+    "b.jsonl": trace("b", "B", ["y"], "nope", duration=2000, tokens=300),
+    # C: calls evil -> fails; behaviors: output "I refuse" observed, evil called -> 1/2
+    "c.jsonl": trace("c", "C", ["evil"], "I refuse", duration=3000, tokens=200),
+    # D: no trace -> error (not passed, observes nothing)
+}
+
+
+def test_suite_metrics_against_hand_computed_values(ws: Workspace) -> None:
+    res = ws.run(METRICS_SUITE, METRICS_TRACES)
+    status = {s["id"]: s["status"] for s in res.scenarios}
+    # B's output check fails, which fails B (output checks are blocking)
+    assert status == {"A": "pass", "B": "fail", "C": "fail", "D": "error"}
+    m = res.metrics
+    assert m["scenarios"] == 4 and m["scenarios_passed"] == 1
+    assert m["pass_rate"] == 0.25
+    assert m["weighted_pass_rate"] == pytest.approx(3 / 5.5, abs=1e-6)
+    assert m["accuracy"] == 0.5  # A and B have output checks; A's pass
+    # micro: Σ|E∩U| / Σ|U| over A, B, D (tools configured): used-and-expected 2 + 0 + 0,
+    # used 3 + 1 + 0; expected-and-used 2 + 0 + 0, expected 2 + 1 + 1
+    assert m["tool_precision"] == pytest.approx(2 / 4)
+    assert m["tool_recall"] == pytest.approx(2 / 4)
+    assert m["safety_rate"] == 0.0 and m["pass_rate.adversarial"] == 0.0
+    assert m["pass_rate.happy_path"] == 0.5 and m["pass_rate.edge_case"] == 0.0
+    assert m["behavior_coverage"] == pytest.approx((1.0 + 0.5) / 2)
+    assert m["latency_p95_ms"] == 3000  # nearest rank ⌈0.95·3⌉ = 3 of [1000, 2000, 3000]
+    # scores: A (0.3·1 + 0.5·1) / 0.8 = 100; B 0; C 0 (forbidden tool); D none
+    assert m["mean_score"] == pytest.approx(100 / 3, abs=1e-4)
+    assert m["token_efficiency"] == pytest.approx((100 / 3) / 200 * 1000, abs=1e-3)
+    # composite: 0.3·0.5 + 0.4·0 + 0.2·0.75 + 0.1·(1 − 3000/4000) = 0.325
+    assert m["composite"] == pytest.approx(0.325)
+    crit = {c["name"]: (c["kind"], c["status"]) for c in res.criteria}
+    assert crit == {"min_pass_rate": ("blocking", "fail"),
+                    "min_accuracy": ("blocking", "pass"),
+                    "max_latency_p95_ms": ("warning", "pass"),
+                    "min_token_efficiency": ("warning", "pass"),
+                    "composite": ("composite", "fail")}
+    assert res.verdict == "fail"
+
+
+def test_jobs_give_the_same_results(ws: Workspace) -> None:
+    traces = dict(METRICS_TRACES)
+    for n in range(6):  # repeats of A across files, some failing
+        traces[f"r{n}.jsonl"] = trace(f"r{n}", "A", ["a", "b"] if n % 3 else ["a"],
+                                      "done", duration=100 * n + 1, tokens=10 * n + 1)
+    one = ws.run(METRICS_SUITE, traces, jobs=1).to_dict()
+    two = ws.run(METRICS_SUITE, traces, jobs=2).to_dict()
+    three = ws.run(METRICS_SUITE, traces, jobs=3).to_dict()
+    assert one == two == three
+
+
+# --------------------------------------------------------------- repeats, matching
+@pytest.mark.parametrize(("passing", "status"), [(5, "pass"), (4, "warn"), (3, "fail")])
+def test_repeats_pass_at_min_pass_ratio(ws: Workspace, passing: int, status: str) -> None:
+    suite = HEAD + """scenarios:
+  - id: R
+    min_pass_ratio: 0.8
+    expect: {output: {contains: [ok]}}
+"""
+    traces = {f"t{n}.jsonl": trace(f"t{n}", "R", [], "ok" if n < passing else "no")
+              for n in range(5)}
+    s = scenario(ws.run(suite, traces), "R")
+    assert s["status"] == status
+    assert (s["traces_total"], s["traces_passed"]) == (5, passing)
+    assert s["trace_pass_rate"] == passing / 5
+    assert [r["trace_id"] for r in s["traces"]] == [f"t{n}" for n in range(5)]
+    assert s["score"] == pytest.approx(100 * passing / 5)
+
+
+def test_matching_by_glob_by_id_and_by_file_stem(tmp_path: Path) -> None:
+    # the suite lives in a sub-folder of the repository: globs are relative to it
+    ws = Workspace(tmp_path / "suite")
+    ws.root.mkdir()
+    suite = """suite: s
+traces: traces/**/*.jsonl
+scenarios:
+  - id: GLOB
+    traces: traces/repeats/*.jsonl
+  - id: BY-ID
+  - id: refund-001
+  - id: NONE
+"""
+    ws.write(suite, {
+        "repeats/one.jsonl": trace("r1", "BY-ID", []),  # in the glob: GLOB (and BY-ID)
+        "repeats/two.jsonl": trace("r2", None, []),
+        "x.jsonl": trace("x", "BY-ID", []),
+        "REFUND-001.jsonl": trace("f", None, []),  # the file stem, case-insensitively
+        "other.jsonl": trace("o", "refund-001", []),  # by id
+    })
+    (ws.root / ".git").rmdir()
+    (tmp_path / ".git").mkdir()  # the repository root is the suite's parent folder
+    from agent_eval.api import load_suite, suite_sources
+    from agent_eval.engine import evaluate_files
+
+    s = load_suite(ws.root / "agent-eval.yaml")
+    files, errors = suite_sources(s)
+    res = evaluate_files(s, files, errors, timings=False)
+    got = {sc["id"]: sorted(r["trace_id"] for r in sc["traces"]) for sc in res.scenarios}
+    assert got == {"GLOB": ["r1", "r2"], "BY-ID": ["r1", "x"], "refund-001": ["f", "o"],
+                   "NONE": []}
+    assert scenario(res, "GLOB")["traces"][0]["file"] == "suite/traces/repeats/one.jsonl"
+    (f,) = scenario(res, "NONE")["findings"]
+    assert f["message"] == ("no trace found for scenario NONE (no trace has scenario id "
+                            "'NONE' or a file named NONE.*)")
+
+
+def test_a_glob_that_matches_no_trace(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: G\n    traces: traces/nothing-*.jsonl\n"
+    res = ws.run(suite, {"a.jsonl": trace("a", "G", [])})
+    (f,) = scenario(res, "G")["findings"]
+    assert "its traces glob matched no trace" in f["message"]
+    assert at(f) == ws.line("traces: traces/nothing")
+
+
+def test_results_round_trip_and_validate_against_the_schema(ws: Workspace) -> None:
+    import jsonschema  # type: ignore[import-untyped]
+
+    from agent_eval.schemas import results_schema
+
+    res = ws.run(METRICS_SUITE, METRICS_TRACES)
+    data = res.to_dict()
+    jsonschema.Draft202012Validator(results_schema()).validate(data)
+    again = Results.from_dict(json.loads(json.dumps(data)))
+    assert again.to_dict() == data
+    # every finding SARIF lists: violations, scenario findings, missed criteria
+    rules = [f.rule for f in again.findings]
+    assert "scenario/missing_trace" in rules and "criteria/blocking" in rules
+    assert all(f.fingerprint for f in again.findings)
