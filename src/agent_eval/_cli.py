@@ -46,6 +46,35 @@ def _parser() -> argparse.ArgumentParser:
                      help="write duration_ms as 0, so results are byte-identical across runs")
     run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    run.add_argument("--baseline", metavar="FILE",
+                     help="a results.json of the base branch to compare with")
+    run.add_argument("--shard", metavar="I/N",
+                     help="evaluate only shard I of N (by trace id hash); combine the "
+                     "partial results with `agent-eval merge`")
+
+    dif = sub.add_parser("diff", help="compare two results files (base, head)")
+    dif.add_argument("base", metavar="BASE.json", help="results of the base branch")
+    dif.add_argument("head", metavar="HEAD.json", help="results of the head (this change)")
+    dif.add_argument("--format", "-f", default="console", metavar="FMT",
+                     help="console, markdown, json, sarif or html (default: console)")
+    dif.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    dif.add_argument("--root", metavar="DIR",
+                     help="repository root the paths are relative to (default: .)")
+
+    mer = sub.add_parser("merge", help="combine the partial results of `run --shard i/n`")
+    mer.add_argument("parts", nargs="+", metavar="PART", help="results.json of each shard "
+                     "(files, folders holding results.json, or globs)")
+    mer.add_argument("--config", "-c", help="the suite file the shards ran with "
+                     "(default: the one named in the parts)")
+    mer.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
+    mer.add_argument("--format", "-f", action="append", metavar="FMT",
+                     help="output formats besides results.json (repeatable or a,b)")
+    mer.add_argument("--baseline", metavar="FILE",
+                     help="a results.json of the base branch to compare with")
+    mer.add_argument("--fail-on", choices=("fail", "warn", "never"), default="fail")
+    mer.add_argument("--no-timings", action="store_true",
+                     help="write duration_ms as 0, so results are byte-identical across runs")
+    mer.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
 
     val = sub.add_parser("validate", help="check the suite and its policies (no traces)")
     val.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
@@ -104,6 +133,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import convert
 
             return convert.main(args)
+        if args.command == "diff":
+            from agent_eval.commands import diff
+
+            return diff.main(args)
+        if args.command == "merge":
+            from agent_eval.commands import merge
+
+            return merge.main(args)
         if args.command == "action":
             from agent_eval.commands import action
 

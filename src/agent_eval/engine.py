@@ -10,7 +10,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_eval.config.loader import Suite
 from agent_eval.errors import InputError
@@ -27,7 +27,9 @@ from agent_eval.results import (
     assign_fingerprints,
     sort_key,
 )
-from agent_eval.scenarios.evaluate import ScenarioAccumulator
+
+if TYPE_CHECKING:
+    from agent_eval.scenarios.evaluate import ScenarioAccumulator
 
 
 @dataclass
@@ -54,8 +56,11 @@ class Accumulator:
 
     @classmethod
     def for_suite(cls, suite: Suite) -> Accumulator:
-        scenarios = (ScenarioAccumulator.for_scenarios(suite.scenarios)
-                     if suite.scenarios is not None else None)
+        scenarios = None
+        if suite.scenarios is not None:  # imported only when the suite has scenarios
+            from agent_eval.scenarios.evaluate import ScenarioAccumulator
+
+            scenarios = ScenarioAccumulator.for_scenarios(suite.scenarios)
         return cls({t.id: _TestAcc() for t in suite.tests}, scenarios=scenarios)
 
     def add(self, item: ReadItem, suite: Suite) -> None:
@@ -108,7 +113,10 @@ class Accumulator:
         if self.scenarios is not None and other.scenarios is not None:
             self.scenarios.merge(other.scenarios)
 
-    def finish(self, suite: Suite, *, timings: bool = True) -> Results:
+    def finish(self, suite: Suite, *, timings: bool = True,
+               any_traces: bool | None = None) -> Results:
+        """The results (``any_traces``: whether any trace was read at all, when this
+        accumulator holds only some of them, as a shard's does)."""
         tests: list[TestResult] = []
         for test in suite.tests:
             acc = self.tests[test.id]
@@ -122,7 +130,8 @@ class Accumulator:
                 calls_checked=acc.calls_checked, violations=violations,
             ))
         errors = list(self.input_errors)
-        if not self.traces and not any(e.rule == "input/no_traces" for e in errors):
+        no_traces = not self.traces if any_traces is None else not any_traces
+        if no_traces and not any(e.rule == "input/no_traces" for e in errors):
             line = suite.positions.get(("traces",)).line if suite.model.traces else 0
             errors.append(InputError("input/no_traces", suite.file, line,
                                      "no traces were read from the trace files; nothing was "
@@ -137,7 +146,10 @@ class Accumulator:
             outcome = self.scenarios.finish(suite.scenarios, timings=timings)
             scenarios, metrics, criteria = outcome.scenarios, outcome.metrics, outcome.criteria
             verdict = _combine(verdict, outcome.verdict)
+        from agent_eval.compare import inventory
+
         return Results(
+            inventory=inventory(suite),
             suite=suite.name,
             config=suite.file,
             verdict=verdict,

@@ -53,6 +53,10 @@ class Results:
     metrics: dict[str, Any] = field(default_factory=dict)
     criteria: list[dict[str, Any]] = field(default_factory=list)
     baseline: dict[str, Any] | None = None
+    # the configured rules (compare.inventory): how the comparison tells a changed policy
+    inventory: dict[str, Any] | None = None
+    # a partial result of ``run --shard i/n`` (what ``merge`` needs; sharding.py)
+    shard: dict[str, Any] | None = None
     tool_version: str = __version__
     schema_version: str = SCHEMA_VERSION
 
@@ -119,6 +123,10 @@ class Results:
             "traces": [trace_dict(t) for t in self.traces] if with_traces else [],
             "baseline": self.baseline,
         }
+        if self.inventory is not None:
+            out["inventory"] = self.inventory
+        if self.shard is not None:
+            out["shard"] = self.shard
         return out
 
     @classmethod
@@ -140,6 +148,8 @@ class Results:
             metrics=dict(data.get("metrics", {})),
             criteria=list(data.get("criteria", [])),
             baseline=data.get("baseline"),
+            inventory=data.get("inventory"),
+            shard=data.get("shard"),
             tool_version=data["tool"]["version"],
             schema_version=data["schema_version"],
         )

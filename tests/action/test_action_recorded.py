@@ -89,7 +89,9 @@ def test_pull_request_opened_does_every_step(tmp_path: Path, github: FakeGitHub)
 
     # the workspace was marked safe for git
     assert f"directory = {ws}" in (run.home / ".gitconfig").read_text()
-    assert "baseline comparison is not available in this version" in run.stderr
+    # baseline auto: the example payload's base commit is not in the workspace
+    assert "not compared with the base branch: git: could not fetch" in run.stderr
+    assert "Not compared with the base branch" in run.summary
 
 
 def test_second_run_on_the_same_pr_edits_the_comment(tmp_path: Path,
@@ -137,7 +139,7 @@ def test_push_uploads_to_the_pushed_ref(tmp_path: Path, github: FakeGitHub) -> N
     assert _sarif_of(upload.json) == sarif
     assert json.loads(sarif)["runs"][0]["automationDetails"]["id"] == "agents/customer-service/"
     assert github.calls(path="/issues/") == []  # no pull request, no comment
-    assert "baseline comparison is not available" not in run.stdout + run.stderr
+    assert "not compared with the base branch" not in run.stdout + run.stderr
 
 
 def test_every_write_forbidden_still_gives_the_verdict(tmp_path: Path,
@@ -167,7 +169,9 @@ def test_every_write_forbidden_still_gives_the_verdict(tmp_path: Path,
         assert f"skipped {call}:" in run.summary
     # each write was tried once (a 403 for a permission is not retried)
     assert len(github.calls("POST")) == 3 and github.calls("PATCH") == []
-    assert "not available in this version" in "\n".join(run.lines("::notice "))
+    # baseline: git was asked for and could not be had: a notice says why
+    assert "not compared with the base branch: git: could not fetch" in "\n".join(
+        run.lines("::notice "))
 
 
 def test_forbidden_writes_with_fail_on_never_exit_0(tmp_path: Path, github: FakeGitHub) -> None:

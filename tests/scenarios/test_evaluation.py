@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_eval.scenarios.evaluate import FIGURES, RULES
+from agent_eval.scenarios.compile import FIGURES
+from agent_eval.scenarios.evaluate import RULES
 
 from .scenario_harness import Workspace, at, rules_of, scenario, trace
 
@@ -133,9 +134,9 @@ def test_must_not_with_a_constraint_object(ws: Workspace) -> None:
     big = trace("u", "M", [("issue_refund", {"amount": 500})], "refund; PASSWORD: x")
     res = ws.run(suite, {"a.jsonl": small, "b.jsonl": string, "c.jsonl": big})
     s = scenario(res, "M")
-    rows = {r["trace_id"]: r["status"] for r in s["traces"]}
+    rows = {r["trace_id"]: r["status"] for r in s["traces_not_passed"]}
     # a constraint with min/max applies to numbers only ("900" is not a number)
-    assert rows == {"s": "pass", "t": "pass", "u": "fail"}
+    assert rows == {"u": "fail"}
     hits = [f for f in s["findings"] if f["rule"] == "scenario/must_not"]
     assert {at(f) for f in hits} == {ws.line("{tool_called"), ws.line("{output_contains")}
     assert all(f["trace"]["trace_id"] == "u" for f in hits)
@@ -261,8 +262,8 @@ def test_output_json_schema_file_compiled_once(ws: Workspace) -> None:
         "c.jsonl": trace("c", "J", [], "not json"),
         "d.jsonl": trace("d", "J", [], None)})
     s = scenario(res, "J")
-    assert {r["trace_id"]: r["status"] for r in s["traces"]} == {
-        "a": "pass", "b": "fail", "c": "fail", "d": "fail"}
+    assert {r["trace_id"]: r["status"] for r in s["traces_not_passed"]} == {
+        "b": "fail", "c": "fail", "d": "fail"}
     msgs = {f["trace"]["trace_id"]: f["message"] for f in s["findings"]}
     assert "at /refund_id" in msgs["b"] and "does not match" in msgs["b"]
     assert msgs["c"].startswith("Output is not JSON")
@@ -340,7 +341,7 @@ def test_budgets_unknown_figures_and_no_baseline(ws: Workspace) -> None:
     unknown = trace("u", "BUD", ["a"], tokens=None, cost=None, duration=None)
     res = ws.run(suite, {"k.jsonl": known, "u.jsonl": unknown})
     s = scenario(res, "BUD")
-    rows = {r["trace_id"]: r["status"] for r in s["traces"]}
+    rows = {r["trace_id"]: r["status"] for r in s["traces_not_passed"]}
     assert rows == {"k": "fail", "u": "warn"}
     k = sorted((f["rule"], f["message"]) for f in s["findings"]
                if f["trace"] and f["trace"]["trace_id"] == "k")

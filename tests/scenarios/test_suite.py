@@ -291,7 +291,8 @@ def test_repeats_pass_at_min_pass_ratio(ws: Workspace, passing: int, status: str
     assert s["status"] == status
     assert (s["traces_total"], s["traces_passed"]) == (5, passing)
     assert s["trace_pass_rate"] == passing / 5
-    assert [r["trace_id"] for r in s["traces"]] == [f"t{n}" for n in range(5)]
+    assert [r["trace_id"] for r in s["traces_not_passed"]] == [
+        f"t{n}" for n in range(passing, 5)]
     assert s["score"] == pytest.approx(100 * passing / 5)
 
 
@@ -304,8 +305,11 @@ traces: traces/**/*.jsonl
 scenarios:
   - id: GLOB
     traces: traces/repeats/*.jsonl
+    expect: {state: never}  # every trace fails, so all are listed in traces_not_passed
   - id: BY-ID
+    expect: {state: never}
   - id: refund-001
+    expect: {state: never}
   - id: NONE
 """
     ws.write(suite, {
@@ -323,10 +327,12 @@ scenarios:
     s = load_suite(ws.root / "agent-eval.yaml")
     files, errors = suite_sources(s)
     res = evaluate_files(s, files, errors, timings=False)
-    got = {sc["id"]: sorted(r["trace_id"] for r in sc["traces"]) for sc in res.scenarios}
+    got = {sc["id"]: sorted(r["trace_id"] for r in sc["traces_not_passed"])
+           for sc in res.scenarios}
     assert got == {"GLOB": ["r1", "r2"], "BY-ID": ["r1", "x"], "refund-001": ["f", "o"],
                    "NONE": []}
-    assert scenario(res, "GLOB")["traces"][0]["file"] == "suite/traces/repeats/one.jsonl"
+    assert scenario(res, "GLOB")["traces_not_passed"][0]["file"] == \
+        "suite/traces/repeats/one.jsonl"
     (f,) = scenario(res, "NONE")["findings"]
     assert f["message"] == ("no trace found for scenario NONE (no trace has scenario id "
                             "'NONE' or a file named NONE.*)")
@@ -354,3 +360,56 @@ def test_results_round_trip_and_validate_against_the_schema(ws: Workspace) -> No
     rules = [f.rule for f in again.findings]
     assert "scenario/missing_trace" in rules and "criteria/blocking" in rules
     assert all(f.fingerprint for f in again.findings)
+
+
+def test_a_trace_naming_a_globbed_scenario_is_not_an_unknown_id(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: G
+    traces: traces/g-*.jsonl
+  - id: MISSING
+"""
+    # names G but lies outside G's glob: G does not get it, and G is no "unknown" id
+    res = ws.run(suite, {"other.jsonl": trace("o", "G", []),
+                         "g-1.jsonl": trace("g", "X-1", [])})
+    assert scenario(res, "G")["traces_total"] == 1
+    (f,) = scenario(res, "MISSING")["findings"]
+    assert f["message"].endswith("traces name scenarios that are not in the suite: X-1")
+
+
+def test_the_unknown_ids_kept_do_not_depend_on_the_order() -> None:
+    import random
+
+    from agent_eval.scenarios.evaluate import MAX_UNKNOWN_IDS, ScenarioAccumulator
+
+    ids = [f"S-{n:03d}" for n in range(3 * MAX_UNKNOWN_IDS)]
+    kept = []
+    for seed in range(3):
+        random.Random(seed).shuffle(ids)
+        one, two = ScenarioAccumulator([]), ScenarioAccumulator([])
+        for n, sid in enumerate(ids):
+            (one if n % 2 else two)._unknown(sid)
+        one.merge(two)
+        kept.append(sorted(one.unknown_ids))
+    assert kept[0] == kept[1] == kept[2] == sorted(ids)[:MAX_UNKNOWN_IDS]
+
+
+@pytest.mark.parametrize("pattern", [
+    "traces/*.jsonl", "traces/**/*.jsonl", "traces/**", "**/*.jsonl", "traces/r?.jsonl",
+    "traces/[ab]*.jsonl", "traces/[!a]*.jsonl", "./traces/sub/*.jsonl", "traces/sub/**/x.json",
+    "traces/a[.jsonl",
+])
+def test_traces_globs_select_what_glob_selects(tmp_path: Path, pattern: str) -> None:
+    import glob as globlib
+
+    from agent_eval.scenarios.compile import glob_regex
+
+    files = ["traces/a.jsonl", "traces/b1.jsonl", "traces/r1.jsonl", "traces/sub/c.jsonl",
+             "traces/sub/deep/x.json", "traces/sub/x.json", "other/a.jsonl", "traces/a[.jsonl"]
+    for f in files:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("")
+    want = {Path(p).as_posix().removeprefix("./")
+            for p in globlib.glob(pattern, root_dir=tmp_path, recursive=True)
+            if (tmp_path / p).is_file()}
+    rx = glob_regex(pattern)
+    assert {f for f in files if rx.match(f)} == want

@@ -190,13 +190,12 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
         return _stop(r, [f"could not get the traces from artifact {inputs.artifact!r}: {exc}"
                          + _permission_hint(exc, "actions: read")])
 
-    if inputs.baseline in ("git", "artifact", "file"):
-        r.say(workflow.command("notice", f"baseline: {inputs.baseline} was asked for, but "
-                               "baseline comparison is not available in this version; the "
-                               "results are not compared with the base branch",
-                               title="agent-eval"))
-    elif inputs.baseline == "auto":
-        r.log("baseline comparison is not available in this version (baseline: auto)")
+    from agent_eval.baseline import for_action
+
+    for_action(results, kind=inputs.baseline, event=event, suite=suite, workdir=workdir,
+               client=client, env=env, traces=inputs.traces,
+               traces_from_artifact=bool(inputs.artifact), baseline_file=inputs.baseline_file,
+               baseline_artifact=inputs.baseline_artifact, say=r.say, log=r.log)
 
     # ------------------------------------------------------------------ files
     checked_out = git_head(workspace)

@@ -21,7 +21,7 @@ def write_outputs(results: Results, formats: list[str], folder: Path,
     for name in dict.fromkeys(["json", *formats]):
         renderer = RENDERERS[name]
         path = folder / renderer.filename
-        path.write_text(renderer.render(results, ctx), encoding="utf-8")
+        renderer.write(results, ctx, path)
         written.append(path)
     return written
 
@@ -34,10 +34,34 @@ def main(args: argparse.Namespace) -> int:
         print(f"note: output format(s) {', '.join(missing)} are not available in this "
               f"version; available: {', '.join(RENDERERS)}", file=sys.stderr)
         formats = [f for f in formats if f in RENDERERS]
+    base = None
+    if getattr(args, "baseline", None):
+        from agent_eval.commands.report import load
+
+        try:
+            base = load(args.baseline)
+        except ValueError as exc:
+            print(f"error: --baseline: {exc}", file=sys.stderr)
+            return 2
     files, errors = suite_sources(suite, args.traces)
-    with Progress(sys.stderr, enabled=not args.quiet) as progress:
-        results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
-                                 timings=not args.no_timings, progress=progress)
+    if getattr(args, "shard", None):
+        from agent_eval.sharding import evaluate_shard, parse_shard
+
+        try:
+            index, count = parse_shard(args.shard)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        results = evaluate_shard(suite, files, errors, index=index, count=count,
+                                 timings=not args.no_timings)
+    else:
+        with Progress(sys.stderr, enabled=not args.quiet) as progress:
+            results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
+                                     timings=not args.no_timings, progress=progress)
+    if base is not None:
+        from agent_eval.compare import attach
+
+        attach(results, base, {"kind": "file", "path": args.baseline})
     folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:

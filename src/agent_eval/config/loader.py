@@ -11,7 +11,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,8 +21,10 @@ from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler, did_you_mean
 from agent_eval.errors import ConfigError
-from agent_eval.scenarios.compile import CompiledScenarios, compile_scenarios
 from agent_eval.yamlpos import Path, Positions, load_yaml
+
+if TYPE_CHECKING:
+    from agent_eval.scenarios.compile import CompiledScenarios
 
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
 NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
@@ -148,7 +150,11 @@ class _Loader:
                                  "(see docs/config.md)")
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
-        scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)
+        scenarios = None
+        if "scenarios" in data or "pass_criteria" in data:  # imported only when used
+            from agent_eval.scenarios.compile import compile_scenarios
+
+            scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)
         if self.problems or model is None:
             raise ConfigError(self.problems)
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,

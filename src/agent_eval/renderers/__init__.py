@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from agent_eval.results import Results
 
@@ -45,6 +46,15 @@ class Renderer:
     name: str
     filename: str
     render: Callable[[Results, RenderContext], str]
+    # streams the same bytes as ``render`` to a binary file (for large outputs)
+    stream: Callable[[Results, RenderContext, BinaryIO], None] | None = None
+
+    def write(self, results: Results, ctx: RenderContext, path: Path) -> None:
+        with open(path, "wb") as fh:
+            if self.stream is not None:
+                self.stream(results, ctx, fh)
+            else:
+                fh.write(self.render(results, ctx).encode("utf-8"))
 
 
 def _registry() -> dict[str, Renderer]:
@@ -53,7 +63,7 @@ def _registry() -> dict[str, Renderer]:
     return {
         r.name: r
         for r in (
-            Renderer("json", "results.json", json.render),
+            Renderer("json", "results.json", json.render, json.write),
             Renderer("console", "console.txt", console.render_plain),
             Renderer("sarif", "results.sarif", sarif.render),
             Renderer("junit", "junit.xml", junit.render),

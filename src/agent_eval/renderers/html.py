@@ -223,8 +223,9 @@ def shorten(text: str, limit: int = LINE_CHARS) -> str:
 def _metric_rows(results: Results) -> list[MetricRow]:
     head: dict[str, Any] = dict(markdown.metrics(results))
     base: dict[str, Any] | None = None
-    if results.baseline is not None:
-        base = dict(markdown._base_metrics(results.baseline))
+    got = markdown._base_metrics(results.baseline) if results.baseline is not None else None
+    if got is not None:
+        base = dict(got)
     extra = results.metrics or {}
     base_extra = (results.baseline or {}).get("metrics") or {}
     if not isinstance(base_extra, dict):
@@ -241,6 +242,11 @@ def _metric_rows(results: Results) -> list[MetricRow]:
         b = None if base is None else base.get(name)
         rows.append(_metric_row(name, h, b, base is not None))
     return rows
+
+
+def _has_base(results: Results) -> bool:
+    return (results.baseline is not None
+            and markdown._base_metrics(results.baseline) is not None)
 
 
 def _metric_row(name: str, head: Any, base: Any, has_base: bool) -> MetricRow:
@@ -333,13 +339,35 @@ def _test_rows(results: Results) -> list[dict[str, Any]]:
 
 
 def _scenario_rows(results: Results) -> list[dict[str, Any]]:
+    base = {str(s.get("id")): s for s in (results.baseline or {}).get("scenarios") or []
+            if isinstance(s, dict)}
     rows = []
     for s in results.scenarios[:MAX_ROWS]:
         score: Any = s.get("score")
+        b = base.get(str(s.get("id")), {})
+        bscore: Any = b.get("base_score")
         rows.append({"id": str(s.get("id", "")), "status": str(s.get("status", "")),
                      "score": "" if not _is_number(score) else f"{float(score):.1f}",
-                     "findings": len(s.get("findings") or [])})
+                     "findings": len(s.get("findings") or []),
+                     "base_status": str(b.get("base_status") or "—"),
+                     "base_score": "" if not _is_number(bscore) else f"{float(bscore):.1f}",
+                     "change": str(b.get("change") or "")})
     return rows
+
+
+def _comparison(results: Results) -> dict[str, Any] | None:
+    """The comparison's headline numbers (None when the run was not compared)."""
+    b = results.baseline
+    if not isinstance(b, dict) or not isinstance(b.get("findings"), dict):
+        return None
+    source = b.get("source") or {}
+    policy = b.get("policy") or {}
+    return {"source": str(source.get("description") or source.get("path")
+                          or source.get("kind") or ""),
+            "regressed": list(b.get("regressed") or []), "fixed": list(b.get("fixed") or []),
+            "new": int(b.get("new_violations") or 0),
+            "absent": int(b.get("absent_violations") or 0),
+            "policy": str(policy.get("message")) if policy.get("changed") else None}
 
 
 def _criteria_rows(results: Results) -> list[dict[str, str]]:
@@ -381,7 +409,9 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         reason=reason(results),
         config=results.config,
         sha=ctx.sha,
-        has_base=results.baseline is not None,
+        has_base=_has_base(results),
+        comparison=_comparison(results),
+        no_base=markdown._no_base(results),
         metrics=metric_rows,
         has_bars=any(m.head_pct is not None for m in metric_rows),
         criteria=_criteria_rows(results),

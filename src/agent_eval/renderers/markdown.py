@@ -120,6 +120,7 @@ class Group:
     icon: str
     count: int  # all violations of the rule, shown or not
     items: list[Item] = field(default_factory=list)
+    folded: bool = False  # unchanged against the baseline: shown in <details>
 
 
 @dataclass
@@ -152,7 +153,9 @@ def metrics(results: Results) -> dict[str, int]:
     }
 
 
-def _base_metrics(baseline: dict[str, Any]) -> dict[str, int]:
+def _base_metrics(baseline: dict[str, Any]) -> dict[str, int] | None:
+    if baseline.get("available") is False:
+        return None  # a baseline was looked for and not found (baseline["reason"])
     if "tests" in baseline and "counts" in baseline and "suite" in baseline:
         return metrics(Results.from_dict(baseline))
     c = baseline.get("counts") or {}
@@ -212,10 +215,15 @@ def _what(v: Finding) -> str:
     return md(v.message)
 
 
-def _groups(results: Results, ctx: RenderContext) -> list[Group]:
-    """Violations grouped by (severity, rule): most severe first, then larger groups."""
+def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = None,
+            folded: bool = False) -> list[Group]:
+    """Violations grouped by (severity, rule): most severe first, then larger groups.
+    With ``unchanged`` (fingerprints), only the new ones, or only the unchanged ones
+    (``folded``)."""
     by_rule: dict[tuple[str, str], list[Finding]] = {}
     for v in results.findings:  # rule violations, scenario findings, missed criteria
+        if unchanged is not None and (v.fingerprint in unchanged) != folded:
+            continue
         by_rule.setdefault((v.severity, v.rule), []).append(v)
     ordered = sorted(by_rule.items(),
                      key=lambda kv: (_RANK.get(kv[0][0], 9), -len(kv[1]), kv[0][1]))
@@ -223,7 +231,7 @@ def _groups(results: Results, ctx: RenderContext) -> list[Group]:
             if ctx.repo_url and ctx.sha else None)
     groups = []
     for (severity, rule), found in ordered:
-        group = Group(rule, SEVERITY_ICON.get(severity, "•"), len(found))
+        group = Group(rule, SEVERITY_ICON.get(severity, "•"), len(found), folded=folded)
         for v in found:
             url = None
             if blob is not None:
@@ -253,7 +261,7 @@ def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, s
                 item = replace(item, ref=refs.setdefault(item.url, len(refs) + 1))
             items.append(item)
         left -= len(items)
-        out.append(Group(g.rule, g.icon, g.count, items))
+        out.append(Group(g.rule, g.icon, g.count, items, g.folded))
     return out, [(n, url) for url, n in refs.items()]
 
 
@@ -290,9 +298,79 @@ def _number(x: object) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") or "0"
 
 
-def _suite_metric_rows(results: Results) -> list[dict[str, str]]:
-    """The scenario metrics of metrics.md §3 (``results.metrics``)."""
-    return [{"name": str(k), "value": _number(v)} for k, v in results.metrics.items()]
+def _suite_metric_rows(results: Results, change: dict[str, Any] | None = None
+                       ) -> list[dict[str, str]]:
+    """The scenario metrics of metrics.md §3 (``results.metrics``), with base and Δ
+    when compared."""
+    base = (change or {}).get("base_metrics") or {}
+    rows = []
+    for k, v in results.metrics.items():
+        b = base.get(k)
+        rows.append({"name": str(k), "value": _number(v), "base": _number(b),
+                     "delta": arrow(str(k), v, b)})
+    return rows
+
+
+LOWER_IS_BETTER = {"violations", "input errors", "traces failing", "latency_p95_ms",
+                   "token_efficiency"}
+
+
+def arrow(name: str, head: Any, base: Any) -> str:
+    """``▲ +0.1 ✅`` / ``▼ −2 ⚠️``: the change, and whether it is for the better."""
+    if isinstance(head, bool) or isinstance(base, bool):
+        return ""
+    if not isinstance(head, int | float) or not isinstance(base, int | float):
+        return ""
+    d = head - base
+    if abs(d) < 1e-9:
+        return "="
+    better = (d < 0) if name in LOWER_IS_BETTER else (d > 0)
+    mark = " ✅" if better else " 🔻"
+    text = f"▲ +{_number(d)}" if d > 0 else f"▼ −{_number(-d)}"
+    return text + mark
+
+
+def _no_base(results: Results) -> str | None:
+    b = results.baseline
+    if isinstance(b, dict) and b.get("available") is False:
+        return str(b.get("reason") or "no baseline")
+    return None
+
+
+def _change(results: Results) -> dict[str, Any] | None:
+    """What changed against the baseline (``results.baseline``), for the template."""
+    b = results.baseline or {}
+    if not isinstance(b.get("findings"), dict):
+        return None
+    scen = [s for s in b.get("scenarios") or [] if isinstance(s, dict)]
+
+    def row(s: dict[str, Any]) -> dict[str, str]:
+        return {"id": str(s.get("id")), "base": str(s.get("base_status") or "—"),
+                "head": str(s.get("head_status") or "—"),
+                "score": f"{_number(s.get('base_score'))} → {_number(s.get('head_score'))}"}
+
+    absent = b["findings"].get("absent") or []
+    source = b.get("source") or {}
+    where = source.get("description") or source.get("path") or source.get("kind") or ""
+    policy = b.get("policy") or {}
+    return {
+        "source": str(where),
+        "policy": str(policy.get("message")) if policy.get("changed") else None,
+        "regressions": [row(s) for s in scen if s.get("change") == "regression"],
+        "fixes": [row(s) for s in scen if s.get("change") == "fix"],
+        "scenario_changes": [row(s) for s in scen
+                             if s.get("change") in ("added", "removed", "changed")],
+        "new": int(b.get("new_violations") or 0),
+        "absent": [{"rule": str(f.get("rule")), "message": str(f.get("message"))}
+                   for f in absent[:20] if f.get("severity") in ("error", "warning")],
+        "absent_total": int(b.get("absent_violations") or 0),
+        "unchanged_fps": list(b["findings"].get("unchanged") or []),
+        "base_metrics": b.get("metrics") or {},
+        "base_scores": {str(s.get("id")): {
+            "base_status": s.get("base_status"),
+            "score_text": f"{_number(s.get('base_score'))} → {_number(s.get('head_score'))}"
+            if s.get("base_score") is not None else ""} for s in scen},
+    }
 
 
 def _criteria_rows(results: Results) -> list[dict[str, str]]:
@@ -330,8 +408,14 @@ def render(results: Results, ctx: RenderContext | None = None,
     base = _base_metrics(results.baseline) if results.baseline is not None else None
     rows = [Metric(name, value, None if base is None else base.get(name))
             for name, value in head.items()]
-    groups = _groups(results, ctx)
+    change = _change(results) if base is not None else None
+    if change is not None:
+        unchanged = set(change["unchanged_fps"])
+        groups = [*_groups(results, ctx, unchanged), *_groups(results, ctx, unchanged, True)]
+    else:
+        groups = _groups(results, ctx)
     total = sum(g.count for g in groups)
+    new_total = sum(g.count for g in groups if not g.folded)
     tests = _test_rows(results)
     from agent_eval._version import __version__
 
@@ -343,10 +427,13 @@ def render(results: Results, ctx: RenderContext | None = None,
         "reason": _reason(results),
         "metrics": rows,
         "has_base": base is not None,
+        "change": change,
+        "no_base": _no_base(results),
+        "new_total": new_total,
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
         "scenarios": _scenario_rows(results),
-        "suite_metrics": _suite_metric_rows(results),
+        "suite_metrics": _suite_metric_rows(results, change),
         "criteria": _criteria_rows(results),
         "details_over": DETAILS_OVER,
         "version": results.tool_version or __version__,

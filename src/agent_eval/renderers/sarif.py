@@ -204,6 +204,11 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
 
     items = [_Item(_finding_result(v, index, sources), v.severity, n)
              for n, v in enumerate(findings)]
+    if results.baseline and results.baseline.get("findings"):
+        from agent_eval.compare import baseline_state
+
+        for it, v in zip(items, findings, strict=True):
+            it.result.baseline_state = baseline_state(results, v)
     seen: dict[str, int] = {}
     for e in results.input_errors:
         level = catalogue[e.rule].level if e.rule in catalogue else "error"
@@ -234,7 +239,8 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
             invocations=[_invocation(results, lost)],
             version_control_provenance=vcs,
             results=[it.result for it in sorted(ranked[:keep], key=lambda it: it.order)],
-            automation_details=om.RunAutomationDetails(id=f"{TOOL_NAME}/{results.suite}/"),
+            automation_details=om.RunAutomationDetails(
+                id=f"{TOOL_NAME}/{results.suite}/{_shard_suffix(results)}"),
             column_kind="unicodeCodePoints",
             properties={"suite": results.suite, "config": results.config,
                         "verdict": results.verdict, "counts": dict(results.counts)},
@@ -334,6 +340,15 @@ def _where(ref: TraceRef) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _shard_suffix(results: Results) -> str:
+    """``shard-i-of-n/`` for a shard's partial results: each shard its own category."""
+    if not results.shard:
+        return ""
+    from agent_eval.sharding import automation_suffix
+
+    return automation_suffix(results.shard)
 
 
 def _finding_result(v: Finding, index: dict[str, int], sources: _Sources) -> Any:

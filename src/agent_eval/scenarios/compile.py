@@ -43,7 +43,12 @@ from agent_eval.scenarios.models import (
 )
 from agent_eval.yamlpos import Path, Positions
 
-THRESHOLD_KEYS = tuple(Thresholds.model_fields)
+# The figures kept per (scenario, trace), in this order (evaluate.py).
+FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
+           "tool_used_hits", "tools_used", "sequence_similarity", "sequence_progress", "loops",
+           "output_quality", "output_ok", "behavior_score", "tool_calls", "llm_calls",
+           "total_tokens", "latency_ms", "cost_usd")
+FIGURE_INDEX = {name: i for i, name in enumerate(FIGURES)}
 GATE_KEYS = tuple(Gates.model_fields)
 # (threshold key) -> (measured figure, "min" | "max")
 THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {
@@ -152,6 +157,7 @@ class Limit:
     op: str  # min | max
     value: float
     ref: ConfigRef
+    index: int  # of its figure in FIGURES; -1 for cost_multiplier (needs a baseline)
 
     @property
     def text(self) -> str:
@@ -181,7 +187,6 @@ class CompiledScenario:
     tools: tuple[str, ...] | None = None  # expected patterns (deduplicated)
     tool_matchers: tuple[ToolMatcher, ...] = ()
     tool_refs: tuple[ConfigRef, ...] = ()
-    tools_any: ToolMatcher | None = None
     forbidden: ToolMatcher | None = None
     forbidden_refs: tuple[ConfigRef, ...] = ()
     sequence: tuple[str, ...] | None = None
@@ -229,10 +234,6 @@ class CompiledScenario:
             self._names[name] = hit
         return hit
 
-    def step_set(self, name: str) -> frozenset[int]:
-        """The indexes of the reference steps that a called tool matches."""
-        return self.info(name).steps
-
 
 @dataclass(frozen=True, slots=True)
 class Criterion:
@@ -255,6 +256,7 @@ class CompiledScenarios:
     prefix: str  # the suite folder, repo-relative ("" at the root)
     root: str  # absolute repository root
     base: str  # absolute suite folder
+    ids: frozenset[str] = frozenset()
     by_id: dict[str, tuple[int, ...]] = field(default_factory=dict)
     by_stem: dict[str, tuple[int, ...]] = field(default_factory=dict)
     globbed: tuple[tuple[int, tuple[re.Pattern[str], ...]], ...] = ()
@@ -271,6 +273,7 @@ class CompiledScenarios:
             else:
                 by_id.setdefault(s.id, []).append(s.index)
                 by_stem.setdefault(s.id.casefold(), []).append(s.index)
+        self.ids = frozenset(s.id for s in self.scenarios)
         self.by_id = {k: tuple(v) for k, v in by_id.items()}
         self.by_stem = {k: tuple(v) for k, v in by_stem.items()}
         self.globbed = tuple(globbed)
@@ -446,7 +449,6 @@ class _Compiler:
             sc.tools = patterns
             sc.tool_refs = refs
             sc.tool_matchers = tuple(self.matcher(p) for p in patterns)
-            sc.tools_any = self.matcher(patterns) if patterns else None
         if e.forbidden_tools is not None:
             patterns, refs = self._patterns(e.forbidden_tools, ref, "expect", "forbidden_tools")
             if patterns:
@@ -624,7 +626,8 @@ class _Compiler:
             elif figure == "score" and not sc.scored:
                 self.problem(here, "'min_score' needs a scored expectation: expect.tools, "
                              "expect.output or expect.sequence")
-            out.append(Limit(name, figure, op, float(value), ref(key, name)))
+            out.append(Limit(name, figure, op, float(value), ref(key, name),
+                             FIGURE_INDEX.get(figure, -1)))
         return tuple(out)
 
     def weights(self, sc: CompiledScenario, cfg: Scenario, base: Path) -> None:

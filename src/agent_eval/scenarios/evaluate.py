@@ -27,6 +27,8 @@ from agent_eval.model import ToolCall, Trace
 from agent_eval.results import assign_fingerprints, finding_dict, sort_key
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.compile import (
+    FIGURE_INDEX,
+    FIGURES,
     UNRECORDED,
     ArgExpect,
     BehaviorCheck,
@@ -41,13 +43,11 @@ from agent_eval.scenarios.compile import (
 )
 
 NAN = math.nan
-# The figures kept per (scenario, trace), in this order.
-FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
-           "tool_used_hits", "tools_used", "sequence_similarity", "sequence_progress", "loops",
-           "output_quality", "output_ok", "behavior_score", "tool_calls", "llm_calls",
-           "total_tokens", "latency_ms", "cost_usd")
 K = len(FIGURES)
-F = {name: i for i, name in enumerate(FIGURES)}
+F = FIGURE_INDEX
+(I_SCORE, I_RECALL, I_PRECISION, I_F1, I_HITS, I_USED_HITS, I_USED, I_SIMILARITY, I_PROGRESS,
+ I_LOOPS, I_QUALITY, I_OUTPUT_OK, I_BEHAVIOR, I_CALLS, I_LLM_CALLS, I_TOKENS, I_LATENCY,
+ I_COST) = range(K)
 STATUS_NAMES = ("pass", "warn", "fail")
 PASS, WARN, FAIL = 0, 1, 2
 # The rule ids scenario checks and criteria can report (each has a page in rules/docs).
@@ -76,7 +76,14 @@ def output_text(trace: Trace) -> str | None:
 
 def _names(names: Iterable[str]) -> str:
     text = "[" + ", ".join(names) + "]"
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 2] + "…]"
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 4] + "...]"
+
+
+def _shown(text: str) -> str:
+    """The output as kept in a finding's details: at most MAX_SHOWN characters, cut with
+    an ASCII "..." (messages stay ASCII, so a large results.json of them stays compact in
+    memory)."""
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
 def _num(x: float | None) -> str:
@@ -141,18 +148,25 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     ev = _Eval(sc, trace)
     v = [NAN] * K
     calls = trace.tool_calls
-    memo, info = sc._names, sc.info
-    infos = [memo.get(c.name) or info(c.name) for c in calls]
-    forced_zero = _forbidden(ev, infos, calls) if sc.forbidden is not None else False
-    v[F["tool_calls"]] = len(calls)
-    v[F["llm_calls"]] = len(trace.llm_calls)
+    memo = sc._names
+    try:
+        infos = [memo[c.name] for c in calls]
+    except KeyError:  # a name this scenario has not seen yet
+        info = sc.info
+        infos = [info(c.name) for c in calls]
     loops = 0
     prev = None
+    forbidden = False
     for i in infos:
         if i.key == prev:
             loops += 1
         prev = i.key
-    v[F["loops"]] = loops
+        if i.forbidden >= 0:
+            forbidden = True
+    forced_zero = _forbidden(ev, infos, calls) if forbidden else False
+    v[I_CALLS] = len(calls)
+    v[I_LLM_CALLS] = len(trace.llm_calls)
+    v[I_LOOPS] = loops
     recall = _tools(ev, v, calls, infos)
     similarity = _sequence(ev, v, calls, infos)
     if sc.args:
@@ -164,26 +178,33 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
                "the final output" + ("" if ev.trace.output is not None
                                      else " (the trace recorded no final output)"),
                sc.state.ref, ev.at_end(), constraint=f"state: {render(sc.state.text)}",
-               details={"expected": sc.state.text, "actual": show_value(ev.text)})
+               details={"expected": sc.state.text, "actual": _shown(ev.text)})
     if sc.health_ref is not None:
         _health(ev, calls)
     if sc.behaviors:
         seen = sum(1 for b in sc.behaviors if _behavior(ev, b, calls, missed=True) is not None)
-        v[F["behavior_score"]] = seen / len(sc.behaviors)
+        v[I_BEHAVIOR] = seen / len(sc.behaviors)
     for b in sc.must_not:
         if _behavior(ev, b, calls, missed=False) is not None:
             forced_zero = True
-    score = m.weighted_score({"tool_accuracy": recall, "output_quality": quality,
-                              "sequence": similarity}, sc.weights)
+    # m.weighted_score, inlined (the hot path)
+    w = sc.weights
+    total = weight = 0.0
+    for value, name in ((recall, "tool_accuracy"), (quality, "output_quality"),
+                        (similarity, "sequence")):
+        if value is not None:
+            total += w[name] * value
+            weight += w[name]
+    score = 100 * total / weight if weight > 0 else None
     if forced_zero:
         score = 0.0
         ev.failed = True
     if score is not None:
-        v[F["score"]] = score
+        v[I_SCORE] = score
     tokens, latency, cost = trace.tokens, trace.latency_ms, trace.cost
-    v[F["total_tokens"]] = NAN if tokens is None else tokens
-    v[F["latency_ms"]] = NAN if latency is None else latency
-    v[F["cost_usd"]] = NAN if cost is None else cost
+    v[I_TOKENS] = NAN if tokens is None else tokens
+    v[I_LATENCY] = NAN if latency is None else latency
+    v[I_COST] = NAN if cost is None else cost
     for limit in sc.thresholds:
         _limit(ev, limit, v, blocking=True)
     for limit in sc.warn_thresholds:
@@ -224,10 +245,7 @@ def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInf
     sc = ev.sc
     if sc.tools is None:
         return None
-    used: dict[str, NameInfo] = {}  # distinct tools used, by key
-    for info in infos:
-        if info.key not in used:
-            used[info.key] = info
+    used = {info.key: info for info in infos}  # distinct tools used, by key
     seen: set[int] = set()
     hits_u = 0
     for info in used.values():
@@ -247,12 +265,12 @@ def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInf
                        details={"expected": pattern, "actual": _names(first.values())})
     recall = m.tool_recall(hits_e, len(sc.tools))
     precision = m.tool_precision(hits_u, len(used))
-    v[F["tool_recall"]] = recall
-    v[F["tool_precision"]] = precision
-    v[F["tool_f1"]] = m.tool_f1(precision, recall)
-    v[F["tool_hits"]] = hits_e
-    v[F["tool_used_hits"]] = hits_u
-    v[F["tools_used"]] = len(used)
+    v[I_RECALL] = recall
+    v[I_PRECISION] = precision
+    v[I_F1] = m.tool_f1(precision, recall)
+    v[I_HITS] = hits_e
+    v[I_USED_HITS] = hits_u
+    v[I_USED] = len(used)
     return recall
 
 
@@ -262,17 +280,28 @@ def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[Name
     if sc.sequence is None:
         return None
     n = len(sc.steps)
-    steps = [info.steps for info in infos]
+    total = len(infos)
+    # the calls that match some step: the others are in no common subsequence and
+    # never advance an in-order match, so LCS, progress, subsequence and subset need
+    # only these
+    hit = [info.steps for info in infos if info.steps]
     if sc.sequence_metric == "edit":
-        similarity = (1.0 if not steps and n == 0
-                      else 1 - m.levenshtein_steps(steps, n) / max(len(steps), n))
+        similarity = (1.0 if not total and n == 0 else 1 - m.levenshtein_steps(
+            [info.steps for info in infos], n) / max(total, n))
     else:
-        similarity = (1.0 if not steps and n == 0
-                      else 2 * m.lcs_length_steps(steps, n) / (len(steps) + n))
-    done = m.progress_steps(steps, n)
-    v[F["sequence_similarity"]] = similarity
-    v[F["sequence_progress"]] = 1.0 if n == 0 else done / n
-    if not m.matches_steps(sc.sequence_mode, steps, n):
+        similarity = (1.0 if not total and n == 0
+                      else 2 * m.lcs_length_steps(hit, n) / (total + n))
+    done = m.progress_steps(hit, n)
+    v[I_SIMILARITY] = similarity
+    v[I_PROGRESS] = 1.0 if n == 0 else done / n
+    mode = sc.sequence_mode
+    if mode == "subsequence":
+        ok = done == n
+    elif mode == "subset":
+        ok = m.matches_steps(mode, hit, n)
+    else:
+        ok = m.matches_steps(mode, [info.steps for info in infos], n)
+    if not ok:
         ev.failed = True
         names = [c.name for c in calls]
         mode = sc.sequence_mode
@@ -336,10 +365,10 @@ def _output(ev: _Eval, v: list[float]) -> float:
         for ref, text, constraint in problems:
             ev.add("scenario/output", "error", text + none, ref, ev.at_end(),
                    constraint=constraint,
-                   details={"check": check.kind, "actual": show_value(ev.text)})
+                   details={"check": check.kind, "actual": _shown(ev.text)})
     quality = passed / len(sc.output)
-    v[F["output_quality"]] = quality
-    v[F["output_ok"]] = 1.0 if passed == len(sc.output) else 0.0
+    v[I_QUALITY] = quality
+    v[I_OUTPUT_OK] = 1.0 if passed == len(sc.output) else 0.0
     return quality
 
 
@@ -465,9 +494,9 @@ def _args_hold(b: BehaviorCheck, call: ToolCall) -> bool:
 
 
 def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
-    if limit.figure == "cost_multiplier":
-        return  # needs a baseline: noted once per scenario (ScenarioAccumulator.finish)
-    value = v[F[limit.figure]]
+    if limit.index < 0:
+        return  # cost_multiplier needs a baseline: noted once per scenario (finish)
+    value = v[limit.index]
     if math.isnan(value):
         what = UNRECORDED.get(limit.figure, limit.figure)
         ev.warned = True
@@ -507,7 +536,8 @@ class _Acc:
 
 @dataclass
 class ScenarioAccumulator:
-    """Partial scenario results of some traces (picklable, mergeable)."""
+    """Partial scenario results of some traces (picklable, mergeable; sharding.py
+    records and replays ``per[i].rows``, ``.figures`` and ``.findings``)."""
 
     per: list[_Acc]
     unknown_ids: set[str] = field(default_factory=set)  # scenario ids no scenario has
@@ -517,11 +547,11 @@ class ScenarioAccumulator:
         return cls([_Acc() for _ in compiled.scenarios])
 
     def add(self, trace: Trace, compiled: CompiledScenarios) -> None:
-        which = compiled.match(trace.source, trace.scenario)
+        sid = trace.scenario
+        if sid is not None and sid not in compiled.ids:
+            self._unknown(sid)  # named in the hint of a scenario without traces
+        which = compiled.match(trace.source, sid)
         if not which:
-            if (trace.scenario is not None and len(self.unknown_ids) < MAX_UNKNOWN_IDS
-                    and trace.scenario not in compiled.by_id):
-                self.unknown_ids.add(trace.scenario)
             return
         clock = time.perf_counter
         for i in which:
@@ -540,9 +570,22 @@ class ScenarioAccumulator:
             mine.figures.extend(theirs.figures)
             mine.findings.extend(theirs.findings)
             mine.seconds += theirs.seconds
-        for sid in sorted(other.unknown_ids):
-            if len(self.unknown_ids) < MAX_UNKNOWN_IDS:
-                self.unknown_ids.add(sid)
+        for sid in other.unknown_ids:
+            self._unknown(sid)
+
+    def _unknown(self, sid: str) -> None:
+        """Keep the MAX_UNKNOWN_IDS smallest unknown ids: the same ones whatever the order
+        of the traces or how the work was split."""
+        ids = self.unknown_ids
+        if sid in ids:
+            return
+        if len(ids) < MAX_UNKNOWN_IDS:
+            ids.add(sid)
+        else:
+            top = max(ids)
+            if sid < top:
+                ids.discard(top)
+                ids.add(sid)
 
     def finish(self, compiled: CompiledScenarios, *, timings: bool = True) -> SuiteOutcome:
         views = [_View.of(sc, acc, timings, sorted(self.unknown_ids))
@@ -564,10 +607,10 @@ class SuiteOutcome:
     verdict: str  # what the scenarios and criteria alone say: pass | warn | fail
 
 
-def _column(figures: array[float], name: str) -> list[float]:
-    """The known values of one figure across a scenario's traces."""
-    col = figures[F[name]::K]
-    return [x for x in col if not math.isnan(x)]
+def _column(figures: array[float], name: str) -> array[float]:
+    """The known values of one figure across a scenario's traces (8 bytes each: no
+    Python float per trace is kept)."""
+    return array("d", (x for x in figures[F[name]::K] if x == x))  # NaN != NaN
 
 
 @dataclass
@@ -584,9 +627,9 @@ class _View:
     output_ok_share: float | None
     findings: list[Finding]
     rows: list[tuple[str, int, str, int]]
-    scores: list[float]
-    latencies: list[float]
-    tokens: list[float]
+    scores: array[float]
+    latencies: array[float]
+    tokens: array[float]
     seconds: float
 
     @classmethod
@@ -670,8 +713,11 @@ class _View:
             "config": {"file": sc.ref.file, "line": sc.ref.line, "column": sc.ref.col,
                        "key_path": sc.ref.key_path},
             "findings": [finding_dict(f) for f in self.findings],
-            "traces": [{"file": f, "line": line, "trace_id": tid, "status": STATUS_NAMES[st]}
-                       for f, line, tid, st in self.rows],
+            # only the traces that did not pass: the others are counted (a scenario may
+            # have thousands of repeats; findings and trace summaries say the rest)
+            "traces_not_passed": [
+                {"file": f, "line": line, "trace_id": tid, "status": STATUS_NAMES[st]}
+                for f, line, tid, st in self.rows if st != PASS],
         }
 
 
@@ -709,10 +755,13 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, 
                           if adversarial else 1.0)
     with_behaviors = [v for v in views if v.sc.behaviors]
     out["behavior_coverage"] = m.mean(v.mean("behavior_score") for v in with_behaviors)
-    latencies = [x for v in views for x in v.latencies]
+    latencies: array[float] = array("d")
+    tokens: array[float] = array("d")
+    for v in views:
+        latencies.extend(v.latencies)
+        tokens.extend(v.tokens)
     out["latency_p95_ms"] = m.percentile_nearest_rank(latencies, 95)
     scores = [v.score for v in views if v.score is not None]
-    tokens = [x for v in views for x in v.tokens]
     mean_score, mean_tokens = m.mean(scores), m.mean(tokens)
     out["mean_score"] = mean_score
     out["token_efficiency"] = (mean_score / mean_tokens * 1000
@@ -768,7 +817,7 @@ def evaluate_criterion(c: Criterion, metrics: dict[str, Any], views: list[_View]
         entry["message"] = f"{c.metric} is unknown (not recorded), so {shown} cannot be checked"
         return entry
     ok = m.at_least(value, c.threshold) if c.op == "min" else m.at_most(value, c.threshold)
-    relation = ("≥" if c.op == "min" else "≤") if ok else ("<" if c.op == "min" else ">")
+    relation = (">=" if c.op == "min" else "<=") if ok else ("<" if c.op == "min" else ">")
     label = f"{c.metric} = {_num(value)} {relation} {_num(c.threshold)}"
     if ok:
         entry["message"] = label

@@ -8,7 +8,7 @@ against a brute-force reference in tests/scenarios/test_metrics.py.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from typing import Any, Literal, TypeVar
 
 A = TypeVar("A")
@@ -198,8 +198,8 @@ def percentile_nearest_rank(values: Iterable[float], q: float) -> float | None:
 def mean(values: Iterable[float]) -> float | None:
     """The mean, summed exactly (``math.fsum``), so the order of the values (and thus of
     merging work from several processes) does not change the result."""
-    items = list(values)
-    return math.fsum(items) / len(items) if items else None
+    items = values if isinstance(values, Sized) else list(values)
+    return math.fsum(items) / len(items) if len(items) else None
 
 
 def ratio(part: float, whole: float, empty: float | None = None) -> float | None:

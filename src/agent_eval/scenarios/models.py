@@ -17,7 +17,6 @@ Fraction = float
 SequenceMode = Literal["strict", "exact", "unordered", "subset", "superset", "subsequence"]
 BEHAVIOR_KEYS = ("tool_called", "tool_not_called", "output_contains", "output_regex",
                  "sequence")
-KNOWN_CATEGORIES = ("happy_path", "edge_case", "adversarial", "regression")
 
 
 def _fraction(description: str) -> Any:

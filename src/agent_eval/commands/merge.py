@@ -1,0 +1,65 @@
+"""``agent-eval merge PARTS…``: one results object (and its files) from the partial
+results of ``agent-eval run --shard i/n``, identical to an unsharded run."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+from pathlib import Path
+
+from agent_eval._cli import _formats, output_dir
+from agent_eval.api import load_suite
+from agent_eval.commands.report import load
+from agent_eval.commands.run import write_outputs
+from agent_eval.renderers import RENDERERS, RenderContext, console
+from agent_eval.results import Results, exit_code
+
+EXIT_ERROR = 2
+
+
+def part_files(patterns: list[str]) -> list[Path]:
+    """Files named, folders holding a results.json, and globs."""
+    out: list[Path] = []
+    for pattern in patterns:
+        matched = sorted(glob.glob(pattern, recursive=True)) or [pattern]
+        for m in matched:
+            p = Path(m)
+            out.append(p / "results.json" if p.is_dir() else p)
+    return list(dict.fromkeys(out))
+
+
+def main(args: argparse.Namespace) -> int:
+    parts: list[Results] = []
+    try:
+        for path in part_files(args.parts):
+            parts.append(load(str(path)))
+        base = load(args.baseline) if args.baseline else None
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    config = args.config or parts[0].config
+    if not Path(config).is_file():
+        print(f"error: the suite file {config!r} the shards ran with is not here; run merge "
+              "from the repository root or pass --config", file=sys.stderr)
+        return EXIT_ERROR
+    suite = load_suite(config)
+    from agent_eval.sharding import merge
+
+    results = merge(suite, parts, timings=not args.no_timings)
+    if base is not None:
+        from agent_eval.compare import attach
+
+        attach(results, base, {"kind": "file", "path": args.baseline})
+    formats = [f for f in (_formats(args.format) or list(suite.model.output.format))
+               if f in RENDERERS]
+    folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
+    written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
+    if args.quiet:
+        c = results.counts
+        print(f"{results.verdict}: {c['violations']} violation(s), {c['input_errors']} "
+              f"input error(s) in {c['traces']} trace(s) from {len(parts)} shard(s)")
+    else:
+        sys.stdout.write(console.render(results, color=False))
+        print("Wrote " + ", ".join(str(p) for p in written))
+    return exit_code(results.verdict, args.fail_on)

@@ -1,0 +1,236 @@
+"""``run --shard i/n`` and ``merge`` (action.md "Sharding").
+
+A shard reads every trace file (traces are grouped per file while reading, so the
+partition is made after reading, at trace granularity) and evaluates the traces whose id
+hashes to it (:func:`shard_of`: sha-256 of the trace id, stable across machines and
+Python versions). The reader's own records (input errors, ignored events, the format of
+each file) belong to shard 1.
+
+A shard's results are ordinary results of its traces plus ``results.shard``: its index
+and count, the config digest, and one *record* per evaluated item holding everything the
+accumulator got from it (the findings, the trace summary, each scenario's row, figures
+and findings) with the item's position in the unsharded read order. :func:`merge`
+replays the records of all shards in that order into one accumulator and finishes it
+as an unsharded run does, so the merged results are identical to an unsharded run's
+(byte for byte with ``--no-timings``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from array import array
+from collections.abc import Iterable
+from typing import Any
+
+from agent_eval.config.loader import Suite
+from agent_eval.engine import Accumulator
+from agent_eval.errors import ConfigError, InputError
+from agent_eval.model import Trace
+from agent_eval.readers import read_sources
+from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.results import Results, TraceSummary, finding_dict, finding_from, trace_dict
+
+FORMAT = 1  # version of the record format in results.shard
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"i/n"`` with 1 ≤ i ≤ n."""
+    try:
+        i_text, n_text = text.split("/", 1)
+        i, n = int(i_text), int(n_text)
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: expected i/n, e.g. 1/4") from None
+    if n < 1 or not 1 <= i <= n:
+        raise ValueError(f"--shard {text!r}: i must be between 1 and n")
+    return i, n
+
+
+def shard_of(trace_id: str, count: int) -> int:
+    """The shard (1-based) a trace id belongs to."""
+    digest = hashlib.sha256(trace_id.encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def automation_suffix(shard: dict[str, Any] | None) -> str:
+    """The part of SARIF's ``automationDetails.id`` that tells shards apart."""
+    if not shard:
+        return ""
+    return f"shard-{shard['index']}-of-{shard['count']}/"
+
+
+# ------------------------------------------------------------------ records
+def _record(seq: list[int], acc: Accumulator, suite: Suite) -> dict[str, Any]:
+    """What one item added to an (empty) accumulator."""
+    rec: dict[str, Any] = {"seq": seq}
+    if acc.traces:
+        rec["trace"] = trace_dict(acc.traces[0])
+        rec["tool_calls"] = acc.tool_calls
+        rec["llm_calls"] = acc.llm_calls
+        found = {tid: [finding_dict(v) for v in t.violations]
+                 for tid, t in acc.tests.items() if t.violations}
+        if found:
+            rec["violations"] = found
+        calls = next(iter(acc.tests.values())).calls_checked if acc.tests else 0
+        rec["calls"] = calls
+    if acc.input_errors:
+        rec["input_errors"] = [{"rule": e.rule, "file": e.file, "line": e.line,
+                                "message": e.message} for e in acc.input_errors]
+    if acc.ignored:
+        rec["ignored"] = dict(acc.ignored)
+    if acc.formats:
+        rec["formats"] = dict(acc.formats)
+    sc = acc.scenarios
+    if sc is not None:
+        per = []
+        for i, a in enumerate(sc.per):
+            if not a.rows:
+                continue
+            per.append({"index": i, "rows": [list(r) for r in a.rows],
+                        "figures": [None if math.isnan(x) else x for x in a.figures],
+                        "findings": [finding_dict(f) for f in a.findings]})
+        if per:
+            rec["scenarios"] = per
+        if sc.unknown_ids:
+            rec["unknown_ids"] = sorted(sc.unknown_ids)
+    return rec
+
+
+def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
+    """The accumulator a record was made from (timings aside)."""
+    acc = Accumulator.for_suite(suite)
+    if "trace" in rec:
+        t = rec["trace"]
+        acc.traces.append(TraceSummary(t["id"], t["file"], t["line"], t.get("scenario"),
+                                       t["tool_calls"], tuple(t.get("failed_tests", ()))))
+        acc.tool_calls = rec.get("tool_calls", 0)
+        acc.llm_calls = rec.get("llm_calls", 0)
+        failed = rec.get("violations") or {}
+        for tid, test in acc.tests.items():
+            test.traces_checked = 1
+            test.calls_checked = rec.get("calls", 0)
+            if tid in failed:
+                test.violations = [finding_from(v) for v in failed[tid]]
+                test.traces_failed = 1
+    acc.input_errors = [InputError(e["rule"], e["file"], e["line"], e["message"])
+                        for e in rec.get("input_errors", [])]
+    acc.ignored = dict(rec.get("ignored", {}))
+    acc.formats = dict(rec.get("formats", {}))
+    if acc.scenarios is not None:
+        for entry in rec.get("scenarios", []):
+            a = acc.scenarios.per[entry["index"]]
+            a.rows = [(r[0], r[1], r[2], r[3]) for r in entry["rows"]]
+            a.figures = array("d", (math.nan if x is None else x for x in entry["figures"]))
+            a.findings = [finding_from(f) for f in entry["findings"]]
+        acc.scenarios.unknown_ids = set(rec.get("unknown_ids", []))
+    return acc
+
+
+# --------------------------------------------------------------------- shard run
+def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
+                   *, index: int, count: int, timings: bool = True,
+                   fmt: str | None = None) -> Results:
+    """The partial results of shard ``index`` of ``count``."""
+    fmt = fmt or suite.format
+    acc = Accumulator.for_suite(suite)
+    records: list[dict[str, Any]] = []
+    total = 0
+
+    def take(seq: list[int], item: ReadItem) -> None:
+        nonlocal total
+        if isinstance(item, Trace):
+            total += 1
+            if shard_of(item.id, count) != index:
+                return
+        elif index != 1:
+            return
+        one = Accumulator.for_suite(suite)
+        one.add(item, suite)
+        records.append(_record(seq, one, suite))
+        acc.merge(one)
+
+    for k, item in enumerate(errors):
+        take([0, k], item)
+    for n, source in enumerate(files, 1):
+        for k, item in enumerate(read_sources([source], fmt)):
+            take([n, k], item)
+    results = acc.finish(suite, timings=timings, any_traces=total > 0)
+    _partial_view(results)
+    seconds = {tid: t.seconds for tid, t in acc.tests.items()} if timings else {}
+    scen_seconds = ([a.seconds for a in acc.scenarios.per]
+                    if timings and acc.scenarios is not None else [])
+    results.shard = {"format": FORMAT, "index": index, "count": count,
+                     "config_digest": (results.inventory or {}).get("digest"),
+                     "traces_read": total, "seconds": seconds,
+                     "scenario_seconds": scen_seconds, "records": records}
+    return results
+
+
+_RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
+
+
+def _partial_view(results: Results) -> None:
+    """A shard reports only what its own traces say: the scenarios with traces in it
+    (no "missing trace" for the others), no suite-level criteria (they need every
+    scenario: the merged results have them), and the verdict of that."""
+    results.scenarios = [s for s in results.scenarios if s.get("traces_total")]
+    results.criteria = []
+    for t in results.tests:
+        if t.traces_checked == 0 and t.status == "error":
+            t.status = "pass"  # none of the traces fell to this shard
+    worst = "error" if results.input_errors else "pass"
+    for status in [t.status for t in results.tests] + [
+            str(s.get("status")) for s in results.scenarios]:
+        if _RANK.get(status, 0) > _RANK[worst]:
+            worst = status
+    results.verdict = worst  # type: ignore[assignment]
+
+
+# ------------------------------------------------------------------------ merge
+def merge(suite: Suite, parts: list[Results], *, timings: bool = True) -> Results:
+    """One results object from the partial results of all shards."""
+    if not parts:
+        raise ConfigError(["merge: no results files given"])
+    shards = []
+    for p in parts:
+        if not p.shard or "records" not in p.shard:
+            raise ConfigError([f"merge: the results of suite {p.suite!r} are not a shard's "
+                               "partial results (write them with `agent-eval run --shard "
+                               "i/n`)"])
+        shards.append(p.shard)
+    counts = {s["count"] for s in shards}
+    if len(counts) != 1:
+        raise ConfigError([f"merge: the parts come from different shard counts: "
+                           f"{sorted(counts)}"])
+    count = counts.pop()
+    seen = sorted(s["index"] for s in shards)
+    if seen != list(range(1, count + 1)):
+        missing = sorted(set(range(1, count + 1)) - set(seen))
+        dup = sorted({i for i in seen if seen.count(i) > 1})
+        what = []
+        if missing:
+            what.append(f"shard(s) {', '.join(map(str, missing))} missing")
+        if dup:
+            what.append(f"shard(s) {', '.join(map(str, dup))} given twice")
+        raise ConfigError([f"merge: expected shards 1..{count}: {'; '.join(what)}"])
+    from agent_eval.compare import inventory
+
+    digest = inventory(suite)["digest"]
+    other = {s.get("config_digest") for s in shards} - {digest}
+    if other:
+        raise ConfigError([f"merge: the parts were evaluated with another version of "
+                           f"{suite.file} (or its policies) than the one here; merge with "
+                           "the same config the shards ran with"])
+    records = sorted((r for s in shards for r in s["records"]), key=lambda r: r["seq"])
+    acc = Accumulator.for_suite(suite)
+    for rec in records:
+        acc.merge(_replay(rec, suite))
+    for s in shards:
+        for tid, sec in (s.get("seconds") or {}).items():
+            if tid in acc.tests:
+                acc.tests[tid].seconds += sec
+        if acc.scenarios is not None:
+            for a, sec in zip(acc.scenarios.per, s.get("scenario_seconds") or [],
+                              strict=False):
+                a.seconds += sec
+    return acc.finish(suite, timings=timings)

@@ -1,0 +1,136 @@
+"""`agent-eval diff BASE.json HEAD.json` and `run --baseline FILE`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_eval._cli import main as cli
+
+SUITE = """\
+version: "1"
+suite: d
+traces: traces/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policy.yaml
+output: {format: [sarif, markdown, html]}
+"""
+
+
+def setup(root: Path, amounts: list[int], limit: int = 100) -> None:
+    (root / "traces").mkdir(parents=True, exist_ok=True)
+    (root / "agent-eval.yaml").write_text(SUITE)
+    (root / "policy.yaml").write_text(
+        f'version: "1"\ntools:\n  refund:\n    arguments:\n      amount: {{max: {limit}}}\n')
+    for i, amount in enumerate(amounts):
+        (root / "traces" / f"t{i}.jsonl").write_text(json.dumps(
+            {"type": "tool_call", "tool": "refund", "arguments": {"amount": amount}}) + "\n")
+
+
+def test_run_baseline_and_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    setup(tmp_path, [150, 50])
+    assert cli(["run", "-q", "--no-timings", "-o", "base"]) == 1
+    setup(tmp_path, [150, 250, 50], limit=120)
+    (tmp_path / "traces" / "t1.jsonl").write_text(json.dumps(
+        {"type": "tool_call", "tool": "refund", "arguments": {"amount": 250}}) + "\n")
+    assert cli(["run", "-q", "--no-timings", "-o", "head", "--baseline",
+                "base/results.json"]) == 1
+    data = json.loads((tmp_path / "head" / "results.json").read_text())
+    b = data["baseline"]
+    assert b["source"] == {"kind": "file", "path": "base/results.json"}
+    assert b["new_violations"] == 1 and b["unchanged_violations"] == 1
+    assert b["policy"]["message"] == "policy changed: 0 rules added, 0 removed, 1 changed"
+    sarif = json.loads((tmp_path / "head" / "results.sarif").read_text())
+    states = sorted(r["baselineState"] for r in sarif["runs"][0]["results"])
+    assert states == ["new", "unchanged"]
+    md = (tmp_path / "head" / "summary.md").read_text()
+    assert "### 🆕 New violations (1)" in md and "Unchanged violations (1)" in md
+    html = (tmp_path / "head" / "report.html").read_text()
+    assert "with-base" in html
+    capsys.readouterr()
+
+    # diff: the same comparison from the two files
+    code = cli(["diff", "base/results.json", "head/results.json"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "policy changed: 0 rules added, 0 removed, 1 changed" in out
+    assert "violations: 1 new, 1 unchanged, 0 absent" in out
+    assert "new error: args_valid/maximum" in out
+    for fmt in ("json", "markdown", "sarif", "html"):
+        assert cli(["diff", "base/results.json", "head/results.json", "-f", fmt,
+                    "-o", f"diff/out.{fmt}"]) == 1
+    d = json.loads((tmp_path / "diff" / "out.json").read_text())
+    assert d["baseline"]["new_violations"] == 1
+    assert "New violations (1)" in (tmp_path / "diff" / "out.markdown").read_text()
+    # diff against itself: nothing new
+    assert cli(["diff", "head/results.json", "head/results.json", "-o", "same.txt"]) == 1
+    assert "violations: 0 new, 2 unchanged, 0 absent" in (tmp_path / "same.txt").read_text()
+
+
+def test_diff_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.json").write_text("{}")
+    assert cli(["diff", "x.json", "y.json"]) == 2
+    assert "not an agent-eval results file" in capsys.readouterr().err
+    setup(tmp_path, [1])
+    cli(["run", "-q", "-o", "r"])
+    assert cli(["diff", "r/results.json", "r/results.json", "-f", "junit"]) == 2
+    assert cli(["run", "-q", "--baseline", "nope.json"]) == 2
+    assert cli(["run", "-q", "--shard", "3/2"]) == 2
+
+
+def test_html_shows_base_and_head_side_by_side(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from agent_eval.commands.report import load
+    from agent_eval.renderers.html import render as html
+
+    monkeypatch.chdir(tmp_path)
+    example = Path(__file__).resolve().parents[2] / "examples" / "customer-service"
+    shutil.copytree(example, tmp_path / "cs")
+    monkeypatch.chdir(tmp_path / "cs")
+    cli(["run", "-q", "--no-timings", "-o", "base"])
+    t = tmp_path / "cs" / "traces" / "refund-happy.jsonl"
+    t.write_text(t.read_text().replace('"currency":"USD","reason"', '"currency":"EUR","reason"'))
+    cli(["run", "-q", "--no-timings", "-o", "head", "--baseline", "base/results.json"])
+    page = html(load("head/results.json"))
+    assert "Against the base branch (base/results.json): 1 regression(s) (REFUND-001)" in page
+    assert "<button type=\"button\">base status</button>" in page
+    assert '<span class="change c-regression">regression</span>' in page
+    assert '<table class="metrics with-base">' in page
+
+
+def test_sarif_with_baseline_state_is_valid_for_the_schema_and_github(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """baselineState (new / unchanged) and a shard's automationDetails.id pass the schema
+    and the official validator with GitHub's rules (as tests/renderers/test_sarif.py)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "renderers" / "test_sarif.py"
+    spec = importlib.util.spec_from_file_location("_sarif_checks", path)
+    assert spec is not None and spec.loader is not None
+    checks = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, checks)
+    spec.loader.exec_module(checks)
+
+    monkeypatch.chdir(tmp_path)
+    setup(tmp_path, [150, 50])
+    cli(["run", "-q", "--no-timings", "-o", "base"])
+    setup(tmp_path, [150, 250])
+    cli(["run", "-q", "--no-timings", "-o", "head", "--baseline", "base/results.json"])
+    cli(["run", "-q", "--no-timings", "-o", "shard", "--shard", "1/2", "-f", "sarif"])
+    files = [tmp_path / "head" / "results.sarif", tmp_path / "shard" / "results.sarif"]
+    for f in files:
+        assert checks.schema_errors(json.loads(f.read_text())) == []
+    (tmp_path / "shard.sarif").write_bytes(files[1].read_bytes())
+    found = checks.multitool([files[0], tmp_path / "shard.sarif"], tmp_path)
+    assert found == {"results.sarif": [], "shard.sarif": []}

@@ -1,0 +1,176 @@
+"""compare.py: base / head / Δ, regressions and fixes, findings by fingerprint, the policy
+check, the regression gates and max_cost_multiplier."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.compare import apply_gates, attach, compare, policy_change
+from agent_eval.engine import evaluate_files
+from agent_eval.renderers import RENDERERS, RenderContext
+from agent_eval.results import Results
+from agent_eval.schemas import results_schema
+
+SUITE = """\
+version: "1"
+suite: cmp
+traces: traces/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policy.yaml
+    severity: warning
+scenarios:
+  - id: A
+    expect: {tools: [refund], forbidden_tools: [delete_*]}
+    thresholds: {max_cost_multiplier: 2.0}
+  - id: B
+    expect: {tools: [lookup], forbidden_tools: [delete_*]}
+    warn_thresholds: {max_cost_multiplier: 1.5}
+pass_criteria:
+  regression: {max_pass_rate_drop: 0.1, max_score_drop: 20, fail_on_new_violations: true}
+"""
+POLICY = """\
+version: "1"
+tools:
+  refund:
+    arguments:
+      amount: {type: number, max: 100}
+"""
+
+
+def trace(tid: str, scenario: str, tool: str, amount: int, cost: float) -> str:
+    lines = [{"type": "trace_start", "trace_id": tid, "scenario": scenario},
+             {"type": "llm_call", "model": "m", "input_tokens": 10, "output_tokens": 5,
+              "cost_usd": cost},
+             {"type": "tool_call", "tool": tool, "arguments": {"amount": amount}},
+             {"type": "output", "output": "ok"}, {"type": "trace_end"}]
+    return "\n".join(json.dumps(x) for x in lines) + "\n"
+
+
+def run(root: Path, a: tuple[str, int, float], b: tuple[str, int, float],
+        policy: str = POLICY, suite: str = SUITE) -> Results:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "agent-eval.yaml").write_text(suite)
+    (root / "policy.yaml").write_text(policy)
+    (root / "traces").mkdir(exist_ok=True)
+    (root / "traces" / "a.jsonl").write_text(trace("a-1", "A", *a))
+    (root / "traces" / "b.jsonl").write_text(trace("b-1", "B", *b))
+    s = load_suite(root / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=root)
+    res = evaluate_files(s, files, errors, timings=False)
+    # through results.json, as a baseline is read
+    return Results.from_dict(json.loads(RENDERERS["json"].render(res, RenderContext())))
+
+
+def test_identical_runs_compare_as_unchanged(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 150, 0.01), ("lookup", 1, 0.01))
+    head = run(tmp_path / "h", ("refund", 150, 0.01), ("lookup", 1, 0.01))
+    c = compare(head, base)
+    assert c["regressions"] == c["fixes"] == c["new_violations"] == 0
+    assert c["findings"]["new"] == [] and c["findings"]["absent"] == []
+    assert c["unchanged_violations"] == 1
+    assert c["policy"] == {"known": True, "changed": False, "added": [], "removed": [],
+                           "modified": [], "message": "policy unchanged"}
+    assert all(r["delta"] in (0, None) for r in c["deltas"]["counts"])
+
+
+def test_regression_fix_new_absent_and_deltas(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 150, 0.01), ("delete_all", 1, 0.01))
+    head = run(tmp_path / "h", ("delete_all", 1, 0.01), ("lookup", 1, 0.01))
+    c = compare(head, base)
+    assert c["regressed"] == ["A"] and c["fixed"] == ["B"]
+    assert {f["rule"] for f in c["findings"]["absent"]} == {
+        "args_valid/maximum", "scenario/forbidden_tools", "scenario/tool_recall"}
+    assert c["absent_violations"] == sum(
+        1 for f in c["findings"]["absent"] if f["severity"] in ("error", "warning"))
+    by = {r["name"]: r for r in c["deltas"]["counts"]}
+    assert by["violations"] == {"name": "violations", "base": 1, "head": 0, "delta": -1}
+    sc = {s["id"]: s for s in c["scenarios"]}
+    assert sc["A"]["change"] == "regression" and sc["A"]["base_status"] == "pass"
+    assert sc["A"]["score_delta"] == sc["A"]["head_score"] - sc["A"]["base_score"]
+
+
+def test_gates_fail_on_new_violations_and_score_drop(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 50, 0.01), ("lookup", 1, 0.01))
+    head = run(tmp_path / "h", ("refund", 150, 0.01), ("delete_all", 1, 0.01))
+    assert head.verdict == "warn"  # B fails, nothing required; the violation warns
+    attach(head, base)
+    crit = {c["name"]: c for c in head.criteria if c["kind"] == "regression"}
+    assert crit["fail_on_new_violations"]["status"] == "fail"
+    assert head.baseline is not None
+    assert crit["fail_on_new_violations"]["value"] == head.baseline["new_violations"] >= 1
+    assert crit["max_pass_rate_drop"]["status"] == "fail"  # 1.0 -> 0.5
+    assert crit["max_pass_rate_drop"]["value"] == pytest.approx(0.5)
+    assert crit["max_score_drop"]["status"] == "fail"
+    assert str(head.verdict) == "fail"
+    # the missed gates are findings (SARIF, comment) like other missed criteria
+    assert {v.rule for v in head.criteria_findings} == {"criteria/regression"}
+    jsonschema.validate(json.loads(RENDERERS["json"].render(head, RenderContext())),
+                        results_schema())
+
+
+def test_gates_pass_without_changes(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 50, 0.01), ("lookup", 1, 0.01))
+    head = run(tmp_path / "h", ("refund", 50, 0.01), ("lookup", 1, 0.01))
+    attach(head, base)
+    assert {c["status"] for c in head.criteria if c["kind"] == "regression"} == {"pass"}
+    assert head.verdict == "pass"
+
+
+def test_max_cost_multiplier_against_the_base_cost(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 50, 0.010), ("lookup", 1, 0.010))
+    assert any(f["rule"] == "scenario/no_baseline" for s in base.scenarios
+               for f in s["findings"])
+    head = run(tmp_path / "h", ("refund", 50, 0.025), ("lookup", 1, 0.018))
+    attach(head, base)
+    sc = {s["id"]: s for s in head.scenarios}
+    [fa] = sc["A"]["findings"]
+    assert fa["rule"] == "scenario/threshold" and fa["severity"] == "error"
+    assert fa["value"] == pytest.approx(2.5) and "max_cost_multiplier: 2" in fa["message"]
+    assert sc["A"]["status"] == "fail"
+    [fb] = sc["B"]["findings"]
+    assert fb["rule"] == "scenario/warn_threshold" and fb["severity"] == "warning"
+    assert sc["B"]["status"] == "warn"
+    assert head.verdict == "fail"
+    # within the budget: the note goes, nothing is reported
+    cheap = run(tmp_path / "c", ("refund", 50, 0.011), ("lookup", 1, 0.010))
+    attach(cheap, base)
+    assert all(not s["findings"] for s in cheap.scenarios)
+
+
+def test_policy_change_is_detected(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 50, 0.01), ("lookup", 1, 0.01))
+    policy = POLICY.replace("max: 100", "max: 90") + (
+        "  lookup:\n    arguments:\n      id: {type: string}\n")
+    suite = SUITE.replace("  - id: B\n", "  - id: C\n    expect: {tools: [x]}\n  - id: B\n")
+    head = run(tmp_path / "h", ("refund", 50, 0.01), ("lookup", 1, 0.01), policy, suite)
+    c = compare(head, base)
+    p = c["policy"]
+    assert p["changed"]
+    assert p["modified"] == ["policy.yaml#tools.refund.arguments.amount.max"]
+    assert "policy.yaml#tools.lookup.arguments.id.type" in p["added"]
+    assert "agent-eval.yaml#scenarios.C.expect.tools" in p["added"]
+    assert p["message"] == f"policy changed: {len(p['added'])} rules added, 0 removed, 1 changed"
+    assert policy_change(None, head.inventory)["known"] is False
+
+
+def test_moving_lines_changes_no_fingerprint_and_no_rule(tmp_path: Path) -> None:
+    base = run(tmp_path / "b", ("refund", 150, 0.01), ("lookup", 1, 0.01))
+    head = run(tmp_path / "h", ("refund", 150, 0.01), ("lookup", 1, 0.01),
+               "# a comment\n\n" + POLICY, "# moved\n" + SUITE)
+    c = compare(head, base)
+    assert c["new_violations"] == 0 and c["unchanged_violations"] == 1
+    assert not c["policy"]["changed"]
+
+
+def test_apply_gates_without_baseline_is_a_no_op(tmp_path: Path) -> None:
+    head = run(tmp_path / "h", ("refund", 50, 0.01), ("lookup", 1, 0.01))
+    before = head.to_dict()
+    apply_gates(head)
+    assert head.to_dict() == before
