@@ -161,3 +161,12 @@ class ToolMatcher:
         if hit is not None:
             return hit >= 0
         return self.which(name) is not None
+
+    def flags(self, names: list[str]) -> list[bool]:
+        """``[self(n) for n in names]``, without a function call per name once the
+        names are memoised (the sequence rules ask this for every call of a trace)."""
+        memo = self._memo
+        try:
+            return [memo[n] >= 0 for n in names]
+        except KeyError:
+            return [self.which(n) is not None for n in names]

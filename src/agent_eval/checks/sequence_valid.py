@@ -124,7 +124,7 @@ class _Emit:
         )
 
 
-RuleFn = Callable[[Trace, list[ToolCall]], list[Finding]]
+RuleFn = Callable[[Trace, list[ToolCall], list[str]], list[Finding]]
 
 
 def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
@@ -132,10 +132,10 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
     patterns = [value] if isinstance(value, str) else list(value or [])
     items = [(p, ToolMatcher([p], ctx.tool_match)) for p in patterns]
 
-    def require(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+    def require(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
         out = []
         for p, m in items:
-            if not any(m(c.name) for c in calls):
+            if not any(m.flags(names)):
                 out.append(emit(trace, trace.end_location,
                                 f"Required tool {p} was never called", p,
                                 f"{p} to be called", f"{p} was never called"))
@@ -148,16 +148,19 @@ def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then = ctx.matcher(r.first), ctx.matcher(r.then)
     a, b = tools_text(first), tools_text(then)
 
-    def before(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+    def before(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        is_then = then.flags(names)
+        if not any(is_then):
+            return []  # vacuous: no then call
+        is_first = first.flags(names)
         out = []
-        seen = False
-        for c in calls:
-            if not seen and then(c.name):
+        for k, c in enumerate(calls):
+            if is_then[k]:
                 out.append(emit(trace, c.location, f"{c.name} called without a prior {a}",
                                 c.name, f"{a} before {b}",
                                 f"{c.name} called without prior {a}"))
-            if first(c.name):
-                seen = True
+            if is_first[k]:
+                break  # every later call has an earlier first call
         return out
 
     return before
@@ -168,17 +171,20 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
     first, then = ctx.matcher(r.first), ctx.matcher(r.then)
     a, b = tools_text(first), tools_text(then)
 
-    def immediately_before(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+    def immediately_before(trace: Trace, calls: list[ToolCall],
+                           names: list[str]) -> list[Finding]:
+        is_then = then.flags(names)
+        if not any(is_then):
+            return []
+        is_first = first.flags(names)
         out = []
-        prev: ToolCall | None = None
-        for c in calls:
-            if then(c.name) and (prev is None or not first(prev.name)):
-                actual = (f"{c.name} was the first call" if prev is None
-                          else f"{c.name} called right after {prev.name}")
+        for k, c in enumerate(calls):
+            if is_then[k] and (k == 0 or not is_first[k - 1]):
+                actual = (f"{c.name} was the first call" if k == 0
+                          else f"{c.name} called right after {names[k - 1]}")
                 out.append(emit(trace, c.location,
                                 f"{c.name} not called directly after {a} ({actual})",
                                 c.name, f"{a} directly before {b}", actual))
-            prev = c
         return out
 
     return immediately_before
@@ -190,18 +196,22 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     a, b = tools_text(tool), tools_text(then)
     scope = f" within {within} call(s)" if within else ""
 
-    def after(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+    def after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        is_tool = tool.flags(names)
+        if not any(is_tool):
+            return []
+        is_then = then.flags(names)
         out = []
         n = len(calls)
         # next_then[k] = index of the first then-call at or after k (n when none)
         nxt = n
         next_then = [n] * (n + 1)
         for k in range(n - 1, -1, -1):
-            if then(calls[k].name):
+            if is_then[k]:
                 nxt = k
             next_then[k] = nxt
         for k, c in enumerate(calls):
-            if tool(c.name):
+            if is_tool[k]:
                 j = next_then[k + 1]
                 if j == n or (within is not None and j - k > within):
                     out.append(emit(trace, c.location,
@@ -217,17 +227,21 @@ def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) ->
     first, then = ctx.matcher(r.first), ctx.matcher(r.then)
     a, b = tools_text(first), tools_text(then)
 
-    def never_after(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+    def never_after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        is_first = first.flags(names)
+        if True not in is_first:
+            return []
+        start = is_first.index(True)
+        seen = names[start]
+        is_then = then.flags(names)
         out = []
-        seen: ToolCall | None = None
-        for c in calls:
-            if seen is not None and then(c.name):
+        for k in range(start + 1, len(calls)):
+            if is_then[k]:
+                c = calls[k]
                 out.append(emit(trace, c.location,
-                                f"{c.name} called after {seen.name}", c.name,
+                                f"{c.name} called after {seen}", c.name,
                                 f"no {b} after {a}",
-                                f"{c.name} called after {seen.name}"))
-            if seen is None and first(c.name):
-                seen = c
+                                f"{c.name} called after {seen}"))
         return out
 
     return never_after
@@ -239,10 +253,13 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     block = isinstance(r, BlocklistRule)
     listed = tools_text(m)
 
-    def check(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
+    def check(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        hits = m.flags(names)
+        if (True not in hits) if block else (False not in hits):
+            return []
         out = []
-        for c in calls:
-            hit = m(c.name)
+        for k, c in enumerate(calls):
+            hit = hits[k]
             if block and hit:
                 out.append(emit(trace, c.location,
                                 f"{c.name} is blocked by the rule (tools: {listed})", c.name,
@@ -263,11 +280,11 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     hi_ref = ctx.ref("rules", i, "max") if hi is not None else None
     lo_ref = ctx.ref("rules", i, "min") if lo is not None else None
 
-    def count(trace: Trace, calls: list[ToolCall]) -> list[Finding]:
-        hits = [c for c in calls if m(c.name)]
-        n = len(hits)
+    def count(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        flags = m.flags(names)
+        n = flags.count(True)
         if hi is not None and n > hi:
-            c = hits[hi]
+            c = [c for c, f in zip(calls, flags, strict=True) if f][hi]
             return [emit(trace, c.location,
                          f"{name} called {n} times, more than max {hi} (call #{hi + 1} "
                          "is over the limit)", c.name, f"at most {hi} call(s) to {name}",
@@ -302,9 +319,10 @@ class SequenceValid:
 
     def run(self, trace: Trace) -> list[Finding]:
         calls = trace.tool_calls
+        names = [c.name for c in calls]
         out: list[Finding] = []
         for rule in self.rules:
-            found = rule(trace, calls)
+            found = rule(trace, calls, names)
             if found:
                 out.extend(found)
         return out
