@@ -337,28 +337,40 @@ def is_chat_response(obj: dict[str, Any]) -> bool:
     return o == "chat.completion" or (o is None and type(obj.get("choices")) is list)
 
 
-def chat_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
-    """Any Chat Completions shape: message, request, response, pair, or a list."""
+def unwrap(conv: Conversation, obj: Any, lines: Lines, path: JsonPath, what: str,
+           visit: Callable[[Conversation, Any, Lines, JsonPath], None]) -> dict[str, Any] | None:
+    """The envelopes both OpenAI APIs' logs share: a list of values, a request/response
+    pair (with or without ``body``), a Batch API line ``{"custom_id", "body"}``. Visits
+    what they hold and returns None, or returns ``obj`` itself when it is a body."""
     if type(obj) is list:
         for i, item in enumerate(obj):
-            chat_value(conv, item, lines, (*path, i))
-        return
+            visit(conv, item, lines, (*path, i))
+        return None
     if type(obj) is not dict:
         conv.error("input/invalid_event", lines(path),
-                   f"expected a Chat Completions request, response or message, not "
-                   f"{json_type(obj)}")
-        return
+                   f"expected {what}, not {json_type(obj)}")
+        return None
     if "request" in obj or "response" in obj:
         for part in ("request", "response"):
             body = obj.get(part)
             if type(body) is dict:
                 inner = body.get("body") if type(body.get("body")) is dict else None
-                chat_value(conv, inner or body, lines,
-                           (*path, part, "body") if inner else (*path, part))
-        return
+                visit(conv, inner or body, lines,
+                      (*path, part, "body") if inner else (*path, part))
+        return None
     if type(obj.get("body")) is dict:  # a Batch API input line: {"custom_id", "body"}
-        chat_value(conv, obj["body"], lines, (*path, "body"))
+        visit(conv, obj["body"], lines, (*path, "body"))
+        return None
+    return obj
+
+
+def chat_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
+    """Any Chat Completions shape: message, request, response, pair, or a list."""
+    body = unwrap(conv, obj, lines, path, "a Chat Completions request, response or message",
+                  chat_value)
+    if body is None:
         return
+    obj = body
     if is_chat_response(obj):
         chat_response(conv, obj, lines, path)
     elif "messages" in obj:
@@ -500,26 +512,11 @@ def is_response_object(obj: dict[str, Any]) -> bool:
 
 def responses_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
     """Any Responses API shape: request, response, item, pair, or a list."""
-    if type(obj) is list:
-        for i, item in enumerate(obj):
-            responses_value(conv, item, lines, (*path, i))
+    body = unwrap(conv, obj, lines, path, "a Responses API request, response or item",
+                  responses_value)
+    if body is None:
         return
-    if type(obj) is not dict:
-        conv.error("input/invalid_event", lines(path),
-                   f"expected a Responses API request, response or item, not "
-                   f"{json_type(obj)}")
-        return
-    if "request" in obj or "response" in obj:
-        for part in ("request", "response"):
-            body = obj.get(part)
-            if type(body) is dict:
-                inner = body.get("body") if type(body.get("body")) is dict else None
-                responses_value(conv, inner or body, lines,
-                                (*path, part, "body") if inner else (*path, part))
-        return
-    if type(obj.get("body")) is dict:
-        responses_value(conv, obj["body"], lines, (*path, "body"))
-        return
+    obj = body
     if is_response_object(obj):
         responses_object(conv, obj, lines, path)
     elif "input" in obj:

@@ -33,6 +33,7 @@ from markupsafe import Markup
 
 from agent_eval.findings import Finding
 from agent_eval.renderers import RenderContext, markdown
+from agent_eval.renderers._templates import environment
 from agent_eval.results import Results
 
 if TYPE_CHECKING:
@@ -380,16 +381,7 @@ def _criteria_rows(results: Results) -> list[dict[str, str]]:
 
 @cache
 def _template() -> jinja2.Template:
-    import jinja2  # only when a report is rendered: keeps the CLI's start-up fast
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("agent_eval.renderers", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
+    env = environment(autoescape=True)
     env.filters["text"] = text
     return env.get_template("report.html.j2")
 

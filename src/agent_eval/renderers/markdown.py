@@ -32,6 +32,7 @@ import orjson
 
 from agent_eval.findings import Finding
 from agent_eval.renderers import RenderContext
+from agent_eval.renderers._templates import environment
 from agent_eval.results import Results
 
 if TYPE_CHECKING:
@@ -384,16 +385,7 @@ def _criteria_rows(results: Results) -> list[dict[str, str]]:
 
 @cache
 def _template() -> jinja2.Template:
-    import jinja2  # only when a summary is rendered: keeps the CLI's start-up fast
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("agent_eval.renderers", "templates"),
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
+    env = environment(autoescape=False)
     env.filters["md"] = md
     env.filters["code"] = code
     env.filters["cell"] = cell
