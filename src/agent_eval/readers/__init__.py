@@ -14,15 +14,20 @@ from pathlib import Path
 from agent_eval.errors import InputError
 from agent_eval.readers import (
     anthropic,
+    anthropic_agents,
+    atif,
     claude_code,
     codex,
+    gemini_cli,
     inspect,
     langchain,
     mcp,
     native,
     openai,
     openai_agents,
+    openhands,
     otlp,
+    vercel_ai,
 )
 from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
 
@@ -44,6 +49,12 @@ READERS: dict[str, Reader] = {
         claude_code.READER,
         mcp.READER,
         anthropic.READER,
+        # other agent formats (each sniff is specific to its own format)
+        atif.READER,
+        gemini_cli.READER,
+        openhands.READER,
+        vercel_ai.READER,
+        anthropic_agents.READER,
         native.READER,
     )
 }

@@ -1,0 +1,232 @@
+"""Vercel AI SDK spans as OpenTelemetry ``ReadableSpan`` objects (docs/formats/vercel_ai.md).
+
+The in-memory span objects of the OTel JS SDK, serialized as JSON (a JSON array, an
+object with ``spans``, or one span per line): ``name``, ``spanContext.traceId`` /
+``spanId``, ``parentSpanId`` (or ``parentSpanContext.spanId``), ``attributes`` (a flat
+map), ``status``, ``startTime`` / ``endTime`` as ``[seconds, nanoseconds]``, ``events``.
+The AI SDK's ``ai.*`` attributes are mapped: ``ai.toolCall`` spans are tool calls, the
+provider spans (``ai.*.doGenerate`` / ``doStream`` / ``doEmbed``) are LLM calls, and the
+top-level ``ai.generateText`` / ``streamText`` / ... spans give the input and output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from agent_eval.errors import InputError
+from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers._foreign import (
+    LINES,
+    JsonDoc,
+    add,
+    as_dict,
+    count,
+    head_text,
+    is_native,
+    iter_lines,
+    new_trace,
+    open_records,
+    set_result,
+    touch,
+)
+from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.native import decode_arguments
+
+NAME = "vercel_ai"
+_SPAN_CONTEXT = re.compile(r'"spanContext"\s*:')
+_AI_ATTR = re.compile(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')
+_PROVIDER = (".doGenerate", ".doStream", ".doEmbed")
+
+
+def _hr_ms(value: Any) -> float | None:
+    """An OTel JS ``HrTime`` (``[seconds, nanoseconds]``) in epoch milliseconds."""
+    if isinstance(value, list) and len(value) == 2:
+        sec, nanos = value
+        if type(sec) is int and type(nanos) is int:
+            return sec * 1000.0 + nanos / 1e6
+    return None
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def _prompt_text(attrs: dict[str, Any]) -> Any:
+    """The user's request: ``ai.prompt`` (``{"prompt": ...}`` or ``{"messages": [...]}``)."""
+    prompt = _json(attrs.get("ai.prompt"))
+    if isinstance(prompt, dict):
+        if isinstance(prompt.get("prompt"), str):
+            return prompt["prompt"]
+        messages = prompt.get("messages")
+        if isinstance(messages, list):
+            for m in messages:
+                m = as_dict(m)
+                if m.get("role") == "user":
+                    content = m.get("content")
+                    if isinstance(content, str):
+                        return content
+                    texts = [as_dict(b).get("text") for b in content or []]
+                    joined = "\n".join(t for t in texts if isinstance(t, str))
+                    return joined or content
+        return prompt
+    return prompt
+
+
+def _error(span: dict[str, Any]) -> str | None:
+    status = as_dict(span.get("status"))
+    if status.get("code") != 2:
+        return None
+    for ev in span.get("events") or []:
+        ea = as_dict(as_dict(ev).get("attributes"))
+        if isinstance(ea.get("exception.message"), str):
+            return str(ea["exception.message"])
+    message = status.get("message")
+    return message if isinstance(message, str) and message else "error"
+
+
+class _State:
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.file = source.file
+        self.traces: dict[str, Trace] = {}
+        self.times: dict[str, list[float]] = {}
+        self.calls: dict[str, dict[str, ToolCall]] = {}
+        self.errors: list[InputError] = []
+
+    def span(self, span: Any, line: int) -> None:
+        if not isinstance(span, dict):
+            self.errors.append(InputError("input/invalid_event", self.file, line,
+                                          "a span must be a JSON object"))
+            return
+        ctx = as_dict(span.get("spanContext"))
+        key = str(ctx.get("traceId") or "")
+        trace = self.traces.get(key)
+        if trace is None:
+            tid = self.source.trace_id if not key else f"{self.source.trace_id}:{key}"
+            trace = self.traces[key] = new_trace(tid, self.source, line, NAME)
+            self.times[key] = []
+            self.calls[key] = {}
+        touch(trace, line)
+        attrs = as_dict(span.get("attributes"))
+        start, end = _hr_ms(span.get("startTime")), _hr_ms(span.get("endTime"))
+        if start is not None and end is not None:
+            self.times[key] += [start, end]
+        latency = round(end - start, 3) if start is not None and end is not None else None
+        op = attrs.get("ai.operationId", span.get("name"))
+        op = op if isinstance(op, str) else ""
+        loc = Location(self.file, line)
+        error = _error(span)
+        if op == "ai.toolCall" or "ai.toolCall.name" in attrs:
+            self.tool_call(trace, key, attrs, loc, error, latency)
+        elif op.endswith(_PROVIDER):
+            self.llm_call(trace, key, attrs, loc, latency)
+        elif op.startswith("ai."):
+            if trace.input is None and "ai.prompt" in attrs:
+                trace.input = _prompt_text(attrs)
+            for k in ("ai.response.text", "ai.response.object"):
+                if k in attrs:
+                    trace.output = attrs[k] if k.endswith("text") else _json(attrs[k])
+                    break
+            fid = attrs.get("ai.telemetry.functionId")
+            if isinstance(fid, str):
+                trace.metadata.setdefault("ai.telemetry.functionId", fid)
+
+    def tool_call(self, trace: Trace, key: str, attrs: dict[str, Any], loc: Location,
+                  error: str | None, latency: float | None) -> None:
+        name = attrs.get("ai.toolCall.name")
+        cid = attrs.get("ai.toolCall.id")
+        raw = attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))
+        args, why = decode_arguments(raw)
+        call = self.calls[key].get(str(cid)) if cid is not None else None
+        if call is None:
+            call = ToolCall(name=str(name or "unknown"), arguments=args, location=loc,
+                            id=str(cid) if cid is not None else None, arguments_error=why)
+            trace.tool_calls.append(call)
+            if call.id is not None:
+                self.calls[key][call.id] = call
+        else:  # already seen in the model's ai.response.toolCalls: the span is the call
+            call.location, call.arguments, call.arguments_error = loc, args, why
+        res_key = ("ai.toolCall.result" if "ai.toolCall.result" in attrs
+                   else "ai.toolCall.output")
+        if res_key in attrs or error is not None:
+            set_result(call, _json(attrs.get(res_key)), error, error is None, loc)
+        call.latency_ms = latency
+
+    def llm_call(self, trace: Trace, key: str, attrs: dict[str, Any], loc: Location,
+                 latency: float | None) -> None:
+        inp = count(attrs.get("ai.usage.inputTokens", attrs.get("ai.usage.promptTokens")))
+        out = count(attrs.get("ai.usage.outputTokens",
+                              attrs.get("ai.usage.completionTokens")))
+        total = count(attrs.get("ai.usage.totalTokens"))
+        if "ai.usage.tokens" in attrs:  # embeddings: input only
+            inp = count(attrs["ai.usage.tokens"])
+            total = inp
+            out = 0 if inp is not None else None
+        model = attrs.get("ai.response.model", attrs.get("ai.model.id"))
+        trace.llm_calls.append(LlmCall(
+            location=loc, model=model if isinstance(model, str) else None,
+            input_tokens=inp, output_tokens=out,
+            total_tokens=total if total is not None else add(inp, out), latency_ms=latency))
+        for tc in _json(attrs.get("ai.response.toolCalls")) or []:
+            tc = as_dict(tc)
+            cid = tc.get("toolCallId")
+            if cid is None or str(cid) in self.calls[key]:
+                continue
+            args, why = decode_arguments(tc.get("input", tc.get("args")))
+            call = ToolCall(name=str(tc.get("toolName") or "unknown"), arguments=args,
+                            location=loc, id=str(cid), arguments_error=why)
+            trace.tool_calls.append(call)
+            self.calls[key][str(cid)] = call
+
+
+class VercelAiReader:
+    name = NAME
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        if is_native(head, source):
+            return False
+        text = head_text(head)
+        return _SPAN_CONTEXT.search(text) is not None and _AI_ATTR.search(text) is not None
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = _State(source)
+        doc = open_records(source)
+        if isinstance(doc, InputError):
+            yield doc
+            return
+        if doc is LINES:
+            for item in iter_lines(source):
+                if isinstance(item, InputError):
+                    yield item
+                else:
+                    state.span(item[1], item[0])
+        elif isinstance(doc, JsonDoc):
+            value = doc.value
+            if isinstance(value, dict) and isinstance(value.get("spans"), list):
+                for i, s in enumerate(value["spans"]):
+                    state.span(s, doc.line("spans", i))
+            elif isinstance(value, list):
+                for i, s in enumerate(value):
+                    state.span(s, doc.line(i))
+            else:
+                state.span(value, doc.line())
+        yield from state.errors
+        for key, trace in state.traces.items():
+            times = state.times[key]
+            if times:
+                trace.duration_ms = round(max(times) - min(times), 3)
+            yield trace
+        if not state.traces and not state.errors:
+            yield InputError("input/invalid_event", source.file, 1, "no span in this file")
+
+
+READER = VercelAiReader()

@@ -1,0 +1,81 @@
+"""The Anthropic Managed Agents reader (docs/formats/anthropic_agents.md). Expected
+values are read by hand from
+other_anthropic_managed_agents/langsmith-js__anthropic_managed_custom_tools.jsonl."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, pick_reader
+from agent_eval.readers.anthropic_agents import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+SAMPLE = (SAMPLES / "other_anthropic_managed_agents"
+          / "langsmith-js__anthropic_managed_custom_tools.jsonl")
+STREAM = "client.beta.sessions.events.stream"
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def test_the_sample() -> None:
+    reader = pick_reader(source(SAMPLE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "anthropic_agents"
+    items = list(reader.read(source(SAMPLE)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.format == "anthropic_agents"
+    assert t.metadata == {"session_id": "sesn_014fc5Q6rWwrXD3vWBfPRUes"}  # line 1
+    assert t.input == "What's the weather in Prague?"  # line 5
+    # line 16: the agent's final message
+    assert t.output == "It's currently **23°C and sunny** in Prague — a nice, warm day overall!"
+    # line 7: agent.custom_tool_use get_weather {"location": "Prague"}
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.id, call.location.line) == (
+        "get_weather", {"location": "Prague"}, "sevt_018iPB2RYrthWNKugV6ehDxH", 7)
+    # line 12: user.custom_tool_result, is_error false, 14:16:36.646424 -> 14:16:37.307705
+    assert (call.ok, call.result, call.latency_ms) == (
+        True, "It's 23°C and sunny in Prague.", 661.281)
+    assert call.result_location is not None and call.result_location.line == 12
+    # lines 8 and 17: model_usage 2 + 7201 cached / 50 and 2 + 7271 cached / 30;
+    # model claude-sonnet-5 from line 1; starts on lines 6 and 15
+    assert [(c.location.line, c.model, c.input_tokens, c.output_tokens, c.total_tokens,
+             c.latency_ms) for c in t.llm_calls] == [
+        (8, "claude-sonnet-5", 7203, 50, 7253, 6024.373),
+        (17, "claude-sonnet-5", 7273, 30, 7303, 1701.888),
+    ]
+    assert t.tokens == 7253 + 7303 and t.cost is None
+    # processed_at 14:16:30.476746 (line 3) to 14:16:39.475092 (line 19)
+    assert t.duration_ms == 8998.346
+
+
+def test_errors(tmp_path: Path) -> None:
+    lines = [
+        [STREAM, {"type": "agent.tool_use", "id": "u1", "name": "bash",
+                  "input": {"command": "ls"}}],
+        [STREAM, {"type": "agent.tool_result", "tool_use_id": "u1", "is_error": True,
+                  "content": [{"type": "text", "text": "permission denied"}]}],
+        [STREAM, {"type": "user.custom_tool_result", "custom_tool_use_id": "nope",
+                  "content": []}],
+        {"not": "a record"},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + "{oops\n")
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    [call] = t.tool_calls
+    assert (call.name, call.ok, call.error) == ("bash", False, "permission denied")
+    assert sorted(errors(items)) == [("input/invalid_event", 4), ("input/parse_error", 5),
+                                     ("input/unmatched_result", 3)]

@@ -1,0 +1,91 @@
+"""The ATIF reader (docs/formats/atif.md). Expected values are read by hand from the
+sample file other_atif/atif-v1.7__tool-calls.input.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, pick_reader
+from agent_eval.readers.atif import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+SAMPLE = SAMPLES / "other_atif" / "atif-v1.7__tool-calls.input.json"
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def read_auto(path: Path) -> tuple[str, list[ReadItem]]:
+    reader = pick_reader(source(path), "auto")
+    assert not isinstance(reader, InputError), reader
+    return reader.name, list(reader.read(source(path)))
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def test_the_sample() -> None:
+    name, items = read_auto(SAMPLE)
+    assert name == "atif" and errors(items) == []
+    [t] = traces(items)
+    assert t.format == "atif"
+    # line 16: the user's text block (the image block on 17-20 is not text)
+    assert t.input == "Inspect the workspace."
+    # line 67: the last agent message
+    assert t.output == "The workspace contains the expected project files."
+    # lines 31-40: two calls in order, with their arguments and ids
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("shell", {"command": "find . -maxdepth 1 -type f"}, "call-list", 31),
+        ("delegate", {"task": "inspect config"}, "call-delegate", 36),
+    ]
+    shell, delegate = t.tool_calls
+    # lines 44-50: two text blocks; lines 51-58: a subagent reference, no content
+    assert (shell.result, shell.ok) == ("README.md\npackage.json", True)
+    assert shell.result_location is not None and shell.result_location.line == 44
+    assert delegate.ok and delegate.result == [
+        {"trajectory_path": "subagents/config.json", "session_id": "run-atif-1"}]
+    assert delegate.result_location is not None and delegate.result_location.line == 51
+    # two agent steps (lines 23, 63): step model on 27, agent default on 8; no metrics
+    assert [(c.model, c.location.line, c.input_tokens, c.cost_usd) for c in t.llm_calls] == [
+        ("example-step-model", 23, None, None), ("example-default-model", 63, None, None)]
+    assert t.tokens is None and t.cost is None
+    # timestamps 10:00:00 (line 13) to 10:00:02 (line 65)
+    assert t.duration_ms == 2000.0
+    assert t.metadata["session_id"] == "run-atif-1"
+
+
+def test_errors_metrics_and_unmatched(tmp_path: Path) -> None:
+    doc = {"schema_version": "ATIF-v1.7", "steps": [
+        {"source": "user", "message": "go"},
+        {"source": "agent", "message": "", "model_name": "m",
+         "metrics": {"prompt_tokens": 10, "completion_tokens": 5, "cost_usd": 0.25},
+         "tool_calls": [{"tool_call_id": "a", "function_name": "f", "arguments": "{\"x\":1}"}],
+         "observation": {"results": [
+             {"source_call_id": "a", "content": "boom", "error": "failed"},
+             {"source_call_id": "zzz", "content": "?"}]}},
+    ]}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc, indent=1))
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    [call] = t.tool_calls
+    assert (call.arguments, call.ok, call.error, call.result) == ({"x": 1}, False, "failed", "boom")
+    [llm] = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (
+        10, 5, 15, 0.25)
+    assert [r for r, _ in errors(items)] == ["input/unmatched_result"]
+
+
+def test_not_a_trajectory(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('{"schema_version": "ATIF-v1.7"}')
+    assert errors(list(READER.read(source(path)))) == [("input/invalid_event", 1)]

@@ -1,0 +1,77 @@
+"""The Gemini CLI reader (docs/formats/gemini_cli.md). Expected values are read by hand
+from other_gemini_cli/gemini-cli__tool-calls.input.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
+from agent_eval.readers.gemini_cli import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+SAMPLE = SAMPLES / "other_gemini_cli" / "gemini-cli__tool-calls.input.json"
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def test_the_sample() -> None:
+    reader = pick_reader(source(SAMPLE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "gemini_cli"
+    items = list(reader.read(source(SAMPLE)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.format == "gemini_cli"
+    assert t.input == "Read the project overview."  # line 19
+    assert t.output == "I will inspect the overview."  # line 34
+    # lines 36-55: one call, read_file {"file_path": "OVERVIEW.md"}, status success
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.id, call.location.line) == (
+        "read_file", {"file_path": "OVERVIEW.md"}, "gemini-call-1", 36)
+    assert (call.ok, call.error, call.result) == (True, None, "Project overview")  # line 48
+    assert call.result_location is not None and call.result_location.line == 42
+    # line 23: the gemini message, model "gemini-test" (line 27), no tokens recorded
+    [llm] = t.llm_calls
+    assert (llm.model, llm.location.line, llm.input_tokens, llm.total_tokens) == (
+        "gemini-test", 23, None, None)
+    assert t.tokens is None and t.cost is None
+    # startTime 00:00:00 (line 4), lastUpdated 00:00:04 (line 5)
+    assert t.duration_ms == 4000.0
+    assert t.metadata["sessionId"] == "gemini-session-1"
+
+
+def test_error_status_tokens_and_unknown(tmp_path: Path) -> None:
+    doc = {"sessionId": "s", "projectHash": "p", "messages": [
+        {"type": "user", "content": "hi"},
+        {"type": "gemini", "content": "", "model": "g",
+         "tokens": {"input": 7, "output": 3, "total": 10},
+         "toolCalls": [
+             {"id": "c1", "name": "run", "args": {"cmd": "x"}, "status": "error",
+              "result": [{"functionResponse": {"id": "c1", "name": "run",
+                                               "response": {"error": "denied"}}}]},
+             {"id": "c2", "name": "run", "args": {}, "status": "cancelled",
+              "resultDisplay": "Cancelled by user"}]},
+        {"type": "gemini", "content": "done"},
+        {"type": "compression"},
+    ]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc, indent=2))
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.ok, c.error) for c in t.tool_calls] == [
+        (False, "denied"), (False, "Cancelled by user")]
+    assert t.output == "done" and t.input == "hi"
+    assert (t.llm_calls[0].input_tokens, t.llm_calls[0].total_tokens) == (7, 10)
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]

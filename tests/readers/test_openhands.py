@@ -1,0 +1,75 @@
+"""The OpenHands reader (docs/formats/openhands.md). Expected values are read by hand
+from other_openhands/openhands__tool-calls.input.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
+from agent_eval.readers.openhands import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+SAMPLE = SAMPLES / "other_openhands" / "openhands__tool-calls.input.json"
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def test_the_sample() -> None:
+    reader = pick_reader(source(SAMPLE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "openhands"
+    items = list(reader.read(source(SAMPLE)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.format == "openhands"
+    assert t.input == "Inspect and update the entry point."  # line 9
+    assert t.output == "I inspected the workspace; the edit was rejected."  # line 59
+    # line 12: terminal, arguments the JSON string on line 19; line 34: file_editor with
+    # the action's fields (lines 39-43) and no tool_call_id
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("terminal", {"command": "pwd"}, "call_oh_1", 12),
+        ("file_editor", {"path": "src/app.ts", "content": "updated"}, None, 34),
+    ]
+    term, edit = t.tool_calls
+    # lines 21-33: the observation, two text blocks, is_error false; 10:00:01 -> 10:00:02
+    assert (term.ok, term.result, term.latency_ms) == (True, "/workspace\n\nready", 1000.0)
+    assert term.result_location is not None and term.result_location.line == 21
+    # lines 45-51: the user rejected the edit; 10:00:03 -> 10:00:04
+    assert (edit.ok, edit.error, edit.latency_ms) == (
+        False, "rejected: Edit was not approved.", 1000.0)
+    assert edit.result_location is not None and edit.result_location.line == 45
+    assert t.llm_calls == [] and t.tokens is None and t.cost is None
+    assert t.duration_ms == 5000.0  # 10:00:00 (line 5) to 10:00:05 (line 55)
+
+
+def test_errors_and_unknown(tmp_path: Path) -> None:
+    events = [
+        {"kind": "ActionEvent", "id": "a1", "tool_name": "terminal", "tool_call_id": "t1",
+         "tool_call": {"arguments": {"command": "ls"}}},
+        {"kind": "ObservationEvent", "action_id": "a1",
+         "observation": {"content": "boom", "is_error": True}},
+        {"kind": "ActionEvent", "id": "a2", "tool_name": "terminal", "tool_call_id": "t2",
+         "tool_call": {"arguments": "{}"}},
+        {"kind": "AgentErrorEvent", "tool_call_id": "t2", "error": "bad tool"},
+        {"kind": "ObservationEvent", "action_id": "nope", "observation": {"content": "?"}},
+        {"kind": "SomethingNew"},
+    ]
+    path = tmp_path / "e.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.ok, c.error) for c in t.tool_calls] == [(False, "boom"), (False, "bad tool")]
+    assert errors(items) == [("input/unmatched_result", 5)]
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]

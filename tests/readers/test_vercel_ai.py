@@ -1,0 +1,96 @@
+"""The Vercel AI SDK ReadableSpan reader (docs/formats/vercel_ai.md). Expected values are
+read by hand from other_vercel_ai_sdk/openinference-vercel__v6-all-spans.readablespan.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, pick_reader
+from agent_eval.readers.vercel_ai import READER
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+SAMPLE = SAMPLES / "other_vercel_ai_sdk" / "openinference-vercel__v6-all-spans.readablespan.json"
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def traces(items: list[ReadItem]) -> list[Trace]:
+    return [i for i in items if isinstance(i, Trace)]
+
+
+def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
+    return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+
+
+def test_the_sample() -> None:
+    reader = pick_reader(source(SAMPLE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "vercel_ai"
+    items = list(reader.read(source(SAMPLE)))
+    assert errors(items) == []
+    ts = traces(items)
+    # ten spans (lines 2, 51, 88, 136, 172, 220, 258, 330, 368, 405), each its own traceId
+    assert [t.location.line for t in ts] == [2, 51, 88, 136, 172, 220, 258, 330, 368, 405]
+    assert all(t.tool_calls == [] for t in ts)
+    gen, top = ts[0], ts[1]
+    # line 2: ai.generateText.doGenerate, traceId b3e7... (line 5), usage 14 / 20
+    assert gen.id.endswith(":b3e700af9eab81e19f72f964d62a35af")
+    [llm] = gen.llm_calls
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (
+        "gpt-4o-mini-2024-07-18", 14, 20, 34, None)
+    # startTime [1770131992, 242000000], endTime [1770131994, 21415667]
+    assert llm.latency_ms == 1779.416 and gen.duration_ms == 1779.416
+    # line 51: ai.generateText, ai.prompt {"prompt": "Write a haiku about programming."}
+    assert top.input == "Write a haiku about programming."
+    assert isinstance(top.output, str) and top.output.startswith("Lines of code align,")
+    assert top.llm_calls == [] and top.metadata == {
+        "ai.telemetry.functionId": "test-generate-text"}
+    # line 136: the messages prompt; the first user message is "What is 2 + 2?"
+    assert (ts[3].input, ts[3].output) == ("What is 2 + 2?", "3 + 3 equals 6.")
+    # line 258: doStream with inputTokens 15, outputTokens 112, totalTokens 127
+    [stream] = ts[6].llm_calls
+    assert (stream.input_tokens, stream.output_tokens, stream.total_tokens) == (15, 112, 127)
+    # line 368: doEmbed, ai.usage.tokens 10
+    [embed] = ts[8].llm_calls
+    assert (embed.model, embed.input_tokens, embed.total_tokens) == (
+        "text-embedding-3-small", 10, 10)
+
+
+def span(name: str, attrs: dict[str, object], code: int = 0, **extra: object) -> dict[str, object]:
+    return {"name": name, "spanContext": {"traceId": "t1", "spanId": name},
+            "attributes": {"ai.operationId": name, **attrs}, "status": {"code": code},
+            "startTime": [100, 0], "endTime": [100, 500000000], "events": [], **extra}
+
+
+def test_tool_calls_and_errors(tmp_path: Path) -> None:
+    spans = [
+        span("ai.generateText.doGenerate", {
+            "ai.model.id": "m", "ai.usage.promptTokens": 3, "ai.usage.completionTokens": 4,
+            "ai.response.toolCalls": json.dumps([
+                {"toolCallId": "c1", "toolName": "weather", "input": "{\"city\":\"Oslo\"}"},
+                {"toolCallId": "c2", "toolName": "lookup", "input": "{}"}])}),
+        span("ai.toolCall", {"ai.toolCall.name": "weather", "ai.toolCall.id": "c1",
+                             "ai.toolCall.args": "{\"city\":\"Oslo\"}",
+                             "ai.toolCall.result": "{\"temp\":3}"}),
+        span("ai.toolCall", {"ai.toolCall.name": "lookup", "ai.toolCall.id": "c2",
+                             "ai.toolCall.args": "{}"}, code=2,
+             events=[{"name": "exception", "attributes": {"exception.message": "timeout"}}]),
+        "not a span",
+    ]
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(spans, indent=2))
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.name, c.arguments, c.id, c.ok, c.error, c.result) for c in t.tool_calls] == [
+        ("weather", {"city": "Oslo"}, "c1", True, None, {"temp": 3}),
+        ("lookup", {}, "c2", False, "timeout", None),
+    ]
+    # the calls are located at their own spans, not at the provider span
+    assert t.tool_calls[0].location.line > t.llm_calls[0].location.line
+    assert t.tool_calls[0].latency_ms == 500.0
+    assert t.llm_calls[0].total_tokens == 7
+    assert [r for r, _ in errors(items)] == ["input/invalid_event"]
