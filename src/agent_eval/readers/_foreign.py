@@ -255,3 +255,33 @@ def iter_lines(source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
 def not_an_object(file: str, line: int, value: Any, what: str = "a record") -> InputError:
     return InputError("input/invalid_event", file, line,
                       f"{what} must be a JSON object, not {json_type(value)}")
+
+
+def read_document(source: SourceFile) -> JsonDoc | InputError:
+    """The file as one parsed JSON document (with its line lookup)."""
+    data = read_bytes(source)
+    if isinstance(data, InputError):
+        return data
+    return parse_document(data, source.file)
+
+
+def records(source: SourceFile, key: str) -> Iterator[tuple[int, Any] | InputError]:
+    """``(line, record)`` for every record of a file that is JSON lines, or one JSON
+    document holding a list of records (under ``key``, or at the top), or one record;
+    a line that is not JSON is an input error record and reading goes on."""
+    doc = open_records(source)
+    if isinstance(doc, InputError):
+        yield doc
+        return
+    if not isinstance(doc, JsonDoc):
+        yield from iter_lines(source)
+        return
+    value = doc.value
+    if isinstance(value, dict) and isinstance(value.get(key), list):
+        for i, item in enumerate(value[key]):
+            yield doc.line(key, i), item
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield doc.line(i), item
+    else:
+        yield doc.line(), value

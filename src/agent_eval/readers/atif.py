@@ -24,8 +24,7 @@ from agent_eval.readers._foreign import (
     is_native,
     new_trace,
     num,
-    parse_document,
-    read_bytes,
+    read_document,
     set_result,
     span_ms,
     text_of,
@@ -54,11 +53,7 @@ class AtifReader:
         return not is_native(head, source) and _SCHEMA.search(head_text(head)) is not None
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        data = read_bytes(source)
-        if isinstance(data, InputError):
-            yield data
-            return
-        doc = parse_document(data, source.file)
+        doc = read_document(source)
         if isinstance(doc, InputError):
             yield doc
             return

@@ -22,8 +22,7 @@ from agent_eval.readers._foreign import (
     head_text,
     is_native,
     new_trace,
-    parse_document,
-    read_bytes,
+    read_document,
     set_result,
     span_ms,
     text_of,
@@ -71,11 +70,7 @@ class GeminiCliReader:
         return _PROJECT.search(text) is not None and _MESSAGES.search(text) is not None
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        data = read_bytes(source)
-        if isinstance(data, InputError):
-            yield data
-            return
-        doc = parse_document(data, source.file)
+        doc = read_document(source)
         if isinstance(doc, InputError):
             yield doc
             return

@@ -14,14 +14,11 @@ from typing import Any
 from agent_eval.errors import InputError
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
-    LINES,
-    JsonDoc,
     as_dict,
     head_text,
     is_native,
-    iter_lines,
     new_trace,
-    open_records,
+    records,
     set_result,
     span_ms,
     text_of,
@@ -140,26 +137,11 @@ class OpenHandsReader:
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)
-        doc = open_records(source)
-        if isinstance(doc, InputError):
-            yield doc
-            return
-        if doc is LINES:
-            for item in iter_lines(source):
-                if isinstance(item, InputError):
-                    yield item
-                else:
-                    state.event(item[1], item[0])
-        elif isinstance(doc, JsonDoc):
-            value = doc.value
-            if isinstance(value, dict) and isinstance(value.get("events"), list):
-                for i, ev in enumerate(value["events"]):
-                    state.event(ev, doc.line("events", i))
-            elif isinstance(value, list):
-                for i, ev in enumerate(value):
-                    state.event(ev, doc.line(i))
+        for item in records(source, "events"):
+            if isinstance(item, InputError):
+                yield item
             else:
-                state.event(value, doc.line())
+                state.event(item[1], item[0])
         yield from state.errors
         if state.trace is not None:
             state.trace.duration_ms = span_ms(state.first_ts, state.last_ts)

@@ -20,16 +20,13 @@ import orjson
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
-    LINES,
-    JsonDoc,
     add,
     as_dict,
     count,
     head_text,
     is_native,
-    iter_lines,
     new_trace,
-    open_records,
+    records,
     set_result,
     touch,
 )
@@ -199,26 +196,11 @@ class VercelAiReader:
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)
-        doc = open_records(source)
-        if isinstance(doc, InputError):
-            yield doc
-            return
-        if doc is LINES:
-            for item in iter_lines(source):
-                if isinstance(item, InputError):
-                    yield item
-                else:
-                    state.span(item[1], item[0])
-        elif isinstance(doc, JsonDoc):
-            value = doc.value
-            if isinstance(value, dict) and isinstance(value.get("spans"), list):
-                for i, s in enumerate(value["spans"]):
-                    state.span(s, doc.line("spans", i))
-            elif isinstance(value, list):
-                for i, s in enumerate(value):
-                    state.span(s, doc.line(i))
+        for item in records(source, "spans"):
+            if isinstance(item, InputError):
+                yield item
             else:
-                state.span(value, doc.line())
+                state.span(item[1], item[0])
         yield from state.errors
         for key, trace in state.traces.items():
             times = state.times[key]
