@@ -21,31 +21,6 @@ def normalize_name(name: str) -> str:
     return name.lower().replace("-", "_")
 
 
-def normalize_pattern(pattern: str) -> str:
-    """Lower-case a glob and turn ``-`` into ``_`` outside ``[...]`` classes
-    (inside a class a ``-`` is a range, as in ``[a-z]``). Classes are delimited the
-    way ``fnmatch`` delimits them."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "[":
-            j = i + 1
-            if j < n and pattern[j] == "!":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j < n:
-                out.append(pattern[i : j + 1].lower())
-                i = j + 1
-                continue
-        out.append("_" if ch == "-" else ch.lower())
-        i += 1
-    return "".join(out)
-
-
 def _class_end(pattern: str, i: int) -> int:
     """Index of the ``]`` closing the class whose ``[`` is at ``i - 1`` (delimited
     the way ``fnmatch`` delimits it), or -1 when the class is never closed."""
