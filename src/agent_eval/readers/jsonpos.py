@@ -18,41 +18,51 @@ _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]')
 JsonPath = tuple[str | int, ...]
 
 
-def container_lines(text: str) -> dict[JsonPath, int]:
-    out: dict[JsonPath, int] = {}
-    kinds: list[str] = []
-    path: list[str | int] = []
-    line = 1
-    last = ""
-    for m in _TOKEN.finditer(text):
-        t = m.group()
-        c = t[0]
-        if c == "\n":
-            line += 1
-        elif c == '"':
-            last = t
-        elif c == ":":
-            if kinds and kinds[-1] == "{":
-                try:
-                    path[-1] = json.loads(last)
-                except ValueError:
-                    path[-1] = last.strip('"')
-        elif c in "{[":
-            out[tuple(path)] = line
-            kinds.append(c)
-            path.append(0 if c == "[" else "")
-        elif c in "}]":
-            if kinds:
-                kinds.pop()
-                path.pop()
-        elif c == "," and kinds and kinds[-1] == "[":
-            index = path[-1]
-            path[-1] = index + 1 if isinstance(index, int) else 0
-    return out
+class _Walk:
+    """The tokens of a JSON text, with the path and line where each one stands.
 
+    Iterating yields ``(token, at_value)`` for every token but newlines and colons;
+    ``at_value`` is true when the token starts a value. While a token is handled,
+    ``path`` is the path of the value it starts or belongs to, ``line`` its line and
+    ``after_colon`` whether it follows a member's colon."""
 
-_VALUE_TOKEN = re.compile(
-    r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]|-?[0-9][0-9.eE+\-]*|true|false|null')
+    def __init__(self, text: str, token: re.Pattern[str]) -> None:
+        self._tokens = token.finditer(text)
+        self.kinds: list[str] = []
+        self.path: list[str | int] = []
+        self.line = 1
+        self.after_colon = False
+
+    def __iter__(self) -> Iterator[tuple[str, bool]]:
+        kinds, path = self.kinds, self.path
+        last = ""
+        for m in self._tokens:
+            t = m.group()
+            c = t[0]
+            if c == "\n":
+                self.line += 1
+                continue
+            if c == ":":
+                if kinds and kinds[-1] == "{":
+                    path[-1] = _key(last)
+                self.after_colon = True
+                continue
+            at_value = c in "{[" or (
+                c not in "]}," and (not kinds or kinds[-1] == "[" or self.after_colon))
+            yield t, at_value
+            if c == '"':
+                last = t
+            self.after_colon = False
+            if c in "{[":
+                kinds.append(c)
+                path.append(0 if c == "[" else "")
+            elif c in "}]":
+                if kinds:
+                    kinds.pop()
+                    path.pop()
+            elif c == "," and kinds and kinds[-1] == "[":
+                index = path[-1]
+                path[-1] = index + 1 if isinstance(index, int) else 0
 
 
 def _key(token: str) -> str:
@@ -63,79 +73,41 @@ def _key(token: str) -> str:
     return key if isinstance(key, str) else token.strip('"')
 
 
+def container_lines(text: str) -> dict[JsonPath, int]:
+    out: dict[JsonPath, int] = {}
+    walk = _Walk(text, _TOKEN)
+    for t, _ in walk:
+        if t[0] in "{[":
+            out[tuple(walk.path)] = walk.line
+    return out
+
+
+_VALUE_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]|-?[0-9][0-9.eE+\-]*|true|false|null')
+
+
 def value_lines(text: str) -> dict[JsonPath, int]:
     """Like :func:`container_lines`, for every value: strings, numbers, ``true``,
     ``false`` and ``null`` too (so a non-object element of an event array can be
     located)."""
     out: dict[JsonPath, int] = {}
-    kinds: list[str] = []
-    path: list[str | int] = []
-    line = 1
-    last = ""
-    after_colon = False
-    for m in _VALUE_TOKEN.finditer(text):
-        t = m.group()
-        c = t[0]
-        if c == "\n":
-            line += 1
-            continue
-        if c == ":":
-            if kinds and kinds[-1] == "{":
-                path[-1] = _key(last)
-            after_colon = True
-            continue
-        if c == '"':
-            last = t
-        if c in "{[" or (c not in "]}," and (not kinds or kinds[-1] == "[" or after_colon)):
-            out.setdefault(tuple(path), line)
-        after_colon = False
-        if c in "{[":
-            kinds.append(c)
-            path.append(0 if c == "[" else "")
-        elif c in "}]":
-            if kinds:
-                kinds.pop()
-                path.pop()
-        elif c == "," and kinds and kinds[-1] == "[":
-            index = path[-1]
-            path[-1] = index + 1 if isinstance(index, int) else 0
+    walk = _Walk(text, _VALUE_TOKEN)
+    for _, at_value in walk:
+        if at_value:
+            out.setdefault(tuple(walk.path), walk.line)
     return out
 
 
 def string_members(text: str, key: str) -> Iterator[tuple[JsonPath, str]]:
     """``(path of the object, value)`` of every member named ``key`` whose value is a
     string, in document order. Works on a prefix of a document too (for sniffing)."""
-    kinds: list[str] = []
-    path: list[str | int] = []
-    last = ""
-    after_colon = False
-    for m in _TOKEN.finditer(text):
-        t = m.group()
-        c = t[0]
-        if c == "\n":
-            continue
-        if c == ":":
-            if kinds and kinds[-1] == "{":
-                path[-1] = _key(last)
-            after_colon = True
-            continue
-        if c == '"':
-            if after_colon and kinds and kinds[-1] == "{" and path[-1] == key:
-                try:
-                    value = json.loads(t)
-                except ValueError:
-                    value = None
-                if isinstance(value, str):
-                    yield tuple(path[:-1]), value
-            last = t
-        after_colon = False
-        if c in "{[":
-            kinds.append(c)
-            path.append(0 if c == "[" else "")
-        elif c in "}]":
-            if kinds:
-                kinds.pop()
-                path.pop()
-        elif c == "," and kinds and kinds[-1] == "[":
-            index = path[-1]
-            path[-1] = index + 1 if isinstance(index, int) else 0
+    walk = _Walk(text, _TOKEN)
+    kinds, path = walk.kinds, walk.path
+    for t, _ in walk:
+        if t[0] == '"' and walk.after_colon and kinds and kinds[-1] == "{" and path[-1] == key:
+            try:
+                value = json.loads(t)
+            except ValueError:
+                value = None
+            if isinstance(value, str):
+                yield tuple(path[:-1]), value
