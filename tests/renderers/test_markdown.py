@@ -183,10 +183,10 @@ def test_user_text_cannot_break_tables_or_inject_html() -> None:
 
 
 def test_filters() -> None:
-    assert markdown.md("a|b <c> \\ d\ne") == "a\\|b \\<c\\> \\\\ d e"
-    assert markdown.code("x<y>") == "`x<y>`"
-    assert markdown.code("a`b") == "`` a`b ``"
-    assert markdown.code("a``b") == "``` a``b ```"
+    assert markdown.md_text("a|b <c> \\ d\ne") == "a\\|b \\<c\\> \\\\ d e"
+    assert markdown.md_code("x<y>") == "`x<y>`"
+    assert markdown.md_code("a`b") == "`` a`b ``"
+    assert markdown.md_code("a``b") == "``` a``b ```"
     assert markdown.cell("a|b") == "`a\\|b`"
     assert markdown.linktext("p/[id].yaml:3") == "p/\\[id\\].yaml:3"
     assert markdown.marker("a --> b\nc") == "a --&gt; b c"

@@ -251,7 +251,7 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
     if output_file:
         workflow.write_outputs(output_file, {"comment-url": comment_url})
     if summary_file and r.skipped:
-        notes = "\n".join(f"- {markdown.md(s)}" for s in r.skipped)
+        notes = "\n".join(f"- {markdown.md_text(s)}" for s in r.skipped)
         workflow.append_summary(summary_file, f"\n### agent-eval: skipped GitHub calls\n\n"
                                 f"{notes}\n")
 
@@ -390,7 +390,7 @@ def _stop(r: Run, problems: list[str]) -> int:
         r.say(workflow.command("error", p, title="agent-eval"))
     summary = r.env.get("GITHUB_STEP_SUMMARY")
     if summary:
-        lines = "\n".join(f"- {markdown.md(p)}" for p in problems)
+        lines = "\n".join(f"- {markdown.md_text(p)}" for p in problems)
         workflow.append_summary(summary, f"## 💥 agent-eval could not run\n\n{lines}\n")
     output = r.env.get("GITHUB_OUTPUT")
     if output:

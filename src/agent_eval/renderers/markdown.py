@@ -1,10 +1,20 @@
 """Markdown (outputs.md "Markdown"): the pull-request comment and the job summary.
 
 The text comes from ``templates/summary.md.j2`` (jinja2, autoescape off); this module
-prepares plain values for it. User text (messages, ids, values) goes through
-a filter: ``md`` for running text (escapes ``|``, ``<``, ``>`` and ``\\``, folds
-newlines), ``code`` for a code span, ``cell`` for a code span inside a table (``|``
-escaped as GitHub tables need), ``linktext`` for the text of a link.
+prepares plain values for it. Every string that comes from a trace, a results file or a
+baseline (messages, ids, values, statuses, reasons) is neutralised at this boundary, by
+one of two helpers (the template's filters ``md`` and ``code`` are these):
+
+- :func:`md_text` for running text: backslash escapes for everything that could start
+  Markdown or HTML (links, images, emphasis, code, tables, entities, autolinks), a
+  zero-width space after ``@`` and ``#`` so that no ``@mention``, ``@org/team`` or
+  ``#123`` reference is made, one line;
+- :func:`md_code` for a code span (nothing is parsed inside one: no link, no mention),
+  fenced against the backticks it holds; :func:`cell` is one inside a table.
+
+Control, zero-width and bidirectional-override characters are dropped by both. The
+hidden marker (:func:`marker`) is the first line of the document and comes from the
+suite name only; the action finds its comment by that first line (docs/security.md).
 
 Policy locations are reference-style links (``[file:line][3]`` with ``[3]: URL`` at the
 end of the section) to ``{repo_url}/blob/{sha}/{file}#L{line}`` when the repository and
@@ -22,6 +32,7 @@ JSON's ``counts`` keys, plus ``traces_failing``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -49,16 +60,43 @@ _RANK = {"error": 0, "warning": 1, "note": 2}
 
 
 # ---------------------------------------------------------------- text filters
-def md(text: object) -> str:
-    """Running text: no HTML, no table breaks, one line."""
-    s = " ".join(str(text).split())
-    return (s.replace("\\", "\\\\").replace("|", "\\|")
-            .replace("<", "\\<").replace(">", "\\>"))
+# C0/C1 controls (whitespace is folded separately), zero-width and bidi-override characters
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u2064\u2066-\u2069\ufeff]")
+ZWSP = "\u200b"  # breaks @mentions and #references without showing
+# characters that can open Markdown, HTML, an entity or a table cell anywhere in a line
+_MARKUP = re.compile(r"([\\`*\[\]<>|~&$])")
+_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # not inside a word
+_MENTION = re.compile(r"([@#])(?=[0-9A-Za-z])")
+_AUTOLINK = re.compile(r"(?i)(://)|(\bwww)\.")
+# a heading, list item or setext underline where the text starts a line
+_BLOCK_START = re.compile(r"^(?:#{1,6}|[=+-]|\d{1,9}(?=[.)]))(?=[.)]? |[.)]?$)")
 
 
-def code(text: object) -> str:
-    """A code span (``<``, ``>`` are literal there); backticks inside are fenced."""
-    s = " ".join(str(text).split())
+def _one_line(text: object) -> str:
+    return " ".join(_INVISIBLE.sub("", str(text)).split())
+
+
+def md_text(text: object) -> str:
+    """Running text from a trace, results or baseline file, made inert: it shows as the
+    characters it holds and never as a link, image, mention, reference, HTML, heading,
+    list or table break."""
+    s = _MARKUP.sub(r"\\\1", _one_line(text))
+    s = _UNDERSCORE.sub(r"\\_", s)
+    s = _AUTOLINK.sub(lambda m: "\\://" if m.group(1) else m.group(2) + "\\.", s)
+    s = _MENTION.sub(lambda m: m.group(1) + ZWSP, s)
+    m = _BLOCK_START.match(s)
+    if m:  # escape the marker's punctuation: ``\#``, ``\-``, ``1\.``
+        s = (s[:m.end()] + "\\" + s[m.end():]) if m.group().isdigit() else "\\" + s
+    return s
+
+
+def md_code(text: object) -> str:
+    """A code span: shown verbatim, nothing inside it is parsed; backticks inside are
+    fenced by a longer run."""
+    s = _one_line(text)
+    if not s:
+        return "` `"
     if "`" not in s:
         return f"`{s}`"
     fence = "`" * (_longest_tick_run(s) + 1)
@@ -66,18 +104,18 @@ def code(text: object) -> str:
 
 
 def linktext(text: object) -> str:
-    """The text of a link: running text with brackets escaped."""
-    return md(text).replace("[", "\\[").replace("]", "\\]")
+    """The text of a link (brackets are escaped by :func:`md_text`)."""
+    return md_text(text)
 
 
 def marker(suite: str) -> str:
     """The suite name as it can stand in the hidden ``<!-- agent-eval:… -->`` marker."""
-    return " ".join(suite.split()).replace(">", "&gt;")
+    return _one_line(suite).replace(">", "&gt;")
 
 
 def cell(text: object) -> str:
-    """A code span inside a GitHub table cell."""
-    return code(str(text).replace("|", "\\|"))
+    """A code span inside a GitHub table cell (``|`` splits cells even inside one)."""
+    return md_code(str(text).replace("|", "\\|"))
 
 
 def _longest_tick_run(s: str) -> int:
@@ -173,7 +211,7 @@ def _failing_traces(findings: list[Finding]) -> set[tuple[str, str]]:
 def _reason(results: Results) -> str:
     errors = results.input_errors
     if errors:
-        first = md(str(errors[0]))
+        first = md_text(str(errors[0]))
         if len(errors) == 1:
             return f"1 input error: {first}"
         return f"{len(errors)} input errors, the first: {first}"
@@ -209,11 +247,11 @@ def _reason(results: Results) -> str:
 
 def _what(v: Finding) -> str:
     if v.argument is not None and v.tool is not None:
-        violation = md(v.details.get("violation") or v.message)
-        constraint = f" ({code(v.constraint)})" if v.constraint else ""
-        return (f"{code(v.tool)} · {code(v.argument)} = {code(_value(v))} — "
+        violation = md_text(v.details.get("violation") or v.message)
+        constraint = f" ({md_code(v.constraint)})" if v.constraint else ""
+        return (f"{md_code(v.tool)} · {md_code(v.argument)} = {md_code(_value(v))} — "
                 f"{violation}{constraint}")
-    return md(v.message)
+    return md_text(v.message)
 
 
 def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = None,
@@ -240,7 +278,7 @@ def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = N
             trace = None
             if v.trace is not None:
                 at = f"{v.trace.file}:{v.trace.line}"
-                trace = f"{code(v.trace.trace_id)} at {code(at)}"
+                trace = f"{md_code(v.trace.trace_id)} at {md_code(at)}"
             group.items.append(Item(severity, _what(v), f"{v.config.file}:{v.config.line}",
                                     url, trace))
         groups.append(group)
@@ -386,8 +424,8 @@ def _criteria_rows(results: Results) -> list[dict[str, str]]:
 @cache
 def _template() -> jinja2.Template:
     env = environment(autoescape=False)
-    env.filters["md"] = md
-    env.filters["code"] = code
+    env.filters["md"] = md_text
+    env.filters["code"] = md_code
     env.filters["cell"] = cell
     env.filters["linktext"] = linktext
     return env.get_template("summary.md.j2")
