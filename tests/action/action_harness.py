@@ -188,6 +188,7 @@ class FakeGitHub:
         self.deny_writes = False  # 403 on every POST/PATCH/PUT/DELETE
         self.deny_user = True  # GET /user as an installation token gets it (403)
         self._scripted: list[tuple[str, re.Pattern[str], list[Reply]]] = []
+        self._lost: list[tuple[str, re.Pattern[str], Reply]] = []
         self._ids = 1000
         self._sarif_statuses: list[str] = []
         self._lock = threading.Lock()
@@ -262,6 +263,11 @@ class FakeGitHub:
         self.blobs[f"/_blob/{self._ids}.zip"] = data
         return a
 
+    def script_lost_answer(self, method: str, path: str, reply: Reply) -> None:
+        """The next request matching ``method`` and ``path`` takes effect as usual, but
+        its answer is replaced by ``reply`` (a 502 after GitHub made the comment)."""
+        self._lost.append((method, re.compile(path), reply))
+
     # ---------------------------------------------------------------- serving
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         parts = urlsplit(h.path)
@@ -277,6 +283,7 @@ class FakeGitHub:
                     if data is not None else Reply(404, {"message": "Not Found"}, check=False)
             else:
                 reply = self._scripted_reply(rec) or self._reply(rec)
+                reply = self._lost_answer(rec) or reply
             raw = reply.body if isinstance(reply.body, bytes) else (
                 b"" if reply.body is None else json.dumps(reply.body).encode())
             headers = dict(reply.headers)
@@ -297,6 +304,13 @@ class FakeGitHub:
         for method, pattern, replies in self._scripted:
             if method == rec.method and pattern.search(rec.path) and replies:
                 return replies.pop(0)
+        return None
+
+    def _lost_answer(self, rec: Recorded) -> Reply | None:
+        for n, (method, pattern, reply) in enumerate(self._lost):
+            if method == rec.method and pattern.search(rec.path):
+                del self._lost[n]
+                return reply
         return None
 
     def _reply(self, rec: Recorded) -> Reply:
@@ -401,6 +415,26 @@ class FakeGitHub:
             headers["Link"] = (f'<{base}&page={page + 1}>; rel="next", '
                                f'<{base}&page={last}>; rel="last"')
         return Reply(200, chunk, headers)
+
+
+def workflow_run(run_id: int, *, event: str = "push", branch: str = "main",
+                 repo: tuple[int, str] = (1296269, "Codertocat/Hello-World"),
+                 head_repo: tuple[int, str] | None = None) -> dict[str, Any]:
+    """A completed, successful workflow run (the description's example, changed): by
+    default a push of the repository itself; ``head_repo`` another repository (a fork)."""
+    run: dict[str, Any] = example("workflow-run-paginated")["workflow_runs"][0]
+    run.update(id=run_id, event=event, head_branch=branch, status="completed",
+               conclusion="success")
+    head_id, head_name = head_repo or repo
+    run["repository"].update(id=repo[0], full_name=repo[1], name=repo[1].split("/")[1])
+    run["head_repository"].update(id=head_id, full_name=head_name,
+                                  name=head_name.split("/")[1])
+    return run
+
+
+def workflow_runs(*runs: dict[str, Any]) -> dict[str, Any]:
+    """The answer of ``GET …/actions/workflows/{id}/runs`` listing ``runs``."""
+    return {"total_count": len(runs), "workflow_runs": list(runs)}
 
 
 # ------------------------------------------------------------------------ prism
@@ -542,9 +576,12 @@ class ActionRun:
 
 def run_action(tmp: Path, workspace: Path, api_url: str, event_name: str,
                event: dict[str, Any], inputs: dict[str, str] | None = None,
-               env: dict[str, str] | None = None, name: str = "run") -> ActionRun:
+               env: dict[str, str] | None = None, name: str = "run",
+               file_size_limit: int | None = None) -> ActionRun:
     """``agent-eval action`` as a runner starts it: the ``GITHUB_*`` variables, the event
-    payload in a file, every input as ``INPUT_<NAME>`` (dashes kept, empty when unset)."""
+    payload in a file, every input as ``INPUT_<NAME>`` (dashes kept, empty when unset).
+    ``file_size_limit``: no file the action writes may grow past this many bytes (the
+    writes fail as on a full disk)."""
     from agent_eval.github.workflow import read_outputs
 
     d = tmp / name
@@ -581,8 +618,15 @@ def run_action(tmp: Path, workspace: Path, api_url: str, event_name: str,
     }
     for f in ("output", "summary"):
         (d / f).touch()
+    def limit() -> None:
+        if file_size_limit is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+
     proc = subprocess.run([sys.executable, "-m", "agent_eval", "action"], cwd=workspace,
-                          env=full, capture_output=True, text=True, timeout=300)
+                          env=full, capture_output=True, text=True, timeout=300,
+                          preexec_fn=limit if file_size_limit is not None else None)
     return ActionRun(proc.returncode, proc.stdout, proc.stderr,
                      read_outputs((d / "output").read_text(encoding="utf-8")),
                      (d / "summary").read_text(encoding="utf-8"), workspace, home)

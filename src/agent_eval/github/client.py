@@ -12,6 +12,15 @@ Retries (at most ``attempts`` tries per request, never a wait over ``max_wait``)
 
 Anything else (a 403 for a missing permission, a 404, a 422) raises :class:`ApiError`
 at once, for the caller to explain.
+
+One overall deadline (``deadline`` seconds from the client's creation, default
+:data:`API_DEADLINE`) bounds all calls together: no attempt starts after it, a wait that
+would end after it is not made, and the last attempts get only the time left as their
+timeout; a dead API costs that many seconds in all, not four timeouts per call.
+
+A request that may have taken effect although it failed (a 5xx or no answer to a POST) is
+not repeated blindly: :meth:`GitHubClient.upsert_comment` lists the comments again before
+posting a second time, so a 502 after GitHub made the comment does not make two.
 """
 
 from __future__ import annotations
@@ -19,13 +28,16 @@ from __future__ import annotations
 import base64
 import email.utils
 import gzip
+import math
 import re
 import shutil
 import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -45,6 +57,7 @@ ACTIONS_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_T
 ANNOTATIONS_PER_REQUEST = 50  # the Checks API's limit per request
 MAX_COMMENT_PAGES = 100  # 10,000 comments at 100 per page
 MAX_ARTIFACT_BYTES = 2 << 30  # compressed and, summed, uncompressed
+API_DEADLINE = 300.0  # seconds for all the API calls of one run (AGENT_EVAL_API_DEADLINE)
 _PORTS = {"http": 80, "https": 443}
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 
@@ -72,6 +85,16 @@ class ApiError(Exception):
     def denied(self) -> bool:
         """The token may not do this (GitHub answers 404 as well as 403 for that)."""
         return self.status in (401, 403, 404)
+
+    @property
+    def ambiguous(self) -> bool:
+        """The request may have taken effect anyway (a 5xx, or no answer at all)."""
+        return self.status == 0 or self.status >= 500
+
+
+def first_line(text: str) -> str:
+    """The first line of a comment body, as the marker must stand there."""
+    return text.split("\n", 1)[0].rstrip("\r").strip()
 
 
 @dataclass(frozen=True)
@@ -146,13 +169,18 @@ class GitHubClient:
     def __init__(self, token: str, repository: str, api_url: str = DEFAULT_API_URL, *,
                  timeout: int = 30, attempts: int = 4, max_wait: float = 60.0,
                  seconds_between_requests: float = 0.25, seconds_between_writes: float = 1.0,
+                 deadline: float = API_DEADLINE,
                  sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic,
                  log: Callable[[str], None] = _stderr) -> None:
         self.repository = repository
         self.api_url = api_url.rstrip("/") or DEFAULT_API_URL
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.max_wait = max_wait
+        self.deadline = deadline
+        self.clock = clock  # goes with ``sleep`` (tests give both)
+        self._ends = clock() + deadline
         self.sleep = sleep
         self.log = log
         self._gh = Github(auth=Auth.Token(token), base_url=self.api_url, timeout=timeout,
@@ -166,11 +194,35 @@ class GitHubClient:
         self._gh.close()
 
     # ------------------------------------------------------------------ plumbing
+    def left(self) -> float:
+        """Seconds left before the deadline of all calls."""
+        return self._ends - self.clock()
+
+    def _attempt_timeout(self, verb: str, url: str) -> int:
+        """The socket timeout of the next attempt: the client's, or the time left before
+        the deadline when that is shorter; ApiError when none is left."""
+        left = self.left()
+        if left <= 0:
+            raise ApiError(verb, url, 0, f"not tried: the deadline of {self.deadline:g} s for "
+                           "all GitHub API calls of this run has passed")
+        timeout = max(1, min(self.timeout, math.ceil(left)))
+        # PyGithub takes its timeout once, when the client is made; the connection object
+        # it keeps reads it from this attribute at every request
+        setattr(self._requester, "_Requester__timeout", timeout)  # noqa: B010
+        connection = getattr(self._requester, "_Requester__connection", None)
+        if connection is not None:
+            connection.timeout = timeout
+        return timeout
+
     def request(self, verb: str, url: str, *, params: dict[str, Any] | None = None,
-                body: Any = None) -> tuple[dict[str, Any], Any]:
-        """One API call with retries: ``(response headers, decoded JSON)``."""
+                body: Any = None, idempotent: bool = True) -> tuple[dict[str, Any], Any]:
+        """One API call with retries: ``(response headers, decoded JSON)``.
+
+        ``idempotent=False``: an answer that leaves open whether the request took effect
+        (a 5xx, no answer) is raised at once, for the caller to look before trying again."""
         headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
         for attempt in range(1, self.attempts + 1):
+            self._attempt_timeout(verb, url)
             try:
                 return self._requester.requestJsonAndCheck(verb, url, parameters=params,
                                                            headers=dict(headers), input=body)
@@ -183,6 +235,14 @@ class GitHubClient:
             except (requests.ConnectionError, requests.Timeout) as exc:
                 error = ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}")
                 wait = float(2 ** (attempt - 1))
+            except requests.RequestException as exc:  # e.g. InvalidHeader: not retried
+                raise ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}") from None
+            if not idempotent and error.ambiguous:
+                raise error
+            if wait is not None and wait >= self.left():
+                self.log(f"{verb} {url}: not retrying: the wait of {wait:g} s would pass the "
+                         f"deadline of {self.deadline:g} s for all GitHub API calls")
+                wait = None
             if wait is None or attempt == self.attempts:
                 raise error
             what = f"{error.status} {error.message}" if error.status else error.message
@@ -304,21 +364,50 @@ class GitHubClient:
                 self.log(f"not following a Link to another host than {self.api_url}: {url}")
                 url = None
 
-    def upsert_comment(self, issue_number: int, body: str, marker: str) -> Comment:
-        """Edit this token's comment holding ``marker`` on the pull request, or create
-        it: one comment per marker, however often the action runs."""
+    def find_comment(self, issue_number: int, marker: str) -> dict[str, Any] | None:
+        """This token's comment whose first line is ``marker`` (the marker anywhere else
+        in a body, e.g. quoted from a trace, does not count)."""
         login = self.login().lower()
         for c in self.comments(issue_number):
             user = c.get("user") or {}
             author = str(user.get("login", "")).lower() if isinstance(user, dict) else ""
-            if marker in str(c.get("body") or "") and author == login:
-                _, data = self.request("PATCH", self._repo(f"/issues/comments/{c['id']}"),
+            if author == login and first_line(str(c.get("body") or "")) == marker:
+                return c
+        return None
+
+    def upsert_comment(self, issue_number: int, body: str, marker: str) -> Comment:
+        """Edit this token's comment marked by ``marker`` (its first line) on the pull
+        request, or create it: one comment per marker, however often the action runs.
+
+        A POST that fails without saying whether the comment was made (a 5xx, no answer)
+        is followed by listing the comments again: the comment found is edited, and only
+        when there is none is the POST tried again."""
+        if first_line(body) != marker:
+            raise ValueError("the comment body must start with its marker line")
+        found = self.find_comment(issue_number, marker)
+        created = False
+        for attempt in range(1, self.attempts + 1):
+            if found is not None:
+                _, data = self.request("PATCH", self._repo(f"/issues/comments/{found['id']}"),
                                        body={"body": body})
-                return Comment(int(c["id"]), str(data.get("html_url") or c.get("html_url")),
-                               created=False)
-        _, data = self.request("POST", self._repo(f"/issues/{issue_number}/comments"),
-                               body={"body": body})
-        return Comment(int(data["id"]), str(data.get("html_url", "")), created=True)
+                url = data.get("html_url") if isinstance(data, dict) else None
+                return Comment(int(found["id"]), str(url or found.get("html_url")), created)
+            try:
+                _, data = self.request("POST", self._repo(f"/issues/{issue_number}/comments"),
+                                       body={"body": body}, idempotent=False)
+                return Comment(int(data["id"]), str(data.get("html_url", "")), created=True)
+            except ApiError as exc:
+                if not exc.ambiguous or attempt == self.attempts:
+                    raise
+                wait = float(2 ** (attempt - 1))
+                if wait >= self.left():
+                    raise
+                self.log(f"{exc}; looking for the comment again before posting it again "
+                         f"(in {wait:g} s)")
+                self.sleep(wait)
+            found = self.find_comment(issue_number, marker)
+            created = True  # the failed POST made it when it is there now
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def create_check_run(self, *, name: str, head_sha: str, conclusion: str, title: str,
                          summary: str, annotations: list[dict[str, Any]],
@@ -368,6 +457,15 @@ class GitHubClient:
     def download_artifact(self, run_id: int, name: str, dest: Path) -> list[Path]:
         """Download the artifact ``name`` of workflow run ``run_id`` and extract it into
         ``dest``; the extracted files."""
+        dest.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="agent-eval-artifact-") as tmp:
+            archive = Path(tmp) / "artifact.zip"
+            self.artifact_zip(run_id, name, archive, MAX_ARTIFACT_BYTES)
+            return extract_zip(archive, dest)
+
+    def artifact_zip(self, run_id: int, name: str, path: Path, max_bytes: int) -> None:
+        """Download the zip of the artifact ``name`` of workflow run ``run_id`` into
+        ``path``, refusing one over ``max_bytes``."""
         _, data = self.request("GET", self._repo(f"/actions/runs/{run_id}/artifacts"),
                                params={"name": name, "per_page": 100})
         found = [a for a in (data or {}).get("artifacts", [])
@@ -379,34 +477,31 @@ class GitHubClient:
                            f"artifact {name!r} of run {run_id}: {why}")
         artifact = max(live, key=lambda a: int(a.get("id", 0)))
         size = artifact.get("size_in_bytes")
-        if isinstance(size, int) and size > MAX_ARTIFACT_BYTES:
+        if isinstance(size, int) and size > max_bytes:
             raise ApiError("GET", self._repo(f"/actions/artifacts/{artifact['id']}"), 413,
-                           f"artifact {name!r} is {size} bytes, over {MAX_ARTIFACT_BYTES}")
+                           f"artifact {name!r} is {size} bytes, over {max_bytes}")
         zip_url = self._repo(f"/actions/artifacts/{artifact['id']}/zip")
         headers, _ = self.request("GET", zip_url)
         location = headers.get("location")
         if not location:
             raise ApiError("GET", zip_url, 0, "the answer has no Location to download from")
-        dest.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="agent-eval-artifact-") as tmp:
-            archive = Path(tmp) / "artifact.zip"
-            self._fetch(str(location), archive)
-            return extract_zip(archive, dest)
+        self._fetch(str(location), path, max_bytes)
 
-    def _fetch(self, url: str, path: Path) -> None:
+    def _fetch(self, url: str, path: Path, max_bytes: int) -> None:
         """GET a (signed, unauthenticated) download URL into ``path``, with retries."""
         for attempt in range(1, self.attempts + 1):
+            timeout = self._attempt_timeout("GET", "(artifact download)")
             try:
-                with requests.get(url, stream=True, timeout=self.timeout,
+                with requests.get(url, stream=True, timeout=timeout,
                                   headers={"User-Agent": f"agent-eval/{__version__}"}) as r:
                     if r.status_code < 400:
                         total = 0
                         with open(path, "wb") as fh:
                             for chunk in r.iter_content(1 << 16):
                                 total += len(chunk)
-                                if total > MAX_ARTIFACT_BYTES:
+                                if total > max_bytes:
                                     raise ApiError("GET", "(artifact download)", 413,
-                                                   f"over {MAX_ARTIFACT_BYTES} bytes")
+                                                   f"over {max_bytes} bytes")
                                 fh.write(chunk)
                         return
                     error = ApiError("GET", "(artifact download)", r.status_code, r.reason)
@@ -414,11 +509,65 @@ class GitHubClient:
             except (requests.ConnectionError, requests.Timeout) as exc:
                 error = ApiError("GET", "(artifact download)", 0, f"{type(exc).__name__}: {exc}")
                 retry = True
-            if not retry or attempt == self.attempts:
-                raise error
             wait = float(2 ** (attempt - 1))
+            if not retry or attempt == self.attempts or wait >= self.left():
+                raise error
             self.log(f"artifact download: {error}; retrying in {wait:g} s")
             self.sleep(wait)
+
+
+MAX_ZIP_ENTRIES = 100_000  # entries in an artifact's zip (its central directory is read whole)
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
+               EOFError, zlib.error)
+
+
+def zip_entry_count(archive: Path) -> int | None:
+    """The number of entries a zip's end record declares, read before the central
+    directory is (None when there is no end record: not a zip)."""
+    end_record = getattr(zipfile, "_EndRecData", None)
+    if end_record is None:  # pragma: no cover - every CPython since 2.x has it
+        return None
+    with open(archive, "rb") as fh:
+        rec = end_record(fh)
+    return None if rec is None else int(rec[zipfile._ECD_ENTRIES_TOTAL])  # type: ignore[attr-defined]
+
+
+@contextmanager
+def open_zip(archive: Path, max_entries: int = MAX_ZIP_ENTRIES) -> Iterator[zipfile.ZipFile]:
+    """A zip opened for reading; ValueError (never a zipfile exception) when it is not
+    a zip, is broken, or declares more than ``max_entries`` entries."""
+    try:
+        count = zip_entry_count(archive)
+        if count is None:
+            raise ValueError("the artifact is not a zip (no end of central directory)")
+        if count > max_entries:
+            raise ValueError(f"the artifact's zip has {count} entries, over {max_entries}")
+        with zipfile.ZipFile(archive) as zf:
+            yield zf
+    except _ZIP_ERRORS as exc:
+        raise ValueError(f"the artifact's zip is broken: {type(exc).__name__}: {exc}") from None
+
+
+def read_zip_member(archive: Path, name: str, max_bytes: int,
+                    max_entries: int = MAX_ZIP_ENTRIES) -> tuple[str, bytes]:
+    """The entry called ``name`` of a zip (the one at the top, else the shallowest
+    ``…/name``) and its bytes, read in memory, never more than ``max_bytes`` whatever its
+    header says; ValueError when it is missing, larger, or the zip is broken."""
+    with open_zip(archive, max_entries) as zf:
+        found = [i for i in zf.infolist() if not i.is_dir()
+                 and PurePosixPath(i.filename.replace("\\", "/")).name == name]
+        if not found:
+            raise ValueError(f"the artifact holds no {name}")
+        info = min(found, key=lambda i: (i.filename.count("/"), i.filename))
+        if info.file_size > max_bytes:
+            raise ValueError(f"{info.filename} in the artifact is {info.file_size} bytes, over "
+                             f"the limit of {max_bytes}")
+        with zf.open(info) as fh:
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise ValueError(f"{info.filename} in the artifact is over the limit of {max_bytes} "
+                             "bytes")
+        return info.filename, data
 
 
 def extract_zip(archive: Path, dest: Path) -> list[Path]:
@@ -427,7 +576,7 @@ def extract_zip(archive: Path, dest: Path) -> list[Path]:
     out: list[Path] = []
     root = dest.resolve()
     total = 0
-    with zipfile.ZipFile(archive) as zf:
+    with open_zip(archive) as zf:
         for info in zf.infolist():
             if info.is_dir():
                 continue

@@ -1,0 +1,76 @@
+"""Where the action may write: inside the workspace or the runner's temp folder, and never
+through a symbolic link that the repository holds (a pull request can commit a link
+``.agent-eval -> /home/runner`` as easily as a file).
+
+- :func:`confine`: a folder the action writes into (the output folder, the working
+  directory) resolved to its end, links included; outside every allowed root is an error.
+- :func:`fresh_dir`: a folder the action empties and fills (an artifact unpacked into
+  the workspace): no part of it below the root may be a link at all, so nothing outside
+  is ever deleted or unpacked into, whatever the repository holds.
+- :func:`no_linked_files`: the files about to be written in a folder are not links.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+
+class OutsideWorkspace(ValueError):
+    """A path the action would write leads outside the workspace (or runner temp)."""
+
+
+def allowed_roots(workspace: Path, env: Mapping[str, str]) -> list[Path]:
+    """The folders the action may write in: the workspace and ``RUNNER_TEMP``."""
+    roots = [workspace.resolve()]
+    temp = env.get("RUNNER_TEMP")
+    if temp:
+        roots.append(Path(temp).resolve())
+    return roots
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def confine(path: Path, roots: Sequence[Path], what: str) -> Path:
+    """``path`` with every link followed, when that lies in one of ``roots``; else
+    :class:`OutsideWorkspace` naming ``what`` (no more is said about the target)."""
+    real = Path(os.path.realpath(path))
+    if any(_inside(real, root) for root in roots):
+        return real
+    where = " or ".join(str(r) for r in roots)
+    link = " (through a symbolic link)" if real != Path(os.path.abspath(path)) else ""
+    raise OutsideWorkspace(f"{what} {path} leads outside {where}{link}; agent-eval writes "
+                           "only inside the workspace and the runner's temp folder")
+
+
+def fresh_dir(root: Path, *parts: str) -> Path:
+    """``root/parts…`` emptied (or made), when no part of it below ``root`` is a link or
+    a file; :class:`OutsideWorkspace` otherwise. ``root`` itself must be a real folder
+    (:func:`confine` it first)."""
+    current = root
+    for part in parts:
+        current = current / part
+        shown = current.relative_to(root).as_posix()
+        if current.is_symlink():
+            raise OutsideWorkspace(f"{shown} (in {root}) is a symbolic link; agent-eval does "
+                                   "not delete or unpack through links: remove it from the "
+                                   "repository")
+        if current.exists() and not current.is_dir():
+            raise OutsideWorkspace(f"{shown} (in {root}) is a file, not a folder")
+    if current.exists():
+        shutil.rmtree(current)  # refuses a link itself, never follows one inside
+    current.mkdir(parents=True)
+    return current
+
+
+def no_linked_files(folder: Path, names: Iterable[str]) -> None:
+    """:class:`OutsideWorkspace` when a file about to be written in ``folder`` is a link
+    (writing would follow it wherever it points)."""
+    for name in names:
+        if (folder / name).is_symlink():
+            raise OutsideWorkspace(f"{folder / name} is a symbolic link; agent-eval does not "
+                                   "write through links: remove it from the repository")
