@@ -182,7 +182,7 @@ def test_client_waits_as_told_and_gives_up_in_bounds(github: FakeGitHub) -> None
 
     github.script("POST", r"/issues/6/comments$", Reply(403, {"message": "Forbidden"}))
     with pytest.raises(ApiError) as err:
-        client.upsert_comment(6, "body", "<!-- m -->")
+        client.upsert_comment(6, "<!-- m -->\nbody", "<!-- m -->")
     assert err.value.denied and slept == []  # a permission is not retried
     assert github.problems == []
 

@@ -149,7 +149,7 @@ def test_every_write_forbidden_still_gives_the_verdict(tmp_path: Path,
     ws = make_workspace(tmp_path / "ws")
     event = pr_payload("opened")
     run = run_action(tmp_path, ws, github.url, "pull_request", event,
-                     inputs={"check-run": "true", "baseline": "git"})
+                     inputs={"check-run": "true"})
 
     assert run.code == 1, run.stderr
     assert github.problems == []
@@ -169,9 +169,8 @@ def test_every_write_forbidden_still_gives_the_verdict(tmp_path: Path,
         assert f"skipped {call}:" in run.summary
     # each write was tried once (a 403 for a permission is not retried)
     assert len(github.calls("POST")) == 3 and github.calls("PATCH") == []
-    # baseline: git was asked for and could not be had: a notice says why
-    assert "not compared with the base branch: git: could not fetch" in "\n".join(
-        run.lines("::notice "))
+    # baseline: auto could not compare: the comment and the log say why
+    assert "not compared with the base branch: git: could not fetch" in run.stderr
 
 
 def test_forbidden_writes_with_fail_on_never_exit_0(tmp_path: Path, github: FakeGitHub) -> None:

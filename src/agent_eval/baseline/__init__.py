@@ -5,9 +5,19 @@
   a temporary ``git worktree`` (the base commit is fetched first when the clone does not
   have it, as a ``--depth 1`` checkout does not).
 - ``artifact``: the results JSON artifact of the latest successful run of this workflow on
-  the base branch, through the Actions API.
+  the base branch, through the Actions API. Only a ``push`` run of this repository itself
+  counts (head repository = base repository, on the base branch): a fork's pull request run
+  on a branch that it named ``main`` is never picked (:func:`trusted_run`).
 - ``auto``: ``git`` when the base commit has the config and traces, else ``artifact``, else
   none; :class:`Found` always says why (``reason``), so the comment can.
+
+A results file taken as a baseline is untrusted input, whatever its source: it is read up
+to :data:`MAX_BASELINE_BYTES` (``AGENT_EVAL_BASELINE_MAX_BYTES``), from an artifact's zip
+without unpacking it (only ``results.json`` is read, in memory), parsed and validated
+against the results JSON Schema before it is used; its strings are escaped where they are
+shown (renderers/markdown.py). A baseline that was asked for (``file``, ``git``,
+``artifact``) and cannot be had is an error (:class:`BaselineError`); ``auto`` falls back
+and says why.
 """
 
 from __future__ import annotations
@@ -18,8 +28,11 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from agent_eval.errors import ConfigError
 from agent_eval.results import Results
@@ -28,6 +41,15 @@ HOW = ("commit the config and traces to the base branch, or keep the default bra
        "results.json as the artifact named by `baseline-artifact` (README 'Base-branch "
        "comparison and sharding')")
 GIT_TIMEOUT = 300
+MAX_BASELINE_BYTES = 256 << 20  # a results file read as a baseline (and its artifact's zip)
+MAX_BASELINE_ENV = "AGENT_EVAL_BASELINE_MAX_BYTES"
+RESULTS_NAME = "results.json"
+RUNS_LOOKED_AT = 20  # the newest runs of the workflow on the branch that are checked
+_SCHEMA_PROBLEMS = 3  # schema problems named in the message
+
+
+class BaselineError(ValueError):
+    """A baseline that was asked for cannot be had (the run stops with exit 2)."""
 
 
 @dataclass
@@ -40,13 +62,78 @@ class Found:
     notes: list[str] = field(default_factory=list)  # what was tried before (auto)
 
 
-# -------------------------------------------------------------------------- file
-def from_file(path: str | Path) -> Found:
-    from agent_eval.commands.report import load
+# ------------------------------------------------------------------ reading one
+def max_bytes(env: Mapping[str, str] | None = None) -> int:
+    """The size limit of a baseline results file: ``AGENT_EVAL_BASELINE_MAX_BYTES`` when
+    set, else :data:`MAX_BASELINE_BYTES`."""
+    raw = (env if env is not None else os.environ).get(MAX_BASELINE_ENV, "").strip()
+    if not raw:
+        return MAX_BASELINE_BYTES
+    if not raw.isdigit() or int(raw) <= 0:
+        raise BaselineError(f"{MAX_BASELINE_ENV}={raw[:40]!r} is not a positive whole number "
+                            "of bytes")
+    return int(raw)
 
+
+@cache
+def _validator() -> Any:
+    import jsonschema  # type: ignore[import-untyped]
+
+    from agent_eval.schemas import results_schema
+
+    return jsonschema.Draft202012Validator(results_schema())
+
+
+def _where_in(path: Any) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out.lstrip(".") or "(the document)"
+
+
+def parse_results(data: bytes, where: str) -> Results:
+    """A results file's bytes as :class:`Results`, after checking them against the
+    results JSON Schema; :class:`BaselineError` naming ``where`` and the first problems."""
     try:
-        res = load(str(path))
-    except ValueError as exc:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise BaselineError(f"{where} is not JSON (truncated?): {exc}") from None
+    if not isinstance(doc, dict) or (doc.get("tool") or {}).get("name") != "agent-eval":
+        raise BaselineError(f"{where} is not an agent-eval results file")
+    problems = []
+    for error in _validator().iter_errors(doc):
+        problems.append(f"at {_where_in(error.absolute_path)}: {error.message[:200]}")
+        if len(problems) == _SCHEMA_PROBLEMS:
+            break
+    if problems:
+        raise BaselineError(f"{where} does not match the results schema (schema_version "
+                            f"{str(doc.get('schema_version'))[:20]!r}): " + "; ".join(problems))
+    try:
+        return Results.from_dict(doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pragma: no cover
+        raise BaselineError(f"{where} cannot be read: {type(exc).__name__}: {exc}") from None
+
+
+def load_file(path: str | Path, limit: int | None = None) -> Results:
+    """A results file on disk as a baseline (:func:`parse_results`), read up to ``limit``
+    bytes (default :func:`max_bytes`)."""
+    limit = max_bytes() if limit is None else limit
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise BaselineError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise BaselineError(f"{path} is over the limit of {limit} bytes for a baseline "
+                            f"({MAX_BASELINE_ENV})")
+    return parse_results(data, str(path))
+
+
+# -------------------------------------------------------------------------- file
+def from_file(path: str | Path, limit: int | None = None) -> Found:
+    try:
+        res = load_file(path, limit)
+    except BaselineError as exc:
         return Found(None, {"kind": "file", "path": str(path)}, str(exc))
     return Found(res, {"kind": "file", "path": str(path), "description": str(path)},
                  f"results file {path}")
@@ -94,9 +181,10 @@ def ensure_commit(repo: Path, sha: str, remote: str = "origin") -> str | None:
 
 
 def from_git(workspace: Path, sha: str, config: Path, traces: list[str] | None = None,
-             *, fetch: bool = True) -> Found:
+             *, fetch: bool = True, tmp_root: Path | None = None) -> Found:
     """Evaluate the base commit ``sha`` with its own version of ``config`` (a path in the
-    workspace) on the traces committed there."""
+    workspace) on the traces committed there, in a worktree made under ``tmp_root`` (the
+    runner's temp folder; the system's by default), never in the workspace."""
     source: dict[str, Any] = {"kind": "git", "sha": sha,
                               "description": f"base commit {sha[:12]}, evaluated with git"}
     try:
@@ -125,7 +213,7 @@ def from_git(workspace: Path, sha: str, config: Path, traces: list[str] | None =
         cwd_in_repo = cwd_rel.relative_to(top.resolve())
     except ValueError:
         cwd_in_repo = Path()
-    tmp = Path(tempfile.mkdtemp(prefix="agent-eval-base-"))
+    tmp = Path(tempfile.mkdtemp(prefix="agent-eval-base-", dir=tmp_root))
     tree = tmp / "base"
     try:
         _git(top, "worktree", "add", "--detach", "--quiet", str(tree), sha)
@@ -160,20 +248,46 @@ def _evaluate(tree: Path, rel: str, cwd_in_repo: Path, traces: list[str] | None)
 
 
 # ---------------------------------------------------------------------- artifact
-def latest_successful_run(client: Any, branch: str, env: Mapping[str, str]) -> int | None:
-    """The id of the latest successful run of this workflow on ``branch``."""
-    workflow = _workflow_id(client, env)
+def _repo_of(value: Any) -> tuple[Any, str]:
+    repo = value if isinstance(value, dict) else {}
+    return repo.get("id"), str(repo.get("full_name") or "").lower()
+
+
+def trusted_run(run: Any, repository: str, branch: str) -> bool:
+    """A workflow run whose results may serve as the baseline: a successful ``push`` run
+    of ``repository`` itself on ``branch`` (its head repository is the repository: a pull
+    request from a fork, even on a branch the fork named ``main``, is not)."""
+    if not isinstance(run, dict):
+        return False
+    repo_id, repo_name = _repo_of(run.get("repository"))
+    head_id, head_name = _repo_of(run.get("head_repository"))
+    return (run.get("event") == "push" and run.get("head_branch") == branch
+            and run.get("conclusion") == "success"
+            and repo_name == repository.lower() == head_name
+            and repo_id is not None and repo_id == head_id)
+
+
+def latest_push_run(client: Any, branch: str, env: Mapping[str, str]) -> tuple[int | None, str]:
+    """The id of the latest successful push run of this workflow on ``branch`` in this
+    repository (:func:`trusted_run`), or None and why."""
+    workflow = _workflow_id(env)
     if workflow is None:
-        return None
-    _, data = client.request("GET", client._repo(f"/actions/workflows/{workflow}/runs"),
-                             params={"branch": branch, "status": "success", "per_page": 1,
-                                     "exclude_pull_requests": "true"})
-    runs = (data or {}).get("workflow_runs") or []
-    run_id = runs[0].get("id") if runs and isinstance(runs[0], dict) else None
-    return int(run_id) if isinstance(run_id, int) else None
+        return None, "this workflow is unknown (GITHUB_WORKFLOW_REF is not set)"
+    _, data = client.request("GET", f"/repos/{client.repository}/actions/workflows/{workflow}"
+                             "/runs", params={"branch": branch, "event": "push",
+                                              "status": "success", "per_page": RUNS_LOOKED_AT,
+                                              "exclude_pull_requests": "true"})
+    runs = (data or {}).get("workflow_runs") if isinstance(data, dict) else None
+    runs = runs if isinstance(runs, list) else []
+    for run in runs:
+        if trusted_run(run, client.repository, branch) and isinstance(run.get("id"), int):
+            return int(run["id"]), ""
+    skipped = f" ({len(runs)} other run(s) skipped)" if runs else ""
+    return None, (f"no successful push run of this workflow on {branch} in "
+                  f"{client.repository}{skipped}")
 
 
-def _workflow_id(client: Any, env: Mapping[str, str]) -> str | None:
+def _workflow_id(env: Mapping[str, str]) -> str | None:
     """This workflow's file name, from ``GITHUB_WORKFLOW_REF`` (runners set it:
     ``owner/repo/.github/workflows/ci.yml@refs/heads/main``)."""
     path = (env.get("GITHUB_WORKFLOW_REF") or "").split("@", 1)[0]
@@ -183,8 +297,11 @@ def _workflow_id(client: Any, env: Mapping[str, str]) -> str | None:
 
 
 def from_artifact(client: Any, branch: str | None, name: str, env: Mapping[str, str],
-                  dest: Path) -> Found:
-    from agent_eval.github.client import ApiError
+                  tmp_root: Path | None = None) -> Found:
+    """The ``results.json`` of the artifact ``name`` of the latest trusted push run on
+    ``branch``: the zip is downloaded into a temporary folder under ``tmp_root`` and only
+    that entry is read, in memory (nothing is unpacked)."""
+    from agent_eval.github.client import ApiError, read_zip_member
 
     source: dict[str, Any] = {"kind": "artifact", "artifact": name, "branch": branch}
     if client is None:
@@ -192,26 +309,24 @@ def from_artifact(client: Any, branch: str | None, name: str, env: Mapping[str, 
     if not branch:
         return Found(None, source, "the base branch is unknown (not a pull request)")
     try:
-        if _workflow_id(client, env) is None:
-            return Found(None, source, "this workflow is unknown (GITHUB_WORKFLOW_REF is not "
-                         "set)")
-        run_id = latest_successful_run(client, branch, env)
+        limit = max_bytes(env)
+        run_id, why = latest_push_run(client, branch, env)
         if run_id is None:
-            return Found(None, source, f"no successful run of this workflow on {branch}")
+            return Found(None, source, why)
         source["run_id"] = run_id
-        if dest.exists():
-            shutil.rmtree(dest)
-        files = client.download_artifact(run_id, name, dest)
+        with tempfile.TemporaryDirectory(prefix="agent-eval-baseline-", dir=tmp_root) as tmp:
+            archive = Path(tmp) / "artifact.zip"
+            client.artifact_zip(run_id, name, archive, limit)
+            member, data = read_zip_member(archive, RESULTS_NAME, limit)
+        results = parse_results(data, f"{member} of artifact {name!r} of run {run_id}")
     except ApiError as exc:
         hint = " (the token needs actions: read)" if exc.denied else ""
         return Found(None, source, f"artifact {name!r} on {branch}: {exc}{hint}")
-    for f in sorted(files, key=lambda p: (p.name != "results.json", str(p))):
-        if f.suffix == ".json":
-            found = from_file(f)
-            if found.results is not None:
-                source["description"] = (f"artifact {name} of run {run_id} on {branch}")
-                return Found(found.results, source, source["description"])
-    return Found(None, source, f"artifact {name!r} of run {run_id} holds no results.json")
+    except (ValueError, OSError) as exc:  # BaselineError, a broken zip, a full disk
+        return Found(None, source, f"artifact {name!r} of run {source.get('run_id')} on "
+                     f"{branch}: {exc}")
+    source["description"] = f"artifact {name} of run {run_id} on {branch}"
+    return Found(results, source, source["description"])
 
 
 # -------------------------------------------------------------------------- auto
@@ -241,43 +356,67 @@ def resolve(kind: str, *, file: str | None = None,
 
 
 # ------------------------------------------------------------------------ action
+def not_applicable(kind: str, event: Any, traces_from_artifact: bool) -> str | None:
+    """Why a comparison of ``kind`` has nothing to compare with for this event (a push has
+    no base branch to take an artifact from), or None. A baseline that does not apply is
+    skipped with a log line, never an error."""
+    if kind == "none":
+        return "baseline: none"
+    if kind == "auto" and not event.is_pull_request:
+        return (f"baseline: auto compares pull requests with their base branch; this run is "
+                f"for a {event.name or 'unknown'} event")
+    if kind == "artifact" and not event.is_pull_request:
+        return (f"baseline: artifact compares pull requests with their base branch's results; "
+                f"this run is for a {event.name or 'unknown'} event")
+    if kind == "git" and not traces_from_artifact and not _base_sha(kind, event):
+        return f"baseline: git: this {event.name or 'unknown'} event names no base commit"
+    return None
+
+
+def _base_sha(kind: str, event: Any) -> str | None:
+    from agent_eval.github.event import ZERO_SHA
+
+    sha = event.base_sha if event.is_pull_request or kind == "git" else None
+    return sha if sha and sha != ZERO_SHA else None
+
+
 def for_action(results: Results, *, kind: str, event: Any, suite: Any, workdir: Path,
                client: Any, env: Mapping[str, str], traces: list[str] | None,
                traces_from_artifact: bool, baseline_file: str | None,
-               baseline_artifact: str, say: Callable[[str], None],
-               log: Callable[[str], None]) -> Found | None:
+               baseline_artifact: str, log: Callable[[str], None],
+               tmp_root: Path | None = None) -> Found | None:
     """Find the action's baseline and compare ``results`` with it (in place): the
-    comparison in ``results.baseline``, or, when none was found, why (and how to get
-    one) in ``results.baseline`` as ``{"available": false, "reason": …}``."""
-    from agent_eval.compare import attach, no_baseline
-    from agent_eval.github import workflow
+    comparison in ``results.baseline``, or, when ``auto`` found none, why (and how to get
+    one) in ``results.baseline`` as ``{"available": false, "reason": …}``.
 
-    if kind == "none":
+    A baseline asked for by name (``file``, ``git``, ``artifact``) that cannot be had
+    raises :class:`BaselineError`: the regression gates are never skipped silently."""
+    from agent_eval.compare import attach, no_baseline
+
+    why = not_applicable(kind, event, traces_from_artifact)
+    if why is not None:
+        if kind != "none":
+            log(why)
         return None
-    if kind == "auto" and not event.is_pull_request:
-        log(f"baseline: auto compares pull requests with their base branch; this run is "
-            f"for a {event.name or 'unknown'} event")
-        return None
-    base_sha = event.base_sha if event.is_pull_request or kind == "git" else None
+    base_sha = _base_sha(kind, event)
     git = None
     if base_sha and not traces_from_artifact:
         def git() -> Found:
-            return from_git(workdir, base_sha, suite.path, traces)
+            return from_git(workdir, base_sha, suite.path, traces, tmp_root=tmp_root)
 
     def artifact() -> Found:
-        return from_artifact(client, event.base_ref, baseline_artifact, env,
-                             workdir / ".agent-eval" / "baseline")
+        return from_artifact(client, event.base_ref, baseline_artifact, env, tmp_root)
 
     path = str(workdir / baseline_file) if baseline_file else None
     found = resolve(kind, file=path, git=git, artifact=artifact)
     for note in found.notes:
         log(f"baseline: {note}")
     if found.results is None:
-        text = f"not compared with the base branch: {found.reason}. To compare, {HOW}."
-        if kind == "auto":  # said in the comment and the summary; the log has it too
-            log(text)
-        else:  # asked for and not found: an annotation
-            say(workflow.command("notice", text, title="agent-eval"))
+        if kind != "auto":
+            raise BaselineError(f"baseline: {kind} was asked for and cannot be had: "
+                                f"{found.reason}. Fix it, or use baseline: auto to fall back "
+                                "to no comparison (saying why), or baseline: none.")
+        log(f"not compared with the base branch: {found.reason}. To compare, {HOW}.")
         results.baseline = no_baseline(f"{found.reason}. To compare, {HOW}.", found.source)
         return found
     log(f"baseline: {found.reason}")

@@ -10,6 +10,14 @@ outputs, workflow annotations, then the GitHub calls (SARIF upload, the pull req
 comment, the check run). A GitHub call that fails never changes the verdict or the exit
 code: a call the token may not make (fork pull requests, a missing permission) is
 skipped with one explanation, and the run goes on.
+
+A run that cannot finish (bad inputs, a config error, a baseline that was asked for and
+cannot be had, an output folder that cannot be written, an internal error) always ends
+the same way (:func:`_stop`): ``::error`` lines, the ``verdict`` output ``error``, a job
+summary that says why, exit 2. The token is redacted from everything printed or written
+(:mod:`agent_eval.github.secrets`); nothing is written outside the workspace and the
+runner's temp folder, nor through a link the repository holds
+(:mod:`agent_eval.github.workspace`).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,12 +39,21 @@ import orjson
 
 from agent_eval._cli import output_dir
 from agent_eval.api import load_suite, suite_sources
+from agent_eval.baseline import BaselineError
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError
 from agent_eval.github import workflow
-from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
+from agent_eval.github.client import API_DEADLINE, DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
+from agent_eval.github.secrets import Redactor, token_problem
+from agent_eval.github.workspace import (
+    OutsideWorkspace,
+    allowed_roots,
+    confine,
+    fresh_dir,
+    no_linked_files,
+)
 from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 
@@ -45,6 +63,7 @@ SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 byt
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 BASELINES = ("auto", "git", "artifact", "file", "none")
 FORK_HELP = "see README 'Fork pull requests'"
+DEADLINE_ENV = "AGENT_EVAL_API_DEADLINE"  # seconds for all GitHub API calls of a run
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 _RANK = {"error": 0, "warning": 1, "note": 2}
@@ -137,16 +156,28 @@ class Run:
     env: Mapping[str, str]
     out: Any = field(default=sys.stdout)
     skipped: list[str] = field(default_factory=list)  # each skipped call, explained once
+    redact: Redactor = field(default_factory=Redactor)  # the token, out of every line
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        print(self.redact(text), file=self.out, flush=True)
 
     def log(self, text: str) -> None:
-        print(f"agent-eval: {text}", file=sys.stderr, flush=True)
+        print(self.redact(f"agent-eval: {text}"), file=sys.stderr, flush=True)
 
     def skip(self, text: str) -> None:
-        self.skipped.append(text)
+        self.skipped.append(self.redact(text))
         self.say(workflow.command("warning", text, title="agent-eval"))
+
+    def summary(self, text: str, note: str = "") -> None:
+        """Append to the job summary (when there is one), the token redacted."""
+        path = self.env.get("GITHUB_STEP_SUMMARY")
+        if path:
+            workflow.append_summary(path, self.redact(text), note=self.redact(note))
+
+    def outputs(self, values: Mapping[str, str]) -> None:
+        path = self.env.get("GITHUB_OUTPUT")
+        if path:
+            workflow.write_outputs(path, {k: self.redact(v) for k, v in values.items()})
 
 
 def main(args: argparse.Namespace) -> int:
@@ -154,15 +185,60 @@ def main(args: argparse.Namespace) -> int:
 
 
 def run(env: Mapping[str, str], out: Any = None) -> int:
+    """One run of the action; whatever happens, it ends through :func:`_stop` or with the
+    verdict's exit code, and the token is in none of its output."""
     r = Run(env, out or sys.stdout)
+    try:
+        return _run(r, env)
+    except Exception as exc:  # a bug: still the stop path (outputs, summary), exit 2
+        sys.stderr.write(r.redact(traceback.format_exc()))
+        return _stop(r, [f"internal error: {type(exc).__name__}: {exc} (this is a bug in "
+                         "agent-eval; please report it with the traceback in the log)"])
+
+
+def _token(r: Run, inputs: Inputs, env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """The token to call GitHub with, or None and why; every piece of it is redacted
+    from now on (and masked in the log by the runner)."""
+    token = inputs.github_token or env.get("GITHUB_TOKEN") or None
+    if token is None:
+        return None, None
+    r.redact.add(token)
+    if env.get("GITHUB_ACTIONS") == "true":  # the runner hides these lines and the values
+        for piece in r.redact.maskable():
+            print(f"::add-mask::{piece}", file=r.out, flush=True)
+    problem = token_problem(token)
+    return (None, problem) if problem else (token, None)
+
+
+def _deadline(env: Mapping[str, str]) -> float:
+    raw = (env.get(DEADLINE_ENV) or "").strip()
+    if not raw:
+        return API_DEADLINE
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{DEADLINE_ENV}={raw[:40]!r} is not a positive number of seconds")
+    return value
+
+
+def _run(r: Run, env: Mapping[str, str]) -> int:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     inputs, problems = read_inputs(env)
+    token, token_why = _token(r, inputs, env)
+    deadline = API_DEADLINE
+    try:
+        deadline = _deadline(env)
+    except ValueError as exc:
+        problems.append(str(exc))
     if problems:
         return _stop(r, problems)
     event = load_event(env)
     for p in event.problems:
         r.say(workflow.command("warning", p, title="agent-eval"))
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+    roots = allowed_roots(workspace, env)
     if env.get("GITHUB_ACTIONS") == "true":  # not on a developer's machine
         mark_safe_directory(workspace, r)
     workdir = workspace / inputs.working_directory if inputs.working_directory else (
@@ -170,13 +246,17 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
     if not workdir.is_dir():
         return _stop(r, [f"working-directory {inputs.working_directory!r} is not a folder "
                          f"in {workspace}"])
+    try:
+        workdir = confine(workdir, [workspace], "working-directory")
+    except OutsideWorkspace as exc:
+        return _stop(r, [str(exc)])
     os.chdir(workdir)
 
-    token = inputs.github_token or env.get("GITHUB_TOKEN") or None
     client = None
     if token and event.repository:
         client = GitHubClient(token, event.repository,
-                              env.get("GITHUB_API_URL") or DEFAULT_API_URL)
+                              env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+                              deadline=deadline, log=r.log)
 
     try:
         suite = load_suite(inputs.config)
@@ -192,10 +272,15 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
 
     from agent_eval.baseline import for_action
 
-    for_action(results, kind=inputs.baseline, event=event, suite=suite, workdir=workdir,
-               client=client, env=env, traces=inputs.traces,
-               traces_from_artifact=bool(inputs.artifact), baseline_file=inputs.baseline_file,
-               baseline_artifact=inputs.baseline_artifact, say=r.say, log=r.log)
+    try:
+        for_action(results, kind=inputs.baseline, event=event, suite=suite, workdir=workdir,
+                   client=client, env=env, traces=inputs.traces,
+                   traces_from_artifact=bool(inputs.artifact),
+                   baseline_file=inputs.baseline_file,
+                   baseline_artifact=inputs.baseline_artifact, log=r.log,
+                   tmp_root=_runner_temp(env))
+    except BaselineError as exc:
+        return _stop(r, [str(exc) + ("" if client or not token_why else f" ({token_why})")])
 
     # ------------------------------------------------------------------ files
     checked_out = git_head(workspace)
@@ -207,13 +292,17 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
                                  sha=checked_out or event.sha or event.head_sha,
                                  run_url=run_url)
     folder = output_dir(inputs.output_dir, suite.base_dir, suite.model.output.dir)
-    write_outputs(results, FORMATS, folder, ctx)
+    try:
+        folder, sarif_text, comment_text = _write_files(results, folder, ctx, roots,
+                                                        inputs.sarif_category)
+    except OutsideWorkspace as exc:
+        return _stop(r, [str(exc)])
+    except OSError as exc:  # read-only, full, a file where the folder should be
+        return _stop(r, [f"cannot write the output files to {_relative(folder, workspace)}: "
+                         f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename
+                                                     else "")])
+    comment_text = r.redact(comment_text)
     sarif_path = folder / RENDERERS["sarif"].filename
-    sarif_text = sarif_path.read_text(encoding="utf-8")
-    if inputs.sarif_category:
-        sarif_text = set_category(sarif_text, inputs.sarif_category)
-        sarif_path.write_text(sarif_text, encoding="utf-8")
-    comment_text = (folder / RENDERERS["markdown"].filename).read_text(encoding="utf-8")
 
     # the log: the report, fenced from workflow commands (trace text is untrusted)
     stop = f"agent-eval-{uuid.uuid4().hex}"
@@ -221,15 +310,10 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
     r.say(console.render(results, color=False).rstrip("\n"))
     r.say(f"::{stop}::")
 
-    summary_file = env.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        text = markdown.render(results, ctx, max_chars=SUMMARY_CHARS)
-        workflow.append_summary(summary_file, text, note=_where_files(folder, workspace))
-
+    r.summary(markdown.render(results, ctx, max_chars=SUMMARY_CHARS),
+              note=_where_files(folder, workspace))
     values = step_outputs(results, folder / RENDERERS["json"].filename, sarif_path, workspace)
-    output_file = env.get("GITHUB_OUTPUT")
-    if output_file:
-        workflow.write_outputs(output_file, values)
+    r.outputs(values)
 
     annotations = [workflow.finding_annotation(v) for v in _by_severity(results)]
     annotations += [workflow.input_error_annotation(e) for e in results.input_errors]
@@ -241,19 +325,17 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
     comment_url = ""
     try:
         comment_url = _publish(r, inputs, event, results, client, sarif_text, comment_text,
-                               workspace, checked_out, started, run_url)
+                               workspace, checked_out, started, run_url, token_why)
     except Exception as exc:  # a bug here must not hide the verdict
         r.skip(f"publishing to GitHub stopped on an internal error: {type(exc).__name__}: "
                f"{exc} (the verdict and the files are not affected)")
     finally:
         if client is not None:
             client.close()
-    if output_file:
-        workflow.write_outputs(output_file, {"comment-url": comment_url})
-    if summary_file and r.skipped:
+    r.outputs({"comment-url": comment_url})
+    if r.skipped:
         notes = "\n".join(f"- {markdown.md_text(s)}" for s in r.skipped)
-        workflow.append_summary(summary_file, f"\n### agent-eval: skipped GitHub calls\n\n"
-                                f"{notes}\n")
+        r.summary(f"\n### agent-eval: skipped GitHub calls\n\n{notes}\n")
 
     code = exit_code(results.verdict, inputs.fail_on)
     c = results.counts
@@ -261,6 +343,30 @@ def run(env: Mapping[str, str], out: Any = None) -> int:
           f"{c.get('input_errors', 0)} input error(s) in {c.get('traces', 0)} trace(s); "
           f"fail-on {inputs.fail_on} → exit {code}")
     return code
+
+
+def _runner_temp(env: Mapping[str, str]) -> Path | None:
+    """The runner's temp folder (``RUNNER_TEMP``), for work that stays out of the
+    workspace (the base commit's worktree, a baseline artifact's zip)."""
+    temp = env.get("RUNNER_TEMP")
+    return Path(temp) if temp and Path(temp).is_dir() else None
+
+
+def _write_files(results: Results, folder: Path, ctx: RenderContext, roots: list[Path],
+                 category: str | None) -> tuple[Path, str, str]:
+    """Write every output file into ``folder`` (confined to ``roots``, no file a link):
+    the folder as written, the SARIF text (with ``category``) and the comment text."""
+    folder = confine(folder, roots, "the output folder")
+    names = [RENDERERS[f].filename for f in ("json", *FORMATS)]
+    no_linked_files(folder, names)
+    write_outputs(results, FORMATS, folder, ctx)
+    sarif_path = folder / RENDERERS["sarif"].filename
+    sarif_text = sarif_path.read_text(encoding="utf-8")
+    if category:
+        sarif_text = set_category(sarif_text, category)
+        sarif_path.write_text(sarif_text, encoding="utf-8")
+    comment_text = (folder / RENDERERS["markdown"].filename).read_text(encoding="utf-8")
+    return folder, sarif_text, comment_text
 
 
 def _evaluate(r: Run, inputs: Inputs, event: Event, suite: Any, workdir: Path,
@@ -271,9 +377,7 @@ def _evaluate(r: Run, inputs: Inputs, event: Event, suite: Any, workdir: Path,
             raise ValueError("no github-token (or GITHUB_REPOSITORY) to download it with")
         if run_id is None:
             raise ValueError("the run id is unknown (GITHUB_RUN_ID)")
-        dest = workdir / ".agent-eval" / "artifacts" / _safe_name(inputs.artifact)
-        if dest.exists():
-            shutil.rmtree(dest)
+        dest = fresh_dir(workdir, ".agent-eval", "artifacts", _safe_name(inputs.artifact))
         got = client.download_artifact(run_id, inputs.artifact, dest)
         r.log(f"artifact {inputs.artifact!r} of run {run_id}: {len(got)} file(s) in {dest}")
         files, errors = suite_sources(suite, inputs.traces or ["**/*"], base=dest)
@@ -285,7 +389,7 @@ def _evaluate(r: Run, inputs: Inputs, event: Event, suite: Any, workdir: Path,
 def _publish(r: Run, inputs: Inputs, event: Event, results: Results,
              client: GitHubClient | None, sarif_text: str, comment_text: str,
              workspace: Path, checked_out: str | None, started: str,
-             run_url: str | None) -> str:
+             run_url: str | None, token_why: str | None = None) -> str:
     wanted = []
     if inputs.upload_sarif:
         wanted.append("the SARIF upload")
@@ -295,7 +399,8 @@ def _publish(r: Run, inputs: Inputs, event: Event, results: Results,
         wanted.append("the check run")
     if client is None:
         if wanted:
-            why = "no github-token" if event.repository else "GITHUB_REPOSITORY is not set"
+            why = token_why or ("no github-token" if event.repository
+                                else "GITHUB_REPOSITORY is not set")
             r.skip(f"skipped {', '.join(wanted)}: {why}")
         return ""
 
@@ -362,8 +467,10 @@ def _check_run(r: Run, event: Event, results: Results, client: GitHubClient,
                summary: str, sha: str, run_url: str | None) -> None:
     found = _by_severity(results)
     annotations = [check_annotation(v.config.file, v.config.line, v.severity, v.rule,
-                                    v.message, _trace_text(v)) for v in found]
-    annotations += [check_annotation(e.file, e.line or 1, "error", e.rule, e.message, None)
+                                    r.redact(v.message), _trace_text(v, r.redact))
+                   for v in found]
+    annotations += [check_annotation(e.file, e.line or 1, "error", e.rule,
+                                     r.redact(e.message), None)
                     for e in results.input_errors]
     total = len(annotations)
     annotations = annotations[:MAX_CHECK_ANNOTATIONS]
@@ -385,16 +492,19 @@ def _check_run(r: Run, event: Event, results: Results, client: GitHubClient,
 
 # ------------------------------------------------------------------------ helpers
 def _stop(r: Run, problems: list[str]) -> int:
-    """A run that cannot evaluate: say why (annotations, summary, outputs), exit 2."""
+    """A run that cannot evaluate: say why (annotations, summary, outputs), exit 2. A
+    summary or outputs file that cannot be written is said in the log, not raised."""
     for p in problems:
         r.say(workflow.command("error", p, title="agent-eval"))
-    summary = r.env.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        lines = "\n".join(f"- {markdown.md_text(p)}" for p in problems)
-        workflow.append_summary(summary, f"## 💥 agent-eval could not run\n\n{lines}\n")
-    output = r.env.get("GITHUB_OUTPUT")
-    if output:
-        workflow.write_outputs(output, {"verdict": "error"})
+    lines = "\n".join(f"- {markdown.md_text(r.redact(p))}" for p in problems)
+    try:
+        r.summary(f"## 💥 agent-eval could not run\n\n{lines}\n")
+    except OSError as exc:
+        r.log(f"could not write the job summary: {exc.strerror or exc}")
+    try:
+        r.outputs({"verdict": "error"})
+    except OSError as exc:
+        r.log(f"could not write the step outputs: {exc.strerror or exc}")
     return EXIT_ERROR
 
 
@@ -423,9 +533,9 @@ def _by_severity(results: Results) -> list[Any]:
     return sorted(results.findings, key=lambda v: _RANK.get(v.severity, 3))
 
 
-def _trace_text(v: Any) -> str | None:
+def _trace_text(v: Any, redact: Redactor) -> str | None:
     t = v.trace
-    return None if t is None else f"trace {t.trace_id} at {t.file}:{t.line}"
+    return None if t is None else redact(f"trace {t.trace_id} at {t.file}:{t.line}")
 
 
 def check_annotation(path: str, line: int, severity: str, rule: str, message: str,

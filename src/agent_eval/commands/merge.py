@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent_eval._cli import _formats, output_dir
 from agent_eval.api import load_suite
+from agent_eval.baseline import load_file
 from agent_eval.commands.report import load
 from agent_eval.commands.run import write_outputs
 from agent_eval.renderers import RENDERERS, RenderContext, console
@@ -34,7 +35,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         for path in part_files(args.parts):
             parts.append(load(str(path)))
-        base = load(args.baseline) if args.baseline else None
+        base = load_file(args.baseline) if args.baseline else None
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -36,10 +36,10 @@ def main(args: argparse.Namespace) -> int:
         formats = [f for f in formats if f in RENDERERS]
     base = None
     if getattr(args, "baseline", None):
-        from agent_eval.commands.report import load
+        from agent_eval.baseline import load_file
 
-        try:
-            base = load(args.baseline)
+        try:  # missing, truncated, over the size limit or not the results schema: exit 2
+            base = load_file(args.baseline)
         except ValueError as exc:
             print(f"error: --baseline: {exc}", file=sys.stderr)
             return 2
