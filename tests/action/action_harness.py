@@ -187,6 +187,10 @@ class FakeGitHub:
         self.blobs: dict[str, bytes] = {}
         self.deny_writes = False  # 403 on every POST/PATCH/PUT/DELETE
         self.deny_user = True  # GET /user as an installation token gets it (403)
+        # the GraphQL ``viewer`` of the token (an installation token's bot, without
+        # ``[bot]`` as GitHub names it there); None: the GraphQL call fails (401)
+        self.viewer: str | None = "github-actions"
+        self.pull_files: dict[int, list[str]] = {}  # GET /pulls/N/files
         self._scripted: list[tuple[str, re.Pattern[str], list[Reply]]] = []
         self._lost: list[tuple[str, re.Pattern[str], Reply]] = []
         self._ids = 1000
@@ -237,6 +241,7 @@ class FakeGitHub:
         c["id"] = self._ids
         c["body"] = body
         c["user"]["login"] = login
+        c["user"]["type"] = "Bot" if login.endswith("[bot]") else "User"
         c["html_url"] = f"https://github.com/{self.repo}/pull/{issue}#issuecomment-{self._ids}"
         c["url"] = f"https://api.github.com/repos/{self.repo}/issues/comments/{self._ids}"
         self.comments.setdefault(issue, []).append(c)
@@ -289,7 +294,7 @@ class FakeGitHub:
             headers = dict(reply.headers)
             if raw and "Content-Type" not in headers:
                 headers["Content-Type"] = "application/json; charset=utf-8"
-            if not parts.path.startswith("/_blob/"):
+            if not parts.path.startswith(("/_blob/", "/graphql")):  # GraphQL: not REST
                 self.problems += validate(rec.method, rec.path, rec.query, rec.headers, body,
                                           (reply.status, raw, headers) if reply.check else None)
             rec.status = reply.status
@@ -326,6 +331,8 @@ class FakeGitHub:
             user = example("private-user-response-with-public-and-private-profile-information")
             user["login"] = self.login
             return Reply(200, user)
+        if m == "POST" and path == "/graphql":
+            return self._graphql(rec)
         if not path.startswith(repo + "/"):
             return Reply(404, {"message": "Not Found", "documentation_url": "x"})
         rest = path[len(repo):]
@@ -373,6 +380,10 @@ class FakeGitHub:
             run["status"] = data.get("status", run["status"])
             run["conclusion"] = data.get("conclusion", run["conclusion"])
             return self._check_run_reply(200, int(mt.group(1)), data)
+        if m == "GET" and (mt := re.fullmatch(r"/pulls/(\d+)/files", rest)):
+            entry = example("diff-entry-items")[0]
+            return self._page(rec, [{**entry, "filename": f, "status": "modified"}
+                                    for f in self.pull_files.get(int(mt.group(1)), [])])
         if m == "GET" and rest == "/pulls":
             head = rec.param("head")
             return Reply(200, [p for p in self.pulls if head is None or p["head"]["label"] == head])
@@ -385,6 +396,16 @@ class FakeGitHub:
                 return Reply(404, {"message": "Not Found", "documentation_url": "x"})
             return Reply(302, None, {"Location": f"{self.url}/_blob/{mt.group(1)}.zip"})
         return Reply(404, {"message": "Not Found", "documentation_url": "x"})
+
+    def _graphql(self, rec: Recorded) -> Reply:
+        """The one GraphQL query the action makes: ``query { viewer { login } }``."""
+        query = " ".join(str((rec.json or {}).get("query", "")).split())
+        if query != "query { viewer { login } }":
+            self.problems.append(f"unexpected GraphQL query {query!r}")
+            return Reply(400, {"message": "Problems parsing JSON"}, check=False)
+        if self.viewer is None:
+            return Reply(401, {"message": "Bad credentials"}, check=False)
+        return Reply(200, {"data": {"viewer": {"login": self.viewer}}}, check=False)
 
     def _check_run_reply(self, status: int, run_id: int, data: dict[str, Any]) -> Reply:
         cr = self._check_run(run_id, data)
@@ -593,8 +614,13 @@ def run_action(tmp: Path, workspace: Path, api_url: str, event_name: str,
     repo = event["repository"]["full_name"]
     if event_name == "push":
         sha, ref = event["after"], event["ref"]
+    elif event_name == "pull_request_target":  # runs on the base branch, as GitHub does
+        base = event["pull_request"]["base"]
+        sha, ref = base["sha"], f"refs/heads/{base['ref']}"
     elif event_name.startswith("pull_request"):
         sha, ref = MERGE_SHA, f"refs/pull/{event['number']}/merge"
+    elif event_name == "merge_group":
+        sha, ref = event["merge_group"]["head_sha"], event["merge_group"]["head_ref"]
     else:
         sha, ref = "0" * 39 + "1", "refs/heads/main"
     given = {"github-token": "ghs_loopbacktoken", "upload-sarif": "true", "comment": "auto",

@@ -39,8 +39,10 @@ def test_pull_request_targets_the_merge_ref_or_the_head() -> None:
     assert ev.sarif_target() == Target("refs/pull/2/merge", MERGE_SHA)
     assert ev.sarif_target(checked_out=HEAD) == Target("refs/pull/2/head", HEAD)
     assert ev.check_sha == HEAD
+    # pull_request_target: the head only when the workspace is at it (test_action_events.py)
     target = from_payload("pull_request_target", pr_payload("synchronize"), env)
-    assert target.sarif_target() == Target("refs/pull/2/head", HEAD)
+    assert target.sarif_target(checked_out=HEAD) == Target("refs/pull/2/head", HEAD)
+    assert target.sarif_target() is None
 
 
 def test_fork_pull_request_is_seen() -> None:

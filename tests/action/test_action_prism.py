@@ -48,7 +48,7 @@ def test_pull_request_makes_every_call(tmp_path: Path, prism: Prism) -> None:
         f"post {REPO}/code-scanning/sarifs",
         f"get {REPO}/code-scanning/sarifs/47177e22-5596-11eb-80a1-c1e54ef945c6",
         "get /user", f"get {REPO}/issues/2/comments", f"post {REPO}/issues/2/comments",
-        f"post {REPO}/check-runs"}
+        f"get {REPO}/pulls/2/files", f"post {REPO}/check-runs"}
     assert run.outputs["comment-url"].startswith("https://github.com/")
     assert "processed" in run.stderr and "created the PR comment" in run.stderr
 
@@ -79,5 +79,6 @@ def test_annotation_batches_are_accepted(tmp_path: Path, prism: Prism) -> None:
     total = len(results.findings)
     batches = -(-total // 50)
     assert batches >= 3
-    assert seen == [f"post {REPO}/check-runs"] + [f"patch {REPO}/check-runs/4"] * (batches - 1)
+    assert seen == [f"get {REPO}/pulls/2/files", f"post {REPO}/check-runs"] + [
+        f"patch {REPO}/check-runs/4"] * (batches - 1)
     assert f"{total} annotation(s) in {batches} request(s)" in run.stderr

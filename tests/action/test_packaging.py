@@ -1,8 +1,9 @@
-"""action.yml and the Dockerfile say what action.md asks for (read from the spec by hand):
-a docker action built from ./Dockerfile, every input with its default, every output, branding;
-a multi-stage Dockerfile on a slim Python base given as ARG BASE_IMAGE, dependencies from the
-lock, an absolute ENTRYPOINT running `agent-eval action`, no USER and no WORKDIR; the workflows
-pin third-party actions by full commit SHA."""
+"""action.yml and the Dockerfile say what action.md asks for (read from the spec by hand, with
+the inputs issue 12 added: comment-key, trace-annotations): a docker action built from
+./Dockerfile, every input with its default, every output, branding; a multi-stage Dockerfile on
+python:3.11-slim pinned by digest (or the stage ARG BASE_IMAGE names), dependencies installed
+with --require-hashes from the hash lock, an absolute ENTRYPOINT running `agent-eval action`, no
+USER and no WORKDIR; the workflows pin third-party actions by full commit SHA."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ INPUTS: dict[str, str | None] = {
     "upload-sarif": "true",
     "sarif-category": None,
     "comment": "auto",
+    "comment-key": None,
     "check-run": "false",
+    "trace-annotations": "changed",
     "fail-on": "fail",
     "output-dir": None,
     "working-directory": None,
@@ -80,18 +83,32 @@ def _instructions() -> list[tuple[str, str]]:
 def test_dockerfile_builds_a_wheel_and_installs_it_from_the_lock() -> None:
     steps = _instructions()
     words = [w for w, _ in steps]
-    assert steps[0] == ("ARG", "BASE_IMAGE=python:3.11-slim")
+    # the base: python:3.11-slim by digest, on the FROM line Dependabot reads; BASE_IMAGE
+    # names the stage to build on (the tests give a local base instead)
+    assert steps[0] == ("ARG", "BASE_IMAGE=python-base")
     froms = [rest for w, rest in steps if w == "FROM"]
-    assert froms == ["${BASE_IMAGE} AS builder", "${BASE_IMAGE}"]
+    assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64} AS python-base", froms[0])
+    assert froms[1:] == ["${BASE_IMAGE} AS builder", "${BASE_IMAGE}"]
     assert "USER" not in words and "WORKDIR" not in words
-    final = steps[max(i for i, (w, _) in enumerate(steps) if w == "FROM"):]
+    starts = [i for i, (w, _) in enumerate(steps) if w == "FROM"]
+    builder = steps[starts[1]:starts[2]]
+    final = steps[starts[2]:]
+    # the builder: the pinned backend from the hash lock, no isolation (nothing unlocked)
+    build_runs = " ".join(rest for w, rest in builder if w == "RUN")
+    assert "--require-hashes --only-binary=:all: -r /tmp/build-requirements.txt" in build_runs
+    assert "python -m build --wheel --no-isolation" in build_runs
+    assert ("COPY", "requirements/build.txt /tmp/build-requirements.txt") in builder
+    # the final stage: locked dependencies with hashes, then the wheel without an index
     runs = " ".join(rest for w, rest in final if w == "RUN")
     assert "pip install --no-cache-dir" in runs
-    assert "-c /tmp/agent-eval/constraints.txt" in runs and ".whl" in runs
+    assert ("--require-hashes --only-binary=:all: --no-deps -r "
+            "/tmp/agent-eval/requirements.txt") in runs
+    assert "--no-index --no-deps /tmp/agent-eval/dist/*.whl" in runs
+    assert "python -m pip check" in runs
     # no compiler or build backend in the final stage
     assert not re.search(r"\b(gcc|build-essential|hatchling|python3-dev)\b", runs)
     copies = [rest for w, rest in final if w == "COPY"]
-    assert "constraints.txt /tmp/agent-eval/constraints.txt" in copies
+    assert "requirements/action.txt /tmp/agent-eval/requirements.txt" in copies
     assert any(c.startswith("--from=builder ") for c in copies)
     assert not any(c.startswith(("src", ".")) for c in copies)  # no source tree in the image
     entrypoint = [rest for w, rest in steps if w == "ENTRYPOINT"]
@@ -104,7 +121,8 @@ def test_dockerignore_sends_only_what_the_image_is_built_from() -> None:
              if line.strip() and not line.startswith("#")]
     assert lines[0] == "*"
     assert {line[1:] for line in lines if line.startswith("!")} == {
-        "pyproject.toml", "README.md", "constraints.txt", "src/"}
+        "pyproject.toml", "README.md", "requirements/action.txt", "requirements/build.txt",
+        "src/"}
 
 
 def test_workflows_pin_third_party_actions_by_commit_sha() -> None:

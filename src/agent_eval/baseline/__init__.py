@@ -362,12 +362,12 @@ def not_applicable(kind: str, event: Any, traces_from_artifact: bool) -> str | N
     skipped with a log line, never an error."""
     if kind == "none":
         return "baseline: none"
-    if kind == "auto" and not event.is_pull_request:
-        return (f"baseline: auto compares pull requests with their base branch; this run is "
-                f"for a {event.name or 'unknown'} event")
-    if kind == "artifact" and not event.is_pull_request:
-        return (f"baseline: artifact compares pull requests with their base branch's results; "
-                f"this run is for a {event.name or 'unknown'} event")
+    if kind == "auto" and not event.compares_with_base:
+        return (f"baseline: auto compares pull requests and merge queue groups with their base "
+                f"branch; this run is for a {event.name or 'unknown'} event")
+    if kind == "artifact" and not event.compares_with_base:
+        return (f"baseline: artifact compares pull requests and merge queue groups with their "
+                f"base branch's results; this run is for a {event.name or 'unknown'} event")
     if kind == "git" and not traces_from_artifact and not _base_sha(kind, event):
         return f"baseline: git: this {event.name or 'unknown'} event names no base commit"
     return None
@@ -376,7 +376,7 @@ def not_applicable(kind: str, event: Any, traces_from_artifact: bool) -> str | N
 def _base_sha(kind: str, event: Any) -> str | None:
     from agent_eval.github.event import ZERO_SHA
 
-    sha = event.base_sha if event.is_pull_request or kind == "git" else None
+    sha = event.base_sha if event.compares_with_base or kind == "git" else None
     return sha if sha and sha != ZERO_SHA else None
 
 

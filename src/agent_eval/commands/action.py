@@ -62,6 +62,7 @@ FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every 
 SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 bytes a char)
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 BASELINES = ("auto", "git", "artifact", "file", "none")
+TRACE_ANNOTATIONS = ("changed", "all", "none")
 FORK_HELP = "see README 'Fork pull requests'"
 DEADLINE_ENV = "AGENT_EVAL_API_DEADLINE"  # seconds for all GitHub API calls of a run
 _TRUE = {"true", "yes", "on", "1"}
@@ -82,7 +83,9 @@ class Inputs:
     upload_sarif: bool = True
     sarif_category: str | None = None
     comment: str = "auto"  # auto | true | false
+    comment_key: str | None = None  # tells several comments of one suite apart
     check_run: bool = False
+    trace_annotations: str = "changed"  # changed | all | none
     fail_on: str = "fail"
     output_dir: str | None = None
     working_directory: str | None = None
@@ -141,7 +144,9 @@ def read_inputs(env: Mapping[str, str]) -> tuple[Inputs, list[str]]:
         inp.comment = "true" if raw_comment.lower() in _TRUE else "false"
     else:
         problems.append(f"input comment: {raw_comment!r} is not auto, true or false")
+    inp.comment_key = _input(env, "comment-key")
     inp.check_run = boolean("check-run", False)
+    inp.trace_annotations = choice("trace-annotations", TRACE_ANNOTATIONS, "changed")
     inp.fail_on = choice("fail-on", ("fail", "warn", "never"), "fail")
     inp.output_dir = _input(env, "output-dir")
     inp.working_directory = _input(env, "working-directory")
@@ -181,7 +186,27 @@ class Run:
 
 
 def main(args: argparse.Namespace) -> int:
-    return run(os.environ)
+    started = time.time()
+    try:
+        return run(os.environ)
+    finally:
+        give_back_workspace(os.environ, started)
+
+
+def give_back_workspace(env: Mapping[str, str], started: float) -> None:
+    """What the run wrote in the workspace goes back to the workspace's owner (the
+    container runs as root; github/ownership.py). Never fails the run."""
+    from agent_eval.github.ownership import give_back
+
+    workspace = env.get("GITHUB_WORKSPACE")
+    if env.get("GITHUB_ACTIONS") != "true" or not workspace:
+        return
+    try:
+        give_back(Path(workspace), started, log=lambda m: print(f"agent-eval: {m}",
+                                                                 file=sys.stderr, flush=True))
+    except Exception as exc:  # a bug here must not hide the verdict
+        print(f"agent-eval: could not give the files back to the workspace's owner: "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
 def run(env: Mapping[str, str], out: Any = None) -> int:
@@ -422,8 +447,9 @@ def _publish(r: Run, inputs: Inputs, event: Event, results: Results,
                    f"(event {event.name or 'unknown'})")
         else:
             try:
-                c = client.upsert_comment(event.pr_number, comment_text,
-                                          f"<!-- agent-eval:{markdown.marker(results.suite)} -->")
+                marker = comment_marker(results.suite, inputs.comment_key)
+                c = client.upsert_comment(event.pr_number, with_marker(comment_text, marker),
+                                          marker)
                 comment_url = c.url
                 r.log(f"{'created' if c.created else 'updated'} the PR comment {c.url}")
             except ApiError as exc:
@@ -431,10 +457,14 @@ def _publish(r: Run, inputs: Inputs, event: Event, results: Results,
 
     if inputs.check_run:
         sha = event.check_sha
-        if not sha:
+        mismatch = event.not_at_head(checked_out)
+        if mismatch:
+            r.skip(f"skipped the check run: {mismatch}")
+        elif not sha:
             r.skip("skipped the check run: the commit is unknown (GITHUB_SHA)")
         else:
-            _check_run(r, event, results, client, comment_text, sha, run_url)
+            traces = _annotated_trace_files(r, inputs, event, results, client)
+            _check_run(r, event, results, client, comment_text, sha, run_url, traces)
     return comment_url
 
 
@@ -442,7 +472,7 @@ def _upload_sarif(r: Run, event: Event, client: GitHubClient, sarif_text: str,
                   workspace: Path, checked_out: str | None, started: str) -> None:
     target = event.sarif_target(checked_out)
     if target is None:
-        r.skip(f"skipped the SARIF upload: {event.no_target_reason()}")
+        r.skip(f"skipped the SARIF upload: {event.no_target_reason(checked_out)}")
         return
     try:
         up = client.upload_sarif(sarif_text, commit_sha=target.sha, ref=target.ref,
@@ -463,12 +493,38 @@ def _upload_sarif(r: Run, event: Event, client: GitHubClient, sarif_text: str,
               f"{up.waited:.0f} s; its alerts appear when GitHub is done")
 
 
+def _annotated_trace_files(r: Run, inputs: Inputs, event: Event, results: Results,
+                           client: GitHubClient) -> set[str] | None:
+    """The trace files whose lines the check run annotates too (``trace-annotations``):
+    all of them, none, or (``changed``) those the pull request changes — Code Scanning
+    shows an alert on a pull request only at lines of its diff, and the primary location
+    of every finding is its policy line."""
+    if inputs.trace_annotations == "none":
+        return set()
+    files = {v.trace.file for v in results.findings if v.trace is not None}
+    if inputs.trace_annotations == "all" or not files:
+        return files
+    if event.pr_number is None:
+        return set()  # no diff to be part of
+    try:
+        changed = client.pull_request_files(event.pr_number)
+    except ApiError as exc:
+        r.skip(_explain("the trace-line annotations (listing the pull request's files)", exc,
+                        "pull-requests: read", event))
+        return set()
+    return files & changed
+
+
 def _check_run(r: Run, event: Event, results: Results, client: GitHubClient,
-               summary: str, sha: str, run_url: str | None) -> None:
+               summary: str, sha: str, run_url: str | None,
+               trace_files: set[str] | None = None) -> None:
     found = _by_severity(results)
-    annotations = [check_annotation(v.config.file, v.config.line, v.severity, v.rule,
-                                    r.redact(v.message), _trace_text(v, r.redact))
-                   for v in found]
+    annotations = []
+    for v in found:
+        annotations.append(check_annotation(v.config.file, v.config.line, v.severity, v.rule,
+                                            r.redact(v.message), _trace_text(v, r.redact)))
+        if v.trace is not None and v.trace.file in (trace_files or ()):
+            annotations.append(trace_annotation(v, r.redact))
     annotations += [check_annotation(e.file, e.line or 1, "error", e.rule,
                                      r.redact(e.message), None)
                     for e in results.input_errors]
@@ -547,6 +603,31 @@ def check_annotation(path: str, line: int, severity: str, rule: str, message: st
     if details:
         a["raw_details"] = details[:60_000]
     return a
+
+
+def trace_annotation(v: Any, redact: Redactor) -> dict[str, Any]:
+    """A finding's second check-run annotation, at the trace line that broke the rule."""
+    where = f"{v.config.file}:{v.config.line}"
+    return check_annotation(v.trace.file, v.trace.line, v.severity, v.rule,
+                            redact(f"{v.message} (rule at {where})"),
+                            redact(f"trace {v.trace.trace_id}"))
+
+
+def comment_marker(suite: str, key: str | None = None) -> str:
+    """The hidden first line that finds the comment again: one comment per suite, or per
+    suite and ``comment-key`` (matrix jobs, several jobs on one suite)."""
+    name = markdown.marker(suite)
+    if key:
+        name += f" key={markdown.marker(key)}"
+    return f"<!-- agent-eval:{name} -->"
+
+
+def with_marker(comment: str, marker: str) -> str:
+    """The comment with ``marker`` as its first line, in place of the summary's own."""
+    first, _, rest = comment.partition("\n")
+    if first.startswith("<!-- agent-eval:") and first.endswith("-->"):
+        return f"{marker}\n{rest}"
+    return f"{marker}\n{comment}"
 
 
 def set_category(sarif_text: str, category: str) -> str:

@@ -56,6 +56,7 @@ ACCEPT = "application/vnd.github+json, application/json"
 ACTIONS_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
 ANNOTATIONS_PER_REQUEST = 50  # the Checks API's limit per request
 MAX_COMMENT_PAGES = 100  # 10,000 comments at 100 per page
+MAX_FILE_PAGES = 30  # the 3,000 files GitHub lists for a pull request
 MAX_ARTIFACT_BYTES = 2 << 30  # compressed and, summed, uncompressed
 API_DEADLINE = 300.0  # seconds for all the API calls of one run (AGENT_EVAL_API_DEADLINE)
 _PORTS = {"http": 80, "https": 443}
@@ -290,18 +291,36 @@ class GitHubClient:
 
     # --------------------------------------------------------------------- calls
     def login(self) -> str:
-        """The login of the token's user; the GitHub Actions bot for an installation
-        token (``GITHUB_TOKEN``), which may not read ``/user``."""
+        """The login of the token's user or bot (see :meth:`_find_login`)."""
         if self._login is None:
-            try:
-                _, data = self.request("GET", "/user")
-                login = data.get("login") if isinstance(data, dict) else None
-                self._login = login if isinstance(login, str) and login else ACTIONS_BOT
-            except ApiError as exc:
-                if not exc.denied:
-                    raise
-                self._login = ACTIONS_BOT
+            self._login = self._find_login()
         return self._login
+
+    def _find_login(self) -> str:
+        """``GET /user`` for a user's token. An installation token (``GITHUB_TOKEN``, a
+        GitHub App's) may not read it (403): then the GraphQL ``viewer``, which names the
+        installation's bot (``github-actions`` for ``GITHUB_TOKEN``, the App's slug
+        otherwise); the GitHub Actions bot when that fails too."""
+        try:
+            _, data = self.request("GET", "/user")
+            login = data.get("login") if isinstance(data, dict) else None
+            return login if isinstance(login, str) and login else ACTIONS_BOT
+        except ApiError as exc:
+            if not exc.denied:
+                raise
+        try:
+            _, data = self.request("POST", self._requester.graphql_url,
+                                   body={"query": "query { viewer { login } }"})
+        except ApiError as exc:
+            self.log(f"could not find the token's login ({exc}); assuming {ACTIONS_BOT}")
+            return ACTIONS_BOT
+        viewer = ((data.get("data") or {}).get("viewer") or {}) if isinstance(data, dict) \
+            else {}
+        login = viewer.get("login") if isinstance(viewer, dict) else None
+        if not isinstance(login, str) or not login:
+            self.log(f"the GraphQL viewer has no login; assuming {ACTIONS_BOT}")
+            return ACTIONS_BOT
+        return bot_login(login)
 
     def upload_sarif(self, sarif: str, *, commit_sha: str, ref: str,
                      checkout_uri: str | None = None, tool_name: str | None = None,
@@ -350,12 +369,13 @@ class GitHubClient:
                 return SarifUpload(sarif_id, str(status), errors, data.get("analyses_url"),
                                    time.monotonic() - start)
 
-    def comments(self, issue_number: int) -> Iterator[dict[str, Any]]:
-        """All comments of an issue or pull request, following the ``Link`` header."""
-        url: str | None = self._repo(f"/issues/{issue_number}/comments")
+    def _paginate(self, path: str, max_pages: int) -> Iterator[dict[str, Any]]:
+        """The objects of a list endpoint, 100 a page, following the ``Link`` header on
+        the API host for at most ``max_pages`` pages."""
+        url: str | None = self._repo(path)
         params: dict[str, Any] | None = {"per_page": 100}
         pages = 0
-        while url and pages < MAX_COMMENT_PAGES:
+        while url and pages < max_pages:
             headers, data = self.request("GET", url, params=params)
             pages += 1
             yield from (c for c in data or [] if isinstance(c, dict))
@@ -364,14 +384,23 @@ class GitHubClient:
                 self.log(f"not following a Link to another host than {self.api_url}: {url}")
                 url = None
 
+    def comments(self, issue_number: int) -> Iterator[dict[str, Any]]:
+        """All comments of an issue or pull request, following the ``Link`` header."""
+        return self._paginate(f"/issues/{issue_number}/comments", MAX_COMMENT_PAGES)
+
+    def pull_request_files(self, number: int) -> set[str]:
+        """The paths a pull request adds or changes (``GET …/pulls/N/files``; GitHub
+        lists at most 3,000), renamed files under their new name."""
+        return {str(f["filename"]) for f in self._paginate(f"/pulls/{number}/files",
+                                                           MAX_FILE_PAGES)
+                if f.get("filename") and f.get("status") != "removed"}
+
     def find_comment(self, issue_number: int, marker: str) -> dict[str, Any] | None:
         """This token's comment whose first line is ``marker`` (the marker anywhere else
         in a body, e.g. quoted from a trace, does not count)."""
-        login = self.login().lower()
+        login = self.login()
         for c in self.comments(issue_number):
-            user = c.get("user") or {}
-            author = str(user.get("login", "")).lower() if isinstance(user, dict) else ""
-            if author == login and first_line(str(c.get("body") or "")) == marker:
+            if is_author(c.get("user"), login) and first_line(str(c.get("body") or "")) == marker:
                 return c
         return None
 
@@ -568,6 +597,25 @@ def read_zip_member(archive: Path, name: str, max_bytes: int,
             raise ValueError(f"{info.filename} in the artifact is over the limit of {max_bytes} "
                              "bytes")
         return info.filename, data
+
+
+def bot_login(login: str) -> str:
+    """A bot's login as REST shows it as a comment's author: the GraphQL ``viewer`` of an
+    installation token names the bot with or without the ``[bot]`` suffix (``github-actions``
+    for ``GITHUB_TOKEN``); REST always with it."""
+    return login if login.lower().endswith("[bot]") else f"{login}[bot]"
+
+
+def is_author(user: Any, login: str) -> bool:
+    """A comment's ``user`` is the token's own ``login``: the same login, case-insensitive;
+    for a bot (``…[bot]``), also of type Bot, so a person whose login happens to equal an
+    App's slug never counts."""
+    if not isinstance(user, dict):
+        return False
+    author = str(user.get("login") or "")
+    if author.lower() != login.lower():
+        return False
+    return not login.lower().endswith("[bot]") or user.get("type") in (None, "Bot")
 
 
 def extract_zip(archive: Path, dest: Path) -> list[Path]:

@@ -2,10 +2,20 @@
 variables), reduced to what the action needs: the repository, the pull request, the
 commits, and where a SARIF upload and a check run belong.
 
-Handled events: ``pull_request`` / ``pull_request_target``, ``push``, ``workflow_run``
-(the fork pull request pattern: a privileged workflow started by the untrusted one), and
-any other event through ``GITHUB_REF`` / ``GITHUB_SHA`` (``workflow_dispatch``,
-``schedule``, ``merge_group``…).
+Handled events (docs/action-events.md says what each one uploads where):
+
+- ``pull_request``: SARIF to ``refs/pull/N/merge`` with the merge commit (the default
+  checkout), or to ``refs/pull/N/head`` when the workspace is at the head commit;
+- ``pull_request_target``: runs on the base branch, so SARIF and the check run go to the
+  pull request's head only when the workspace really is at the head commit (``git
+  rev-parse HEAD``), else nowhere, with the reason;
+- ``push``;
+- ``workflow_run`` (the fork pull request pattern: a privileged workflow started by the
+  untrusted one): SARIF and the check run on ``workflow_run.head_sha``;
+- ``merge_group`` (the merge queue): the commit is ``merge_group.head_sha`` and the base
+  ``merge_group.base_sha``, so baselines and regression gates run in the queue;
+- any other event through ``GITHUB_REF`` / ``GITHUB_SHA`` (``workflow_dispatch``,
+  ``schedule``…).
 """
 
 from __future__ import annotations
@@ -90,10 +100,33 @@ class Event:
         return self.triggering_run_id if self.name == "workflow_run" else self.run_id
 
     @property
+    def compares_with_base(self) -> bool:
+        """The run is for a change to a base branch (a pull request, a merge queue
+        group): ``baseline: auto`` compares it with ``base_sha`` / ``base_ref``."""
+        return self.is_pull_request or self.name == "merge_group"
+
+    @property
     def check_sha(self) -> str | None:
-        """The commit a check run is attached to: the pull request's head, else the
-        commit the run is for."""
+        """The commit a check run is attached to: the pull request's head, the
+        triggering run's head under ``workflow_run``, else the commit the run is for."""
+        if self.name == "workflow_run" and is_sha(self.head_sha):
+            return self.head_sha
         return self.head_sha if self.head_sha and self.is_pull_request else self.sha
+
+    def not_at_head(self, checked_out: str | None) -> str | None:
+        """Why results of this workspace must not be attached to the pull request's head
+        commit, or None when they may. Only ``pull_request_target`` can say so: it runs
+        on the base branch, and its default checkout is the base, not the pull request."""
+        if self.name != "pull_request_target" or not self.head_sha:
+            return None
+        if checked_out == self.head_sha:
+            return None
+        at = f"at {checked_out[:12]}" if checked_out else "not a git checkout"
+        return (f"under pull_request_target the workspace ({at}) is not the pull request's "
+                f"head commit {self.head_sha[:12]}, so findings located in its files would be "
+                "attached to a commit that does not have them (check out "
+                "github.event.pull_request.head.sha to attach them, only if the workflow "
+                "never runs that code)")
 
     def sarif_target(self, checked_out: str | None = None) -> Target | None:
         """The ``ref`` and ``commit_sha`` of a SARIF upload for this event, or None when
@@ -106,8 +139,11 @@ class Event:
         n = self.pr_number
         if self.name in PR_EVENTS and n is not None:
             head = self.head_sha
-            if head and (checked_out == head or self.name == "pull_request_target"
-                         or not is_sha(self.sha)):
+            if self.name == "pull_request_target":
+                if head and self.not_at_head(checked_out) is None:
+                    return Target(f"refs/pull/{n}/head", head)
+                return None
+            if head and (checked_out == head or not is_sha(self.sha)):
                 return Target(f"refs/pull/{n}/head", head)
             if is_sha(self.sha):
                 assert self.sha is not None
@@ -128,12 +164,15 @@ class Event:
             return Target(self.ref, self.sha)
         return None
 
-    def no_target_reason(self) -> str:
+    def no_target_reason(self, checked_out: str | None = None) -> str:
         if self.name == "push" and self.deleted:
             return "the push deleted the ref"
         if self.name == "workflow_run":
             return ("the triggering run is neither for a push nor for a pull request this "
                     "run could find")
+        mismatch = self.not_at_head(checked_out)
+        if mismatch:
+            return mismatch
         if self.name in PR_EVENTS:
             return "the pull request's commit is unknown (GITHUB_SHA and the payload's head SHA)"
         return f"GITHUB_REF ({self.ref or 'unset'}) or GITHUB_SHA ({self.sha or 'unset'}) " \
@@ -195,6 +234,8 @@ def from_payload(name: str, payload: dict[str, Any], env: Mapping[str, str],
         ev.base_sha = _str(payload.get("before"))
         ref = ev.ref or ""
         ev.head_ref = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+    elif name == "merge_group":
+        _merge_group(ev, _dict(payload.get("merge_group")))
     elif name == "workflow_run":
         run = _dict(payload.get("workflow_run"))
         ev.triggering_run_id = _int(run.get("id"))
@@ -210,3 +251,18 @@ def from_payload(name: str, payload: dict[str, Any], env: Mapping[str, str],
                 ev.base_ref = _str(_dict(p.get("base")).get("ref"))
                 break
     return ev
+
+
+def _branch(ref: str | None) -> str | None:
+    return ref.removeprefix("refs/heads/") if ref and ref.startswith("refs/heads/") else ref
+
+
+def _merge_group(ev: Event, group: dict[str, Any]) -> None:
+    """A merge queue group: its temporary branch ``gh-readonly-queue/BASE/pr-N-SHA`` at
+    ``head_sha`` (also ``GITHUB_SHA``), to be merged into ``base_ref`` at ``base_sha``."""
+    ev.head_sha = _str(group.get("head_sha"))
+    ev.sha = ev.sha or ev.head_sha
+    ev.ref = ev.ref or _str(group.get("head_ref"))
+    ev.head_ref = _branch(_str(group.get("head_ref")))
+    ev.base_sha = _str(group.get("base_sha"))
+    ev.base_ref = _branch(_str(group.get("base_ref")))
