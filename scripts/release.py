@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""The release steps that change the repository (.github/workflows/release.yml runs them;
+tests/release/ runs them on a local repository). docs/releasing.md tells the whole release.
+
+  check-version TAG
+      TAG must be vX.Y.Z with X.Y.Z the version of pyproject.toml and
+      src/agent_eval/_version.py; prints ``version=X.Y.Z`` and ``major=vX`` (for
+      GITHUB_OUTPUT).
+  pin-image --image ghcr.io/OWNER/REPO --version X.Y.Z --digest sha256:HEX [--action FILE]
+      rewrites action.yml's ``image: Dockerfile`` to the prebuilt image,
+      ``image: docker://ghcr.io/OWNER/REPO:X.Y.Z@sha256:HEX``; nothing else in the file
+      changes, and the result is checked by reading it back as YAML.
+  release-commit --version X.Y.Z [--push REMOTE]
+      commits the pinned action.yml on top of the checked-out (tagged) commit, without
+      moving any branch, and points the tags vX.Y.Z and vX (the major tag users write in
+      ``uses: OWNER/REPO@vX``) at that commit; with --push, force-pushes both tags.
+
+main keeps ``image: Dockerfile``: only the release commit, reachable from the tags, names
+the image. Exit status 0 done, 1 refused (the reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
+DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+# a registry host and a lower-case repository path (registries refuse upper case)
+IMAGE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?(/[a-z0-9]+(?:[._-][a-z0-9]+)*)+$")
+SOURCE_IMAGE = re.compile(r"^(  image: )(['\"]?)Dockerfile\2[ \t]*$", re.M)
+
+
+class Refused(Exception):
+    pass
+
+
+def project_version(root: Path) -> str:
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    version = str(data["project"]["version"])
+    text = (root / "src" / "agent_eval" / "_version.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"$', text, re.M)
+    if not found or found.group(1) != version:
+        raise Refused(f"pyproject.toml says {version}, src/agent_eval/_version.py says "
+                      f"{found.group(1) if found else 'nothing'}: make them equal")
+    return version
+
+
+def check_version(tag: str, root: Path = ROOT) -> tuple[str, str]:
+    """``(X.Y.Z, vX)`` for the tag ``vX.Y.Z`` of this project's version."""
+    if not tag.startswith("v") or not VERSION.match(tag[1:]):
+        raise Refused(f"{tag!r} is not a release tag vX.Y.Z")
+    version = project_version(root)
+    if tag[1:] != version:
+        raise Refused(f"the tag {tag} is not the project's version {version} "
+                      "(pyproject.toml, src/agent_eval/_version.py)")
+    return version, "v" + version.split(".")[0]
+
+
+def pinned_image(image: str, version: str, digest: str) -> str:
+    if not IMAGE.match(image):
+        raise Refused(f"{image!r} is not a lower-case image name REGISTRY/OWNER/REPO")
+    if not VERSION.match(version):
+        raise Refused(f"{version!r} is not a version X.Y.Z")
+    if not DIGEST.match(digest):
+        raise Refused(f"{digest!r} is not an image digest sha256:<64 hex digits>")
+    return f"docker://{image}:{version}@{digest}"
+
+
+def pin_image(action: Path, image: str, version: str, digest: str) -> str:
+    """Rewrite ``action``'s ``runs.image`` from the Dockerfile to the pushed image; the new
+    value."""
+    value = pinned_image(image, version, digest)
+    text = action.read_text(encoding="utf-8")
+    before = yaml.safe_load(text)
+    runs = before.get("runs") if isinstance(before, dict) else None
+    if not isinstance(runs, dict) or runs.get("using") != "docker" \
+            or runs.get("image") != "Dockerfile":
+        raise Refused(f"{action}: runs is not `using: docker` with `image: Dockerfile` "
+                      "(already pinned, or not the action's metadata)")
+    new, count = SOURCE_IMAGE.subn(lambda m: f"{m.group(1)}{value}", text)
+    if count != 1:
+        raise Refused(f"{action}: expected one `  image: Dockerfile` line under runs, "
+                      f"found {count}")
+    after = yaml.safe_load(new)
+    expected = {**before, "runs": {**runs, "image": value}}
+    if after != expected:
+        raise Refused(f"{action}: the rewrite changed more than runs.image")
+    action.write_text(new, encoding="utf-8")
+    return value
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        raise Refused(f"git {' '.join(args)}: {done.stderr.strip() or done.returncode}")
+    return done.stdout.strip("\n")
+
+
+def release_commit(root: Path, version: str, push: str | None = None) -> str:
+    """Commit the pinned action.yml on top of HEAD and point vX.Y.Z and vX at it; the
+    commit's SHA."""
+    if not VERSION.match(version):
+        raise Refused(f"{version!r} is not a version X.Y.Z")
+    image = yaml.safe_load((root / "action.yml").read_text(encoding="utf-8"))["runs"]["image"]
+    if not str(image).startswith("docker://") or f":{version}@sha256:" not in str(image):
+        raise Refused(f"action.yml runs {image!r}, not the image of {version} by digest "
+                      "(run pin-image first)")
+    changed = [p for p in git(root, "status", "--porcelain", "-z").split("\0") if p]
+    paths = [p[3:] for p in changed]
+    if paths != ["action.yml"]:
+        raise Refused("the work tree must differ from HEAD in action.yml only, found: "
+                      + (", ".join(paths) or "no change"))
+    source = git(root, "rev-parse", "HEAD")
+    git(root, "commit", "--quiet", "--only", "action.yml", "-m",
+        f"Release {version}: action.yml runs the prebuilt image\n\n{image}\n"
+        f"Built from {source}; that commit keeps `image: Dockerfile`.")
+    commit = git(root, "rev-parse", "HEAD")
+    major = "v" + version.split(".")[0]
+    for tag in (f"v{version}", major):
+        git(root, "tag", "--force", "--annotate", "-m",
+            f"agent-eval {version}: the action runs {image}", tag, commit)
+    if push:
+        git(root, "push", "--force", push, f"refs/tags/v{version}", f"refs/tags/{major}")
+    return commit
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("check-version")
+    c.add_argument("tag")
+    pin = sub.add_parser("pin-image")
+    pin.add_argument("--image", required=True)
+    pin.add_argument("--version", required=True)
+    pin.add_argument("--digest", required=True)
+    pin.add_argument("--action", default=str(ROOT / "action.yml"))
+    rc = sub.add_parser("release-commit")
+    rc.add_argument("--version", required=True)
+    rc.add_argument("--push", metavar="REMOTE")
+    rc.add_argument("--root", default=str(ROOT))
+    args = p.parse_args(argv)
+    try:
+        if args.command == "check-version":
+            version, major = check_version(args.tag)
+            print(f"version={version}\nmajor={major}")
+        elif args.command == "pin-image":
+            print(pin_image(Path(args.action), args.image, args.version, args.digest))
+        else:
+            print(release_commit(Path(args.root), args.version, args.push))
+    except Refused as exc:
+        print(f"release: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""The composite action for runners without Docker (python/action.yml): the same inputs
+and outputs as the container action, every input handed to `agent-eval action` as the
+INPUT_ variable it reads, and its installer (python/install.sh) run for real: a virtual
+environment with the hash-locked dependencies and agent-eval built from this checkout."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agent_eval.commands.action import read_inputs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_same_inputs_and_outputs_as_the_container_action() -> None:
+    docker, composite = _load(ROOT / "action.yml"), _load(ROOT / "python" / "action.yml")
+    assert composite["runs"]["using"] == "composite"
+    extra = {"python"}  # only the composite chooses an interpreter
+    assert list(composite["inputs"]) == [*docker["inputs"], *extra]
+    for name, spec in docker["inputs"].items():
+        assert composite["inputs"][name].get("default") == spec.get("default"), name
+        assert composite["inputs"][name].get("required", False) is False
+    assert list(composite["outputs"]) == list(docker["outputs"])
+    for name, spec in composite["outputs"].items():
+        assert spec["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
+
+
+def test_every_input_reaches_agent_eval_action() -> None:
+    composite = _load(ROOT / "python" / "action.yml")
+    [step] = [s for s in composite["runs"]["steps"] if s.get("id") == "run"]
+    env: dict[str, str] = step["env"]
+    wanted = [n for n in composite["inputs"] if n != "python"]
+    mapped = {}
+    for key, value in env.items():
+        m = re.fullmatch(r"\$\{\{ inputs\.([a-z-]+) \}\}", value)
+        assert m, (key, value)
+        mapped[m.group(1)] = key
+    assert sorted(mapped) == sorted(wanted)
+    # each variable is read back as its input by the action's own reader
+    given = {key: f"value-of-{name}" for name, key in mapped.items()}
+    for name in ("baseline", "comment", "fail-on", "trace-annotations"):
+        given[mapped[name]] = {"baseline": "git", "comment": "true", "fail-on": "warn",
+                               "trace-annotations": "all"}[name]
+    for name in ("upload-sarif", "check-run"):
+        given[mapped[name]] = "false" if name == "upload-sarif" else "true"
+    inputs, problems = read_inputs(given)
+    assert problems == []
+    assert inputs.config == "value-of-config" and inputs.github_token == "value-of-github-token"
+    assert inputs.comment_key == "value-of-comment-key"
+    assert inputs.baseline_artifact == "value-of-baseline-artifact"
+    assert inputs.working_directory == "value-of-working-directory"
+    assert (inputs.baseline, inputs.comment, inputs.fail_on, inputs.trace_annotations,
+            inputs.upload_sarif, inputs.check_run) == ("git", "true", "warn", "all", False, True)
+
+
+@pytest.mark.slow
+def test_the_installer_installs_the_locked_package(tmp_path: Path) -> None:
+    """python/install.sh as the runner runs it (bash, RUNNER_TEMP, GITHUB_ENV), with this
+    interpreter: needs the package index for the locked wheels."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    github_env = tmp_path / "github_env"
+    github_env.touch()
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(github_env),
+           "PYTHON": sys.executable}
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run(["bash", str(ROOT / "python" / "install.sh")], env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode != 0 and "No matching distribution" in done.stderr + done.stdout \
+            and not os.environ.get("CI"):
+        pytest.skip("COMPOSITE INSTALL NOT RUN: the package index cannot be reached")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [line] = github_env.read_text().splitlines()
+    assert line.startswith("AGENT_EVAL_BIN=")
+    program = line.split("=", 1)[1]
+    assert program.startswith(str(tmp_path / "agent-eval-venv"))
+    version = subprocess.run([program, "--version"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    from agent_eval._version import __version__
+
+    assert version == f"agent-eval {__version__}"
+    run = subprocess.run([program, "run", "--config",
+                          str(ROOT / "examples/customer-service/agent-eval.yaml"),
+                          "--output-dir", str(tmp_path / "out"), "--quiet"],
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 1, run.stdout + run.stderr  # the example fails on purpose
+    assert (tmp_path / "out" / "results.json").is_file()
+    # too old an interpreter is refused with the reason
+    old = tmp_path / "python2"
+    old.write_text("#!/bin/sh\nif [ \"$1\" = -c ]; then case \"$2\" in *exit*) exit 1;; "
+                   "*) echo 3.8.10;; esac; fi\n")
+    old.chmod(0o755)
+    refused = subprocess.run(["bash", str(ROOT / "python" / "install.sh")],
+                             env={**env, "PYTHON": str(old)}, capture_output=True, text=True,
+                             timeout=60, check=False)
+    assert refused.returncode == 2
+    assert "needs Python 3.11 or newer; " in refused.stdout and "3.8.10" in refused.stdout

@@ -1,0 +1,220 @@
+"""The release, dry-run offline (docs/releasing.md): the version check, the sdist and wheel
+built as the release workflow builds them, the rewrite of action.yml to the prebuilt image,
+and the release commit with the tag move in a local git repository pushed to a local bare
+remote. The image build is the container test (tests/action/test_container.py), which also
+feeds the digest of the image podman built into this same rewrite."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+release = _load()
+
+
+def _version() -> str:
+    version: str = release.project_version(ROOT)
+    return version
+
+
+def _script(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "release.py"), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, **GIT_ENV})
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True, env={**os.environ, **GIT_ENV})
+    return done.stdout.strip()
+
+
+# ---------------------------------------------------------------------- the version
+def test_the_tag_must_be_the_project_version() -> None:
+    version = _version()
+    major = "v" + version.split(".")[0]
+    done = _script("check-version", f"v{version}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"version={version}\nmajor={major}\n"
+    for tag in ("v9.9.9", version, "main", f"v{version}-rc1", "v01.2.3"):
+        done = _script("check-version", tag)
+        assert done.returncode == 1 and done.stderr.startswith("release: "), (tag, done)
+
+
+# ---------------------------------------------------------------------- the rewrite
+def test_pin_image_changes_only_runs_image(tmp_path: Path) -> None:
+    action = tmp_path / "action.yml"
+    shutil.copy(ROOT / "action.yml", action)
+    before = action.read_text(encoding="utf-8")
+    done = _script("pin-image", "--image", "ghcr.io/octo-org/agent-eval", "--version", "1.2.3",
+                   "--digest", DIGEST, "--action", str(action))
+    assert done.returncode == 0, done.stderr
+    value = f"docker://ghcr.io/octo-org/agent-eval:1.2.3@{DIGEST}"
+    assert done.stdout.strip() == value
+    after = action.read_text(encoding="utf-8")
+    # the one line differs, byte for byte the rest is the same
+    assert before.replace("  image: Dockerfile\n", f"  image: {value}\n") == after
+    data = yaml.safe_load(after)
+    assert data["runs"] == {"using": "docker", "image": value}
+    assert data["inputs"] == yaml.safe_load(before)["inputs"]
+    # a second run finds nothing to pin
+    again = _script("pin-image", "--image", "ghcr.io/octo-org/agent-eval", "--version", "1.2.3",
+                    "--digest", DIGEST, "--action", str(action))
+    assert again.returncode == 1 and "already pinned" in again.stderr
+
+
+@pytest.mark.parametrize(("image", "version", "digest", "says"), [
+    ("ghcr.io/Octo-Org/agent-eval", "1.2.3", DIGEST, "lower-case image name"),
+    ("ghcr.io/octo-org/agent-eval:1.2.3", "1.2.3", DIGEST, "lower-case image name"),
+    ("ghcr.io/octo-org/agent-eval", "v1.2.3", DIGEST, "not a version"),
+    ("ghcr.io/octo-org/agent-eval", "1.2.3", "sha256:abc", "not an image digest"),
+    ("ghcr.io/octo-org/agent-eval", "1.2.3", DIGEST.upper(), "not an image digest"),
+])
+def test_pin_image_refuses_bad_values(tmp_path: Path, image: str, version: str, digest: str,
+                                      says: str) -> None:
+    action = tmp_path / "action.yml"
+    shutil.copy(ROOT / "action.yml", action)
+    done = _script("pin-image", "--image", image, "--version", version, "--digest", digest,
+                   "--action", str(action))
+    assert done.returncode == 1 and says in done.stderr, done.stderr
+    assert action.read_bytes() == (ROOT / "action.yml").read_bytes()
+
+
+def test_main_keeps_building_the_dockerfile() -> None:
+    """The rewrite happens only on the release commit: main's action.yml builds the
+    Dockerfile, so the self-test runs this commit's code."""
+    assert yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["image"] == "Dockerfile"
+
+
+# ------------------------------------------------------------ the commit and the tags
+def _project_copy(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A local repository holding the release inputs (action.yml, pyproject.toml, the
+    version file), with the release tag vX.Y.Z and an older major tag, and its bare
+    remote."""
+    version = _version()
+    remote = tmp_path / "remote.git"
+    _git(tmp_path, "init", "-q", "--bare", str(remote))
+    repo = tmp_path / "repo"
+    (repo / "src" / "agent_eval").mkdir(parents=True)
+    for name in ("action.yml", "pyproject.toml", "src/agent_eval/_version.py"):
+        shutil.copy(ROOT / name, repo / name)
+    _git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "an older release")
+    major = "v" + version.split(".")[0]
+    _git(repo, "tag", major)  # where the major tag was before this release
+    (repo / "CHANGES").write_text("this release\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "this release")
+    _git(repo, "tag", "-a", "-m", "release", f"v{version}")
+    _git(repo, "remote", "add", "origin", remote.as_uri())
+    _git(repo, "push", "-q", "origin", "main", "--tags")
+    _git(repo, "checkout", "-q", f"v{version}")  # as the workflow checks out the tag
+    return repo, remote, version
+
+
+def test_release_commit_moves_the_tags_not_main(tmp_path: Path) -> None:
+    repo, remote, version = _project_copy(tmp_path)
+    major = "v" + version.split(".")[0]
+    source = _git(repo, "rev-parse", "HEAD")
+    main_before = _git(remote, "rev-parse", "refs/heads/main")
+    assert main_before == source
+
+    pin = _script("pin-image", "--image", "ghcr.io/octo-org/agent-eval", "--version", version,
+                  "--digest", DIGEST, "--action", str(repo / "action.yml"))
+    assert pin.returncode == 0, pin.stderr
+    done = _script("release-commit", "--version", version, "--push", "origin", "--root",
+                   str(repo))
+    assert done.returncode == 0, done.stderr
+    commit = done.stdout.strip()
+
+    image = f"docker://ghcr.io/octo-org/agent-eval:{version}@{DIGEST}"
+    for tag in (f"v{version}", major):
+        assert _git(remote, "rev-parse", f"refs/tags/{tag}^{{commit}}") == commit
+    assert _git(remote, "rev-parse", "refs/heads/main") == main_before  # main not moved
+    assert _git(repo, "rev-parse", f"{commit}^") == source  # on top of the tagged commit
+    assert _git(repo, "diff", "--name-only", source, commit) == "action.yml"
+    released = yaml.safe_load(_git(repo, "show", f"{commit}:action.yml"))
+    assert released["runs"]["image"] == image
+    assert yaml.safe_load(_git(repo, "show", "main:action.yml"))["runs"]["image"] == \
+        "Dockerfile"
+    assert image in _git(remote, "cat-file", "-p", f"refs/tags/{major}")
+
+
+def test_release_commit_refuses_an_unpinned_or_dirty_tree(tmp_path: Path) -> None:
+    repo, remote, version = _project_copy(tmp_path)
+    done = _script("release-commit", "--version", version, "--root", str(repo))
+    assert done.returncode == 1 and "run pin-image first" in done.stderr
+    release.pin_image(repo / "action.yml", "ghcr.io/o/r", version, DIGEST)
+    (repo / "stray.txt").write_text("x")
+    done = _script("release-commit", "--version", version, "--root", str(repo))
+    assert done.returncode == 1 and "stray.txt" in done.stderr
+    assert _git(remote, "rev-parse", f"refs/tags/v{version}^{{commit}}") == _git(
+        repo, "rev-parse", "HEAD")  # nothing moved
+
+
+# ---------------------------------------------------------------------- the build
+def test_sdist_and_wheel_build_offline_with_the_pinned_backend(tmp_path: Path) -> None:
+    """What the release workflow runs (python -m build --no-isolation, after installing
+    requirements/build.txt): here the test extras hold the same pinned hatchling."""
+    if importlib.util.find_spec("build") is None or importlib.util.find_spec(
+            "hatchling") is None:
+        pytest.fail("build and hatchling come with the test extras: pip install -c "
+                    "constraints.txt -e '.[test]'")
+    src = tmp_path / "src"
+    names = _git(ROOT, "ls-files", "--cached", "--others", "--exclude-standard").splitlines()
+    for name in names:
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    out = tmp_path / "dist"
+    done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist",
+                           "--wheel", "--outdir", str(out), str(src)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    version = _version()
+    [wheel] = out.glob("*.whl")
+    [sdist] = out.glob("*.tar.gz")
+    assert wheel.name == f"agent_eval_ci-{version}-py3-none-any.whl"
+    assert sdist.name == f"agent_eval_ci-{version}.tar.gz"
+    with zipfile.ZipFile(wheel) as zf:
+        files = zf.namelist()
+        info = f"agent_eval_ci-{version}.dist-info"
+        metadata = zf.read(f"{info}/METADATA").decode()
+        entry_points = zf.read(f"{info}/entry_points.txt").decode()
+    assert "Name: agent-eval-ci\n" in metadata and f"Version: {version}\n" in metadata
+    assert "Requires-Python: >=3.11" in metadata
+    assert "[console_scripts]\nagent-eval = agent_eval._cli:main" in entry_points
+    assert "agent_eval/py.typed" in files and "agent_eval/schemas/results.schema.json" in files
+    assert any(f.startswith("agent_eval/rules/docs/") and f.endswith(".md") for f in files)
+    assert not any(f.startswith(("tests/", "examples/")) for f in files)
+    with tarfile.open(sdist) as tf:
+        members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+    assert {"pyproject.toml", "README.md", "src/agent_eval/_cli.py"} <= members
+    assert not any(m.startswith((".github/", "node_modules/", ".venv/", "examples/"))
+                   for m in members)
