@@ -390,3 +390,16 @@ def _zip(files: dict[str, str]) -> bytes:
         for name, text in files.items():
             zf.writestr(name, text)
     return buf.getvalue()
+
+
+def test_no_traces_hints_at_paths_outside_the_workspace(tmp_path: Path,
+                                                        github: FakeGitHub) -> None:
+    """Traces written to $RUNNER_TEMP are invisible to the container: the error says so."""
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", payload(
+        "push", lambda e: e["ref"].startswith("refs/heads/") and not e["deleted"]),
+        inputs={"traces": "/home/runner/work/_temp/traces/*.jsonl", "upload-sarif": "false"})
+    assert run.code == 2, run.stderr
+    text = (ws / "agent-eval-results" / "summary.md").read_text()
+    assert "no trace file matches '/home/runner/work/_temp/traces/*.jsonl'" in text
+    assert "sees only the workspace" in text and "org/agent-eval/python@v1" in text

@@ -18,7 +18,7 @@ PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
 def _pins(path: Path) -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         m = PIN.match(line)
         if m:

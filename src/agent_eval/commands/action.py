@@ -31,7 +31,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from agent_eval.api import load_suite, suite_sources
 from agent_eval.baseline import BaselineError
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import ConfigError
+from agent_eval.errors import ConfigError, InputError
 from agent_eval.github import workflow
 from agent_eval.github.client import API_DEADLINE, DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
@@ -408,7 +408,23 @@ def _evaluate(r: Run, inputs: Inputs, event: Event, suite: Any, workdir: Path,
         files, errors = suite_sources(suite, inputs.traces or ["**/*"], base=dest)
     else:
         files, errors = suite_sources(suite, inputs.traces, base=workdir)
-    return evaluate_files(suite, files, errors)
+    return evaluate_files(suite, files, [_outside_hint(e, r.env) for e in errors])
+
+
+OUTSIDE_HINT = ("; the action's container sees only the workspace ({workspace}), not "
+                "$RUNNER_TEMP, $HOME or other paths of the runner: write the traces inside "
+                "the workspace, upload them as an artifact (input `artifact`), or use the "
+                "composite action org/agent-eval/python@v1, which runs on the runner itself "
+                "(README 'GitHub Action')")
+
+
+def _outside_hint(error: Any, env: Mapping[str, str]) -> Any:
+    """A "no trace file matches" error in the action, with the hint that traces outside
+    the workspace cannot be seen from the container."""
+    workspace = env.get("GITHUB_WORKSPACE")
+    if not isinstance(error, InputError) or error.rule != "input/no_traces" or not workspace:
+        return error
+    return replace(error, message=error.message + OUTSIDE_HINT.format(workspace=workspace))
 
 
 def _publish(r: Run, inputs: Inputs, event: Event, results: Results,
