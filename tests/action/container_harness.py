@@ -16,7 +16,8 @@ Checks (each recorded in the report, any failure makes the exit status 1):
   action   (when the image has agent_eval.commands.action) the ENTRYPOINT with the runner's
            environment: exit 1 under the default fail-on, the step outputs name files that exist
            in the workspace, the job summary is written, the check run (check-run: true) is
-           created on the loopback API with the token; again with fail-on never: exit 0.
+           created on the loopback API with the token; again with fail-on never: exit 0;
+           the output folder it wrote belongs to the workspace's owner (uid 1001), not root.
 """
 
 from __future__ import annotations
@@ -352,6 +353,14 @@ def run(args: argparse.Namespace) -> int:
                 check_run_ok = (len(calls) == 1 and calls[0]["authorization"]
                                 and (calls[0]["body"] or {}).get("head_sha") == sha
                                 if fail_on == "fail" else not calls)
+                # what the root container wrote is given back to the workspace's owner
+                owners = {str(p.relative_to(root)): p.lstat().st_uid
+                          for f in files.values() if f
+                          for p in [f.parent, *f.parent.rglob("*")]}
+                owned = bool(owners) and set(owners.values()) == {RUNNER_UID}
+                checks.check(f"{name}-owner", owned,
+                             f"owners of the output folder's entries: {owners} "
+                             f"(want uid {RUNNER_UID}, the workspace's)")
                 checks.check(
                     name,
                     step.code == want and values.get("verdict") == "fail" and verdict == "fail"

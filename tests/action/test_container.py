@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,3 +79,39 @@ def test_the_image_builds_from_the_dockerfile_and_its_entrypoint_runs_the_exampl
             assert outputs["verdict"] == "fail"
             assert files["results-file"] and files["results-file"].startswith("github/workspace/")
             assert files["sarif-file"] and files["sarif-file"].startswith("github/workspace/")
+            assert checks[f"{name}-owner"]["ok"]  # given back to the workspace's owner
+
+    # the release's next steps on this build's digest: action.yml pinned to it, committed on
+    # top of the tag and the tags moved (tests/release/test_release.py, same functions)
+    digest = report["image_digest"]
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), digest
+    release = _release_module()
+    repo = tmp_path / "release"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(repo)]
+    (repo / "src" / "agent_eval").mkdir(parents=True)
+    for name in ("action.yml", "pyproject.toml", "src/agent_eval/_version.py"):
+        shutil.copy(ROOT / name, repo / name)
+    version = release.project_version(repo)
+    for args in (["init", "-q"], ["config", "user.name", "t"],
+                 ["config", "user.email", "t@example.com"], ["add", "-A"],
+                 ["commit", "-q", "-m", "tagged"],
+                 ["tag", f"v{version}"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    image = str(report["image"]).rsplit(":", 1)[0]
+    value = release.pin_image(repo / "action.yml", image, version, digest)
+    commit = release.release_commit(repo, version)
+    shown = subprocess.run([*git, "show", f"v{version}:action.yml"], check=True,
+                           capture_output=True, text=True).stdout
+    assert f"  image: {value}\n" in shown and value.endswith(f":{version}@{digest}")
+    major = "v" + version.split(".")[0]
+    tagged = subprocess.run([*git, "rev-parse", f"{major}^{{commit}}"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    assert tagged == commit
+
+
+def _release_module() -> Any:
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
