@@ -319,8 +319,10 @@ def test_unlistable_diff_is_said_once(tmp_path: Path, github: FakeGitHub) -> Non
                      inputs={"check-run": "true", "upload-sarif": "false",
                              "comment": "false", "baseline": "none"})
     assert run.code == 1, run.stderr
-    [skip] = run.skips()
-    assert "skipped the trace-line annotations" in skip and "pull-requests: read" in skip
+    assert run.skips() == []  # not a skipped call: the check run is made, said in the log
+    assert "the check run annotates the policy lines only: could not list" in run.stderr
+    assert "pull-requests: read" in run.stderr
+    assert not [a for a in _annotations(github) if a["path"].startswith("traces/")]
     assert len(github.calls("POST", r"/check-runs$")) == 1  # the check run itself is made
 
 
@@ -400,6 +402,10 @@ def test_no_traces_hints_at_paths_outside_the_workspace(tmp_path: Path,
         "push", lambda e: e["ref"].startswith("refs/heads/") and not e["deleted"]),
         inputs={"traces": "/home/runner/work/_temp/traces/*.jsonl", "upload-sarif": "false"})
     assert run.code == 2, run.stderr
-    text = (ws / "agent-eval-results" / "summary.md").read_text()
-    assert "no trace file matches '/home/runner/work/_temp/traces/*.jsonl'" in text
-    assert "sees only the workspace" in text and "org/agent-eval/python@v1" in text
+    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+    [error] = [e for e in results["input_errors"] if e["rule"] == "input/no_traces"]
+    message = error["message"]
+    assert message.startswith("no trace file matches '/home/runner/work/_temp/traces/*.jsonl'")
+    assert f"sees only the workspace ({ws})" in message
+    assert "$RUNNER_TEMP" in message and "org/agent-eval/python@v1" in message
+    assert "sees only the workspace" in run.summary  # and the job summary says it too
