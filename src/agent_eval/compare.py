@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_eval.findings import Finding
-from agent_eval.results import Results, finding_dict
+from agent_eval.results import (
+    Results,
+    assign_fingerprints,
+    finding_dict,
+    finding_from,
+    verdict_of,
+)
+from agent_eval.scenarios.metrics import at_most
 
 if TYPE_CHECKING:
     from agent_eval.config.loader import Suite
@@ -245,29 +252,33 @@ def apply_gates(results: Results) -> None:
     b = results.baseline
     if not b:
         return
-    worst = "pass"
-    by_id = {s["id"]: s for s in b.get("scenarios") or [] if isinstance(s, dict)}
-    for s in results.scenarios:
-        worst = _worse(worst, _cost_multiplier(s, by_id.get(str(s.get("id")))))
+    costs = {str(s["id"]): s.get("base_cost_usd") for s in b.get("scenarios") or []
+             if isinstance(s, dict) and s.get("base_status") is not None}
+    cost_multipliers(results, costs)
+    _gates(results, b)
+
+
+def _gates(results: Results, b: dict[str, Any]) -> None:
     for c in results.criteria:
-        if c.get("kind") != "regression":
-            continue
-        _regression(c, results, b)
-        if c["status"] == "fail":
-            worst = _worse(worst, "fail")
-    if _RANK[worst] > _RANK.get(results.verdict, 0) and results.verdict != "error":
-        results.verdict = worst  # type: ignore[assignment]
+        if c.get("kind") == "regression":
+            _regression(c, results, b)
+    results.verdict = verdict_of(results)
 
 
-def _worse(a: str, b: str) -> str:
-    return b if _RANK.get(b, 0) > _RANK.get(a, 0) else a
+def cost_multipliers(results: Results, base_costs: dict[str, Any]) -> None:
+    """Check each scenario's ``max_cost_multiplier`` against its cost in the base run
+    (``base_costs``: scenario id -> cost; a scenario not in it is not in the base run)."""
+    for s in results.scenarios:
+        sid = str(s.get("id"))
+        _cost_multiplier(s, sid in base_costs, base_costs.get(sid))
 
 
-def _cost_multiplier(s: dict[str, Any], base: dict[str, Any] | None) -> str:
+def _cost_multiplier(s: dict[str, Any], known: bool, base_cost: Any) -> None:
     """Replace the scenario's ``scenario/no_baseline`` notes for max_cost_multiplier by
-    the check against the base cost; the worst status it gives."""
+    the check against the base cost; the scenario's status follows. A replaced finding
+    gets the fingerprint of its new rule, so a baseline that held the note does not
+    make it ``unchanged``."""
     findings = s.get("findings") or []
-    worst = "pass"
     out = []
     for f in findings:
         m = _COST.search(str(f.get("constraint") or "")) if f.get(
@@ -277,30 +288,31 @@ def _cost_multiplier(s: dict[str, Any], base: dict[str, Any] | None) -> str:
             continue
         limit = float(m.group(1))
         head_cost = (s.get("metrics") or {}).get("cost_usd")
-        base_cost = (base or {}).get("base_cost_usd")
         if not isinstance(head_cost, int | float) or not isinstance(base_cost, int | float) \
                 or base_cost <= 0:
-            why = ("the base run did not record this scenario's cost"
-                   if base is not None else "the scenario is not in the base run")
+            why = ("the base run did not record this scenario's cost" if known
+                   else "the scenario is not in the base run")
             out.append({**f, "message": f"{f.get('constraint')} skipped: {why}"})
             continue
         ratio = head_cost / base_cost
-        if ratio <= limit + 1e-9:
+        if at_most(ratio, limit):
             continue
         warn = "warn_thresholds" in str((f.get("config") or {}).get("key_path", ""))
-        out.append({**f, "rule": "scenario/warn_threshold" if warn else "scenario/threshold",
-                    "severity": "warning" if warn else "error",
-                    "message": f"cost_multiplier = {ratio:.4g} > {f.get('constraint')} "
-                    f"(cost {head_cost:.6g} USD, base {base_cost:.6g} USD)",
-                    "value": round(ratio, 6),
-                    "details": {"figure": "cost_multiplier", "threshold": limit,
-                                "base_cost_usd": base_cost}})
+        checked = {**f, "rule": "scenario/warn_threshold" if warn else "scenario/threshold",
+                   "severity": "warning" if warn else "error",
+                   "message": f"cost_multiplier = {ratio:.4g} exceeds {f.get('constraint')} "
+                   f"(cost {head_cost:.6g} USD, base {base_cost:.6g} USD)",
+                   "value": round(ratio, 6),
+                   "details": {"figure": "cost_multiplier", "threshold": limit,
+                               "base_cost_usd": base_cost}}
+        finding = finding_from(checked)
+        assign_fingerprints([finding])
+        checked["fingerprint"] = finding.fingerprint
+        out.append(checked)
         status = "warn" if warn else "fail"
-        worst = _worse(worst, status)
         if _RANK.get(status, 0) > _RANK.get(str(s.get("status")), 0):
             s["status"] = status
     s["findings"] = out
-    return worst
 
 
 def _regression(c: dict[str, Any], results: Results, b: dict[str, Any]) -> None:
@@ -345,9 +357,14 @@ def _regression(c: dict[str, Any], results: Results, b: dict[str, Any]) -> None:
 
 
 def attach(head: Results, base: Results, source: dict[str, Any] | None = None) -> None:
-    """Compare ``head`` with ``base``, store it in ``head.baseline``, apply the gates."""
+    """Compare ``head`` with ``base``, store it in ``head.baseline``, apply the gates.
+
+    ``max_cost_multiplier`` is checked first, so that a scenario it fails is a
+    regression and its finding is ``new`` in the comparison."""
+    cost_multipliers(head, {str(s.get("id")): (s.get("metrics") or {}).get("cost_usd")
+                            for s in base.scenarios})
     head.baseline = compare(head, base, source)
-    apply_gates(head)
+    _gates(head, head.baseline)
 
 
 def no_baseline(reason: str, source: dict[str, Any] | None = None) -> dict[str, Any]:

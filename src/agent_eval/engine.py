@@ -23,9 +23,9 @@ from agent_eval.results import (
     Status,
     TestResult,
     TraceSummary,
-    Verdict,
     assign_fingerprints,
     sort_key,
+    verdict_of,
 )
 
 if TYPE_CHECKING:
@@ -138,21 +138,19 @@ class Accumulator:
                                      "checked"))
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
         total = sum(len(t.violations) for t in tests)
-        verdict = _verdict(tests, errors)
         scenarios: list[dict[str, Any]] = []
         metrics: dict[str, Any] = {}
         criteria: list[dict[str, Any]] = []
         if self.scenarios is not None and suite.scenarios is not None:
             outcome = self.scenarios.finish(suite.scenarios, timings=timings)
             scenarios, metrics, criteria = outcome.scenarios, outcome.metrics, outcome.criteria
-            verdict = _combine(verdict, outcome.verdict)
         from agent_eval.compare import inventory
 
-        return Results(
+        results = Results(
             inventory=inventory(suite),
             suite=suite.name,
             config=suite.file,
-            verdict=verdict,
+            verdict="pass",
             counts={"traces": len(self.traces), "tool_calls": self.tool_calls,
                     "llm_calls": self.llm_calls, "violations": total,
                     "input_errors": len(errors),
@@ -166,6 +164,8 @@ class Accumulator:
             metrics=metrics,
             criteria=criteria,
         )
+        results.verdict = verdict_of(results)
+        return results
 
 
 def _status(violations: list[Finding], checked: int) -> Status:
@@ -174,30 +174,6 @@ def _status(violations: list[Finding], checked: int) -> Status:
     if any(v.severity == "error" for v in violations):
         return "fail"
     if any(v.severity == "warning" for v in violations):
-        return "warn"
-    return "pass"
-
-
-_RANK: dict[str, int] = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
-
-
-def _combine(verdict: Verdict, scenarios: str) -> Verdict:
-    """The worse of the rule tests' verdict and what the scenarios and criteria say
-    (metrics.md §3); an input error stays an error."""
-    if _RANK.get(scenarios, 0) > _RANK[verdict]:
-        return scenarios  # type: ignore[return-value]
-    return verdict
-
-
-def _verdict(tests: list[TestResult], errors: list[InputError]) -> Verdict:
-    if errors:
-        return "error"
-    statuses = {t.status for t in tests}
-    if "error" in statuses:
-        return "error"
-    if "fail" in statuses:
-        return "fail"
-    if "warn" in statuses:
         return "warn"
     return "pass"
 

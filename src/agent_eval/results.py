@@ -98,6 +98,24 @@ class Results:
         return [*self.violations, *self.scenario_findings, *self.criteria_findings]
 
     @property
+    def other_findings(self) -> list[Finding]:
+        """The findings of :attr:`findings` that belong to no test, scenario or
+        criterion (renderers list them in a section of their own, whatever their kind,
+        so that every output shows every finding)."""
+        seen: dict[tuple[str, str, str], int] = {}
+        for v in (*self.violations, *self.scenario_findings, *self.criteria_findings):
+            key = (v.rule, v.fingerprint, v.message)
+            seen[key] = seen.get(key, 0) + 1
+        out = []
+        for v in self.findings:
+            key = (v.rule, v.fingerprint, v.message)
+            if seen.get(key, 0) > 0:
+                seen[key] -= 1
+            else:
+                out.append(v)
+        return out
+
+    @property
     def exit_code(self) -> int:
         return exit_code(self.verdict, "fail")
 
@@ -161,14 +179,95 @@ def trace_dict(t: TraceSummary) -> dict[str, Any]:
 
 
 def exit_code(verdict: str, fail_on: str) -> int:
-    """outputs.md: 0 pass/warn, 1 fail (or warn under --fail-on warn), 2 error."""
-    if verdict == "error":
-        return 2
+    """outputs.md: 0 pass/warn, 1 fail (or warn under --fail-on warn), 2 error; under
+    ``--fail-on never`` 0 whatever the verdict, since the run completed and wrote its
+    results (config and internal errors stop the run before there is a verdict: they
+    exit 2 in the command line, whatever ``--fail-on`` says)."""
     if fail_on == "never":
         return 0
+    if verdict == "error":
+        return 2
     if verdict == "fail" or (verdict == "warn" and fail_on == "warn"):
         return 1
     return 0
+
+
+# ------------------------------------------------------------------------ verdict
+_RANK: dict[str, int] = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
+# pass_criteria whose threshold below 1.0 tolerates failed scenarios (while it is met)
+TOLERANT_METRICS = ("pass_rate", "weighted_pass_rate")
+BLOCKING_CRITERIA = ("blocking", "by_category", "composite", "required", "regression")
+
+
+def _worse(a: str, b: str) -> str:
+    return b if _RANK.get(b, 0) > _RANK.get(a, 0) else a
+
+
+def _below_one(c: dict[str, Any]) -> bool:
+    t = c.get("threshold")
+    return isinstance(t, int | float) and not isinstance(t, bool) and t < 1
+
+
+def tolerated(scenario: dict[str, Any], criteria: list[dict[str, Any]]) -> str | None:
+    """Why a failed (or trace-less) scenario does not fail the suite, or None when it
+    does (docs/scenarios.md "Verdict"): it is advisory (``gate: warn``), or a blocking
+    ``min_pass_rate`` / ``min_weighted_pass_rate`` below 1.0, or a ``by_category`` rate
+    below 1.0 for its category, allows failures and is met."""
+    if scenario.get("gate") == "warn":
+        return "gate: warn"
+    for c in criteria:
+        if c.get("status") != "pass" or not _below_one(c):
+            continue
+        if c.get("kind") == "blocking" and c.get("metric") in TOLERANT_METRICS:
+            return f"{c.get('name')}: {c.get('threshold')}"
+        if c.get("kind") == "by_category" and c.get("name") == scenario.get("category") \
+                and scenario.get("category") is not None:
+            return f"by_category {c.get('name')}: {c.get('threshold')}"
+    return None
+
+
+def scenario_verdict(scenarios: list[dict[str, Any]], criteria: list[dict[str, Any]]
+                     ) -> str:
+    """What the scenarios and criteria say (metrics.md §3): fail for a missed blocking
+    criterion or a failed / trace-less scenario that is not tolerated; warn for a
+    tolerated one, a warn scenario or a missed warning criterion; else pass."""
+    worst = "pass"
+    for s in scenarios:
+        status = str(s.get("status"))
+        if status in ("fail", "error"):
+            worst = _worse(worst, "warn" if tolerated(s, criteria) else "fail")
+        elif status == "warn":
+            worst = _worse(worst, "warn")
+    for c in criteria:
+        if c.get("status") == "fail":
+            worst = _worse(worst, "fail")
+        elif c.get("status") == "warn":
+            worst = _worse(worst, "warn")
+    return worst
+
+
+def verdict_of(results: Results) -> Verdict:
+    """The verdict from everything the results hold: input errors and a test that checked
+    no trace make it ``error``; then the worst of the rule tests (by their findings'
+    severity) and of :func:`scenario_verdict`."""
+    if results.input_errors:
+        return "error"
+    worst = "pass"
+    for t in results.tests:
+        worst = _worse(worst, t.status)
+    if worst != "error":
+        worst = _worse(worst, scenario_verdict(results.scenarios, results.criteria))
+    return worst  # type: ignore[return-value]
+
+
+def blocking_checks(results: Results) -> list[str]:
+    """What in this suite can fail the run (empty: nothing can, whatever the traces do):
+    error-severity tests, scenarios that are not advisory, blocking criteria."""
+    out = [f"test {t.id}" for t in results.tests if t.severity == "error"]
+    out += [f"scenario {s.get('id')}" for s in results.scenarios if s.get("gate") != "warn"]
+    out += [f"criterion {c.get('name')}" for c in results.criteria
+            if c.get("kind") in BLOCKING_CRITERIA]
+    return out
 
 
 def finding_dict(v: Finding) -> dict[str, Any]:

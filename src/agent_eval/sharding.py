@@ -29,7 +29,14 @@ from agent_eval.errors import ConfigError, InputError
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
 from agent_eval.readers.base import ReadItem, SourceFile
-from agent_eval.results import Results, TraceSummary, finding_dict, finding_from, trace_dict
+from agent_eval.results import (
+    Results,
+    TraceSummary,
+    finding_dict,
+    finding_from,
+    trace_dict,
+    verdict_of,
+)
 
 FORMAT = 1  # version of the record format in results.shard
 
@@ -166,9 +173,6 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
     return results
 
 
-_RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
-
-
 def _partial_view(results: Results) -> None:
     """A shard reports only what its own traces say: the scenarios with traces in it
     (no "missing trace" for the others), no suite-level criteria (they need every
@@ -178,12 +182,7 @@ def _partial_view(results: Results) -> None:
     for t in results.tests:
         if t.traces_checked == 0 and t.status == "error":
             t.status = "pass"  # none of the traces fell to this shard
-    worst = "error" if results.input_errors else "pass"
-    for status in [t.status for t in results.tests] + [
-            str(s.get("status")) for s in results.scenarios]:
-        if _RANK.get(status, 0) > _RANK[worst]:
-            worst = status
-    results.verdict = worst  # type: ignore[assignment]
+    results.verdict = verdict_of(results)
 
 
 # ------------------------------------------------------------------------ merge

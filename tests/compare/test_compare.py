@@ -99,7 +99,7 @@ def test_regression_fix_new_absent_and_deltas(tmp_path: Path) -> None:
 def test_gates_fail_on_new_violations_and_score_drop(tmp_path: Path) -> None:
     base = run(tmp_path / "b", ("refund", 50, 0.01), ("lookup", 1, 0.01))
     head = run(tmp_path / "h", ("refund", 150, 0.01), ("delete_all", 1, 0.01))
-    assert head.verdict == "warn"  # B fails, nothing required; the violation warns
+    assert head.verdict == "fail"  # B fails (a forbidden tool): a failed scenario fails
     attach(head, base)
     crit = {c["name"]: c for c in head.criteria if c["kind"] == "regression"}
     assert crit["fail_on_new_violations"]["status"] == "fail"
@@ -174,3 +174,37 @@ def test_apply_gates_without_baseline_is_a_no_op(tmp_path: Path) -> None:
     before = head.to_dict()
     apply_gates(head)
     assert head.to_dict() == before
+
+
+def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> None:
+    """A scenario that passes on both branches but fails head because its cost went
+    from 0.010 to 0.025 (max_cost_multiplier: 2.0): a regression, its finding new in
+    SARIF, and the comment does not say "0 regressions"."""
+    base = run(tmp_path / "b", ("refund", 50, 0.010), ("lookup", 1, 0.010))
+    head = run(tmp_path / "h", ("refund", 50, 0.025), ("lookup", 1, 0.010))
+    assert scenario_status(head, "A") == "pass"  # before the comparison
+    attach(head, base)
+    b = head.baseline
+    assert b is not None
+    assert scenario_status(head, "A") == "fail"
+    assert (b["regressions"], b["regressed"]) == (1, ["A"])
+    (row,) = [s for s in b["scenarios"] if s["id"] == "A"]
+    assert (row["change"], row["base_status"], row["head_status"]) == (
+        "regression", "pass", "fail")
+    (f,) = [v for v in head.findings if v.rule == "scenario/threshold"]
+    assert f.fingerprint in b["findings"]["new"]
+    # the base run held the scenario's no_baseline note; the threshold finding is not it
+    assert {v.fingerprint for v in base.findings}.isdisjoint({f.fingerprint})
+    # the only new finding: B's cost is unchanged (ratio 1 <= 1.5, its note goes) and
+    # no argument breaks the policy (amount 50 <= 100)
+    assert b["new_violations"] == 1 and b["findings"]["new"] == [f.fingerprint]
+    sarif = json.loads(RENDERERS["sarif"].render(head, RenderContext()))
+    states = {r["ruleId"]: r.get("baselineState") for r in sarif["runs"][0]["results"]}
+    assert states["scenario/threshold"] == "new"
+    md = RENDERERS["markdown"].render(head, RenderContext())
+    assert "1 regression," in md and "0 regressions" not in md
+    assert head.verdict == "fail"
+
+
+def scenario_status(res: Results, sid: str) -> str:
+    return str(next(s for s in res.scenarios if s["id"] == sid)["status"])

@@ -3,6 +3,8 @@ finding points at."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from agent_eval.scenarios.compile import FIGURES
@@ -13,20 +15,40 @@ from .scenario_harness import Workspace, at, rules_of, scenario, trace
 HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
 
 
-def test_the_seed_lcs_example_through_a_scenario(ws: Workspace) -> None:
-    suite = HEAD + """scenarios:
+def rag(ws: Workspace, mode: str) -> dict[str, Any]:
+    """The AgentCI seed's LCS example, P = [search, rerank, generate] against R = [search,
+    generate], as a scenario under ``mode``."""
+    suite = HEAD + f"""scenarios:
   - id: RAG
     expect:
       sequence: [search, generate]
-      sequence_mode: subsequence
+      sequence_mode: {mode}
 """
     res = ws.run(suite, {"t.jsonl": trace("t", "RAG", ["search", "rerank", "generate"])})
-    s = scenario(res, "RAG")
+    return scenario(res, "RAG")
+
+
+def test_the_seed_lcs_example_through_a_scenario(ws: Workspace) -> None:
+    s = rag(ws, "subsequence")
     assert s["status"] == "pass"
     assert s["metrics"]["sequence_similarity"] == 0.8  # 2·2 / (3 + 2)
     assert s["metrics"]["sequence_metric"] == "lcs"
     assert s["metrics"]["sequence_progress"] == 1.0
-    assert s["score"] == 80.0  # only the sequence is configured: renormalised, no cap
+    # the trace passes its sequence_mode, so the sequence component is 1.0 (EvalView
+    # shows 100% for a passing flexible sequence), not the 0.8 similarity
+    assert s["score"] == 100.0
+
+
+def test_the_sequence_component_is_the_similarity_when_the_mode_fails(
+        ws: Workspace) -> None:
+    s = rag(ws, "exact")
+    assert s["status"] == "fail" and rules_of(s) == ["scenario/sequence"]
+    assert s["metrics"]["sequence_similarity"] == 0.8
+    # only the sequence is configured: renormalised, no cap; its component is the
+    # similarity, since exact does not hold
+    assert s["score"] == 80.0
+    # exact: the positions that match, search = search, rerank != generate -> 1 / 2
+    assert s["metrics"]["sequence_progress"] == 0.5
 
 
 def test_the_seed_loops_example_and_edit_similarity(ws: Workspace) -> None:
@@ -428,3 +450,122 @@ def test_fingerprints_are_stable_across_unrelated_edits(ws: Workspace) -> None:
     assert one["findings"][0]["config"]["key_path"] == \
         "scenarios.F.expect.forbidden_tools.0"
     assert rules_of(one) == ["scenario/forbidden_tools"]
+
+
+# ------------------------------------------------------------- issue 10 §4 cases
+def test_a_must_not_hit_makes_the_behavior_score_0(ws: Workspace) -> None:
+    """The metrics guide's per-scenario score: any must_not violation returns 0. Three
+    scenarios with behaviors observed 4/4, 3/4 and 4/4, the third with a must_not hit:
+    behavior_coverage (1 + 0.75 + 0) / 3 = 0.583, not (1 + 0.75 + 1) / 3 = 0.917."""
+    behaviors = """      behaviors:
+        - {tool_called: lookup_order}
+        - {tool_called: issue_refund}
+        - {tool_not_called: delete_customer}
+        - {output_contains: refund}
+"""
+    suite = HEAD + "scenarios:\n" + "".join(
+        f"  - id: {sid}\n    expect:\n" + behaviors for sid in ("B1", "B2", "B3")) + \
+        "      must_not:\n        - {tool_called: issue_refund, args: {amount: {min: 500}}}\n"
+    res = ws.run(suite, {
+        "1.jsonl": trace("1", "B1", ["lookup_order", "issue_refund"], "refund issued"),
+        "2.jsonl": trace("2", "B2", ["lookup_order", "issue_refund"], "done"),
+        "3.jsonl": trace("3", "B3", ["lookup_order", ("issue_refund", {"amount": 900})],
+                         "refund issued")})
+    assert scenario(res, "B1")["metrics"]["behavior_score"] == 1.0
+    assert scenario(res, "B2")["metrics"]["behavior_score"] == 0.75
+    b3 = scenario(res, "B3")
+    assert b3["metrics"]["behavior_score"] == 0.0  # every behavior observed, but a hit
+    assert b3["status"] == "fail" and "scenario/must_not" in rules_of(b3)
+    assert res.metrics["behavior_coverage"] == pytest.approx(0.583333, abs=1e-6)
+
+
+def test_no_tool_called_with_tools_expected_has_precision_0(ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: NONE
+    expect: {tools: [lookup_order]}
+  - id: EMPTY
+    expect: {tools: []}
+"""
+    res = ws.run(suite, {"n.jsonl": trace("n", "NONE", []), "e.jsonl": trace("e", "EMPTY", [])})
+    m = scenario(res, "NONE")["metrics"]
+    # AgentCI: compute_tool_precision({"a"}, set()) == 0.0; recall 0, f1 0
+    assert (m["tool_precision"], m["tool_recall"], m["tool_f1"]) == (0.0, 0.0, 0.0)
+    m = scenario(res, "EMPTY")["metrics"]
+    assert (m["tool_precision"], m["tool_recall"]) == (1.0, 1.0)  # both empty
+    # micro-averaged over the suite: Σ|E∩U| / Σ|U| with nothing used but 1 expected
+    assert res.metrics["tool_precision"] == 0.0
+
+
+@pytest.mark.parametrize(("mode", "calls", "progress"), [
+    # exact: positions that match, up to the shorter length (EvalView)
+    ("exact", ["a", "x", "b"], 0.5),
+    ("exact", ["a", "b", "c"], 1.0),  # the prefix matches; the extra call fails exact
+    ("exact", ["b", "a"], 0.0),
+    # unordered: the expected tools called, order aside
+    ("unordered", ["b", "x"], 0.5),
+    ("unordered", ["b", "a"], 1.0),
+    # subsequence: in order, as before
+    ("subsequence", ["b", "a"], 0.5),
+    ("subsequence", ["a", "x", "b"], 1.0),
+    # superset: the calls that are in the reference
+    ("superset", ["a", "x", "y", "b"], 0.5),
+])
+def test_sequence_progress_depends_on_the_mode(ws: Workspace, mode: str, calls: list[str],
+                                               progress: float) -> None:
+    suite = HEAD + f"""scenarios:
+  - id: S
+    expect:
+      sequence: [a, b]
+      sequence_mode: {mode}
+"""
+    s = scenario(ws.run(suite, {"t.jsonl": trace("t", "S", calls)}), "S")
+    assert s["metrics"]["sequence_progress"] == progress
+
+
+def test_sequence_severity_warning_makes_a_mismatch_warn(ws: Workspace) -> None:
+    """AgentCI's path layer: a sequence mismatch warns instead of failing."""
+    suite = HEAD + """scenarios:
+  - id: PATH
+    expect:
+      tools: [search, answer]
+      sequence: [search, answer]
+      sequence_severity: warning
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "PATH", ["answer", "search"])})
+    s = scenario(res, "PATH")
+    (f,) = s["findings"]
+    assert (f["rule"], f["severity"]) == ("scenario/sequence", "warning")
+    assert f["message"].endswith("(sequence_severity: warning)")
+    assert at(f) == ws.line("sequence: [search")
+    assert s["status"] == "warn" and res.verdict == "warn"
+    assert s["traces_not_passed"] == [{"file": "traces/t.jsonl", "line": 1,
+                                       "trace_id": "t", "status": "warn"}]
+    # the score still takes the similarity, since the mode does not hold: recall 1,
+    # lcs 2·1/4 = 0.5 -> (0.3 + 0.2 · 0.5) / 0.5 = 80
+    assert s["score"] == 80.0
+    # the default is error: the same trace fails
+    res = ws.run(suite.replace("      sequence_severity: warning\n", ""), {})
+    assert scenario(res, "PATH")["status"] == "fail" and res.verdict == "fail"
+
+
+@pytest.mark.parametrize(("key", "value", "trace_kw", "ok"), [
+    # every max_* is "at most": a value equal to the limit passes, one above fails
+    ("max_latency_ms", 10000, {"duration": 10000}, True),
+    ("max_latency_ms", 10000, {"duration": 10001}, False),
+    ("max_latency_ms", 9999, {"duration": 10000}, False),  # the guide's "< 10000"
+    ("max_cost_usd", 0.05, {"cost": 0.05}, True),
+    ("max_cost_usd", 0.05, {"cost": 0.0500001}, False),
+    ("max_total_tokens", 100, {"tokens": 100}, True),
+    ("max_total_tokens", 100, {"tokens": 101}, False),
+    # every min_* is "at least": equal passes
+    ("min_score", 100, {}, True),
+])
+def test_thresholds_are_inclusive(ws: Workspace, key: str, value: float,
+                                  trace_kw: dict[str, Any], ok: bool) -> None:
+    suite = HEAD + f"""scenarios:
+  - id: T
+    expect: {{tools: [a]}}
+    thresholds: {{{key}: {value}}}
+"""
+    s = scenario(ws.run(suite, {"t.jsonl": trace("t", "T", ["a"], **trace_kw)}), "T")
+    assert (s["status"] == "pass") is ok, s["findings"]

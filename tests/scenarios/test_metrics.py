@@ -36,8 +36,9 @@ def test_loops_example_of_the_agentci_seed() -> None:
     ([], ["a"], 1.0, 0.0, 0.0),
     # U empty and E empty -> precision 1.0 and recall 1.0
     ([], [], 1.0, 1.0, 1.0),
-    # U empty, E not -> precision 1.0, recall 0.0
-    (["a"], [], 0.0, 1.0, 0.0),
+    # U empty, E not -> precision 0.0 (AgentCI's compute_tool_precision({"a"}, set())),
+    # recall 0.0
+    (["a"], [], 0.0, 0.0, 0.0),
     # p + r = 0 -> f1 0
     (["a"], ["b"], 0.0, 0.0, 0.0),
     # all expected, one extra: recall 1, precision 2/3, f1 = 2·(2/3)/(5/3) = 0.8
@@ -81,6 +82,39 @@ def test_sequence_progress_is_evalviews_measure() -> None:
     assert m.sequence_progress(["search", "think"], ["search", "analyze"]) == 0.5
     assert m.sequence_progress([], []) == 1.0
     assert m.sequence_progress(["b", "a"], ["a", "b"]) == 0.5
+
+
+def test_sequence_progress_by_mode_as_evalview_computes_it() -> None:
+    """EvalView's sequence evaluator: exact counts the positions that match (up to the
+    shorter length), subsequence the expected tools found in order, unordered the
+    expected calls satisfied (duplicates each need a call of their own)."""
+    exp = ["search", "analyze"]
+    # exact: [search, think, analyze] -> position 1 matches, position 2 does not: 1/2
+    assert m.sequence_progress(["search", "think", "analyze"], exp, mode="exact") == 0.5
+    assert m.sequence_progress(["search", "think", "analyze"], exp, mode="strict") == 0.5
+    assert m.sequence_progress(["analyze", "search"], exp, mode="exact") == 0.0
+    assert m.sequence_progress(exp, exp, mode="exact") == 1.0
+    # subsequence: [search, think, analyze, verify] finds both in order
+    assert m.sequence_progress(["search", "think", "analyze", "verify"], exp,
+                               mode="subsequence") == 1.0
+    # 3 of 5 expected tools in order -> 0.6
+    assert m.sequence_progress(["a", "x", "b", "c"], ["a", "b", "c", "d", "e"],
+                               mode="subsequence") == 0.6
+    # unordered: [analyze, think, search] calls both -> 1.0, order does not matter
+    assert m.sequence_progress(["analyze", "think", "search"], exp, mode="unordered") == 1.0
+    assert m.sequence_progress(["analyze"], exp, mode="unordered") == 0.5
+    # expected [a, a, b], actual [a, b] -> 2/3
+    assert m.sequence_progress(["a", "b"], ["a", "a", "b"], mode="unordered") == 2 / 3
+    assert m.sequence_progress(["a", "b"], ["a", "a", "b"], mode="subset") == 2 / 3
+    # superset (AgentCI: every call is in R): the share of calls in R
+    assert m.sequence_progress(["a", "x", "b", "y"], ["a", "b"], mode="superset") == 0.5
+    assert m.sequence_progress([], ["a", "b"], mode="superset") == 1.0
+    # no reference: 1.0 in every mode except superset with calls (which fails it)
+    for mode in ("exact", "subsequence", "unordered", "subset"):
+        assert m.sequence_progress(["a"], [], mode=mode) == 1.0
+    assert m.sequence_progress(["a"], [], mode="superset") == 0.0
+    with pytest.raises(ValueError):
+        m.sequence_progress(["a"], ["a"], mode="sometimes")
 
 
 def test_edit_similarity_examples() -> None:
@@ -215,6 +249,30 @@ def brute_progress(p: Sequence[Any], r: Sequence[Any],
                if brute_matches("subsequence", p, r[:k], eq))
 
 
+def brute_assigned(p: Sequence[Any], r: Sequence[Any],
+                   eq: Callable[[Any, Any], bool]) -> int:
+    """The most steps of R that can each be given a distinct call of P matching it."""
+    for k in range(len(r), 0, -1):
+        for steps in itertools.combinations(range(len(r)), k):
+            for calls in itertools.permutations(range(len(p)), k):
+                if all(eq(p[c], r[j]) for c, j in zip(calls, steps, strict=True)):
+                    return k
+    return 0
+
+
+def brute_progress_share(mode: str, p: Sequence[Any], r: Sequence[Any],
+                         eq: Callable[[Any, Any], bool]) -> float:
+    if mode == "superset":
+        return 1.0 if not p else sum(1 for a in p if any(eq(a, b) for b in r)) / len(p)
+    if not r:
+        return 1.0
+    if mode in ("strict", "exact"):
+        return sum(1 for a, b in zip(p, r, strict=False) if eq(a, b)) / len(r)
+    if mode in ("unordered", "subset"):
+        return brute_assigned(p, r, eq) / len(r)
+    return brute_progress(p, r, eq) / len(r)
+
+
 NAMES = st.sampled_from(["search", "grade", "rerank", "generate", "Search", "search-web"])
 PATTERNS = st.sampled_from(["search", "grade", "rerank", "s*", "*e", "?rade", "[gr]*",
                             "search[-_]web"])
@@ -276,6 +334,23 @@ def test_glob_steps_match_brute_force(p: list[str], r: list[str], mode: str) -> 
         p, r, glob_eq)
     assert m.matches_steps(mode, steps, n) == m.matches(mode, p, r, glob_eq) == \
         brute_matches(mode, p, r, glob_eq)
+    share = m.progress_share_steps(mode, steps, n)
+    assert share == m.sequence_progress(p, r, glob_eq, mode) == pytest.approx(
+        brute_progress_share(mode, p, r, glob_eq))
+    assert 0.0 <= share <= 1.0
+    if mode in ("subsequence", "superset"):
+        # complete exactly when the mode holds (in the others, one call matching two
+        # steps, or a duplicate step, passes the set-based mode with a share below 1)
+        assert (share == 1.0) == m.matches_steps(mode, steps, n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "ab"]), max_size=7),
+       st.lists(st.sampled_from(["a", "b", "c", "a*", "*b", "?"]), max_size=6))
+def test_the_assignment_of_calls_to_steps_is_maximal(p: list[str], r: list[str]) -> None:
+    """Overlapping glob steps need a real matching, not a greedy one (the call "ab" may
+    serve "a*" or "*b")."""
+    assert m.assigned_steps(steps_of(p, r), len(r)) == brute_assigned(p, r, glob_eq)
 
 
 @settings(max_examples=200, deadline=None)

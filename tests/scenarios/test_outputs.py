@@ -54,9 +54,12 @@ def test_console_shows_scenarios_metrics_and_criteria(results: Results) -> None:
     assert "Scenarios: 0 of 2 passed" in text
     assert "Suite metrics: pass_rate 0 · weighted_pass_rate 0 · " in text
     assert ("   ❌ FAIL  min_pass_rate (blocking): pass_rate = 0 < 0.9 (blocking criterion "
-            "min_pass_rate missed)   at agent-eval.yaml:15:14") in text
+            "min_pass_rate missed)   [criteria/blocking at agent-eval.yaml:15:14]") in text
     assert "   ❌ FAIL  required:REFUND-001 (required)" in text
-    assert text.rstrip().splitlines()[-1].startswith("Verdict: FAIL")
+    # every finding counted: the scenarios' and the criteria's too
+    assert text.rstrip().splitlines()[-1] == (
+        "Verdict: FAIL · 0 rule violations, 4 scenario findings, 2 criteria findings "
+        "(6 error) · 0 input errors")
 
 
 def test_sarif_results_point_at_the_broken_keys(results: Results, ws: Workspace) -> None:
@@ -149,6 +152,22 @@ def test_the_example_scenarios(example: Results) -> None:
                       "required:ADVERSARIAL-001"}
     # the rule tests are untouched (expected.json)
     assert len(example.violations) == 10 and example.verdict == "fail"
+    # scores by hand: PROFILE-UPDATE-001 passes its subsequence, so its sequence counts 1.0
+    # (not the LCS 2·2/(4+2) = 0.67: 93.3 before issue 10); ADVERSARIAL-001 fails its
+    # sequence: (0.5 · 0 output + 0.2 · 2·1/(1+2)) / 0.7 = 19.05
+    score = {s["id"]: s["score"] for s in example.scenarios}
+    assert score["PROFILE-UPDATE-001"] == 100.0
+    assert score["ADVERSARIAL-001"] == pytest.approx(100 * 0.2 * (2 / 3) / 0.7, abs=0.01)
+    # mean score: seven scores of 100, two of 0 (must_not, forbidden tool) and 19.05, over
+    # ten; the mean of the traces' tokens, summed from their llm_call lines, is 2011.9
+    assert m["mean_score"] == pytest.approx((700 + 100 * 0.2 * (2 / 3) / 0.7) / 10, abs=1e-6)
+    assert m["token_efficiency"] == pytest.approx(m["mean_score"] / 2011.9 * 1000, abs=1e-6)
+    # REFUND-002 is tolerated by by_category happy_path: 0.75 (3 of 4 pass); the others
+    # are not, and fail the run on their own
+    from agent_eval.results import tolerated
+
+    assert {s["id"] for s in example.scenarios if s["status"] in ("fail", "error")
+            and tolerated(s, example.criteria)} == {"REFUND-002"}
 
 
 # --------------------------------------------------------------- the rule pages

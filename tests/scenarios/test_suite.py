@@ -67,8 +67,13 @@ def test_required_scenario_failing_fails_the_suite_exit_1(ws: Workspace) -> None
     assert (c["kind"], c["status"], c["value"]) == ("required", "fail", "fail")
     assert at(c) == ws.line("required: true")
     assert res.metrics["pass_rate"] == 0.5
-    # the same failure on an optional scenario only warns (docs/scenarios.md)
+    # the same failure on an optional scenario fails the run too (issue 10 §1: a failed
+    # test fails the run in every scenario seed) ...
     ws.write(suite.replace("required: true", "required: false"), {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")
+    # ... unless the scenario is advisory: then it warns
+    ws.write(suite.replace("required: true", "gate: warn"), {})
     code, data = cli(ws)
     assert (code, data["verdict"]) == (0, "warn")
     assert cli(ws, "--fail-on", "warn")[0] == 1
@@ -81,8 +86,8 @@ def test_adversarial_scenario_failing_lowers_safety_rate(ws: Workspace) -> None:
     assert res.metrics["safety_rate"] == 0.5  # 1 of 2 adversarial scenarios passed
     assert res.metrics["pass_rate.adversarial"] == 0.5
     assert res.metrics["pass_rate"] == pytest.approx(2 / 3, abs=1e-6)
-    # no criteria: a failed optional scenario warns
-    assert (code, res.verdict) == (0, "warn")
+    # no criteria: a failed scenario fails the run
+    assert (code, res.verdict) == (1, "fail")
     gated = SAFETY + "pass_criteria:\n  blocking: {min_safety_rate: 1.0}\n"
     ws.write(gated, {})
     code, data = cli(ws)
@@ -92,8 +97,10 @@ def test_adversarial_scenario_failing_lowers_safety_rate(ws: Workspace) -> None:
     assert at(c) == ws.line("min_safety_rate")
     assert c["message"] == ("safety_rate = 0.5 < 1 (blocking criterion min_safety_rate "
                             "missed)")
-    # the same miss as a warning criterion warns
-    ws.write(gated.replace("blocking", "warning"), {})
+    # the same miss as a warning criterion warns (with the failed scenario advisory)
+    ws.write(gated.replace("blocking", "warning").replace(
+        "category: adversarial\n    expect: {forbidden",
+        "category: adversarial\n    gate: warn\n    expect: {forbidden"), {})
     code, data = cli(ws)
     assert (code, data["verdict"]) == (0, "warn")
     # by category
@@ -149,13 +156,24 @@ def test_missing_trace_is_an_error_scenario_counted_as_not_passed(ws: Workspace)
     # counted as not passed, and as observing nothing
     m = res.metrics
     assert (m["pass_rate"], m["tool_recall"], m["behavior_coverage"]) == (0.5, 0.5, 0.0)
-    assert (code, res.verdict) == (0, "warn")  # an optional scenario
+    # a scenario with no trace is never a pass: it fails the run (issue 10 §1: "0 of 2
+    # scenarios passed ... Verdict: WARN" was exit 0) ...
+    assert (code, res.verdict) == (1, "fail")
     ws.write(suite.replace("  - id: REFUND-003\n", "  - id: REFUND-003\n    required: true\n"),
              {})
     code, data = cli(ws)
     assert (code, data["verdict"]) == (1, "fail")  # a required one
     ws.write(suite + "pass_criteria:\n  blocking: {min_pass_rate: 0.9}\n", {})
     assert cli(ws)[0] == 1
+    # ... unless tolerated: advisory, or a blocking min_pass_rate below 1.0 that is met
+    ws.write(suite.replace("  - id: REFUND-003\n", "  - id: REFUND-003\n    gate: warn\n"),
+             {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (0, "warn")
+    ws.write(suite + "pass_criteria:\n  blocking: {min_pass_rate: 0.5}\n", {})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (0, "warn")
+    assert scenario(Results.from_dict(data), "REFUND-003")["status"] == "error"
 
 
 def test_input_errors_still_make_the_verdict_error_exit_2(ws: Workspace) -> None:
@@ -278,7 +296,8 @@ def test_jobs_give_the_same_results(ws: Workspace) -> None:
 
 
 # --------------------------------------------------------------- repeats, matching
-@pytest.mark.parametrize(("passing", "status"), [(5, "pass"), (4, "warn"), (3, "fail")])
+# 4 of 5 meet min_pass_ratio 0.8: pass (issue 10 §1), the failing trace still listed
+@pytest.mark.parametrize(("passing", "status"), [(5, "pass"), (4, "pass"), (3, "fail")])
 def test_repeats_pass_at_min_pass_ratio(ws: Workspace, passing: int, status: str) -> None:
     suite = HEAD + """scenarios:
   - id: R
@@ -413,3 +432,139 @@ def test_traces_globs_select_what_glob_selects(tmp_path: Path, pattern: str) -> 
             if (tmp_path / p).is_file()}
     rx = glob_regex(pattern)
     assert {f for f in files if rx.match(f)} == want
+
+
+# ------------------------------------------------------------ issue 10 §1 verdicts
+FAILING = HEAD + """scenarios:
+  - id: READ-ONLY
+    category: edge_case
+    expect: {forbidden_tools: [edit_file]}
+  - id: HEALTHY
+    category: happy_path
+    expect: {tool_health: true}
+  - id: OK
+    category: happy_path
+    expect: {tools: [search]}
+"""
+FAILING_TRACES = {"r.jsonl": trace("r", "READ-ONLY", ["search", "edit_file"]),
+                  "h.jsonl": trace("h", "HEALTHY", [("search", {}, "timeout")]),
+                  "o.jsonl": trace("o", "OK", ["search"])}
+
+
+def test_failed_scenarios_fail_the_run_by_default(ws: Workspace) -> None:
+    """A forbidden tool and a failed health check, nothing else configured: was WARN /
+    exit 0, is FAIL / exit 1 (a failed test fails the run in every scenario seed)."""
+    ws.write(FAILING, FAILING_TRACES)
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")
+    res = Results.from_dict(data)
+    assert [s["status"] for s in res.scenarios] == ["fail", "fail", "pass"]
+    assert [s["gate"] for s in res.scenarios] == ["fail", "fail", "fail"]
+
+
+@pytest.mark.parametrize(("criteria", "code", "verdict"), [
+    # a blocking min_pass_rate below 1.0 that is met tolerates the failures (warn) ...
+    ("blocking: {min_pass_rate: 0.3}", 0, "warn"),
+    ("blocking: {min_weighted_pass_rate: 0.3}", 0, "warn"),
+    # ... one that is missed fails, and so does 1.0 (no failure allowed)
+    ("blocking: {min_pass_rate: 0.5}", 1, "fail"),
+    ("blocking: {min_pass_rate: 1.0}", 1, "fail"),
+    # a warning criterion tolerates nothing
+    ("warning: {min_pass_rate: 0.3}", 1, "fail"),
+    # a category rate below 1.0 that is met tolerates that category's failures only
+    ("by_category: {happy_path: 0.5, edge_case: 0.0}", 0, "warn"),
+    ("by_category: {happy_path: 0.5}", 1, "fail"),
+])
+def test_failures_tolerated_only_explicitly(ws: Workspace, criteria: str, code: int,
+                                            verdict: str) -> None:
+    ws.write(FAILING + f"pass_criteria:\n  {criteria}\n", FAILING_TRACES)
+    got, data = cli(ws)
+    assert (got, data["verdict"]) == (code, verdict)
+
+
+def test_an_advisory_scenario_only_warns(ws: Workspace) -> None:
+    suite = FAILING.replace("  - id: HEALTHY\n", "  - id: HEALTHY\n    gate: warn\n").replace(
+        "  - id: READ-ONLY\n", "  - id: READ-ONLY\n    gate: warn\n")
+    ws.write(suite, FAILING_TRACES)
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (0, "warn")
+    res = Results.from_dict(data)
+    assert scenario(res, "READ-ONLY")["status"] == "fail"  # still reported as failed
+    assert cli(ws, "--fail-on", "warn")[0] == 1
+
+
+def test_advisory_and_required_contradict(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: A\n    required: true\n    gate: warn\n"
+    ws.write(suite, {"a.jsonl": trace("a", "A", [])})
+    from agent_eval.api import load_suite
+    from agent_eval.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        load_suite(ws.root / "agent-eval.yaml")
+    (problem,) = err.value.problems
+    line, col = ws.line("gate: warn")
+    assert problem.startswith(f"agent-eval.yaml:{line}:{col}: 'gate: warn' makes")
+
+
+def test_a_scenario_meeting_min_pass_ratio_passes_with_its_failures_listed(
+        ws: Workspace) -> None:
+    suite = HEAD + """scenarios:
+  - id: FLAKY
+    min_pass_ratio: 0.5
+    expect: {output: {contains: [refund]}}
+"""
+    ws.write(suite, {"1.jsonl": trace("run-1", "FLAKY", [], "Your refund is on its way."),
+                     "2.jsonl": trace("run-2", "FLAKY", [], "Please call us.")})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    s = scenario(res, "FLAKY")
+    assert (code, res.verdict, s["status"]) == (0, "pass", "pass")
+    assert s["trace_pass_rate"] == 0.5
+    assert [(r["trace_id"], r["status"]) for r in s["traces_not_passed"]] == [
+        ("run-2", "fail")]
+    (f,) = s["findings"]
+    assert (f["rule"], f["trace"]["trace_id"]) == ("scenario/output", "run-2")
+
+
+@pytest.mark.parametrize(("limit", "status"), [(10000, "pass"), (9999, "fail")])
+def test_max_latency_p95_ms_is_inclusive(ws: Workspace, limit: int, status: str) -> None:
+    """The metrics guide writes `latency_p95 < 10000ms`; max_* keys are "at most"
+    (docs/scenarios.md): p95 = 10000 meets 10000 and misses 9999."""
+    suite = HEAD + f"""scenarios:
+  - id: L
+    expect: {{tools: [a]}}
+pass_criteria:
+  blocking: {{max_latency_p95_ms: {limit}}}
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "L", ["a"], duration=10000)})
+    assert res.metrics["latency_p95_ms"] == 10000
+    assert criterion(res, "max_latency_p95_ms")["status"] == status
+    assert res.verdict == status
+
+
+def test_nothing_blocking_is_said(ws: Workspace) -> None:
+    from agent_eval.renderers import RENDERERS, RenderContext
+
+    suite = HEAD + """tests:
+  - id: style
+    metric: tool_blocklist
+    severity: warning
+    blocklist: [shell]
+scenarios:
+  - id: A
+    gate: warn
+    expect: {tools: [a]}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["shell"])})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict) == (0, "warn")
+    console = RENDERERS["console"].render(res, RenderContext())
+    assert console.splitlines()[-1].startswith("note: nothing in this suite can fail the run")
+    summary = RENDERERS["markdown"].render(res, RenderContext())
+    assert "ℹ️ Nothing in this suite can fail the run: no test has severity error" in summary
+    # one blocking thing is enough to drop the note
+    ws.write(suite.replace("    gate: warn\n", ""), {})
+    res = Results.from_dict(cli(ws)[1])
+    assert "nothing in this suite" not in RENDERERS["console"].render(res, RenderContext())
+    assert "Nothing in this suite" not in RENDERERS["markdown"].render(res, RenderContext())

@@ -177,6 +177,7 @@ class CompiledScenario:
     id: str
     category: str | None
     required: bool
+    gate: str  # fail | warn (advisory)
     weight: float
     min_pass_ratio: float
     ref: ConfigRef  # the scenario's `id:` line
@@ -193,6 +194,7 @@ class CompiledScenario:
     steps: tuple[ToolMatcher, ...] = ()
     sequence_ref: ConfigRef | None = None
     sequence_mode: str = "subsequence"
+    sequence_severity: str = "error"
     sequence_metric: str = "lcs"
     args: tuple[ArgExpect, ...] = ()
     args_mode: str = "subset"
@@ -411,12 +413,16 @@ class _Compiler:
                              "match traces by scenario id")
             globs = tuple(glob_regex(p) for p in patterns)
         sc = CompiledScenario(
-            index=index, id=sid, category=cfg.category, required=cfg.required,
+            index=index, id=sid, category=cfg.category, required=cfg.required, gate=cfg.gate,
             weight=cfg.weight, min_pass_ratio=cfg.min_pass_ratio,
             ref=ref("id"), required_ref=ref("required") if "required" in self._raw(at)
             else ref("id"),
             traces_ref=ref("traces") if cfg.traces is not None else None, globs=globs,
             normalized=self.mode == "normalized")
+        if cfg.required and cfg.gate == "warn":
+            self.problem((*base, "gate"), "'gate: warn' makes the scenario advisory, but it "
+                         "is also 'required: true' (a required scenario fails the suite); "
+                         "remove one of the two")
         self.expect(sc, cfg.expect, ref, base)
         sc.thresholds = self.limits(cfg.thresholds, "thresholds", ref, base, sc)
         sc.warn_thresholds = self.limits(cfg.warn_thresholds, "warn_thresholds", ref, base, sc)
@@ -460,6 +466,7 @@ class _Compiler:
             sc.sequence_ref = ref("expect", "sequence")
         sc.sequence_mode = e.sequence_mode
         sc.sequence_metric = e.sequence_metric
+        sc.sequence_severity = e.sequence_severity
         if e.args is not None:
             sc.args_mode = e.args_mode
             if e.args_mode != "ignore":

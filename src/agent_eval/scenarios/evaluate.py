@@ -184,9 +184,14 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     if sc.behaviors:
         seen = sum(1 for b in sc.behaviors if _behavior(ev, b, calls, missed=True) is not None)
         v[I_BEHAVIOR] = seen / len(sc.behaviors)
+    hit = False
     for b in sc.must_not:
         if _behavior(ev, b, calls, missed=False) is not None:
-            forced_zero = True
+            hit = True
+    if hit:
+        forced_zero = True
+        if sc.behaviors:
+            v[I_BEHAVIOR] = 0.0  # any must_not hit: behavior score 0 (metrics guide)
     # m.weighted_score, inlined (the hot path)
     w = sc.weights
     total = weight = 0.0
@@ -264,7 +269,7 @@ def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInf
                        constraint=f"tools: {pattern}",
                        details={"expected": pattern, "actual": _names(first.values())})
     recall = m.tool_recall(hits_e, len(sc.tools))
-    precision = m.tool_precision(hits_u, len(used))
+    precision = m.tool_precision(hits_u, len(used), len(sc.tools))
     v[I_RECALL] = recall
     v[I_PRECISION] = precision
     v[I_F1] = m.tool_f1(precision, recall)
@@ -276,6 +281,8 @@ def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInf
 
 def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInfo]
               ) -> float | None:
+    """The score's sequence component: 1.0 when ``sequence_mode`` holds, else the
+    similarity by ``sequence_metric`` (None without ``expect.sequence``)."""
     sc = ev.sc
     if sc.sequence is None:
         return None
@@ -291,31 +298,39 @@ def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[Name
     else:
         similarity = (1.0 if not total and n == 0
                       else 2 * m.lcs_length_steps(hit, n) / (total + n))
+    mode = sc.sequence_mode
     done = m.progress_steps(hit, n)
     v[I_SIMILARITY] = similarity
-    v[I_PROGRESS] = 1.0 if n == 0 else done / n
-    mode = sc.sequence_mode
     if mode == "subsequence":
         ok = done == n
+        v[I_PROGRESS] = 1.0 if n == 0 else done / n
     elif mode == "subset":
         ok = m.matches_steps(mode, hit, n)
+        v[I_PROGRESS] = m.progress_share_steps(mode, hit, n)
     else:
-        ok = m.matches_steps(mode, [info.steps for info in infos], n)
-    if not ok:
+        every = [info.steps for info in infos]
+        ok = m.matches_steps(mode, every, n)
+        v[I_PROGRESS] = m.progress_share_steps(mode, every, n)
+    if ok:
+        return 1.0  # the score's sequence component: the mode holds (metrics.md §2)
+    severity: Severity = sc.sequence_severity  # type: ignore[assignment]
+    if severity == "error":
         ev.failed = True
-        names = [c.name for c in calls]
-        mode = sc.sequence_mode
-        how = {"strict": "exactly", "exact": "exactly", "unordered": "the same set of tools as",
-               "subset": "every tool of", "superset": "only tools of",
-               "subsequence": "in order"}[mode]
-        assert sc.sequence_ref is not None
-        ev.add("scenario/sequence", "error",
-               f"Tool sequence does not match (sequence_mode: {mode}): expected {how} "
-               f"{_names(sc.sequence)}, got {_names(names)}; "
-               f"{sc.sequence_metric} similarity {_num(round(similarity, 4))}",
-               sc.sequence_ref, ev.at_end(), constraint=f"sequence_mode: {mode}",
-               details={"expected": _names(sc.sequence), "actual": _names(names),
-                        "mode": mode, "matched": done})
+    else:
+        ev.warned = True
+    names = [c.name for c in calls]
+    how = {"strict": "exactly", "exact": "exactly", "unordered": "the same set of tools as",
+           "subset": "every tool of", "superset": "only tools of",
+           "subsequence": "in order"}[mode]
+    assert sc.sequence_ref is not None
+    ev.add("scenario/sequence", severity,
+           f"Tool sequence does not match (sequence_mode: {mode}): expected {how} "
+           f"{_names(sc.sequence)}, got {_names(names)}; "
+           f"{sc.sequence_metric} similarity {_num(round(similarity, 4))}"
+           + ("" if severity == "error" else " (sequence_severity: warning)"),
+           sc.sequence_ref, ev.at_end(), constraint=f"sequence_mode: {mode}",
+           details={"expected": _names(sc.sequence), "actual": _names(names),
+                    "mode": mode, "matched": done})
     return similarity
 
 
@@ -592,19 +607,17 @@ class ScenarioAccumulator:
                  for sc, acc in zip(compiled.scenarios, self.per, strict=True)]
         metrics = suite_metrics(views, compiled)
         criteria = [evaluate_criterion(c, metrics, views) for c in compiled.criteria]
-        fails = any(c["status"] == "fail" for c in criteria)
-        warns = any(c["status"] == "warn" for c in criteria) or any(
-            v.status != "pass" for v in views)
-        return SuiteOutcome([v.to_dict() for v in views], metrics, criteria,
-                            "fail" if fails else "warn" if warns else "pass")
+        return SuiteOutcome([v.to_dict() for v in views], metrics, criteria)
 
 
 @dataclass
 class SuiteOutcome:
+    """What the scenarios say; the verdict follows from them and the criteria
+    (results.scenario_verdict)."""
+
     scenarios: list[dict[str, Any]]
     metrics: dict[str, Any]
     criteria: list[dict[str, Any]]
-    verdict: str  # what the scenarios and criteria alone say: pass | warn | fail
 
 
 def _column(figures: array[float], name: str) -> array[float]:
@@ -655,7 +668,9 @@ class _View:
                 message=f"no trace found for scenario {sc.id} ({how}){hint}", test=sc.id,
                 config=where, trace=None, scenario=sc.id))
         elif passed / n >= sc.min_pass_ratio - m.EPSILON:
-            status = "pass" if all(r[3] == PASS for r in rows) else "warn"
+            # the tolerated failures stay listed (findings, traces_not_passed); a trace
+            # that warned makes the scenario warn
+            status = "warn" if any(r[3] == WARN for r in rows) else "pass"
         else:
             status = "fail"
         for limit in (*sc.thresholds, *sc.warn_thresholds):
@@ -700,6 +715,7 @@ class _View:
             "id": sc.id,
             "category": sc.category,
             "required": sc.required,
+            "gate": sc.gate,
             "weight": sc.weight,
             "status": self.status,
             "score": None if self.score is None else round(self.score, 2),
@@ -748,7 +764,7 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, 
     hits_u = math.fsum(v.mean("tool_used_hits") for v in with_tools)
     used = math.fsum(v.mean("tools_used") for v in with_tools)
     expected = sum(len(v.sc.tools or ()) for v in with_tools)
-    out["tool_precision"] = m.tool_precision(hits_u, used) if with_tools else None
+    out["tool_precision"] = m.tool_precision(hits_u, used, expected) if with_tools else None
     out["tool_recall"] = m.tool_recall(hits_e, expected) if with_tools else None
     adversarial = [v for v in views if v.sc.adversarial]
     out["safety_rate"] = (sum(1 for v in adversarial if v.ok) / len(adversarial)

@@ -32,9 +32,12 @@ def tool_recall(hits: float, expected: float) -> float:
     return 1.0 if expected == 0 else hits / expected
 
 
-def tool_precision(hits: float, used: float) -> float:
-    """|E∩U| / |U|; 1.0 when no tool was used (with or without expectations)."""
-    return 1.0 if used == 0 else hits / used
+def tool_precision(hits: float, used: float, expected: float = 0) -> float:
+    """|E∩U| / |U|. With no tool used: 1.0 when nothing was expected either, else 0.0
+    (AgentCI's ``compute_tool_precision({"a"}, set())``)."""
+    if used == 0:
+        return 1.0 if expected == 0 else 0.0
+    return hits / used
 
 
 def tool_f1(precision: float, recall: float) -> float:
@@ -47,7 +50,7 @@ def tool_scores(expected: Iterable[Any], used: Iterable[Any]) -> tuple[float, fl
     """(recall, precision, f1) of two sets of tool names."""
     e, u = set(expected), set(used)
     hits = len(e & u)
-    r, p = tool_recall(hits, len(e)), tool_precision(hits, len(u))
+    r, p = tool_recall(hits, len(e)), tool_precision(hits, len(u), len(e))
     return r, p, tool_f1(p, r)
 
 
@@ -105,9 +108,18 @@ def progress(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> int:
     return j
 
 
-def sequence_progress(p: Sequence[A], r: Sequence[B], eq: Eq = _eq) -> float:
-    """EvalView's measure: matched / |R| (1.0 when R is empty)."""
-    return 1.0 if not r else progress(p, r, eq) / len(r)
+def sequence_progress(p: Sequence[A], r: Sequence[B], eq: Eq = _eq,
+                      mode: str = "subsequence") -> float:
+    """EvalView's measure, by match mode (1.0 when R is empty):
+
+    - ``strict`` / ``exact``: the positions i where P[i] matches R[i], / |R|;
+    - ``subsequence``: the steps of R matched in order (:func:`progress`), / |R|;
+    - ``unordered`` / ``subset``: the steps of R that some call satisfies, each call
+      satisfying at most one step (R = [a, a, b], P = [a, b] -> 2/3), / |R|;
+    - ``superset``: the calls that match some step of R, / |P| (1.0 when P is empty).
+    """
+    return progress_share_steps(mode, [frozenset(j for j, b in enumerate(r) if eq(a, b))
+                                       for a in p], len(r))
 
 
 def _covers(xs: Sequence[Any], ys: Sequence[Any], eq: Eq, flip: bool = False) -> bool:
@@ -257,6 +269,79 @@ def progress_steps(p: Steps, n: int) -> int:
             if j == n:
                 break
     return j
+
+
+def assigned_steps(p: Steps, n: int) -> int:
+    """How many of the steps ``0..n-1`` can be given each a call of its own that matches
+    it (a maximum bipartite matching; with plain names, Σ min(count in P, count in R))."""
+    if n == 0:
+        return 0
+    capacity: dict[frozenset[int], int] = {}
+    for s in p:
+        if s:
+            key = s if isinstance(s, frozenset) else frozenset(s)
+            capacity[key] = capacity.get(key, 0) + 1
+    if not capacity:
+        return 0
+    # calls that match the same steps are interchangeable: one node with a capacity;
+    # augmenting paths are searched breadth-first (no recursion, whatever the sizes)
+    adjacent = [[g for g in capacity if j in g] for j in range(n)]
+    taken: dict[frozenset[int], set[int]] = {g: set() for g in capacity}
+    where: dict[int, frozenset[int]] = {}  # step -> the group of the call it was given
+    done = 0
+    for j in range(n):
+        if not adjacent[j]:
+            continue
+        came: dict[frozenset[int], int] = {}  # group -> the step that reached it
+        queue = [j]
+        seen_steps = {j}
+        end = None
+        for x in queue:  # the list grows while it is walked
+            for g in adjacent[x]:
+                if g in came:
+                    continue
+                came[g] = x
+                if len(taken[g]) < capacity[g]:
+                    end = g
+                    break
+                for k in taken[g]:
+                    if k not in seen_steps:
+                        seen_steps.add(k)
+                        queue.append(k)
+            if end is not None:
+                break
+        if end is None:
+            continue
+        g = end
+        while True:  # shift each step on the path to the group that reached it
+            x = came[g]
+            old = where.get(x)
+            if old is not None:
+                taken[old].discard(x)
+            taken[g].add(x)
+            where[x] = g
+            if old is None:
+                break
+            g = old
+        done += 1
+    return done
+
+
+def progress_share_steps(mode: str, p: Steps, n: int) -> float:
+    """:func:`sequence_progress` of P against the steps ``0..n-1``."""
+    if mode == "superset":
+        return 1.0 if not p else sum(1 for s in p if s) / len(p)
+    if n == 0:
+        return 1.0
+    if mode in ("strict", "exact"):
+        done = sum(1 for j, s in enumerate(p[:n]) if j in s)
+    elif mode in ("unordered", "subset"):
+        done = assigned_steps(p, n)
+    elif mode == "subsequence":
+        done = progress_steps(p, n)
+    else:
+        raise ValueError(f"unknown match mode {mode!r}")
+    return done / n
 
 
 def matches_steps(mode: str, p: Steps, n: int) -> bool:

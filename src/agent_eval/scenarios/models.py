@@ -93,6 +93,9 @@ class Expect(Strict):
     sequence_mode: SequenceMode = Field(
         "subsequence", description="How `sequence` must match (pass/fail): strict/exact, "
         "unordered, subset, superset, subsequence (default).")
+    sequence_severity: Literal["error", "warning"] = Field(
+        "error", description="What a sequence that does not match its sequence_mode is: "
+        "error (the trace fails) or warning (the trace warns; AgentCI's path layer).")
     sequence_metric: Literal["lcs", "edit"] = Field(
         "lcs", description="The similarity used in the score and min_sequence_similarity.")
     args: dict[str, dict[str, Any]] | None = Field(
@@ -150,6 +153,9 @@ class Scenario(Strict):
         "safety_rate) and regression are known.")
     required: bool = Field(False, description="The suite fails if this scenario does not "
                            "pass.")
+    gate: Literal["fail", "warn"] = Field(
+        "fail", description="What this scenario failing (or having no trace) does to the "
+        "suite: fail (the default) or warn (advisory: reported, never fails the run).")
     weight: float = Field(1.0, ge=0, description="Weight in the weighted pass rate.")
     traces: ToolPatterns | None = Field(
         None, description="Glob(s) of trace files, relative to the suite file; default: "
