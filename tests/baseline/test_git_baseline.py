@@ -161,8 +161,8 @@ def _check_comparison(results: Any, comment: str) -> None:
     assert "policy changed: 1 rule added, 0 removed, 1 changed" in comment
     assert comment.index("Regressions") < comment.index("| metric | base | head | Δ |")
     assert "### 🆕 New violations (" in comment
-    assert "<details><summary>Unchanged violations (" in comment
-    assert comment.index("New violations") < comment.index("Unchanged violations")
+    assert "<details><summary>Unchanged findings (" in comment
+    assert comment.index("New violations") < comment.index("Unchanged findings")
     assert "Violations gone since the base branch" in comment
 
 

@@ -51,7 +51,7 @@ def test_run_baseline_and_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     states = sorted(r["baselineState"] for r in sarif["runs"][0]["results"])
     assert states == ["new", "unchanged"]
     md = (tmp_path / "head" / "summary.md").read_text()
-    assert "### 🆕 New violations (1)" in md and "Unchanged violations (1)" in md
+    assert "### 🆕 New violations (1)" in md and "Unchanged findings (1)" in md
     html = (tmp_path / "head" / "report.html").read_text()
     assert "with-base" in html
     capsys.readouterr()

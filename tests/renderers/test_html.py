@@ -26,7 +26,7 @@ from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, html
-from agent_eval.results import Results, Status
+from agent_eval.results import Results, Status, finding_dict
 from agent_eval.results import TestResult as TResult
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,6 +59,15 @@ def finding(i: int, severity: Severity = "error", *, tool: str = "apply_discount
                    trace=TraceRef(trace, trace_line, f"t{i}"), tool=tool,
                    argument=argument, value=value, constraint="max: 30",
                    details={"violation": "Value exceeds maximum"})
+
+
+def scenario_finding(i: int) -> dict[str, Any]:
+    """A scenario's finding as results.json holds it (at a line of the example suite)."""
+    return finding_dict(Finding(
+        rule="scenario/output", severity="error", message=f"Output check {i} failed",
+        test="S", config=ConfigRef("examples/customer-service/agent-eval.yaml", 60 + i, 7,
+                                   f"scenarios.S.expect.output.{i}"),
+        trace=TraceRef("traces/t.jsonl", 3, f"s{i}"), scenario="S", fingerprint=f"{i:032x}"))
 
 
 def make_test(tid: str, violations: list[Finding], status: Status = "fail") -> TResult:
@@ -172,14 +181,19 @@ def test_example_facts_by_hand() -> None:
     text = html.render(example_results(), CTX)
     page = Page(text)
     assert '<span class="badge" id="verdict">FAIL</span>' in text
+    # REFUND-002 fails within by_category happy_path: 0.75 (3 of 4 pass): tolerated
     assert ('<p class="reason" id="reason">10 error-severity violations in 3 tests; '
-            '5 scenarios failed; 5 criteria missed</p>') in text
+            '4 scenarios failed; 1 failed scenario tolerated; 5 criteria missed</p>') in text
     assert "<title>customer-service-agent: fail — agent-eval</title>" in text
     for name, value in (("traces", 10), ("tool calls", 34), ("violations", 10),
                         ("input errors", 0), ("traces failing", 6)):
         assert f'<tr><th scope="row">{name}</th><td class="num">{value}</td></tr>' in text
     rows = page.rows["findings-table"]
-    assert len(rows) == 10 and set(page.row_cats["findings-table"]) == {"error"}
+    # every finding: 10 rule violations, 10 scenario findings (7 error, 2 warning, 1
+    # note), 7 missed criteria (5 fail, 2 warn); most severe first
+    assert len(rows) == 27
+    assert page.row_cats["findings-table"] == ["error"] * 22 + ["warning"] * 4 + ["note"]
+    assert [r[1].split("/")[0] for r in rows[10:17]] == ["scenario"] * 7
     # the apply_discount finding, cell by cell
     row = next(r for r in rows if r[3] == "apply_discount")
     assert row[1].startswith("args_valid/maximumapply_discount: argument 'percent' = 50")
@@ -194,7 +208,7 @@ def test_example_facts_by_hand() -> None:
         ["no_destructive", "tool_blocklist", "error", "fail", "1", "1", "10", "34", "0"]]
     assert len(page.rows["scenarios-table"]) == 10  # the example's scenarios
     assert MORE.search(text) is None
-    assert text.count('<article class="violation') == 10
+    assert text.count('<article class="violation') == 27
     assert "source not available" not in text
     assert text.rstrip().endswith("</html>")
     assert f'agent-eval 0.1.0 · <a href="{RUN_URL}">workflow run</a></footer>' in text
@@ -223,7 +237,7 @@ def test_nothing_is_loaded_from_the_network() -> None:
     # the hrefs of the links are the policy blobs and the run, nothing else absolute
     absolute = {a["href"] for a in page.attrs("a") if (a.get("href") or "").startswith("http")}
     assert absolute == {RUN_URL} | {f"{REPO_URL}/blob/{SHA}/{v.config.file}#L{v.config.line}"
-                                    for v in r.violations}
+                                    for v in r.findings}
     csp = next(a for a in page.attrs("meta") if a.get("http-equiv") ==
                "Content-Security-Policy")
     assert (csp.get("content") or "").startswith("default-src 'none';")
@@ -432,7 +446,8 @@ def test_scenarios_table_when_there_are_scenarios() -> None:
     r = results_of([make_test("a", [])], verdict="pass")
     r.scenarios = [{"id": "REFUND-001", "status": "pass", "score": 92.5, "metrics": {},
                     "findings": []},
-                   {"id": "REFUND-002", "status": "fail", "score": 40, "findings": [{}, {}]}]
+                   {"id": "REFUND-002", "status": "fail", "score": 40,
+                    "findings": [scenario_finding(1), scenario_finding(2)]}]
     page = Page(html.render(r))
     assert page.rows["scenarios-table"] == [["REFUND-001", "pass", "92.5", "0"],
                                             ["REFUND-002", "fail", "40.0", "2"]]
@@ -452,7 +467,7 @@ def test_findings_table_is_capped_at_5000_rows_keeping_the_most_severe() -> None
     assert '<tfoot><tr class="more"><td colspan="9">1000 more not shown; all are in ' \
            "results.json</td></tr></tfoot>" in text
     assert text.count('<article class="violation') == html.MAX_DETAILS
-    assert f"{2 * n - html.MAX_DETAILS} more violations not shown here; all are in " \
+    assert f"{2 * n - html.MAX_DETAILS} more findings not shown here; all are in " \
            "results.json" in text
     # rows beyond the detailed ones do not link to a detail
     assert 'href="#v500"' in text and 'href="#v501"' not in text
@@ -492,9 +507,10 @@ def rich_results() -> Results:
     r.tests.append(make_test("style", extra, "warn"))
     r.counts["violations"] += len(extra)
     r.scenarios = [{"id": "REFUND-001", "status": "pass", "score": 92.5, "findings": []},
-                   {"id": "REFUND-002", "status": "fail", "score": 41.0, "findings": [{}]},
+                   {"id": "REFUND-002", "status": "fail", "score": 41.0,
+                    "findings": [scenario_finding(4)]},
                    {"id": "GDPR-DELETE-001", "status": "fail", "score": 10.0,
-                    "findings": [{}, {}]}]
+                    "findings": [scenario_finding(5), scenario_finding(6)]}]
     r.metrics = {"pass_rate": 0.4}
     r.baseline = {"counts": {"traces": 10, "tool_calls": 30, "violations": 6,
                              "input_errors": 0, "traces_failing": 3},
@@ -533,8 +549,14 @@ def test_report_in_headless_chromium(which: str, tmp_path: Path) -> None:
     text = html.render(r, CTX)
     page = Page(text)
     expect = expectations(r, page, "apply_discount")
-    assert expect["filter"]["rows"] == (1 if which == "example" else 2)
-    assert expect["hits"] == (20 if which == "example" else 22)  # 2 of 3 extra unreadable
+    # example: the args_valid row and the scenario/args row of apply_discount; rich: the
+    # args_valid row and the extra note (its scenarios are replaced)
+    assert expect["filter"]["rows"] == 2
+    # a highlighted line per readable snippet: example 10 rule violations and 10 scenario
+    # findings x (policy + trace) + 7 criteria (policy only) = 47; rich: its 10 rule
+    # violations x 2 + 2 of the 3 extras' snippets (the others unreadable) + 3 scenario
+    # findings (policy only: traces/t.jsonl is not in the repository) + 7 criteria = 32
+    assert expect["hits"] == (47 if which == "example" else 32)
     report = tmp_path / "report.html"
     report.write_text(text, encoding="utf-8")
     (tmp_path / "expect.json").write_text(json.dumps(expect), encoding="utf-8")

@@ -115,9 +115,12 @@ def test_only_the_file_attribute_goes_beyond_the_schema() -> None:
 def test_example_layout_read_back_with_junitparser() -> None:
     xml = JUnitXml.fromstring(junit.render(example_results(), CTX))
     suites = {s.name: s for s in xml if isinstance(s, TestSuite)}
-    assert list(suites) == ["args_valid", "auth_flow", "no_destructive", "scenarios"]
+    assert list(suites) == ["args_valid", "auth_flow", "no_destructive", "scenarios",
+                            "criteria"]
+    # criteria: 9 (2 blocking, 2 warning, 2 by_category, composite, 2 required), of
+    # which 5 missed (failures) and 2 only warned (system-out)
     assert [(s.tests, s.failures, s.errors, s.skipped) for s in suites.values()] == [
-        (10, 4, 0, 0), (10, 3, 0, 0), (10, 1, 0, 0), (10, 5, 0, 0)]
+        (10, 4, 0, 0), (10, 3, 0, 0), (10, 1, 0, 0), (10, 5, 0, 0), (9, 5, 0, 0)]
     cases = {c.name: c for c in suites["args_valid"]}
     assert len(cases) == 10
     case = cases["discount-too-high-001"]
@@ -138,7 +141,7 @@ def test_example_layout_read_back_with_junitparser() -> None:
     # the root carries the totals
     root = ET.fromstring(junit.render(example_results(), CTX))
     assert (root.get("name"), root.get("tests"), root.get("failures"), root.get("errors")) == (
-        "customer-service-agent", "40", "13", "0")
+        "customer-service-agent", "49", "18", "0")  # 40 + 9 criteria, 13 + 5 missed
 
 
 # ------------------------------------------------------------------ behaviours
@@ -194,7 +197,7 @@ def test_scenarios_get_their_own_suite_only_when_there_are_scenarios() -> None:
     scen: list[dict[str, object]] = [
             {"id": "REFUND-001", "status": "pass", "score": 92.5, "findings": []},
             {"id": "REFUND-002", "status": "fail", "score": 0, "findings": [{
-                "rule": "scenario/forbidden_tools", "severity": "error",
+                "rule": "scenario/forbidden_tools", "severity": "error", "test": "REFUND-002",
                 "message": "forbidden tool delete_customer called",
                 "config": {"file": "agent-eval.yaml", "line": 30, "column": 5, "key_path": "x"},
                 "trace": {"file": "traces/r2.jsonl", "line": 4, "trace_id": "r2"}}]},

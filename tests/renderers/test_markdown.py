@@ -23,7 +23,7 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 CTX = RenderContext(repo_url="https://github.com/acme/agent", sha=SHA,
                     run_url="https://github.com/acme/agent/actions/runs/1")
 UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
-NOT_SHOWN = re.compile(r"\*\*(\d+) more violations? not shown\*\* — see the job summary / "
+NOT_SHOWN = re.compile(r"\*\*(\d+) more findings? not shown\*\* — see the job summary / "
                        r"results\.json artifact\.")
 
 
@@ -59,7 +59,7 @@ def make_test(tid: str, violations: list[Finding], status: Status = "fail") -> T
 
 
 def violations_section(text: str) -> str:
-    start = text.index("### Violations")
+    start = text.index("### Findings")
     end = text.find("\n### ", start + 1)
     return text[start:end if end >= 0 else None]
 
@@ -87,8 +87,9 @@ def test_example_facts_by_hand() -> None:
     lines = text.splitlines()
     assert lines[0] == "<!-- agent-eval:customer-service-agent -->"
     assert lines[1] == "## ❌ customer-service-agent: fail"
-    assert lines[3] == ("10 error-severity violations in 3 tests; 5 scenarios failed; "
-                        "5 criteria missed")
+    # REFUND-002 fails within by_category happy_path: 0.75 (3 of 4 pass): tolerated
+    assert lines[3] == ("10 error-severity violations in 3 tests; 4 scenarios failed; "
+                        "1 failed scenario tolerated; 5 criteria missed")
     assert "| traces | 10 |" in lines and "| tool calls | 34 |" in lines
     assert "| violations | 10 |" in lines and "| input errors | 0 |" in lines
     # traces with an error-severity finding: admin-delete, discount-too-high,
@@ -245,7 +246,7 @@ def test_groups_are_by_rule_most_severe_first_with_counts() -> None:
     heads = [line for line in text.splitlines() if line.startswith("#### ")]
     assert heads == ["#### ❌ `args_valid/maximum` (2)", "#### ❌ `tool_blocklist` (1)",
                      "#### ⚠️ `args_valid/enum` (2)"]
-    assert "### Violations (5)" in text
+    assert "### Findings (5)" in text
 
 
 # ------------------------------------------------------------------ the cap
@@ -292,3 +293,30 @@ def test_small_results_are_not_cut() -> None:
     text = markdown.render(example_results(), CTX, max_chars=len(
         markdown.render(example_results(), CTX)))
     assert NOT_SHOWN.search(text) is None
+
+
+def test_the_headline_and_the_section_count_the_same_new_violations() -> None:
+    """Issue 10 §4: the comment said "2 new violations" above "New violations (3)" (the
+    section counted a new note too). Both count new error / warning findings; new notes
+    have a section of their own."""
+    from agent_eval.compare import attach
+    from agent_eval.results import assign_fingerprints
+
+    def run(found: list[Finding]) -> Results:
+        assign_fingerprints(found)
+        return results_of([make_test("a", found)])
+
+    old = finding(1, rule="args_valid/maximum")
+    base = run([old])
+    head = run([finding(1, rule="args_valid/maximum"), finding(2, rule="args_valid/enum"),
+                finding(3, "warning", rule="args_valid/pattern"),
+                finding(4, "note", rule="args_valid/format")])
+    attach(head, base)
+    assert head.baseline is not None and head.baseline["new_violations"] == 2
+    text = markdown.render(head)
+    assert "0 regressions, 2 new violations, 0 fixes, 0 violations gone." in text
+    assert "### 🆕 New violations (2)" in text
+    assert "<details><summary>New notes (1)</summary>" in text
+    assert "<details><summary>Unchanged findings (1)</summary>" in text
+    fresh = text[text.index("### 🆕 New violations"):text.index("<details><summary>New notes")]
+    assert fresh.count("\n- ") == 2  # the two it counts, and nothing else

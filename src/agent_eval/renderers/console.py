@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_eval.findings import Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.results import Results, TestResult, finding_from
+from agent_eval.results import Results, TestResult, blocking_checks, finding_from
 
 SHOWN_PER_TEST = 20
 _ICON = {"pass": "✅ PASS", "warn": "⚠️  WARN", "fail": "❌ FAIL", "error": "💥 ERROR"}
@@ -70,10 +70,32 @@ def _test_block(t: TestResult, color: bool) -> list[str]:
     return out
 
 
+def _short_lines(v: Finding) -> list[str]:
+    """A finding that is not a rule test's: its message, rule id and locations."""
+    cfg = v.config
+    out = [f"   Violation: {v.message}" if v.severity != "note" else f"   Note: {v.message}",
+           f"   Rule id: {v.rule}   at {cfg.file}:{cfg.line}:{cfg.col}"]
+    if v.trace is not None:
+        out.append(f"   Trace: {v.trace.file}:{v.trace.line} (trace {v.trace.trace_id})")
+    out.append("")
+    return out
+
+
+def _listed(found: list[Finding], what: str = "finding") -> list[str]:
+    out: list[str] = []
+    for v in found[:SHOWN_PER_TEST]:
+        out.extend(_short_lines(v))
+    if len(found) > SHOWN_PER_TEST:
+        out.append(f"   … {len(found) - SHOWN_PER_TEST} more {what}(s) not shown; all are in "
+                   "results.json")
+        out.append("")
+    return out
+
+
 def _scenario_block(s: dict[str, Any], color: bool) -> list[str]:
     status = str(s.get("status", "error"))
-    tags = [str(t) for t in (s.get("category"), "required" if s.get("required") else None)
-            if t]
+    tags = [str(t) for t in (s.get("category"), "required" if s.get("required") else None,
+                             "advisory" if s.get("gate") == "warn" else None) if t]
     label = f" [{', '.join(tags)}]" if tags else ""
     head = _paint(f"{_ICON.get(status, status)}: scenario {s.get('id')}{label}",
                   _COLOR.get(status, "0"), color)
@@ -83,22 +105,17 @@ def _scenario_block(s: dict[str, Any], color: bool) -> list[str]:
     facts.append(f"{s.get('traces_passed', 0)}/{total} trace(s) passed" if total
                  else "no trace")
     found = [finding_from(f) for f in s.get("findings") or ()]
-    if status == "pass":
-        notes = len(found)
-        return [f"{head}  ({' · '.join(facts)}{f', {notes} note(s)' if notes else ''})"]
-    out = [f"{head}  ({' · '.join(facts)})", ""]
-    for v in found[:SHOWN_PER_TEST]:
-        out.append(f"   Violation: {v.message}")
-        cfg = v.config
-        out.append(f"   Rule id: {v.rule}   at {cfg.file}:{cfg.line}:{cfg.col}")
-        if v.trace is not None:
-            out.append(f"   Trace: {v.trace.file}:{v.trace.line} (trace {v.trace.trace_id})")
-        out.append("")
-    if len(found) > SHOWN_PER_TEST:
-        out.append(f"   … {len(found) - SHOWN_PER_TEST} more finding(s) not shown; all are in "
-                   "results.json")
-        out.append("")
-    return out
+    if not found:
+        return [f"{head}  ({' · '.join(facts)})"]
+    return [f"{head}  ({' · '.join(facts)})", "", *_listed(found)]
+
+
+def _other_block(found: list[Finding], color: bool) -> list[str]:
+    """Findings of no test, scenario or criterion (e.g. rules no call exercised)."""
+    worst = "fail" if any(v.severity == "error" for v in found) else (
+        "warn" if any(v.severity == "warning" for v in found) else "pass")
+    head = _paint(f"Other findings ({len(found)})", _COLOR[worst], color)
+    return [head, "", *_listed(found)]
 
 
 def _number(x: Any) -> str:
@@ -128,8 +145,8 @@ def _suite_lines(results: Results, color: bool) -> list[str]:
             status = str(c.get("status"))
             icon = {"skip": "⏭️  SKIP"}.get(status) or _ICON.get(status, status)
             cfg = c.get("config") or {}
-            where = f"   at {cfg.get('file')}:{cfg.get('line')}:{cfg.get('column')}" \
-                if status in ("fail", "warn") else ""
+            where = (f"   [criteria/{c.get('kind')} at {cfg.get('file')}:{cfg.get('line')}:"
+                     f"{cfg.get('column')}]" if status in ("fail", "warn") else "")
             out.append("   " + _paint(f"{icon}", _COLOR.get(status, "0"), color)
                        + f"  {c.get('name')} ({c.get('kind')}): {c.get('message')}{where}")
         out.append("")
@@ -150,10 +167,13 @@ def render(results: Results, color: bool = False) -> str:
         out.extend(_test_block(t, color))
     for s in results.scenarios:
         out.extend(_scenario_block(s, color))
-    if results.scenarios and results.scenarios[-1].get("status") == "pass":
+    if results.scenarios and out[-1] != "":
         out.append("")
     out.extend(_suite_lines(results, color))
-    errors = [e for e in results.input_errors]
+    other = results.other_findings
+    if other:
+        out.extend(_other_block(other, color))
+    errors = results.input_errors
     if errors:
         out.append(_paint(f"💥 INPUT ERRORS ({len(errors)})", "31", color))
         for e in errors[:SHOWN_PER_TEST]:
@@ -165,14 +185,52 @@ def render(results: Results, color: bool = False) -> str:
         total = sum(results.ignored_events.values())
         out.append(f"note: {total} event(s) of unknown type ignored in "
                    f"{len(results.ignored_events)} file(s)")
-    by_sev: dict[str, int] = {}
-    for v in results.violations:
-        by_sev[v.severity] = by_sev.get(v.severity, 0) + 1
-    sev = ", ".join(f"{n} {s}" for s, n in sorted(by_sev.items()))
-    verdict = _paint(results.verdict.upper(), _COLOR[results.verdict], color)
-    out.append(f"Verdict: {verdict} · {c['violations']} violation(s)"
-               f"{f' ({sev})' if sev else ''} · {c['input_errors']} input error(s)")
+    out.append(verdict_line(results, color))
+    if not blocking_checks(results):
+        out.append(NOTHING_BLOCKING)
     return "\n".join(out) + "\n"
+
+
+NOTHING_BLOCKING = ("note: nothing in this suite can fail the run: no test has severity "
+                    "error, every scenario is advisory (gate: warn) and no blocking criterion "
+                    "is set; the verdict can only be pass, warn or error")
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def verdict_line(results: Results, color: bool = False) -> str:
+    """``Verdict: FAIL · 10 rule violations, 14 scenario findings, 5 criteria findings
+    (24 error, 2 warning, 3 note) · 0 input errors``: every finding counted."""
+    verdict = _paint(results.verdict.upper(), _COLOR[results.verdict], color)
+    return f"Verdict: {verdict} · {finding_counts(results)}"
+
+
+def quiet_line(results: Results) -> str:
+    """The one line of ``--quiet``: ``fail: <the counts> in 10 trace(s)``."""
+    return (f"{results.verdict}: {finding_counts(results)} in "
+            f"{_n(results.counts.get('traces', 0), 'trace')}")
+
+
+def finding_counts(results: Results) -> str:
+    """Every finding counted by kind and by severity, and the input errors."""
+    kinds: list[tuple[int, str]] = [
+        (len(results.violations), "rule violation"),
+        (len(results.scenario_findings), "scenario finding"),
+        (len(results.criteria_findings), "criteria finding")]
+    others: dict[str, int] = {}
+    for v in results.other_findings:
+        kind = v.rule.split("/", 1)[0]
+        others[kind] = others.get(kind, 0) + 1
+    kinds += [(n, f"{kind} finding") for kind, n in sorted(others.items())]
+    parts = [_n(n, what) for n, what in kinds if n or what == "rule violation"]
+    by_sev: dict[str, int] = {}
+    for v in results.findings:
+        by_sev[v.severity] = by_sev.get(v.severity, 0) + 1
+    sev = ", ".join(f"{by_sev[s]} {s}" for s in ("error", "warning", "note") if s in by_sev)
+    errors = results.counts.get("input_errors", len(results.input_errors))
+    return f"{', '.join(parts)}{f' ({sev})' if sev else ''} · {_n(errors, 'input error')}"
 
 
 def render_plain(results: Results, ctx: object = None) -> str:

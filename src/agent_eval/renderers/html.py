@@ -34,7 +34,7 @@ from markupsafe import Markup
 from agent_eval.findings import Finding
 from agent_eval.renderers import RenderContext, markdown
 from agent_eval.renderers._templates import environment
-from agent_eval.results import Results
+from agent_eval.results import Results, blocking_checks
 
 if TYPE_CHECKING:
     import jinja2
@@ -276,8 +276,9 @@ def _pct(x: float, scale: float) -> str:
 
 
 def _ordered(results: Results) -> list[Finding]:
-    """All violations, most severe first (stable: the results' order within a severity)."""
-    return sorted(results.violations, key=lambda v: _RANK.get(v.severity, 9))
+    """Every finding (rule tests, scenarios, criteria and any other kind), most severe
+    first (stable: the results' order within a severity)."""
+    return sorted(results.findings, key=lambda v: _RANK.get(v.severity, 9))
 
 
 def _finding_rows(found: list[Finding], blob: str | None) -> list[FindingRow]:
@@ -399,6 +400,7 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         suite=results.suite,
         verdict=results.verdict,
         reason=reason(results),
+        nothing_blocking=None if blocking_checks(results) else markdown.NOTHING_BLOCKING,
         config=results.config,
         sha=ctx.sha,
         has_base=_has_base(results),

@@ -11,7 +11,13 @@ Layout:
   per line with its policy ``file:line`` and trace ``file:line``. A trace with only
   warning/note findings passes; its findings are in the testcase's ``<system-out>``;
 - one ``<testsuite name="scenarios">`` (only when the results have scenarios), one
-  testcase per scenario;
+  testcase per scenario, a failure when the scenario failed (its findings in the text;
+  those of a passed scenario, such as tolerated failures, in ``<system-out>``);
+- one ``<testsuite name="criteria">`` (only when there are pass criteria), one testcase per
+  criterion: a failure when missed, ``<system-out>`` when it only warned, skipped without
+  a baseline;
+- one ``<testsuite name="findings">`` for findings of any other kind (one testcase per
+  rule), so that every finding of the results is in the file;
 - one ``<testsuite name="input">`` (only when there are input errors), one testcase with
   an ``<error>`` per input error.
 
@@ -81,11 +87,13 @@ class _Case:
 
     def findings(self, findings: list[Finding], *, failed: bool | None = None,
                  noun: str = "violation") -> None:
-        """A failure when any finding is error-severity (or ``failed``), else the
-        findings go to ``<system-out>``."""
+        """A failure when ``failed`` (by default: when any finding is error-severity),
+        else the findings go to ``<system-out>``."""
         errors = [v for v in findings if v.severity == "error"]
         text = "\n".join(finding_line(v) for v in findings)
-        if errors or failed:
+        if failed is None:
+            failed = bool(errors)
+        if failed:
             self.failed = True
             kind = (errors or findings)[0].rule if findings else noun
             attrs = _attrs([("message", f"{len(findings)} {noun}(s)"), ("type", kind)])
@@ -166,11 +174,43 @@ def _scenario_suite(results: Results) -> _Suite:
         status = s.get("status")
         if status == "error":
             text = "\n".join(finding_line(v) for v in found) or "could not be checked"
-            case.error("scenario could not be checked", "scenario/error", text)
+            case.error("scenario could not be checked",
+                       found[0].rule if found else "scenario/error", text)
         elif status in ("skip", "skipped"):
             case.skip(str(s.get("reason") or "skipped"))
         else:
+            # a scenario that passed with tolerated failures (min_pass_ratio) passes
             case.findings(found, failed=status == "fail", noun="finding")
+        suite.cases.append(case)
+    return suite
+
+
+def _criteria_suite(results: Results) -> _Suite:
+    """One testcase per criterion: a failure when missed, its finding in
+    ``<system-out>`` when it only warned, skipped without a baseline."""
+    suite = _Suite("criteria", 0)
+    found = {v.fingerprint: v for v in results.criteria_findings}
+    for c in results.criteria:
+        case = _Case(f"{results.suite}.criteria", str(c.get("name", "")), None, 0)
+        status = c.get("status")
+        finding = found.get(str(c.get("fingerprint") or ""))
+        if status == "skip":
+            case.skip(str(c.get("message") or "skipped"))
+        elif finding is not None:
+            case.findings([finding], failed=status == "fail", noun="criterion")
+        suite.cases.append(case)
+    return suite
+
+
+def _other_suite(results: Results, found: list[Finding]) -> _Suite:
+    """The findings of no test, scenario or criterion: one testcase per rule."""
+    suite = _Suite("findings", 0)
+    by_rule: dict[str, list[Finding]] = {}
+    for v in found:
+        by_rule.setdefault(v.rule, []).append(v)
+    for rule, items in by_rule.items():
+        case = _Case(f"{results.suite}.findings", rule, None, 0)
+        case.findings(items, noun="finding")
         suite.cases.append(case)
     return suite
 
@@ -202,6 +242,11 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
     suites = [_test_suite(results, t) for t in results.tests]
     if results.scenarios:
         suites.append(_scenario_suite(results))
+    if results.criteria:
+        suites.append(_criteria_suite(results))
+    other = results.other_findings
+    if other:
+        suites.append(_other_suite(results, other))
     if results.input_errors:
         suites.append(_input_suite(results, results.input_errors))
     head = _attrs([

@@ -44,7 +44,7 @@ import orjson
 from agent_eval.findings import Finding
 from agent_eval.renderers import RenderContext
 from agent_eval.renderers._templates import environment
-from agent_eval.results import Results
+from agent_eval.results import Results, blocking_checks, tolerated
 
 if TYPE_CHECKING:
     import jinja2
@@ -157,9 +157,11 @@ class Item:
 class Group:
     rule: str
     icon: str
-    count: int  # all violations of the rule, shown or not
+    count: int  # all findings of the rule (and severity), shown or not
     items: list[Item] = field(default_factory=list)
-    folded: bool = False  # unchanged against the baseline: shown in <details>
+    # "" (no baseline), "new" (new violations), "new_notes" (new notes) or "unchanged"
+    # (against the baseline; the last two are shown in <details>)
+    section: str = ""
 
 
 @dataclass
@@ -208,6 +210,10 @@ def _failing_traces(findings: list[Finding]) -> set[tuple[str, str]]:
             if v.severity == "error" and v.trace is not None}
 
 
+NOTHING_BLOCKING = ("Nothing in this suite can fail the run: no test has severity error, "
+                    "every scenario is advisory (gate: warn) and no blocking criterion is set.")
+
+
 def _reason(results: Results) -> str:
     errors = results.input_errors
     if errors:
@@ -224,15 +230,19 @@ def _reason(results: Results) -> str:
         for v in t.violations:
             by_sev.setdefault(v.severity, set()).add(t.id)
             counts[v.severity] = counts.get(v.severity, 0) + 1
-    scen = [s for s in results.scenarios if s.get("status") in ("fail", "error")]
+    failed = [s for s in results.scenarios if s.get("status") in ("fail", "error")]
+    blocking = [s for s in failed if not tolerated(s, results.criteria)]
     crit = [c for c in results.criteria if c.get("status") == "fail"]
     parts = []
     for sev in ("error", "warning") if results.verdict != "pass" else ():
         if sev in counts:
             parts.append(f"{_plural(counts[sev], sev + '-severity violation')} in "
                          f"{_plural(len(by_sev[sev]), 'test')}")
-    if scen:
-        parts.append(f"{_plural(len(scen), 'scenario')} failed")
+    if blocking:
+        parts.append(f"{_plural(len(blocking), 'scenario')} failed")
+    if len(failed) > len(blocking):
+        parts.append(f"{_plural(len(failed) - len(blocking), 'failed scenario')} "
+                     "tolerated")
     if crit:
         parts.append(f"{_plural(len(crit), 'criterion', 'criteria')} missed")
     if parts:
@@ -254,23 +264,27 @@ def _what(v: Finding) -> str:
     return md_text(v.message)
 
 
-def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = None,
-            folded: bool = False) -> list[Group]:
-    """Violations grouped by (severity, rule): most severe first, then larger groups.
-    With ``unchanged`` (fingerprints), only the new ones, or only the unchanged ones
-    (``folded``)."""
-    by_rule: dict[tuple[str, str], list[Finding]] = {}
-    for v in results.findings:  # rule violations, scenario findings, missed criteria
-        if unchanged is not None and (v.fingerprint in unchanged) != folded:
-            continue
-        by_rule.setdefault((v.severity, v.rule), []).append(v)
-    ordered = sorted(by_rule.items(),
-                     key=lambda kv: (_RANK.get(kv[0][0], 9), -len(kv[1]), kv[0][1]))
+def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = None
+            ) -> list[Group]:
+    """Every finding (rule tests, scenarios, criteria and any other kind) grouped by
+    (severity, rule): most severe first, then larger groups. With ``unchanged``
+    (fingerprints of the findings the base run had too), the new violations first, then
+    the new notes, then the unchanged findings."""
+    by_rule: dict[tuple[str, str, str], list[Finding]] = {}
+    for v in results.findings:
+        section = ""
+        if unchanged is not None:
+            section = ("unchanged" if v.fingerprint in unchanged
+                       else "new" if v.severity in ("error", "warning") else "new_notes")
+        by_rule.setdefault((section, v.severity, v.rule), []).append(v)
+    order = {"": 0, "new": 0, "new_notes": 1, "unchanged": 2}
+    ordered = sorted(by_rule.items(), key=lambda kv: (
+        order[kv[0][0]], _RANK.get(kv[0][1], 9), -len(kv[1]), kv[0][2]))
     blob = (f"{ctx.repo_url.rstrip('/')}/blob/{ctx.sha}/"
             if ctx.repo_url and ctx.sha else None)
     groups = []
-    for (severity, rule), found in ordered:
-        group = Group(rule, SEVERITY_ICON.get(severity, "•"), len(found), folded=folded)
+    for (section, severity, rule), found in ordered:
+        group = Group(rule, SEVERITY_ICON.get(severity, "•"), len(found), section=section)
         for v in found:
             url = None
             if blob is not None:
@@ -300,7 +314,7 @@ def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, s
                 item = replace(item, ref=refs.setdefault(item.url, len(refs) + 1))
             items.append(item)
         left -= len(items)
-        out.append(Group(g.rule, g.icon, g.count, items, g.folded))
+        out.append(Group(g.rule, g.icon, g.count, items, g.section))
     return out, [(n, url) for url, n in refs.items()]
 
 
@@ -439,13 +453,11 @@ def render(results: Results, ctx: RenderContext | None = None,
     rows = [Metric(name, value, None if base is None else base.get(name))
             for name, value in head.items()]
     change = _change(results) if base is not None else None
-    if change is not None:
-        unchanged = set(change["unchanged_fps"])
-        groups = [*_groups(results, ctx, unchanged), *_groups(results, ctx, unchanged, True)]
-    else:
-        groups = _groups(results, ctx)
+    groups = _groups(results, ctx, None if change is None else set(change["unchanged_fps"]))
     total = sum(g.count for g in groups)
-    new_total = sum(g.count for g in groups if not g.folded)
+    # one count for the headline and the section: the new error / warning findings
+    new_total = sum(g.count for g in groups if g.section == "new")
+    new_notes = sum(g.count for g in groups if g.section == "new_notes")
     tests = _test_rows(results)
     from agent_eval._version import __version__
 
@@ -460,6 +472,8 @@ def render(results: Results, ctx: RenderContext | None = None,
         "change": change,
         "no_base": _no_base(results),
         "new_total": new_total,
+        "new_notes": new_notes,
+        "nothing_blocking": None if blocking_checks(results) else NOTHING_BLOCKING,
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
         "scenarios": _scenario_rows(results),
