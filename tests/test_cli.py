@@ -304,3 +304,65 @@ def test_unwritable_output_dir_exits_2_without_traceback(tmp_path: Path) -> None
     assert p.returncode == 2
     assert "Traceback" not in p.stderr
     assert "taken" in p.stderr
+
+
+# ------------------------------------------------------------- issue 10 §6 cases
+@pytest.mark.parametrize("args", [
+    ["run", "--format", "sarif,htm"],
+    ["run", "--format", "sarif", "--format", "htm"],
+    ["run", "-q", "--format", "htm"],
+])
+def test_an_unknown_run_format_is_an_error_with_did_you_mean(tmp_path: Path,
+                                                             args: list[str]) -> None:
+    """`run --format sarif,htm` printed a note, exited 0 and wrote no report.html."""
+    make(tmp_path)
+    p = run(*args, cwd=tmp_path)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert ("error: --format: unknown output format 'htm' (did you mean 'html'?); known "
+            "formats: json, console, sarif, junit, markdown, html") in p.stderr
+    assert not (tmp_path / "agent-eval-results").exists()  # stopped before anything
+
+
+def test_an_unknown_format_in_the_config_is_an_error_with_did_you_mean(tmp_path: Path
+                                                                      ) -> None:
+    make(tmp_path, suite=SUITE.format(severity="error") + "output:\n  format: [sarif, htm]\n")
+    p = run("run", cwd=tmp_path)
+    assert p.returncode == 2
+    assert ("agent-eval.yaml:13:19: output.format[1]: Input should be 'sarif', 'junit', "
+            "'json', 'markdown' or 'html' (got 'htm') (did you mean 'html'?)") in p.stderr
+    assert not (tmp_path / "agent-eval-results").exists()
+
+
+def test_report_diff_and_merge_name_unknown_formats(tmp_path: Path) -> None:
+    make(tmp_path)
+    assert run("run", "-q", cwd=tmp_path).returncode == 0
+    saved = "agent-eval-results/results.json"
+    p = run("report", saved, "--format", "mardown", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == ""
+    assert "unknown output format 'mardown' (did you mean 'markdown'?)" in p.stderr
+    p = run("diff", saved, saved, "--format", "jsno", cwd=tmp_path)
+    assert p.returncode == 2
+    assert ("unknown output format 'jsno' (did you mean 'json'?); known formats: console, "
+            "markdown, json, sarif, html") in p.stderr
+    p = run("diff", saved, saved, "--format", "junit", cwd=tmp_path)  # not one of diff's
+    assert p.returncode == 2 and "unknown output format 'junit'" in p.stderr
+    p = run("merge", saved, "--format", "srif", cwd=tmp_path)
+    assert p.returncode == 2 and "(did you mean 'sarif'?)" in p.stderr
+    p = run("convert", "traces/ok.jsonl", "--format", "natve", cwd=tmp_path)
+    assert p.returncode == 2 and "unknown trace format 'natve' (did you mean 'native'?)" \
+        in p.stderr
+
+
+def test_fail_on_never_exits_0_once_the_run_completed(tmp_path: Path) -> None:
+    """README, action.yml and docs/results.md: under `--fail-on never` an input error
+    still makes the verdict error (in results.json and the output), but the exit is 0;
+    a config error stops the run before it completes: exit 2 whatever --fail-on says."""
+    make(tmp_path, traces={"a.jsonl": call("x_one") + "{not json\n"})
+    p = run("run", "-q", "--fail-on", "never", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert results(tmp_path / "agent-eval-results")["verdict"] == "error"
+    assert p.stdout.startswith("error: 1 rule violation (1 error) · 1 input error in 1 trace")
+    assert run("run", "-q", cwd=tmp_path).returncode == 2  # the default: fail
+    make(tmp_path, suite="suite: s\ntests:\n  - id: a\n    metric: args_vaild\n")
+    assert run("run", "--fail-on", "never", cwd=tmp_path).returncode == 2

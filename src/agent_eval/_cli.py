@@ -15,12 +15,39 @@ EXIT_ERROR = 2
 
 
 def _formats(values: list[str] | None) -> list[str] | None:
+    """The formats of repeatable / comma-separated ``--format`` options (None: not given);
+    an unknown one is a ``ConfigError`` (exit 2) with a "did you mean"."""
     if not values:
         return None
     out: list[str] = []
     for v in values:
         out.extend(x.strip() for x in v.split(",") if x.strip())
+    if not out:
+        raise ConfigError(["--format: no format given; " + _known_formats()])
+    for name in out:
+        check_format(name)
     return out
+
+
+def _known_formats(known: Sequence[str] | None = None) -> str:
+    from agent_eval.renderers import RENDERERS
+
+    return "known formats: " + ", ".join(known if known is not None else RENDERERS)
+
+
+def check_format(name: str, known: Sequence[str] | None = None,
+                 option: str = "--format") -> None:
+    """Raise ``ConfigError`` unless ``name`` is an output format (of ``known``, by default
+    every renderer's)."""
+    from agent_eval.renderers import RENDERERS
+
+    options = list(known if known is not None else RENDERERS)
+    if name in options:
+        return
+    from agent_eval.config.loader import suggest
+
+    raise ConfigError([f"{option}: unknown output format '{name}'{suggest(name, options)}; "
+                       + _known_formats(options)])
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -85,8 +85,8 @@ def test_unknown_format_exits_2_listing_the_available_ones(example_run: Path) ->
     assert p.returncode == 2
     assert p.stdout == b""
     err = p.stderr.decode()
-    assert "unknown format 'pdf'" in err
-    assert f"available: {', '.join(RENDERERS)}" in err
+    assert "unknown output format 'pdf'" in err
+    assert f"known formats: {', '.join(RENDERERS)}" in err
     assert "Traceback" not in err
 
 

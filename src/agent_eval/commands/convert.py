@@ -33,13 +33,15 @@ class _Seen:
 
 def main(args: argparse.Namespace) -> int:
     fmt = args.format or "auto"
+    from agent_eval.config.loader import suggest
+
     if fmt not in ("auto", *READERS):
-        print(f"error: unknown trace format '{fmt}'; use auto or one of "
-              f"{', '.join(READERS)}", file=sys.stderr)
+        print(f"error: unknown trace format '{fmt}'{suggest(fmt, {'auto', *READERS})}; use "
+              f"auto or one of {', '.join(READERS)}", file=sys.stderr)
         return EXIT_ERROR
     if args.to != "native":
-        print(f"error: cannot convert to '{args.to}'; the only target is native",
-              file=sys.stderr)
+        print(f"error: cannot convert to '{args.to}'{suggest(args.to, ['native'])}; the only "
+              "target is native", file=sys.stderr)
         return EXIT_ERROR
     cwd = Path.cwd()
     files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)

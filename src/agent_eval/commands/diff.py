@@ -71,10 +71,9 @@ def text(results: Results) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.format not in FORMATS:
-        print(f"error: unknown format {args.format!r}; available: {', '.join(FORMATS)}",
-              file=sys.stderr)
-        return EXIT_ERROR
+    from agent_eval._cli import check_format
+
+    check_format(args.format, FORMATS)  # unknown: exit 2 with a "did you mean"
     try:
         base = load(args.base)
         head = load(args.head)

@@ -13,7 +13,7 @@ from agent_eval.api import load_suite
 from agent_eval.baseline import load_file
 from agent_eval.commands.report import load
 from agent_eval.commands.run import write_outputs
-from agent_eval.renderers import RENDERERS, RenderContext, console
+from agent_eval.renderers import RenderContext, console
 from agent_eval.results import Results, exit_code
 
 EXIT_ERROR = 2
@@ -31,6 +31,7 @@ def part_files(patterns: list[str]) -> list[Path]:
 
 
 def main(args: argparse.Namespace) -> int:
+    given = _formats(args.format)  # an unknown format: exit 2 before anything is read
     parts: list[Results] = []
     try:
         for path in part_files(args.parts):
@@ -52,14 +53,11 @@ def main(args: argparse.Namespace) -> int:
         from agent_eval.compare import attach
 
         attach(results, base, {"kind": "file", "path": args.baseline})
-    formats = [f for f in (_formats(args.format) or list(suite.model.output.format))
-               if f in RENDERERS]
+    formats = given or list(suite.model.output.format)
     folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
-        c = results.counts
-        print(f"{results.verdict}: {c['violations']} violation(s), {c['input_errors']} "
-              f"input error(s) in {c['traces']} trace(s) from {len(parts)} shard(s)")
+        print(f"{console.quiet_line(results)} from {len(parts)} shard(s)")
     else:
         sys.stdout.write(console.render(results, color=False))
         print("Wrote " + ", ".join(str(p) for p in written))

@@ -37,12 +37,11 @@ def load(path: str) -> Results:
 
 
 def main(args: argparse.Namespace) -> int:
+    from agent_eval._cli import check_format
+
     fmt = args.format
-    renderer = RENDERERS.get(fmt)
-    if renderer is None:
-        print(f"error: unknown format {fmt!r}; available: {', '.join(RENDERERS)}",
-              file=sys.stderr)
-        return EXIT_ERROR
+    check_format(fmt)  # unknown: exit 2 with a "did you mean"
+    renderer = RENDERERS[fmt]
     try:
         results = load(args.results)
     except ValueError as exc:

@@ -27,13 +27,9 @@ def write_outputs(results: Results, formats: list[str], folder: Path,
 
 
 def main(args: argparse.Namespace) -> int:
+    given = _formats(args.format)  # an unknown format: exit 2 before anything is read
     suite = load_suite(args.config)
-    formats = _formats(args.format) or list(suite.model.output.format)
-    missing = [f for f in formats if f not in RENDERERS]
-    if missing:
-        print(f"note: output format(s) {', '.join(missing)} are not available in this "
-              f"version; available: {', '.join(RENDERERS)}", file=sys.stderr)
-        formats = [f for f in formats if f in RENDERERS]
+    formats = given or list(suite.model.output.format)  # validated by the suite model
     base = None
     if getattr(args, "baseline", None):
         from agent_eval.baseline import load_file
@@ -65,12 +61,7 @@ def main(args: argparse.Namespace) -> int:
     folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
-        c = results.counts
-        m = results.metrics
-        scenarios = (f", {m.get('scenarios_passed', 0)} of {m.get('scenarios', 0)} "
-                     "scenario(s) passed" if m.get("scenarios") else "")
-        print(f"{results.verdict}: {c['violations']} violation(s){scenarios}, "
-              f"{c['input_errors']} input error(s) in {c['traces']} trace(s)")
+        print(console.quiet_line(results))
     else:
         sys.stdout.write(console.render(results, color=color_wanted(args.color, sys.stdout)))
         print("Wrote " + ", ".join(str(p) for p in written))

@@ -7,6 +7,7 @@ All problems are collected and raised together as one :class:`ConfigError`, each
 from __future__ import annotations
 
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -403,4 +404,7 @@ def _describe(err: Any, model: type[BaseModel], data: Any, positions: Positions,
     shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
     if kind in ("value_error", "assertion_error"):
         shown = ""
+    if kind == "literal_error" and isinstance(got, str):
+        # one of a fixed set (output.format, sequence_mode, ...): the closest one
+        shown += suggest(got, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
     return f"{positions.where(full)}: {_name(path)}: {msg}{shown}"
