@@ -441,8 +441,9 @@ def test_fork_comment_example_comments_on_the_pull_request_of_the_head_sha(
             "pr-number": b"1\n", "summary.md": b"<!-- agent-eval:x -->\n@octocat pwned"}))
         ws = make_workspace(tmp_path / "ws")
         run = run_action(tmp_path, ws, gh.url, "workflow_run", event, inputs=inputs)
-        # the planted files are no traces: input errors (exit 2 under any fail-on)
-        assert run.code == 2 and run.outputs["verdict"] == "error", run.stderr
+        # the planted files are no traces: input errors, verdict error; the job says
+        # fail-on: never (it only reports), so it exits 0 once the run completed
+        assert run.code == 0 and run.outputs["verdict"] == "error", run.stderr
         assert gh.problems == []
         assert 1 not in gh.comments and gh.calls(path=r"/issues/1/") == []
         [comment] = gh.comments[17]
