@@ -1,26 +1,132 @@
 """Tool-name matching: fnmatch globs over the whole name, normalized or exact.
 
-``normalized`` (the default): case-insensitive, and ``-`` equals ``_``.
-Patterns are compiled once per suite; per-name answers are memoised, so the hot
-path is a dict lookup.
+``normalized`` (the default) compares names in a normal form (docs/config.md "Tool
+names"): invisible format characters (Unicode category Cf) dropped, Unicode NFKC, split
+into words at ``-``, ``_``, whitespace and camelCase boundaries, each word case-folded,
+the words joined with ``_`` (and NFKC once more). ``EditFile``, ``editFile``, ``edit-file``, ``EDIT FILE``
+and ``edit_file`` are all ``edit_file``; ``HTTPServer`` is ``http_server``.
+
+A glob is matched against the normal form of the name. Its literal runs (the text
+between ``*``, ``?`` and ``[...]``) are normalised the same way, except that a
+separator touching a glob token is kept as one ``_``: ``delete_*`` is ``delete_*``
+(it matches ``DeleteUser`` and ``delete-user``, not ``deleted_records``). Inside a
+class, a member matches a name character when it folds to it (``[A-C]`` holds ``a``,
+``[-]`` holds ``_``).
+
+Patterns are compiled once per suite; per-name answers are memoised, so the hot path
+is a dict lookup.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 ToolMatchMode = Literal["normalized", "exact"]
 _GLOB_CHARS = frozenset("*?[")
 _MEMO_LIMIT = 65536
+_SMALL_RANGE = 4096  # class ranges up to this many code points are folded one by one
 
 
+# --------------------------------------------------------------------- normal form
+def _is_sep(c: str) -> bool:
+    return c == "-" or c == "_" or c.isspace()
+
+
+def _prepare(text: str) -> str:
+    """Format characters dropped, then NFKC (the order matters: a zero-width space
+    between a letter and a combining accent must not keep them apart)."""
+    if text.isascii():
+        return text  # NFKC leaves ASCII alone and ASCII has no format characters
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", text)
+
+
+def _words(text: str) -> list[str]:
+    """The words of a prepared text: split at separators, where a lower-case letter or
+    a digit meets an upper-case letter (``editFile``), and before the last capital of
+    an acronym that starts a word (``HTTPServer`` -> HTTP, Server)."""
+    words: list[str] = []
+    start = -1  # start of the current word, -1 between words
+    n = len(text)
+    for i, c in enumerate(text):
+        if _is_sep(c):
+            if start >= 0:
+                words.append(text[start:i])
+                start = -1
+            continue
+        if start < 0:
+            start = i
+        elif c.isupper():
+            prev = text[i - 1]
+            if prev.islower() or prev.isdigit() or (
+                    prev.isupper() and i + 1 < n and text[i + 1].islower()):
+                words.append(text[start:i])
+                start = i
+    if start >= 0:
+        words.append(text[start:])
+    return words
+
+
+def _fold_words(words: list[str]) -> str:
+    """The words case-folded and joined with ``_``; NFKC once more, since a case fold
+    may leave a decomposed character (``ß`` + accent -> ``ss`` + accent -> ``sś``)."""
+    text = "_".join(w.casefold() for w in words)
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=_MEMO_LIMIT)
 def normalize_name(name: str) -> str:
-    return name.lower().replace("-", "_")
+    """The normal form of a tool name under ``tool_match: normalized``."""
+    return _fold_words(_words(_prepare(name)))
 
 
+def normalize_literal(text: str, glob_before: bool, glob_after: bool) -> str:
+    """A literal run of a glob pattern, normalised like a name, except that a separator
+    at an end that touches a glob token is kept (as one ``_``)."""
+    text = _prepare(text)
+    words = _words(text)
+    lead = glob_before and bool(text) and _is_sep(text[0])
+    trail = glob_after and bool(text) and _is_sep(text[-1])
+    if not words:
+        return "_" if lead or trail else ""
+    return ("_" if lead else "") + _fold_words(words) + ("_" if trail else "")
+
+
+def fold_char(c: str) -> str:
+    """What one character of a class stands for in a normal form: ``_`` for a
+    separator, nothing for a format character, else its NFKC case fold (a fold of
+    more than one character matches no single name character)."""
+    if _is_sep(c):
+        return "_"
+    if unicodedata.category(c) == "Cf":
+        return ""
+    folded = unicodedata.normalize("NFKC", c)
+    if len(folded) == 1 and _is_sep(folded):
+        return "_"
+    return _fold_words([folded])
+
+
+@lru_cache(maxsize=1)
+def _fold_table() -> tuple[tuple[int, str], ...]:
+    """Every code point whose fold is one character other than itself (about 2,000
+    of them; computed once, only for a class with a range wider than _SMALL_RANGE)."""
+    out = []
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        f = fold_char(c)
+        if f != c and len(f) == 1:
+            out.append((cp, f))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------ globs
 def _class_end(pattern: str, i: int) -> int:
     """Index of the ``]`` closing the class whose ``[`` is at ``i - 1`` (delimited
     the way ``fnmatch`` delimits it), or -1 when the class is never closed."""
@@ -50,46 +156,71 @@ def _class_members(body: str) -> list[tuple[str, str]]:
     return members
 
 
-def translate_normalized(pattern: str) -> str:
-    """A regex, to be compiled with ``re.IGNORECASE`` and matched against a
-    :func:`normalize_name`-d name, for a glob under ``tool_match: normalized``.
+def _class_regex(body: str) -> str:
+    """A regex for one class of a normalized glob, over normalised names.
 
-    Literals are folded like names. A class member matches a name character when some
-    character of the member folds to it: case is left to ``re.IGNORECASE`` (which also
-    gets ranges such as ``[Z-a]`` right, where lower-casing the pattern would not), and
-    a class that holds ``-`` (alone or inside a range) also holds ``_``, since a name
-    never contains ``-`` once normalized."""
-    parts: list[str] = []
+    A member matches a name character ``x`` when some character of it folds to ``x``.
+    Small ranges are folded character by character. A wide range is kept as a range
+    (a name character in it folds to itself: every character of a normal form does)
+    plus the folds of the characters in it that fold to another character."""
+    negated = body.startswith("!")
+    chars: set[str] = set()
+    spans: list[str] = []
+    for low, high in _class_members(body[1:] if negated else body):
+        if low > high:
+            continue  # an empty range, as in fnmatch
+        if ord(high) - ord(low) < _SMALL_RANGE:
+            for cp in range(ord(low), ord(high) + 1):
+                f = fold_char(chr(cp))
+                if len(f) == 1:
+                    chars.add(f)
+        else:
+            spans.append(f"{re.escape(low)}-{re.escape(high)}")
+            chars.update(f for cp, f in _fold_table() if ord(low) <= cp <= ord(high))
+    items = "".join(re.escape(c) for c in sorted(chars)) + "".join(spans)
+    if not items:
+        return "." if negated else "(?!)"
+    return f"[{'^' if negated else ''}{items}]"
+
+
+def translate_normalized(pattern: str) -> str:
+    """A regex, matched against a :func:`normalize_name`-d name, for a glob under
+    ``tool_match: normalized``."""
+    parts: list[tuple[bool, str]] = []  # (is a glob token, raw literal text or regex)
     i, n = 0, len(pattern)
+    literal: list[str] = []
+
+    def flush() -> None:
+        if literal:
+            parts.append((False, "".join(literal)))
+            literal.clear()
+
     while i < n:
         c = pattern[i]
         i += 1
         if c == "*":
-            if not parts or parts[-1] != ".*":
-                parts.append(".*")
+            flush()
+            if not parts or parts[-1] != (True, ".*"):
+                parts.append((True, ".*"))
         elif c == "?":
-            parts.append(".")
+            flush()
+            parts.append((True, "."))
         elif c == "[" and (end := _class_end(pattern, i)) >= 0:
-            body = pattern[i:end]
+            flush()
+            parts.append((True, _class_regex(pattern[i:end])))
             i = end + 1
-            negated = body.startswith("!")
-            items: list[str] = []
-            dash = False
-            for low, high in _class_members(body[1:] if negated else body):
-                if low > high:
-                    continue  # an empty range, as in fnmatch
-                dash = dash or low <= "-" <= high
-                items.append(re.escape(low) if low == high
-                             else f"{re.escape(low)}-{re.escape(high)}")
-            if dash:
-                items.append("_")
-            if items:
-                parts.append(f"[{'^' if negated else ''}{''.join(items)}]")
-            else:
-                parts.append("." if negated else "(?!)")
         else:
-            parts.append(re.escape(normalize_name(c)))
-    return "(?s:" + "".join(parts) + r")\Z"
+            literal.append(c)
+    flush()
+    out = []
+    for k, (glob, text) in enumerate(parts):
+        if glob:
+            out.append(text)
+        else:
+            before = k > 0 and parts[k - 1][0]
+            after = k + 1 < len(parts) and parts[k + 1][0]
+            out.append(re.escape(normalize_literal(text, before, after)))
+    return "(?s:" + "".join(out) + r")\Z"
 
 
 def is_glob(pattern: str) -> bool:
@@ -109,7 +240,7 @@ class ToolMatcher:
             if not is_glob(p):
                 compiled.append((normalize_name(p) if self._normalized else p, None))
             elif self._normalized:
-                compiled.append((p, re.compile(translate_normalized(p), re.IGNORECASE)))
+                compiled.append((p, re.compile(translate_normalized(p))))
             else:
                 compiled.append((p, re.compile(fnmatch.translate(p))))
         self._compiled = tuple(compiled)
