@@ -114,6 +114,28 @@ def test_normalized_matching_keeps_the_name_as_called(tmp_path: Path) -> None:
     ]
 
 
+def test_camel_case_blocklist_entry_flags_snake_case_call(tmp_path: Path) -> None:
+    # issue 10 §2: `tool_blocklist: [EditFile]` must flag a call to `edit_file`
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: no_destructive
+            metric: tool_blocklist
+            blocklist: [EditFile]
+    """
+    found = run(tmp_path, ["read_file", "edit_file", "edit-file", "EDIT FILE"], text)
+    assert sorted(view(f) for f in found) == [
+        ("EDIT FILE", 1, 4, 6, "EditFile"),
+        ("edit-file", 1, 3, 6, "EditFile"),
+        ("edit_file", 1, 2, 6, "EditFile"),
+    ]
+    assert {f.message for f in found} >= {
+        "Blocked tool called: edit_file (blocklist includes 'EditFile'); calls found: 1"}
+    exact = text.replace('suite: s', 'suite: s\n        tool_match: exact')
+    assert run(tmp_path, ["edit_file"], exact) == []
+
+
 def test_exact_mode(tmp_path: Path) -> None:
     text = """
         version: "1"

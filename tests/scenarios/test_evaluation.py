@@ -133,6 +133,24 @@ def test_forbidden_tool_forces_score_0_and_fail_with_the_other_findings(ws: Work
     assert s["metrics"]["tool_recall"] == 1.0 and s["metrics"]["output_quality"] == 0.0
 
 
+def test_forbidden_camel_case_name_catches_a_snake_case_call(ws: Workspace) -> None:
+    # issue 10 §2: `forbidden_tools: [EditFile]` vs a call `edit_file` fails the scenario
+    suite = HEAD + """scenarios:
+  - id: E
+    expect:
+      tools: [read_file]
+      forbidden_tools: [EditFile]
+"""
+    res = ws.run(suite, {"t.jsonl": trace("t", "E", ["read_file", "edit_file"])})
+    s = scenario(res, "E")
+    assert s["status"] == "fail" and s["score"] == 0.0
+    (f,) = s["findings"]
+    assert f["rule"] == "scenario/forbidden_tools" and f["tool"] == "edit_file"
+    assert f["message"].startswith("Forbidden tool called: edit_file (forbidden_tools "
+                                   "includes 'EditFile')")
+    assert at(f) == ws.line("EditFile")  # the list item
+
+
 def test_forbidden_tool_counted_once_per_tool_with_related_calls(ws: Workspace) -> None:
     suite = HEAD + "scenarios:\n  - id: F\n    expect:\n      forbidden_tools: purge_data\n"
     res = ws.run(suite, {"t.jsonl": trace("t", "F", ["purge_data", "x", "purge_data"])})

@@ -273,6 +273,15 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     return check
 
 
+def _called(calls: list[ToolCall], flags: list[bool], fallback: str) -> str:
+    """The distinct names of the flagged calls, as the agent called them (``fallback``,
+    the rule's own spelling, when none was called)."""
+    seen = list(dict.fromkeys(c.name for c, f in zip(calls, flags, strict=True) if f))
+    if not seen:
+        return fallback
+    return ", ".join(seen[:3]) + (f" and {len(seen) - 3} more" if len(seen) > 3 else "")
+
+
 def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     m = ctx.matcher(r.tool)
     lo, hi = r.min, r.max
@@ -283,17 +292,23 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     def count(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
         flags = m.flags(names)
         n = flags.count(True)
+        if (hi is None or n <= hi) and (lo is None or n >= lo):
+            return []
+        called = _called(calls, flags, name)
+        rule = "" if called == name else f"count of {name}"
         if hi is not None and n > hi:
             c = [c for c, f in zip(calls, flags, strict=True) if f][hi]
+            why = f"{rule}; " if rule else ""
             return [emit(trace, c.location,
-                         f"{name} called {n} times, more than max {hi} (call #{hi + 1} "
-                         "is over the limit)", c.name, f"at most {hi} call(s) to {name}",
-                         f"{n} calls", hi_ref)]
-        if lo is not None and n < lo:
-            return [emit(trace, trace.end_location,
-                         f"{name} called {n} times, fewer than min {lo}", name,
-                         f"at least {lo} call(s) to {name}", f"{n} calls", lo_ref)]
-        return []
+                         f"{called} called {n} times, more than max {hi} ({why}call "
+                         f"#{hi + 1} is over the limit)", c.name,
+                         f"at most {hi} call(s) to {name}", f"{n} calls", hi_ref)]
+        assert lo is not None
+        why = f" ({rule})" if rule else ""
+        return [emit(trace, trace.end_location,
+                     f"{called} called {n} times, fewer than min {lo}{why}",
+                     name, f"at least {lo} call(s) to {name}", f"{n} calls",
+                     lo_ref)]
 
     return count
 
