@@ -18,6 +18,7 @@ import yaml
 import agent_eval
 from agent_eval._cli import main
 from agent_eval.checks import REGISTRY
+from agent_eval.coverage import RULE as COVERAGE_RULE
 from agent_eval.rules import catalogue
 from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
 
@@ -76,7 +77,7 @@ def test_catalogue_reads_every_page() -> None:
 def test_every_rule_a_check_can_report_has_a_page() -> None:
     documented = {front_matter(p)["id"] for p in PAGES}
     reportable = {rule for spec in REGISTRY.values() for rule in spec.rules}
-    reportable |= set(SCENARIO_RULES)
+    reportable |= set(SCENARIO_RULES) | {COVERAGE_RULE}
     assert reportable, "the registry lists no rules"
     assert sorted(reportable - documented) == []
 
@@ -113,6 +114,7 @@ def violations(results: dict[str, Any]) -> list[dict[str, Any]]:
     found += [f for s in results.get("scenarios") or [] for f in s["findings"]]
     found += [{**c, "rule": f"criteria/{c['kind']}"} for c in results.get("criteria") or []
               if c["status"] in ("fail", "warn")]
+    found += results.get("unexercised") or []
     return found
 
 

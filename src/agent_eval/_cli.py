@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     run.add_argument("--baseline", metavar="FILE",
                      help="a results.json of the base branch to compare with")
+    run.add_argument("--strict-coverage", action="store_true",
+                     help="a tool named in the config that no trace calls is an error "
+                     "(coverage/unexercised; default: the suite's unexercised:, a note)")
     run.add_argument("--shard", metavar="I/N",
                      help="evaluate only shard I of N (by trace id hash); combine the "
                      "partial results with `agent-eval merge`")
@@ -99,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     mer.add_argument("--baseline", metavar="FILE",
                      help="a results.json of the base branch to compare with")
     mer.add_argument("--fail-on", choices=("fail", "warn", "never"), default="fail")
+    mer.add_argument("--strict-coverage", action="store_true",
+                     help="a tool named in the config that no trace calls is an error")
     mer.add_argument("--no-timings", action="store_true",
                      help="write duration_ms as 0, so results are byte-identical across runs")
     mer.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")

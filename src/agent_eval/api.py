@@ -53,6 +53,8 @@ def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = N
     yield from read_sources(files, suite.format if suite and format == "auto" else format)
 
 
-def evaluate(suite: Suite, traces: Iterable[ReadItem]) -> Results:
-    """Evaluate traces against a suite. Pure: no files are written."""
-    return _evaluate(suite, traces)
+def evaluate(suite: Suite, traces: Iterable[ReadItem], *,
+             strict_coverage: bool = False) -> Results:
+    """Evaluate traces against a suite. Pure: no files are written. ``strict_coverage``:
+    a tool named in the config that no trace calls is an error (coverage/unexercised)."""
+    return _evaluate(suite, traces, strict_coverage=strict_coverage)

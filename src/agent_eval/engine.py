@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent_eval.config.loader import Suite
+from agent_eval.coverage import CoverageAcc
+from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError
-from agent_eval.findings import Finding
+from agent_eval.findings import Finding, Severity
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
@@ -53,6 +55,8 @@ class Accumulator:
     tool_calls: int = 0
     llm_calls: int = 0
     scenarios: ScenarioAccumulator | None = None
+    coverage: CoverageAcc = field(default_factory=lambda: CoverageAcc(bytearray(),
+                                                                      bytearray()))
 
     @classmethod
     def for_suite(cls, suite: Suite) -> Accumulator:
@@ -61,7 +65,8 @@ class Accumulator:
             from agent_eval.scenarios.evaluate import ScenarioAccumulator
 
             scenarios = ScenarioAccumulator.for_scenarios(suite.scenarios)
-        return cls({t.id: _TestAcc() for t in suite.tests}, scenarios=scenarios)
+        return cls({t.id: _TestAcc() for t in suite.tests}, scenarios=scenarios,
+                   coverage=CoverageAcc.for_plan(suite.coverage))
 
     def add(self, item: ReadItem, suite: Suite) -> None:
         if isinstance(item, Trace):
@@ -94,6 +99,11 @@ class Accumulator:
                                         trace.scenario, n, tuple(failed)))
         if self.scenarios is not None and suite.scenarios is not None:
             self.scenarios.add(trace, suite.scenarios)
+        coverage = self.coverage
+        seen = coverage.names
+        for call in trace.tool_calls:
+            if call.name not in seen:
+                coverage.see(call.name, suite.coverage)
 
     def merge(self, other: Accumulator) -> None:
         for tid, acc in other.tests.items():
@@ -112,23 +122,34 @@ class Accumulator:
         self.llm_calls += other.llm_calls
         if self.scenarios is not None and other.scenarios is not None:
             self.scenarios.merge(other.scenarios)
+        if other.coverage is not self.coverage:
+            self.coverage.merge(other.coverage)
 
     def finish(self, suite: Suite, *, timings: bool = True,
-               any_traces: bool | None = None) -> Results:
+               any_traces: bool | None = None, strict_coverage: bool = False) -> Results:
         """The results (``any_traces``: whether any trace was read at all, when this
-        accumulator holds only some of them, as a shard's does)."""
+        accumulator holds only some of them, as a shard's does; ``strict_coverage``:
+        a rule that never touched a call is an error, whatever the suite says)."""
         tests: list[TestResult] = []
-        for test in suite.tests:
+        touched = self.coverage.touched
+        for j, test in enumerate(suite.tests):
             acc = self.tests[test.id]
             violations = sorted(acc.violations, key=sort_key)
             assign_fingerprints(violations)
+            status = _status(violations, acc.traces_checked)
+            if status == "pass" and not touched[j]:
+                status = "not_exercised"  # no call it checks was ever made
             tests.append(TestResult(
                 id=test.id, metric=test.metric, severity=test.severity,
-                status=_status(violations, acc.traces_checked),
+                status=status,
                 duration_ms=round(acc.seconds * 1000) if timings else 0,
                 traces_checked=acc.traces_checked, traces_failed=acc.traces_failed,
                 calls_checked=acc.calls_checked, violations=violations,
             ))
+        severity: Severity = "error" if strict_coverage else suite.model.unexercised
+        unexercised = coverage_findings(suite.coverage, self.coverage, severity,
+                                        len(self.traces))
+        assign_fingerprints(unexercised)
         errors = list(self.input_errors)
         no_traces = not self.traces if any_traces is None else not any_traces
         if no_traces and not any(e.rule == "input/no_traces" for e in errors):
@@ -154,7 +175,8 @@ class Accumulator:
             counts={"traces": len(self.traces), "tool_calls": self.tool_calls,
                     "llm_calls": self.llm_calls, "violations": total,
                     "input_errors": len(errors),
-                    "ignored_events": sum(self.ignored.values())},
+                    "ignored_events": sum(self.ignored.values()),
+                    "unexercised": len(unexercised)},
             tests=tests,
             traces=self.traces,
             input_errors=errors,
@@ -163,6 +185,7 @@ class Accumulator:
             scenarios=scenarios,
             metrics=metrics,
             criteria=criteria,
+            unexercised=unexercised,
         )
         results.verdict = verdict_of(results)
         return results
@@ -179,7 +202,8 @@ def _status(violations: list[Finding], checked: int) -> Status:
 
 
 def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
-             progress: Callable[[int], None] | None = None) -> Results:
+             progress: Callable[[int], None] | None = None,
+             strict_coverage: bool = False) -> Results:
     """Evaluate a stream of traces (and reader records) against the suite."""
     acc = Accumulator.for_suite(suite)
     add = acc.add
@@ -190,7 +214,7 @@ def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
             count += 1
             if count % 1000 == 0:
                 progress(count)
-    return acc.finish(suite, timings=timings)
+    return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
 
 
 # ------------------------------------------------------------------ files, jobs
@@ -214,7 +238,8 @@ def _eval_source(task: tuple[SourceFile, str]) -> Accumulator:
 
 def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
                    *, jobs: int = 1, timings: bool = True, fmt: str | None = None,
-                   progress: Callable[[int], None] | None = None) -> Results:
+                   progress: Callable[[int], None] | None = None,
+                   strict_coverage: bool = False) -> Results:
     """Evaluate trace files, in ``jobs`` processes when > 1. The merged result is
     identical to a single-process run (files are merged in their sorted order)."""
     fmt = fmt or suite.format
@@ -226,7 +251,7 @@ def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
             acc.add(item, suite)
             if progress is not None and n % 1000 == 0:
                 progress(len(acc.traces))
-        return acc.finish(suite, timings=timings)
+        return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(suite,)) as pool:
@@ -234,4 +259,4 @@ def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
             acc.merge(part)
             if progress is not None:
                 progress(len(acc.traces))
-    return acc.finish(suite, timings=timings)
+    return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)

@@ -12,7 +12,8 @@ from agent_eval.findings import ConfigRef, Finding, TraceRef
 
 SCHEMA_VERSION = "1"
 Verdict = Literal["pass", "warn", "fail", "error"]
-Status = Literal["pass", "warn", "fail", "error"]
+# a rule test's status; not_exercised: it passed, but no call it checks was ever made
+Status = Literal["pass", "not_exercised", "warn", "fail", "error"]
 
 
 @dataclass(slots=True)
@@ -57,6 +58,8 @@ class Results:
     inventory: dict[str, Any] | None = None
     # a partial result of ``run --shard i/n`` (what ``merge`` needs; sharding.py)
     shard: dict[str, Any] | None = None
+    # tools named in the config that matched no call in any trace (coverage.py)
+    unexercised: list[Finding] = field(default_factory=list)
     tool_version: str = __version__
     schema_version: str = SCHEMA_VERSION
 
@@ -93,9 +96,10 @@ class Results:
 
     @property
     def findings(self) -> list[Finding]:
-        """Everything reported: rule violations, scenario findings, missed criteria
-        (what SARIF lists)."""
-        return [*self.violations, *self.scenario_findings, *self.criteria_findings]
+        """Everything reported: rule violations, scenario findings, missed criteria,
+        unexercised rules (what SARIF lists)."""
+        return [*self.violations, *self.scenario_findings, *self.criteria_findings,
+                *self.unexercised]
 
     @property
     def other_findings(self) -> list[Finding]:
@@ -132,6 +136,7 @@ class Results:
             "scenarios": self.scenarios,
             "metrics": self.metrics,
             "criteria": self.criteria,
+            "unexercised": [finding_dict(v) for v in self.unexercised],
             "input_errors": [
                 {"rule": e.rule, "file": e.file, "line": e.line, "message": e.message}
                 for e in self.input_errors
@@ -168,6 +173,7 @@ class Results:
             baseline=data.get("baseline"),
             inventory=data.get("inventory"),
             shard=data.get("shard"),
+            unexercised=[finding_from(v) for v in data.get("unexercised") or ()],
             tool_version=data["tool"]["version"],
             schema_version=data["schema_version"],
         )
@@ -197,6 +203,9 @@ _RANK: dict[str, int] = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
 # pass_criteria whose threshold below 1.0 tolerates failed scenarios (while it is met)
 TOLERANT_METRICS = ("pass_rate", "weighted_pass_rate")
 BLOCKING_CRITERIA = ("blocking", "by_category", "composite", "required", "regression")
+
+
+SEVERITY_VERDICT = {"error": "fail", "warning": "warn", "note": "pass"}
 
 
 def _worse(a: str, b: str) -> str:
@@ -255,6 +264,8 @@ def verdict_of(results: Results) -> Verdict:
     worst = "pass"
     for t in results.tests:
         worst = _worse(worst, t.status)
+    for f in results.unexercised:  # coverage/unexercised: a note unless made to count
+        worst = _worse(worst, SEVERITY_VERDICT[f.severity])
     if worst != "error":
         worst = _worse(worst, scenario_verdict(results.scenarios, results.criteria))
     return worst  # type: ignore[return-value]

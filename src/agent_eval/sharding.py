@@ -152,6 +152,7 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
         elif index != 1:
             return
         one = Accumulator.for_suite(suite)
+        one.coverage = acc.coverage  # coverage is kept for the shard as a whole
         one.add(item, suite)
         records.append(_record(seq, one, suite))
         acc.merge(one)
@@ -169,7 +170,8 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
     results.shard = {"format": FORMAT, "index": index, "count": count,
                      "config_digest": (results.inventory or {}).get("digest"),
                      "traces_read": total, "seconds": seconds,
-                     "scenario_seconds": scen_seconds, "records": records}
+                     "scenario_seconds": scen_seconds, "records": records,
+                     "coverage": acc.coverage.to_dict()}
     return results
 
 
@@ -179,14 +181,17 @@ def _partial_view(results: Results) -> None:
     scenario: the merged results have them), and the verdict of that."""
     results.scenarios = [s for s in results.scenarios if s.get("traces_total")]
     results.criteria = []
+    results.unexercised = []  # decided by `merge`, once every shard's traces are known
+    results.counts["unexercised"] = 0
     for t in results.tests:
-        if t.traces_checked == 0 and t.status == "error":
-            t.status = "pass"  # none of the traces fell to this shard
+        if (t.traces_checked == 0 and t.status == "error") or t.status == "not_exercised":
+            t.status = "pass"  # none of the traces fell to this shard; or see above
     results.verdict = verdict_of(results)
 
 
 # ------------------------------------------------------------------------ merge
-def merge(suite: Suite, parts: list[Results], *, timings: bool = True) -> Results:
+def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
+          strict_coverage: bool = False) -> Results:
     """One results object from the partial results of all shards."""
     if not parts:
         raise ConfigError(["merge: no results files given"])
@@ -225,6 +230,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True) -> Result
     for rec in records:
         acc.merge(_replay(rec, suite))
     for s in shards:
+        acc.coverage.merge_dict(s.get("coverage") or {})
         for tid, sec in (s.get("seconds") or {}).items():
             if tid in acc.tests:
                 acc.tests[tid].seconds += sec
@@ -232,4 +238,4 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True) -> Result
             for a, sec in zip(acc.scenarios.per, s.get("scenario_seconds") or [],
                               strict=False):
                 a.seconds += sec
-    return acc.finish(suite, timings=timings)
+    return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)

@@ -11,6 +11,7 @@ from agent_eval.checks.base import CheckSpec, CompileContext
 from agent_eval.config.models import TestBase, ToolPatterns
 from agent_eval.config.policy import Policy
 from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
+from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace
@@ -43,13 +44,21 @@ def stored_value(value: Any) -> Any:
 
 class ArgsValid:
     def __init__(self, cfg: ArgsValidTest, policy: Policy, only: ToolMatcher | None,
-                 strict_ref: ConfigRef | None) -> None:
+                 strict_ref: ConfigRef | None, tool_refs: tuple[ToolRef, ...]) -> None:
         self.id = cfg.id
         self.metric = "args_valid"
         self.severity: Severity = cfg.severity
         self.policy = policy
         self.only = only
         self.strict_ref = strict_ref
+        self.tool_refs = tool_refs
+
+    def touches(self, name: str) -> bool:
+        """A call is checked when the filter lets it through and a policy key matches
+        it (or any call under ``strict: true``)."""
+        if self.only is not None and not self.only(name):
+            return False
+        return self.strict_ref is not None or bool(self.policy.rules_for(name))
 
     def run(self, trace: Trace) -> list[Finding]:
         out: list[Finding] = []
@@ -144,7 +153,12 @@ def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
     policy = ctx.load_policy(cfg.policy, (*ctx.path, "policy"))
     only = ctx.matcher(cfg.tools) if cfg.tools is not None else None
     strict_ref = ctx.ref("strict") if cfg.strict else None
-    return ArgsValid(cfg, policy, only, strict_ref)
+    refs = [ToolRef(r.key, "policy key", _ref(r.key_ref), r.matcher, cfg.id,
+                    effect="its constraints were never checked") for r in policy.rules]
+    if cfg.tools is not None:
+        refs += ctx.tool_refs(cfg.tools, "tools filter", "tools",
+                              effect="the test checked no call through it")
+    return ArgsValid(cfg, policy, only, strict_ref, tuple(refs))
 
 
 RULES = tuple(sorted({f"args_valid/{r}" for r in RULE_OF.values()} | {

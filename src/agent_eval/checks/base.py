@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import Trace
@@ -21,9 +22,15 @@ class CompiledTest(Protocol):
     id: str
     metric: str
     severity: Severity
+    tool_refs: tuple[ToolRef, ...]  # every place of its config that names a tool
 
     def run(self, trace: Trace) -> list[Finding]:
         """All findings of this test on one trace (empty: the trace passes)."""
+        ...
+
+    def touches(self, name: str) -> bool:
+        """Whether a call to this tool is checked by this test (coverage.py: a test
+        that touched no call is reported as not exercised)."""
         ...
 
 
@@ -51,6 +58,16 @@ class CompileContext:
     def matcher(self, patterns: str | list[str]) -> ToolMatcher:
         return ToolMatcher([patterns] if isinstance(patterns, str) else patterns,
                            self.tool_match)
+
+    def tool_refs(self, value: str | list[str], kind: str, *keys: str | int,
+                  effect: str = "") -> list[ToolRef]:
+        """One reference per tool named by the key at ``keys`` (a name, or a list of
+        names: each item is its own reference, located at the item)."""
+        if isinstance(value, str):
+            return [ToolRef(value, kind, self.ref(*keys), self.matcher(value), self.test_id,
+                            effect=effect)]
+        return [ToolRef(p, kind, self.ref(*keys, k), self.matcher(p), self.test_id,
+                        effect=effect) for k, p in enumerate(value)]
 
 
 @dataclass(frozen=True)

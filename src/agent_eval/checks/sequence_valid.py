@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from agent_eval.checks._text import tools_text
 from agent_eval.checks.base import CheckSpec, CompileContext
 from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import Location, ToolCall, Trace
@@ -326,11 +327,16 @@ BUILDERS: dict[str, Callable[..., RuleFn]] = {
 
 
 class SequenceValid:
-    def __init__(self, cfg: SequenceValidTest, rules: list[RuleFn]) -> None:
+    def __init__(self, cfg: SequenceValidTest, rules: list[RuleFn],
+                 tool_refs: list[ToolRef]) -> None:
         self.id = cfg.id
         self.metric = "sequence_valid"
         self.severity: Severity = cfg.severity
         self.rules = tuple(rules)
+        self.tool_refs = tuple(tool_refs)
+
+    def touches(self, name: str) -> bool:
+        return any(r.matcher(name) for r in self.tool_refs)
 
     def run(self, trace: Trace) -> list[Finding]:
         calls = trace.tool_calls
@@ -343,12 +349,28 @@ class SequenceValid:
         return out
 
 
+TOOL_FIELDS = ("tool", "tools", "first", "then")
+# the fields whose tool, never called, leaves the rule nothing to check (metrics.md §1)
+VACUOUS_FIELDS = {"before": ("then",), "immediately_before": ("then",), "after": ("tool",),
+                  "never_after": ("first", "then"), "blocklist": ("tools",),
+                  "count": ("tool",)}
+
+
 def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
     fns = []
+    refs: list[ToolRef] = []
     for i, rule in enumerate(cfg.rules):
         emit = _Emit(cfg.id, cfg.severity, f"sequence_valid/{rule.type}", ctx.ref("rules", i))
         fns.append(BUILDERS[rule.type](rule, ctx, i, emit))
-    return SequenceValid(cfg, fns)
+        vacuous = VACUOUS_FIELDS.get(rule.type, ())
+        if isinstance(rule, CountRule) and rule.min:
+            vacuous = ()  # too few calls is a violation
+        for name in TOOL_FIELDS:
+            value = getattr(rule, name, None)
+            if value is not None:
+                refs += ctx.tool_refs(value, f"{rule.type} rule, {name}", "rules", i, name,
+                                      effect=VACUOUS if name in vacuous else "")
+    return SequenceValid(cfg, fns, refs)
 
 
 RULES = tuple(f"sequence_valid/{t}" for t in BUILDERS)

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from agent_eval.checks.base import CheckSpec, CompileContext
 from agent_eval.config.models import TestBase, ToolPatterns
+from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace
@@ -20,12 +21,16 @@ class ToolBlocklistTest(TestBase):
 
 class ToolBlocklist:
     def __init__(self, cfg: ToolBlocklistTest, matcher: ToolMatcher,
-                 refs: tuple[ConfigRef, ...]) -> None:
+                 refs: tuple[ConfigRef, ...], tool_refs: tuple[ToolRef, ...]) -> None:
         self.id = cfg.id
         self.metric = "tool_blocklist"
         self.severity: Severity = cfg.severity
         self.matcher = matcher
         self.refs = refs
+        self.tool_refs = tool_refs
+
+    def touches(self, name: str) -> bool:
+        return self.matcher(name)
 
     def run(self, trace: Trace) -> list[Finding]:
         which = self.matcher.which
@@ -66,7 +71,9 @@ def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
         refs: tuple[ConfigRef, ...] = (ctx.ref("blocklist"),)
     else:
         refs = tuple(ctx.ref("blocklist", i) for i in range(len(cfg.blocklist)))
-    return ToolBlocklist(cfg, ctx.matcher(cfg.blocklist), refs)
+    return ToolBlocklist(cfg, ctx.matcher(cfg.blocklist), refs,
+                         tuple(ctx.tool_refs(cfg.blocklist, "blocklist entry", "blocklist",
+                                             effect=VACUOUS)))
 
 
 SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test, ("tool_blocklist",))

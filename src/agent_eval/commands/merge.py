@@ -48,7 +48,8 @@ def main(args: argparse.Namespace) -> int:
     suite = load_suite(config)
     from agent_eval.sharding import merge
 
-    results = merge(suite, parts, timings=not args.no_timings)
+    results = merge(suite, parts, timings=not args.no_timings,
+                    strict_coverage=args.strict_coverage)
     if base is not None:
         from agent_eval.compare import attach
 

@@ -53,7 +53,8 @@ def main(args: argparse.Namespace) -> int:
     else:
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
             results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
-                                     timings=not args.no_timings, progress=progress)
+                                     timings=not args.no_timings, progress=progress,
+                                     strict_coverage=args.strict_coverage)
     if base is not None:
         from agent_eval.compare import attach
 

@@ -21,7 +21,9 @@ from agent_eval.checks.base import CompileContext, CompiledTest
 from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler, did_you_mean
+from agent_eval.coverage import CoveragePlan
 from agent_eval.errors import ConfigError
+from agent_eval.textdist import edit_distance
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 if TYPE_CHECKING:
@@ -71,6 +73,7 @@ class Suite:
     positions: Positions = field(repr=False)  # positions in the suite file
     policies: dict[str, Policy] = field(default_factory=dict, repr=False)
     scenarios: CompiledScenarios | None = field(default=None, repr=False)
+    coverage: CoveragePlan = field(default_factory=lambda: CoveragePlan((), ()), repr=False)
 
     @property
     def trace_globs(self) -> list[str]:
@@ -158,8 +161,10 @@ class _Loader:
             scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)
         if self.problems or model is None:
             raise ConfigError(self.problems)
+        named = [r for sc in scenarios.scenarios for r in sc.named_tools] if scenarios else []
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,
-                     self.sources, positions, self.policies, scenarios)
+                     self.sources, positions, self.policies, scenarios,
+                     CoveragePlan.build(tests, named))
 
     def check_format(self, fmt: str, positions: Positions) -> None:
         from agent_eval.readers import READERS
@@ -263,27 +268,12 @@ class _Loader:
 
 
 # ----------------------------------------------------------------- error messages
-def _distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (optimal string alignment): a swap of two
-    neighbouring letters, as in ``tset``, counts as one edit."""
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], rows[-2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]
-
-
 def suggest(word: str, options: list[str] | set[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
     hint = did_you_mean(word, options)
     if hint:
         return hint
-    scored = sorted((_distance(word.lower(), o.lower()), o) for o in options)
+    scored = sorted((edit_distance(word.lower(), o.lower()), o) for o in options)
     if scored and scored[0][0] <= min(2, max(1, len(word) // 2)):
         return f" (did you mean '{scored[0][1]}'?)"
     return ""

@@ -81,6 +81,10 @@ class SuiteFile(Strict):
     )
     format: str = Field("auto", description="auto | native | an adapter name.")
     tool_match: Literal["normalized", "exact"] = "normalized"
+    unexercised: Literal["note", "warning", "error"] = Field(
+        "note", description="Severity of a coverage/unexercised finding: a policy key, rule "
+        "tool, blocklist entry or scenario tool that matched no call in any trace. error "
+        "makes such a rule fail the run (as --strict-coverage does).")
     tests: list[dict[str, Any]] = Field(default_factory=list)
     scenarios: list[dict[str, Any]] = Field(default_factory=list)  # scenarios/models.py
     pass_criteria: dict[str, Any] | None = None  # scenarios/models.py PassCriteria

@@ -10,8 +10,9 @@ from agent_eval.jsonutil import json_type
 from agent_eval.results import Results, TestResult, blocking_checks, finding_from
 
 SHOWN_PER_TEST = 20
-_ICON = {"pass": "✅ PASS", "warn": "⚠️  WARN", "fail": "❌ FAIL", "error": "💥 ERROR"}
-_COLOR = {"pass": "32", "warn": "33", "fail": "31", "error": "31"}
+_ICON = {"pass": "✅ PASS", "warn": "⚠️  WARN", "fail": "❌ FAIL", "error": "💥 ERROR",
+         "not_exercised": "➖ NOT EXERCISED"}
+_COLOR = {"pass": "32", "warn": "33", "fail": "31", "error": "31", "not_exercised": "36"}
 
 
 def _paint(text: str, code: str, color: bool) -> str:
@@ -57,6 +58,8 @@ def _test_block(t: TestResult, color: bool) -> list[str]:
     head = _paint(f"{_ICON[t.status]}: {t.id}", _COLOR[t.status], color)
     if not t.violations:
         note = "no traces checked" if t.status == "error" else f"{t.traces_checked} traces"
+        if t.status == "not_exercised":
+            note += "; no call to a tool it names was made"
         return [f"{head}  ({note})"]
     out = [f"{head}  ({len(t.violations)} violation(s) in {t.traces_failed} of "
            f"{t.traces_checked} traces)", ""]

@@ -49,7 +49,7 @@ DETAIL_VALUE_CHARS = 300
 
 _RANK = {"error": 0, "warning": 1, "note": 2}
 SEVERITIES = ("error", "warning", "note")
-STATUSES = ("pass", "warn", "fail", "error")
+STATUSES = ("pass", "not_exercised", "warn", "fail", "error")
 # metrics where a rise is bad (Δ shown as worse / better)
 LOWER_IS_BETTER = frozenset({"violations", "input errors", "traces failing"})
 

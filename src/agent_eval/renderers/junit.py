@@ -148,9 +148,15 @@ def _test_suite(results: Results, test: TestResult) -> _Suite:
     classname = f"{results.suite}.{test.id}"
     per_trace = test.duration_ms / max(1, test.traces_checked)
     traces = results.traces if test.traces_checked else []
+    idle = ""
+    if test.status == "not_exercised":
+        idle = "\n".join(["not exercised: no call to a tool this test names was made"]
+                         + [finding_line(v) for v in results.unexercised if v.test == test.id])
     for t in traces:
         case = _Case(classname, t.id, t.file, per_trace)
         case.findings(by_trace.pop((t.file, t.id), []))
+        if idle:
+            case.skip(idle)
         suite.cases.append(case)
     for (file, trace_id), found in by_trace.items():  # findings on a trace not listed
         case = _Case(classname, trace_id, file, 0)

@@ -54,7 +54,7 @@ DETAILS_OVER = 10  # tables with more rows than this are collapsed in <details>
 MAX_INPUT_ERRORS = 20
 VALUE_CHARS = 80
 
-ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "error": "💥"}
+ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "error": "💥", "not_exercised": "➖"}
 SEVERITY_ICON = {"error": "❌", "warning": "⚠️", "note": "ℹ️"}
 _RANK = {"error": 0, "warning": 1, "note": 2}
 
@@ -323,7 +323,7 @@ def _test_rows(results: Results) -> list[dict[str, Any]]:
     for t in results.tests:
         failing = len(_failing_traces(t.violations))
         rows.append({"id": t.id, "metric": t.metric, "icon": ICON.get(t.status, ""),
-                     "status": t.status, "violations": len(t.violations),
+                     "status": t.status.replace("_", " "), "violations": len(t.violations),
                      "failing": failing, "checked": t.traces_checked})
     return rows
 

@@ -11,7 +11,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from pathlib import PurePosixPath
@@ -29,6 +29,7 @@ from agent_eval.config.schema_compiler import (
     json_key,
     render,
 )
+from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
 from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
@@ -209,6 +210,7 @@ class CompiledScenario:
     warn_thresholds: tuple[Limit, ...] = ()
     weights: dict[str, float] = field(default_factory=dict)
     normalized: bool = True
+    named_tools: list[ToolRef] = field(default_factory=list)  # coverage.py
     _names: dict[str, NameInfo] = field(default_factory=dict, repr=False)
 
     @property
@@ -455,15 +457,19 @@ class _Compiler:
             sc.tools = patterns
             sc.tool_refs = refs
             sc.tool_matchers = tuple(self.matcher(p) for p in patterns)
+            self.named(sc, "expected tool", patterns, refs)
         if e.forbidden_tools is not None:
             patterns, refs = self._patterns(e.forbidden_tools, ref, "expect", "forbidden_tools")
             if patterns:
                 sc.forbidden = self.matcher(patterns)
                 sc.forbidden_refs = refs
+                self.named(sc, "forbidden tool", patterns, refs, VACUOUS)
         if e.sequence is not None:
             sc.sequence = tuple(e.sequence)
             sc.steps = tuple(self.matcher(s) for s in e.sequence)
             sc.sequence_ref = ref("expect", "sequence")
+            self.named(sc, "sequence step", sc.sequence,
+                       [ref("expect", "sequence", k) for k in range(len(sc.sequence))])
         sc.sequence_mode = e.sequence_mode
         sc.sequence_metric = e.sequence_metric
         sc.sequence_severity = e.sequence_severity
@@ -473,6 +479,7 @@ class _Compiler:
                 sc.args = tuple(self.arg_expect(tool, expected, (*ex, "args", tool),
                                                 ref("expect", "args", tool))
                                 for tool, expected in e.args.items())
+                self.named(sc, "args tool", [a.tool for a in sc.args], [a.ref for a in sc.args])
         if e.output is not None:
             sc.output = tuple(self.output(e.output.model_dump(exclude_none=True),
                                           (*ex, "output"), ref))
@@ -485,6 +492,7 @@ class _Compiler:
                                                 "tool_health", "expected_error")
                 sc.expected_error = self.matcher(patterns)
                 sc.expected_error_refs = refs
+                self.named(sc, "expected_error tool", patterns, refs)
         if e.behaviors is not None:
             sc.behaviors = tuple(self.behavior(b, (*ex, "behaviors", i),
                                                ref, ("expect", "behaviors", i))
@@ -493,6 +501,25 @@ class _Compiler:
             sc.must_not = tuple(self.behavior(b, (*ex, "must_not", i),
                                               ref, ("expect", "must_not", i))
                                 for i, b in enumerate(e.must_not))
+        for key, items in (("behaviors", e.behaviors), ("must_not", e.must_not)):
+            for i, b in enumerate(items or ()):
+                for name in ("tool_called", "tool_not_called"):
+                    value = getattr(b, name)
+                    if value is not None:
+                        vacuous = (key == "must_not") != (name == "tool_not_called")
+                        self.named(sc, f"{key} {name}",
+                                   *self._patterns(value, ref, "expect", key, i, name),
+                                   VACUOUS if vacuous else "")
+                if b.sequence is not None:
+                    self.named(sc, f"{key} sequence step", b.sequence,
+                               [ref("expect", key, i, "sequence", k)
+                                for k in range(len(b.sequence))])
+
+    def named(self, sc: CompiledScenario, kind: str, patterns: Iterable[str],
+              refs: Iterable[ConfigRef], effect: str = "") -> None:
+        """Tool references of the scenario (coverage.py)."""
+        sc.named_tools += [ToolRef(p, kind, r, self.matcher(p), sc.id, sc.id, effect)
+                           for p, r in zip(patterns, refs, strict=True)]
 
     def arg_checks(self, expected: dict[str, Any], path: Path, key_path: str
                    ) -> tuple[ArgCheck, ...]:

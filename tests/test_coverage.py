@@ -1,0 +1,344 @@
+"""coverage/unexercised (issue 10 §3): every place of the config that names a tool no
+trace calls is reported at its key, with "did you mean" from the names that were called;
+a test that touched no call is ``not_exercised``; the same over --jobs and shards; an
+error under --strict-coverage or ``unexercised: error``.
+
+Lines and columns were counted by hand in the literals below (line 1 is a literal's
+first line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval._cli import main as cli
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.coverage import MAX_NAMES, CoverageAcc, CoveragePlan, closest
+from agent_eval.engine import evaluate_files
+from agent_eval.renderers import RENDERERS, RenderContext
+from agent_eval.renderers import console as console_renderer
+from agent_eval.results import Results
+from agent_eval.sharding import evaluate_shard, merge
+
+SUITE = """\
+version: "1"
+suite: typos
+traces: traces/*.jsonl
+tests:
+  - id: args
+    metric: args_valid
+    policy: policy.yaml
+  - id: order
+    metric: sequence_valid
+    rules:
+      - type: before
+        first: authenticate
+        then: refund_order
+  - id: block
+    metric: tool_blocklist
+    blocklist: [rm_rf_everything]
+"""
+# line 12: first: authenticate (the key `first` at column 9; a single name is located at
+# its key); line 13: then: refund_order; line 16: blocklist: [rm_rf_everything] (the item
+# at column 17)
+
+POLICY = """\
+version: "1"
+tools:
+  send_emial:
+    arguments:
+      to: {type: string}
+"""
+# line 3: send_emial (column 3)
+
+
+def call(tool: str, **args: Any) -> str:
+    return json.dumps({"type": "tool_call", "tool": tool, "arguments": args}) + "\n"
+
+
+def trace(tid: str, *calls: str) -> str:
+    return (json.dumps({"type": "trace_start", "trace_id": tid}) + "\n" + "".join(calls)
+            + json.dumps({"type": "trace_end"}) + "\n")
+
+
+TRACES = {
+    "a.jsonl": trace("a", call("authenticate_user"), call("send_email", to="x@y")),
+    "b.jsonl": trace("b", call("refund", amount=3), call("lookup_order")),
+}
+
+
+def workspace(root: Path, suite: str = SUITE, traces: dict[str, str] | None = None,
+              policy: str = POLICY) -> Path:
+    (root / ".git").mkdir(exist_ok=True)
+    (root / "agent-eval.yaml").write_text(suite, encoding="utf-8")
+    (root / "policy.yaml").write_text(policy, encoding="utf-8")
+    (root / "traces").mkdir(exist_ok=True)
+    for name, text in (TRACES if traces is None else traces).items():
+        (root / "traces" / name).write_text(text, encoding="utf-8")
+    return root / "agent-eval.yaml"
+
+
+def evaluate(config: Path, jobs: int = 1, strict: bool = False) -> Results:
+    suite = load_suite(config)
+    files, errors = suite_sources(suite)
+    return evaluate_files(suite, files, errors, jobs=jobs, timings=False,
+                          strict_coverage=strict)
+
+
+def where(results: Results) -> list[tuple[str, int, int, str]]:
+    return [(f.config.file, f.config.line, f.config.col, f.tool or "")
+            for f in results.unexercised]
+
+
+# ------------------------------------------------------------ the issue's cases
+def test_typo_in_policy_rule_and_blocklist_are_reported(tmp_path: Path) -> None:
+    results = evaluate(workspace(tmp_path))
+    assert where(results) == [
+        ("agent-eval.yaml", 12, 9, "authenticate"),
+        ("agent-eval.yaml", 13, 9, "refund_order"),
+        ("agent-eval.yaml", 16, 17, "rm_rf_everything"),
+        ("policy.yaml", 3, 3, "send_emial"),
+    ]
+    assert {f.rule for f in results.unexercised} == {"coverage/unexercised"}
+    assert {f.severity for f in results.unexercised} == {"note"}
+    messages = [f.message for f in results.unexercised]
+    assert messages == [
+        "No call to 'authenticate' (before rule, first) in any of the 2 trace(s) (did you "
+        "mean 'authenticate_user'?)",
+        "No call to 'refund_order' (before rule, then) in any of the 2 trace(s) (did you "
+        "mean 'refund'?); the rule held only vacuously",
+        "No call to 'rm_rf_everything' (blocklist entry) in any of the 2 trace(s); the "
+        "rule held only vacuously",
+        "No call to 'send_emial' (policy key) in any of the 2 trace(s) (did you mean "
+        "'send_email'?); its constraints were never checked",
+    ]
+    assert [f.test for f in results.unexercised] == ["order", "order", "block", "args"]
+    assert [f.details["suggestion"] for f in results.unexercised] == [
+        "authenticate_user", "refund", None, "send_email"]
+    # nothing any test names was called: not exercised, not passed
+    assert [(t.id, t.status) for t in results.tests] == [
+        ("args", "not_exercised"), ("order", "not_exercised"), ("block", "not_exercised")]
+    assert results.verdict == "pass" and results.counts["unexercised"] == 4
+    # in Results.findings, so every renderer that lists the findings shows them
+    assert results.unexercised[0] in results.findings
+    assert len({f.fingerprint for f in results.unexercised}) == 4
+
+
+def test_a_called_tool_is_exercised(tmp_path: Path) -> None:
+    fixed = SUITE.replace("authenticate\n", "authenticate_user\n").replace(
+        "refund_order", "refund")
+    results = evaluate(workspace(tmp_path, fixed, policy=POLICY.replace("emial", "email")))
+    assert where(results) == [("agent-eval.yaml", 16, 17, "rm_rf_everything")]
+    assert [(t.id, t.status) for t in results.tests] == [
+        ("args", "pass"), ("order", "fail"), ("block", "not_exercised")]
+
+
+def test_names_match_as_the_suite_says(tmp_path: Path) -> None:
+    # normalized (the default): SendEmail is send_email; a glob matches too
+    suite = SUITE.replace("[rm_rf_everything]", "[Lookup-*]")
+    results = evaluate(workspace(tmp_path, suite,
+                                 policy=POLICY.replace("send_emial", "SendEmail")))
+    assert ("policy.yaml", 3, 3, "SendEmail") not in where(results)
+    assert ("agent-eval.yaml", 16, 17, "Lookup-*") not in where(results)
+    exact = suite.replace("suite: typos", "suite: typos\ntool_match: exact")
+    results = evaluate(workspace(tmp_path, exact,
+                                 policy=POLICY.replace("send_emial", "SendEmail")))
+    # one line more in the suite; a glob gets no suggestion
+    assert ("policy.yaml", 3, 3, "SendEmail") in where(results)
+    (glob,) = [f for f in results.unexercised if f.tool == "Lookup-*"]
+    assert glob.message == ("No tool call matched 'Lookup-*' (blocklist entry) in any of "
+                            "the 2 trace(s); the rule held only vacuously")
+    (key,) = [f for f in results.unexercised if f.tool == "SendEmail"]
+    assert "(did you mean 'send_email'?)" in key.message
+
+
+def test_args_valid_tools_filter_and_shared_policy(tmp_path: Path) -> None:
+    suite = SUITE + """\
+  - id: args_again
+    metric: args_valid
+    policy: policy.yaml
+    tools: [send_email, sms]
+"""
+    results = evaluate(workspace(tmp_path, suite))
+    # the policy key is reported once (by the first test that uses the policy)
+    assert [(w[0], w[1], w[3]) for w in where(results)] == [
+        ("agent-eval.yaml", 12, "authenticate"), ("agent-eval.yaml", 13, "refund_order"),
+        ("agent-eval.yaml", 16, "rm_rf_everything"), ("agent-eval.yaml", 20, "sms"),
+        ("policy.yaml", 3, "send_emial")]
+    (sms,) = [f for f in results.unexercised if f.tool == "sms"]
+    assert sms.test == "args_again" and sms.config.col == 25
+    assert sms.message.endswith("; the test checked no call through it")
+    # send_email passes the filter, but no policy key matches it: nothing was checked
+    assert results.tests[-1].status == "not_exercised"
+
+
+def test_no_traces_no_coverage_findings(tmp_path: Path) -> None:
+    results = evaluate(workspace(tmp_path, traces={"empty.jsonl": ""}))
+    assert results.unexercised == []
+    assert results.verdict == "error"  # input/no_traces says what is wrong
+
+
+# -------------------------------------------------------------------- scenarios
+SCENARIOS = """\
+version: "1"
+suite: scenario-typos
+traces: traces/*.jsonl
+scenarios:
+  - id: S
+    expect:
+      tools: [authenticate_user, lookup_ordr]
+      forbidden_tools: [delete_customer]
+      sequence: [authenticate_user, lookup_ordr]
+      args: {isue_refund: {amount: 3}}
+      tool_health: {expected_error: [search_kb]}
+      behaviors:
+        - {tool_called: creat_ticket}
+      must_not:
+        - {tool_called: [wire_money]}
+        - {sequence: [refund, delete_customer]}
+"""
+
+
+def test_scenario_expect_tools(tmp_path: Path) -> None:
+    traces = {"s.jsonl": json.dumps({"type": "trace_start", "trace_id": "s",
+                                     "scenario": "S"}) + "\n"
+              + call("authenticate_user") + call("lookup_order") + call("refund")
+              + call("create_ticket") + json.dumps({"type": "trace_end"}) + "\n"}
+    results = evaluate(workspace(tmp_path, SCENARIOS, traces))
+    got = [(f.config.line, f.config.col, f.tool, f.details["kind"], f.details["suggestion"],
+            f.scenario, f.test) for f in results.unexercised]
+    assert got == [
+        (7, 34, "lookup_ordr", "expected tool", "lookup_order", "S", "S"),
+        (8, 25, "delete_customer", "forbidden tool", None, "S", "S"),
+        (9, 37, "lookup_ordr", "sequence step", "lookup_order", "S", "S"),
+        (10, 14, "isue_refund", "args tool", "refund", "S", "S"),
+        (11, 38, "search_kb", "expected_error tool", None, "S", "S"),
+        (13, 12, "creat_ticket", "behaviors tool_called", "create_ticket", "S", "S"),
+        (15, 26, "wire_money", "must_not tool_called", None, "S", "S"),
+        (16, 31, "delete_customer", "must_not sequence step", None, "S", "S"),
+    ]
+    # isue_refund: one edit from issue_refund, which was not called; `refund` was, and
+    # its words are a run of isue_refund's; delete_customer: no called name is near
+    kinds = {f.details["kind"]: f.message for f in results.unexercised}
+    assert kinds["forbidden tool"].endswith("; the rule held only vacuously")
+    assert kinds["must_not tool_called"].endswith("; the rule held only vacuously")
+    assert not kinds["expected tool"].endswith("vacuously")
+
+
+# ----------------------------------------------------- strict: the run fails
+def test_strict_coverage_flag_and_suite_key(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    config = workspace(tmp_path)
+    out = tmp_path / "out"
+    assert cli(["run", "--config", str(config), "-o", str(out), "-q"]) == 0
+    assert cli(["run", "--config", str(config), "-o", str(out), "-q",
+                "--strict-coverage"]) == 1
+    data = json.loads((out / "results.json").read_text())
+    assert data["verdict"] == "fail"
+    assert {f["severity"] for f in data["unexercised"]} == {"error"}
+    for key, verdict, code in (("warning", "warn", 0), ("error", "fail", 1),
+                               ("note", "pass", 0)):
+        config.write_text(SUITE.replace("suite: typos", f"suite: typos\nunexercised: {key}"))
+        assert cli(["run", "--config", str(config), "-o", str(out), "-q"]) == code
+        data = json.loads((out / "results.json").read_text())
+        assert data["verdict"] == verdict
+        assert {f["severity"] for f in data["unexercised"]} == {key}
+    capsys.readouterr()
+
+
+def test_unknown_suite_key_value_is_a_config_error(tmp_path: Path) -> None:
+    from agent_eval.errors import ConfigError
+
+    config = workspace(tmp_path, SUITE.replace("suite: typos", "suite: typos\nunexercised: "
+                                               "eror"))
+    with pytest.raises(ConfigError) as err:
+        load_suite(config)
+    assert "agent-eval.yaml:3:" in str(err.value)
+
+
+# ------------------------------------------------------------ jobs and shards
+MANY = {f"f{i}.jsonl": trace(f"t{i}", call(name)) for i, name in enumerate(
+    ["authenticate_user", "lookup_order", "send_email", "refund", "ping", "pong"])}
+
+
+def test_jobs_and_shards_agree_with_one_process(tmp_path: Path) -> None:
+    config = workspace(tmp_path, traces=MANY)
+    one = evaluate(config)
+    two = evaluate(config, jobs=2)
+    ctx = RenderContext.for_root(tmp_path)
+    whole = RENDERERS["json"].render(one, ctx)
+    assert RENDERERS["json"].render(two, ctx) == whole
+    suite = load_suite(config)
+    files, errors = suite_sources(suite)
+    for count in (2, 3):
+        parts = [Results.from_dict(json.loads(RENDERERS["json"].render(
+            evaluate_shard(suite, files, errors, index=i, count=count, timings=False), ctx)))
+            for i in range(1, count + 1)]
+        # a shard alone decides nothing
+        assert all(p.unexercised == [] for p in parts)
+        assert all(t.status != "not_exercised" for p in parts for t in p.tests)
+        assert RENDERERS["json"].render(merge(suite, parts, timings=False), ctx) == whole
+    strict = merge(suite, parts, timings=False, strict_coverage=True)
+    assert strict.verdict == "fail" and {f.severity for f in strict.unexercised} == {"error"}
+    assert [f.details["suggestion"] for f in one.unexercised] == [
+        "authenticate_user", "refund", None, "send_email"]
+
+
+def test_names_kept_are_bounded_and_order_free() -> None:
+    plan = CoveragePlan((), ())
+    names = [f"tool_{i:05d}" for i in range(3 * MAX_NAMES)]
+    forward, backward, halves = (CoverageAcc.for_plan(plan) for _ in range(3))
+    for n in names:
+        forward.see(n, plan)
+    for n in reversed(names):
+        backward.see(n, plan)
+    left, right = CoverageAcc.for_plan(plan), CoverageAcc.for_plan(plan)
+    for n in names[::2]:
+        left.see(n, plan)
+    for n in names[1::2]:
+        right.see(n, plan)
+    halves.merge(left)
+    halves.merge(right)
+    kept = [sorted(a.names)[:MAX_NAMES] for a in (forward, backward, halves)]
+    assert kept[0] == kept[1] == kept[2] == names[:MAX_NAMES]
+    assert all(len(a.names) <= 2 * MAX_NAMES for a in (forward, backward, halves))
+    assert forward.to_dict()["names"] == names[:MAX_NAMES]
+
+
+@pytest.mark.parametrize(("pattern", "names", "expected"), [
+    ("send_emial", ["send_email", "send_sms"], "send_email"),
+    ("SendEmial", ["send-email"], "send-email"),  # compared in normal form
+    ("authenticate", ["authenticate_user", "auth"], "authenticate_user"),
+    ("refund_order", ["refund", "order_status"], "refund"),
+    ("delete_customer", ["get_customer", "update_customer"], None),
+    ("ab", ["xy"], None),
+    ("a", ["b"], None),  # one edit, but the whole name
+    ("x", [], None),
+])
+def test_closest(pattern: str, names: list[str], expected: str | None) -> None:
+    assert closest(pattern, names) == expected
+
+
+def test_every_output_shows_not_exercised(tmp_path: Path) -> None:
+    results = evaluate(workspace(tmp_path))
+    ctx = RenderContext.for_root(tmp_path)
+    console = console_renderer.render(results)
+    assert "➖ NOT EXERCISED: block  (2 traces; no call to a tool it names was made)" in console
+    markdown = RENDERERS["markdown"].render(results, ctx)
+    assert "| `block` | `tool_blocklist` | ➖ not exercised | 0 | 0 / 2 |" in markdown
+    assert "(did you mean 'send_email'?)" in markdown
+    junit = RENDERERS["junit"].render(results, ctx)
+    assert junit.count("<skipped>not exercised: no call to a tool this test names was "
+                       "made") == 6  # 3 tests x 2 traces
+    assert "coverage/unexercised (note): No call to 'send_emial'" in junit
+    html = RENDERERS["html"].render(results, ctx)
+    assert '<span class="status s-not_exercised">not_exercised</span>' in html
+    sarif = json.loads(RENDERERS["sarif"].render(results, ctx))
+    found = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "coverage/unexercised"]
+    assert len(found) == 4 and {r["level"] for r in found} == {"note"}
+    data = json.loads(RENDERERS["json"].render(results, ctx))
+    assert [t["status"] for t in data["tests"]] == ["not_exercised"] * 3
+    assert Results.from_dict(data).unexercised == results.unexercised
