@@ -218,6 +218,67 @@ def test_a_broken_policy_used_twice_is_reported_once(tmp_path: Path) -> None:
     assert len(problems_of(tmp_path, suite, {"p.yaml": policy})) == 1
 
 
+def test_every_policy_problem_in_one_run(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 10 §6: maxium, min_lenght and type: strng took three runs to find
+    suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
+    policy = """\
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, maxium: 30}
+      code: {type: string, min_lenght: 3}
+  send_email:
+    arguments:
+      to: {type: strng}
+"""
+    # line 4: '{' col 16, 'maxium' col 31; line 5: 'min_lenght' col 28;
+    # line 8: '{' col 11, 'type' col 12
+    assert problems_of(tmp_path, suite, {"p.yaml": policy}) == [
+        ("p.yaml", 4, 31, "unknown schema keyword 'maxium' (did you mean 'maximum'?)"),
+        ("p.yaml", 5, 28, "unknown schema keyword 'min_lenght' (did you mean "
+                          "'min_length'?)"),
+        ("p.yaml", 8, 12, "unknown type 'strng'; use one of null, boolean, object, array, "
+                          "number, string, integer (did you mean 'string'?)"),
+    ]
+    from agent_eval._cli import main
+
+    assert main(["validate", "--config", str(tmp_path / "agent-eval.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert [line.split(": ")[1] for line in err.splitlines()] == [
+        "p.yaml:4:31", "p.yaml:5:28", "p.yaml:8:12"]
+
+
+def test_policy_structure_and_schema_problems_together_in_file_order(tmp_path: Path) -> None:
+    suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
+    policy = """\
+tools:
+  a:
+    arguments:
+      x: {type: number, exclusive_max: ten}
+      y:
+        properties:
+          z: {pattern: "(", max_items: -1}
+    additional_arguments: maybe
+  b:
+    descripton: typo
+    schema: {type: object, required: [q], dependencies: {}}
+"""
+    got = [(line, col, msg.split(" (")[0]) for _, line, col, msg in
+           problems_of(tmp_path, suite, {"p.yaml": policy})]
+    assert got == [
+        (4, 25, "'exclusive_max' must be a number"),
+        (7, 15, "invalid regular expression: missing ), unterminated subpattern at "
+                "position 0"),
+        (7, 29, "'max_items' must be a whole number ≥ 0"),
+        (8, 5, "tools.a.additional_arguments: Input should be a valid boolean, unable to "
+               "interpret input"),
+        (10, 5, "unknown key 'descripton'"),
+        (11, 43, "'dependencies' is not supported: use dependentRequired or "
+                 "dependentSchemas"),
+    ]
+
+
 def test_invalid_yaml_in_the_suite(tmp_path: Path) -> None:
     (f, line, _, msg), = problems_of(tmp_path, "suite: s\ntests: [\n")
     assert f == "agent-eval.yaml" and line == 3

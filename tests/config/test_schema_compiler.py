@@ -30,9 +30,18 @@ Where = tuple[str, tuple[str | int, ...], int, int]  # rule, instance path, line
 
 
 def compile_yaml(text: str) -> Validator:
-    """Compile a YAML schema document (as a tool's full ``schema:``)."""
+    """Compile a YAML schema document (as a tool's full ``schema:``); its problems (all
+    of them) are raised as one ConfigError."""
     data, positions = load_yaml(textwrap.dedent(text), FILE)
-    return SchemaCompiler(data, positions).compile_root(data, ())
+    return compile_checked(data, positions)
+
+
+def compile_checked(data: Any, positions: Positions) -> Validator:
+    compiler = SchemaCompiler(data, positions)
+    validator = compiler.compile_root(data, ())
+    if compiler.problems:
+        raise ConfigError(compiler.problems)
+    return validator
 
 
 def where(errors: list[SchemaError] | None) -> list[Where]:
@@ -826,7 +835,7 @@ def _known_difference(name: str, value: Any) -> bool:
 
 
 COMPILED = {
-    name: SchemaCompiler(schema, Positions("cross.json")).compile_root(schema, ())
+    name: compile_checked(schema, Positions("cross.json"))
     for name, schema in CROSS_SCHEMAS.items()
 }
 REFERENCE = {name: Draft202012Validator(schema) for name, schema in CROSS_SCHEMAS.items()}

@@ -255,19 +255,33 @@ class _Loader:
         return policy
 
     def compile_policy(self, text: str, file: str) -> Policy:
+        """Compile a policy file; every problem in it (its structure and its schemas)
+        is raised together, in the order of the file."""
         data, positions = load_yaml(text, file)
         if not isinstance(data, dict):
             raise ConfigError.at(file, 1, 1, "a policy file must be a mapping with 'tools:'")
         problems_before = len(self.problems)
         self.validate(PolicyFile, data, positions, ())
-        if len(self.problems) > problems_before:
-            problems = self.problems[problems_before:]
-            del self.problems[problems_before:]
-            raise ConfigError(problems)
-        return compile_policy(data, SchemaCompiler(data, positions), file, self.mode)
+        problems = self.problems[problems_before:]
+        del self.problems[problems_before:]
+        compiler = SchemaCompiler(data, positions)
+        policy = compile_policy(data, compiler, file, self.mode)
+        problems += [p for p in compiler.problems if p not in problems]
+        if problems:
+            raise ConfigError(sorted(problems, key=_position))
+        return policy
 
 
 # ----------------------------------------------------------------- error messages
+def _position(problem: str) -> tuple[int, int]:
+    """(line, column) of a ``FILE:LINE:COL: message`` problem (for sorting)."""
+    parts = problem.split(": ", 1)[0].rsplit(":", 2)
+    try:
+        return int(parts[-2]), int(parts[-1])
+    except (IndexError, ValueError):
+        return 0, 0
+
+
 def suggest(word: str, options: list[str] | set[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
     hint = did_you_mean(word, options)

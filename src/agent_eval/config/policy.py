@@ -48,13 +48,18 @@ class Policy:
 
 def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
                    mode: ToolMatchMode) -> Policy:
-    """Compile a validated policy document (see models.PolicyFile)."""
+    """Compile a policy document (see models.PolicyFile). Every problem of its schemas
+    is collected in ``compiler.problems`` (the caller raises them together, with the
+    document's structural problems); a part that is not even shaped right is skipped."""
     rules = []
-    for key, entry in (doc.get("tools") or {}).items():
+    tools = doc.get("tools")
+    for key, entry in (tools if isinstance(tools, dict) else {}).items():
         path = ("tools", key)
         entry = entry or {}
+        if not isinstance(entry, dict):
+            continue  # reported by the model
         checks: list[Validator] = []
-        if entry.get("arguments") is not None:
+        if isinstance(entry.get("arguments"), dict):
             checks.append(_arguments(compiler, entry, path))
         elif entry.get("additional_arguments") is False:
             checks.append(_arguments(compiler, {**entry, "arguments": {}}, path))

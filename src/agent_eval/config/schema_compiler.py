@@ -387,6 +387,9 @@ class SchemaCompiler:
         self.positions = positions
         self._refs: dict[Path, Validator] = {}
         self._roots: list[Path] = []
+        # every problem found so far (FILE:LINE:COL: message); a keyword with a problem
+        # is left out and compiling goes on, so that one run reports them all
+        self.problems: list[str] = []
 
     # -- positions
     def constraint(self, path: Path, key: str, value: Any, rule: str | None = None,
@@ -410,6 +413,28 @@ class SchemaCompiler:
     def fail(self, path: Path, message: str) -> ConfigError:
         return self.positions.error(path, message)
 
+    def report(self, path: Path, message: str) -> None:
+        """Record a problem and go on."""
+        problem = f"{self.positions.where(path)}: {message}"
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+    def _record(self, exc: ConfigError) -> None:
+        for problem in exc.problems:
+            if problem not in self.problems:
+                self.problems.append(problem)
+
+    def checked(self, node: Any, path: Path, *, as_property: bool = False) -> Validator:
+        """:meth:`compile`, raising the node's problems (all of them) as one
+        ``ConfigError``."""
+        before = len(self.problems)
+        check = self.compile(node, path, as_property=as_property)
+        if len(self.problems) > before:
+            found = self.problems[before:]
+            del self.problems[before:]
+            raise ConfigError(found)
+        return check
+
     # -- entry points
     def compile_root(self, node: Any, path: Path) -> Validator:
         """Compile a full JSON Schema (a tool's ``schema:``); ``$ref`` resolves in it too."""
@@ -420,6 +445,15 @@ class SchemaCompiler:
             self._roots.pop()
 
     def compile(self, node: Any, path: Path, *, as_property: bool = False) -> Validator:
+        """The validator of one schema node. Problems are recorded in :attr:`problems`
+        (the keyword that has one is left out); nothing is raised."""
+        try:
+            return self._compile(node, path, as_property)
+        except ConfigError as exc:
+            self._record(exc)
+            return _always_valid
+
+    def _compile(self, node: Any, path: Path, as_property: bool) -> Validator:
         if node is True or node is None:
             return _always_valid
         if node is False:
@@ -438,12 +472,15 @@ class SchemaCompiler:
             key = str(key)
             canonical = SUGAR.get(key, key)
             if key in UNSUPPORTED:
-                raise self.fail((*path, key), f"'{key}' is not supported: {UNSUPPORTED[key]}")
+                self.report((*path, key), f"'{key}' is not supported: {UNSUPPORTED[key]}")
+                continue
             if key not in KNOWN:
-                raise self.fail((*path, key), f"unknown schema keyword '{key}'"
-                                              f"{did_you_mean(key, KNOWN)}")
+                self.report((*path, key), f"unknown schema keyword '{key}'"
+                                          f"{did_you_mean(key, KNOWN)}")
+                continue
             if canonical in seen_canonical:
-                raise self.fail((*path, key), f"'{key}' repeats '{seen_canonical[canonical]}'")
+                self.report((*path, key), f"'{key}' repeats '{seen_canonical[canonical]}'")
+                continue
             seen_canonical[canonical] = key
             if canonical in ("then", "else") and "if" not in node:
                 self.compile(value, (*path, key))  # no effect without 'if'; still checked
@@ -452,10 +489,14 @@ class SchemaCompiler:
                 continue  # annotations; then/else and min/maxContains compile with if/contains
             if key == "required" and isinstance(value, bool):
                 if not as_property:
-                    raise self.fail((*path, key), "'required: true' applies to an argument or "
-                                    "a property; in an object schema write required: [names]")
+                    self.report((*path, key), "'required: true' applies to an argument or "
+                                "a property; in an object schema write required: [names]")
                 continue  # consumed by the parent object
-            check = self._keyword(node, path, key, canonical, value)
+            try:
+                check = self._keyword(node, path, key, canonical, value)
+            except ConfigError as exc:
+                self._record(exc)
+                continue
             if check is not None:
                 checks.append(check)
         return all_of(checks)
@@ -712,7 +753,8 @@ class SchemaCompiler:
             try:
                 rx = ecma_regex(pat)
             except re.error as exc:
-                raise self.fail((*path, key, pat), f"invalid regular expression: {exc}") from None
+                self.report((*path, key, pat), f"invalid regular expression: {exc}")
+                continue
             subs.append((rx.search, self.compile(sub, (*path, key, pat))))
 
         def pattern_properties(v: Any) -> list[SchemaError] | None:
@@ -738,9 +780,8 @@ class SchemaCompiler:
         for p in node.get("patternProperties") or {}:
             try:
                 patterns.append(ecma_regex(p).search)
-            except re.error as exc:
-                raise self.fail((*path, "patternProperties", p),
-                                f"invalid regular expression: {exc}") from None
+            except re.error:
+                continue  # reported by patternProperties
         if value is False:
             c = self.constraint(path, key, value)
 

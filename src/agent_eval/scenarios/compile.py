@@ -530,7 +530,7 @@ class _Compiler:
             ref = self.ref(here, kp)
             if is_constraint(value):
                 try:
-                    validate = self.schemas.compile(value, here, as_property=True)
+                    validate = self.schemas.checked(value, here, as_property=True)
                 except ConfigError as exc:
                     self.loader.problems.extend(exc.problems)
                     continue
