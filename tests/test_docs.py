@@ -73,7 +73,8 @@ def test_doc_example(ex: Example, tmp_path: Path) -> None:
     got = sorted({v["rule"] for t in results["tests"] for v in t["violations"]}
                  | {f["rule"] for s in results["scenarios"] for f in s["findings"]}
                  | {f"criteria/{c['kind']}" for c in results["criteria"]
-                    if c["status"] in ("fail", "warn")})
+                    if c["status"] in ("fail", "warn")}
+                 | {f["rule"] for f in results["unexercised"]})
     assert got == sorted(ex.expect)
 
 

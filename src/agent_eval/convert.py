@@ -34,7 +34,10 @@ def _call_events(call: ToolCall) -> Iterator[dict[str, Any]]:
     ev: dict[str, Any] = {"type": "tool_call"}
     _put(ev, "id", call.id)
     ev["tool"] = call.name
-    ev["arguments"] = call.arguments  # the raw value when it is not an object
+    if call.arguments_recorded:
+        ev["arguments"] = call.arguments  # the raw value when it is not an object
+    else:
+        ev["arguments_recorded"] = False  # not the same as "arguments": null ({})
     _put(ev, "latency_ms", call.latency_ms)
     ev["source"] = _where(call.location)
     yield ev

@@ -3,8 +3,9 @@
 ``normalized`` (the default) compares names in a normal form (docs/config.md "Tool
 names"): invisible format characters (Unicode category Cf) dropped, Unicode NFKC, split
 into words at ``-``, ``_``, whitespace and camelCase boundaries, each word case-folded,
-the words joined with ``_`` (and NFKC once more). ``EditFile``, ``editFile``, ``edit-file``, ``EDIT FILE``
-and ``edit_file`` are all ``edit_file``; ``HTTPServer`` is ``http_server``.
+the words joined with ``_`` (and NFKC once more). ``EditFile``, ``editFile``,
+``edit-file``, ``EDIT FILE`` and ``edit_file`` are all ``edit_file``; ``HTTPServer`` is
+``http_server``.
 
 A glob is matched against the normal form of the name. Its literal runs (the text
 between ``*``, ``?`` and ``[...]``) are normalised the same way, except that a

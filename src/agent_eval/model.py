@@ -31,6 +31,10 @@ class ToolCall:
     result_location: Location | None = None
     arguments_error: str | None = None  # why ``arguments`` is not a JSON object
     has_result: bool = False
+    # False when the trace does not hold the call's arguments at all (``arguments`` is
+    # then None): a result without its call, or a format that records them only on
+    # request (OpenTelemetry, Agents SDK, Vercel AI SDK). Not the same as ``null``.
+    arguments_recorded: bool = True
 
 
 @dataclass(slots=True)

@@ -27,8 +27,8 @@ def traces(path: Path | str, fmt: str = "auto") -> list[Trace]:
 def canonical(t: Trace) -> tuple[Any, ...]:
     return (
         t.id, t.scenario, t.input, t.output, t.duration_ms,
-        [(c.name, c.id, c.arguments, c.arguments_error, c.result, c.has_result, c.ok, c.error,
-          c.latency_ms) for c in t.tool_calls],
+        [(c.name, c.id, c.arguments, c.arguments_error, c.arguments_recorded, c.result,
+          c.has_result, c.ok, c.error, c.latency_ms) for c in t.tool_calls],
         [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.cost_usd, c.latency_ms)
          for c in t.llm_calls],
         {k: v for k, v in t.metadata.items() if k != "source_format"},

@@ -85,8 +85,10 @@ def test_regression_fix_new_absent_and_deltas(tmp_path: Path) -> None:
     head = run(tmp_path / "h", ("delete_all", 1, 0.01), ("lookup", 1, 0.01))
     c = compare(head, base)
     assert c["regressed"] == ["A"] and c["fixed"] == ["B"]
+    # (coverage/unexercised: B's `lookup` was called by no trace of the base; now it is)
     assert {f["rule"] for f in c["findings"]["absent"]} == {
-        "args_valid/maximum", "scenario/forbidden_tools", "scenario/tool_recall"}
+        "args_valid/maximum", "scenario/forbidden_tools", "scenario/tool_recall",
+        "coverage/unexercised"}
     assert c["absent_violations"] == sum(
         1 for f in c["findings"]["absent"] if f["severity"] in ("error", "warning"))
     by = {r["name"]: r for r in c["deltas"]["counts"]}

@@ -91,8 +91,10 @@ def test_tool_call_errors_from_messages() -> None:
         "approval: ...", "unknown: ...",
         "output_limit: The tool output limit of 10 MiB was exceeded."]  # line 202
     assert [c.location.line for c in t.tool_calls][:2] == [95, 105]
-    # the arguments are not in the log: args_valid reports that, rather than "missing"
-    assert all(c.arguments is None and c.arguments_error for c in t.tool_calls)
+    # the arguments are not in the log: not recorded (args_valid notes that), which is
+    # neither "missing" nor "not an object"
+    assert all(c.arguments is None and not c.arguments_recorded and c.arguments_error is None
+               for c in t.tool_calls)
 
 
 def test_eval_archive() -> None:

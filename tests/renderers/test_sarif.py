@@ -384,6 +384,9 @@ def every_rule_suite(folder: Path) -> Results:
         "traces/args.jsonl": events(
             {"type": "trace_start", "trace_id": "args-1"},
             *(call(t, a, n) for n, (t, a) in enumerate(ARG_CALLS, 1)),
+            # not_recorded: the arguments are not in the trace at all
+            {"type": "tool_call", "id": "unrecorded", "tool": "refund_card",
+             "arguments_recorded": False},
             {"type": "trace_end"}),
         "traces/flow.jsonl": events(
             {"type": "trace_start", "trace_id": "flow-1"},
@@ -551,8 +554,12 @@ def test_every_rule_of_the_catalogue(corpus: Corpus) -> None:
         assert len(r["locations"]) == 1
         for n, loc in enumerate(r.get("relatedLocations", []), 1):
             assert loc["id"] == n and loc["message"]["text"]
-    # The test severities are the results' levels.
-    levels = {r["properties"].get("test"): r["level"] for r in run["results"]}
+    # The test severities are the results' levels (but for the two rules that are
+    # notes whatever the test says: not_recorded, and unexercised by default).
+    levels = {r["properties"].get("test"): r["level"] for r in run["results"]
+              if r["ruleId"] not in ("args_valid/not_recorded", "coverage/unexercised")}
+    assert {r["level"] for r in run["results"]
+            if r["ruleId"] in ("args_valid/not_recorded", "coverage/unexercised")} == {"note"}
     assert levels["args_strict"] == "warning" and levels["scope"] == "note"
     assert levels["args"] == levels["flow"] == levels["no_destructive"] == "error"
     hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in run["results"]]
@@ -797,8 +804,9 @@ def test_fingerprints_survive_unrelated_edits(tmp_path: Path) -> None:
     assert len(minimum) == 1
     assert minimum[0]["partialFingerprints"]["primaryLocationLineHash"] not in old_hashes
     # The untouched findings (the pattern and the second call's maximum) keep theirs.
+    # (lookup_order, called no more, is now an unexercised policy key: a new finding too)
     assert {r["partialFingerprints"]["primaryLocationLineHash"] for r in again
-            if r["ruleId"] != "args_valid/minimum"} < old_hashes
+            if r["ruleId"] not in ("args_valid/minimum", "coverage/unexercised")} < old_hashes
 
 
 def _get(obj: Any, path: tuple[str, ...]) -> Any:

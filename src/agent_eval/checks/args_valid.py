@@ -73,6 +73,9 @@ class ArgsValid:
                 if self.strict_ref is not None:
                     out.append(self._unknown(call, trace))
                 continue
+            if not call.arguments_recorded:
+                out.append(self._not_recorded(call, trace, rules[0].key_ref))
+                continue
             if call.arguments_error is not None:
                 out.append(self._not_object(call, trace, rules[0].key_ref))
                 continue
@@ -128,6 +131,21 @@ class ArgsValid:
             details={"violation": "Arguments are not a JSON object"},
         )
 
+    def _not_recorded(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
+        return Finding(
+            rule="args_valid/not_recorded",
+            severity="note",
+            message=f"{call.name}: arguments not recorded in the trace; the policy could not "
+            "be checked for this call",
+            test=self.id,
+            config=_ref(key),
+            trace=self._trace_ref(call, trace),
+            tool=call.name,
+            constraint=key.text,
+            scenario=trace.scenario,
+            details={"violation": "Arguments not recorded"},
+        )
+
     def _unknown(self, call: ToolCall, trace: Trace) -> Finding:
         assert self.strict_ref is not None
         return Finding(
@@ -163,6 +181,6 @@ def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
 
 RULES = tuple(sorted({f"args_valid/{r}" for r in RULE_OF.values()} | {
     "args_valid/additional_arguments", "args_valid/false_schema",
-    "args_valid/not_an_object", "args_valid/unknown_tool",
+    "args_valid/not_an_object", "args_valid/not_recorded", "args_valid/unknown_tool",
 }))
 SPEC = CheckSpec("args_valid", ArgsValidTest, compile_test, RULES)

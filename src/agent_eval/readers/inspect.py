@@ -36,7 +36,6 @@ from agent_eval.readers.native import decode_arguments
 
 NAME = "inspect"
 ATTACHMENT = "attachment://"
-NOT_RECORDED = "not recorded (the log has the tool's result but not its call)"
 _SAMPLE_MEMBER = re.compile(r"^samples/.+\.json$")
 LineAt = Callable[..., int]
 
@@ -242,7 +241,7 @@ class _Sample:
                     call = ToolCall(name=name if isinstance(name, str) and name else "unknown",
                                     arguments=None, location=loc,
                                     id=None if cid is None else str(cid),
-                                    arguments_error=NOT_RECORDED)
+                                    arguments_recorded=False)
                     self.trace.tool_calls.append(call)
                     loc_result = None
                 else:

@@ -42,7 +42,6 @@ from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
 
 LineAt = Callable[..., int]
-NOT_RECORDED = "not recorded (the log has the tool's result but not its call)"
 _CLASSES = {
     "HumanMessage": "human", "HumanMessageChunk": "human",
     "AIMessage": "ai", "AIMessageChunk": "ai",
@@ -203,7 +202,7 @@ class _Conv:
                                  None, cid, line)
             if call is None:
                 return
-            call.arguments, call.arguments_error = None, NOT_RECORDED
+            call.arguments, call.arguments_recorded = None, False
         content = fields.get("content")
         text = text_of(content)
         result = text if text is not None and isinstance(content, str | list) else content
@@ -601,7 +600,10 @@ class LangSmithReader:
                         outputs, dict) else outputs
                     call = ToolCall(name=str(f.get("name") or "unknown"), arguments=args,
                                     location=loc, id=str(f.get("id")), arguments_error=why,
-                                    latency_ms=_run_time(f))
+                                    latency_ms=_run_time(f),
+                                    arguments_recorded=f.get("inputs") is not None)
+                    if not call.arguments_recorded:
+                        call.arguments = None
                     if outputs is not None or f.get("error"):
                         err = f.get("error")
                         set_result(call, result, str(err) if err else None, not err,

@@ -166,8 +166,11 @@ class _FileState:
         if t is None:
             return
         raw = obj.get("arguments", _MISSING)
+        recorded = True
         if type(raw) is dict:
             args, why = raw, None
+        elif raw is _MISSING and obj.get("arguments_recorded") is False:
+            args, why, recorded = None, None, False  # as `convert` writes it
         else:
             if raw is _MISSING:
                 raw = _first(obj, "args", "input")
@@ -194,6 +197,7 @@ class _FileState:
             None,
             why,
             has_result,
+            recorded,
         )
         t.trace.tool_calls.append(call)
         if cid is not None:

@@ -270,10 +270,12 @@ def _function_call(data: dict[str, Any], error: Any, loc: Location,
         message = str(error)
     output = data.get("output")
     has_result = output is not None or message is not None
-    return ToolCall(name=str(data.get("name") or "unknown"), arguments=args, location=loc,
+    recorded = data.get("input") is not None  # absent without trace_include_sensitive_data
+    return ToolCall(name=str(data.get("name") or "unknown"),
+                    arguments=args if recorded else None, location=loc,
                     result=output, error=message, ok=message is None, latency_ms=latency,
                     result_location=loc if has_result else None, arguments_error=why,
-                    has_result=has_result)
+                    has_result=has_result, arguments_recorded=recorded)
 
 
 def _last_assistant_text(messages: Any) -> str | None:

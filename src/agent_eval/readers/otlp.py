@@ -867,6 +867,8 @@ def _tool_call(s: _Span, a: dict[str, Any], file: str, locs: dict[int, Location]
                 args, why = decode_arguments(raw)
         except _JSONDecodeError:
             args, why = decode_arguments(raw)
+    elif raw is None:  # gen_ai.tool.call.arguments is opt-in: not recorded, not {}
+        args, why = None, None
     else:
         args, why = decode_arguments(raw)
     cid = a.get("gen_ai.tool.call.id")
@@ -884,7 +886,8 @@ def _tool_call(s: _Span, a: dict[str, Any], file: str, locs: dict[int, Location]
         loc = locs[s.line] = Location(file, s.line)
     has_result = result is not None or error is not None
     return ToolCall(str(name), args, loc, None if cid is None else str(cid), result, error,
-                    error is None, latency, loc if has_result else None, why, has_result)
+                    error is None, latency, loc if has_result else None, why, has_result,
+                    raw is not None)
 
 
 def _content_key(name: Any, args: Any) -> str:

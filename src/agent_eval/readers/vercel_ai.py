@@ -142,16 +142,21 @@ class _State:
         name = attrs.get("ai.toolCall.name")
         cid = attrs.get("ai.toolCall.id")
         raw = attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))
-        args, why = decode_arguments(raw)
+        recorded = raw is not None  # absent under recordInputs: false
+        args, why = decode_arguments(raw) if recorded else (None, None)
         call = self.calls[key].get(str(cid)) if cid is not None else None
         if call is None:
             call = ToolCall(name=str(name or "unknown"), arguments=args, location=loc,
-                            id=str(cid) if cid is not None else None, arguments_error=why)
+                            id=str(cid) if cid is not None else None, arguments_error=why,
+                            arguments_recorded=recorded)
             trace.tool_calls.append(call)
             if call.id is not None:
                 self.calls[key][call.id] = call
         else:  # already seen in the model's ai.response.toolCalls: the span is the call
-            call.location, call.arguments, call.arguments_error = loc, args, why
+            call.location = loc
+            if recorded:
+                call.arguments, call.arguments_error = args, why
+                call.arguments_recorded = True
         res_key = ("ai.toolCall.result" if "ai.toolCall.result" in attrs
                    else "ai.toolCall.output")
         if res_key in attrs or error is not None:
@@ -178,9 +183,11 @@ class _State:
             cid = tc.get("toolCallId")
             if cid is None or str(cid) in self.calls[key]:
                 continue
-            args, why = decode_arguments(tc.get("input", tc.get("args")))
+            raw = tc.get("input", tc.get("args"))
+            args, why = decode_arguments(raw) if raw is not None else (None, None)
             call = ToolCall(name=str(tc.get("toolName") or "unknown"), arguments=args,
-                            location=loc, id=str(cid), arguments_error=why)
+                            location=loc, id=str(cid), arguments_error=why,
+                            arguments_recorded=raw is not None)
             trace.tool_calls.append(call)
             self.calls[key][str(cid)] = call
 

@@ -437,7 +437,7 @@ class _Compiler:
         return item if isinstance(item, dict) else {}
 
     def _patterns(self, value: str | list[str], ref: Callable[..., ConfigRef],
-                  *keys: str) -> tuple[tuple[str, ...], tuple[ConfigRef, ...]]:
+                  *keys: str | int) -> tuple[tuple[str, ...], tuple[ConfigRef, ...]]:
         if isinstance(value, str):
             return (value,), (ref(*keys),)
         return tuple(value), tuple(ref(*keys, i) for i in range(len(value)))

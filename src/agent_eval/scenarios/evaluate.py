@@ -350,6 +350,13 @@ def _args(ev: _Eval, calls: list[ToolCall]) -> None:
 
 def _arg_findings(ev: _Eval, ax: ArgExpect, call: ToolCall) -> None:
     sc = ev.sc
+    if not call.arguments_recorded:  # could not be checked: never a pass
+        ev.warned = True
+        ev.add("scenario/not_recorded", "warning",
+               f"{call.name}: arguments not recorded: args cannot be compared "
+               f"(args_mode: {sc.args_mode})", ax.ref, ev.at_call(call), tool=call.name,
+               constraint=f"args: {ax.tool}", details={"figure": "arguments"})
+        return
     args = call.arguments if call.arguments_error is None else None
     for mm in arg_errors(ax.checks, args, sc.args_mode, ax.keys):
         ev.failed = True
@@ -480,9 +487,19 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall]) -> TraceRef | N
     kind = b.kind
     if kind == "tool_called":
         assert b.matcher is not None
+        unknown = None  # a call of the tool whose arguments were not recorded
         for call in calls:
-            if b.matcher(call.name) and (not b.args or _args_hold(b, call)):
-                return ev.at_call(call)
+            if b.matcher(call.name):
+                if not b.args or _args_hold(b, call):
+                    return ev.at_call(call)
+                if not call.arguments_recorded and unknown is None:
+                    unknown = call
+        if unknown is not None:  # whether it happened cannot be told: never a pass
+            ev.warned = True
+            ev.add("scenario/not_recorded", "warning",
+                   f"{unknown.name}: arguments not recorded: {b.text} cannot be checked",
+                   b.ref, ev.at_call(unknown), tool=unknown.name, constraint=b.text,
+                   details={"figure": "arguments"})
         return None
     if kind == "tool_not_called":
         assert b.matcher is not None
