@@ -115,12 +115,14 @@ class ArgsValid:
             details={"violation": e.message},
         )
 
-    def _not_object(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
+    def _unreadable(self, call: ToolCall, trace: Trace, key: Constraint, rule: str,
+                    severity: Severity, message: str, violation: str) -> Finding:
+        """A call whose arguments could not be checked at all, located at the tool's
+        policy key."""
         return Finding(
-            rule="args_valid/not_an_object",
-            severity=self.severity,
-            message=f"{call.name}: arguments are not a JSON object ({call.arguments_error}); "
-            "they cannot be checked against the policy",
+            rule=rule,
+            severity=severity,
+            message=f"{call.name}: {message}",
             test=self.id,
             config=_ref(key),
             trace=self._trace_ref(call, trace),
@@ -128,23 +130,20 @@ class ArgsValid:
             value=stored_value(call.arguments),
             constraint=key.text,
             scenario=trace.scenario,
-            details={"violation": "Arguments are not a JSON object"},
+            details={"violation": violation},
         )
 
+    def _not_object(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
+        return self._unreadable(
+            call, trace, key, "args_valid/not_an_object", self.severity,
+            f"arguments are not a JSON object ({call.arguments_error}); they cannot be checked "
+            "against the policy", "Arguments are not a JSON object")
+
     def _not_recorded(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
-        return Finding(
-            rule="args_valid/not_recorded",
-            severity="note",
-            message=f"{call.name}: arguments not recorded in the trace; the policy could not "
-            "be checked for this call",
-            test=self.id,
-            config=_ref(key),
-            trace=self._trace_ref(call, trace),
-            tool=call.name,
-            constraint=key.text,
-            scenario=trace.scenario,
-            details={"violation": "Arguments not recorded"},
-        )
+        return self._unreadable(
+            call, trace, key, "args_valid/not_recorded", "note",
+            "arguments not recorded in the trace; the policy could not be checked for this "
+            "call", "Arguments not recorded")
 
     def _unknown(self, call: ToolCall, trace: Trace) -> Finding:
         assert self.strict_ref is not None
