@@ -362,7 +362,9 @@ def test_fail_on_never_exits_0_once_the_run_completed(tmp_path: Path) -> None:
     p = run("run", "-q", "--fail-on", "never", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert results(tmp_path / "agent-eval-results")["verdict"] == "error"
-    assert p.stdout.startswith("error: 1 rule violation (1 error) · 1 input error in 1 trace")
+    # (the coverage finding: the policy key apply_discount matched no call)
+    assert p.stdout.startswith("error: 1 rule violation, 1 coverage finding (1 error, 1 note) "
+                               "· 1 input error in 1 trace")
     assert run("run", "-q", cwd=tmp_path).returncode == 2  # the default: fail
     make(tmp_path, suite="suite: s\ntests:\n  - id: a\n    metric: args_vaild\n")
     assert run("run", "--fail-on", "never", cwd=tmp_path).returncode == 2

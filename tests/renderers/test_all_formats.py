@@ -265,7 +265,8 @@ def test_the_scenario_only_suite_has_every_kind(scenario_only: Results) -> None:
 def test_every_format_lists_every_finding_of_the_example(fmt: str) -> None:
     res = evaluate(EXAMPLE)
     want = expected(res)
-    assert sum(want.values()) == 27  # 10 rule violations, 10 scenario findings, 7 criteria
+    # 10 rule violations, 10 scenario findings, 7 criteria, 5 coverage/unexercised notes
+    assert sum(want.values()) == 32
     assert listed(res, fmt) == want
 
 
@@ -300,7 +301,8 @@ def test_a_finding_kind_the_renderers_do_not_know_is_listed_too(fmt: str) -> Non
                                           f"tests.auth_flow.rules.1.{tool}"),
         trace=None, tool=tool, fingerprint=f"{n:032x}")
         for n, (sev, tool) in enumerate(KINDS)]
-    assert [v.rule for v in res.other_findings] == ["coverage/unexercised"] * 2
+    # the example's own unexercised notes (5), and the two made-up ones
+    assert [v.rule for v in res.other_findings] == ["coverage/unexercised"] * 7
     want = expected(res)
     assert want[("coverage/unexercised", "examples/customer-service/agent-eval.yaml:25", "")] \
         == 2

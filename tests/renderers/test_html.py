@@ -190,9 +190,10 @@ def test_example_facts_by_hand() -> None:
         assert f'<tr><th scope="row">{name}</th><td class="num">{value}</td></tr>' in text
     rows = page.rows["findings-table"]
     # every finding: 10 rule violations, 10 scenario findings (7 error, 2 warning, 1
-    # note), 7 missed criteria (5 fail, 2 warn); most severe first
-    assert len(rows) == 27
-    assert page.row_cats["findings-table"] == ["error"] * 22 + ["warning"] * 4 + ["note"]
+    # note), 7 missed criteria (5 fail, 2 warn), 5 coverage/unexercised notes; most
+    # severe first
+    assert len(rows) == 32
+    assert page.row_cats["findings-table"] == ["error"] * 22 + ["warning"] * 4 + ["note"] * 6
     assert [r[1].split("/")[0] for r in rows[10:17]] == ["scenario"] * 7
     # the apply_discount finding, cell by cell
     row = next(r for r in rows if r[3] == "apply_discount")
@@ -208,7 +209,7 @@ def test_example_facts_by_hand() -> None:
         ["no_destructive", "tool_blocklist", "error", "fail", "1", "1", "10", "34", "0"]]
     assert len(page.rows["scenarios-table"]) == 10  # the example's scenarios
     assert MORE.search(text) is None
-    assert text.count('<article class="violation') == 27
+    assert text.count('<article class="violation') == 32
     assert "source not available" not in text
     assert text.rstrip().endswith("</html>")
     assert f'agent-eval 0.1.0 · <a href="{RUN_URL}">workflow run</a></footer>' in text
@@ -553,10 +554,11 @@ def test_report_in_headless_chromium(which: str, tmp_path: Path) -> None:
     # args_valid row and the extra note (its scenarios are replaced)
     assert expect["filter"]["rows"] == 2
     # a highlighted line per readable snippet: example 10 rule violations and 10 scenario
-    # findings x (policy + trace) + 7 criteria (policy only) = 47; rich: its 10 rule
-    # violations x 2 + 2 of the 3 extras' snippets (the others unreadable) + 3 scenario
-    # findings (policy only: traces/t.jsonl is not in the repository) + 7 criteria = 32
-    assert expect["hits"] == (47 if which == "example" else 32)
+    # findings x (policy + trace) + 7 criteria (policy only) + 5 coverage/unexercised
+    # notes (policy only) = 52; rich: its 10 rule violations x 2 + 2 of the 3 extras'
+    # snippets (the others unreadable) + 3 scenario findings (policy only:
+    # traces/t.jsonl is not in the repository) + 7 criteria + the 5 unexercised = 37
+    assert expect["hits"] == (52 if which == "example" else 37)
     report = tmp_path / "report.html"
     report.write_text(text, encoding="utf-8")
     (tmp_path / "expect.json").write_text(json.dumps(expect), encoding="utf-8")

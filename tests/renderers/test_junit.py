@@ -116,11 +116,13 @@ def test_example_layout_read_back_with_junitparser() -> None:
     xml = JUnitXml.fromstring(junit.render(example_results(), CTX))
     suites = {s.name: s for s in xml if isinstance(s, TestSuite)}
     assert list(suites) == ["args_valid", "auth_flow", "no_destructive", "scenarios",
-                            "criteria"]
+                            "criteria", "findings"]
     # criteria: 9 (2 blocking, 2 warning, 2 by_category, composite, 2 required), of
-    # which 5 missed (failures) and 2 only warned (system-out)
+    # which 5 missed (failures) and 2 only warned (system-out); findings: one case for
+    # the 5 coverage/unexercised notes (system-out)
     assert [(s.tests, s.failures, s.errors, s.skipped) for s in suites.values()] == [
-        (10, 4, 0, 0), (10, 3, 0, 0), (10, 1, 0, 0), (10, 5, 0, 0), (9, 5, 0, 0)]
+        (10, 4, 0, 0), (10, 3, 0, 0), (10, 1, 0, 0), (10, 5, 0, 0), (9, 5, 0, 0),
+        (1, 0, 0, 0)]
     cases = {c.name: c for c in suites["args_valid"]}
     assert len(cases) == 10
     case = cases["discount-too-high-001"]
@@ -141,7 +143,7 @@ def test_example_layout_read_back_with_junitparser() -> None:
     # the root carries the totals
     root = ET.fromstring(junit.render(example_results(), CTX))
     assert (root.get("name"), root.get("tests"), root.get("failures"), root.get("errors")) == (
-        "customer-service-agent", "49", "18", "0")  # 40 + 9 criteria, 13 + 5 missed
+        "customer-service-agent", "50", "18", "0")  # 40 + 9 criteria + 1, 13 + 5 missed
 
 
 # ------------------------------------------------------------------ behaviours
