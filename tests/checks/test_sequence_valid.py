@@ -398,30 +398,21 @@ def test_count_min_and_max(tmp_path: Path) -> None:
         ("sequence_valid/count", 4, 10, "a")]
 
 
-def test_count_message_names_the_tool_as_called(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("tool", "bound", "names", "message"), [
     # issue 10 §2: the message said "Bash called 11 times" for calls named `bash`
-    found = run(tmp_path, """
-        - type: count
-          tool: Bash
-          max: 10
-    """, ["bash"] * 11)
-    assert [f.message for f in found] == [
-        "bash called 11 times, more than max 10 (count of Bash; call #11 is over the limit)"]
-    assert found[0].tool == "bash"
-    found = run(tmp_path, """
-        - type: count
-          tool: "search_*"
-          min: 3
-    """, ["SearchWeb", "search-kb", "x"])
-    assert [f.message for f in found] == [
-        "SearchWeb, search-kb called 2 times, fewer than min 3 (count of search_*)"]
-    found = run(tmp_path, """
-        - type: count
-          tool: send_email
-          max: 1
-    """, ["send_email", "send_email"])
-    assert [f.message for f in found] == [
-        "send_email called 2 times, more than max 1 (call #2 is over the limit)"]
+    ("Bash", "max: 10", ["bash"] * 11,
+     "bash called 11 times, more than max 10 (count of Bash; call #11 is over the limit)"),
+    ('"search_*"', "min: 3", ["SearchWeb", "search-kb", "x"],
+     "SearchWeb, search-kb called 2 times, fewer than min 3 (count of search_*)"),
+    ("send_email", "max: 1", ["send_email", "send_email"],
+     "send_email called 2 times, more than max 1 (call #2 is over the limit)"),
+])
+def test_count_message_names_the_tool_as_called(tmp_path: Path, tool: str, bound: str,
+                                                names: list[str], message: str) -> None:
+    found = run(tmp_path, f"- type: count\n  tool: {tool}\n  {bound}\n", names)
+    assert [f.message for f in found] == [message]
+    if bound.startswith("max"):
+        assert found[0].tool == names[0]  # the call over the limit, as called
 
 
 def test_count_max_zero(tmp_path: Path) -> None:
