@@ -8,7 +8,9 @@ The blocks are written to a temporary folder and run through the real command li
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,11 @@ TARGETS = {
     "yaml suite": "agent-eval.yaml",
     "yaml policy": "policy.yaml",
     "jsonl trace": "traces/example.jsonl",
+    "json lock": "tools.lock.json",  # live pages: the tool lock
+    "python server": "server.py",  # live pages: an MCP server of their own
 }
+LIVE_GROUPS = ("probe", "mcp")  # examples that start real MCP servers (docs/mcp.md)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def front_matter(page: Path) -> dict[str, Any]:
@@ -88,11 +94,16 @@ def test_input_pages_have_no_machine_blocks() -> None:
             assert machine_blocks(page) == {}, page
 
 
-def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                ) -> dict[str, Any]:
+def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Write the page's blocks, run ``agent-eval run`` on them, return results.json."""
     blocks = machine_blocks(page)
-    assert "yaml suite" in blocks and "jsonl trace" in blocks, f"{page}: incomplete example"
+    live = page.relative_to(DOCS).parts[0] in LIVE_GROUPS
+    assert "yaml suite" in blocks and ("jsonl trace" in blocks or live), \
+        f"{page}: incomplete example"
+    if live:  # the npm servers (npm ci) and this Python's scripts come first on PATH
+        path = [str(ROOT / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
+        monkeypatch.setenv("PATH", os.pathsep.join([*path, os.environ.get("PATH", "")]))
     for info, body in blocks.items():
         target = tmp_path / TARGETS[info]
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -120,11 +131,13 @@ def violations(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=page_id)
 def test_example_triggers_its_rule(page: Path, tmp_path: Path,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                   capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
     rule = front_matter(page)["id"]
     if rule.startswith("args_valid/"):
         assert "yaml policy" in machine_blocks(page), f"{page}: an args_valid example needs one"
-    reported = {v["rule"] for v in violations(run_example(page, tmp_path, capsys))}
+    reported = {v["rule"] for v in violations(run_example(page, tmp_path, capsys,
+                                                         monkeypatch))}
     assert rule in reported, f"{page}: reported {sorted(reported)}"
 
 
@@ -133,13 +146,14 @@ ARGS_PAGES = [p for p in EXAMPLE_PAGES if p.relative_to(DOCS).parts[0] == "args_
 
 @pytest.mark.parametrize("page", ARGS_PAGES, ids=page_id)
 def test_example_finding_points_at_the_violated_keyword(
-        page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """config.md: "Each violated constraint points at the line of the keyword that was
     violated"; a missing required argument at its `required` line (for a `required: [..]`
     list, at the missing name in it); an unknown tool at the `strict:` line; arguments
     that are not an object at the tool's key."""
     rule = front_matter(page)["id"]
-    results = run_example(page, tmp_path, capsys)
+    results = run_example(page, tmp_path, capsys, monkeypatch)
     mine = [v for v in violations(results) if v["rule"] == rule]
     assert mine
     for v in mine:
@@ -156,16 +170,18 @@ def test_example_finding_points_at_the_violated_keyword(
 
 
 def test_one_of_page_message_names_the_matching_alternatives(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # the example's call has card_id and store_credit_account: both alternatives match
-    results = run_example(DOCS / "args_valid" / "one_of.md", tmp_path, capsys)
+    results = run_example(DOCS / "args_valid" / "one_of.md", tmp_path, capsys, monkeypatch)
     (v,) = violations(results)
     assert v["message"].endswith("it matches 2 (#1, #2) (oneOf: 2 alternatives)")
 
 
 def test_any_of_page_message_lists_each_alternative(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    results = run_example(DOCS / "args_valid" / "any_of.md", tmp_path, capsys)
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    results = run_example(DOCS / "args_valid" / "any_of.md", tmp_path, capsys, monkeypatch)
     (v,) = violations(results)
     for n, name in enumerate(["customer_id", "email", "phone"], 1):
         assert f"#{n}: {name}: Required property is missing (required: [{name}])" \

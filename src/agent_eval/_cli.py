@@ -137,6 +137,21 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--quiet", "-q", action="store_true",
                       help="no per-file notes on stderr (input errors are still printed)")
 
+    lck = sub.add_parser("lock", help="write or refresh the tool lock of the suite's MCP "
+                         "servers (tool_lock; see docs/mcp.md)")
+    lck.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
+    lck.add_argument("--server", action="append", metavar="NAME",
+                     help="refresh only this server (repeatable; default: all)")
+
+    rec = sub.add_parser("record", help="run an MCP server behind a transparent stdio "
+                         "proxy that appends every message to a trace file",
+                         usage="agent-eval record [--output FILE] -- COMMAND [ARGS...]")
+    rec.add_argument("--output", "-o", metavar="FILE", default="mcp-session.jsonl",
+                     help="the trace file messages are appended to (default: "
+                     "mcp-session.jsonl)")
+    rec.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND",
+                     help="the server command and its arguments, after --")
+
     sub.add_parser("action", help="run as the GitHub Action: inputs from INPUT_* variables, "
                    "the event from GITHUB_EVENT_PATH (see README 'GitHub Action')")
     return p
@@ -173,6 +188,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import merge
 
             return merge.main(args)
+        if args.command == "lock":
+            from agent_eval.commands import lock
+
+            return lock.main(args)
+        if args.command == "record":
+            from agent_eval.commands import record
+
+            return record.main(args)
         if args.command == "action":
             from agent_eval.commands import action
 

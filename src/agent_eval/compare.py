@@ -84,7 +84,7 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def _suite_rules(rel: str, doc: dict[str, Any], rules: dict[str, str]) -> None:
-    for section in ("tests", "scenarios"):
+    for section in ("tests", "scenarios", "probes"):
         items = doc.get(section)
         if not isinstance(items, list):
             continue
@@ -93,6 +93,9 @@ def _suite_rules(rel: str, doc: dict[str, Any], rules: dict[str, str]) -> None:
             _walk(f"{rel}#{section}.{ident}", item, rules)
     if doc.get("pass_criteria") is not None:
         _walk(f"{rel}#pass_criteria", doc["pass_criteria"], rules)
+    for key in ("servers", "tool_lock"):  # live MCP (docs/mcp.md)
+        if doc.get(key) is not None:
+            _walk(f"{rel}#{key}", doc[key], rules)
 
 
 def _walk(prefix: str, value: Any, rules: dict[str, str]) -> None:

@@ -136,18 +136,20 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
 # --------------------------------------------------------------------- shard run
 def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
                    *, index: int, count: int, timings: bool = True,
-                   fmt: str | None = None) -> Results:
-    """The partial results of shard ``index`` of ``count``."""
+                   fmt: str | None = None, pinned: list[SourceFile] | None = None) -> Results:
+    """The partial results of shard ``index`` of ``count``. The traces of ``pinned``
+    files (the live probes' sessions, which only shard 1 records) all belong to shard 1,
+    after the other files, as in an unsharded run."""
     fmt = fmt or suite.format
     acc = Accumulator.for_suite(suite)
     records: list[dict[str, Any]] = []
     total = 0
 
-    def take(seq: list[int], item: ReadItem) -> None:
+    def take(seq: list[int], item: ReadItem, first: bool = False) -> None:
         nonlocal total
         if isinstance(item, Trace):
             total += 1
-            if shard_of(item.id, count) != index:
+            if (index != 1) if first else shard_of(item.id, count) != index:
                 return
         elif index != 1:
             return
@@ -162,6 +164,9 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
     for n, source in enumerate(files, 1):
         for k, item in enumerate(read_sources([source], fmt)):
             take([n, k], item)
+    for n, source in enumerate(pinned or (), len(files) + 1):
+        for k, item in enumerate(read_sources([source], fmt)):
+            take([n, k], item, first=True)
     results = acc.finish(suite, timings=timings, any_traces=total > 0)
     _partial_view(results)
     seconds = {tid: t.seconds for tid, t in acc.tests.items()} if timings else {}
@@ -238,4 +243,11 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
             for a, sec in zip(acc.scenarios.per, s.get("scenario_seconds") or [],
                               strict=False):
                 a.seconds += sec
-    return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
+    results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
+    for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
+        if s.get("live"):
+            from agent_eval.live.outcome import LiveOutcome
+
+            LiveOutcome.from_dict(s["live"]).apply(results,
+                                                   has_trace_globs=bool(suite.trace_globs))
+    return results

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_eval.checks import args_valid, sequence_valid, tool_blocklist
+from agent_eval.checks import args_valid, sequence_valid, tool_blocklist, tool_results
 from agent_eval.checks.base import CheckSpec
 
 REGISTRY: dict[str, CheckSpec] = {
@@ -11,5 +11,6 @@ REGISTRY: dict[str, CheckSpec] = {
         args_valid.SPEC,
         sequence_valid.SPEC,
         tool_blocklist.SPEC,
+        tool_results.SPEC,
     )
 }

@@ -10,6 +10,7 @@ from agent_eval._cli import _formats, color_wanted, output_dir
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.progress import Progress
+from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
 from agent_eval.results import Results, exit_code
 
@@ -39,7 +40,19 @@ def main(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"error: --baseline: {exc}", file=sys.stderr)
             return 2
-    files, errors = suite_sources(suite, args.traces)
+    folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
+    live = None
+    if suite.live is not None and (not getattr(args, "shard", None)
+                                   or args.shard.split("/", 1)[0].strip() == "1"):
+        from agent_eval.live.runner import run_live  # imports the MCP SDK
+
+        live = run_live(suite, folder, timings=not args.no_timings)
+    if suite.live is not None and not args.traces and not suite.trace_globs:
+        files: list[SourceFile] = []  # only the probes' sessions
+        errors: list[ReadItem] = []
+    else:
+        files, errors = suite_sources(suite, args.traces)
+    sessions = live.sessions if live is not None else []
     if getattr(args, "shard", None):
         from agent_eval.sharding import evaluate_shard, parse_shard
 
@@ -49,17 +62,23 @@ def main(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         results = evaluate_shard(suite, files, errors, index=index, count=count,
-                                 timings=not args.no_timings)
+                                 timings=not args.no_timings, pinned=sessions)
     else:
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
-            results = evaluate_files(suite, files, errors, jobs=max(1, args.jobs),
-                                     timings=not args.no_timings, progress=progress,
-                                     strict_coverage=args.strict_coverage)
+            results = evaluate_files(suite, [*files, *sessions], errors,
+                                     jobs=max(1, args.jobs), timings=not args.no_timings,
+                                     progress=progress, strict_coverage=args.strict_coverage)
+    if suite.live is not None:  # the probes' entries (in shard 1 only)
+        from agent_eval.live.outcome import LiveOutcome
+
+        (live or LiveOutcome()).apply(results,
+                                      has_trace_globs=bool(args.traces or suite.trace_globs))
+        if results.shard is not None and live is not None:
+            results.shard["live"] = live.to_dict()
     if base is not None:
         from agent_eval.compare import attach
 
         attach(results, base, {"kind": "file", "path": args.baseline})
-    folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
         print(console.quiet_line(results))

@@ -27,10 +27,12 @@ from agent_eval.textdist import edit_distance
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 if TYPE_CHECKING:
+    from agent_eval.live.compile import CompiledLive
     from agent_eval.scenarios.compile import CompiledScenarios
 
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
 NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
+LIVE_KEYS = ("servers", "probes", "tool_lock")  # live MCP (live/compile.py)
 
 
 def find_config(cwd: str | None = None) -> FsPath:
@@ -74,6 +76,7 @@ class Suite:
     policies: dict[str, Policy] = field(default_factory=dict, repr=False)
     scenarios: CompiledScenarios | None = field(default=None, repr=False)
     coverage: CoveragePlan = field(default_factory=lambda: CoveragePlan((), ()), repr=False)
+    live: CompiledLive | None = field(default=None, repr=False)  # servers, probes (mcp.md)
 
     @property
     def trace_globs(self) -> list[str]:
@@ -147,7 +150,8 @@ class _Loader:
         if model is not None:
             self.check_format(model.format, positions)
         raw_tests = data.get("tests")
-        if not raw_tests and "scenarios" not in data and (
+        live_keys = [k for k in LIVE_KEYS if k in data]
+        if not raw_tests and "scenarios" not in data and not live_keys and (
                 raw_tests is None or isinstance(raw_tests, list)):
             self.problems.append(f"{positions.where(('tests',) if 'tests' in data else ())}: "
                                  "the suite has no tests; add a 'tests:' list "
@@ -159,12 +163,17 @@ class _Loader:
             from agent_eval.scenarios.compile import compile_scenarios
 
             scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)
+        live = None
+        if live_keys:  # imported only when used (the MCP SDK is never imported here)
+            from agent_eval.live.compile import compile_live
+
+            live = compile_live(data, positions, file, self, self.root, {t.id for t in tests})
         if self.problems or model is None:
             raise ConfigError(self.problems)
         named = [r for sc in scenarios.scenarios for r in sc.named_tools] if scenarios else []
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,
                      self.sources, positions, self.policies, scenarios,
-                     CoveragePlan.build(tests, named))
+                     CoveragePlan.build(tests, named), live)
 
     def check_format(self, fmt: str, positions: Positions) -> None:
         from agent_eval.readers import READERS

@@ -88,6 +88,12 @@ class SuiteFile(Strict):
     tests: list[dict[str, Any]] = Field(default_factory=list)
     scenarios: list[dict[str, Any]] = Field(default_factory=list)  # scenarios/models.py
     pass_criteria: dict[str, Any] | None = None  # scenarios/models.py PassCriteria
+    # live MCP (docs/mcp.md): validated by live/compile.py against live/models.py
+    servers: dict[str, Any] | None = None
+    probes: list[Any] = Field(default_factory=list)
+    tool_lock: str | None = Field(
+        None, description="The lock file of the servers' tools, relative to this file "
+        "(written by `agent-eval lock`); its absence with servers pinned is an error.")
     output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]
 
     _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))

@@ -190,7 +190,13 @@ class McpReader:
         if is_native(head, source):
             return False
         text = head_text(head)
-        return bool(_JSONRPC.search(text)) and not _SCHEMA.search(text)
+        rpc = _JSONRPC.search(text)
+        if rpc is None:
+            return False
+        # a JSON Schema that shows a message is not a log; a log whose tools/list
+        # answer carries input schemas is (the message comes first)
+        schema = _SCHEMA.search(text, 0, rpc.start())
+        return schema is None
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)

@@ -43,10 +43,12 @@ def _finding_lines(v: Finding) -> list[str]:
         lines.append(f"Policy: Blocklist includes '{d.get('pattern', '')}'")
         lines.append(f"Calls found: {d.get('calls', 1)}")
     else:
-        lines.append(f"Tool: {v.tool}")
+        if v.tool is not None:
+            lines.append(f"Tool: {v.tool}")
         if v.argument is not None:
             lines.append(f"Argument: {v.argument} = {_value(v)}")
-        lines.append(f"Violation: {d.get('violation', v.message)} ({v.constraint})")
+        shown = f" ({v.constraint})" if v.constraint else ""
+        lines.append(f"Violation: {d.get('violation', v.message)}{shown}")
     c = v.config
     lines.append(f"Rule id: {v.rule}   at {c.file}:{c.line}:{c.col}")
     if v.trace is not None:

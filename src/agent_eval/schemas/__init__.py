@@ -16,6 +16,7 @@ from pydantic import Field, create_model
 
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
+from agent_eval.live.models import NAME_PATTERN, Probe, Server
 from agent_eval.scenarios.models import PassCriteria, Scenario
 
 BASE_URL = "https://github.com/agent-eval/agent-eval/raw/main/schemas/"
@@ -34,6 +35,12 @@ def suite_schema() -> dict[str, Any]:
                                          "(scores); see docs/scenarios.md.")),
         pass_criteria=(PassCriteria | None, Field(None, description="Suite-level gates "
                                                   "over the scenarios' metrics.")),
+        servers=(dict[str, Server] | None, Field(
+            None, description="MCP servers to start (stdio) or reach (Streamable HTTP) "
+            "for the probes; see docs/mcp.md.",
+            json_schema_extra={"propertyNames": {"pattern": NAME_PATTERN}})),
+        probes=(list[Probe], Field(default_factory=list, description="Live checks of the "
+                                   "servers; see docs/mcp.md.")),
     )
     return _finish(model.model_json_schema(by_alias=True), "suite", "agent-eval suite file")
 

@@ -1,0 +1,179 @@
+"""tool_results: what recorded tool calls returned — result, error message, latency.
+
+The recorded counterpart of a tool probe (docs/mcp.md "Recorded sessions"): for every call
+of a listed tool (optionally only those whose arguments include ``args``), the result must
+pass ``expect_result``, or the call must fail with a message passing ``expect_error``, and
+it must have answered within ``max_latency_ms`` (from the trace's timestamps or recorded
+latency). A check whose input the trace did not record (no result, no latency) is a
+``tool_results/not_recorded`` finding, never a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+from pydantic import Field
+
+from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.errors import ConfigError
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.live.checks import check_text
+from agent_eval.live.compile import TextCheck, compile_schema, text_checks
+from agent_eval.live.models import TextExpect
+from agent_eval.matching import ToolMatcher
+from agent_eval.model import ToolCall, Trace
+
+RULES = ("tool_results/result", "tool_results/error", "tool_results/latency",
+         "tool_results/not_recorded")
+
+
+class CallExpect(Strict):
+    tool: ToolPatterns = Field(description="The tool (name, glob, or a list: any of).")
+    args: dict[str, Any] | None = Field(
+        None, description="Only calls whose arguments include these (equal values).")
+    expect_result: TextExpect | None = Field(
+        None, description="Checks of the result (text, or structured content).")
+    expect_error: bool | TextExpect | None = Field(
+        None, description="The call must fail; with checks, its error message must match "
+        "them.")
+    max_latency_ms: float | None = Field(None, ge=0, description="Each call answered within "
+                                         "this time.")
+
+
+class ToolResultsTest(TestBase):
+    metric: Literal["tool_results"]
+    calls: list[CallExpect] = Field(min_length=1, description="Expectations per tool.")
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    matcher: ToolMatcher
+    args: dict[str, Any] | None
+    result: tuple[TextCheck, ...]
+    error: tuple[TextCheck, ...] | None  # None: no error expected
+    error_ref: ConfigRef | None
+    latency: float | None
+    latency_ref: ConfigRef | None
+    ref: ConfigRef  # the entry's `tool:` key
+
+
+class ToolResults:
+    def __init__(self, cfg: ToolResultsTest, entries: list[_Compiled]) -> None:
+        self.id = cfg.id
+        self.metric = "tool_results"
+        self.severity: Severity = cfg.severity
+        self.entries = tuple(entries)
+
+    def run(self, trace: Trace) -> list[Finding]:
+        out: list[Finding] = []
+        for call in trace.tool_calls:
+            for e in self.entries:
+                if e.matcher(call.name) and _args_match(call.arguments, e.args):
+                    out.extend(self._check(e, call, trace))
+        return out
+
+    def _check(self, e: _Compiled, call: ToolCall, trace: Trace) -> list[Finding]:
+        found: list[tuple[str, ConfigRef, str, str | None, Any]] = []
+        if (e.result or e.error is not None) and not call.has_result and call.ok:
+            found.append(("tool_results/not_recorded", e.ref, f"the result of {call.name} "
+                          "was not recorded, so it cannot be checked", None, None))
+        elif e.error is not None:
+            assert e.error_ref is not None
+            if call.ok:
+                found.append(("tool_results/error", e.error_ref, f"{call.name} succeeded, "
+                              "but an error was expected", "expect_error", None))
+            else:
+                for c, why in check_text(e.error, call.error or "", None,
+                                         "the error message"):
+                    found.append(("tool_results/error", c.ref, f"{call.name} failed as "
+                                  f"expected, but {why}", c.shown, call.error))
+        elif e.result:
+            if not call.ok:
+                found.append(("tool_results/result", e.result[0].ref, f"{call.name} failed "
+                              f"({call.error}), so its result cannot be checked", None,
+                              call.error))
+            else:
+                text, structured = _text(call.result)
+                for c, why in check_text(e.result, text, structured):
+                    found.append(("tool_results/result", c.ref, f"{call.name}: {why}",
+                                  c.shown, text[:200]))
+        if e.latency is not None:
+            assert e.latency_ref is not None
+            if call.latency_ms is None:
+                found.append(("tool_results/not_recorded", e.latency_ref, f"the latency of "
+                              f"{call.name} was not recorded (no timestamps on the call and "
+                              "its result)", f"max_latency_ms: {e.latency:g}", None))
+            elif call.latency_ms > e.latency:
+                found.append(("tool_results/latency", e.latency_ref, f"{call.name} took "
+                              f"{call.latency_ms:g} ms, more than max_latency_ms "
+                              f"{e.latency:g}", f"max_latency_ms: {e.latency:g}",
+                              call.latency_ms))
+        loc = call.result_location or call.location
+        return [Finding(rule=rule, severity=self.severity, message=msg, test=self.id,
+                        config=ref, trace=TraceRef(loc.file, loc.line, trace.id),
+                        tool=call.name, value=value, constraint=constraint,
+                        scenario=trace.scenario)
+                for rule, ref, msg, constraint, value in found]
+
+
+def _args_match(arguments: Any, wanted: dict[str, Any] | None) -> bool:
+    if wanted is None:
+        return True
+    return isinstance(arguments, dict) and all(
+        k in arguments and arguments[k] == v for k, v in wanted.items())
+
+
+def _text(result: Any) -> tuple[str, Any]:
+    if isinstance(result, str):
+        return result, None
+    return orjson.dumps(result, option=orjson.OPT_SORT_KEYS).decode(), result
+
+
+def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
+    problems: list[str] = []
+    entries = []
+    for i, e in enumerate(cfg.calls):
+        base = ("calls", i)
+
+        def problem(kind: str, msg: str, keys: tuple[str, ...] = (),
+                    base: tuple[str, int] = base) -> None:
+            pos = ctx.positions.get((*ctx.path, *base, *keys, kind))
+            problems.append(f"{ctx.file}:{pos.line}:{pos.col}: {msg}")
+
+        def schema(keys: tuple[str, ...]) -> Any:
+            def build(kind: str, value: Any) -> tuple[Any, str]:
+                if isinstance(value, str):
+                    problem(kind, "json_schema here must be an inline schema (a mapping); a "
+                            "schema file works in probes and scenarios", keys)
+                    return None, value
+                return compile_schema(value, "inline",
+                                      lambda msg: problem(kind, msg, keys)), "inline"
+            return build
+
+        def checks(expect: TextExpect, key: str,
+                   base: tuple[str, int] = base) -> tuple[TextCheck, ...]:
+            return text_checks(expect, lambda kind: ctx.ref(*base, key, kind),
+                               lambda kind, msg: problem(kind, msg, (key,)), schema((key,)))
+
+        result = checks(e.expect_result, "expect_result") if e.expect_result else ()
+        error: tuple[TextCheck, ...] | None = None
+        if e.expect_error is not None and e.expect_error is not False:
+            error = checks(e.expect_error, "expect_error") if isinstance(
+                e.expect_error, TextExpect) else ()
+        if e.expect_error is not None and e.expect_result is not None:
+            problem("expect_error", "give expect_result or expect_error, not both")
+        entries.append(_Compiled(
+            ctx.matcher(e.tool), e.args, result, error,
+            ctx.ref(*base, "expect_error") if error is not None else None,
+            e.max_latency_ms,
+            ctx.ref(*base, "max_latency_ms") if e.max_latency_ms is not None else None,
+            ctx.ref(*base, "tool")))
+    if problems:
+        raise ConfigError(problems)
+    return ToolResults(cfg, entries)
+
+
+SPEC = CheckSpec("tool_results", ToolResultsTest, compile_test, RULES)

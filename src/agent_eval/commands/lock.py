@@ -1,0 +1,64 @@
+"""``agent-eval lock``: write or refresh the tool lock of the suite's servers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent_eval.api import load_suite
+from agent_eval.errors import ConfigError
+
+
+def main(args: argparse.Namespace) -> int:
+    suite = load_suite(args.config)
+    live = suite.live
+    if live is None or not live.servers:
+        raise ConfigError([f"{suite.file}: the suite has no 'servers:' to lock (see "
+                           "docs/mcp.md)"])
+    if live.lock is None:
+        raise ConfigError([f"{suite.file}: set 'tool_lock: FILE' in the suite (e.g. "
+                           "tool_lock: mcp-tools.lock.json), then run `agent-eval lock`"])
+    names = list(args.server or live.servers)
+    unknown = [n for n in names if n not in live.servers]
+    if unknown:
+        raise ConfigError([f"{suite.file}: unknown server(s) {', '.join(unknown)}; known: "
+                           f"{', '.join(live.servers)}"])
+    names = [n for n in names if live.servers[n].model.pin]
+    from agent_eval.live import pinning
+    from agent_eval.live.runner import run_live  # imports the MCP SDK
+
+    with tempfile.TemporaryDirectory(prefix="agent-eval-lock-") as tmp:
+        outcome = run_live(suite, Path(tmp), servers=names, probes=False)
+    for e in outcome.errors:
+        print(f"error: {e}", file=sys.stderr)
+    old: dict[str, Any] | None = None
+    try:
+        old = pinning.read_lock(live.lock)
+    except FileNotFoundError:
+        old = None
+    except (OSError, ValueError) as exc:
+        print(f"note: {live.lock_file}: replacing an unusable lock ({exc})", file=sys.stderr)
+    data = pinning.lock_data(outcome.listings, old)
+    for name, tools in outcome.listings.items():
+        before = ((old or {}).get("servers") or {}).get(name)
+        if before is None:
+            print(f"{name}: {len(tools)} tool(s) pinned")
+            continue
+        changes = pinning.compare(name, tools, before)
+        if not changes:
+            print(f"{name}: {len(tools)} tool(s), unchanged")
+        for issue in changes:
+            kind = issue.rule.split("/", 1)[1].removeprefix("tool_")
+            print(f"{name}: {issue.tool}: {kind}")
+    text = pinning.render_lock(data)
+    current = live.lock.read_bytes() if live.lock.is_file() else None
+    if current != text:
+        live.lock.parent.mkdir(parents=True, exist_ok=True)
+        live.lock.write_bytes(text)
+        print(f"Wrote {live.lock_file}")
+    else:
+        print(f"{live.lock_file} is up to date")
+    return 2 if outcome.errors else 0

@@ -1,0 +1,78 @@
+"""What the live run adds to the results: one test entry per probe and per server, the
+servers' start-up errors, and the recorded sessions (evaluated as traces).
+
+No SDK here: ``merge`` reads a shard's outcome back without it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.readers.base import SourceFile
+from agent_eval.results import Results, TestResult, finding_dict, finding_from
+
+_RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
+
+
+@dataclass
+class LiveOutcome:
+    tests: list[TestResult] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    sessions: list[SourceFile] = field(default_factory=list)  # evaluated as traces
+    listings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tools/list
+
+    def apply(self, results: Results, *, has_trace_globs: bool = True) -> None:
+        """Add the probes' and servers' entries and errors to ``results`` (after the
+        rule tests, in suite order) and update counts and verdict."""
+        results.tests.extend(self.tests)
+        errors = list(results.input_errors)
+        dropped = False
+        if not has_trace_globs:
+            # the sessions are the only traces: a server that did not start says why
+            kept = [e for e in errors if e.rule != "input/no_traces"]
+            dropped, errors = len(kept) != len(errors), kept
+        errors.extend(self.errors)
+        errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
+        results.input_errors = errors
+        results.counts["input_errors"] = len(errors)
+        results.counts["violations"] = (results.counts.get("violations", 0)
+                                        + sum(len(t.violations) for t in self.tests))
+        worst: str = results.verdict
+        if errors:
+            worst = "error"
+        elif dropped and worst == "error":
+            worst = "pass"
+            statuses: list[str] = [t.status for t in results.tests]
+            statuses += [str(x.get("status")) for x in results.scenarios]
+            statuses += [{"fail": "fail", "warn": "warn"}.get(str(c.get("status")), "pass")
+                         for c in results.criteria]
+            for status in statuses:
+                worst = status if _RANK.get(status, 0) > _RANK[worst] else worst
+        for t in self.tests:
+            if _RANK[t.status] > _RANK[worst]:
+                worst = t.status
+        results.verdict = worst  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a shard keeps for ``merge`` (results.shard["live"])."""
+        return {"tests": [{"id": t.id, "metric": t.metric, "severity": t.severity,
+                           "status": t.status, "duration_ms": t.duration_ms,
+                           "traces_checked": t.traces_checked,
+                           "traces_failed": t.traces_failed,
+                           "calls_checked": t.calls_checked,
+                           "violations": [finding_dict(v) for v in t.violations]}
+                          for t in self.tests],
+                "errors": [{"rule": e.rule, "file": e.file, "line": e.line,
+                            "message": e.message} for e in self.errors]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LiveOutcome:
+        return cls(
+            tests=[TestResult(t["id"], t["metric"], t["severity"], t["status"],
+                              t["duration_ms"], t["traces_checked"], t["traces_failed"],
+                              t["calls_checked"], [finding_from(v) for v in t["violations"]])
+                   for t in data.get("tests", [])],
+            errors=[InputError(e["rule"], e["file"], e["line"], e["message"])
+                    for e in data.get("errors", [])])

@@ -1,0 +1,350 @@
+"""One MCP client session with a server, on the official ``mcp`` SDK, recorded.
+
+The SDK's transport streams are wrapped so that every JSON-RPC message, in both
+directions, is appended to a trace file as it passes (``{"timestamp", "direction",
+"message"}`` per line: the MCP format the ``mcp`` reader reads). Requests go through
+``ClientSession.send_request`` with a plain-dict result type, so the checks see each
+answer as it was on the wire. Only this module (and :mod:`agent_eval.live.runner`)
+imports the SDK.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+import orjson
+from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from pydantic import TypeAdapter
+
+from agent_eval._version import __version__
+from agent_eval.live.checks import Answer
+from agent_eval.live.compile import ServerSpec
+from agent_eval.live.models import SamplingResponse
+
+RAW: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+STDERR_TAIL = 2000  # characters of a failed server's stderr shown in the error
+MAX_PAGES = 100  # pages of a paginated listing read at most
+
+
+class StartError(Exception):
+    """The server could not be started or did not answer initialize."""
+
+
+# --------------------------------------------------------------------- recording
+class Recorder:
+    """Appends each message with a timestamp to the session's trace file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.fh: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed by close()
+        self.lines = 0
+        self.requests: list[tuple[int, str, Any]] = []  # (line, method, id) sent by us
+
+    def write(self, direction: str, message: dict[str, Any]) -> None:
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+        self.fh.write(orjson.dumps({"timestamp": stamp, "direction": direction,
+                                    "message": message}) + b"\n")
+        self.lines += 1
+        if direction == "client_to_server" and "method" in message and "id" in message:
+            self.requests.append((self.lines, str(message["method"]), message["id"]))
+
+    def request_line(self, mark: int, method: str) -> int:
+        """The line of the first ``method`` request sent since ``len(requests)`` was
+        ``mark``."""
+        return next((line for line, m, _ in self.requests[mark:] if m == method), 0)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def _dump(item: SessionMessage) -> dict[str, Any]:
+    data: dict[str, Any] = item.message.model_dump(by_alias=True, exclude_unset=True,
+                                                   mode="json")
+    return data
+
+
+class _RecordingReader:
+    def __init__(self, inner: Any, recorder: Recorder) -> None:
+        self.inner = inner
+        self.recorder = recorder
+
+    async def receive(self) -> Any:
+        item = await self.inner.receive()
+        if isinstance(item, SessionMessage):
+            self.recorder.write("server_to_client", _dump(item))
+        return item
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> _RecordingReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _RecordingReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _RecordingWriter:
+    def __init__(self, inner: Any, recorder: Recorder) -> None:
+        self.inner = inner
+        self.recorder = recorder
+
+    async def send(self, item: SessionMessage, /) -> None:
+        self.recorder.write("client_to_server", _dump(item))
+        await self.inner.send(item)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _RecordingWriter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+# ------------------------------------------------------------------------ answers
+def describe(exc: BaseException) -> str:
+    """A one-line reason, looking inside exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def resolve_command(command: str) -> str | None:
+    """``command`` on PATH, else next to the running Python (a virtualenv's bin)."""
+    if os.sep in command or (os.altsep and os.altsep in command):
+        return command
+    found = shutil.which(command)
+    if found is None:
+        found = shutil.which(command, path=str(Path(sys.executable).parent))
+    return found
+
+
+def expand_env(value: str) -> str:
+    """``${NAME}`` in an env value: from agent-eval's environment (empty if unset)."""
+    import re
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}",
+                  lambda m: os.environ.get(m.group(1), ""), value)
+
+
+# ------------------------------------------------------------------------ session
+class Session:
+    """An initialised session with one server. Use :func:`open_session`."""
+
+    def __init__(self, spec: ServerSpec, recorder: Recorder) -> None:
+        self.spec = spec
+        self.recorder = recorder
+        self.session: ClientSession | None = None
+        self.init: dict[str, Any] = {}
+        self.protocol_version: str | None = None
+        self.respond: SamplingResponse | None = spec.model.sampling  # the current answer
+        self.sampled: list[dict[str, Any]] = []  # sampling requests of the current call
+        self.sampling_announced = False
+        self._stderr: IO[str] | None = None
+
+    # -- sampling
+    async def _sample(self, context: ClientRequestContext,
+                      params: types.CreateMessageRequestParams
+                      ) -> types.CreateMessageResult | types.ErrorData:
+        del context
+        self.sampled.append(params.model_dump(by_alias=True, exclude_none=True, mode="json"))
+        answer = self.respond
+        if answer is None:
+            return types.ErrorData(code=types.INVALID_REQUEST,
+                                   message="sampling is not configured for this server "
+                                   "in the agent-eval suite")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text=answer.text),
+            model=answer.model, stop_reason=answer.stop_reason)
+
+    def stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.flush()
+            self._stderr.seek(0)
+            text = self._stderr.read()
+        except (OSError, ValueError):
+            return ""
+        text = text.strip()
+        return text[-STDERR_TAIL:] if text else ""
+
+    # -- requests
+    async def request(self, method: str, params: dict[str, Any] | None,
+                      timeout_ms: float) -> Answer:
+        """Send one request; never raises for what the server does."""
+        assert self.session is not None
+        self.sampled = []
+        answer = Answer(method)
+        mark = len(self.recorder.requests)
+        request = _REQUESTS[method](params)
+        start = time.perf_counter()
+        try:
+            result = await self.session.send_request(  # type: ignore[type-var]
+                request, RAW, request_read_timeout_seconds=timeout_ms / 1000.0)
+        except MCPError as exc:
+            answer.code = exc.error.code
+            if exc.error.code == types.REQUEST_TIMEOUT:
+                answer.timed_out = True
+            answer.error = exc.error.message
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
+                OSError) as exc:
+            answer.error = f"the connection to the server closed ({describe(exc)})"
+        else:
+            answer.result = result
+            if method == "tools/call" and result.get("isError") is True:
+                answer.error = _text(result.get("content")) or "isError: true (no text)"
+        answer.latency_ms = round((time.perf_counter() - start) * 1000.0, 1)
+        answer.line = self.recorder.request_line(mark, method)
+        answer.sampling = self.sampled
+        self.sampled = []
+        return answer
+
+    async def list_all(self, method: str, key: str, timeout_ms: float
+                       ) -> tuple[list[dict[str, Any]], Answer]:
+        """Every page of a listing (at most MAX_PAGES)."""
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        first: Answer | None = None
+        for _ in range(MAX_PAGES):
+            answer = await self.request(method, {"cursor": cursor} if cursor else None,
+                                        timeout_ms)
+            first = first or answer
+            if not answer.ok or answer.result is None:
+                return items, answer
+            page = answer.result.get(key)
+            items.extend(x for x in page if isinstance(x, dict)) if isinstance(
+                page, list) else None
+            nxt = answer.result.get("nextCursor")
+            if not isinstance(nxt, str) or not nxt:
+                break
+            cursor = nxt
+        assert first is not None
+        return items, first
+
+
+def _text(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(str(c.get("text")) for c in content
+                     if isinstance(c, dict) and c.get("type") == "text"
+                     and isinstance(c.get("text"), str))
+
+
+def _params(model: Any) -> Callable[[dict[str, Any] | None], Any]:
+    def build(params: dict[str, Any] | None) -> Any:
+        return model.model_validate({"params": params} if params is not None else {})
+    return build
+
+
+_REQUESTS: dict[str, Callable[[dict[str, Any] | None], Any]] = {
+    "tools/call": _params(types.CallToolRequest),
+    "tools/list": _params(types.ListToolsRequest),
+    "resources/list": _params(types.ListResourcesRequest),
+    "resources/templates/list": _params(types.ListResourceTemplatesRequest),
+    "resources/read": _params(types.ReadResourceRequest),
+    "prompts/list": _params(types.ListPromptsRequest),
+    "prompts/get": _params(types.GetPromptRequest),
+}
+
+
+async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitStack,
+                       announce_sampling: bool) -> Session:
+    """Start (or connect to) the server and initialise; :class:`StartError` on
+    failure. Everything opened is closed by ``stack``."""
+    s = Session(spec, recorder)
+    m = spec.model
+    try:
+        if m.command is not None:
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            command = resolve_command(m.command)
+            if command is None:
+                raise StartError(f"command '{m.command}' not found on PATH (nor next to "
+                                 f"{Path(sys.executable).name}); install the server or give "
+                                 "its path")
+            s._stderr = stack.enter_context(tempfile.TemporaryFile(  # noqa: SIM115
+                "w+", encoding="utf-8", errors="replace"))
+            params = StdioServerParameters(
+                command=command, args=list(m.args),
+                env={k: expand_env(v) for k, v in m.env.items()}, cwd=str(spec.cwd))
+            read, write = await stack.enter_async_context(stdio_client(params, s._stderr))
+        else:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            headers = {}
+            for name, h in m.headers.items():
+                value = os.environ.get(h.env)
+                if value is None:
+                    raise StartError(f"header '{name}': environment variable {h.env} is "
+                                     "not set")
+                headers[name] = h.prefix + value
+            timeout = httpx2.Timeout(m.call_timeout_ms / 1000.0,
+                                     connect=m.startup_timeout_ms / 1000.0)
+            client = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=headers, timeout=timeout))
+            assert m.url is not None
+            read, write = await stack.enter_async_context(
+                streamable_http_client(m.url, http_client=client))
+        sampling: Callable[..., Awaitable[Any]] | None = s._sample if announce_sampling \
+            else None
+        session = ClientSession(
+            _RecordingReader(read, recorder), _RecordingWriter(write, recorder),
+            read_timeout_seconds=m.call_timeout_ms / 1000.0,
+            sampling_callback=sampling,  # type: ignore[arg-type]
+            client_info=types.Implementation(name="agent-eval", version=__version__))
+        s.session = await stack.enter_async_context(session)
+        s.sampling_announced = announce_sampling
+        with anyio.fail_after(m.startup_timeout_ms / 1000.0):
+            result = await s.session.initialize()
+        s.init = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        s.protocol_version = result.protocol_version
+    except StartError:
+        raise
+    except TimeoutError:
+        raise StartError(f"no answer to initialize within {m.startup_timeout_ms:g} ms "
+                         "(startup_timeout_ms)" + _tail(s)) from None
+    except MCPError as exc:
+        raise StartError(f"initialize failed: {exc.error.message}" + _tail(s)) from None
+    except Exception as exc:  # spawn errors, a crash, a refused connection
+        raise StartError(_crash(exc, m.command is not None) + _tail(s)) from None
+    return s
+
+
+def _crash(exc: BaseException, stdio: bool) -> str:
+    reason = describe(exc)
+    if stdio:
+        return f"the server exited or failed before answering initialize ({reason})"
+    return f"could not reach the server ({reason})"
+
+
+def _tail(s: Session) -> str:
+    tail = s.stderr_tail()
+    return f"; its stderr ends: {tail!r}" if tail else ""

@@ -1,0 +1,125 @@
+"""tool_results on recorded traces: result comparison, error-message match and per-call
+latency, each finding at the violated key; an unrecorded input is a finding, never a
+pass."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval.api import evaluate, load_suite, load_traces
+from agent_eval.errors import ConfigError
+
+SUITE = """
+    version: "1"
+    suite: s
+    tests:
+      - id: results
+        metric: tool_results
+        calls:
+          - tool: lookup_*
+            expect_result:
+              contains: shipped               # L-contains
+              not_contains: cancelled         # L-not
+          - tool: get_weather
+            args: {city: Oslo}
+            expect_result:
+              json_schema:                    # L-schema
+                type: object
+                required: [temperature]
+          - tool: refund
+            expect_error:
+              regex: "amount .* exceeds"      # L-error
+          - tool: pay
+            expect_error: true                # L-error-true
+          - tool: [ping, pong]
+            max_latency_ms: 100               # L-latency
+    """
+
+EVENTS: list[dict[str, Any]] = [
+    {"type": "tool_call", "id": "1", "tool": "lookup_order", "arguments": {},
+     "result": "order A-1 shipped"},
+    {"type": "tool_call", "id": "2", "tool": "lookup_order", "arguments": {},
+     "result": "order A-2 shipped, then cancelled"},
+    {"type": "tool_call", "id": "3", "tool": "get_weather", "arguments": {"city": "Oslo"},
+     "result": {"temperature": 3}},
+    {"type": "tool_call", "id": "4", "tool": "get_weather", "arguments": {"city": "Oslo"},
+     "result": {"wind": 3}},
+    {"type": "tool_call", "id": "5", "tool": "get_weather", "arguments": {"city": "Rome"},
+     "result": {"wind": 3}},
+    {"type": "tool_call", "id": "6", "tool": "refund", "arguments": {},
+     "error": "amount 900 exceeds the limit", "is_error": True},
+    {"type": "tool_call", "id": "7", "tool": "refund", "arguments": {},
+     "error": "card declined", "is_error": True},
+    {"type": "tool_call", "id": "8", "tool": "pay", "arguments": {}, "result": "paid"},
+    {"type": "tool_call", "id": "9", "tool": "ping", "arguments": {}, "result": "ok",
+     "latency_ms": 50},
+    {"type": "tool_call", "id": "10", "tool": "pong", "arguments": {}, "result": "ok",
+     "latency_ms": 250},
+    {"type": "tool_call", "id": "11", "tool": "ping", "arguments": {}, "result": "ok"},
+    {"type": "tool_call", "id": "12", "tool": "lookup_order", "arguments": {}},
+]
+
+
+def line(text: str, marker: str) -> int:
+    return next(i for i, t in enumerate(text.splitlines(), 1) if marker in t)
+
+
+def run(tmp_path: Path) -> tuple[str, list[dict[str, Any]]]:
+    text = textwrap.dedent(SUITE).lstrip("\n")
+    (tmp_path / "agent-eval.yaml").write_text(text)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in EVENTS) + "\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    results = evaluate(suite, load_traces([trace], suite))
+    [test] = results.tests
+    out = [{"rule": v.rule, "line": v.config.line, "trace_line": v.trace.line if v.trace
+            else 0, "message": v.message, "value": v.value} for v in test.violations]
+    return text, out
+
+
+def test_each_violation_at_its_key_and_call(tmp_path: Path) -> None:
+    text, found = run(tmp_path)
+    got = [(f["rule"], f["line"], f["trace_line"]) for f in found]
+    assert got == [
+        ("tool_results/result", line(text, "L-not"), 2),
+        ("tool_results/result", line(text, "L-schema"), 4),
+        ("tool_results/error", line(text, "L-error"), 7),
+        ("tool_results/error", line(text, "L-error-true"), 8),
+        ("tool_results/latency", line(text, "L-latency"), 10),
+        ("tool_results/not_recorded", line(text, "L-latency"), 11),
+        ("tool_results/not_recorded", line(text, "tool: lookup_*"), 12),
+    ]
+    by_line = {f["trace_line"]: f for f in found}
+    assert "does not contain" not in by_line[2]["message"]
+    assert "contains 'cancelled'" in by_line[2]["message"]
+    assert "'temperature' is a required property" in by_line[4]["message"]
+    assert "card declined" in by_line[7]["value"]
+    assert by_line[10]["value"] == 250
+
+
+@pytest.mark.parametrize(("snippet", "message"), [
+    ("expect_result: {json_schema: schema.json}", "must be an inline schema"),
+    ("expect_result: {regex: '('}", "invalid regular expression"),
+    ("expect_result: {}", "give at least one of"),
+    ("expect_result: {contains: a}, expect_error: true",
+     "give expect_result or expect_error, not both"),
+])
+def test_config_errors(tmp_path: Path, snippet: str, message: str) -> None:
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(f"""
+        version: "1"
+        suite: s
+        tests:
+          - id: r
+            metric: tool_results
+            calls:
+              - {{tool: x, {snippet}}}
+        """))
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    assert message in str(exc.value)
+    assert "agent-eval.yaml:" in str(exc.value)

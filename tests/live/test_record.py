@@ -1,0 +1,141 @@
+"""`agent-eval record -- COMMAND…`: a transparent stdio proxy that records.
+
+A real MCP client (the SDK) talks to server-everything through the proxy and gets the
+same answers as without it; the trace file holds every message both ways with
+timestamps and is read by `agent-eval run`. A byte-level round trip shows nothing is
+changed on the way, not even text that is not JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from agent_eval.live.proxy import MAX_LOGGED
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from live_harness import (
+    EVERYTHING,
+    by_test,
+    need_node,
+    run_suite,
+    write_suite,
+)
+
+AGENT_EVAL = [sys.executable, "-m", "agent_eval"]
+
+
+async def _session(params: StdioServerParameters) -> list[Any]:
+    out: list[Any] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        init = await s.initialize()
+        out.append(init.server_info.name if init.server_info else None)
+        out.append(sorted(t.name for t in (await s.list_tools()).tools))
+        for message in ("one", "two ünïcode ✓"):
+            r = await s.call_tool("echo", {"message": message})
+            out.append(r.model_dump(mode="json", exclude_none=True))
+        r = await s.call_tool("get-sum", {"a": "x"})
+        out.append(r.is_error)
+        out.append((await s.get_prompt("args-prompt", {"city": "Oslo"})).model_dump(
+            mode="json", exclude_none=True))
+    return out
+
+
+def test_proxy_round_trip_with_a_real_client_and_server(tmp_path: Path) -> None:
+    need_node()
+    trace = tmp_path / "traces" / "session.jsonl"
+    direct = anyio.run(_session, StdioServerParameters(
+        command="node", args=[str(EVERYTHING), "stdio"]))
+    proxied = anyio.run(_session, StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agent_eval", "record", "--output", str(trace), "--", "node",
+              str(EVERYTHING), "stdio"]))
+    assert proxied == direct
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    directions = [x["direction"] for x in lines]
+    assert set(directions) == {"client_to_server", "server_to_client"}
+    methods = [x["message"].get("method") for x in lines if x["direction"] == "client_to_server"]
+    assert methods[:2] == ["initialize", "notifications/initialized"]
+    assert methods.count("tools/call") == 3
+    assert all(x["timestamp"].endswith("+00:00") for x in lines)
+    # the recording is a trace agent-eval reads: results, errors and latency are there
+    write_suite(tmp_path, """
+        version: "1"
+        suite: recorded
+        traces: traces/*.jsonl
+        tests:
+          - id: results
+            metric: tool_results
+            calls:
+              - tool: echo
+                args: {message: one}
+                expect_result: {equals: "Echo: one"}
+                max_latency_ms: 60000
+              - tool: get-sum
+                expect_error: {contains: expected number}
+        """)
+    code, results = run_suite(tmp_path)
+    assert results["formats"] == {"traces/session.jsonl": "mcp"}
+    assert results["counts"]["tool_calls"] == 3
+    assert by_test(results)["results"]["violations"] == []
+    assert code == 0
+
+
+ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n" \
+       "    sys.stdout.buffer.flush()\n"
+
+
+def test_bytes_pass_unchanged_both_ways(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    big = b'{"jsonrpc":"2.0","method":"n","params":{"big":"' + b"x" * MAX_LOGGED + b'"}}\n'
+    sent = (b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+            b'{ "jsonrpc" : "2.0", "id" : 2, "method" : "x", "params": {"a":"\\u00e9 \xc3\xa9"}}\n'
+            b"not json at all\n"
+            b"\n"
+            + big
+            + b'{"jsonrpc":"2.0","id":3,"result":{}}')  # no final newline
+    proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(trace), "--", sys.executable, "-c",
+                           ECHO], input=sent, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == sent
+    records = [json.loads(x) for x in trace.read_bytes().splitlines()]
+    assert [r["direction"] for r in records] == ["client_to_server", "server_to_client"] * 5 \
+        or sorted(r["direction"] for r in records) == ["client_to_server"] * 5 + [
+            "server_to_client"] * 5
+    up = [r for r in records if r["direction"] == "client_to_server"]
+    assert up[0]["message"] == {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert up[1]["message"]["params"] == {"a": "é é"}
+    assert up[2]["raw"] == "not json at all"
+    assert up[3] == {**up[3], "truncated": True, "bytes": len(big)}
+    assert up[4]["message"] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    # the message's own text is kept inside the record
+    assert b'"message":{ "jsonrpc" : "2.0", "id" : 2' in trace.read_bytes()
+
+
+def test_record_reports_a_missing_command_and_keeps_the_exit_code(tmp_path: Path) -> None:
+    proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                           "no-such-command-x"], capture_output=True, timeout=60)
+    assert proc.returncode == 127
+    assert b"cannot start 'no-such-command-x'" in proc.stderr
+    proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                           sys.executable, "-c", "raise SystemExit(7)"], input=b"",
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 7
+    proc = subprocess.run([*AGENT_EVAL, "record"], capture_output=True, timeout=60)
+    assert proc.returncode == 2 and b"give the server command after --" in proc.stderr
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_start_up_does_not_import_the_sdk(flag: str) -> None:
+    code = ("import sys; from agent_eval._cli import main\n"
+            f"try:\n    main([{flag!r}])\nexcept SystemExit:\n    pass\n"
+            "assert 'mcp' not in sys.modules and 'anyio' not in sys.modules, 'imported'\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
