@@ -18,6 +18,7 @@ from pydantic import Field
 
 from agent_eval.checks.base import CheckSpec, CompileContext
 from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.live.checks import check_text
@@ -61,11 +62,16 @@ class _Compiled:
 
 
 class ToolResults:
-    def __init__(self, cfg: ToolResultsTest, entries: list[_Compiled]) -> None:
+    def __init__(self, cfg: ToolResultsTest, entries: list[_Compiled],
+                 tool_refs: tuple[ToolRef, ...]) -> None:
         self.id = cfg.id
         self.metric = "tool_results"
         self.severity: Severity = cfg.severity
         self.entries = tuple(entries)
+        self.tool_refs = tool_refs
+
+    def touches(self, name: str) -> bool:
+        return any(e.matcher(name) for e in self.entries)
 
     def run(self, trace: Trace) -> list[Finding]:
         out: list[Finding] = []
@@ -173,7 +179,10 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
             ctx.ref(*base, "tool")))
     if problems:
         raise ConfigError(problems)
-    return ToolResults(cfg, entries)
+    refs = [r for i, e in enumerate(cfg.calls)
+            for r in ctx.tool_refs(e.tool, "tool_results entry", "calls", i, "tool",
+                                   effect="its expectations were never checked")]
+    return ToolResults(cfg, entries, tuple(refs))
 
 
 SPEC = CheckSpec("tool_results", ToolResultsTest, compile_test, RULES)
