@@ -10,6 +10,7 @@ from agent_eval.config.loader import Suite, repo_root
 from agent_eval.config.loader import load_suite as _load_suite
 from agent_eval.engine import evaluate as _evaluate
 from agent_eval.errors import ConfigError
+from agent_eval.limits import DEFAULT
 from agent_eval.readers import ReadItem, SourceFile, expand, read_sources
 from agent_eval.results import Results
 
@@ -34,10 +35,11 @@ def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,
                                "'traces:' in the suite or pass --traces"])
         p = suite.positions.get(("traces",))
         files, errors = expand(globs, suite.base_dir, suite.root, suite.base_dir,
-                               (suite.file, p.line))
+                               (suite.file, p.line), suite.limits)
     else:
         folder = base or Path.cwd()
-        files, errors = expand(patterns, folder, suite.root, suite.base_dir, None)
+        files, errors = expand(patterns, folder, suite.root, suite.base_dir, None,
+                               suite.limits)
     return files, list(errors)
 
 
@@ -48,7 +50,8 @@ def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = N
     cwd = Path.cwd()
     root = suite.root if suite else repo_root(cwd)
     config_dir = suite.base_dir if suite else cwd
-    files, errors = expand([str(p) for p in paths], cwd, root, config_dir, None)
+    files, errors = expand([str(p) for p in paths], cwd, root, config_dir, None,
+                           suite.limits if suite else DEFAULT)
     yield from errors
     yield from read_sources(files, suite.format if suite and format == "auto" else format)
 

@@ -55,7 +55,8 @@ def inventory(suite: Suite) -> dict[str, Any]:
     nothing and renaming a test id is one rule removed and one added."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from agent_eval.yamlpos import YamlLimitError, safe_load
+
     rules: dict[str, str] = {}
     whole = hashlib.sha256()
     for path in sorted(suite.sources):
@@ -63,8 +64,8 @@ def inventory(suite: Suite) -> dict[str, Any]:
         rel = _relative(Path(path), suite.root)
         whole.update(f"{rel}\0{text}\0".encode())
         try:
-            doc = yaml.load(text, Loader=loader)  # a safe loader
-        except yaml.YAMLError:
+            doc = safe_load(text)
+        except (yaml.YAMLError, YamlLimitError):
             continue
         if Path(path) == suite.path:
             if isinstance(doc, dict):

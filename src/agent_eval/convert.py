@@ -15,8 +15,9 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
+from agent_eval.jsonutil import reading
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
-from agent_eval.readers import FileRead, IgnoredEvents, SourceFile, pick_reader
+from agent_eval.readers import FileRead, IgnoredEvents, SourceFile, pick_reader, read_file
 
 __all__ = ["convert_sources", "dumps", "trace_events"]
 
@@ -105,11 +106,12 @@ def convert_sources(sources: Iterable[SourceFile], fmt: str = "auto"
     """For every file: ``(file, reader name, item)`` where item is a trace, an input
     error, or the number of ignored events."""
     for source in sources:
+        reading(source.limits)
         reader = pick_reader(source, fmt)
         if isinstance(reader, InputError):
             yield source, None, reader
             continue
-        for item in reader.read(source):
+        for item in read_file(reader, source):
             if isinstance(item, FileRead):  # only read_sources announces files
                 continue
             if isinstance(item, IgnoredEvents):

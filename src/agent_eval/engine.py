@@ -20,6 +20,7 @@ from agent_eval.findings import Finding, Severity
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
+from agent_eval.safetext import clean_results
 from agent_eval.results import (
     Results,
     Status,
@@ -188,7 +189,7 @@ class Accumulator:
             unexercised=unexercised,
         )
         results.verdict = verdict_of(results)
-        return results
+        return clean_results(results, suite.limits)
 
 
 def _status(violations: list[Finding], checked: int) -> Status:

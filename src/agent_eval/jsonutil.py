@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import orjson
+
+from agent_eval.limits import DEFAULT, LimitError, Limits
 
 
 def json_type(value: Any) -> str:
@@ -22,3 +28,109 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+# ------------------------------------------------------------------ bounded decoding
+class JsonLimitError(orjson.JSONDecodeError, LimitError):
+    """A JSON text exceeds a limit. A ``JSONDecodeError`` too, so that every reader's
+    "not valid JSON" handling catches it: nothing crashes, and ``read_sources`` files
+    the error under ``input/limit_exceeded``."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        orjson.JSONDecodeError.__init__(self, message, "", 0)
+        self.line = line
+
+    def __str__(self) -> str:
+        return str(self.msg)
+
+
+_current = DEFAULT  # the limits of the file being read (set by read_sources)
+
+
+def reading(limits: Limits) -> None:
+    """Set the limits :func:`loads` applies (the file being read is the only one)."""
+    global _current
+    _current = limits
+
+
+def current_limits() -> Limits:
+    return _current
+
+
+def too_deep(value: Any, max_depth: int) -> bool:
+    """Whether objects and arrays nest more than ``max_depth`` levels (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        children = v.values() if type(v) is dict else v
+        if depth > max_depth:
+            return True
+        for c in children:
+            if type(c) is dict or type(c) is list:
+                stack.append((c, depth + 1))
+    return False
+
+
+def loads(data: bytes | str, limits: Limits | None = None) -> Any:
+    """``orjson.loads`` within the limits of the file being read: at most
+    ``max_containers`` objects and arrays and ``max_depth`` levels. Counting ``{`` and
+    ``[`` is a fast upper bound; the parsed value is walked only when the count could
+    exceed ``max_depth``. Raises :class:`JsonLimitError` (a ``JSONDecodeError``)."""
+    lim = limits or _current
+    if type(data) is bytes:
+        opens = data.count(b"{") + data.count(b"[")
+    else:
+        opens = data.count("{") + data.count("[")  # type: ignore[arg-type]
+    if opens <= lim.max_depth:
+        return _orjson_loads(data)
+    if opens > lim.max_containers:
+        raise JsonLimitError(f"holds more than {lim.max_containers} objects and arrays "
+                             "(limits.max_containers)")
+    value = _orjson_loads(data)
+    if (type(value) is dict or type(value) is list) and too_deep(value, lim.max_depth):
+        raise JsonLimitError(f"nests objects and arrays more than {lim.max_depth} levels "
+                             "deep (limits.max_depth)")
+    return value
+
+
+_orjson_loads = orjson.loads
+
+
+def check_size(size: int, limits: Limits, what: str = "the file") -> None:
+    if size > limits.max_file_bytes:
+        raise JsonLimitError(f"{what} is larger than {limits.max_file_bytes} bytes "
+                             "(limits.max_file_bytes); it was not read")
+
+
+def read_whole(fh: BinaryIO, limits: Limits | None = None) -> bytes:
+    """The rest of an open file, refused (:class:`JsonLimitError`) when it is larger than
+    ``max_file_bytes``."""
+    lim = limits or _current
+    data = fh.read(lim.max_file_bytes + 1)
+    check_size(len(data), lim)
+    return data
+
+
+def file_lines(fh: BinaryIO, limits: Limits | None = None) -> Iterator[tuple[int, bytes]]:
+    """``enumerate(fh, 1)`` for a binary file, with no line longer than
+    ``max_file_bytes`` read into memory (:class:`JsonLimitError` at that line)."""
+    lim = limits or _current
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = lim.max_file_bytes + 1
+    if size <= lim.max_file_bytes:
+        yield from enumerate(fh, 1)  # no line can be too long: the fast path
+        return
+    number = 0
+    cap = lim.max_file_bytes
+    while True:
+        raw = fh.readline(cap + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > cap and not raw.endswith(b"\n"):
+            raise JsonLimitError(f"line {number} is longer than {cap} bytes "
+                                 "(limits.max_file_bytes); the rest of the file was not "
+                                 "read", number)
+        yield number, raw

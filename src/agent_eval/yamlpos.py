@@ -1,8 +1,15 @@
-"""YAML loading that remembers where every key and item was written.
+"""The one way agent-eval reads YAML: bounded, and remembering where things were written.
+
+Every YAML read (the suite, policies, JSON Schema files, VCR cassettes, …) goes through
+:func:`guard_yaml` first: one pass over the parser's events (libyaml's parser is not
+recursive) that refuses nesting deeper than ``max_depth`` and aliases that would expand
+to more than ``max_alias_nodes`` values (or refer to themselves), before anything is
+built. Only then is the document composed.
 
 ``load_yaml`` returns plain data (dict / list / scalars; mapping keys are always the
 text as written, so ``on:`` stays ``"on"``) and a :class:`Positions` map from a path
 (tuple of keys and list indexes) to the 1-based line and column of that key or item.
+``safe_load`` returns plain data only.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from typing import Any
 import yaml
 
 from agent_eval.errors import ConfigError
+from agent_eval.limits import CONFIG, Limits
 
 _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
@@ -55,7 +63,71 @@ class Positions:
         return f"{self.file}:{pos.line}:{pos.col}"
 
 
-MAX_ALIAS_NODES = 100_000  # nodes that aliases (*name) may add, against "billion laughs"
+MAX_ALIAS_NODES = CONFIG.max_alias_nodes  # nodes aliases may add, against "billion laughs"
+
+
+class YamlLimitError(ValueError):
+    """A YAML document exceeds a limit (1-based line and column of where it does)."""
+
+    def __init__(self, line: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.message = message
+
+
+def guard_yaml(text: str, limits: Limits = CONFIG, loader: type[Any] | None = None) -> None:
+    """Refuse, before composing, a document nested deeper than ``limits.max_depth`` or
+    whose aliases expand to more than ``limits.max_alias_nodes`` values (a "billion
+    laughs"), or an alias inside the collection it names. Raises
+    :class:`YamlLimitError`, or ``yaml.YAMLError`` for a document that does not parse."""
+    sizes: dict[str, int] = {}  # anchor -> values its node stands for
+    stack: list[list[Any]] = [[0, None]]  # per open collection: [values so far, anchor]
+    open_anchors: dict[str, Any] = {}  # anchors of the collections being read -> event
+    expanded = 0
+    max_depth, max_alias = limits.max_depth, limits.max_alias_nodes
+    for event in yaml.parse(text, Loader=loader or _Loader):
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            stack[-1][0] += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if len(stack) > max_depth:
+                raise _limit(event, f"the YAML is nested more than {max_depth} levels deep "
+                             "(limits.max_depth)")
+            stack.append([1, event.anchor])
+            if event.anchor is not None:
+                open_anchors[event.anchor] = event
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            count, anchor = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = count
+                open_anchors.pop(anchor, None)
+            stack[-1][0] += count
+        elif kind is yaml.AliasEvent:
+            if event.anchor in open_anchors:  # located at the anchor, as the builder does
+                raise _limit(open_anchors[event.anchor], "a YAML alias refers to the "
+                             "collection that contains it (a recursive alias); write the "
+                             "data out")
+            size = sizes.get(event.anchor, 1)
+            expanded += size
+            stack[-1][0] += size
+            if expanded > max_alias:
+                raise _limit(event, f"YAML aliases expand to more than {max_alias} values "
+                             "(limits.max_alias_nodes); write the data out")
+
+
+def _limit(event: Any, message: str) -> YamlLimitError:
+    mark = event.start_mark
+    return YamlLimitError(mark.line + 1, mark.column + 1, message)
+
+
+def safe_load(text: str, limits: Limits = CONFIG) -> Any:
+    """Plain data of one YAML document, within ``limits`` (raises
+    :class:`YamlLimitError` or ``yaml.YAMLError``)."""
+    guard_yaml(text, limits)
+    return yaml.load(text, Loader=_Loader)
 
 
 class _Builder:
@@ -136,12 +208,18 @@ def _pos(node: yaml.Node) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
-def load_yaml(text: str, file: str) -> tuple[Any, Positions]:
+def load_yaml(text: str, file: str, limits: Limits = CONFIG) -> tuple[Any, Positions]:
     """Parse one YAML document; errors are ``ConfigError`` with file:line:col."""
     positions = Positions(file)
     positions.set((), Pos(1, 1))
+    if len(text) > limits.max_file_bytes:
+        raise ConfigError.at(file, 1, 1, f"the file is larger than {limits.max_file_bytes} "
+                             "bytes; agent-eval does not read config files that large")
     try:
+        guard_yaml(text, limits)
         node = yaml.compose(text, Loader=_Loader)
+    except YamlLimitError as exc:
+        raise ConfigError.at(file, exc.line, exc.col, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -23,6 +23,7 @@ from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler, did_you_mean
 from agent_eval.coverage import CoveragePlan
 from agent_eval.errors import ConfigError
+from agent_eval.limits import Limits
 from agent_eval.textdist import edit_distance
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
@@ -86,6 +87,10 @@ class Suite:
     @property
     def format(self) -> str:
         return self.model.format
+
+    @property
+    def limits(self) -> Limits:
+        return self.model.limits.limits()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (_rebuild, (str(self.path), str(self.root), self.sources))

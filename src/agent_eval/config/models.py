@@ -12,6 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
+from agent_eval.limits import DEFAULT as _LIMITS
+from agent_eval.limits import DEPTH_CEILING, Limits
+
 ToolPatterns = str | list[str]
 OutputFormat = Literal["sarif", "junit", "json", "markdown", "html"]
 JSON_SCHEMA_REF: JsonDict = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
@@ -59,6 +62,39 @@ class OutputConfig(Strict):
         return [value] if isinstance(value, str) else value
 
 
+def _limit(default: int, description: str, le: int | None = None) -> Any:
+    return Field(default, ge=1, le=le, description=f"{description} (default {default:,}).")
+
+
+class LimitsConfig(Strict):
+    """Bounds on what is read (docs/security.md "Limits"); hitting one is an input error
+    for that file, never a crash or a hang."""
+
+    max_file_bytes: int = _limit(
+        _LIMITS.max_file_bytes, "Largest trace file, archive member or JSON line read "
+        "into memory whole, in bytes")
+    max_archive_bytes: int = _limit(
+        _LIMITS.max_archive_bytes, "Decompressed bytes read from one archive (an Inspect "
+        ".eval), all members together")
+    max_containers: int = _limit(
+        _LIMITS.max_containers, "Objects and arrays in one JSON document or line")
+    max_depth: int = _limit(
+        _LIMITS.max_depth, "How deeply JSON and YAML values in traces may nest",
+        le=DEPTH_CEILING)
+    max_alias_nodes: int = _limit(
+        _LIMITS.max_alias_nodes, "Values that YAML aliases (*name) may add to a trace "
+        "file (a VCR cassette)")
+    max_name_chars: int = _limit(
+        _LIMITS.max_name_chars, "Longest tool name, trace id or scenario name kept; a "
+        "longer one is cut, with a visible marker")
+    max_value_chars: int = _limit(
+        _LIMITS.max_value_chars, "Longest value (as JSON text) shown in a finding; a "
+        "longer one is cut, with a visible marker")
+
+    def limits(self) -> Limits:
+        return Limits(**self.model_dump())
+
+
 class TestBase(Strict):
     """Keys every test has; each metric adds its own."""
 
@@ -95,6 +131,7 @@ class SuiteFile(Strict):
         None, description="The lock file of the servers' tools, relative to this file "
         "(written by `agent-eval lock`); its absence with servers pinned is an error.")
     output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)  # type: ignore[arg-type]
 
     _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))
 

@@ -26,7 +26,7 @@ import yaml
 
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
-from agent_eval.yamlpos import Path, Positions
+from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +173,6 @@ def render(value: Any) -> str:
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _YAML_WORDS = frozenset(("yes", "no", "on", "off", "true", "false", "null"))
-_YAML_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _reads_back(text: str) -> bool:
@@ -183,8 +182,8 @@ def _reads_back(text: str) -> bool:
     if not text or text != text.strip() or any(ch in text for ch in ",[]{}#\"'\n"):
         return False
     try:
-        return bool(yaml.load(text, Loader=_YAML_LOADER) == text)
-    except yaml.YAMLError:
+        return bool(safe_load(text) == text)
+    except (yaml.YAMLError, YamlLimitError):
         return False
 
 

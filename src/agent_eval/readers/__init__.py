@@ -6,12 +6,16 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from agent_eval.errors import InputError
+from agent_eval.jsonutil import reading
+from agent_eval.limits import DEFAULT, LimitError, Limits
+from agent_eval.model import Trace
 from agent_eval.readers import (
     anthropic,
     anthropic_agents,
@@ -30,6 +34,7 @@ from agent_eval.readers import (
     vercel_ai,
 )
 from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
+from agent_eval.safetext import clean_text, clean_trace
 
 READERS: dict[str, Reader] = {
     reader.name: reader
@@ -61,7 +66,7 @@ READERS: dict[str, Reader] = {
 SNIFF_BYTES = 8192
 
 __all__ = ["READERS", "FileRead", "IgnoredEvents", "ReadItem", "Reader", "SourceFile", "expand",
-           "read_sources"]
+           "read_file", "read_sources"]
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -71,22 +76,131 @@ def _rel(path: Path, root: Path) -> str:
         return Path(os.path.relpath(path, root)).as_posix()
 
 
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _glob(pattern: str, base: str) -> list[str]:
+    """``glob.glob(pattern, root_dir=base, recursive=True)``, except that ``**`` never
+    enters a symbolic link to a directory (a link to ``..`` would make it walk forever)."""
+    if not glob.has_magic(pattern):
+        return [pattern] if os.path.lexists(os.path.join(base, pattern)) else []
+    parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    out: list[str] = []
+    stack: list[tuple[str, int]] = [("", 0)]  # (folder relative to base, next part)
+    while stack:
+        folder, i = stack.pop()
+        if i == len(parts):
+            if folder:
+                out.append(folder)
+            continue
+        part = parts[i]
+        here = os.path.join(base, folder) if folder else base
+        if part == "**":
+            stack.append((folder, i + 1))  # ** matches no folder at all, too
+            for entry in _entries(here):
+                if not entry.name.startswith(".") and _real_dir(entry):
+                    stack.append((_join(folder, entry.name), i))
+        elif glob.has_magic(part):
+            hidden = part.startswith(".")
+            for entry in _entries(here):
+                visible = hidden or not entry.name.startswith(".")
+                if (visible and fnmatch.fnmatchcase(entry.name, part)
+                        and (i + 1 == len(parts) or _is_dir(entry))):
+                    stack.append((_join(folder, entry.name), i + 1))
+        elif os.path.lexists(os.path.join(here, part)):
+            stack.append((_join(folder, part), i + 1))
+    return out
+
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def _real_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder that is not a symbolic link (what ``**`` walks into)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
+
+
+OUTSIDE = ("outside the repository: agent-eval reads only files inside the repository "
+           "(the folder holding .git above the suite file); move the traces into it")
+
+
 def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
-           where: tuple[str, int] | None) -> tuple[list[SourceFile], list[InputError]]:
+           where: tuple[str, int] | None, limits: Limits = DEFAULT,
+           ) -> tuple[list[SourceFile], list[InputError]]:
     """Files matched by ``patterns`` (relative to ``base``), sorted and without
     repeats. A pattern that matches nothing is an input error located at ``where``
     (the config file and the line of its ``traces:`` key) or, for patterns given on
-    the command line or to the library (``where`` None), at the pattern itself."""
+    the command line or to the library (``where`` None), at the pattern itself.
+
+    Patterns written in the suite (``where`` given) never read outside ``root``: one
+    that leaves it (``../x/*.jsonl``, an absolute path) is an input error before
+    anything is listed, and a match that is a symbolic link leading out of it is an
+    input error naming the link (whether or not its target exists). Patterns from the
+    command line or the library are the operator's own choice and are read where they
+    point. ``**`` never follows symbolic links to folders."""
     files: list[SourceFile] = []
     errors: list[InputError] = []
     seen: set[Path] = set()
+    real_root = os.path.realpath(root)
     shown_base = _rel(base.resolve(), root.resolve()) or "."
     for pattern in patterns:
-        matches = sorted(glob.glob(pattern, root_dir=base, recursive=True))
-        found = [Path(base, m).resolve() for m in matches]
-        found = [p for p in found if p.is_file()]
-        if not found:
-            file, line = where if where is not None else (pattern, 0)
+        file, line = where if where is not None else (pattern, 0)
+        if _has_control(pattern):
+            errors.append(InputError("input/outside_root", file, line,
+                                     "a trace path or glob holds control characters; "
+                                     "rename the files"))
+            continue
+        confined = where is not None
+        lexical = os.path.normpath(os.path.join(os.path.abspath(base), pattern))
+        if confined and not _inside(lexical, os.path.normpath(os.path.abspath(root))):
+            errors.append(InputError("input/outside_root", file, line,
+                                     f"'{pattern}' is {OUTSIDE}"))
+            continue
+        found: list[Path] = []
+        refused = len(errors)
+        for m in sorted(_glob(pattern, str(base))):
+            joined = Path(base, m)
+            real = os.path.realpath(joined)
+            shown = _rel(Path(os.path.normpath(os.path.abspath(joined))), root)
+            if confined and not _inside(real, real_root):
+                errors.append(InputError("input/outside_root", shown, 0,
+                                         f"a symbolic link that leads {OUTSIDE}; it was "
+                                         "not read"))
+                continue
+            p = Path(real)
+            if not p.is_file():
+                continue
+            if _has_control(_rel(p, root)):
+                errors.append(InputError("input/outside_root", repr(_rel(p, root))[1:-1], 0,
+                                         "the file name holds control characters; rename "
+                                         "the file (it was not read)"))
+                continue
+            found.append(p)
+        if not found and len(errors) == refused:
             origin = ("relative to the suite file's folder" if where is not None
                       else f"relative to {shown_base}")
             errors.append(InputError(
@@ -96,7 +210,7 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
         for p in found:
             if p not in seen:
                 seen.add(p)
-                files.append(SourceFile(str(p), _rel(p, root), _rel(p, config_dir)))
+                files.append(SourceFile(str(p), _rel(p, root), _rel(p, config_dir), limits))
     return files, errors
 
 
@@ -110,18 +224,74 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
         return InputError("input/unreadable_file", source.file, 0,
                           f"cannot read the file: {exc}")
     for reader in READERS.values():
-        if reader.sniff(head, source):
-            return reader
+        try:
+            if reader.sniff(head, source):
+                return reader
+        except Exception as exc:  # a sniff never takes the run down either
+            return _failed(reader.name, source, exc)
     return InputError("input/unknown_format", source.file, 0,
                       f"no reader recognises this file (tried: {', '.join(READERS)}); "
                       "set 'format:' in the suite or convert the file")
 
 
+def _failed(name: str, source: SourceFile, exc: BaseException) -> InputError:
+    if isinstance(exc, LimitError):
+        return InputError("input/limit_exceeded", source.file, getattr(exc, "line", 0),
+                          str(exc))
+    if isinstance(exc, RecursionError):
+        return InputError("input/limit_exceeded", source.file, 0,
+                          "the file nests values too deeply to be read (limits.max_depth)")
+    if isinstance(exc, MemoryError):
+        return InputError("input/limit_exceeded", source.file, 0,
+                          "the file needs more memory than there is; lower the limits "
+                          "(docs/security.md) or split the file")
+    return InputError("input/reader_error", source.file, 0,
+                      f"the {name} reader stopped on this file: {type(exc).__name__}: "
+                      f"{clean_text(str(exc), 500)}; the other files were still read")
+
+
+def _clean_error(item: InputError, limits: Limits) -> InputError:
+    """An input error with its trace text made safe to show. A JSON text over a limit is
+    reported by the readers as not valid JSON (they all catch ``JSONDecodeError``): it
+    is filed under its own rule."""
+    rule, message = item.rule, item.message
+    if rule == "input/parse_error" and "(limits." in message:
+        rule = "input/limit_exceeded"
+    if not message.isprintable() or len(message) > limits.max_value_chars:
+        message = clean_text(message, limits.max_value_chars)
+    if rule is item.rule and message is item.message:
+        return item
+    return InputError(rule, item.file, item.line, message)
+
+
+def read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
+    """``reader.read(source)``, where every failure is an input error for this file
+    (the files before and after it are still read), within the file's limits, and with
+    every trace's names made safe to show (:func:`agent_eval.safetext.clean_trace`)."""
+    reading(source.limits)
+    items = reader.read(source)
+    limits = source.limits
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        except Exception as exc:  # a corrupt archive, a bug: an input error, not a crash
+            yield _failed(reader.name, source, exc)
+            return
+        if type(item) is Trace:
+            clean_trace(item, limits)
+        elif type(item) is InputError:
+            item = _clean_error(item, limits)
+        yield item
+
+
 def read_sources(sources: Iterable[SourceFile], fmt: str = "auto") -> Iterator[ReadItem]:
     for source in sources:
+        reading(source.limits)
         reader = pick_reader(source, fmt)
         if isinstance(reader, InputError):
             yield reader
             continue
         yield FileRead(source.file, reader.name)
-        yield from reader.read(source)
+        yield from read_file(reader, source)

@@ -13,13 +13,14 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import json_type
+from agent_eval.jsonutil import file_lines, json_type, read_whole
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import READER as NATIVE_READER
 
-_loads = orjson.loads
+_loads = bounded_loads
 JSONDecodeError = orjson.JSONDecodeError
 BOM = b"\xef\xbb\xbf"
 LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
@@ -183,7 +184,7 @@ def parse_document(data: bytes, file: str) -> JsonDoc | InputError:
 def read_bytes(source: SourceFile) -> bytes | InputError:
     try:
         with open(source.path, "rb") as fh:
-            return fh.read()
+            return read_whole(fh, source.limits)
     except OSError as exc:
         return InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
 
@@ -236,7 +237,7 @@ def iter_lines(source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
     ``input/parse_error`` record, and reading goes on."""
     try:
         with open(source.path, "rb") as fh:
-            for number, raw in enumerate(fh, 1):
+            for number, raw in file_lines(fh, source.limits):
                 if number == 1:
                     raw = raw.removeprefix(BOM)
                 if not raw.strip():

@@ -21,6 +21,7 @@ import orjson
 import yaml
 
 from agent_eval.errors import InputError
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
     LINES,
@@ -186,7 +187,7 @@ def parse_sse(text: str) -> dict[str, Any] | None:
         if not raw.startswith("data:"):
             continue
         try:
-            ev = orjson.loads(raw[5:].strip())
+            ev = bounded_loads(raw[5:].strip())
         except orjson.JSONDecodeError:
             continue
         if not isinstance(ev, dict):
@@ -417,7 +418,7 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
                 value: Any = parse_sse(body)
             else:
                 try:
-                    value = orjson.loads(body)
+                    value = bounded_loads(body)
                 except orjson.JSONDecodeError as exc:
                     yield InputError("input/parse_error", source.file, body_line,
                                      f"the {part} body is not valid JSON ({exc})")

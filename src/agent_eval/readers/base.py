@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent_eval.errors import InputError
+from agent_eval.limits import DEFAULT, Limits
 from agent_eval.model import Trace
 
 
@@ -40,6 +41,7 @@ class SourceFile:
     path: str  # absolute path on disk
     file: str  # repo-relative path, used in every location
     trace_id: str  # default trace id: the path relative to the config's folder
+    limits: Limits = DEFAULT  # the suite's limits: a reader reads the file within them
 
 
 class Reader(Protocol):

@@ -18,7 +18,8 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import json_type
+from agent_eval.jsonutil import file_lines, json_type
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.native import READER as NATIVE
@@ -30,7 +31,7 @@ from agent_eval.readers.openai import (
     text_of,
 )
 
-_loads = orjson.loads
+_loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
 _SNIFF = re.compile(
     rb'"type"\s*:\s*"(?:session_meta|turn_context|response_item|event_msg|compacted)"')
@@ -265,7 +266,7 @@ class CodexReader:
         errors: list[InputError] = []
         try:
             with open(source.path, "rb") as fh:
-                for number, raw in enumerate(fh, 1):
+                for number, raw in file_lines(fh, source.limits):
                     if number == 1:
                         raw = raw.removeprefix(b"\xef\xbb\xbf")
                     if not raw.strip():

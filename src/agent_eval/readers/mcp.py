@@ -14,10 +14,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import json_type
+from agent_eval.jsonutil import file_lines, json_type
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
     BOM,
@@ -233,7 +232,7 @@ class McpReader:
         strict = False
         if first.startswith((b"{", b"[")):
             try:
-                orjson.loads(first)
+                bounded_loads(first)
                 strict = True
             except JSONDecodeError:
                 pass
@@ -246,14 +245,14 @@ class McpReader:
             return
         # a text log: only the lines that end in a JSON-RPC message count
         with open(source.path, "rb") as fh:
-            for number, raw_bytes in enumerate(fh, 1):
+            for number, raw_bytes in file_lines(fh, source.limits):
                 if b"jsonrpc" not in raw_bytes:
                     continue
                 m = _TEXT_LINE.match(raw_bytes.decode("utf-8", errors="replace").strip())
                 if m is None:
                     continue
                 try:
-                    value = orjson.loads(m.group("json"))
+                    value = bounded_loads(m.group("json"))
                 except JSONDecodeError as exc:
                     yield InputError("input/parse_error", source.file, number,
                                      "the JSON-RPC message on this line is not valid JSON "

@@ -13,13 +13,14 @@ from typing import Any, ClassVar
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import json_type
+from agent_eval.jsonutil import file_lines, json_type, read_whole
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import string_members, value_lines
 
 EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "trace_end")
-_loads = orjson.loads
+_loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 
@@ -374,7 +375,7 @@ class NativeReader:
     def _read_lines(self, state: _FileState) -> Iterator[ReadItem]:
         event = state.event
         with open(state.source.path, "rb") as fh:
-            for number, raw in enumerate(fh, 1):
+            for number, raw in file_lines(fh, state.source.limits):
                 if number == 1:
                     raw = raw.removeprefix(_BOM)
                 try:
@@ -391,7 +392,7 @@ class NativeReader:
 
     def _read_document(self, state: _FileState) -> Iterator[ReadItem]:
         with open(state.source.path, "rb") as fh:
-            data = fh.read().removeprefix(_BOM)
+            data = read_whole(fh, state.source.limits).removeprefix(_BOM)
         try:
             doc = _loads(data)
         except _JSONDecodeError as exc:

@@ -24,14 +24,15 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import json_type
+from agent_eval.jsonutil import json_type, read_whole
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import READER as NATIVE
 from agent_eval.readers.native import decode_arguments
 
-_loads = orjson.loads
+_loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
@@ -97,7 +98,7 @@ def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputEr
     ``.jsonl``-like names or when the document does not parse but its first line does);
     lines that are not JSON become ``input/parse_error`` records."""
     with open(source.path, "rb") as fh:
-        data = fh.read().removeprefix(_BOM)
+        data = read_whole(fh, source.limits).removeprefix(_BOM)
     if not data.strip():
         return [], []
     if not source.path.lower().endswith(LINE_SUFFIXES):

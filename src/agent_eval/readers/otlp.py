@@ -28,14 +28,15 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import json_type
+from agent_eval.jsonutil import json_type, read_whole
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import READER as NATIVE
 from agent_eval.readers.native import decode_arguments
 
-_loads = orjson.loads
+_loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
@@ -995,7 +996,7 @@ class OtlpReader:
                         self._lines(state, fh)
                 else:
                     with open(source.path, "rb") as fh:
-                        data = fh.read()
+                        data = read_whole(fh, source.limits)
                     self._document(state, data)
             except OSError as exc:
                 state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")

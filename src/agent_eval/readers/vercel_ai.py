@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
     add,
@@ -51,7 +52,7 @@ def _hr_ms(value: Any) -> float | None:
 def _json(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            return orjson.loads(value)
+            return bounded_loads(value)
         except orjson.JSONDecodeError:
             return value
     return value

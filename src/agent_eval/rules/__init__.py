@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from agent_eval.yamlpos import safe_load
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n(.*)\Z", re.S)
 
@@ -54,7 +54,7 @@ def _parse(text: str, origin: str) -> RuleDoc:
     m = _FRONT.match(text)
     if not m:
         raise ValueError(f"{origin}: rule page without front matter")
-    meta: dict[str, Any] = yaml.safe_load(m.group(1))
+    meta: dict[str, Any] = safe_load(m.group(1))
     sev = meta.get("security_severity")
     return RuleDoc(
         id=str(meta["id"]), name=str(meta["name"]), short=str(meta["short"]),

@@ -1,0 +1,47 @@
+"""The bounds on everything agent-eval reads (docs/security.md "Limits").
+
+In a pull request every input may be written by a stranger, so every read has a bound:
+a file read whole, an archive, the nesting of a JSON or YAML value, what YAML aliases
+expand to, and the length of a name shown in an output. A suite sets them under
+``limits:`` (:class:`agent_eval.config.models.LimitsConfig`); hitting one is an input
+error for that file (or a config error for a config file), never a crash or a hang.
+
+The suite file and its policies are read before the suite's own ``limits:`` are known:
+they are read with :data:`CONFIG` (the defaults).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    # the largest file (or archive member, or JSON line) read into memory whole
+    max_file_bytes: int = 64 * MiB
+    # the decompressed bytes read from one archive (.eval zip), all members together
+    max_archive_bytes: int = 512 * MiB
+    # objects and arrays in one JSON document or line ({ and [ counted in its bytes)
+    max_containers: int = 1_000_000
+    # how deeply JSON / YAML values may nest
+    max_depth: int = 100
+    # values that YAML aliases (*name) may add to a document
+    max_alias_nodes: int = 10_000
+    # a tool name, trace id or scenario name longer than this is cut, with a marker
+    max_name_chars: int = 256
+    # a finding's value whose JSON text is longer than this is shown cut, with a marker
+    max_value_chars: int = 2000
+
+
+DEFAULT = Limits()
+# what the suite file, its policies and other config files are read with
+CONFIG = Limits(max_alias_nodes=100_000)
+# the highest max_depth a suite may set: orjson writes at most 254 levels, and an output
+# wraps a value in a few levels of its own
+DEPTH_CEILING = 200
+
+
+class LimitError(ValueError):
+    """An input exceeded a limit; the message says which, and the key that raises it."""
