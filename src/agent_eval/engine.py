@@ -20,7 +20,6 @@ from agent_eval.findings import Finding, Severity
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
-from agent_eval.safetext import clean_results
 from agent_eval.results import (
     Results,
     Status,
@@ -30,6 +29,7 @@ from agent_eval.results import (
     sort_key,
     verdict_of,
 )
+from agent_eval.safetext import clean_results
 
 if TYPE_CHECKING:
     from agent_eval.scenarios.evaluate import ScenarioAccumulator

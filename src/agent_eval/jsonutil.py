@@ -106,7 +106,14 @@ def read_whole(fh: BinaryIO, limits: Limits | None = None) -> bytes:
     """The rest of an open file, refused (:class:`JsonLimitError`) when it is larger than
     ``max_file_bytes``."""
     lim = limits or _current
-    data = fh.read(lim.max_file_bytes + 1)
+    try:
+        size = os.fstat(fh.fileno()).st_size - fh.tell()
+    except (OSError, AttributeError, ValueError):
+        size = lim.max_file_bytes
+    check_size(size, lim)
+    # read(n) allocates n bytes up front: ask for what the file holds (plus one, to see a
+    # file that grew meanwhile), never for the limit itself
+    data = fh.read(max(size, 0) + 1)
     check_size(len(data), lim)
     return data
 

@@ -12,24 +12,35 @@ from pathlib import Path
 
 import orjson
 
+from agent_eval.jsonutil import JsonLimitError, loads, read_whole
+from agent_eval.limits import DEFAULT, Limits
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
+from agent_eval.safetext import clean_results
 
 EXIT_ERROR = 2
+# a results file lists every trace: larger than a trace file may be, as deep as one
+RESULTS_LIMITS = Limits(max_file_bytes=1024 * DEFAULT.max_file_bytes,
+                        max_containers=100 * DEFAULT.max_containers)
 
 
 def load(path: str) -> Results:
     """Read a results JSON file; ``ValueError`` with a one-line reason when it is not one."""
     try:
-        data = orjson.loads(Path(path).read_bytes())
+        with open(path, "rb") as fh:
+            data = loads(read_whole(fh, RESULTS_LIMITS), RESULTS_LIMITS)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except JsonLimitError as exc:
+        raise ValueError(f"{path} is not read: it {exc}") from exc
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("tool", {}).get("name") != "agent-eval":
         raise ValueError(f"{path} is not an agent-eval results file")
     try:
-        return Results.from_dict(data)
+        # a results file may come from anyone (a baseline artifact): its trace text is
+        # made safe to show, as `run` does
+        return clean_results(Results.from_dict(data))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"{path} is not an agent-eval results file of a version this "
                          f"tool can read (schema_version {data.get('schema_version')!r}): "

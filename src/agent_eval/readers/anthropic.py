@@ -40,6 +40,7 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.yamlpos import YamlLimitError, guard_yaml
 
 NAME = "anthropic"
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -369,8 +370,12 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
         return
     text = data.decode("utf-8", errors="replace")
     try:
+        guard_yaml(text, source.limits)
         tree = yaml.compose(text, Loader=yaml.SafeLoader)
         cassette = yaml.safe_load(text)
+    except YamlLimitError as exc:
+        yield InputError("input/limit_exceeded", source.file, exc.line, exc.message)
+        return
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         yield InputError("input/parse_error", source.file, mark.line + 1 if mark else 0,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -335,12 +336,17 @@ class InspectReader:
             yield InputError("input/parse_error", source.file, 0,
                              f"not a readable .eval archive ({exc})")
             return
+        budget = [source.limits.max_archive_bytes]  # decompressed bytes still allowed
         with zf:
             names = zf.namelist()
             header: Any = None
             for name in ("header.json", "_journal/start.json"):
                 if name in names:
-                    doc = parse_document(zf.read(name), f"{source.file}!{name}")
+                    raw = _member(zf, name, source, budget)
+                    if isinstance(raw, InputError):
+                        yield raw
+                        continue
+                    doc = parse_document(raw, f"{source.file}!{name}")
                     if isinstance(doc, JsonDoc):
                         header = doc.value
                         break
@@ -352,7 +358,13 @@ class InspectReader:
                                  "with log_samples off, or is the run still going?)")
                 return
             for name in members:
-                doc = parse_document(zf.read(name), f"{source.file}!{name}")
+                raw = _member(zf, name, source, budget)
+                if isinstance(raw, InputError):
+                    yield raw
+                    if raw.rule == "input/limit_exceeded" and budget[0] <= 0:
+                        return  # the archive's budget is spent: the rest is not read
+                    continue
+                doc = parse_document(raw, f"{source.file}!{name}")
                 if isinstance(doc, InputError):
                     yield InputError(doc.rule, source.file, doc.line,
                                      f"{name}: {doc.message}")
@@ -363,6 +375,31 @@ class InspectReader:
                     continue
                 trace = _Sample(doc.value, doc.line, (), source, {**meta, "member": name})
                 yield trace.build()
+
+
+def _member(zf: zipfile.ZipFile, name: str, source: SourceFile,
+            budget: list[int]) -> bytes | InputError:
+    """One archive member, decompressed no further than the limits allow: at most
+    ``max_file_bytes`` for it and what is left of ``max_archive_bytes`` for the archive
+    (a zip bomb stops there). A member that cannot be decompressed (a flipped byte, an
+    unsupported method, a password) is an input error; the other members are read."""
+    lim = source.limits
+    cap = min(lim.max_file_bytes, budget[0])
+    try:
+        with zf.open(name) as fh:
+            data = fh.read(cap + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
+            RuntimeError, ValueError) as exc:
+        return InputError("input/parse_error", source.file, 0,
+                          f"{name}: cannot be read from the archive ({exc}); the archive "
+                          "is damaged")
+    budget[0] -= len(data)
+    if len(data) > cap:
+        which = ("max_file_bytes" if cap == lim.max_file_bytes else "max_archive_bytes")
+        return InputError("input/limit_exceeded", source.file, 0,
+                          f"{name}: decompresses to more than {cap} bytes (limits.{which}); "
+                          "it was not read")
+    return data
 
 
 READER = InspectReader()

@@ -111,3 +111,51 @@ def string_members(text: str, key: str) -> Iterator[tuple[JsonPath, str]]:
                 value = None
             if isinstance(value, str):
                 yield tuple(path[:-1]), value
+
+
+# Strings and everything between brackets in one token, so that the inside of a large
+# value (ten million numbers, a long string) costs one regex step, not one per item.
+_COARSE = re.compile(r'(?:[^"\[\]{}\n]+|"(?:[^"\\\n]|\\.)*")+|[\[\]{}]|\n')
+_PIECE = re.compile(r'"(?:[^"\\\n]|\\.)*"|,|[^",]+')
+
+
+def element_lines(text: str, key: str | None = None) -> list[int]:
+    """The line where each element of a document's array starts: the top-level array
+    (``key`` None) or the array under ``key`` in the top-level object. Only that array's
+    own level is looked at token by token; the inside of each element is skipped in
+    bulk (what :func:`value_lines` would walk value by value)."""
+    lines: list[int] = []
+    line, depth = 1, 0
+    target = 0  # the depth of the array, once inside it
+    pending = False  # an element starts at the next value
+    last_run = ""
+    want = None if key is None else re.compile(rf'{re.escape(json.dumps(key))}\s*:\s*\Z')
+    for m in _COARSE.finditer(text):
+        t = m.group()
+        c = t[0]
+        if c == "\n":
+            line += 1
+        elif c == "[" or c == "{":
+            depth += 1
+            if not target and c == "[" and (
+                    (want is None and depth == 1)
+                    or (want is not None and depth == 2 and want.search(last_run))):
+                target, pending = depth, True
+            elif target and pending and depth == target + 1:
+                lines.append(line)
+                pending = False
+        elif c == "]" or c == "}":
+            if target and depth == target:
+                break
+            depth -= 1
+        elif target and depth == target:
+            for piece in _PIECE.finditer(t):
+                p = piece.group()
+                if p == ",":
+                    pending = True
+                elif pending and p.strip():
+                    lines.append(line)
+                    pending = False
+        elif depth == 1 and not t.isspace():
+            last_run = t
+    return lines

@@ -17,7 +17,7 @@ from agent_eval.jsonutil import file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.jsonpos import string_members, value_lines
+from agent_eval.readers.jsonpos import element_lines, string_members
 
 EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "trace_end")
 _loads = bounded_loads
@@ -413,9 +413,9 @@ class NativeReader:
             state.error("input/invalid_event", 1,
                         "expected a JSON array of events or an object {\"events\": [...]}")
             return
-        lines = value_lines(data.decode("utf-8"))
+        lines = element_lines(data.decode("utf-8"), prefix[0] if prefix else None)
         for i, obj in enumerate(events):
-            state.event(obj, lines.get((*prefix, i), 1))
+            state.event(obj, lines[i] if i < len(lines) else 1)
             yield from self._flush(state)
 
 

@@ -572,10 +572,14 @@ def read_cassette(source: SourceFile) -> tuple[list[tuple[Any, Any, int, int]],
     line, response line)."""
     import yaml
 
+    from agent_eval.yamlpos import YamlLimitError, safe_load
+
     with open(source.path, "rb") as fh:
-        text = fh.read().decode("utf-8", errors="replace")
+        text = read_whole(fh, source.limits).decode("utf-8", errors="replace")
     try:
-        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        doc = safe_load(text, source.limits)
+    except YamlLimitError as exc:
+        return [], InputError("input/limit_exceeded", source.file, exc.line, exc.message)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return [], InputError("input/parse_error", source.file,

@@ -7,7 +7,6 @@ compiled here, so that evaluating a trace (``evaluate.py``) compiles nothing.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
@@ -32,6 +31,8 @@ from agent_eval.config.schema_compiler import (
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
+from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.limits import CONFIG
 from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.models import (
@@ -42,7 +43,7 @@ from agent_eval.scenarios.models import (
     Scenario,
     Thresholds,
 )
-from agent_eval.yamlpos import Path, Positions
+from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 # The figures kept per (scenario, trace), in this order (evaluate.py).
 FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
@@ -599,8 +600,12 @@ class _Compiler:
                              "the path is relative to the folder of the suite file")
                 return None, source
             try:
-                schema = (json.loads(text) if value.endswith(".json")
-                          else yaml.safe_load(text))
+                schema = (bounded_loads(text, CONFIG) if value.endswith(".json")
+                          else safe_load(text, CONFIG))
+            except YamlLimitError as exc:
+                self.problem(path, f"JSON Schema file '{value}' cannot be used: line "
+                             f"{exc.line}: {exc.message}")
+                return None, source
             except (ValueError, yaml.YAMLError) as exc:
                 self.problem(path, f"JSON Schema file '{value}' is not valid JSON/YAML: "
                              f"{str(exc).splitlines()[0]}")

@@ -23,6 +23,7 @@ import orjson
 from agent_eval.checks._text import show_value
 from agent_eval.config.schema_compiler import render
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import ToolCall, Trace
 from agent_eval.results import assign_fingerprints, finding_dict, sort_key
 from agent_eval.scenarios import metrics as m
@@ -426,19 +427,23 @@ def _output_check(ev: _Eval, c: OutputCheck) -> list[tuple[ConfigRef, str, str]]
     value: Any = out
     if isinstance(out, str):
         try:
-            value = orjson.loads(out)
+            value = bounded_loads(out)
         except orjson.JSONDecodeError as exc:
             return [(c.ref, f"Output is not JSON ({str(exc).split(':')[0]}), so it cannot "
                      f"match the JSON Schema {c.source}", f"json_schema: {c.source}")]
     elif out is None:
         return [(c.ref, f"No output to validate against the JSON Schema {c.source}",
                  f"json_schema: {c.source}")]
-    error = next(iter(c.schema.iter_errors(value)), None)
-    if error is None:
-        return []
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
-    best = best_match(c.schema.iter_errors(value)) or error
+    try:
+        error = next(iter(c.schema.iter_errors(value)), None)
+        if error is None:
+            return []
+        best = best_match(c.schema.iter_errors(value)) or error
+    except RecursionError:
+        return [(c.ref, f"Output nests too deeply to be validated against the JSON Schema "
+                 f"{c.source}", f"json_schema: {c.source}")]
     where = "/".join(str(p) for p in best.absolute_path)
     return [(c.ref, f"Output does not match the JSON Schema {c.source}"
              f"{f' at /{where}' if where else ''}: {best.message}",
