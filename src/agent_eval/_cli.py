@@ -7,9 +7,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_eval._version import __version__
 from agent_eval.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agent_eval.config.loader import Suite
 
 EXIT_ERROR = 2
 
@@ -234,9 +238,17 @@ def color_wanted(choice: str, stream: object) -> bool:
     return bool(isatty and isatty())
 
 
-def output_dir(option: str | None, config_dir: Path, configured: str | None) -> Path:
+def output_dir(option: str | None, suite: Suite) -> Path:
+    """The output folder (``--output-dir``, else the suite's ``output.dir``, else
+    ``agent-eval-results``), created, once it is known to be safe to write
+    (:func:`agent_eval.outputs.output_folder`: never outside the repository)."""
+    from agent_eval.outputs import output_folder
+
     if option:
-        return Path(option)
+        return output_folder(Path(option), suite.root)
+    configured = suite.model.output.dir
     if configured:
-        return config_dir / configured
-    return Path("agent-eval-results")
+        pos = suite.positions.get(("output", "dir"))
+        return output_folder(suite.base_dir / configured, suite.root,
+                             f"{suite.file}:{pos.line}:{pos.col}")
+    return output_folder(Path("agent-eval-results"), suite.root)

@@ -6,16 +6,19 @@ The accumulator is mergeable, so files can be evaluated in several processes
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
 from agent_eval.config.loader import Suite
 from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
-from agent_eval.errors import InputError
+from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
@@ -219,22 +222,100 @@ def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
 
 
 # ------------------------------------------------------------------ files, jobs
-_WORKER_SUITE: Suite | None = None
-
-
-def _init_worker(suite: Suite) -> None:
-    global _WORKER_SUITE
-    _WORKER_SUITE = suite
-
-
-def _eval_source(task: tuple[SourceFile, str]) -> Accumulator:
-    suite = _WORKER_SUITE
-    assert suite is not None
-    source, fmt = task
+def _eval_source(suite: Suite, source: SourceFile, fmt: str) -> Accumulator:
     acc = Accumulator.for_suite(suite)
     for item in read_sources([source], fmt):
         acc.add(item, suite)
     return acc
+
+
+def _worker(conn: Connection, suite: Suite) -> None:
+    """A --jobs process: evaluates one file per task it is sent, until None."""
+    while True:
+        task = conn.recv()
+        if task is None:
+            return
+        index, source, fmt = task
+        try:
+            conn.send((index, _eval_source(suite, source, fmt), None))
+        except Exception as exc:  # a bug: the parent reports it as an internal error
+            conn.send((index, None, f"{type(exc).__name__}: {exc}"))
+
+
+def _death(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"it was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"it was killed by signal {-code}"
+    return f"it exited with code {code}"
+
+
+def _evaluate_in_processes(suite: Suite, files: list[SourceFile], fmt: str, jobs: int,
+                           acc: Accumulator, progress: Callable[[int], None] | None) -> None:
+    """Each file in one of ``jobs`` worker processes, merged in file order. A worker
+    that dies (a crash, the OOM killer) stops the run at once with
+    :class:`WorkerDied` naming the file it was reading, never a hang."""
+    methods = multiprocessing.get_all_start_methods()
+    ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    workers: list[tuple[Any, Connection]] = []
+    busy: dict[int, int] = {}  # worker -> index of the file it is reading
+    done: dict[int, Accumulator] = {}
+    todo = iter(range(len(files)))
+    merged = 0
+    try:
+        for _ in range(min(jobs, len(files))):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker, args=(child, suite), daemon=True)
+            proc.start()
+            child.close()
+            workers.append((proc, parent))
+        for w, (_, conn) in enumerate(workers):
+            i = next(todo, None)
+            if i is not None:
+                conn.send((i, files[i], fmt))
+                busy[w] = i
+        while busy:
+            ready = wait([workers[w][1] for w in busy] + [workers[w][0].sentinel
+                                                        for w in busy])
+            for w in list(busy):
+                proc, conn = workers[w]
+                if conn not in ready and proc.sentinel not in ready:
+                    continue
+                try:
+                    index, part, failure = conn.recv()
+                except (EOFError, OSError):
+                    proc.join(1)
+                    source = files[busy[w]]
+                    raise WorkerDied([
+                        f"{source.file}: the worker process reading this file died "
+                        f"({_death(proc.exitcode)}); nothing was written. Run again with "
+                        "--jobs 1 to see the problem, or check the machine's memory"
+                    ]) from None
+                if failure is not None:
+                    raise RuntimeError(f"while reading {files[index].file}: {failure}")
+                done[index] = part
+                nxt = next(todo, None)
+                if nxt is None:
+                    del busy[w]
+                else:
+                    conn.send((nxt, files[nxt], fmt))
+                    busy[w] = nxt
+            while merged in done:  # merge in file order: the same as one process
+                acc.merge(done.pop(merged))
+                merged += 1
+                if progress is not None:
+                    progress(len(acc.traces))
+    finally:
+        for _, conn in workers:
+            with contextlib.suppress(OSError):
+                conn.send(None)
+            conn.close()
+        for proc, _ in workers:
+            proc.join(0.5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
 
 
 def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
@@ -253,11 +334,5 @@ def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
             if progress is not None and n % 1000 == 0:
                 progress(len(acc.traces))
         return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(suite,)) as pool:
-        for part in pool.imap(_eval_source, [(f, fmt) for f in files], chunksize=1):
-            acc.merge(part)
-            if progress is not None:
-                progress(len(acc.traces))
+    _evaluate_in_processes(suite, files, fmt, jobs, acc, progress)
     return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)

@@ -21,6 +21,11 @@ class ConfigError(Exception):
         return cls([f"{file}:{line}:{col}: {message}"])
 
 
+class WorkerDied(ConfigError):
+    """A ``--jobs`` worker process died (a crash, the OOM killer): the run stops with
+    exit code 2 and a message naming the file it was reading."""
+
+
 @dataclass(frozen=True, slots=True)
 class InputError:
     """A problem in the trace input. The rest of the input is still evaluated."""

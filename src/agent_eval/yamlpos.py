@@ -86,6 +86,7 @@ def guard_yaml(text: str, limits: Limits = CONFIG, loader: type[Any] | None = No
     open_anchors: dict[str, Any] = {}  # anchors of the collections being read -> event
     expanded = 0
     max_depth, max_alias = limits.max_depth, limits.max_alias_nodes
+    event: Any
     for event in yaml.parse(text, Loader=loader or _Loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:

@@ -316,12 +316,15 @@ def _run(r: Run, env: Mapping[str, str]) -> int:
     ctx = RenderContext.for_root(suite.root, repo_url=repo_url,
                                  sha=checked_out or event.sha or event.head_sha,
                                  run_url=run_url)
-    folder = output_dir(inputs.output_dir, suite.base_dir, suite.model.output.dir)
+    folder = Path(inputs.output_dir or "agent-eval-results")  # as named in a write error
     try:
+        folder = output_dir(inputs.output_dir, suite)  # inside the repository (security.md)
         folder, sarif_text, comment_text = _write_files(results, folder, ctx, roots,
                                                         inputs.sarif_category)
     except OutsideWorkspace as exc:
         return _stop(r, [str(exc)])
+    except ConfigError as exc:  # output.dir outside the repository, or through a link
+        return _stop(r, exc.problems)
     except OSError as exc:  # read-only, full, a file where the folder should be
         return _stop(r, [f"cannot write the output files to {_relative(folder, workspace)}: "
                          f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename

@@ -17,6 +17,7 @@ from typing import TextIO
 from agent_eval.config.loader import repo_root
 from agent_eval.convert import convert_sources, dumps, trace_events
 from agent_eval.errors import InputError
+from agent_eval.outputs import atomic_text, output_file
 from agent_eval.readers import READERS, SourceFile, expand
 
 EXIT_ERROR = 2
@@ -48,7 +49,7 @@ def main(args: argparse.Namespace) -> int:
     for e in errors:
         print(f"error: {e.message}", file=sys.stderr)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
+        with atomic_text(output_file(Path(args.output), repo_root(cwd))) as out:
             seen = _convert(files, fmt, out)
     else:
         seen = _convert(files, fmt, sys.stdout)

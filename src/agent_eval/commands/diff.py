@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_eval.commands.report import load
 from agent_eval.compare import attach
+from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
 
@@ -81,16 +82,14 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     attach(head, base, {"kind": "file", "path": args.base})
+    root = Path(args.root) if args.root else Path.cwd()
     if args.format == "console":
         out = text(head)
     else:
-        ctx = RenderContext.for_root(Path(args.root) if args.root else Path.cwd())
-        out = RENDERERS[args.format].render(head, ctx)
+        out = RENDERERS[args.format].render(head, RenderContext.for_root(root))
     if args.output:
-        dest = Path(args.output)
-        if dest.parent != Path():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(out, encoding="utf-8")
+        with atomic_write(output_file(Path(args.output), root)) as fh:
+            fh.write(out.encode("utf-8"))
     else:
         sys.stdout.buffer.write(out.encode("utf-8"))
         sys.stdout.flush()

@@ -55,7 +55,7 @@ def main(args: argparse.Namespace) -> int:
 
         attach(results, base, {"kind": "file", "path": args.baseline})
     formats = given or list(suite.model.output.format)
-    folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
+    folder = output_dir(args.output_dir, suite)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
         print(f"{console.quiet_line(results)} from {len(parts)} shard(s)")

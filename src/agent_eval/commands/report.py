@@ -14,6 +14,7 @@ import orjson
 
 from agent_eval.jsonutil import JsonLimitError, loads, read_whole
 from agent_eval.limits import DEFAULT, Limits
+from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 from agent_eval.safetext import clean_results
@@ -63,10 +64,8 @@ def main(args: argparse.Namespace) -> int:
                                  run_url=args.run_url)
     text = renderer.render(results, ctx)
     if args.output:
-        out = Path(args.output)
-        if out.parent != Path():
-            out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")  # as `run` writes its files
+        with atomic_write(output_file(Path(args.output), root)) as fh:  # as `run` writes
+            fh.write(text.encode("utf-8"))
     else:
         sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.flush()

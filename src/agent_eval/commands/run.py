@@ -17,7 +17,7 @@ from agent_eval.results import Results, exit_code
 
 def write_outputs(results: Results, formats: list[str], folder: Path,
                   ctx: RenderContext) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)  # (checked by output_dir)
     written = []
     for name in dict.fromkeys(["json", *formats]):
         renderer = RENDERERS[name]
@@ -40,7 +40,7 @@ def main(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"error: --baseline: {exc}", file=sys.stderr)
             return 2
-    folder = output_dir(args.output_dir, suite.base_dir, suite.model.output.dir)
+    folder = output_dir(args.output_dir, suite)
     live = None
     if suite.live is not None and (not getattr(args, "shard", None)
                                    or args.shard.split("/", 1)[0].strip() == "1"):

@@ -131,7 +131,7 @@ class SuiteFile(Strict):
         None, description="The lock file of the servers' tools, relative to this file "
         "(written by `agent-eval lock`); its absence with servers pinned is an error.")
     output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]
-    limits: LimitsConfig = Field(default_factory=LimitsConfig)  # type: ignore[arg-type]
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
 
     _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))
 

@@ -7,16 +7,24 @@ known). ``RENDERERS`` is the registry: one line per format, with its fixed file 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from agent_eval.limits import DEFAULT
 from agent_eval.results import Results
+
+SNIPPET_FILE_BYTES = DEFAULT.max_file_bytes  # larger files give no snippet
 
 
 def _no_source(path: str) -> str | None:
     return None
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 @dataclass(frozen=True)
@@ -30,11 +38,22 @@ class RenderContext:
 
     @classmethod
     def for_root(cls, root: Path | str, **kw: str | None) -> RenderContext:
-        base = Path(root)
+        """Snippets read from the files under ``root`` only: the locations in a results
+        file may say anything (``../../etc/passwd``), so a path that leaves ``root``, by
+        itself or through a symbolic link, is not read (as a file that is not there)."""
+        base = os.path.abspath(root)
+        real_base = os.path.realpath(root)
 
         def read(path: str) -> str | None:
+            full = os.path.normpath(os.path.join(base, path))
+            real = os.path.realpath(full)
+            if os.path.isabs(path) or not (_inside(full, base) and _inside(real, real_base)):
+                return None
             try:
-                return (base / path).read_text(encoding="utf-8")
+                if not os.path.isfile(real) or os.path.getsize(real) > SNIPPET_FILE_BYTES:
+                    return None
+                with open(real, encoding="utf-8") as fh:
+                    return fh.read()
             except (OSError, UnicodeDecodeError):
                 return None
 
@@ -50,7 +69,10 @@ class Renderer:
     stream: Callable[[Results, RenderContext, BinaryIO], None] | None = None
 
     def write(self, results: Results, ctx: RenderContext, path: Path) -> None:
-        with open(path, "wb") as fh:
+        """Write to a temporary file renamed onto ``path`` (never a truncated file)."""
+        from agent_eval.outputs import atomic_write
+
+        with atomic_write(path) as fh:
             if self.stream is not None:
                 self.stream(results, ctx, fh)
             else:

@@ -1,0 +1,94 @@
+"""Writing output files: atomically, and never outside the repository.
+
+* Every file is written to a temporary file in the same folder and renamed into place
+  (:func:`atomic_write`), so a run killed mid-write leaves the previous file whole, never
+  a truncated one; the rename replaces a symbolic link at the destination rather than
+  writing through it.
+* An output folder written in the suite (``output.dir``) must be inside the repository;
+  any output folder inside the repository must stay inside it once symbolic links are
+  followed (a committed ``agent-eval-results -> /somewhere`` link is refused). A folder
+  given on the command line outside the repository is the operator's own choice
+  (:func:`output_folder`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+from agent_eval.errors import ConfigError
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_write(path: Path | str) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` with: a temporary file beside it, renamed onto
+    ``path`` when the block ends without an error (removed when it raises)."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                               dir=target.parent if str(target.parent) else ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # what open() would have made
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_text(path: Path | str) -> Iterator[TextIO]:
+    """:func:`atomic_write` for UTF-8 text."""
+    with atomic_write(path) as raw:
+        fh = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        try:
+            yield fh
+        finally:
+            fh.flush()
+            fh.detach()  # atomic_write closes the file
+
+
+def output_folder(folder: Path, root: Path, where: str | None = None) -> Path:
+    """``folder``, created, once it is known to be a safe place to write.
+
+    ``where`` (``FILE:LINE:COL`` of ``output.dir``) marks a folder written in the suite:
+    it must be inside ``root``. A folder inside ``root`` (by its path) must stay inside
+    it when symbolic links are followed. Raises :class:`ConfigError`, before anything is
+    created."""
+    lexical = os.path.normpath(os.path.abspath(folder))
+    in_root = _inside(lexical, os.path.normpath(os.path.abspath(root)))
+    shown = where or str(folder)
+    if where is not None and not in_root:
+        raise ConfigError([f"{where}: output.dir '{folder}' is outside the repository; "
+                           "agent-eval writes only inside it (use a folder below the "
+                           "repository, or pass --output-dir)"])
+    if in_root and not _inside(os.path.realpath(lexical), os.path.realpath(root)):
+        raise ConfigError([f"{shown}: the output folder '{folder}' leads outside the "
+                           "repository through a symbolic link; nothing was written "
+                           "(remove the link, or pass another --output-dir)"])
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def output_file(path: Path, root: Path) -> Path:
+    """``path`` for ``--output FILE``: its folder made with :func:`output_folder`."""
+    output_folder(path.parent if str(path.parent) else Path(), root)
+    return path
