@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from agent_eval.config.schema_compiler import (
     ecma_regex,
 )
 from agent_eval.matching import ToolMatcher, ToolMatchMode
+from agent_eval.saferegex import RegexError
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +125,6 @@ def _searches(patterns: Any) -> tuple[Callable[[str], object], ...]:
     for pattern in patterns if isinstance(patterns, dict) else ():
         try:
             out.append(ecma_regex(pattern).search)
-        except re.error:
+        except RegexError:
             continue
     return tuple(out)

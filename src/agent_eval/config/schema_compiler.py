@@ -26,6 +26,7 @@ import yaml
 
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
+from agent_eval.saferegex import RegexError, SafeRegex, compile_ecma
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 
@@ -205,52 +206,13 @@ def _prefix(errors: list[SchemaError], step: str | int) -> list[SchemaError]:
 
 
 # ------------------------------------------------------------------------------ regexes
-# ECMA-262 whitespace (what \s means in a JSON Schema pattern), as a class body.
-_ECMA_SPACE = (r"\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-               r"\ufeff")
-
-
-def ecma_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a JSON Schema pattern (ECMA-262) with Python's ``re`` where the two differ
-    in ways that let values through: ``\\d``, ``\\w`` and ``\\b`` are ASCII (Python's
-    match any script's digits and letters), ``\\s`` is ECMA's whitespace, and ``$``
-    matches only at the very end (Python's also matches before a final newline, so
-    ``^ls$`` would accept "ls\\n"). Raises ``re.error`` for an invalid pattern."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            if nxt == "s":
-                out.append(_ECMA_SPACE if in_class else f"[{_ECMA_SPACE}]")
-            elif nxt == "S" and not in_class:
-                out.append(f"[^{_ECMA_SPACE}]")
-            else:
-                out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-            out.append(ch)
-        elif ch == "[":
-            # as Python reads it: a ']' first in the class (after an optional '^') is literal
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            out.append(pattern[i:j])
-            i = j
-            in_class = True
-            continue
-        elif ch == "$":
-            out.append(r"\Z")
-        else:
-            out.append(ch)
-        i += 1
-    return re.compile("".join(out), re.ASCII)
+def ecma_regex(pattern: str) -> SafeRegex:
+    """Compile a JSON Schema pattern (ECMA-262) for RE2, which matches in linear time
+    (:mod:`agent_eval.saferegex`): ``\\d``, ``\\w`` and ``\\b`` are ASCII, ``\\s`` is
+    ECMA's whitespace, ``$`` matches only at the very end (so ``^ls$`` does not accept
+    "ls\\n") and ``.`` no line terminator. Raises :class:`RegexError` for an invalid
+    pattern, or one that needs backtracking (lookaround, backreferences)."""
+    return compile_ecma(pattern)
 
 
 # ----------------------------------------------------------------------------- formats
@@ -656,7 +618,7 @@ class SchemaCompiler:
         self._need(isinstance(value, str), path, key, "a string (a regular expression)")
         try:
             regex = ecma_regex(value)
-        except re.error as exc:
+        except RegexError as exc:
             raise self.fail((*path, key), f"invalid regular expression: {exc}") from None
         c = self.constraint(path, key, value)
         search = regex.search
@@ -751,7 +713,7 @@ class SchemaCompiler:
         for pat, sub in value.items():
             try:
                 rx = ecma_regex(pat)
-            except re.error as exc:
+            except RegexError as exc:
                 self.report((*path, key, pat), f"invalid regular expression: {exc}")
                 continue
             subs.append((rx.search, self.compile(sub, (*path, key, pat))))
@@ -779,7 +741,7 @@ class SchemaCompiler:
         for p in node.get("patternProperties") or {}:
             try:
                 patterns.append(ecma_regex(p).search)
-            except re.error:
+            except RegexError:
                 continue  # reported by patternProperties
         if value is False:
             c = self.constraint(path, key, value)

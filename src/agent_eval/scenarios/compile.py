@@ -34,6 +34,14 @@ from agent_eval.findings import ConfigRef
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
 from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
+from agent_eval.saferegex import (
+    RegexError,
+    SafeRegex,
+    compile_ecma,
+    compile_python,
+    jsonschema_validator,
+    schema_patterns,
+)
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.models import (
     Behavior,
@@ -135,7 +143,7 @@ class OutputCheck:
     ref: ConfigRef
     terms: tuple[Term, ...] = ()
     text: str = ""
-    regex: re.Pattern[str] | None = None
+    regex: SafeRegex | None = None
     schema: Any = None  # a jsonschema validator
     source: str = ""  # the schema's file, or "inline"
 
@@ -148,7 +156,7 @@ class BehaviorCheck:
     matcher: ToolMatcher | None = None
     args: tuple[ArgCheck, ...] = ()
     lower: str = ""
-    regex: re.Pattern[str] | None = None
+    regex: SafeRegex | None = None
     steps: tuple[ToolMatcher, ...] = ()
 
 
@@ -553,10 +561,10 @@ class _Compiler:
         return tuple(Term(t, t.lower(), self.ref((*path, i), f"{kp}.{i}"))
                      for i, t in enumerate(value))
 
-    def regex(self, pattern: str, path: Path) -> re.Pattern[str] | None:
+    def regex(self, pattern: str, path: Path) -> SafeRegex | None:
         try:
-            return re.compile(pattern)
-        except re.error as exc:
+            return compile_python(pattern)  # RE2: linear time on any output text
+        except RegexError as exc:
             self.problem(path, f"invalid regular expression {pattern!r}: {exc}")
             return None
 
@@ -618,7 +626,15 @@ class _Compiler:
         except jsonschema.SchemaError as exc:
             self.problem(path, f"invalid JSON Schema ({source}): {exc.message}")
             return None, source
-        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        regexes: dict[str, SafeRegex] = {}
+        for pattern in schema_patterns(schema):
+            try:
+                regexes[pattern] = compile_ecma(pattern)
+            except RegexError as exc:
+                self.problem(path, f"invalid JSON Schema ({source}): pattern {pattern!r}: "
+                             f"{exc}")
+                return None, source
+        validator = jsonschema_validator(cls, schema, regexes)
         if isinstance(value, str):
             self.json_schemas[value] = validator
         return validator, source

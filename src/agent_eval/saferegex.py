@@ -1,0 +1,206 @@
+"""Regular expressions matched in linear time (RE2), for patterns from configs.
+
+A policy's ``pattern: "^(a+)+$"`` is matched against argument values that a pull request
+may choose; with a backtracking engine (Python's ``re``) 35 characters take minutes. RE2
+(the ``google-re2`` package) runs every pattern in time linear in the text and bounded
+memory, so no value can hang a run. What it gives up: lookahead, lookbehind and
+backreferences, which are refused when the suite is loaded, at the pattern's line.
+
+:func:`compile_ecma` compiles a JSON Schema ``pattern`` (ECMA-262 semantics: ``\\d``,
+``\\w`` and ``\\b`` ASCII, ``\\s`` ECMA's whitespace, ``$`` only at the very end, ``.``
+no line terminator); :func:`compile_python` a scenario ``regex:`` written in Python's
+syntax. Both return a :class:`SafeRegex`, or raise :class:`RegexError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from re2 import Options, _re2  # type: ignore[import-untyped]
+
+# ECMA-262 whitespace (what \s means in a JSON Schema pattern), as an RE2 class body.
+ECMA_SPACE = (r"\t\n\x0b\x0c\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
+              r"\x{205f}\x{3000}\x{feff}")
+# ECMA-262 "." matches anything but a line terminator
+_ECMA_DOT = r"[^\n\r\x{2028}\x{2029}]"
+
+_OPTIONS = Options()
+_OPTIONS.log_errors = False  # errors are returned, not printed to stderr
+_OPTIONS.never_capture = True  # only "does it match" is asked
+_UNANCHORED = _re2.RE2.Anchor.UNANCHORED
+_NO_MATCH = (-1, -1)
+_UNSUPPORTED = ("invalid perl operator", "invalid escape sequence: \\1",
+                "invalid escape sequence: \\2", "invalid escape sequence: \\3",
+                "invalid escape sequence: \\4", "invalid escape sequence: \\5",
+                "invalid escape sequence: \\6", "invalid escape sequence: \\7",
+                "invalid escape sequence: \\8", "invalid escape sequence: \\9",
+                "invalid named capture group")
+
+
+class RegexError(ValueError):
+    """A pattern that cannot be compiled, or not run in linear time."""
+
+
+class SafeRegex:
+    """A compiled pattern; ``search(text)`` is ``True`` when it matches anywhere in
+    ``text``, else ``None`` (as ``re.Pattern.search`` is truthy or ``None``)."""
+
+    __slots__ = ("pattern", "search", "translated")
+
+    def __init__(self, pattern: str, translated: str) -> None:
+        regex = _re2.RE2(translated.encode("utf-8", "surrogatepass"), _OPTIONS)
+        if not regex.ok():
+            error = str(regex.error())
+            hint = ("; patterns run in linear time (RE2), which has no lookahead, "
+                    "lookbehind or backreferences: rewrite it without them"
+                    if error.startswith(_UNSUPPORTED) else "")
+            raise RegexError(f"{error}{hint}")
+        self.pattern = pattern
+        self.translated = translated
+        self.search: Callable[[str], bool | None] = _searcher(regex)
+
+    def __reduce__(self) -> tuple[type[SafeRegex], tuple[str, str]]:
+        return SafeRegex, (self.pattern, self.translated)  # compiled again
+
+
+def _searcher(regex: Any) -> Callable[[str], bool | None]:
+    match = regex.Match
+
+    def search(text: str) -> bool | None:
+        data = text.encode("utf-8", "surrogatepass")
+        return True if match(_UNANCHORED, data, 0, len(data))[0] != _NO_MATCH else None
+
+    return search
+
+
+def compile_ecma(pattern: str) -> SafeRegex:
+    """A JSON Schema ``pattern`` (ECMA-262), searched anywhere in a string."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if nxt == "s":
+                out.append(ECMA_SPACE if in_class else f"[{ECMA_SPACE}]")
+            elif nxt == "S" and not in_class:
+                out.append(f"[^{ECMA_SPACE}]")
+            elif nxt == "u" and pattern[i + 2:i + 3] == "{":  # \u{1F600}
+                end = pattern.find("}", i + 3)
+                if end < 0:
+                    raise RegexError("invalid escape sequence: \\u{ without }")
+                out.append(f"\\x{{{pattern[i + 3:end]}}}")
+                i = end + 1
+                continue
+            elif nxt == "u" and len(pattern[i + 2:i + 6]) == 4:  # \u2028
+                out.append(f"\\x{{{pattern[i + 2:i + 6]}}}")
+                i += 6
+                continue
+            elif nxt == "c" and i + 2 < n and pattern[i + 2].isascii() and (
+                    pattern[i + 2].isalpha()):  # \cJ: a control character
+                out.append(f"\\x{{{ord(pattern[i + 2].upper()) - 64:02x}}}")
+                i += 3
+                continue
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+            out.append(ch)
+        elif ch == "[":
+            # a ']' first in the class (after an optional '^') is literal, as in RE2
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            out.append(pattern[i:j])
+            i = j
+            in_class = True
+            continue
+        elif ch == ".":
+            out.append(_ECMA_DOT)
+        else:
+            out.append(ch)  # RE2's "$" is already the very end of the text
+        i += 1
+    return SafeRegex(pattern, "".join(out))
+
+
+def compile_python(pattern: str) -> SafeRegex:
+    """A pattern in Python's ``re`` syntax (a scenario's ``regex:``), searched anywhere.
+    ``\\Z`` (Python's end of text) is RE2's ``\\z``; the rest of the syntax is shared."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern[i] == "\\" and i + 1 < n:
+            out.append("\\z" if pattern[i + 1] == "Z" else pattern[i:i + 2])
+            i += 2
+        else:
+            out.append(pattern[i])
+            i += 1
+    return SafeRegex(pattern, "".join(out))
+
+
+# ------------------------------------------------------------------ JSON Schema files
+def schema_patterns(schema: Any) -> list[str]:
+    """Every regex of a JSON Schema: ``pattern`` values and ``patternProperties`` keys
+    (walked without recursion)."""
+    found: list[str] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                found.append(node["pattern"])
+            if isinstance(node.get("patternProperties"), dict):
+                found.extend(str(k) for k in node["patternProperties"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex]) -> Any:
+    """A ``jsonschema`` validator of ``cls`` whose ``pattern``, ``patternProperties`` and
+    ``additionalProperties`` match with RE2 (``regexes``: every pattern of the schema,
+    compiled by :func:`compile_ecma`) instead of Python's backtracking ``re``."""
+    from jsonschema import ValidationError, validators  # type: ignore[import-untyped]
+
+    def search(pattern: str, text: str) -> bool | None:
+        rx = regexes.get(pattern)
+        return (rx or compile_ecma(pattern)).search(text)
+
+    def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not search(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, pats: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for pat, subschema in pats.items():
+            for k, v in instance.items():
+                if search(pat, k):
+                    yield from validator.descend(v, subschema, path=k, schema_path=pat)
+
+    def additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        props = schema.get("properties", {})
+        pats = list(schema.get("patternProperties", {}))
+        extras = [k for k in instance if k not in props and not any(
+            search(p, k) for p in pats)]
+        if validator.is_type(ap, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], ap, path=extra)
+        elif not ap and extras:
+            joined = ", ".join(repr(e) for e in sorted(extras, key=str))
+            yield ValidationError(f"Additional properties are not allowed ({joined} "
+                                  f"{'was' if len(extras) == 1 else 'were'} unexpected)")
+
+    extended = validators.extend(cls, {"pattern": pattern,
+                                       "patternProperties": pattern_properties,
+                                       "additionalProperties": additional_properties})
+    return extended(schema, format_checker=cls.FORMAT_CHECKER)
