@@ -51,7 +51,8 @@ class SafeRegex:
     def __init__(self, pattern: str, translated: str) -> None:
         regex = _re2.RE2(translated.encode("utf-8", "surrogatepass"), _OPTIONS)
         if not regex.ok():
-            error = str(regex.error())
+            raw = regex.error()
+            error = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
             hint = ("; patterns run in linear time (RE2), which has no lookahead, "
                     "lookbehind or backreferences: rewrite it without them"
                     if error.startswith(_UNSUPPORTED) else "")

@@ -375,6 +375,13 @@ BAD_TRACE = """\
 # to the engine as the reader would.
 UNREADABLE = InputError("input/unreadable_file", "traces/locked.jsonl", 0,
                         "cannot read the file: [Errno 13] Permission denied")
+# No shipped reader fails on a file it recognised; the record read_file yields when one
+# does is given to the engine likewise.
+READER_FAILED = InputError("input/reader_error", "traces/odd.json", 0,
+                           "the otlp reader stopped on this file: TypeError: boom; the "
+                           "other files were still read")
+DEEP_TRACE = ('{"type":"tool_call","tool":"t","arguments":{"a":' + "[" * 150 + "]" * 150
+              + "}}\n")
 
 
 def every_rule_suite(folder: Path) -> Results:
@@ -395,10 +402,14 @@ def every_rule_suite(folder: Path) -> Results:
         "traces/bad.jsonl": BAD_TRACE,
         "traces/scenario.jsonl": SCENARIO_TRACE,
         "traces/notes.jsonl": "hello, this is not a trace\n",
+        "traces/deep.jsonl": DEEP_TRACE,  # nested past limits.max_depth
     })
+    away = folder / "traces" / "away.jsonl"  # a link out of the repository
+    if not away.is_symlink():
+        away.symlink_to(folder.parent / "elsewhere.jsonl")
     suite = load_suite(folder / "agent-eval.yaml")
     files, errors = suite_sources(suite)
-    return evaluate_files(suite, files, [*errors, UNREADABLE], timings=False)
+    return evaluate_files(suite, files, [*errors, UNREADABLE, READER_FAILED], timings=False)
 
 
 # ------------------------------------------------------------------ the validated corpus
@@ -592,10 +603,13 @@ def test_input_errors_are_located_at_the_trace(corpus: Corpus) -> None:
         "input/unknown_format": ("traces/notes.jsonl", None),
         "input/unreadable_file": ("traces/locked.jsonl", None),
         "input/no_traces": ("agent-eval.yaml", 3),
+        "input/limit_exceeded": ("traces/deep.jsonl", 1),
+        "input/outside_root": ("traces/away.jsonl", None),
+        "input/reader_error": ("traces/odd.json", None),
     }
     inv = run["invocations"][0]
     assert inv["executionSuccessful"] is False
-    assert any("7 input error(s)" in n["message"]["text"] and n["level"] == "error"
+    assert any("10 input error(s)" in n["message"]["text"] and n["level"] == "error"
                for n in inv["toolExecutionNotifications"])
 
 

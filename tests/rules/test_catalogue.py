@@ -13,7 +13,8 @@ from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
 ROOT = Path(__file__).resolve().parents[2]
 INPUT_RULES = {"input/parse_error", "input/invalid_event", "input/unmatched_result",
                "input/unreadable_file", "input/no_traces", "input/event_after_end",
-               "input/unknown_format"}
+               "input/unknown_format", "input/outside_root", "input/limit_exceeded",
+               "input/reader_error"}
 
 
 def test_every_rule_a_check_can_report_is_documented() -> None:

@@ -12,7 +12,13 @@ MAX_VALUE_CHARS = 80
 
 
 def show_value(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
-    """A value as compact JSON, shortened for messages."""
+    """A value as compact JSON, shortened for messages (a long list or object is cut to
+    its first items before it is serialised: ten million numbers are not written out
+    to show eighty characters of them)."""
+    if type(value) is list and len(value) > limit:
+        value = value[:limit]
+    elif type(value) is dict and len(value) > limit:
+        value = dict(list(value.items())[:limit])
     try:
         text = orjson.dumps(value).decode()
     except TypeError:

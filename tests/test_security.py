@@ -1,0 +1,508 @@
+"""Issue 11: a pull request controls every file agent-eval reads. Each test builds the
+attack the issue describes, in a temporary repository, and runs the real command line in a
+child process (with a time limit, and a memory limit where the attack was about memory):
+no read or write outside the repository, no crash, no hang, no blow-up; each case ends in
+an input or config error at the right file:line (docs/security.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_eval
+
+SRC = str(Path(agent_eval.__file__).resolve().parents[1])
+SECRET = "SECRET-FROM-OUTSIDE-THE-REPOSITORY"
+POLICY = """\
+version: "1"
+tools:
+  apply_discount:
+    arguments:
+      percent: {type: number, max: 30}
+      code: {type: string, pattern: "^(a+)+$"}
+"""
+SUITE = """\
+version: "1"
+suite: s
+traces: {traces}
+tests:
+  - id: args
+    metric: args_valid
+    policy: policy.yaml
+  - id: block
+    metric: tool_blocklist
+    blocklist: [admin_*]
+"""
+GIB = 1 << 30
+
+
+def call(tool: str = "apply_discount", **args: Any) -> str:
+    return json.dumps({"type": "tool_call", "tool": tool, "arguments": args}) + "\n"
+
+
+def repo(tmp_path: Path, traces: str | list[str] = "traces/*.jsonl", extra: str = "",
+         files: dict[str, str] | None = None) -> Path:
+    """A repository at tmp_path/repo: .git, the suite, its policy and trace files."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "traces").mkdir()
+    (root / "policy.yaml").write_text(POLICY)
+    (root / "agent-eval.yaml").write_text(SUITE.format(traces=json.dumps(traces)) + extra)
+    for name, text in (files or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def outside(tmp_path: Path) -> Path:
+    """A folder beside the repository with a trace file holding a secret."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.jsonl").write_text(call(percent=50, code=SECRET))
+    return folder
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    rss_mb: float  # the child's peak resident memory
+
+
+def run(*args: str, cwd: Path, timeout: float = 60, memory: int | None = None,
+        argv: list[str] | None = None) -> Run:
+    """agent-eval (or ``argv``) in a child process, killed after ``timeout`` seconds and
+    limited to ``memory`` bytes of address space; its time and peak RSS are measured."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+
+    def limit() -> None:  # a child that tries to use more fails instead of the machine
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    start = time.monotonic()
+    proc = subprocess.Popen(argv or [sys.executable, "-m", "agent_eval", *args], cwd=cwd,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=limit)
+    streams: dict[str, str] = {}
+    readers = [threading.Thread(target=lambda n=n, f=f: streams.__setitem__(n, f.read()))
+               for n, f in (("out", proc.stdout), ("err", proc.stderr))]
+    for t in readers:
+        t.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    seconds = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for t in readers:
+        t.join()
+    assert seconds < timeout, f"killed after {timeout} s: {args}"
+    return Run(proc.returncode, streams["out"], streams["err"], seconds,
+               usage.ru_maxrss / 1024)
+
+
+def results(root: Path, folder: str = "out") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / folder / "results.json").read_text())
+    return data
+
+
+def errors(data: dict[str, Any]) -> list[tuple[str, str, int]]:
+    return [(e["rule"], e["file"], e["line"]) for e in data["input_errors"]]
+
+
+def every_output(root: Path, folder: str = "out") -> str:
+    return "".join(p.read_text(errors="replace") for p in (root / folder).iterdir())
+
+
+ALL = ["--format", "sarif,junit,markdown,html"]
+
+
+# ---------------------------------------------------------------- 1. trace paths
+@pytest.mark.parametrize("pattern", ["../outside/*.jsonl", "{abs}/secret.jsonl",
+                                     "traces/../../outside/secret.jsonl", "/etc/hostname"])
+def test_trace_globs_leaving_the_repository_are_refused(tmp_path: Path, pattern: str) -> None:
+    folder = outside(tmp_path)
+    root = repo(tmp_path, [pattern.format(abs=folder), "traces/*.jsonl"],
+                files={"traces/ok.jsonl": call()})
+    p = run("run", "-o", "out", *ALL, cwd=root)
+    assert p.returncode == 2, p.stderr
+    data = results(root)
+    # at the traces: line of the suite, naming the pattern, and nothing of the file
+    assert errors(data) == [("input/outside_root", "agent-eval.yaml", 3)]
+    assert data["counts"]["traces"] == 1
+    assert pattern.format(abs=folder) in data["input_errors"][0]["message"]
+    assert SECRET not in every_output(root) + p.stdout + p.stderr
+
+
+def test_symlink_to_a_file_outside_is_refused_whether_or_not_it_exists(tmp_path: Path) -> None:
+    folder = outside(tmp_path)
+    root = repo(tmp_path, files={"traces/ok.jsonl": call()})
+    os.symlink(folder / "secret.jsonl", root / "traces" / "link.jsonl")
+    os.symlink(folder / "missing.jsonl", root / "traces" / "dangling.jsonl")
+    p = run("run", "-o", "out", *ALL, cwd=root)
+    assert p.returncode == 2, p.stderr
+    data = results(root)
+    # the same error for an existing and a missing target: no existence oracle
+    assert errors(data) == [("input/outside_root", "traces/dangling.jsonl", 0),
+                            ("input/outside_root", "traces/link.jsonl", 0)]
+    assert data["counts"]["traces"] == 1  # ok.jsonl is still evaluated
+    assert SECRET not in every_output(root) + p.stdout + p.stderr
+
+
+def test_symlink_inside_the_repository_is_read(tmp_path: Path) -> None:
+    root = repo(tmp_path, files={"data/real.jsonl": call(percent=50)})
+    os.symlink(root / "data" / "real.jsonl", root / "traces" / "link.jsonl")
+    p = run("run", "-q", "-o", "out", cwd=root)
+    assert p.returncode == 1, p.stderr
+    assert results(root)["counts"]["violations"] == 1
+
+
+# ------------------------------------------------------------------ 4. symlink loops
+def test_glob_does_not_follow_a_symlink_loop(tmp_path: Path) -> None:
+    files = {f"src/pkg{i}/mod{j}.py": "" for i in range(20) for j in range(20)}
+    root = repo(tmp_path, "traces/**/*.jsonl", files={**files, "traces/t.jsonl": call()})
+    os.symlink("..", root / "traces" / "loop")
+    os.symlink("../src", root / "traces" / "src")
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=30)
+    assert p.seconds < 20 and p.rss_mb < 300, (p.seconds, p.rss_mb)
+    assert p.returncode == 0, p.stderr
+    data = results(root)
+    assert data["counts"]["traces"] == 1 and data["input_errors"] == []
+
+
+# ------------------------------------------------ 2. snippets of report and diff
+def test_report_and_diff_read_no_snippet_outside_the_root(tmp_path: Path) -> None:
+    folder = outside(tmp_path)
+    root = repo(tmp_path, files={"traces/t.jsonl": call(percent=50)})
+    assert run("run", "-q", "-o", "out", cwd=root).returncode == 1
+    data = results(root)
+    v = data["tests"][0]["violations"][0]
+    os.symlink(folder / "secret.jsonl", root / "link.jsonl")
+    for config_file, trace_file in (("../outside/secret.jsonl", "../../../../etc/passwd"),
+                                    ("link.jsonl", "link.jsonl"),
+                                    (str(folder / "secret.jsonl"), "/etc/passwd")):
+        v["config"]["file"], v["config"]["line"] = config_file, 1
+        v["trace"]["file"], v["trace"]["line"] = trace_file, 1
+        (root / "evil.json").write_text(json.dumps(data))
+        for fmt in ("html", "sarif"):
+            p = run("report", "evil.json", "--format", fmt, cwd=root)
+            assert p.returncode == 0, p.stderr
+            assert SECRET not in p.stdout and "root:x:0:0" not in p.stdout
+        p = run("diff", "evil.json", "evil.json", "--format", "html", cwd=root)
+        assert SECRET not in p.stdout and "root:x:0:0" not in p.stdout
+    # the real locations still give their snippets
+    p = run("report", "out/results.json", "--format", "sarif", cwd=root)
+    assert '"snippet"' in p.stdout
+
+
+# ------------------------------------------------------------------ 3. output dirs
+def test_output_dir_outside_the_repository_is_a_config_error(tmp_path: Path) -> None:
+    escape = "../../../../../../../../../" + str(tmp_path / "x").lstrip("/")
+    root = repo(tmp_path, extra=f"output:\n  dir: {escape}\n",
+                files={"traces/t.jsonl": call()})
+    p = run("run", "-q", cwd=root)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: agent-eval.yaml:12:3: output.dir ")  # 12: "  dir:"
+    assert not (tmp_path / "x").exists()
+
+
+def test_symlinked_output_folder_leading_outside_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    root = repo(tmp_path, files={"traces/t.jsonl": call()})
+    os.symlink(elsewhere, root / "agent-eval-results")
+    for args in ([], ["-o", "agent-eval-results"], ["-o", "agent-eval-results/sub"]):
+        p = run("run", "-q", *args, cwd=root)
+        assert p.returncode == 2 and "symbolic link" in p.stderr, p.stderr
+    os.symlink(elsewhere, root / "reports")
+    assert run("report", "agent-eval.yaml", "-o", "reports/r.html", cwd=root).returncode == 2
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_explicit_output_dir_outside_the_repository_is_the_operators_choice(
+        tmp_path: Path) -> None:
+    root = repo(tmp_path, files={"traces/t.jsonl": call()})
+    p = run("run", "-q", "-o", str(tmp_path / "elsewhere"), cwd=root)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "elsewhere" / "results.json").is_file()
+
+
+# --------------------------------------------------------------- 5. YAML and JSON
+# 9**9 (387 million) values in 390 bytes
+ALIAS_SCHEMA = "".join(
+    [f"l0: &l0 [{','.join(['x'] * 9)}]\n"]
+    + [f"l{i}: &l{i} [{','.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 9)])
+
+
+def test_alias_bomb_as_a_scenario_json_schema_is_a_config_error(tmp_path: Path) -> None:
+    assert len(ALIAS_SCHEMA) < 400
+    root = repo(tmp_path, files={"schema.yaml": ALIAS_SCHEMA,
+                                 "traces/t.jsonl": '{"type":"output","output":"{}"}\n'})
+    (root / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: traces/*.jsonl\nscenarios:\n  - id: S1\n'
+        '    traces: traces/t.jsonl\n    expect:\n      output: {json_schema: schema.yaml}\n')
+    p = run("run", "-q", cwd=root, timeout=30, memory=2 * GIB)
+    assert p.seconds < 20 and p.rss_mb < 300, (p.seconds, p.rss_mb)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: agent-eval.yaml:8:")
+    # l0 is 10 values, l1 91, l2 820, l3 7,381, l4 66,430: the first *l4 on line 6 takes
+    # the aliased values past 100,000 (the limit for config files)
+    assert "line 6: YAML aliases expand to more than 100000 values" in p.stderr
+
+
+def cassette(levels: int) -> str:
+    """An OpenAI VCR cassette whose request body is 10**levels assistant messages, each
+    calling admin_x, written through nested aliases (1.6 KB for a million calls)."""
+    msg = ('{role: assistant, content: null, tool_calls: [{type: function, function: '
+           '{name: admin_x, arguments: "{}"}}]}')
+    lines = ["anchors:", f"  a0: &L1 [{', '.join([msg] * 10)}]"]
+    for k in range(2, levels + 1):
+        lines.append(f"  a{k - 1}: &L{k} [{', '.join([f'*L{k - 1}'] * 10)}]")
+    lines += ["interactions:", "- request:",
+              "    uri: https://api.openai.com/v1/chat/completions", "    method: POST",
+              f"    body: *L{levels}", "  response:",
+              """    body: {string: '{"object": "chat.completion", "choices": []}'}""",
+              "    status: {code: 200, message: OK}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_vcr_cassette_alias_bomb_is_an_input_error(tmp_path: Path) -> None:
+    text = cassette(6)
+    assert len(text) < 9000
+    root = repo(tmp_path, "traces/*", files={"traces/c.yaml": text,
+                                             "traces/small.yaml": cassette(1)})
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 800, (p.seconds, p.rss_mb)
+    assert p.returncode == 2, p.stderr
+    data = results(root)
+    # a message is 16 values (keys count); L1 (line 2) is 161, L2 (line 3) aliases L1 ten
+    # times (1,610 aliased values); on line 4 each *L2 adds 1,611: the sixth passes
+    # limits.max_alias_nodes (10,000)
+    assert errors(data) == [("input/limit_exceeded", "traces/c.yaml", 4)]
+    assert "limits.max_alias_nodes" in data["input_errors"][0]["message"]
+    assert data["counts"]["tool_calls"] == 10  # small.yaml: ten calls, all checked
+    assert (root / "out" / "results.json").stat().st_size < 100_000
+
+
+@pytest.mark.parametrize("where", ["suite", "cassette", "policy", "json"])
+def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path, where: str) -> None:
+    brackets = "[" * 120_000
+    root = repo(tmp_path, "traces/*", files={"traces/ok.jsonl": call()})
+    if where == "suite":
+        (root / "agent-eval.yaml").write_text(f'version: "1"\nsuite: s\ntraces: {brackets}\n')
+    elif where == "policy":
+        (root / "policy.yaml").write_text(f"version: '1'\ntools: {brackets}\n")
+    elif where == "cassette":
+        (root / "traces" / "c.yaml").write_text(
+            "interactions:\n- request:\n    uri: https://api.openai.com/v1/chat/completions"
+            f"\n    body: {brackets}\n")
+    else:
+        (root / "traces" / "deep.jsonl").write_text(
+            '{"type":"tool_call","tool":"t","arguments":{"a":' + "[" * 150 + "]" * 150
+            + "}}\n")
+    p = run("run", "-q", "-o", "out", cwd=root)
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "Traceback" not in p.stderr
+    if where in ("suite", "policy"):
+        file = "agent-eval.yaml" if where == "suite" else "policy.yaml"
+        line = 3 if where == "suite" else 2
+        assert p.stderr.startswith(f"error: {file}:{line}:"), p.stderr
+        assert "nested more than 100 levels deep" in p.stderr
+    else:
+        data = results(root)
+        assert [e[0] for e in errors(data)] == ["input/limit_exceeded"]
+        assert data["counts"]["tool_calls"] == 1  # ok.jsonl
+
+
+# ------------------------------------------------------- 6. files that expand hugely
+def test_zip_bomb_eval_is_bounded(tmp_path: Path) -> None:
+    root = repo(tmp_path, "traces/*", files={"traces/ok.jsonl": call()})
+    with zipfile.ZipFile(root / "traces" / "bomb.eval", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", '{"version": 2, "status": "success", "eval": {}}')
+        with zf.open("samples/1_epoch_1.json", "w", force_zip64=True) as fh:
+            chunk = b" " * (1 << 24)
+            for _ in range(128):  # 2 GiB of spaces
+                fh.write(chunk)
+            fh.write(b"{}")
+    assert (root / "traces" / "bomb.eval").stat().st_size < 3_000_000
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 800, (p.seconds, p.rss_mb)
+    assert p.returncode == 2, p.stderr
+    data = results(root)
+    assert errors(data) == [("input/limit_exceeded", "traces/bomb.eval", 0)]
+    assert "limits.max_file_bytes" in data["input_errors"][0]["message"]
+    assert data["counts"]["tool_calls"] == 1
+
+
+def test_one_argument_of_ten_million_numbers(tmp_path: Path) -> None:
+    root = repo(tmp_path, "traces/*.json")
+    with open(root / "traces" / "big.json", "w") as fh:
+        fh.write('[{"type":"tool_call","tool":"apply_discount","arguments":{"percent":[')
+        fh.write(",".join(["1"] * 10_000_000))
+        fh.write("]}}]")
+    p = run("run", "-q", "-o", "out", *ALL, cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 800, (p.seconds, p.rss_mb)
+    assert p.returncode == 1, p.stderr  # a number is expected: args_valid/type
+    data = results(root)
+    [v] = data["tests"][0]["violations"]
+    assert (v["rule"], v["trace"]["line"]) == ("args_valid/type", 1)
+    assert v["value"].startswith("[1,1,1,") and len(v["value"]) < 2000
+    for out in (root / "out").iterdir():
+        assert out.stat().st_size < 1_000_000, out  # (SARIF: ~290 KB of rule help)
+
+
+# -------------------------------------------------------------------- 7. ReDoS
+def test_catastrophic_pattern_runs_in_linear_time(tmp_path: Path) -> None:
+    root = repo(tmp_path, files={"traces/t.jsonl": call(percent=5, code="a" * 35 + "!")
+                                 + call(percent=5, code="a" * 100_000 + "!")
+                                 + call(percent=5, code="aaaa")})
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=30)
+    assert p.seconds < 10 and p.rss_mb < 300, (p.seconds, p.rss_mb)
+    assert p.returncode == 1, p.stderr
+    lines = [v["trace"]["line"] for v in results(root)["tests"][0]["violations"]]
+    assert lines == [1, 2]  # the two values that do not match; "aaaa" does
+
+
+@pytest.mark.parametrize("pattern", ["^(?=a)a$", "^(a)\\\\1$", "^(?<!b)a$"])
+def test_a_pattern_that_cannot_run_in_linear_time_is_a_config_error(
+        tmp_path: Path, pattern: str) -> None:
+    root = repo(tmp_path, files={"traces/t.jsonl": call()})
+    (root / "policy.yaml").write_text(POLICY.replace("^(a+)+$", pattern))
+    p = run("validate", cwd=root)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: policy.yaml:6:28: invalid regular expression:")
+    assert "linear time" in p.stderr
+
+
+# ---------------------------------------------- 8. one bad file never takes the run down
+def inspect_sample(sid: str) -> dict[str, Any]:
+    return {"id": sid, "epoch": 1, "input": "hi", "messages": [],
+            "events": [{"event": "tool", "id": "c1", "function": "admin_delete",
+                        "arguments": {}, "result": "ok"}]}
+
+
+def test_corrupt_eval_is_an_input_error_and_every_output_is_written(tmp_path: Path) -> None:
+    root = repo(tmp_path, "traces/*", files={"traces/ok.jsonl": call(percent=50)})
+    for name in ("good", "bad"):
+        with zipfile.ZipFile(root / "traces" / f"{name}.eval", "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("header.json", json.dumps({"version": 2, "eval": {"task": "t"}}))
+            zf.writestr("samples/1_epoch_1.json", json.dumps(inspect_sample(name), indent=1))
+    bad = root / "traces" / "bad.eval"
+    data = bytearray(bad.read_bytes())
+    at = data.index(b"samples/1_epoch_1.json") + len("samples/1_epoch_1.json") + 40
+    data[at] ^= 0xFF  # one flipped byte inside the compressed sample
+    bad.write_bytes(bytes(data))
+    p = run("run", "-o", "out", *ALL, cwd=root)
+    assert p.returncode == 2, p.stderr
+    assert "internal error" not in p.stderr and "Traceback" not in p.stderr
+    out = results(root)
+    assert [(r, f) for r, f, _ in errors(out)] == [("input/parse_error", "traces/bad.eval")]
+    # the good archive and the JSONL file were evaluated
+    assert out["counts"]["traces"] == 2 and out["counts"]["violations"] == 2
+    assert sorted(p.name for p in (root / "out").iterdir()) == [
+        "junit.xml", "report.html", "results.json", "results.sarif", "summary.md"]
+
+
+def test_a_bad_baseline_file_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    root = repo(tmp_path, files={"traces/t.jsonl": call()})
+    for text in (b"PK\x03\x04\x00garbage", b"[" * 5000, b'{"tool": {"name": "agent-eval"}}',
+                 b"\xff\xfe"):
+        (root / "base.json").write_bytes(text)
+        p = run("run", "-q", "--baseline", "base.json", cwd=root)
+        assert p.returncode == 2, p.stderr
+        assert p.stderr.startswith("error: --baseline: "), p.stderr
+        assert "Traceback" not in p.stderr
+
+
+# ----------------------------------------------------------- 9. a dying --jobs worker
+def test_a_worker_that_dies_stops_the_run_with_exit_2_naming_the_file(tmp_path: Path) -> None:
+    files = {f"traces/t{i}.jsonl": call() for i in range(6)}
+    files["traces/t3.jsonl"] = call("die")
+    root = repo(tmp_path, files=files)
+    # a reader that kills its own process on t3 (as a segfault or the OOM killer would)
+    script = (
+        "import os, signal, sys\n"
+        "from agent_eval.readers import native\n"
+        "real = native.READER.read\n"
+        "def read(source):\n"
+        "    if source.file == 'traces/t3.jsonl':\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return real(source)\n"
+        "native.READER.read = read\n"
+        "from agent_eval._cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    p = run(cwd=root, argv=[sys.executable, "-c", script, "run", "-q", "--jobs", "2", "-o",
+                            "out"])
+    assert p.seconds < 30 and p.rss_mb < 800, (p.seconds, p.rss_mb)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: traces/t3.jsonl: the worker process reading this file "
+                               "died (it was killed by signal SIGKILL)"), p.stderr
+    assert not (root / "out" / "results.json").exists()
+
+
+# ------------------------------------------------------------- 10. atomic outputs
+def test_a_run_killed_mid_write_leaves_the_old_results_whole(tmp_path: Path) -> None:
+    root = repo(tmp_path, files={"traces/t.jsonl": call(percent=50)})
+    assert run("run", "-q", "-o", "out", cwd=root).returncode == 1
+    before = (root / "out" / "results.json").read_bytes()
+    script = (
+        "import os, signal, sys\n"
+        "from agent_eval.renderers import json as js\n"
+        "def write(results, ctx, fh):\n"
+        "    fh.write(b'{\"schema_version\": ')\n"
+        "    fh.flush()\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "js.write = write\n"
+        "from agent_eval import renderers\n"
+        "renderers.RENDERERS = renderers._registry()\n"
+        "from agent_eval.commands import run\n"
+        "run.RENDERERS = renderers.RENDERERS\n"
+        "from agent_eval._cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    p = run(cwd=root, argv=[sys.executable, "-c", script, "run", "-q", "-o", "out"])
+    assert p.returncode == -signal.SIGKILL
+    assert (root / "out" / "results.json").read_bytes() == before
+    json.loads(before)
+
+
+# --------------------------------------------------- 18. control characters, long names
+def test_control_characters_and_huge_names_stay_out_of_every_output(tmp_path: Path) -> None:
+    long = "admin_" + "x" * 200_000
+    lines = []
+    for i in range(300):
+        lines.append(json.dumps({"type": "trace_start",
+                                 "trace_id": f"evil{i}\x1b[2J\x1b[31mFAKE PASS\x9b0m"}))
+        lines.append(json.dumps({"type": "tool_call", "tool": long,
+                                 "arguments": {"code": "\x1b]0;pwned\x07"}}))
+        lines.append(json.dumps({"type": "trace_end"}))
+    root = repo(tmp_path, files={"traces/t.jsonl": "\n".join(lines) + "\n"})
+    p = run("run", "-o", "out", "--color", "never", *ALL, cwd=root, timeout=60)
+    assert p.seconds < 30 and p.rss_mb < 800, (p.seconds, p.rss_mb)
+    assert p.returncode == 1, p.stderr
+    for text in (p.stdout, p.stderr):
+        assert not any((0x00 <= ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F
+                       for c in text)
+    assert "evil0\\x1b[2J\\x1b[31mFAKE PASS\\x9b0m" in p.stdout
+    assert "admin_xxxx" in p.stdout and "…[+199750 chars]" in p.stdout
+    sizes = {f.name: f.stat().st_size for f in (root / "out").iterdir()}
+    assert all(size < 3_000_000 for size in sizes.values()), sizes
+    data = results(root)
+    [v, *_] = data["tests"][1]["violations"]
+    assert v["tool"] == "admin_" + "x" * 250 + "…[+199750 chars]"
