@@ -177,3 +177,40 @@ def test_very_deep_nesting_is_an_error() -> None:
     with pytest.raises(ConfigError) as exc:
         load_yaml("x: " + "[" * 5000 + "]" * 5000 + "\n", "s.yaml")
     assert exc.value.problems[0].startswith("s.yaml:")
+
+
+# --------------------------------------------------------------- guard (issue 11)
+def test_nesting_deeper_than_the_limit_is_an_error_at_its_line() -> None:
+    from agent_eval.limits import Limits
+    from agent_eval.yamlpos import YamlLimitError, guard_yaml, safe_load
+
+    text = "a:\n  b: " + "[" * 101 + "]" * 101 + "\n"
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    assert exc.value.problems[0].startswith("s.yaml:2:")
+    assert "nested more than 100 levels deep" in exc.value.problems[0]
+    guard_yaml(text, Limits(max_depth=103))  # two mappings and 101 lists
+    block = "".join("  " * i + "- \n" for i in range(3))  # block nesting counts too
+    with pytest.raises(YamlLimitError):
+        safe_load(block + "  " * 3 + "- x\n", Limits(max_depth=3))
+    assert safe_load(block + "  " * 3 + "- x\n", Limits(max_depth=4)) == [[[[ "x"]]]]
+
+
+def test_deep_flow_nesting_does_not_crash() -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("x: " + "[" * 120_000 + "\n", "s.yaml")
+    assert exc.value.problems[0].startswith("s.yaml:1:")
+
+
+def test_aliases_count_what_they_stand_for() -> None:
+    from agent_eval.limits import Limits
+    from agent_eval.yamlpos import YamlLimitError, safe_load
+
+    text = "a: &a [1, 2, 3]\nb: [*a, *a, *a]\n"  # each *a stands for 4 values
+    assert safe_load(text, Limits(max_alias_nodes=12)) == {"a": [1, 2, 3],
+                                                           "b": [[1, 2, 3]] * 3}
+    with pytest.raises(YamlLimitError) as exc:
+        safe_load(text, Limits(max_alias_nodes=11))
+    assert (exc.value.line, exc.value.col) == (2, 13)  # the third *a
+    with pytest.raises(YamlLimitError, match="recursive"):
+        safe_load("a: &a [1, *a]\n")

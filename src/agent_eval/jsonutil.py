@@ -59,6 +59,8 @@ def current_limits() -> Limits:
 
 def too_deep(value: Any, max_depth: int) -> bool:
     """Whether objects and arrays nest more than ``max_depth`` levels (no recursion)."""
+    if type(value) is not dict and type(value) is not list:
+        return max_depth < 0
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         v, depth = stack.pop()

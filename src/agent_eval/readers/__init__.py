@@ -98,9 +98,14 @@ def _glob(pattern: str, base: str) -> list[str]:
         here = os.path.join(base, folder) if folder else base
         if part == "**":
             stack.append((folder, i + 1))  # ** matches no folder at all, too
+            last = i + 1 == len(parts)
             for entry in _entries(here):
-                if not entry.name.startswith(".") and _real_dir(entry):
+                if entry.name.startswith("."):
+                    continue
+                if _real_dir(entry):
                     stack.append((_join(folder, entry.name), i))
+                elif last:  # a final ** matches the files below it too
+                    out.append(_join(folder, entry.name))
         elif glob.has_magic(part):
             hidden = part.startswith(".")
             for entry in _entries(here):
@@ -269,8 +274,12 @@ def read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
     (the files before and after it are still read), within the file's limits, and with
     every trace's names made safe to show (:func:`agent_eval.safetext.clean_trace`)."""
     reading(source.limits)
-    items = reader.read(source)
     limits = source.limits
+    try:
+        items = reader.read(source)
+    except Exception as exc:
+        yield _failed(reader.name, source, exc)
+        return
     while True:
         try:
             item = next(items)

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import file_lines, json_type, read_whole
+from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers.base import SourceFile
@@ -251,6 +251,8 @@ def iter_lines(source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
                 yield number, value
     except OSError as exc:
         yield InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+    except JsonLimitError as exc:  # the lines before are kept
+        yield InputError("input/limit_exceeded", source.file, exc.line, str(exc))
 
 
 def not_an_object(file: str, line: int, value: Any, what: str = "a record") -> InputError:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import orjson
 
 from agent_eval.errors import InputError
-from agent_eval.jsonutil import file_lines, json_type, read_whole
+from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
@@ -350,6 +350,8 @@ class NativeReader:
                 yield from self._read_lines(state)
         except OSError as exc:
             state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+        except JsonLimitError as exc:  # the traces read so far are still evaluated
+            state.error("input/limit_exceeded", exc.line, str(exc))
         if not state.traces and not state.error_count:
             # never silently skipped: an empty file, or one of unknown events only
             what = (f"only {state.unknown} event(s) of unknown type" if state.unknown

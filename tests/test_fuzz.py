@@ -1,0 +1,187 @@
+"""Fuzzing (issue 11, "Done when"): the config loader and every reader, given random
+bytes, truncations and mutations of the project's fixture files (and of the shared samples,
+when they are mounted), never raise, never hang and never grow memory without bound.
+
+Each example runs under an alarm (a hang fails the test instead of stalling it), and the
+process's peak RSS is compared before and after each test."""
+
+from __future__ import annotations
+
+import io
+import json
+import resource
+import signal
+import time
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_eval.config.loader import load_suite
+from agent_eval.errors import ConfigError, InputError
+from agent_eval.readers import READERS, ReadItem, SourceFile, pick_reader, read_file
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "samples" / "traces"
+SECONDS = 10  # per example: far above any real input's time, far below a hang
+GROWTH_MB = 600  # peak RSS a whole test may add
+
+
+def _eval_archive() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", json.dumps({"version": 2, "eval": {"task": "t"}}))
+        zf.writestr("samples/1_epoch_1.json", json.dumps({
+            "id": "1", "epoch": 1, "input": "hi", "messages": [],
+            "events": [{"event": "tool", "id": "c1", "function": "lookup",
+                        "arguments": {"q": "x"}, "result": "ok"}]}))
+    return buf.getvalue()
+
+
+VCR = """\
+interactions:
+- request:
+    body: '{"model": "gpt-4o", "messages": [{"role": "assistant", "tool_calls": [{"id": "c1",
+      "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}]}'
+    method: POST
+    uri: https://api.openai.com/v1/chat/completions
+  response:
+    body:
+      string: '{"object": "chat.completion", "choices": []}'
+    status: {code: 200, message: OK}
+"""
+
+
+def _seeds() -> list[tuple[str, bytes]]:
+    """(file name suffix, content) of every trace file the repository ships, a few made
+    here for formats without a fixture, and the shared samples when present."""
+    paths = [p for p in sorted((REPO / "tests" / "fixtures").rglob("*")) if p.is_file()]
+    paths += sorted((REPO / "examples").rglob("traces/*"))
+    if SHARED.is_dir():
+        paths += [p for p in sorted(SHARED.rglob("*")) if p.is_file() and p.suffix != ".md"]
+    seeds = [("".join(p.suffixes[-1:]) or ".jsonl", p.read_bytes()) for p in paths
+             if p.stat().st_size <= 200_000]
+    seeds += [(".eval", _eval_archive()), (".yaml", VCR.encode())]
+    return seeds
+
+
+SEEDS = _seeds()
+CONFIG = (REPO / "examples" / "customer-service" / "agent-eval.yaml").read_bytes()
+POLICY = (REPO / "examples" / "customer-service" / "policies" / "customer.yaml").read_bytes()
+
+
+@st.composite
+def mutated(draw: st.DrawFn, seeds: list[tuple[str, bytes]]) -> tuple[str, bytes]:
+    """A seed file cut, with bytes flipped, inserted or repeated, or random bytes."""
+    suffix, data = draw(st.sampled_from(seeds))
+    how = draw(st.sampled_from(["truncate", "flip", "insert", "repeat", "random", "nest"]))
+    if how == "random":
+        return suffix, draw(st.binary(max_size=4096))
+    at = draw(st.integers(0, max(len(data) - 1, 0)))
+    if how == "truncate":
+        return suffix, data[:at]
+    if how == "flip":
+        out = bytearray(data)
+        for _ in range(draw(st.integers(1, 8))):
+            i = draw(st.integers(0, max(len(out) - 1, 0)))
+            if out:
+                out[i] ^= draw(st.integers(1, 255))
+        return suffix, bytes(out)
+    if how == "insert":
+        return suffix, data[:at] + draw(st.binary(min_size=1, max_size=64)) + data[at:]
+    if how == "nest":  # deep nesting at a random place: the crash of issue 11 item 5
+        return suffix, data[:at] + draw(st.sampled_from([b"[", b"{\"a\":", b"- "])) * (
+            draw(st.integers(1, 3000))) + data[at:]
+    end = min(len(data), at + draw(st.integers(1, 200)))
+    return suffix, data[:at] + data[at:end] * draw(st.integers(2, 50)) + data[end:]
+
+
+@contextmanager
+def bounded(seconds: int = SECONDS) -> Iterator[None]:
+    def hang(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"an example ran longer than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@pytest.fixture
+def memory() -> Iterator[None]:
+    before = peak_mb()
+    yield
+    assert peak_mb() - before < GROWTH_MB
+
+
+def check_items(items: list[ReadItem]) -> None:
+    for item in items:
+        if isinstance(item, InputError):
+            assert item.file and item.rule.startswith("input/") and item.message
+
+
+@pytest.mark.usefixtures("memory")
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(case=mutated(SEEDS), reader=st.sampled_from(sorted(READERS)))
+def test_every_reader_survives_any_bytes(tmp_path: Path, case: tuple[str, bytes],
+                                         reader: str) -> None:
+    suffix, data = case
+    path = tmp_path / f"trace{suffix}"
+    path.write_bytes(data)
+    source = SourceFile(str(path), path.name, path.name)
+    start = time.monotonic()
+    with bounded():
+        check_items(list(read_file(READERS[reader], source)))  # forced: every reader
+        picked = pick_reader(source, "auto")  # and the one auto-detection picks
+        if not isinstance(picked, InputError):
+            check_items(list(read_file(picked, source)))
+    assert time.monotonic() - start < SECONDS
+
+
+@pytest.mark.usefixtures("memory")
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(suite=mutated([(".yaml", CONFIG)]), policy=mutated([(".yaml", POLICY)]))
+def test_the_config_loader_survives_any_bytes(tmp_path: Path, suite: tuple[str, bytes],
+                                              policy: tuple[str, bytes]) -> None:
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "policies").mkdir(exist_ok=True)
+    (tmp_path / "agent-eval.yaml").write_bytes(suite[1])
+    (tmp_path / "policies" / "customer.yaml").write_bytes(policy[1])
+    with bounded():
+        try:
+            load_suite(tmp_path / "agent-eval.yaml")
+        except ConfigError as exc:
+            for problem in exc.problems:
+                # every problem is located: FILE or FILE:LINE:COL, then the message
+                assert problem.split(":", 1)[0].endswith(".yaml"), problem
+
+
+def test_seeds_cover_every_reader() -> None:
+    """The mutations start from files of every format (a guard against a fuzz test that
+    only ever feeds one reader)."""
+    picked = set()
+    for suffix, data in SEEDS:
+        path = Path(f"/nonexistent/seed{suffix}")
+        source = SourceFile(str(path), path.name, path.name)
+        for reader in READERS.values():
+            if reader.sniff(data[:8192], source):
+                picked.add(reader.name)
+                break
+    assert {"native", "openai_chat", "openai_responses", "otlp", "inspect", "anthropic",
+            "claude_code", "mcp"} <= picked

@@ -1,0 +1,146 @@
+"""The suite's ``limits:`` (docs/security.md): each one configurable, validated at its
+line, and hitting it an input error for that file; a reader that fails is one too."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.errors import ConfigError, InputError
+from agent_eval.model import Trace
+from agent_eval.readers import ReadItem, SourceFile, read_file, read_sources
+from agent_eval.readers.native import READER as NATIVE
+from agent_eval.results import Results
+
+SUITE = """\
+version: "1"
+suite: s
+traces: traces/*
+tests:
+  - id: block
+    metric: tool_blocklist
+    blocklist: [admin_*]
+limits:
+{limits}
+"""
+
+
+def nested(n: int) -> Any:
+    value: Any = 1
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+def run(tmp_path: Path, limits: str, files: dict[str, str]) -> Results:
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "traces").mkdir(exist_ok=True)
+    (tmp_path / "agent-eval.yaml").write_text(SUITE.format(limits=limits))
+    for name, text in files.items():
+        (tmp_path / "traces" / name).write_text(text)
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    found, errors = suite_sources(suite)
+    return evaluate_files(suite, found, errors, timings=False)
+
+
+def line(tool: str = "admin_x", **args: Any) -> str:
+    return json.dumps({"type": "tool_call", "tool": tool, "arguments": args}) + "\n"
+
+
+def errors(results: Results) -> list[tuple[str, str, int]]:
+    return [(e.rule, e.file, e.line) for e in results.input_errors]
+
+
+def test_max_depth(tmp_path: Path) -> None:
+    # arguments {"a": [[[[1]]]]} nest 4 levels in the event: 6 with the event and arguments
+    res = run(tmp_path, "  max_depth: 5", {"t.jsonl": line(a=nested(3)) + line(a=nested(4))})
+    assert errors(res) == [("input/limit_exceeded", "traces/t.jsonl", 2)]
+    assert "more than 5 levels deep (limits.max_depth)" in res.input_errors[0].message
+    assert res.counts["tool_calls"] == 1
+
+
+def test_max_file_bytes_for_documents_and_lines(tmp_path: Path) -> None:
+    big = json.dumps([{"type": "tool_call", "tool": "admin_x", "arguments": {"p": "x" * 200}}])
+    res = run(tmp_path, "  max_file_bytes: 150",
+              {"big.json": big, "t.jsonl": line() + line(p="y" * 200) + line()})
+    assert errors(res) == [("input/limit_exceeded", "traces/big.json", 0),
+                           ("input/limit_exceeded", "traces/t.jsonl", 2)]
+    assert res.counts["tool_calls"] == 1  # the line before the long one
+
+
+def test_max_name_chars(tmp_path: Path) -> None:
+    res = run(tmp_path, "  max_name_chars: 10", {"t.jsonl": line("admin_" + "y" * 20)})
+    [v] = res.violations
+    assert v.tool == "admin_yyyy…[+16 chars]"
+
+
+@pytest.mark.parametrize(("limits", "expected"), [
+    ("  max_depth: 500", "agent-eval.yaml:9:3: limits.max_depth: Input should be less than "
+                         "or equal to 200 (got 500)"),
+    ("  max_file_bytes: 0", "agent-eval.yaml:9:3: limits.max_file_bytes: Input should be "
+                            "greater than or equal to 1 (got 0)"),
+    ("  max_deph: 5", "agent-eval.yaml:9:3: unknown key 'max_deph' (did you mean "
+                      "'max_depth'?)"),
+])
+def test_limits_are_validated_at_their_line(tmp_path: Path, limits: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        run(tmp_path, limits, {})
+    assert exc.value.problems[0].startswith(expected), exc.value.problems
+
+
+class Failing:
+    """A reader that yields one trace and then fails as a bug would."""
+
+    name = "failing"
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        return True
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        yield from NATIVE.read(source)
+        raise self.exc
+
+
+@pytest.mark.parametrize(("exc", "rule", "words"), [
+    (TypeError("boom \x1b[2J"), "input/reader_error",
+     "the failing reader stopped on this file: TypeError: boom \\x1b[2J"),
+    (RecursionError(), "input/limit_exceeded", "nests values too deeply"),
+    (MemoryError(), "input/limit_exceeded", "more memory than there is"),
+])
+def test_a_reader_failure_is_an_input_error_for_that_file(
+        tmp_path: Path, exc: BaseException, rule: str, words: str) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text(line())
+    items = list(read_file(Failing(exc), SourceFile(str(path), "a.jsonl", "a.jsonl")))
+    assert [type(i).__name__ for i in items] == ["Trace", "InputError"]
+    error = items[1]
+    assert isinstance(error, InputError) and error.rule == rule and words in error.message
+
+
+def test_the_files_after_a_failed_one_are_read(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    real = NATIVE.read
+
+    def read(source: SourceFile) -> Iterator[ReadItem]:
+        if source.file == "a.jsonl":
+            raise KeyError("x")
+        return real(source)
+
+    monkeypatch.setattr(NATIVE, "read", read)
+    sources = []
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text(line())
+        sources.append(SourceFile(str(tmp_path / name), name, name))
+    items = list(read_sources(sources, "native"))
+    assert [(type(i).__name__, getattr(i, "rule", None)) for i in items
+            if isinstance(i, InputError | Trace)] == [
+        ("InputError", "input/reader_error"), ("Trace", None)]

@@ -1,0 +1,140 @@
+"""RE2 for patterns from configs: ECMA-262 semantics, linear time, and the constructs it
+refuses (docs/security.md)."""
+
+from __future__ import annotations
+
+import pickle
+import re
+import time
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_eval.saferegex import (
+    RegexError,
+    compile_ecma,
+    compile_python,
+    jsonschema_validator,
+    schema_patterns,
+)
+
+
+@pytest.mark.parametrize(("pattern", "valid", "invalid"), [
+    (r"^\u2028$", ["\u2028"], ["u2028", ""]),  # \uXXXX escapes
+    (r"^\u{1F600}$", ["\U0001F600"], ["x"]),  # \u{…} escapes
+    (r"^a\cJb$", ["a\nb"], ["acJb"]),  # \cJ is a line feed
+    # ECMA "." is no line terminator: \n, \r, U+2028, U+2029 (Python's is only not \n)
+    (r"^a.b$", ["a b", "a\u00e9b", "a\u0085b"], ["a\nb", "a\rb", "a\u2028b", "a\u2029b"]),
+    (r"^[.]$", ["."], ["a"]),  # a dot in a class is a dot
+    (r"^ls$", ["ls"], ["ls\n"]),  # "$" is the very end
+    (r"^\d+$", ["123"], ["١٢٣"]),  # ASCII digits
+])
+def test_ecma_semantics(pattern: str, valid: list[str], invalid: list[str]) -> None:
+    rx = compile_ecma(pattern)
+    for s in valid:
+        assert rx.search(s), (pattern, s)
+    for s in invalid:
+        assert rx.search(s) is None, (pattern, s)
+
+
+@pytest.mark.parametrize("pattern", [r"^(a+)+$", r"^(a|a)*$", r"^(a|aa)+$", r"(x+x+)+y",
+                                     r"^(\w+\s?)*$", r"\s*,\s*x"])
+def test_catastrophic_patterns_run_in_linear_time(pattern: str) -> None:
+    rx = compile_ecma(pattern)
+    for n in (35, 100_000):
+        text = "a" * n + "!" if "x" not in pattern else "x" * n
+        start = time.monotonic()
+        rx.search(text)
+        assert time.monotonic() - start < 1.0, (pattern, n)
+
+
+def test_the_same_text_hangs_pythons_engine() -> None:
+    """What the RE2 tests guard against (a sanity check of the attack itself)."""
+    with pytest.raises(TimeoutError):
+        _python_search_with_alarm(r"^(a+)+$", "a" * 35 + "!", seconds=1)
+
+
+def _python_search_with_alarm(pattern: str, text: str, seconds: int) -> None:
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        re.search(pattern, text)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("pattern", ["(?=a)b", "(?!a)b", "(?<=a)b", "(?<!a)b", r"(a)\1"])
+def test_backtracking_constructs_are_refused_with_the_reason(pattern: str) -> None:
+    with pytest.raises(RegexError, match="linear time"):
+        compile_ecma(pattern)
+
+
+@pytest.mark.parametrize("pattern", ["(unclosed", "[a-", "a{1001}"])
+def test_invalid_patterns(pattern: str) -> None:
+    with pytest.raises(RegexError):
+        compile_ecma(pattern)
+
+
+def test_python_syntax_for_scenario_regexes() -> None:
+    assert compile_python(r"(?P<id>INV-\d+)\Z").search("see INV-2024")
+    assert compile_python(r"INV-\d+\Z").search("INV-1 and more") is None
+    assert compile_python(r"(?i)refund").search("REFUND issued")
+
+
+def test_a_compiled_pattern_pickles() -> None:
+    rx = pickle.loads(pickle.dumps(compile_ecma(r"^[a-z]+$")))
+    assert rx.search("abc") and rx.search("ABC") is None and rx.pattern == r"^[a-z]+$"
+
+
+def test_lone_surrogates_do_not_crash() -> None:
+    assert compile_ecma("a").search("\ud800a")
+
+
+# ---------------------------------------------------------------- JSON Schema files
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "string", "pattern": "^[A-Z]+-[0-9]+$"}},
+    "patternProperties": {"^x_": {"type": "integer"}},
+    "additionalProperties": False,
+    "propertyNames": {"pattern": "^[a-z_]+$"},
+}
+
+
+def validator(schema: dict[str, Any]) -> Any:
+    cls = jsonschema.Draft202012Validator
+    return jsonschema_validator(cls, schema, {p: compile_ecma(p)
+                                              for p in schema_patterns(schema)})
+
+
+def test_schema_patterns_are_found() -> None:
+    assert sorted(schema_patterns(SCHEMA)) == ["^[A-Z]+-[0-9]+$", "^[a-z_]+$", "^x_"]
+
+
+KEYS = st.sampled_from(["id", "x_a", "x_b", "y", "Bad", "x_"])
+VALUES = st.one_of(st.integers(-3, 3), st.sampled_from(["AB-1", "ab-1", "AB-", "x"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(instance=st.dictionaries(KEYS, VALUES, max_size=4))
+def test_verdicts_agree_with_jsonschema_on_safe_patterns(instance: dict[str, Any]) -> None:
+    ours = validator(SCHEMA)
+    theirs = jsonschema.Draft202012Validator(SCHEMA)
+    assert ours.is_valid(instance) == theirs.is_valid(instance)
+
+
+def test_a_catastrophic_pattern_in_a_json_schema_is_linear() -> None:
+    v = validator({"type": "object", "properties": {"a": {"pattern": "^(a+)+$"}},
+                   "patternProperties": {"^(b+)+$": {}}, "additionalProperties": False})
+    start = time.monotonic()
+    assert not v.is_valid({"a": "a" * 100_000 + "!"})
+    assert not v.is_valid({"b" * 100_000 + "!": 1})
+    assert time.monotonic() - start < 2

@@ -1,0 +1,89 @@
+"""Trace text made safe to show (docs/security.md): control characters escaped, long
+names and values cut with a visible marker, for traces and for results files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_eval._cli import main
+from agent_eval.limits import Limits
+from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.safetext import clean_name, clean_text, clean_trace, clean_value, cut
+
+CONTROLS = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
+
+
+def has_control(text: str, keep: str = "") -> bool:
+    return any(c in CONTROLS and c not in keep for c in text)
+
+
+@given(st.text())
+def test_names_have_no_control_character_left(text: str) -> None:
+    out = clean_name(text, 50)
+    assert not has_control(out)
+    assert len(out) <= 50 + len("…[+ chars]") + 12
+    if text.isprintable() and len(text) <= 50:
+        assert out == text
+
+
+@given(st.text(), st.integers(1, 40))
+def test_cutting_is_idempotent_and_says_how_much(text: str, limit: int) -> None:
+    once = cut(text, limit)
+    assert cut(once, limit) == once
+    if len(text) > limit:
+        assert once == f"{text[:limit]}…[+{len(text) - limit} chars]"
+
+
+def test_text_keeps_tabs_and_line_breaks() -> None:
+    assert clean_text("a\tb\nc\x1b[31m\x9b\x00") == "a\tb\nc\\x1b[31m\\x9b\\x00"
+
+
+def test_values_are_cleaned_and_bounded() -> None:
+    limits = Limits(max_value_chars=20)
+    assert clean_value({"k\x1b": ["\x07"]}, Limits(max_value_chars=40)) == {
+        "k\\x1b": ["\\x07"]}
+    assert clean_value(list(range(100)), limits) == "[0,1,2,3,4,5,6,7,8,9…[+271 chars]"
+    assert clean_value(5, limits) == 5 and clean_value(None, limits) is None
+
+
+def test_a_trace_is_cleaned_in_place() -> None:
+    loc = Location("t.jsonl", 1)
+    trace = Trace("id\x1b[2J", "t.jsonl", loc, loc, scenario="s" * 30,
+                  tool_calls=[ToolCall("ok", {}, loc), ToolCall("x\n" + "y" * 30, {}, loc)])
+    clean_trace(trace, Limits(max_name_chars=10))
+    assert trace.id == "id\\x1b[2J"
+    assert trace.scenario == "s" * 10 + "…[+20 chars]"
+    assert [c.name for c in trace.tool_calls] == ["ok", "x\\x0ayyyyy…[+25 chars]"]
+
+
+def test_a_results_file_from_anyone_is_shown_clean(tmp_path: Path, capsys: object) -> None:
+    """`report` (and --baseline, diff, merge) read results files through the same
+    cleaning as `run`: a baseline artifact cannot put escapes on the console."""
+    import pytest
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: t.jsonl\ntests:\n  - id: b\n    metric: '
+        "tool_blocklist\n    blocklist: [x*]\n")
+    (tmp_path / "t.jsonl").write_text('{"type":"tool_call","tool":"xx","arguments":{}}\n')
+    assert main(["run", "-q", "--config", str(tmp_path / "agent-eval.yaml"),
+                 "-o", str(tmp_path / "out")]) == 1
+    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    v = data["tests"][0]["violations"][0]
+    v["tool"] = "x\x1b]0;owned\x07" + "z" * 5000
+    v["message"] = "Blocked \x1b[2J"
+    v["trace"]["trace_id"] = "\x9b31m"
+    data["input_errors"] = [{"rule": "input/parse_error", "file": "t\x1b.jsonl", "line": 1,
+                             "message": "bad \x1b[1m"}]
+    (tmp_path / "evil.json").write_text(json.dumps(data))
+    capsys.readouterr()
+    for fmt in ("console", "markdown", "json", "html", "sarif", "junit"):
+        main(["report", str(tmp_path / "evil.json"), "--format", fmt, "--root", str(tmp_path)])
+        out = capsys.readouterr().out
+        assert not has_control(out, "\n\t\r"), fmt
+        assert "z" * 300 not in out, fmt
