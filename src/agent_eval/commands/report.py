@@ -21,8 +21,8 @@ from agent_eval.safetext import clean_results
 
 EXIT_ERROR = 2
 # a results file lists every trace: larger than a trace file may be, as deep as one
-RESULTS_LIMITS = Limits(max_file_bytes=1024 * DEFAULT.max_file_bytes,
-                        max_containers=100 * DEFAULT.max_containers)
+RESULTS_LIMITS = Limits(max_file_bytes=16 * DEFAULT.max_file_bytes,
+                        max_containers=20 * DEFAULT.max_containers)
 
 
 def load(path: str) -> Results:
