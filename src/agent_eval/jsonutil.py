@@ -129,10 +129,12 @@ def file_lines(fh: BinaryIO, limits: Limits | None = None) -> Iterator[tuple[int
     except (OSError, AttributeError, ValueError):
         size = lim.max_file_bytes + 1
     if size <= lim.max_file_bytes:
-        yield from enumerate(fh, 1)  # no line can be too long: the fast path
-        return
+        return enumerate(fh, 1)  # no line can be too long: the fast path, as it is
+    return _bounded_lines(fh, lim.max_file_bytes)
+
+
+def _bounded_lines(fh: BinaryIO, cap: int) -> Iterator[tuple[int, bytes]]:
     number = 0
-    cap = lim.max_file_bytes
     while True:
         raw = fh.readline(cap + 1)
         if not raw:

@@ -21,6 +21,7 @@ from agent_eval.readers.jsonpos import element_lines, string_members
 
 EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "trace_end")
 _loads = bounded_loads
+_orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 
@@ -376,12 +377,16 @@ class NativeReader:
 
     def _read_lines(self, state: _FileState) -> Iterator[ReadItem]:
         event = state.event
+        limits = state.source.limits
+        short = 2 * limits.max_depth + 2  # a shorter JSON text cannot nest deeper
+        plain = _orjson_loads
         with open(state.source.path, "rb") as fh:
-            for number, raw in file_lines(fh, state.source.limits):
+            for number, raw in file_lines(fh, limits):
                 if number == 1:
                     raw = raw.removeprefix(_BOM)
                 try:
-                    obj = _loads(raw)
+                    # the hot path: orjson itself unless the line could be over a limit
+                    obj = plain(raw) if len(raw) < short else _loads(raw)
                 except _JSONDecodeError as exc:
                     if raw.strip():
                         state.error("input/parse_error", number,
