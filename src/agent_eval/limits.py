@@ -38,6 +38,10 @@ class Limits:
 DEFAULT = Limits()
 # what the suite file, its policies and other config files are read with
 CONFIG = Limits(max_alias_nodes=100_000)
+# what a results file (report, diff, merge, a baseline) is read with: it lists every trace,
+# so it may be larger than a trace file, and is as deep as one
+RESULTS = Limits(max_file_bytes=16 * DEFAULT.max_file_bytes,
+                 max_containers=20 * DEFAULT.max_containers)
 # the highest max_depth a suite may set: orjson writes at most 254 levels, and an output
 # wraps a value in a few levels of its own
 DEPTH_CEILING = 200

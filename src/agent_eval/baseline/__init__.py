@@ -35,7 +35,11 @@ from typing import Any
 import orjson
 
 from agent_eval.errors import ConfigError
+from agent_eval.jsonutil import JsonLimitError
+from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.limits import RESULTS as RESULTS_LIMITS
 from agent_eval.results import Results
+from agent_eval.safetext import clean_results
 
 HOW = ("commit the config and traces to the base branch, or keep the default branch's "
        "results.json as the artifact named by `baseline-artifact` (README 'Base-branch "
@@ -95,7 +99,9 @@ def parse_results(data: bytes, where: str) -> Results:
     """A results file's bytes as :class:`Results`, after checking them against the
     results JSON Schema; :class:`BaselineError` naming ``where`` and the first problems."""
     try:
-        doc = orjson.loads(data)
+        doc = bounded_loads(data, RESULTS_LIMITS)  # nesting bounded (docs/security.md)
+    except JsonLimitError as exc:
+        raise BaselineError(f"{where} is not read: it {exc}") from None
     except orjson.JSONDecodeError as exc:
         raise BaselineError(f"{where} is not JSON (truncated?): {exc}") from None
     if not isinstance(doc, dict) or (doc.get("tool") or {}).get("name") != "agent-eval":
@@ -109,7 +115,7 @@ def parse_results(data: bytes, where: str) -> Results:
         raise BaselineError(f"{where} does not match the results schema (schema_version "
                             f"{str(doc.get('schema_version'))[:20]!r}): " + "; ".join(problems))
     try:
-        return Results.from_dict(doc)
+        return clean_results(Results.from_dict(doc))  # its trace text made safe to show
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pragma: no cover
         raise BaselineError(f"{where} cannot be read: {type(exc).__name__}: {exc}") from None
 

@@ -13,16 +13,13 @@ from pathlib import Path
 import orjson
 
 from agent_eval.jsonutil import JsonLimitError, loads, read_whole
-from agent_eval.limits import DEFAULT, Limits
+from agent_eval.limits import RESULTS as RESULTS_LIMITS
 from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 from agent_eval.safetext import clean_results
 
 EXIT_ERROR = 2
-# a results file lists every trace: larger than a trace file may be, as deep as one
-RESULTS_LIMITS = Limits(max_file_bytes=16 * DEFAULT.max_file_bytes,
-                        max_containers=20 * DEFAULT.max_containers)
 
 
 def load(path: str) -> Results:
