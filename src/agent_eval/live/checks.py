@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from agent_eval.findings import ConfigRef
+from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.live.compile import ProbeSpec, TextCheck
 from agent_eval.live.models import Bound, Capabilities
 
@@ -81,7 +82,7 @@ def _json_of(text: str, structured: Any) -> Any:
     if structured is not None:
         return structured
     try:
-        return orjson.loads(text)
+        return bounded_loads(text)
     except orjson.JSONDecodeError:
         return _MISSING
 

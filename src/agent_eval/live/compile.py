@@ -20,8 +20,18 @@ import yaml
 from pydantic import BaseModel
 
 from agent_eval.findings import ConfigRef
+from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.limits import CONFIG
 from agent_eval.live.models import NAME_PATTERN, Probe, Server, TextExpect
-from agent_eval.yamlpos import Path, Positions
+from agent_eval.saferegex import (
+    RegexError,
+    SafeRegex,
+    compile_ecma,
+    compile_python,
+    jsonschema_validator,
+    schema_patterns,
+)
+from agent_eval.yamlpos import Path, Positions, safe_load
 
 SDK_HINT = ("install the MCP extra: pip install 'agent-eval-ci[mcp]' (the official `mcp` "
             "Python SDK)")
@@ -49,7 +59,7 @@ class TextCheck:
     shown: str  # the constraint as written: "contains: Echo"
     terms: tuple[str, ...] = ()  # contains / not_contains, lower-cased
     value: Any = None  # equals
-    regex: re.Pattern[str] | None = None
+    regex: SafeRegex | None = None
     schema: Any = None  # a jsonschema validator
     source: str = ""  # the schema's file, or "inline"
 
@@ -293,7 +303,8 @@ class _Compiler:
                              "the path is relative to the folder of the suite file")
                 return None, source
             try:
-                schema = json.loads(text) if value.endswith(".json") else yaml.safe_load(text)
+                schema = (bounded_loads(text, CONFIG) if value.endswith(".json")
+                          else safe_load(text, CONFIG))  # bounded (docs/security.md)
             except (ValueError, yaml.YAMLError) as exc:
                 self.problem(path, f"JSON Schema file '{value}' is not valid JSON/YAML: "
                              f"{str(exc).splitlines()[0]}")
@@ -340,8 +351,8 @@ def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
             out.append(TextCheck(kind, where, shown, value=value))
         elif kind == "regex":
             try:
-                rx = re.compile(str(value))
-            except re.error as exc:
+                rx = compile_python(str(value))  # RE2: linear time on any output
+            except RegexError as exc:
                 problem(kind, f"invalid regular expression: {exc}")
                 continue
             out.append(TextCheck(kind, where, shown, regex=rx))
@@ -364,7 +375,14 @@ def compile_schema(schema: Any, source: str, problem: Callable[[str], None]) -> 
     except jsonschema.SchemaError as exc:
         problem(f"invalid JSON Schema ({source}): {exc.message}")
         return None
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    regexes: dict[str, SafeRegex] = {}
+    for pattern in schema_patterns(schema):  # matched by RE2, not Python's re
+        try:
+            regexes[pattern] = compile_ecma(pattern)
+        except RegexError as exc:
+            problem(f"invalid JSON Schema ({source}): pattern {pattern!r}: {exc}")
+            return None
+    return jsonschema_validator(cls, schema, regexes)
 
 
 def _short(value: Any) -> str:

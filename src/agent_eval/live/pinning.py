@@ -17,6 +17,9 @@ from typing import Any
 
 import orjson
 
+from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.limits import CONFIG
+
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 8 * 1024 * 1024
 MAX_SCANNED = 20_000  # characters of one description that are scanned
@@ -75,7 +78,7 @@ def read_lock(path: Path) -> dict[str, Any]:
     with open(path, "rb") as fh:
         raw = fh.read(MAX_LOCK_BYTES + 1)
     try:
-        data = orjson.loads(raw)
+        data = bounded_loads(raw, CONFIG)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("version") != LOCK_VERSION or not isinstance(
