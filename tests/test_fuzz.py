@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_eval.config.loader import load_suite
+from agent_eval.engine import evaluate
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.readers import READERS, ReadItem, SourceFile, pick_reader, read_file
 
@@ -71,7 +72,9 @@ def _seeds() -> list[tuple[str, bytes]]:
 
 
 SEEDS = _seeds()
-CONFIG = (REPO / "examples" / "customer-service" / "agent-eval.yaml").read_bytes()
+EXAMPLE = REPO / "examples" / "customer-service" / "agent-eval.yaml"
+SUITE = load_suite(EXAMPLE)  # every check of the example runs on what the readers give
+CONFIG = EXAMPLE.read_bytes()
 POLICY = (REPO / "examples" / "customer-service" / "policies" / "customer.yaml").read_bytes()
 
 
@@ -145,10 +148,14 @@ def test_every_reader_survives_any_bytes(tmp_path: Path, case: tuple[str, bytes]
     source = SourceFile(str(path), path.name, path.name)
     start = time.monotonic()
     with bounded():
-        check_items(list(read_file(READERS[reader], source)))  # forced: every reader
+        items = list(read_file(READERS[reader], source))  # forced: every reader
+        check_items(items)
         picked = pick_reader(source, "auto")  # and the one auto-detection picks
         if not isinstance(picked, InputError):
-            check_items(list(read_file(picked, source)))
+            items = list(read_file(picked, source))
+            check_items(items)
+        results = evaluate(SUITE, items)  # and the checks, scenarios and renderers' input
+        assert results.verdict in ("pass", "warn", "fail", "error")
     assert time.monotonic() - start < SECONDS
 
 
