@@ -39,6 +39,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from tests.conftest import missing_system
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules"
@@ -50,20 +51,17 @@ MERGE_SHA = hashlib.sha1(b"refs/pull/2/merge").hexdigest()  # GITHUB_SHA of a PR
 
 
 def require_node_tools(*paths: Path) -> None:
-    """Fail under CI, else skip loudly, when the npm test tools are not installed."""
+    """The npm test tools, or the test does not run (tests/conftest.py)."""
     missing = [str(p.relative_to(ROOT)) for p in (SPEC, WEBHOOKS, *paths) if not p.exists()]
-    if not missing:
-        return
-    why = (f"npm test tools missing ({', '.join(missing)}): run `npm ci` in the repository "
-           "(scripts/test does)")
-    if os.environ.get("CI"):
-        pytest.fail(why + " — CI must have them")
-    pytest.skip(why)
+    if missing:
+        missing_system(f"the npm test tools ({', '.join(missing)})",
+                       "run 'npm ci' at the repository root (scripts/test does)")
 
 
 # ------------------------------------------------------------------ the description
 @cache
 def spec() -> dict[str, Any]:
+    require_node_tools()
     data: dict[str, Any] = json.loads(SPEC.read_text(encoding="utf-8"))
     return data
 
@@ -526,6 +524,7 @@ def free_port() -> int:
 # ------------------------------------------------------------------ the runner
 @cache
 def webhooks() -> list[dict[str, Any]]:
+    require_node_tools()
     data: list[dict[str, Any]] = json.loads(WEBHOOKS.read_text(encoding="utf-8"))
     return data
 

@@ -4,8 +4,8 @@ scripts/container-test does the work (a debootstrap base standing in for python:
 ``podman build --isolation=chroot``, ``podman mount`` + chroot, tests/action/container_harness.py
 inside); this test runs it and checks what its report says. Slow (a minute or two the first
 time, seconds once the base and the layers are cached). Without podman, debootstrap or root it
-fails under CI (CI must have them: scripts/install-debian-packages installs them) and is skipped
-with the reason elsewhere.
+is skipped with one line saying so, or fails when AGENT_EVAL_REQUIRE_SYSTEM=1 (set by .ci/run
+and the CI workflow, which install them with scripts/install-debian-packages).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import missing_system
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "container-test"
@@ -41,11 +42,8 @@ def test_the_image_builds_from_the_dockerfile_and_its_entrypoint_runs_the_exampl
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = _unavailable()
     if missing:
-        reason = ("CONTAINER TEST NOT RUN: missing " + ", ".join(missing)
-                  + "; run ./scripts/install-debian-packages as root")
-        if os.environ.get("CI"):
-            pytest.fail(reason + " (CI must run it)")
-        pytest.skip(reason)
+        missing_system(", ".join(missing) + " (the container test)",
+                       "run scripts/install-debian-packages and the tests as root")
 
     env = {**os.environ, "AGENT_EVAL_CONTAINER_REPORT": str(tmp_path), "PYTHON": sys.executable}
     proc = subprocess.run([str(SCRIPT)], cwd=ROOT, env=env, text=True, capture_output=True,

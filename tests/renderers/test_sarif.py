@@ -1,6 +1,6 @@
-"""results.sarif (outputs.md "SARIF 2.1.0"), checked by the official validators.
+"""results.sarif (docs/outputs.md "SARIF 2.1.0"), checked by the official validators.
 
-Every SARIF document built here is validated twice (testing.md): with ``jsonschema``
+Every SARIF document built here is validated twice: with ``jsonschema``
 against the ``sarif-2.1.0.json`` schema that the npm package ``@microsoft/sarif-multitool``
 ships, and with that package's own validator, ``sarif-multitool validate --rule-kind
 "Sarif;Gh"`` (GitHub's ingestion rules). The validator exits 0 even when a file is
@@ -8,8 +8,8 @@ invalid, so its output log is read and any error-level result fails the test. Th
 documents are written once per module and validated in one multitool call.
 
 The npm package is installed by the project's own files (package.json + package-lock.json,
-``npm ci`` in scripts/test). Without it these tests fail under CI and skip (with the
-reason) elsewhere.
+``npm ci`` in scripts/test). Without it these tests skip with the reason, or fail when
+AGENT_EVAL_REQUIRE_SYSTEM=1 (set by .ci/run and the CI workflow).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 import sarif_om as om  # type: ignore[import-untyped]
+from tests.conftest import missing_system
 
 from agent_eval import rules
 from agent_eval._cli import main as cli
@@ -58,14 +59,11 @@ OFFLINE_CONFIG = """\
 
 # ----------------------------------------------------------------------------- helpers
 def need_validator() -> None:
-    """The official validator, or a failure under CI / a skip with the reason."""
+    """The official validator, or the test does not run (tests/conftest.py)."""
     if MULTITOOL.is_file() and os.access(MULTITOOL, os.X_OK):
         return
-    why = (f"the official SARIF validator is not installed ({MULTITOOL} is missing): run "
-           "'npm ci' at the repository root (package.json pins @microsoft/sarif-multitool)")
-    if os.environ.get("CI"):
-        pytest.fail(why)
-    pytest.skip(why)
+    missing_system("the official SARIF validator (node_modules/@microsoft/sarif-multitool)",
+                   "run 'npm ci' at the repository root (scripts/test does)")
 
 
 def schema_path() -> Path:

@@ -1,0 +1,80 @@
+"""The rule for tests whose samples or system tools are missing (tests/conftest.py): one
+skip line per reason in a developer's run, a failure when CI says they must run, and CI
+saying so."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import (
+    REQUIRE_SAMPLES,
+    REQUIRE_SYSTEM,
+    ROOT,
+    missing_system,
+    not_run,
+    shared_path,
+)
+
+
+def test_not_run_skips_unless_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(REQUIRE_SYSTEM, raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"^NOT RUN, missing podman: install it"):
+        missing_system("podman", "install it")
+    monkeypatch.setenv(REQUIRE_SYSTEM, "0")
+    with pytest.raises(pytest.skip.Exception):
+        not_run("why", REQUIRE_SYSTEM)
+    monkeypatch.setenv(REQUIRE_SYSTEM, "1")
+    with pytest.raises(pytest.fail.Exception, match="AGENT_EVAL_REQUIRE_SYSTEM is set"):
+        missing_system("podman", "install it")
+
+
+def test_missing_shared_files_skip_unless_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(REQUIRE_SAMPLES, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="real-world samples not found"):
+        shared_path("samples", "no-such-folder-here")
+    monkeypatch.setenv(REQUIRE_SAMPLES, "1")
+    with pytest.raises(pytest.fail.Exception, match="AGENT_EVAL_REQUIRE_SAMPLES is set"):
+        shared_path("samples", "no-such-folder-here")
+
+
+def test_every_skip_of_one_reason_is_one_summary_line(tmp_path: Path) -> None:
+    (tmp_path / "test_three.py").write_text(
+        "import pytest\n"
+        "from tests.conftest import missing_system\n\n"
+        "@pytest.mark.parametrize('n', [1, 2, 3])\n"
+        "def test_needs_podman(n: int) -> None:\n"
+        "    missing_system('podman', 'install it')\n\n"
+        "def test_needs_chromium() -> None:\n"
+        "    missing_system('Chromium', 'install it')\n")
+    (tmp_path / "conftest.py").write_text("import tests.conftest  # noqa: F401\n")
+    env = {k: v for k, v in os.environ.items() if k != REQUIRE_SYSTEM}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "--rootdir",
+         str(tmp_path), "-c", os.devnull, str(tmp_path)],
+        cwd=tmp_path, env=env, text=True, capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    skipped = [line for line in proc.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == 2, proc.stdout
+    assert skipped[0].startswith("SKIPPED [3] ") and "missing podman: install it" in skipped[0]
+    assert skipped[1].startswith("SKIPPED [1] ") and "missing Chromium" in skipped[1]
+
+    env[REQUIRE_SYSTEM] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
+         str(tmp_path), "-c", os.devnull, str(tmp_path)],
+        cwd=tmp_path, env=env, text=True, capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 1 and "4 failed" in proc.stdout, proc.stdout
+
+
+def test_ci_requires_what_a_developer_may_skip() -> None:
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"export {REQUIRE_SAMPLES}=1 {REQUIRE_SYSTEM}=1\n" in run
+    assert run.rstrip().endswith("./scripts/test")  # exactly the README's test command
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    assert f'{REQUIRE_SYSTEM}: "1"' in workflow
+    assert "./scripts/install-debian-packages" in workflow
