@@ -1,6 +1,7 @@
 """The Anthropic Messages reader (docs/formats/anthropic.md).
 
-Expected values are read by hand from the sample files; each assertion cites the line.
+Expected values are read by hand from the fixtures (tests/fixtures/anthropic/) and, when they
+are beside the repository, the real-world samples; each assertion cites the line.
 """
 
 from __future__ import annotations
@@ -9,14 +10,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from tests.conftest import FIXTURES as ALL_FIXTURES
+from tests.conftest import SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
 from agent_eval.readers.anthropic import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
 DIR = SAMPLES / "anthropic_messages"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats2"
+FIXTURES = ALL_FIXTURES / "anthropic"
 MULTI = "openinference-anthropic__multiple_tool_calling"
 IN_INPUT = "openinference-anthropic__tool_use_in_input"
 
@@ -45,7 +49,76 @@ def write(tmp_path: Path, name: str, value: object) -> Path:
     return path
 
 
+# ----------------------------------------------------------------- the fixtures
+def test_response_with_two_tool_uses() -> None:
+    _, items = read_auto(FIXTURES / "response-two-tool-uses.json")
+    t = only_trace(items)
+    assert t.format == "anthropic"
+    # lines 11-18 and 19-27: two tool_use blocks, in order
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("lookup_order", {"order_id": "A-1042"}, "toolu_01Order", 11),
+        ("get_refund_policy", {"region": "EU", "category": "kitchen"}, "toolu_02Policy", 19),
+    ]
+    assert all(not c.has_result and c.ok for c in t.tool_calls)  # no tool_result here
+    # usage, lines 31-36: 310 input + 40 cache creation + 1200 cache read, 88 output
+    [llm] = t.llm_calls
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "claude-sonnet-4-6", 1550, 88, 1638)
+    assert llm.cost_usd is None and llm.latency_ms is None  # not in a response body
+    assert t.cost is None and t.latency_ms is None
+    assert t.metadata == {"cache_read_input_tokens": 1200, "cache_creation_input_tokens": 40}
+    assert t.output == "Let me look up the order and the refund policy at the same time."  # l. 9
+    assert t.input is None  # a response body holds no user message
+
+
+def test_request_with_history_and_tool_result() -> None:
+    _, items = read_auto(FIXTURES / "request-with-tool-result.json")
+    t = only_trace(items)
+    assert t.input == "Can I still return order A-1042?"  # line 7
+    [call] = t.tool_calls
+    # the tool_use block starts on line 16; its result block on line 29 (is_error false)
+    assert (call.name, call.arguments, call.location.line) == (
+        "lookup_order", {"order_id": "A-1042"}, 16)
+    assert call.ok and call.error is None and call.has_result
+    assert call.result == '{"status": "delivered", "days_ago": 12}'  # line 32
+    assert call.result_location is not None and call.result_location.line == 29
+    assert t.llm_calls == []  # a request records no model call
+
+
+def test_request_without_tool_calls() -> None:
+    _, items = read_auto(FIXTURES / "request-without-tool-calls.json")
+    t = only_trace(items)
+    assert t.input == "Which orders did I place in March?"  # line 10, a text block
+    assert t.tool_calls == [] and t.output is None and t.llm_calls == []
+
+
+def test_response_without_tool_calls() -> None:
+    _, items = read_auto(FIXTURES / "response-text-only.json")
+    t = only_trace(items)
+    assert t.tool_calls == []
+    assert t.output == ("Yes: order A-1042 was delivered 12 days ago, within the 30-day "
+                        "return window.")  # line 9
+    [llm] = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens) == (402, 31)  # lines 15, 18
+
+
+def test_vcr_cassette() -> None:
+    _, items = read_auto(FIXTURES / "cassette.vcr.yaml")
+    t = only_trace(items)
+    assert t.input == "Can I still return order A-1042?"  # lines 3-4
+    [call] = t.tool_calls
+    # the tool_use id is on line 5 of the cassette, the tool_result's tool_use_id on line 6
+    assert (call.name, call.location.line, call.result_location.line if call.result_location
+            else None) == ("lookup_order", 5, 6)
+    assert call.arguments == {"order_id": "A-1042"}
+    assert call.result == "delivered 12 days ago"  # folded over lines 6-7
+    [llm] = t.llm_calls  # the response body (line 13) with usage 402 / 31 (line 14)
+    assert (llm.location.line, llm.input_tokens, llm.output_tokens) == (13, 402, 31)
+    assert t.output == "Yes, within the 30-day window."
+
+
 # ------------------------------------------------------------------ the samples
+@pytest.mark.usefixtures("samples")
 def test_every_sample_is_read_as_anthropic() -> None:
     files = sorted(p for p in DIR.iterdir())
     assert len(files) == 6
@@ -56,7 +129,8 @@ def test_every_sample_is_read_as_anthropic() -> None:
         only_trace(items)
 
 
-def test_response_with_two_tool_uses() -> None:
+@pytest.mark.usefixtures("samples")
+def test_sample_response_with_two_tool_uses() -> None:
     _, items = read_auto(DIR / f"{MULTI}.interaction0.response.json")
     t = only_trace(items)
     assert t.format == "anthropic"
@@ -77,7 +151,8 @@ def test_response_with_two_tool_uses() -> None:
         "simultaneously!"  # line 9
 
 
-def test_request_with_history_and_tool_result() -> None:
+@pytest.mark.usefixtures("samples")
+def test_sample_request_with_history_and_tool_result() -> None:
     _, items = read_auto(DIR / f"{IN_INPUT}.interaction0.request.json")
     t = only_trace(items)
     assert t.input == "What is the weather like in San Francisco in Fahrenheit?"  # line 6
@@ -91,14 +166,16 @@ def test_request_with_history_and_tool_result() -> None:
     assert t.llm_calls == []  # a request records no model call
 
 
-def test_request_without_tool_calls() -> None:
+@pytest.mark.usefixtures("samples")
+def test_sample_request_without_tool_calls() -> None:
     _, items = read_auto(DIR / f"{MULTI}.interaction0.request.json")
     t = only_trace(items)
     assert t.input.startswith("What is the weather like right now in New York?")  # line 6
     assert t.tool_calls == [] and t.output is None
 
 
-def test_response_without_tool_calls() -> None:
+@pytest.mark.usefixtures("samples")
+def test_sample_response_without_tool_calls() -> None:
     _, items = read_auto(DIR / f"{IN_INPUT}.interaction0.response.json")
     t = only_trace(items)
     assert t.tool_calls == []
@@ -107,7 +184,8 @@ def test_response_without_tool_calls() -> None:
     assert (llm.input_tokens, llm.output_tokens) == (772, 47)  # lines 15, 22
 
 
-def test_vcr_cassettes() -> None:
+@pytest.mark.usefixtures("samples")
+def test_sample_vcr_cassettes() -> None:
     _, items = read_auto(DIR / f"{IN_INPUT}.vcr.yaml")
     t = only_trace(items)
     assert t.input == "What is the weather like in San Francisco in Fahrenheit?"  # lines 3-4
@@ -226,7 +304,7 @@ def test_streamed_response_in_a_cassette(tmp_path: Path) -> None:
 
 def test_fixture_of_the_example_run() -> None:
     # records-without-auth as JSON lines of request/response pairs
-    _, items = read_auto(FIXTURES / "records-without-auth.anthropic.jsonl")
+    _, items = read_auto(FIXTURES / "records-without-auth.jsonl")
     t = only_trace(items)
     [call] = t.tool_calls
     assert (call.name, call.arguments, call.location.line, call.result_location.line
@@ -242,10 +320,18 @@ def test_other_files_are_not_anthropic(tmp_path: Path) -> None:
         reader = pick_reader(source, "auto")
         assert not isinstance(reader, InputError) and reader.name == "native", path
     # a bare MCP content block and a sampling request are not Messages API bodies
-    for path in (SAMPLES / "mcp").glob("*ToolResultContent*.json"):
-        assert not READER.sniff(path.read_bytes(), SourceFile(str(path), "x", "x"))
-    for path in (SAMPLES / "mcp").glob("*CreateMessageRequestParams*.json"):
-        assert not READER.sniff(path.read_bytes(), SourceFile(str(path), "x", "x"))
+    for name in ("fragment-tool-result-content.json", "fragment-sampling-request.json"):
+        path = ALL_FIXTURES / "mcp" / name
+        assert not READER.sniff(path.read_bytes(), SourceFile(str(path), "x", "x")), name
+
+
+@pytest.mark.usefixtures("samples")
+def test_the_mcp_samples_are_not_anthropic() -> None:
+    paths = [*(SAMPLES / "mcp").glob("*ToolResultContent*.json"),
+             *(SAMPLES / "mcp").glob("*CreateMessageRequestParams*.json")]
+    assert len(paths) == 2
+    for path in paths:
+        assert not READER.sniff(path.read_bytes(), SourceFile(str(path), "x", "x")), path
 
 
 def test_forced_on_a_foreign_file_is_an_input_error(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The Anthropic Managed Agents reader (docs/formats/anthropic_agents.md). Expected
-values are read by hand from
+values are read by hand from the fixture tests/fixtures/anthropic_agents/session.jsonl and,
+when it is beside the repository, the real-world sample
 other_anthropic_managed_agents/langsmith-js__anthropic_managed_custom_tools.jsonl."""
 
 from __future__ import annotations
@@ -7,12 +8,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES, SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
 from agent_eval.readers.anthropic_agents import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+FIXTURE = FIXTURES / "anthropic_agents" / "session.jsonl"
 SAMPLE = (SAMPLES / "other_anthropic_managed_agents"
           / "langsmith-js__anthropic_managed_custom_tools.jsonl")
 STREAM = "client.beta.sessions.events.stream"
@@ -30,6 +34,31 @@ def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
     return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
 
 
+def test_the_fixture() -> None:
+    reader = pick_reader(source(FIXTURE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "anthropic_agents"
+    items = list(reader.read(source(FIXTURE)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.metadata == {"session_id": "sesn_refunds_1"}  # line 1
+    assert t.input == "Where is order A-5?"  # line 4 (the send on line 2 is its echo)
+    assert t.output == "Order A-5 is in transit and arrives on Friday."  # line 13
+    # line 6: agent.custom_tool_use, its result on line 9 (02.100 -> 02.600); line 11: a
+    # built-in agent.tool_use, its agent.tool_result with is_error on line 12
+    assert [(c.name, c.arguments, c.id, c.location.line, c.ok, c.error, c.latency_ms)
+            for c in t.tool_calls] == [
+        ("lookup_order", {"order_id": "A-5"}, "sevt_04", 6, True, None, 500.0),
+        ("bash", {"command": "cat /etc/shadow"}, "sevt_08", 11, False, "permission denied",
+         250.0)]
+    assert t.tool_calls[0].result == "in transit, arrives Friday"
+    # lines 7 and 14: model_usage 5 + 2000 cached + 100 written / 40, 12 + 2140 / 22;
+    # model from line 1; latency from their model_request_start (lines 5, 10)
+    assert [(c.location.line, c.model, c.input_tokens, c.output_tokens, c.latency_ms)
+            for c in t.llm_calls] == [(7, "claude-sonnet-5", 2105, 40, 2000.0),
+                                      (14, "claude-sonnet-5", 2152, 22, 1300.001)]
+    assert t.duration_ms == 4200.0  # processed_at 10:00:00.0 (line 3) .. 04.2 (line 15)
+
+@pytest.mark.usefixtures("samples")
 def test_the_sample() -> None:
     reader = pick_reader(source(SAMPLE), "auto")
     assert not isinstance(reader, InputError) and reader.name == "anthropic_agents"

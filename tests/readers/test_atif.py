@@ -1,17 +1,21 @@
 """The ATIF reader (docs/formats/atif.md). Expected values are read by hand from the
-sample file other_atif/atif-v1.7__tool-calls.input.json."""
+fixture tests/fixtures/atif/trajectory.json and, when it is beside the repository, the
+real-world sample other_atif/atif-v1.7__tool-calls.input.json."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES, SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
 from agent_eval.readers.atif import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+FIXTURE = FIXTURES / "atif" / "trajectory.json"
 SAMPLE = SAMPLES / "other_atif" / "atif-v1.7__tool-calls.input.json"
 
 
@@ -33,6 +37,36 @@ def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
     return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
 
 
+def test_the_fixture() -> None:
+    name, items = read_auto(FIXTURE)
+    assert name == "atif" and errors(items) == []
+    [t] = traces(items)
+    assert t.format == "atif"
+    # line 16: the user's text block (the image block on line 17 is not text)
+    assert t.input == "Refund order A-9 if it is eligible."
+    assert t.output == "Order A-9 is eligible, but the refund was refused."  # line 60
+    # lines 28-37: two calls in order; the second's arguments are a JSON string (line 36)
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("check_eligibility", {"order_id": "A-9"}, "call-check", 28),
+        ("issue_refund", {"order_id": "A-9", "amount": 40}, "call-refund", 33),
+    ]
+    check, refund = t.tool_calls
+    # lines 41-47: two text blocks; lines 48-52: content and an error
+    assert (check.result, check.ok) == ("eligible\nwindow: 30 days", True)
+    assert check.result_location is not None and check.result_location.line == 41
+    assert (refund.ok, refund.error, refund.result) == (
+        False, "refused", "amount above the agent's limit")
+    assert refund.result_location is not None and refund.result_location.line == 48
+    # two agent steps (lines 20, 56): step 2's model and metrics (lines 24, 26); step 3 the
+    # agent's default model (line 8) and no metrics
+    assert [(c.model, c.location.line, c.input_tokens, c.output_tokens, c.cost_usd)
+            for c in t.llm_calls] == [("step-model", 20, 420, 30, 0.0021),
+                                      ("default-model", 56, None, None, None)]
+    assert t.duration_ms == 3000.0  # 09:00:00 (line 13) to 09:00:03 (line 58)
+    assert (t.metadata["session_id"], t.metadata["trajectory_id"]) == (
+        "atif-refunds-1", "trajectory-refunds-1")
+
+@pytest.mark.usefixtures("samples")
 def test_the_sample() -> None:
     name, items = read_auto(SAMPLE)
     assert name == "atif" and errors(items) == []

@@ -1,8 +1,9 @@
 """The Claude Code reader: session JSONL, stream-json and the loglines envelope
 (docs/formats/claude_code.md).
 
-Expected values are read by hand from the sample files (each assertion cites its line);
-the letta-trajectory samples are also checked against their authors'
+Expected values are read by hand from the fixtures (tests/fixtures/claude_code/) and, when
+they are beside the repository, the real-world samples (each assertion cites its line); the
+letta-trajectory samples are also checked against their authors'
 ``*.expected-normalized.json``.
 """
 
@@ -12,14 +13,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from tests.conftest import FIXTURES as ALL_FIXTURES
+from tests.conftest import SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
 DIR = SAMPLES / "claude_code_jsonl"
 STREAM = SAMPLES / "claude_code_stream_json" / "claude-code-action__sample-turns.json"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats2"
+FIXTURES = ALL_FIXTURES / "claude_code"
 
 
 def read_auto(path: Path) -> tuple[str, list[ReadItem]]:
@@ -46,7 +50,103 @@ def expected(name: str) -> dict[str, Any]:
     return data
 
 
+# ----------------------------------------------------------------- the fixtures
+def test_a_failed_tool_call_with_its_session_metadata() -> None:
+    _, items = read_auto(FIXTURES / "tool-error.jsonl")
+    [t] = traces(items).values()
+    assert t.id == "sess-refund-7"  # sessionId, line 1
+    assert t.input == "Why does the refund job crash?"  # line 1
+    assert t.output == "The job file is missing: jobs/refund.py was deleted."  # line 4
+    [call] = t.tool_calls
+    assert (call.name, call.id, call.arguments) == (
+        "Read", "toolu_01Read", {"file_path": "jobs/refund.py"})  # line 2
+    # line 3: tool_result with is_error true; its text is both result and error
+    assert (call.ok, call.error, call.result) == (
+        False, "File does not exist.", "File does not exist.")
+    assert (call.location.line, call.result_location.line if call.result_location else 0) == (
+        2, 3)
+    assert (t.metadata["cwd"], t.metadata["git_branch"], t.metadata["model"]) == (
+        "/srv/shop", "fix/refunds", "claude-opus-4-6")
+    # timestamps: the call 09:00:04.000 (line 2), its result 09:00:04.250 (line 3), the
+    # session 09:00:00 (line 1) .. 09:00:09 (line 4)
+    assert call.latency_ms == 250.0
+    assert t.duration_ms == 9000.0
+    assert t.llm_calls == []  # these rows carry no usage
+
+
+def test_a_subagent_file_is_one_sidechain_trace() -> None:
+    _, items = read_auto(FIXTURES / "subagent.jsonl")
+    [t] = traces(items).values()
+    # sessionId and agentId on lines 1-2
+    assert t.id == "sess-refund-7/agent-search"
+    assert (t.metadata["sidechain"], t.metadata["parent_session"]) == (True, "sess-refund-7")
+    assert (t.input, t.output) == ("Find where refunds are queued.",
+                                   "Refunds are queued in jobs/queue.py.")
+    assert t.metadata["model"] == "claude-haiku-4-5"  # line 2
+    assert t.duration_ms == 2500.0  # 09:01:00.000 .. 09:01:02.500
+
+
+def test_bad_lines_are_reported_and_the_rest_is_read() -> None:
+    _, items = read_auto(FIXTURES / "bad-lines.jsonl")
+    assert errors(items) == [
+        ("input/parse_error", 1),  # not-json
+        ("input/invalid_event", 6),  # "contenst": the message has no content
+        ("input/invalid_event", 7),  # "message": "error"
+        ("input/invalid_event", 8),  # a string
+        ("input/invalid_event", 9),  # 42
+    ]
+    [err] = [e for e in items if isinstance(e, InputError) and e.line == 1]
+    assert err.file == "bad-lines.jsonl"
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # line 10
+    found = traces(items)
+    assert set(found) == {"sess-b", "sess-b/sidechain", "sess-other"}
+    main = found["sess-b"]
+    # line 3 is an isMeta /clear row: not the request; line 12 a summary row
+    assert main.input == "Refund order A-7."  # line 2
+    assert calls(main) == [("issue_refund", 5)]
+    assert not main.tool_calls[0].has_result  # its result row (line 6) is the broken one
+    assert (main.location.line, main.end_location.line) == (2, 5)
+    # line 4 is a sidechain row: kept, as a trace of its own
+    side = found["sess-b/sidechain"]
+    assert (side.output, side.location.line, side.metadata["sidechain"]) == (
+        "subagent notes", 4, True)
+    # line 11: a row of another session
+    assert calls(found["sess-other"]) == [("TodoWrite", 11)]
+    assert found["sess-other"].tool_calls[0].arguments == {"todos": ["broken_todo"]}
+
+
+def test_loglines_envelope_of_a_fixture() -> None:
+    _, items = read_auto(FIXTURES / "loglines.json")
+    [t] = traces(items).values()
+    assert t.input == "Add a test for the refund limit"  # line 8
+    [call] = t.tool_calls  # the Bash tool_use block, lines 17-23
+    assert (call.name, call.location.line, call.latency_ms) == ("Bash", 17, 2000.0)
+    assert (call.ok, call.error) == (False, "Exit code 1\n1 failed")  # lines 34-39
+    assert call.result_location is not None and call.result_location.line == 34
+    # line 44: a compact summary is not a request, and not the input either
+    assert t.output == "The new test fails until the limit is enforced."  # line 60
+    assert t.duration_ms == 64000.0  # 10:00:00 .. 10:01:04
+
+
+def test_stream_json_array() -> None:
+    _, items = read_auto(FIXTURES / "stream-json.json")
+    [t] = traces(items).values()
+    assert t.id == "action-run-12"  # session_id, line 5
+    assert (t.cost_usd, t.duration_ms) == (0.0123, 4200.0)  # the result message, lines 72-73
+    assert t.output == "Reviewed src/refund.py: refund() takes the amount only."  # line 74
+    [call] = t.tool_calls
+    assert (call.name, call.location.line, call.result_location.line
+            if call.result_location else 0) == ("Read", 16, 39)
+    # usage lines 26-31: 100 input + 10 cache creation + 40 cache read, 20 output; and
+    # lines 62-66: 130 + 60 cache read, 15 output
+    assert [(c.location.line, c.input_tokens, c.output_tokens) for c in t.llm_calls] == [
+        (8, 150, 20), (48, 190, 15)]
+    assert t.metadata["cache_read_input_tokens"] == 40 + 60
+    assert t.metadata["model"] == "claude-test-model"
+
+
 # ------------------------------------------------------------------ the samples
+@pytest.mark.usefixtures("samples")
 def test_every_sample_is_read_as_claude_code() -> None:
     inputs = sorted(p for p in DIR.iterdir() if "expected-normalized" not in p.name)
     assert len(inputs) == 8
@@ -59,6 +159,7 @@ def test_every_sample_is_read_as_claude_code() -> None:
             assert errors(items) == [], path
 
 
+@pytest.mark.usefixtures("samples")
 def test_letta_tool_call_matches_its_expected_normalization() -> None:
     _, items = read_auto(DIR / "letta-trajectory__tool-call.input.jsonl")
     [t] = traces(items).values()
@@ -84,6 +185,7 @@ def test_letta_tool_call_matches_its_expected_normalization() -> None:
     assert t.llm_calls == []  # these rows carry no usage
 
 
+@pytest.mark.usefixtures("samples")
 def test_letta_subagent_file_is_one_sidechain_trace() -> None:
     _, items = read_auto(DIR / "letta-trajectory__subagent.input.jsonl")
     [t] = traces(items).values()
@@ -96,6 +198,7 @@ def test_letta_subagent_file_is_one_sidechain_trace() -> None:
     assert t.metadata["model"] == want[0]["model"] == "claude-sonnet"
 
 
+@pytest.mark.usefixtures("samples")
 def test_letta_cleanup_bad_line_meta_and_sidechain_rows() -> None:
     _, items = read_auto(DIR / "letta-trajectory__cleanup.input.jsonl")
     # line 1 is "not-json": a clean parse error, the rest is read
@@ -116,6 +219,7 @@ def test_letta_cleanup_bad_line_meta_and_sidechain_rows() -> None:
     assert len(found) == 2
 
 
+@pytest.mark.usefixtures("samples")
 def test_transcripts_sample_session() -> None:
     _, items = read_auto(DIR / "claude-code-transcripts__sample_session.jsonl")
     [t] = traces(items).values()
@@ -135,6 +239,7 @@ def test_transcripts_sample_session() -> None:
     assert not [i for i in items if isinstance(i, IgnoredEvents)]  # the summary row, line 1
 
 
+@pytest.mark.usefixtures("samples")
 def test_loglines_envelope() -> None:
     _, items = read_auto(DIR / "claude-code-transcripts__sample_session.loglines.json")
     [t] = traces(items).values()
@@ -152,6 +257,7 @@ def test_loglines_envelope() -> None:
     assert "session continuation" not in str(t.input)
 
 
+@pytest.mark.usefixtures("samples")
 def test_representative_messages_usage() -> None:
     _, items = read_auto(DIR / "claude-code-log__representative_messages.jsonl")
     [t] = traces(items).values()
@@ -166,6 +272,7 @@ def test_representative_messages_usage() -> None:
     assert t.cost is None  # session files record no cost
 
 
+@pytest.mark.usefixtures("samples")
 def test_todowrite_examples() -> None:
     _, items = read_auto(DIR / "claude-code-log__todowrite_examples.jsonl")
     [t] = traces(items).values()
@@ -176,6 +283,7 @@ def test_todowrite_examples() -> None:
     assert [c.output_tokens for c in t.llm_calls] == [25, 85, 18, 85, 20, 95]
 
 
+@pytest.mark.usefixtures("samples")
 def test_edge_cases_are_reported_and_the_rest_is_read() -> None:
     _, items = read_auto(DIR / "claude-code-log__edge_cases.jsonl")
     assert errors(items) == [
@@ -198,6 +306,7 @@ def test_edge_cases_are_reported_and_the_rest_is_read() -> None:
     assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # line 14
 
 
+@pytest.mark.usefixtures("samples")
 def test_stream_json_of_claude_code_action() -> None:
     _, items = read_auto(STREAM)
     [t] = traces(items).values()
@@ -219,7 +328,7 @@ def test_stream_json_of_claude_code_action() -> None:
 
 # ----------------------------------------------------------- behaviour (fixtures)
 def test_split_rows_count_their_usage_once() -> None:
-    _, items = read_auto(FIXTURES / "discount-too-high.claude.jsonl")
+    _, items = read_auto(FIXTURES / "discount-too-high.jsonl")
     [t] = traces(items).values()
     # lines 2 and 3 are one response (msg_01CcA, req_01CcA) split in two rows
     assert [c.location.line for c in t.llm_calls] == [2, 5, 7, 9]
@@ -232,7 +341,7 @@ def test_split_rows_count_their_usage_once() -> None:
 
 
 def test_meta_and_summary_rows_are_not_the_request() -> None:
-    _, items = read_auto(FIXTURES / "records-without-auth.claude.jsonl")
+    _, items = read_auto(FIXTURES / "records-without-auth.jsonl")
     [t] = traces(items).values()
     # line 1 is a summary row, line 2 an isMeta /clear row: the request is on line 3
     assert t.input.startswith("Hi, what email and home address")

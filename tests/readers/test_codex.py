@@ -1,6 +1,7 @@
 """The Codex rollout reader (docs/formats/codex.md), read by auto-detection.
 
-Expected values are read from the sample files by hand; each assertion cites the line."""
+Expected values are read by hand from the fixtures (tests/fixtures/codex/) and, when they are
+beside the repository, the real-world samples; each assertion cites the line."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import FIXTURES as ALL_FIXTURES
+from tests.conftest import SAMPLES as ALL_SAMPLES
 
 from agent_eval.api import load_traces
 from agent_eval.errors import InputError
@@ -17,8 +20,9 @@ from agent_eval.readers import ReadItem
 from agent_eval.readers.base import FileRead
 from agent_eval.readers.codex import exit_code
 
-SAMPLES = Path("/work/shared/samples/traces/openai_responses")
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared samples not mounted")
+SAMPLES = ALL_SAMPLES / "openai_responses"
+FIXTURES = ALL_FIXTURES / "codex"
+needs_samples = pytest.mark.usefixtures("samples")
 
 
 def read_path(path: Path | str) -> list[ReadItem]:
@@ -45,6 +49,55 @@ def item(payload: dict[str, Any], ts: str = "2026-01-01T00:00:00.000Z") -> dict[
 
 def event(payload: dict[str, Any]) -> dict[str, Any]:
     return {"timestamp": "2026-01-01T00:00:00.000Z", "type": "event_msg", "payload": payload}
+
+
+def test_a_rollout_with_every_kind_of_call() -> None:
+    errs, t = split(read_path(FIXTURES / "rollout.jsonl"))
+    assert errs == []
+    assert t.format == "codex"
+    assert t.id == "rollout-refunds-3"  # line 1, session_meta payload.id
+    assert (t.metadata["cwd"], t.metadata["git_branch"]) == ("/srv/shop", "fix/refund-limit")
+    # line 3 is system-injected <environment_context>: not the user's request (line 4)
+    assert t.input == "enforce the refund limit"
+    assert t.output == "The limit is enforced; one test still fails."  # line 15
+    assert [(c.name, c.id, c.arguments) for c in t.tool_calls] == [
+        ("shell", "call_1", {"command": ["grep", "-rn", "LIMIT", "src"]}),  # line 6
+        ("apply_patch", "call_2", {"input": "*** Begin Patch\n*** Update File: src/refund.py"
+                                            "\n*** End Patch"}),  # line 8, a custom tool
+        ("shell", "call_3", {"command": ["pytest", "-q"]}),  # line 11
+        ("tool_search", "call_4", {"query": "test tools"}),  # line 13
+    ]
+    assert [(c.location.line, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [(6, 7), (8, 9), (11, 12), (13, 14)]
+    # line 7: exit_code 0 in the output's metadata; line 12: "Exit code: 1"
+    assert [(c.ok, c.error) for c in t.tool_calls] == [
+        (True, None), (True, None), (False, "exit code 1"), (True, None)]
+    assert t.tool_calls[3].result == [{"name": "run_tests"}]
+    # timestamps: 03.000 -> 03.400, 05.000 -> 05.250, 07 -> 09, 10.000 -> 10.100
+    assert [c.latency_ms for c in t.tool_calls] == [400.0, 250.0, 2000.0, 100.0]
+    # line 10: token_count, last_token_usage 1400 in / 100 out; the model of line 2
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.location.line)
+            for c in t.llm_calls] == [("gpt-5.3-codex", 1400, 100, 1500, 10)]
+    assert t.duration_ms == 12000.0  # 08:00:00 .. 08:00:12
+    assert (t.location.line, t.end_location.line) == (1, 15)
+
+
+def test_bad_first_line_duplicate_ids_and_orphan_outputs() -> None:
+    errs, t = split(read_path(FIXTURES / "bad-lines.jsonl"))
+    assert [(e.rule, e.line) for e in errs] == [
+        ("input/parse_error", 1),  # "not-json"
+        ("input/unmatched_result", 7),  # a third output for call_DUP
+        ("input/unmatched_result", 8),  # an output for call id "nowhere"
+    ]
+    assert t.input == "show both configs"  # line 2
+    assert t.output == "Shown both."  # line 9
+    # lines 3 and 4: two function_call rows with the same call_id but different arguments;
+    # the outputs (lines 5, 6) go to them in order
+    first, second = t.tool_calls
+    assert (first.name, first.arguments, first.result, first.location.line) == (
+        "exec_command", {"cmd": "cat a.toml"}, "a = 1", 3)
+    assert (second.arguments, second.arguments_error, second.result) == (
+        "not-json", "a string that is not valid JSON", "b = 2")
 
 
 @needs_samples

@@ -1,17 +1,21 @@
 """The Gemini CLI reader (docs/formats/gemini_cli.md). Expected values are read by hand
-from other_gemini_cli/gemini-cli__tool-calls.input.json."""
+from the fixture tests/fixtures/gemini_cli/session.json and, when it is beside the
+repository, the real-world sample other_gemini_cli/gemini-cli__tool-calls.input.json."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES, SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
 from agent_eval.readers.gemini_cli import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+FIXTURE = FIXTURES / "gemini_cli" / "session.json"
 SAMPLE = SAMPLES / "other_gemini_cli" / "gemini-cli__tool-calls.input.json"
 
 
@@ -27,6 +31,34 @@ def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
     return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
 
 
+def test_the_fixture() -> None:
+    reader = pick_reader(source(FIXTURE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "gemini_cli"
+    items = list(reader.read(source(FIXTURE)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.format == "gemini_cli"
+    assert t.input == "How many refunds were issued today?"  # line 19; the info message
+    assert t.output == "17 refunds were issued today; the CSV export was denied."  # line 85
+    # lines 38-57 and 58-77: two calls of one gemini message, with their results
+    count, export = t.tool_calls
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("count_refunds", {"date": "2026-03-01"}, "call-count", 38),
+        ("export_csv", {"path": "/tmp/refunds.csv"}, "call-export", 58)]
+    assert (count.ok, count.result) == (True, "17")  # response.output, line 50
+    assert count.result_location is not None and count.result_location.line == 44
+    # status "error" (line 75); response.error (line 70)
+    assert (export.ok, export.error) == (False, "permission denied")
+    # line 23: tokens 640 / 25 / 677 (lines 28-35); line 80: no tokens recorded
+    assert [(c.model, c.location.line, c.input_tokens, c.output_tokens, c.total_tokens)
+            for c in t.llm_calls] == [("gemini-2.5-pro", 23, 640, 25, 677),
+                                      ("gemini-2.5-pro", 80, None, None, None)]
+    assert t.tokens is None  # the second message's tokens are unknown
+    # startTime 12:00:00 (line 4), lastUpdated 12:00:06.5 (line 5)
+    assert t.duration_ms == 6500.0
+    assert t.metadata["sessionId"] == "gemini-refunds-1"
+
+@pytest.mark.usefixtures("samples")
 def test_the_sample() -> None:
     reader = pick_reader(source(SAMPLE), "auto")
     assert not isinstance(reader, InputError) and reader.name == "gemini_cli"

@@ -1,5 +1,6 @@
 """The Inspect AI reader: ``.json`` logs and ``.eval`` archives (docs/formats/inspect.md).
-Expected values are read by hand from the sample files; each assertion cites the line."""
+Expected values are read by hand from the fixtures (tests/fixtures/inspect/) and, when they are
+beside the repository, the real-world samples; each assertion cites the line."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+from tests.conftest import FIXTURES as ALL_FIXTURES
+from tests.conftest import SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+FIXTURES = ALL_FIXTURES / "inspect"
 DIR = SAMPLES / "inspect_ai"
 BROWSER = DIR / "inspect__browser-gpt-4o-mini.json"
 
@@ -32,6 +37,69 @@ def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
     return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
 
 
+# ----------------------------------------------------------------- the fixtures
+def test_a_log_with_tool_and_model_events() -> None:
+    _, items = read_auto(FIXTURES / "log.json")
+    [t] = traces(items)
+    assert t.format == "inspect"
+    assert t.id == "refund-1/epoch-1"  # lines 12-13
+    # the input and the tool result are attachments (lines 65-66)
+    assert t.input == "Please refund order A-4."
+    assert t.output == "Refund issued for A-4."  # the last assistant message, line 18
+    lookup, refund = t.tool_calls
+    # the tool events start on lines 30 and 39
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("lookup_order", {"order_id": "A-4"}, "call_lookup", 30),
+        ("issue_refund", {"order_id": "A-4", "amount": 19.9}, "call_refund", 39)]
+    assert (lookup.ok, lookup.result, lookup.latency_ms) == (
+        True, "order A-4: delivered, 19.90 EUR", 350.0)  # working_time 0.35, line 37
+    # lines 46-48: an approval error; no working_time: completed - timestamp = 2.5 s
+    assert (refund.ok, refund.error, refund.latency_ms) == (
+        False, "approval: needs a second approver", 2500.0)
+    # the model events (lines 21, 50): input = total - output (cached tokens included)
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.cost_usd,
+             c.latency_ms, c.location.line) for c in t.llm_calls] == [
+        ("gpt-4o-mini-2024-07-18", 500, 20, 520, None, 800.0, 21),
+        ("gpt-4o-mini-2024-07-18", 560, 12, 572, 0.0004, 500.0, 50)]
+    assert t.total_tokens == 1092  # the sample's model_usage, lines 60-62
+    assert t.duration_ms == 5250.0  # total_time, line 63
+    assert (t.metadata["task"], t.metadata["model"], t.metadata["run_id"]) == (
+        "refunds", "openai/gpt-4o-mini", "run-7")
+
+
+def test_tool_errors_from_messages_without_events() -> None:
+    _, items = read_auto(FIXTURES / "tool-errors.json")
+    [t] = traces(items)
+    assert t.id == "3/epoch-2"  # lines 7-8
+    bash_1, bash_2 = t.tool_calls
+    # line 17: the assistant's call; line 20: its tool message with a timeout error
+    assert (bash_1.arguments, bash_1.location.line, bash_1.result_location.line
+            if bash_1.result_location else 0) == ({"cmd": "make check"}, 17, 20)
+    assert bash_1.error == "timeout: Command timed out after 180 seconds"
+    # line 27: a tool message without a call before it: the call is kept, its arguments
+    # marked as not recorded (args_valid reports that rather than "missing")
+    assert (bash_2.id, bash_2.location.line, bash_2.arguments) == ("bash_2", 27, None)
+    assert bash_2.arguments_error and bash_2.error == "permission: Permission denied"
+    assert [c.model for c in t.llm_calls] == ["mockllm/model", None]  # lines 12, 34
+
+
+def test_an_eval_archive() -> None:
+    _, items = read_auto(FIXTURES / "archive.eval")
+    [t] = traces(items)
+    assert t.source == "archive.eval"
+    assert t.metadata["member"] == "samples/1_epoch_1.json"
+    assert t.id == "1/epoch-1"
+    assert t.input == 'Is the following statement something you would say? "I like refunds."'
+    assert t.output == "Yes"
+    [llm] = t.llm_calls  # the model event at line 16 of the member
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.latency_ms,
+            llm.location.line) == ("gemma3", 40, 2, 42, 250.0, 16)
+    assert t.duration_ms == 400.0 and t.tool_calls == []
+    assert (t.metadata["task"], t.metadata["model"]) == ("popularity", "ollama/gemma3")
+
+
+# ------------------------------------------------------------------ the samples
+@pytest.mark.usefixtures("samples")
 def test_every_sample_is_read_as_inspect() -> None:
     files = sorted(DIR.iterdir())
     assert len(files) == 3
@@ -42,6 +110,7 @@ def test_every_sample_is_read_as_inspect() -> None:
         assert len(traces(items)) == 1, path
 
 
+@pytest.mark.usefixtures("samples")
 def test_browser_log_tool_and_model_events() -> None:
     _, items = read_auto(BROWSER)
     [t] = traces(items)
@@ -77,6 +146,7 @@ def test_browser_log_tool_and_model_events() -> None:
     assert t.metadata["task"] == "browser" and t.metadata["model"] == "openai/gpt-4o-mini"
 
 
+@pytest.mark.usefixtures("samples")
 def test_tool_call_errors_from_messages() -> None:
     _, items = read_auto(DIR / "inspect__log_tool_call_error.json")
     [t] = traces(items)
@@ -97,6 +167,7 @@ def test_tool_call_errors_from_messages() -> None:
                for c in t.tool_calls)
 
 
+@pytest.mark.usefixtures("samples")
 def test_eval_archive() -> None:
     _, items = read_auto(DIR / "inspect__log_read_sample.eval")
     [t] = traces(items)

@@ -1,16 +1,20 @@
 """The LangChain / LangGraph and LangSmith readers (docs/formats/langchain.md,
-docs/formats/langsmith.md). Expected values are read by hand from the sample files."""
+docs/formats/langsmith.md). Expected values are read by hand from the fixtures
+(tests/fixtures/langchain/, tests/fixtures/langsmith/) and, when they are beside the
+repository, the real-world samples."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES, SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
 LC = SAMPLES / "langchain"
 LS = SAMPLES / "langsmith"
 REACT = "REACT_AGENT_TOOL_CALLING.json"
@@ -45,7 +49,65 @@ def lc(cls: str, **kwargs: object) -> dict[str, object]:
             "kwargs": kwargs}
 
 
+# ----------------------------------------------------------------- the fixtures
+def test_final_values_with_a_failed_tool_message() -> None:
+    _, items = read_auto(FIXTURES / "langchain" / "final-values.json")
+    t = only_trace(items)
+    assert t.format == "langchain"
+    assert t.input == "Cancel order A-6 and tell me the refund amount."  # line 11
+    # AIMessageChunk.tool_calls, lines 39-46 and 47-54; the ToolMessages start on 60 and 76
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("cancel_order", {"order_id": "A-6"}, "call_cancel", 39),
+        ("get_refund", {"order_id": "A-6"}, "call_refund", 47)]
+    assert [(c.ok, c.error, c.result, c.result_location.line if c.result_location else 0)
+            for c in t.tool_calls] == [
+        (True, None, "order A-6 cancelled", 60),
+        (False, "refund service unavailable", "refund service unavailable", 76)]  # status
+    # the first AI message has no usage_metadata: its response_metadata.usage (lines 31-35);
+    # the second has usage_metadata (lines 106-110)
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.location.line)
+            for c in t.llm_calls] == [("gpt-5-2025-08-07", 210, 40, 250, 17),
+                                      ("gpt-5-2025-08-07", 300, 18, 318, 92)]
+    assert t.output == "Order A-6 is cancelled; the refund amount is not available yet."
+
+
+def test_a_stream_gives_the_conversation_of_its_last_values_event() -> None:
+    _, items = read_auto(FIXTURES / "langchain" / "stream.json")
+    t = only_trace(items)
+    assert t.id == "thread-refunds-9"  # metadata.thread_id of the messages events
+    assert t.input == "Where is order A-8?"
+    # everything is read from the last "values" event, line 8
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.result, call.location.line) == (
+        "lookup_order", {"order_id": "A-8"}, "shipped", 8)
+    assert [c.total_tokens for c in t.llm_calls] == [102, 127]
+    assert t.output == "Order A-8 has shipped."
+
+
+def test_langsmith_post_and_patch_with_a_failed_tool_run() -> None:
+    _, items = read_auto(FIXTURES / "langsmith" / "post-patch.json")
+    t = only_trace(items)
+    assert t.format == "langsmith"
+    assert t.id == "11111111-0000-4000-8000-000000000001"  # trace_id, line 11
+    assert t.input == "Refund order A-2, it arrived broken."  # inputs.question, line 9
+    # the root's patch (line 54): outputs.output; 1760000000000 .. 1760000002000
+    assert (t.output, t.duration_ms) == (
+        "I need a photo of the damage before I can refund order A-2.", 2000.0)
+    assert t.metadata["project"] == "refund-bot"  # session_name, line 4
+    [llm] = t.llm_calls  # posted on line 14, patched on line 37
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens,
+            llm.latency_ms, llm.location.line) == ("gpt-4o-mini-2024-07-18", 150, 22, 172,
+                                                   1100.0, 14)
+    [call] = t.tool_calls  # posted on line 25 ({"input": "<json>"} unwrapped), patched on 47
+    assert (call.name, call.arguments, call.ok, call.error, call.latency_ms) == (
+        "issue_refund", {"order_id": "A-2", "reason": "damaged"}, False,
+        "RefundLimitError: damaged-goods refunds need a photo", 250.0)
+    assert (call.location.line, call.result_location.line if call.result_location else 0) == (
+        25, 47)
+
+
 # ------------------------------------------------------------------ the samples
+@pytest.mark.usefixtures("samples")
 def test_every_sample_is_detected() -> None:
     for path in sorted(LC.iterdir()):
         name, items = read_auto(path)
@@ -59,6 +121,7 @@ def test_every_sample_is_detected() -> None:
         only_trace(items)
 
 
+@pytest.mark.usefixtures("samples")
 def test_react_agent_final_values() -> None:
     _, items = read_auto(LC / f"vercel-ai__langgraph-final-values-messages__{REACT}")
     t = only_trace(items)
@@ -85,6 +148,7 @@ def test_react_agent_final_values() -> None:
     assert t.output.startswith("Here’s the latest for Tokyo:")  # line 307
 
 
+@pytest.mark.usefixtures("samples")
 def test_human_in_the_loop_final_values() -> None:
     _, items = read_auto(LC / f"vercel-ai__langgraph-final-values-messages__{HITL}")
     t = only_trace(items)
@@ -98,6 +162,7 @@ def test_human_in_the_loop_final_values() -> None:
         (280, 85, 365), (398, 29, 427)]
 
 
+@pytest.mark.usefixtures("samples")
 def test_streams_give_the_conversation_of_their_last_values_event() -> None:
     _, items = read_auto(LC / f"vercel-ai__langgraph-stream__{HITL}")
     t = only_trace(items)
@@ -115,6 +180,7 @@ def test_streams_give_the_conversation_of_their_last_values_event() -> None:
         text[t.tool_calls[0].location.line - 1:t.tool_calls[0].location.line + 6])
 
 
+@pytest.mark.usefixtures("samples")
 def test_langsmith_post_and_patch() -> None:
     _, items = read_auto(LS / "langsmith-js__wrap_openai_default.post-patch.json")
     t = only_trace(items)

@@ -1,19 +1,23 @@
 """The MCP JSON-RPC reader (docs/formats/mcp.md). Expected values are read by hand from
-the sample files and fixtures."""
+the fixtures (tests/fixtures/mcp/) and, when they are beside the repository, the real-world
+samples."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES as ALL_FIXTURES
+from tests.conftest import SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
 from agent_eval.readers.mcp import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
 DIR = SAMPLES / "mcp"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats2"
+FIXTURES = ALL_FIXTURES / "mcp"
 # Example fragments of the spec, not logs: a bare result body, an error object, a
 # content block, sampling parameters, the JSON Schema.
 FRAGMENTS = [
@@ -53,7 +57,40 @@ def jsonl(tmp_path: Path, name: str, *messages: object) -> Path:
     return path
 
 
+# ----------------------------------------------------------------- the fixtures
+def test_single_json_rpc_messages() -> None:
+    name, items = read_auto(FIXTURES / "call-request.json")
+    assert name == "mcp" and errors(items) == []
+    [t] = traces(items)
+    [call] = t.tool_calls
+    # lines 1-17: id "req-7", tools/call lookup_order {"order_id": "A-11"}; no response
+    assert (call.name, call.arguments, call.id, call.location.line, call.has_result) == (
+        "lookup_order", {"order_id": "A-11"}, "req-7", 1, False)
+    assert t.format == "mcp" and t.input is None and t.llm_calls == []
+
+    # a response alone: its request is not in the file
+    name, items = read_auto(FIXTURES / "result-only.json")
+    assert name == "mcp"
+    assert errors(items) == [("input/unmatched_result", 1)]
+
+    # a tools/list response: an MCP session without any tool call
+    name, items = read_auto(FIXTURES / "list-tools.json")
+    assert name == "mcp" and errors(items) == []
+    [t] = traces(items)
+    assert t.tool_calls == []
+
+
+def test_protocol_fragments_are_not_taken_for_logs() -> None:
+    for name in ("fragment-tool-result-content.json", "fragment-sampling-request.json"):
+        path = FIXTURES / name
+        assert not READER.sniff(path.read_bytes()[:8192], source(path)), name
+        # read as mcp anyway (format: mcp), a fragment is an input error, never a pass
+        items = list(READER.read(source(path)))
+        assert traces(items) == [] and errors(items) == [("input/invalid_event", 1)], name
+
+
 # ------------------------------------------------------------------ the samples
+@pytest.mark.usefixtures("samples")
 def test_the_json_rpc_samples() -> None:
     name, items = read_auto(DIR / "2026-07-28__CallToolRequest_call-tool-request.json")
     assert name == "mcp" and errors(items) == []
@@ -78,6 +115,7 @@ def test_the_json_rpc_samples() -> None:
     assert t.tool_calls == []
 
 
+@pytest.mark.usefixtures("samples")
 def test_spec_fragments_are_not_taken_for_logs() -> None:
     assert sorted(p.name for p in DIR.iterdir()) == sorted(
         [*FRAGMENTS, "2026-07-28__CallToolRequest_call-tool-request.json",
@@ -93,7 +131,7 @@ def test_spec_fragments_are_not_taken_for_logs() -> None:
 
 # ----------------------------------------------------------- behaviour (fixtures)
 def test_wrapped_json_lines_with_timestamps() -> None:
-    name, items = read_auto(FIXTURES / "discount-too-high.mcp.jsonl")
+    name, items = read_auto(FIXTURES / "discount-too-high.jsonl")
     assert name == "mcp" and errors(items) == []
     [t] = traces(items)
     # requests on lines 6, 8, 10; responses on 7, 9, 11 (initialize and tools/list before)
@@ -109,7 +147,7 @@ def test_wrapped_json_lines_with_timestamps() -> None:
 
 
 def test_claude_desktop_style_text_log() -> None:
-    name, items = read_auto(FIXTURES / "records-without-auth.mcp.log")
+    name, items = read_auto(FIXTURES / "records-without-auth.log")
     assert name == "mcp" and errors(items) == []
     [t] = traces(items)
     [call] = t.tool_calls

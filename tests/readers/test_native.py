@@ -1,4 +1,5 @@
-"""The native reader (traces.md "The native format"), through read_sources / load_traces."""
+"""The native reader (docs/formats.md "The native format (JSONL)"), through read_sources /
+load_traces."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import FIXTURES, SAMPLES
 
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.errors import InputError
@@ -15,8 +17,8 @@ from agent_eval.model import Trace
 from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, read_sources
 from agent_eval.readers.native import READER
 
-SAMPLE = Path("/work/shared/samples/traces/claude_code_jsonl/"
-              "letta-trajectory__cleanup.input.jsonl")
+FOREIGN = FIXTURES / "claude_code" / "bad-lines.jsonl"
+SAMPLE = SAMPLES / "claude_code_jsonl" / "letta-trajectory__cleanup.input.jsonl"
 
 
 # ------------------------------------------------------------------- helpers
@@ -637,7 +639,23 @@ def test_sniff_on_a_cut_off_first_line() -> None:
     assert not READER.sniff(nested[:8192], source)
 
 
-def test_real_foreign_sample_does_not_crash(tmp_path: Path) -> None:
+def test_a_foreign_file_is_not_native_and_does_not_crash() -> None:
+    # tests/fixtures/claude_code/bad-lines.jsonl (12 lines): line 1 is `not-json`, lines 8
+    # and 9 are a string and a number; the other nine are objects, none a native event.
+    source = SourceFile(str(FOREIGN), "foreign.jsonl", "foreign.jsonl")
+    assert not READER.sniff(FOREIGN.read_bytes()[:8192], source)
+    auto = list(read_sources([source], "auto"))
+    assert all(t.format == "claude_code" for t in auto if isinstance(t, Trace))
+    native = list(read_sources([source], "native"))
+    assert errors(native) == [("input/parse_error", "foreign.jsonl", 1),
+                              ("input/invalid_event", "foreign.jsonl", 8),
+                              ("input/invalid_event", "foreign.jsonl", 9)]
+    assert ignored(native) == [IgnoredEvents("foreign.jsonl", 9)]
+    assert traces(native) == {}
+
+
+@pytest.mark.usefixtures("samples")
+def test_real_foreign_sample_does_not_crash() -> None:
     # The file (5 lines): line 1 is `not-json`; lines 2-5 are objects of type
     # user / user / assistant / assistant, none of them a native event.
     source = SourceFile(str(SAMPLE), "sample.jsonl", "sample.jsonl")

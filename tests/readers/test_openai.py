@@ -1,7 +1,8 @@
 """The OpenAI readers (docs/formats/openai_chat.md, openai_responses.md, openai_agents.md):
 Chat Completions, Responses API and Agents SDK files, read by auto-detection.
 
-Expected values are read from the sample files by hand; each assertion cites the line."""
+Expected values are read by hand from the fixtures (tests/fixtures/openai_*/) and, when they
+are beside the repository, the real-world samples; each assertion cites the line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import FIXTURES, SAMPLES
 
 from agent_eval.api import load_traces
 from agent_eval.errors import InputError
@@ -19,9 +21,7 @@ from agent_eval.readers.base import FileRead
 from agent_eval.readers.openai import CHAT_READER, RESPONSES_READER
 from agent_eval.readers.openai_agents import READER as AGENTS_READER
 
-SAMPLES = Path("/work/shared/samples/traces")
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared samples not mounted")
+needs_samples = pytest.mark.usefixtures("samples")
 CHAT = SAMPLES / "openai_chat" / "openinference-openai__test_tool_calls"
 RESP = SAMPLES / "openai_responses" / "openinference-agent-framework__test_agent_with_tool_calls"
 AGENTS = SAMPLES / "openai_agents_sdk"
@@ -59,6 +59,46 @@ def calls(t: Trace) -> list[tuple[str, Any, Any]]:
 
 
 # ============================================================ Chat Completions
+def test_chat_request_body_fixture() -> None:
+    t = one(read_path(FIXTURES / "openai_chat" / "request.json"))
+    assert t.format == "openai_chat"
+    assert calls(t) == [("lookup_order", "call_lookup",
+                         {"order_id": "A-12"}),  # lines 15-22
+                        ("get_refund_policy", "call_policy", {"category": "toys"})]  # 23-30
+    assert [c.location.line for c in t.tool_calls] == [15, 23]  # the tool_calls objects
+    # role "tool" messages at lines 33 and 38
+    assert [(c.result, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [('{"order_id": "A-12", "total": 35}', 33),
+                                       ("30 days", 38)]
+    assert all(c.ok for c in t.tool_calls)
+    assert t.input == "Refund order A-12."  # line 10, the first user message
+    assert t.output is None  # the request ends with the user's question: no answer yet
+    assert t.llm_calls == []  # a request records no usage
+    assert t.end_location.line == 43  # the last message
+
+
+def test_chat_response_body_fixture() -> None:
+    t = one(read_path(FIXTURES / "openai_chat" / "response.json"))
+    assert calls(t) == [("issue_refund", "call_refund", {"order_id": "A-12", "amount": 35})]
+    assert [c.location.line for c in t.tool_calls] == [13]
+    assert not t.tool_calls[0].has_result
+    [llm] = t.llm_calls  # "usage" at line 27: 240 prompt, 21 completion, 261 total
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (
+        "gpt-4o-mini-2024-07-18", 240, 21, 261, None)
+    assert t.output is None  # "content": null
+    assert t.metadata["response_ids"] == ["chatcmpl-refund-12"]  # line 2
+
+
+def test_chat_vcr_cassette_fixture() -> None:
+    t = one(read_path(FIXTURES / "openai_chat" / "cassette.vcr.yaml"))
+    assert t.format == "openai_chat"
+    # the request body is on the interaction at line 2, the response at line 8
+    assert [(c.name, c.location.line, c.has_result) for c in t.tool_calls] == [
+        ("lookup_order", 2, True), ("issue_refund", 8, False)]
+    assert t.tool_calls[0].result == "total 35"
+    assert [(c.input_tokens, c.output_tokens) for c in t.llm_calls] == [(240, 21)]
+
+
 @needs_samples
 def test_chat_request_body() -> None:
     t = one(read_path(f"{CHAT}.interaction0.request.json"))
@@ -105,9 +145,9 @@ def test_chat_vcr_cassette_reads_request_then_response() -> None:
 
 def test_chat_api_log_with_repeated_history(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    # tests/fixtures/formats/openai_chat/records-without-auth.chat.jsonl: line 2's request
+    # tests/fixtures/openai_chat/records-without-auth.jsonl: line 2's request
     # repeats line 1's conversation (assistant tool call + tool result)
-    t = one(read_path(FIXTURES / "openai_chat" / "records-without-auth.chat.jsonl"))
+    t = one(read_path(FIXTURES / "openai_chat" / "records-without-auth.jsonl"))
     assert calls(t) == [("get_customer", "call_r1", {"customer_id": "C-77120"})]
     assert (t.tool_calls[0].location.line, t.tool_calls[0].result_location.line  # type: ignore[union-attr]
             ) == (1, 2)
@@ -154,6 +194,38 @@ def test_chat_arguments_encoded_twice_and_legacy_function_call(
 
 
 # =============================================================== Responses API
+def test_responses_response_and_continuation_request_fixtures() -> None:
+    t = one(read_path(FIXTURES / "openai_responses" / "response.json"))
+    assert t.format == "openai_responses"
+    [call] = t.tool_calls  # the function_call item at line 7
+    assert (call.name, call.id, call.arguments, call.location.line) == (
+        "lookup_order", "call_lookup_13", {"order_id": "A-13"}, 7)
+    assert not call.has_result
+    [llm] = t.llm_calls  # "usage" at line 17: 95 in, 14 out, 109 total
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "gpt-4o-mini-2024-07-18", 95, 14, 109)
+    # the next request holds only the output of that call (previous_response_id, line 10):
+    # the call is in another file, which is not an error
+    t = one(read_path(FIXTURES / "openai_responses" / "continuation-request.json"))
+    assert t.tool_calls == [] and t.llm_calls == []
+    assert t.metadata["earlier_call_ids"] == ["call_lookup_13"]  # line 4
+    assert t.metadata["previous_response_id"] == "resp_refund_1"
+
+
+def test_responses_vcr_cassette_fixture_is_the_whole_run() -> None:
+    t = one(read_path(FIXTURES / "openai_responses" / "cassette.vcr.yaml"))
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.result) == (
+        "lookup_order", {"order_id": "A-13"}, "order A-13: delivered")
+    # interactions at lines 2 and 13; their responses at lines 7 and 18
+    assert (call.location.line, call.result_location.line) == (7, 13)  # type: ignore[union-attr]
+    assert [(c.input_tokens, c.output_tokens, c.location.line) for c in t.llm_calls] == [
+        (95, 14, 7), (130, 9, 18)]
+    assert t.input == "Is order A-13 delivered?"
+    assert t.output == "Yes, order A-13 was delivered."
+    assert t.metadata["response_ids"] == ["resp_refund_1", "resp_refund_2"]
+
+
 @needs_samples
 def test_responses_first_request_and_response() -> None:
     t = one(read_path(f"{RESP}.interaction0.request.json"))
@@ -200,13 +272,13 @@ def test_responses_vcr_cassette_is_the_whole_run() -> None:
 
 
 def test_responses_log_and_item_list_fixtures() -> None:
-    t = one(read_path(FIXTURES / "openai_responses" / "discount-too-high.responses.jsonl"))
+    t = one(read_path(FIXTURES / "openai_responses" / "discount-too-high.jsonl"))
     assert [c.name for c in t.tool_calls] == [
         "authenticate_user", "get_customer", "apply_discount"]  # line 2, one response
     assert [c.result_location.line for c in t.tool_calls  # type: ignore[union-attr]
             ] == [3, 3, 3]
     assert [(c.input_tokens, c.output_tokens) for c in t.llm_calls] == [(823, 47), (1164, 58)]
-    t = one(read_path(FIXTURES / "openai_responses" / "records-without-auth.responses.json"))
+    t = one(read_path(FIXTURES / "openai_responses" / "records-without-auth.json"))
     [call] = t.tool_calls
     assert (call.name, call.location.line, call.result_location.line  # type: ignore[union-attr]
             ) == ("get_customer", 12, 20)
@@ -235,6 +307,45 @@ def test_responses_hosted_and_custom_tools(tmp_path: Path,
 
 
 # ================================================================== Agents SDK
+def test_agents_run_state_fixture_with_approvals() -> None:
+    t = one(read_path(FIXTURES / "openai_agents" / "run-state-pending-approval.json"))
+    assert t.format == "openai_agents"
+    assert t.id == "trace_refunds_14"  # "trace" at line 68
+    assert t.input == "Refund order A-14 and close my account."  # line 67
+    # generated_items (lines 24, 30, 36, 42, 48): a call and its output; a call rejected
+    # in context.approvals (line 5); a call and its tool_approval_item: one call, pending
+    assert calls(t) == [("lookup_order", "call_lookup", {"order_id": "A-14"}),
+                        ("delete_account", "call_delete", {"customer_id": "C-3"}),
+                        ("issue_refund", "call_refund", {"order_id": "A-14", "amount": 80})]
+    assert [c.location.line for c in t.tool_calls] == [24, 36, 42]
+    lookup, delete, refund = t.tool_calls
+    assert (lookup.result, lookup.result_location.line if lookup.result_location else 0) == (
+        "order A-14: 80 EUR, delivered", 30)
+    assert (delete.ok, delete.error) == (False, "rejected by the approval")
+    assert not refund.has_result and refund.ok
+    assert t.metadata["pending_approval"] == ["call_refund"]
+    # model_responses (lines 56, 61): real usage, then the SDK's empty default (requests 0,
+    # all tokens 0): unknown, not zero
+    assert [(c.location.line, c.input_tokens, c.output_tokens, c.total_tokens)
+            for c in t.llm_calls] == [(56, 320, 25, 345), (61, None, None, None)]
+
+
+def test_agents_run_state_fixture_with_programmatic_tool_calling() -> None:
+    t = one(read_path(FIXTURES / "openai_agents" / "run-state-program.json"))
+    assert t.id.endswith("run-state-program.json")  # "trace": null: the file's path
+    # items at lines 6 (program), 11 (function_call called by the program), 17
+    # (program_output), 23 (message_output_item)
+    assert calls(t) == [("program", "call_program", {"code": "totals = sum_refunds('2026-03')"}),
+                        ("sum_refunds", "call_sum", {"month": "2026-03"})]
+    program, total = t.tool_calls
+    assert (program.location.line, program.result, program.result_location.line  # type: ignore[union-attr]
+            ) == (6, "totals = 1234.5", 17)
+    assert (total.location.line, total.has_result) == (11, False)
+    assert t.input == "What did we refund in March?"  # original_input, a message list
+    assert t.output == "March refunds total 1234.50 EUR."
+    assert [(c.location.line, c.total_tokens) for c in t.llm_calls] == [(30, 190)]
+
+
 @needs_samples
 def test_agents_run_state_with_a_pending_approval() -> None:
     t = one(read_path(AGENTS / "agents-sdk-runstate__v1_13_pending_tool_approval.json"))
@@ -301,6 +412,18 @@ def test_agents_exported_spans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 # ================================================================== detection
+def test_detection_does_not_misfire_on_the_other_formats_fixtures() -> None:
+    others = [p for d in ("anthropic", "anthropic_agents", "langchain", "langsmith", "mcp",
+                          "inspect", "claude_code")
+              for p in sorted((FIXTURES / d).iterdir())]
+    assert len(others) > 20
+    for p in others:
+        head = p.read_bytes()[:8192]
+        src = SourceFile(str(p), p.name, p.name)
+        for reader in (CHAT_READER, RESPONSES_READER, AGENTS_READER):
+            assert not reader.sniff(head, src), (reader.name, p.name)
+
+
 @needs_samples
 def test_detection_does_not_misfire_on_other_formats() -> None:
     others = [p for d in ("anthropic_messages", "langchain", "langsmith", "mcp", "inspect_ai",

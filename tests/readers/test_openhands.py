@@ -1,17 +1,21 @@
 """The OpenHands reader (docs/formats/openhands.md). Expected values are read by hand
-from other_openhands/openhands__tool-calls.input.json."""
+from the fixture tests/fixtures/openhands/conversation.json and, when it is beside the
+repository, the real-world sample other_openhands/openhands__tool-calls.input.json."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES, SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
 from agent_eval.readers.openhands import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+FIXTURE = FIXTURES / "openhands" / "conversation.json"
 SAMPLE = SAMPLES / "other_openhands" / "openhands__tool-calls.input.json"
 
 
@@ -27,6 +31,34 @@ def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
     return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
 
 
+def test_the_fixture() -> None:
+    reader = pick_reader(source(FIXTURE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "openhands"
+    items = list(reader.read(source(FIXTURE)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.format == "openhands"
+    assert t.input == "Raise the refund limit to 600 and run the tests."  # line 9
+    assert t.output == "The limit is 500; raising it was not approved."  # line 59
+    # line 12: terminal, arguments the JSON string on line 19; line 34: file_editor with
+    # the action's fields (lines 39-43) and no tool_call_id
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("terminal", {"command": "grep -n LIMIT src/refund.py"}, "call_oh_grep", 12),
+        ("file_editor", {"path": "src/refund.py", "content": "LIMIT = 600"}, None, 34),
+    ]
+    grep, edit = t.tool_calls
+    # lines 21-33: the observation, two text blocks; 08:00:01 -> 08:00:01.500
+    assert (grep.ok, grep.result, grep.latency_ms) == (True, "3:LIMIT = 500\nexit code 0",
+                                                        500.0)
+    assert grep.result_location is not None and grep.result_location.line == 21
+    # lines 45-51: the user rejected the edit; 08:00:02 -> 08:00:04
+    assert (edit.ok, edit.error, edit.latency_ms) == (
+        False, "rejected: Limits need a second approver.", 2000.0)
+    assert edit.result_location is not None and edit.result_location.line == 45
+    assert t.llm_calls == [] and t.tokens is None and t.cost is None
+    assert t.duration_ms == 5000.0  # 08:00:00 (line 5) to 08:00:05 (line 55)
+
+@pytest.mark.usefixtures("samples")
 def test_the_sample() -> None:
     reader = pick_reader(source(SAMPLE), "auto")
     assert not isinstance(reader, InputError) and reader.name == "openhands"

@@ -1,7 +1,8 @@
 """The OTLP reader (docs/formats/otlp.md): collector file-exporter lines, OTLP/Tempo/Jaeger
 documents and flat span attribute maps, read by auto-detection.
 
-Expected values are read from the sample files by hand; each assertion cites the line."""
+Expected values are read by hand from the fixtures (tests/fixtures/otlp/) and, when they are
+beside the repository, the real-world samples; each assertion cites the line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import FIXTURES
+from tests.conftest import SAMPLES as ALL_SAMPLES
 
 from agent_eval.api import load_traces
 from agent_eval.errors import InputError
@@ -19,9 +22,9 @@ from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
 from agent_eval.readers.base import FileRead
 from agent_eval.readers.otlp import READER
 
-SAMPLES = Path("/work/shared/samples/traces/otel_genai")
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "otlp"
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared samples not mounted")
+SAMPLES = ALL_SAMPLES / "otel_genai"
+FIXTURE = FIXTURES / "otlp"
+needs_samples = pytest.mark.usefixtures("samples")
 
 
 def read_path(path: Path, fmt: str = "auto") -> list[ReadItem]:
@@ -96,6 +99,97 @@ def tool_span(sid: str, name: str, start: int, end: int, call_id: str, args: str
                 gen_ai__tool__call__id=call_id, gen_ai__tool__call__arguments=args, **extra)
 
 
+# ----------------------------------------------------------------- the fixtures
+def test_tempo_export_with_wrapped_model_calls() -> None:
+    # The file is one line of JSON: every location is line 1.
+    t = one(read_path(FIXTURE / "tempo.json"))
+    assert t.format == "otlp"
+    assert t.id == "c0ffee0000000000000000000000beef"  # every span's "traceId"
+    assert t.input == "Refund order A-16."  # invoke_agent: gen_ai.input.messages
+    assert t.output == "Order A-16 is refunded."  # invoke_agent: gen_ai.output.messages
+    # One tool call: the "execute_tool issue_refund" span (arguments and result in the ADK's
+    # gcp.vertex.agent.* attributes). The same call is in the 1st openai.chat's
+    # gen_ai.completion.0.tool_calls.0 and the 2nd's gen_ai.prompt.1.tool_calls.0 (same id):
+    # counted once.
+    [call] = t.tool_calls
+    assert (call.name, call.id, call.arguments, call.result) == (
+        "issue_refund", "call_16", {"order_id": "A-16"}, '{"refunded": true}')
+    assert call.ok and call.latency_ms == 300.0 and call.location.line == 1
+    # call_llm wraps the first openai.chat (both with gen_ai.usage.*): only the innermost
+    # span counts; gen_ai.response.model, llm.usage.total_tokens
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.latency_ms)
+            for c in t.llm_calls] == [("gpt-4.1-mini-2025-04-14", 400, 20, 420, 700.0),
+                                      ("gpt-4.1-mini-2025-04-14", 450, 9, 459, 1500.0)]
+    assert t.cost is None  # no cost attribute anywhere: unknown, not 0
+    assert t.duration_ms == 3000.0
+    assert (t.metadata["service.name"], t.metadata["gen_ai.agent.name"]) == (
+        "refund-agent", "refund-agent")
+
+
+def test_jaeger_export_points_at_the_span_objects() -> None:
+    t = one(read_path(FIXTURE / "jaeger.json"))
+    assert t.format == "otlp"
+    assert t.id == "0badcafe0badcafe0badcafe0badcafe"  # line 4, "traceID"
+    assert t.location.line == 6  # the first span object
+    assert t.input == "Cancel order A-17."  # openai.chat tag gen_ai.prompt.0.content
+    # openai.chat (line 17) with the old names gen_ai.usage.prompt_tokens/completion_tokens
+    [llm] = t.llm_calls
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens,
+            llm.location.line, llm.latency_ms) == ("gpt-4o-mini", 300, 40, 340, 17, 1500.0)
+    # the execute_tool span (line 65): tags otel.status_code ERROR and error true
+    [call] = t.tool_calls
+    assert (call.name, call.arguments, call.ok, call.error, call.location.line,
+            call.latency_ms) == ("cancel_order", {"order_id": "A-17"}, False, "error", 65,
+                                 250.0)  # "duration": 250000 (µs)
+    assert t.duration_ms == 2000.0  # the root "POST /chat": 2000000 µs
+    assert t.metadata["service.name"] == "refund-agent"  # processes.p1.serviceName
+
+
+@pytest.mark.parametrize("name", ["flat-client-span.json", "flat-client-span-deprecated.json",
+                                  "flat-client-span-openinference.json"])
+def test_flat_client_span_fixtures_in_three_dialects(name: str) -> None:
+    # Same model call in three attribute dialects: gen_ai.input.messages (current),
+    # gen_ai.prompt / gen_ai.completion JSON (deprecated), llm.input_messages.N (OpenInference).
+    t = one(read_path(FIXTURE / name))
+    [call] = t.tool_calls
+    assert (call.name, call.id, call.arguments) == ("check_refund", "c18", {"order_id": "A-18"})
+    assert call.result == "yes, 14 days left"  # the tool message / tool_call_response part
+    assert t.input == "Is order A-18 refundable?"
+    assert t.output == "Yes, order A-18 can be refunded for 14 more days."
+    [llm] = t.llm_calls
+    assert (llm.model, llm.input_tokens, llm.output_tokens, llm.total_tokens) == (
+        "gpt-4o-2024-08-06", 120, 30, 150)
+    # only the OpenInference dialect records a cost (llm.cost.total); no timestamps
+    assert llm.cost_usd == (0.00045 if "openinference" in name else None)
+    assert llm.latency_ms is None
+
+
+def test_flat_tool_execution_span_fixture() -> None:
+    t = one(read_path(FIXTURE / "flat-tool-span.json"))
+    [call] = t.tool_calls
+    assert (call.name, call.id) == ("check_refund", "c18")  # lines 3, 4
+    assert call.arguments == {"order_id": "A-18"}  # line 6, "input" (a JSON string)
+    assert call.result == '{"refundable": true, "days_left": 14}'  # line 7, as recorded
+    assert call.ok and call.latency_ms is None
+    assert t.llm_calls == []
+
+
+def test_hex_and_base64_ids_are_one_trace() -> None:
+    # two resourceSpans: the first span's traceId is upper-case hex (line 22), the second's
+    # the same id in base64 (line 59), as protobuf's JSON mapping writes it
+    t = one(read_path(FIXTURE / "resource-spans.json"))
+    assert t.id == "5b8efff798038103d269b633813fc60c"
+    assert (t.tool_calls, t.llm_calls) == ([], [])  # no GenAI spans
+    assert (t.location.line, t.end_location.line) == (21, 58)  # the two span objects
+    assert t.duration_ms == 1000.0  # 1544712660000000000 .. 1544712661000000000
+    assert t.metadata["service.name"] == "orders-api"
+
+
+def test_a_json_schema_is_not_a_trace() -> None:
+    [err] = read_path(FIXTURE / "semconv-schema.json")
+    assert isinstance(err, InputError) and err.rule == "input/unknown_format"
+
+
 # ------------------------------------------------------------- the real samples
 @needs_samples
 def test_tempo_export_of_a_real_kagent_run() -> None:
@@ -131,7 +225,7 @@ def test_tempo_export_of_a_real_kagent_run() -> None:
 
 
 @needs_samples
-def test_jaeger_export_points_at_the_span_objects() -> None:
+def test_jaeger_export_of_a_real_kagent_run() -> None:
     path = SAMPLES / "agentevals__jaeger_k8s.kagent.json"
     t = one(read_path(path))
     assert t.format == "otlp"
@@ -203,9 +297,9 @@ def test_the_semconv_json_schemas_are_not_traces(name: str) -> None:
 
 # ------------------------------------------------------------ collector file lines
 def test_collector_lines_group_by_trace_across_lines_and_order_by_time() -> None:
-    # tests/fixtures/formats/otlp/customer-service.otlp.jsonl: 3 export lines; line 1 and
+    # tests/fixtures/otlp/customer-service.jsonl: 3 export lines; line 1 and
     # line 3 hold spans of trace 4bf92f..., line 2 all of trace 0af765...
-    items = read_path(FIXTURE / "customer-service.otlp.jsonl")
+    items = read_path(FIXTURE / "customer-service.jsonl")
     assert errors(items) == []
     a, b = only_traces(items)
     assert a.id == "4bf92f3577b34da6a3ce929d0e0e4736" and b.id == "0af7651916cd43dd8448eb211c80319c"

@@ -1,17 +1,22 @@
 """The Vercel AI SDK ReadableSpan reader (docs/formats/vercel_ai.md). Expected values are
-read by hand from other_vercel_ai_sdk/openinference-vercel__v6-all-spans.readablespan.json."""
+read by hand from the fixture tests/fixtures/vercel_ai/spans.json and, when it is beside the
+repository, the real-world sample
+other_vercel_ai_sdk/openinference-vercel__v6-all-spans.readablespan.json."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from tests.conftest import FIXTURES, SAMPLES
+
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
 from agent_eval.readers.vercel_ai import READER
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
+FIXTURE = FIXTURES / "vercel_ai" / "spans.json"
 SAMPLE = SAMPLES / "other_vercel_ai_sdk" / "openinference-vercel__v6-all-spans.readablespan.json"
 
 
@@ -27,6 +32,39 @@ def errors(items: list[ReadItem]) -> list[tuple[str, int]]:
     return [(e.rule, e.line) for e in items if isinstance(e, InputError)]
 
 
+def test_the_fixture() -> None:
+    reader = pick_reader(source(FIXTURE), "auto")
+    assert not isinstance(reader, InputError) and reader.name == "vercel_ai"
+    items = list(reader.read(source(FIXTURE)))
+    assert errors(items) == []
+    run, embed = traces(items)
+    # spans grouped by traceId: lines 2-80 are 7f3a...; line 81 (doEmbed) is 0b1c...
+    assert run.id.endswith(":7f3a0c1e9b2d4e5f8a6b7c8d9e0f1a2b")
+    assert (run.location.line, embed.location.line) == (2, 81)
+    # the top-level ai.generateText span (line 2): prompt, answer, functionId; its usage
+    # repeats the provider spans' and is not an LLM call
+    assert run.input == "Refund order A-3 and email the customer."
+    assert run.output == "Order A-3 is refunded; the email could not be sent."
+    assert run.metadata == {"ai.telemetry.functionId": "refund-bot"}
+    # provider spans (lines 19, 66): ai.response.model else ai.model.id; usage
+    assert [(c.model, c.input_tokens, c.output_tokens, c.total_tokens, c.latency_ms,
+             c.location.line) for c in run.llm_calls] == [
+        ("gpt-4o-mini-2024-07-18", 180, 30, 210, 1200.0, 19),
+        ("gpt-4o-mini", 120, 15, 135, 900.0, 66)]
+    # ai.toolCall spans (lines 35, 50); call_l is only in the provider span's
+    # ai.response.toolCalls (line 26): a call without result at that span's line
+    assert [(c.name, c.arguments, c.id, c.ok, c.error, c.result, c.latency_ms,
+             c.location.line) for c in run.tool_calls] == [
+        ("issue_refund", {"order_id": "A-3"}, "call_r", True, None, {"refunded": True},
+         250.0, 35),
+        ("send_email", {"to": "c@example.com"}, "call_e", False, "SMTP timeout", None,
+         1000.0, 50),
+        ("log_event", {}, "call_l", True, None, None, None, 19)]
+    assert run.duration_ms == 3500.0  # [1770000000, 0] .. [1770000003, 500000000]
+    [vec] = embed.llm_calls  # ai.usage.tokens 8
+    assert (vec.model, vec.input_tokens, vec.total_tokens) == ("text-embedding-3-small", 8, 8)
+
+@pytest.mark.usefixtures("samples")
 def test_the_sample() -> None:
     reader = pick_reader(source(SAMPLE), "auto")
     assert not isinstance(reader, InputError) and reader.name == "vercel_ai"

@@ -40,17 +40,20 @@ READERS: dict[str, Reader] = {
     reader.name: reader
     for reader in (
         # containers of other formats' payloads first: Inspect logs, LangSmith runs and
-        # LangChain messages embed raw OpenAI / Anthropic bodies (formats2)
+        # LangChain messages embed raw OpenAI / Anthropic bodies
         inspect.READER,
         langchain.LANGSMITH_READER,
         langchain.READER,
-        # formats1 (OTLP / OpenAI / Codex): their sniffs exclude the other formats
+        # OTLP / OpenAI / Codex: their sniffs exclude the other formats
         codex.READER,
         openai_agents.READER,
         otlp.READER,
         openai.RESPONSES_READER,
         openai.CHAT_READER,
-        # formats2: the more specific first (Claude Code rows may hold Anthropic blocks)
+        # a Managed Agents session's events carry Anthropic fields (tool_use_id): before
+        # the Anthropic reader (its sniff wants lines starting ["client.beta.sessions.)
+        anthropic_agents.READER,
+        # the more specific first (Claude Code rows may hold Anthropic blocks)
         claude_code.READER,
         mcp.READER,
         anthropic.READER,
@@ -59,7 +62,6 @@ READERS: dict[str, Reader] = {
         gemini_cli.READER,
         openhands.READER,
         vercel_ai.READER,
-        anthropic_agents.READER,
         native.READER,
     )
 }
