@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark `agent-eval run` end to end on synthetic corpora (testing.md "The benchmark").
+"""Benchmark `agent-eval run` end to end on synthetic corpora (docs/performance.md).
 
     python bench/run.py [--sizes 10000x20,100000x20] [--jobs 1[,2]] [--format native|otlp]
                         [--keep DIR] [--exe PATH] [--repeat R] [--json] [--check-targets]
@@ -39,7 +39,7 @@ from typing import Any, TextIO
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # bench/generate.py, next to this file
 
-# Targets from the spec (testing.md, "The benchmark"); 2-core machine.
+# Targets (docs/performance.md "Numbers", the last column); 2-core machine.
 TARGET_CALLS_PER_S = 100_000
 TARGET_RSS_MB = 150.0
 TARGET_STARTUP_MS = 300.0

@@ -148,8 +148,8 @@ ARGS_PAGES = [p for p in EXAMPLE_PAGES if p.relative_to(DOCS).parts[0] == "args_
 def test_example_finding_points_at_the_violated_keyword(
         page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """config.md: "Each violated constraint points at the line of the keyword that was
-    violated"; a missing required argument at its `required` line (for a `required: [..]`
+    """docs/config.md: "Each violated constraint points at the line and column of the keyword
+    that was violated"; a missing required argument at its `required` line (for a `required: [..]`
     list, at the missing name in it); an unknown tool at the `strict:` line; arguments
     that are not an object at the tool's key."""
     rule = front_matter(page)["id"]

@@ -1,4 +1,4 @@
-"""ToolMatcher against an independent brute-force reference (config.md "Tool names").
+"""ToolMatcher against an independent brute-force reference (docs/config.md "Tool names").
 
 The reference below is written from the rules, not from ``fnmatch`` or matching.py:
 
@@ -243,7 +243,7 @@ def test_reference_examples(name: str, pattern: str, normalized: bool, expected:
     assert ref_match(name, pattern, normalized) is expected
 
 
-# ------------------------------------------------------------ examples from config.md
+# ------------------------------------------------------- examples from docs/config.md
 @pytest.mark.parametrize("name", ["EditFile", "editFile", "edit_file", "edit-file",
                                   "EDIT FILE", "  edit_file ", "Edit__File", "edit\u200bFile",
                                   "\uff25dit\uff26ile", "edit\u3000file"])

@@ -1,4 +1,4 @@
-"""The results object: JSON shape (outputs.md), round trip, exit codes, fingerprints."""
+"""The results object: JSON shape (docs/results.md), round trip, exit codes, fingerprints."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # e.g. the output folder cannot be written
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except Exception as exc:  # outputs.md: an internal error exits 2, never 1
+    except Exception as exc:  # docs/outputs.md "Exit codes": an internal error exits 2, never 1
         import traceback
 
         traceback.print_exc(file=sys.stderr)

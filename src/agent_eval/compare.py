@@ -1,4 +1,4 @@
-"""Comparison of a run with a baseline run (metrics.md §4): pure functions of two results.
+"""Comparison of a run with a baseline run (docs/results.md "The baseline"): pure functions.
 
 :func:`compare` gives the dict stored in ``results.baseline`` (docs/results.md
 "baseline"): the base run's counts and metrics, base / head / Δ per suite metric and per

@@ -1,4 +1,4 @@
-"""A progress line on stderr for long runs (outputs.md "Console").
+"""A progress line on stderr for long runs (docs/outputs.md "Console").
 
 ``Progress`` is the ``progress`` callback of :func:`agent_eval.engine.evaluate_files`:
 called with the number of traces done so far. It writes ``\\r<n> traces…`` only when the

@@ -1,4 +1,4 @@
-"""The one results object every renderer reads (outputs.md "Results JSON")."""
+"""The one results object every renderer reads (docs/results.md)."""
 
 from __future__ import annotations
 
@@ -185,8 +185,8 @@ def trace_dict(t: TraceSummary) -> dict[str, Any]:
 
 
 def exit_code(verdict: str, fail_on: str) -> int:
-    """outputs.md: 0 pass/warn, 1 fail (or warn under --fail-on warn), 2 error; under
-    ``--fail-on never`` 0 whatever the verdict, since the run completed and wrote its
+    """docs/results.md "Exit codes": 0 pass/warn, 1 fail (or warn under --fail-on warn), 2
+    error; under ``--fail-on never`` 0 whatever the verdict, since the run completed and wrote its
     results (config and internal errors stop the run before there is a verdict: they
     exit 2 in the command line, whatever ``--fail-on`` says)."""
     if fail_on == "never":
@@ -237,7 +237,7 @@ def tolerated(scenario: dict[str, Any], criteria: list[dict[str, Any]]) -> str |
 
 def scenario_verdict(scenarios: list[dict[str, Any]], criteria: list[dict[str, Any]]
                      ) -> str:
-    """What the scenarios and criteria say (metrics.md §3): fail for a missed blocking
+    """What the scenarios and criteria say (docs/scenarios.md "Verdict and exit code"): fail for a missed blocking
     criterion or a failed / trace-less scenario that is not tolerated; warn for a
     tolerated one, a warn scenario or a missed warning criterion; else pass."""
     worst = "pass"
@@ -339,7 +339,7 @@ def _test_from(d: dict[str, Any]) -> TestResult:
 # ------------------------------------------------------------------- fingerprints
 def fingerprint_base(v: Finding) -> str:
     """Rule + the violated key's path in its file + tool + argument + trace; never a
-    line number, so unrelated edits move no fingerprint (metrics.md §4)."""
+    line number, so unrelated edits move no fingerprint (docs/results.md)."""
     who = v.trace.trace_id if v.trace is not None else (v.scenario or "")
     return "|".join((v.rule, f"{v.config.file}#{v.config.key_path}", v.tool or "",
                      v.argument or "", who))

@@ -1,4 +1,4 @@
-"""``run --shard i/n`` and ``merge`` (action.md "Sharding").
+"""``run --shard i/n`` and ``merge`` (docs/results.md "Shards").
 
 A shard reads every trace file (traces are grouped per file while reading, so the
 partition is made after reading, at trace granularity) and evaluates the traces whose id

@@ -1,4 +1,4 @@
-"""action.yml and the Dockerfile say what action.md asks for (read from the spec by hand, with
+"""action.yml and the Dockerfile say what README.md "GitHub Action" says (read by hand, with
 the inputs issue 12 added: comment-key, trace-annotations): a docker action built from
 ./Dockerfile, every input with its default, every output, branding; a multi-stage Dockerfile on
 python:3.11-slim pinned by digest (or the stage ARG BASE_IMAGE names), dependencies installed
@@ -16,7 +16,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# action.md "Inputs (all optional)" and their defaults (None: no default).
+# README.md "Inputs" and their defaults (None: no default).
 INPUTS: dict[str, str | None] = {
     "config": None,
     "traces": None,

@@ -1,4 +1,4 @@
-"""args_valid end to end (metrics.md §1, config.md "The policy file"): a suite, a policy
+"""args_valid end to end (docs/config.md "args_valid and the policy file"): a suite, a policy
 and JSONL traces written to a temporary folder, then ``load_suite`` + ``load_traces`` +
 ``evaluate``. Lines and columns were counted by hand in the literals below (line 1 is a
 literal's first line); trace lines are the JSONL line numbers of the calls.
@@ -28,7 +28,7 @@ SUITE = textwrap.dedent("""\
         policy: policy.yaml
     """)
 
-# The policy of config.md. Line 6 is
+# The policy of docs/config.md. Line 6 is
 # '      percent: {type: number, min: 0, max: 30, required: true}':
 #  'percent' col 7, '{' col 16, 'type' col 17, 'min' col 31, 'max' col 39, 'required' col 48.
 SEED_POLICY = """\

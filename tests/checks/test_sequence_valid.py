@@ -1,4 +1,4 @@
-"""sequence_valid (metrics.md §1): example tests per rule type with exact findings, and a
+"""sequence_valid (docs/config.md): example tests per rule type with exact findings, and a
 property test per rule type against a brute-force reference written from the table."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""tool_blocklist (metrics.md §1): one finding per (trace, blocked tool as called), with
+"""tool_blocklist (docs/config.md): one finding per (trace, blocked tool as called), with
 the number of calls, at the first call and at the matching pattern's line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The policy schema compiler (config.md "The policy file", metrics.md §1 args_valid).
+"""The policy schema compiler (docs/config.md "args_valid and the policy file").
 
 Every keyword: valid values pass (the validator returns None), invalid ones give the
 rule id ``args_valid/<snake_case keyword>``, the instance path and the exact line and

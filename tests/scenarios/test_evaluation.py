@@ -1,4 +1,4 @@
-"""Scenario checks on traces (metrics.md §2): every check, its figures, and the key each
+"""Scenario checks on traces (docs/scenarios.md): every check, its figures, and the key each
 finding points at."""
 
 from __future__ import annotations

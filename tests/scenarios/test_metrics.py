@@ -1,4 +1,4 @@
-"""The formulas of metrics.md §2–3: the seeds' worked examples, hand-computed tables, and
+"""The formulas of docs/scenarios.md: the seeds' worked examples, hand-computed tables, and
 hypothesis cross-checks against brute-force references written here."""
 
 from __future__ import annotations

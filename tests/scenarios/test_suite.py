@@ -1,4 +1,4 @@
-"""Suite metrics, pass criteria, verdicts and exit codes (metrics.md §3, outputs.md), trace
+"""Suite metrics, pass criteria, verdicts and exit codes (docs/scenarios.md, docs/results.md), trace
 ↔ scenario matching and repeats."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where the base branch's results come from (action.md "Base-branch comparison").
+"""Where the base branch's results come from (README.md "Base-branch comparison and sharding").
 
 - ``file``: a committed results JSON.
 - ``git``: the base commit evaluated with *its own* config on *its own* committed traces, in

@@ -1,4 +1,4 @@
-"""args_valid: every tool call's arguments against the policy file (metrics.md §1)."""
+"""args_valid: every tool call's arguments against the policy file (docs/config.md)."""
 
 from __future__ import annotations
 

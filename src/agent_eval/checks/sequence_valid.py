@@ -1,4 +1,4 @@
-"""sequence_valid: ordering rules over the trace's tool calls (metrics.md §1).
+"""sequence_valid: ordering rules over the trace's tool calls (docs/config.md "sequence_valid").
 
 Rules are ANDed; each reports its own violations. Every tool field takes a glob or a
 list of globs ("any of").
@@ -350,7 +350,7 @@ class SequenceValid:
 
 
 TOOL_FIELDS = ("tool", "tools", "first", "then")
-# the fields whose tool, never called, leaves the rule nothing to check (metrics.md §1)
+# the fields whose tool, never called, leaves the rule nothing to check (docs/config.md "sequence_valid")
 VACUOUS_FIELDS = {"before": ("then",), "immediately_before": ("then",), "after": ("tool",),
                   "never_after": ("first", "then"), "blocklist": ("tools",),
                   "count": ("tool",)}

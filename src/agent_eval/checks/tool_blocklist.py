@@ -1,4 +1,4 @@
-"""tool_blocklist: forbidden tools were never called (metrics.md §1)."""
+"""tool_blocklist: forbidden tools were never called (docs/config.md "tool_blocklist")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``agent-eval action``: one run of the GitHub Action (action.md "What one run does").
+"""``agent-eval action``: one run of the GitHub Action (README.md "GitHub Action").
 
 Everything comes from the environment a runner sets: the inputs as ``INPUT_<NAME>``
 (dashes kept: ``INPUT_GITHUB-TOKEN``), the event from ``GITHUB_EVENT_PATH``, the API from
@@ -670,7 +670,7 @@ def step_outputs(results: Results, results_file: Path, sarif_file: Path,
         traces = c.get("traces", 0)
         failing = markdown.metrics(results)["traces failing"]
         rate = (traces - failing) / traces if traces else None
-    score = results.metrics.get("composite")  # the suite's score, 0 to 1 (metrics.md §3)
+    score = results.metrics.get("composite")  # the suite's score, 0 to 1 (docs/scenarios.md)
     if not isinstance(score, int | float):
         score = None
     new = results.baseline.get("new_violations") if results.baseline else None

@@ -1,5 +1,5 @@
 """Compile policy argument schemas (JSON Schema 2020-12 plus the sugar spellings of
-config.md) into plain Python closures, once per suite.
+docs/config.md) into plain Python closures, once per suite.
 
 A compiled validator takes one JSON value and returns ``None`` when it is valid (the
 fast path allocates nothing) or a list of :class:`SchemaError`. Every error carries the

@@ -1,4 +1,4 @@
-"""The native format (traces.md): JSONL events, or a ``.json`` array of them.
+"""The native format (docs/formats.md): JSONL events, or a ``.json`` array of them.
 
 Streaming: a JSONL file is read line by line; a trace is handed on at its
 ``trace_end`` line, the remaining ones at the end of the file (a file may interleave
@@ -290,7 +290,7 @@ class _FileState:
         del self.open[tr.id]
         self.ended.add(tr.id)
         # ``current`` stays: a later line without trace_id still belongs to the most
-        # recent trace_start's trace (traces.md), so it is an event after its end.
+        # recent trace_start's trace (docs/formats.md), so it is an event after its end.
         self.done.append(tr)
 
     # ----------------------------------------------------------------- driving

@@ -1,4 +1,4 @@
-"""HTML (outputs.md "HTML"): one self-contained report file, ``report.html``.
+"""HTML (docs/outputs.md "HTML"): one self-contained report file, ``report.html``.
 
 The page comes from ``templates/report.html.j2`` (jinja2, autoescape on: every value is
 escaped by the template) with its stylesheet and script inlined from ``templates/report.css``

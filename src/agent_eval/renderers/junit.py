@@ -1,4 +1,4 @@
-"""JUnit XML (outputs.md "JUnit XML"): what CI test reporters read.
+"""JUnit XML (docs/outputs.md "JUnit XML"): what CI test reporters read.
 
 Layout:
 

@@ -1,4 +1,4 @@
-"""Markdown (outputs.md "Markdown"): the pull-request comment and the job summary.
+"""Markdown (docs/outputs.md "Markdown"): the pull-request comment and the job summary.
 
 The text comes from ``templates/summary.md.j2`` (jinja2, autoescape off); this module
 prepares plain values for it. Every string that comes from a trace, a results file or a
@@ -353,7 +353,7 @@ def _number(x: object) -> str:
 
 def _suite_metric_rows(results: Results, change: dict[str, Any] | None = None
                        ) -> list[dict[str, str]]:
-    """The scenario metrics of metrics.md §3 (``results.metrics``), with base and Δ
+    """The suite metrics (docs/scenarios.md; ``results.metrics``), with base and Δ
     when compared."""
     base = (change or {}).get("base_metrics") or {}
     rows = []

@@ -1,4 +1,4 @@
-"""results.sarif: SARIF 2.1.0 for GitHub code scanning (outputs.md "SARIF 2.1.0").
+"""results.sarif: SARIF 2.1.0 for GitHub code scanning (docs/outputs.md "SARIF 2.1.0").
 
 Built from ``sarif-om`` objects. ``sarif-om`` has no serializer, so :func:`to_json` writes
 one from the attrs metadata of its classes (each field's ``schema_property_name``),

@@ -1,5 +1,5 @@
 """Scenarios: graded expectations for specific traces, suite metrics and pass criteria
-(metrics.md §2–3). ``models`` validates the config, ``compile`` builds everything once per
+(docs/scenarios.md). ``models`` validates the config, ``compile`` builds everything once per
 suite, ``metrics`` holds the formulas as pure functions and ``evaluate`` applies them to
 traces and aggregates the suite."""
 

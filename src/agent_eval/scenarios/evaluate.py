@@ -1,7 +1,7 @@
 """Evaluate traces against compiled scenarios, and the suite's metrics and criteria.
 
 Per trace, :func:`evaluate_trace` is a pure function of (compiled scenario, trace): a
-status, the figures of metrics.md §2 and the findings. :class:`ScenarioAccumulator`
+status, the figures of docs/scenarios.md and the findings. :class:`ScenarioAccumulator`
 keeps, per scenario, one small row per trace (its figures in a flat ``array('d')``, NaN
 for unknown) and the findings; it merges across ``--jobs`` processes, and everything it
 reports is independent of the order in which traces arrived (sums are exact, rows are
@@ -145,7 +145,7 @@ class _Eval:
 
 
 def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
-    """Every check and figure of metrics.md §2 for one trace of a scenario."""
+    """Every check and figure of docs/scenarios.md for one trace of a scenario."""
     ev = _Eval(sc, trace)
     v = [NAN] * K
     calls = trace.tool_calls
@@ -313,7 +313,7 @@ def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[Name
         ok = m.matches_steps(mode, every, n)
         v[I_PROGRESS] = m.progress_share_steps(mode, every, n)
     if ok:
-        return 1.0  # the score's sequence component: the mode holds (metrics.md §2)
+        return 1.0  # the score's sequence component: the mode holds (docs/scenarios.md)
     severity: Severity = sc.sequence_severity  # type: ignore[assignment]
     if severity == "error":
         ev.failed = True
@@ -765,7 +765,7 @@ def _round(x: float | None) -> float | None:
 
 # ------------------------------------------------------------------- suite metrics
 def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, Any]:
-    """metrics.md §3 over the scenarios (a scenario without traces observed nothing)."""
+    """docs/scenarios.md "Suite metrics" (a scenario without traces observed nothing)."""
     out: dict[str, Any] = {}
     n = len(views)
     if n == 0:
@@ -821,7 +821,7 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, 
 
 def evaluate_criterion(c: Criterion, metrics: dict[str, Any], views: list[_View]
                        ) -> dict[str, Any]:
-    """One criterion entry of the results (outputs.md `criteria`)."""
+    """One criterion entry of the results (docs/scenarios.md "Pass criteria")."""
     entry: dict[str, Any] = {
         "name": c.name, "kind": c.kind, "metric": c.metric, "threshold": c.threshold,
         "value": None, "status": "pass", "message": "",

@@ -1,4 +1,4 @@
-"""The formulas of metrics.md §2–3 as pure functions (no trace, no config).
+"""The formulas of docs/scenarios.md as pure functions (no trace, no config).
 
 Sequences are lists of anything; where a reference step may be a glob, the caller passes
 ``eq(actual, reference) -> bool`` (default: ``==``). Every function here is cross-checked
@@ -175,7 +175,7 @@ def weighted_score(components: Mapping[str, float | None],
 
 def composite(values: Mapping[str, float | None], weights: Mapping[str, float]
               ) -> float | None:
-    """Σ wᵢ·metricᵢ / Σ wᵢ (metrics.md §3); None when a weighted metric is unknown."""
+    """Σ wᵢ·metricᵢ / Σ wᵢ (docs/scenarios.md); None when a weighted metric is unknown."""
     total = 0.0
     weight = 0.0
     for name, w in weights.items():

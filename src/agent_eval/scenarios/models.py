@@ -1,4 +1,4 @@
-"""Typed models of ``scenarios:`` and ``pass_criteria:`` (config.md, metrics.md §2–3).
+"""Typed models of ``scenarios:`` and ``pass_criteria:`` (docs/scenarios.md).
 
 They validate structure (unknown keys are errors, with a "did you mean") and generate the
 suite's JSON Schema. Positions are not in the models: the loader maps every validation
@@ -225,7 +225,7 @@ class Regression(Strict):
 
 
 class PassCriteria(Strict):
-    """Suite-level gates (metrics.md §3)."""
+    """Suite-level gates (docs/scenarios.md "Pass criteria")."""
 
     blocking: Gates | None = None
     warning: Gates | None = None
