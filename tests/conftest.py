@@ -20,6 +20,7 @@ under that name).
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
 from typing import NoReturn
 
@@ -39,12 +40,29 @@ def required(variable: str) -> bool:
     return os.environ.get(variable, "") not in ("", "0")
 
 
+NOT_RUN = "NOT RUN"
+
+
 def not_run(reason: str, variable: str) -> NoReturn:
-    """Skip the test with ``reason`` (one summary line per reason: every skip is raised
-    here), or fail it when ``variable`` says this run must not skip it."""
+    """Skip the test with ``reason`` (which starts with ``NOT RUN``), or fail it when
+    ``variable`` says this run must not skip it."""
     if required(variable):
         pytest.fail(f"{reason} ({variable} is set: this run must not skip it)", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """One summary line per reason, however many tests it skipped: pytest places the skip
+    of a fixture or a helper at each test, so give ours this file's location, and the
+    summary folds skips of one location and reason together."""
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple):
+        _, _, reason = report.longrepr
+        if NOT_RUN in reason:
+            report.longrepr = (__file__, not_run.__code__.co_firstlineno, reason)
+    return report
 
 
 def missing_system(what: str, how: str) -> NoReturn:

@@ -42,33 +42,40 @@ def test_missing_shared_files_skip_unless_required(monkeypatch: pytest.MonkeyPat
 
 
 def test_every_skip_of_one_reason_is_one_summary_line(tmp_path: Path) -> None:
-    (tmp_path / "test_three.py").write_text(
+    """Skipped in a fixture (pytest would show each test) or in the test itself: one line."""
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\n"
+        "from tests.conftest import missing_system\n"
+        "pytest_plugins = ['tests.conftest']\n\n"
+        "@pytest.fixture\n"
+        "def podman() -> None:\n"
+        "    missing_system('podman', 'install it')\n")
+    (tmp_path / "test_four.py").write_text(
         "import pytest\n"
         "from tests.conftest import missing_system\n\n"
         "@pytest.mark.parametrize('n', [1, 2, 3])\n"
-        "def test_needs_podman(n: int) -> None:\n"
+        "def test_needs_podman(podman: None, n: int) -> None:\n"
+        "    pass\n\n"
+        "def test_needs_podman_too() -> None:\n"
         "    missing_system('podman', 'install it')\n\n"
         "def test_needs_chromium() -> None:\n"
         "    missing_system('Chromium', 'install it')\n")
-    (tmp_path / "conftest.py").write_text("import tests.conftest  # noqa: F401\n")
     env = {k: v for k, v in os.environ.items() if k != REQUIRE_SYSTEM}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "--rootdir",
-         str(tmp_path), "-c", os.devnull, str(tmp_path)],
-        cwd=tmp_path, env=env, text=True, capture_output=True, timeout=120, check=False)
+    argv = [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "--rootdir",
+            str(tmp_path), "-c", os.devnull, str(tmp_path)]
+    proc = subprocess.run(argv, cwd=tmp_path, env=env, text=True, capture_output=True,
+                          timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     skipped = [line for line in proc.stdout.splitlines() if line.startswith("SKIPPED")]
     assert len(skipped) == 2, proc.stdout
-    assert skipped[0].startswith("SKIPPED [3] ") and "missing podman: install it" in skipped[0]
+    assert skipped[0].startswith("SKIPPED [4] ") and "missing podman: install it" in skipped[0]
     assert skipped[1].startswith("SKIPPED [1] ") and "missing Chromium" in skipped[1]
 
     env[REQUIRE_SYSTEM] = "1"
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-         str(tmp_path), "-c", os.devnull, str(tmp_path)],
-        cwd=tmp_path, env=env, text=True, capture_output=True, timeout=120, check=False)
-    assert proc.returncode == 1 and "4 failed" in proc.stdout, proc.stdout
+    proc = subprocess.run(argv, cwd=tmp_path, env=env, text=True, capture_output=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 1 and "2 failed, 3 errors" in proc.stdout, proc.stdout
 
 
 def test_ci_requires_what_a_developer_may_skip() -> None:
