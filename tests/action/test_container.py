@@ -31,10 +31,9 @@ pytestmark = pytest.mark.slow
 
 
 def _unavailable() -> list[str]:
-    missing = [f"{tool} (Debian package {tool})" for tool in ("podman", "debootstrap")
-               if shutil.which(tool) is None]
+    missing = [tool for tool in ("podman", "debootstrap") if shutil.which(tool) is None]
     if os.geteuid() != 0:
-        missing.append("root (debootstrap, podman mount and chroot need it)")
+        missing.append("root")
     return missing
 
 
@@ -42,8 +41,10 @@ def test_the_image_builds_from_the_dockerfile_and_its_entrypoint_runs_the_exampl
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = _unavailable()
     if missing:
-        missing_system(", ".join(missing) + " (the container test)",
-                       "run scripts/install-debian-packages and the tests as root")
+        missing_system(" and ".join(missing) + " for the container test",
+                       "install podman and debootstrap with scripts/install-debian-packages "
+                       "and run the tests as root (debootstrap, podman mount and chroot need "
+                       "it)")
 
     env = {**os.environ, "AGENT_EVAL_CONTAINER_REPORT": str(tmp_path), "PYTHON": sys.executable}
     proc = subprocess.run([str(SCRIPT)], cwd=ROOT, env=env, text=True, capture_output=True,
