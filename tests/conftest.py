@@ -20,6 +20,7 @@ under that name).
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Generator
 from pathlib import Path
 from typing import NoReturn
@@ -28,6 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
+EXAMPLE = ROOT / "examples" / "customer-service"
 # Resolved from this file, never absolute: the folder beside the repository's root.
 SHARED = ROOT.parent / "shared"
 SAMPLES = SHARED / "samples" / "traces"
@@ -81,6 +83,15 @@ def shared_path(*parts: str) -> Path:
     not_run("NOT RUN: real-world samples not found (../shared beside the repository): an "
             f"extra conformance layer on top of tests/fixtures/; {REQUIRE_SAMPLES}=1 requires "
             "it", REQUIRE_SAMPLES)
+
+
+def copy_example(dest: Path, source: Path = EXAMPLE) -> Path:
+    """A copy of the bundled example at ``dest`` (merged into it when it exists), without
+    what runs wrote into the example: the README's first command leaves its outputs in
+    examples/customer-service/agent-eval-results/."""
+    shutil.copytree(source, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(
+        "agent-eval-results", ".agent-eval", "__pycache__"))
+    return dest
 
 
 @pytest.fixture(scope="session")

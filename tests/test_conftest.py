@@ -14,6 +14,7 @@ from tests.conftest import (
     REQUIRE_SAMPLES,
     REQUIRE_SYSTEM,
     ROOT,
+    copy_example,
     missing_system,
     not_run,
     shared_path,
@@ -85,3 +86,18 @@ def test_ci_requires_what_a_developer_may_skip() -> None:
     workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
     assert f'{REQUIRE_SYSTEM}: "1"' in workflow
     assert "./scripts/install-debian-packages" in workflow
+
+
+def test_a_copy_of_the_example_leaves_out_what_runs_wrote_into_it(tmp_path: Path) -> None:
+    source = tmp_path / "example"
+    (source / "traces").mkdir(parents=True)
+    (source / "agent-eval.yaml").write_text("suite: s\n")
+    (source / "traces" / "a.jsonl").write_text("{}\n")
+    for generated in ("agent-eval-results", ".agent-eval", "__pycache__"):
+        (source / generated).mkdir()
+        (source / generated / "x").write_text("from an earlier run\n")
+    dest = copy_example(tmp_path / "copy", source)
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == [
+        "agent-eval.yaml", "traces", "traces/a.jsonl"]
+    copy_example(dest, source)  # into an existing folder too
+    assert (dest / "traces" / "a.jsonl").is_file()

@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from tests.conftest import missing_system
+from tests.conftest import copy_example, missing_system
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules"
@@ -557,7 +557,7 @@ def make_workspace(root: Path, sub: str = "", extra_traces: dict[str, str] | Non
     if shutil.which("git") is None:
         pytest.fail("git is needed for the action's tests")
     root.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(EXAMPLE, root / sub, dirs_exist_ok=True)
+    copy_example(root / sub)
     for name, text in (extra_traces or {}).items():
         (root / sub / "traces" / name).write_text(text, encoding="utf-8")
     env = {**os.environ, **GIT_ENV, "HOME": str(root.parent)}

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from action_harness import (
     run_action,
 )
 from markdown_check import problems
+from tests.conftest import copy_example
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO_URL = "https://github.com/Codertocat/Hello-World"
@@ -111,7 +111,7 @@ def test_baseline_artifact_is_never_unpacked_in_the_workspace(
     from action_harness import workflow_run, workflow_runs
 
     base_ws = tmp_path / "base"
-    shutil.copytree(EXAMPLE, base_ws)
+    copy_example(base_ws)
     subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "-o", "out"],
                    cwd=base_ws, capture_output=True, check=False)
     buf = io.BytesIO()

@@ -21,7 +21,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "action"))
 
 from action_harness import (
-    EXAMPLE,
     GIT_ENV,
     FakeGitHub,
     Reply,
@@ -31,6 +30,7 @@ from action_harness import (
     workflow_run,
     workflow_runs,
 )
+from tests.conftest import copy_example
 
 from agent_eval.baseline import from_artifact, from_file, from_git, resolve
 from agent_eval.commands.report import load
@@ -56,9 +56,7 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def _copy_example(dest: Path, *, config: bool = True) -> None:
-    import shutil
-
-    shutil.copytree(EXAMPLE, dest, dirs_exist_ok=True)
+    copy_example(dest)
     if config:
         cfg = dest / "agent-eval.yaml"
         cfg.write_text(cfg.read_text().replace("pass_criteria:\n", "pass_criteria:\n"

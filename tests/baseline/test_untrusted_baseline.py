@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -23,7 +22,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "action"))
 
 from action_harness import (
-    EXAMPLE,
     FakeGitHub,
     Reply,
     make_workspace,
@@ -35,6 +33,7 @@ from action_harness import (
     workflow_runs,
 )
 from markdown_check import problems
+from tests.conftest import copy_example
 
 from agent_eval._cli import main as cli
 from agent_eval.baseline import BaselineError, load_file, parse_results, trusted_run
@@ -58,7 +57,7 @@ def github() -> Iterator[FakeGitHub]:
 def base_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The example's results as a push run on the base branch kept them."""
     d = tmp_path_factory.mktemp("base") / "cs"
-    shutil.copytree(EXAMPLE, d)
+    copy_example(d)
     subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings", "-o",
                     "out"], cwd=d, check=False, capture_output=True)
     data: dict[str, Any] = json.loads((d / "out" / "results.json").read_text())
@@ -233,7 +232,7 @@ def test_bounded_zip_reading(tmp_path: Path) -> None:
 def test_cli_baseline_that_cannot_be_loaded_exits_2(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         base_results: dict[str, Any]) -> None:
-    shutil.copytree(EXAMPLE, tmp_path / "cs")
+    copy_example(tmp_path / "cs")
     monkeypatch.chdir(tmp_path / "cs")
     good = json.dumps(base_results)
     (tmp_path / "truncated.json").write_text(good[: len(good) // 2])
@@ -299,7 +298,7 @@ def test_action_baseline_git_without_the_config_at_the_base_is_an_error(
     git("add", "-A")
     git("commit", "-q", "-m", "base")
     base = git("rev-parse", "HEAD")
-    shutil.copytree(EXAMPLE, ws, dirs_exist_ok=True)
+    copy_example(ws)
     git("add", "-A")
     git("commit", "-q", "-m", "pr")
     event = pr_payload("opened")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import copy_example
 
 from agent_eval._cli import main as cli
 
@@ -89,14 +90,11 @@ def test_diff_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 def test_html_shows_base_and_head_side_by_side(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import shutil
-
     from agent_eval.commands.report import load
     from agent_eval.renderers.html import render as html
 
     monkeypatch.chdir(tmp_path)
-    example = Path(__file__).resolve().parents[2] / "examples" / "customer-service"
-    shutil.copytree(example, tmp_path / "cs")
+    copy_example(tmp_path / "cs")
     monkeypatch.chdir(tmp_path / "cs")
     cli(["run", "-q", "--no-timings", "-o", "base"])
     t = tmp_path / "cs" / "traces" / "refund-happy.jsonl"
