@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 
-from tests.conftest import ROOT
+from tests.conftest import EXAMPLE, ROOT
 
 from agent_eval import progress
 from agent_eval.commands import action
@@ -41,3 +41,14 @@ def test_the_progress_line_timing() -> None:
     assert params["delay"].default == 2.0 and params["interval"].default == 0.2
     assert "longer than two seconds on a terminal" in TEXT
     assert "at most five times a second" in TEXT
+
+
+def test_the_verdict_line_quoted_is_the_examples() -> None:
+    from agent_eval.api import evaluate, load_suite, load_traces
+
+    suite = load_suite(EXAMPLE / "agent-eval.yaml")
+    results = evaluate(suite, load_traces(sorted((EXAMPLE / "traces").glob("*.jsonl")), suite))
+    line = console.verdict_line(results)
+    assert f"`{line}` (the bundled example)" in TEXT
+    quiet = console.quiet_line(results)  # quoted shortened: its first kind, …, its end
+    assert f"`{quiet.split(', ')[0]}, … · {quiet.split(' · ')[-1]}`" in TEXT

@@ -33,7 +33,8 @@ SPEC_PAGE = re.compile(r"(?<![\w/.-])(action|config|metrics|outputs|product|test
 DOCS_PATH = re.compile(r"(?<![\w/.-])((?:docs/[\w./-]+|README)\.md)(?:\s+(?:\"([^\"\n]+)\"|"
                        r"'([^'\n]+)'|\\\"([^\"\\\n]+)\\\"))?")
 MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
-MACHINE_PATH = re.compile("/" + "work/|/" + "root/")
+# an absolute path starting at this machine's /work or /root (not /home/runner/work/…)
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:" + "work|root" + r")/")
 
 
 def text_files() -> Iterator[tuple[Path, str]]:

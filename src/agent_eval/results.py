@@ -237,9 +237,9 @@ def tolerated(scenario: dict[str, Any], criteria: list[dict[str, Any]]) -> str |
 
 def scenario_verdict(scenarios: list[dict[str, Any]], criteria: list[dict[str, Any]]
                      ) -> str:
-    """What the scenarios and criteria say (docs/scenarios.md "Verdict and exit code"): fail for a missed blocking
-    criterion or a failed / trace-less scenario that is not tolerated; warn for a
-    tolerated one, a warn scenario or a missed warning criterion; else pass."""
+    """What the scenarios and criteria say (docs/scenarios.md "Verdict and exit code"): fail
+    for a missed blocking criterion or a failed / trace-less scenario that is not tolerated;
+    warn for a tolerated one, a warn scenario or a missed warning criterion; else pass."""
     worst = "pass"
     for s in scenarios:
         status = str(s.get("status"))
