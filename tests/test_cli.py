@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import ROOT
 
 import agent_eval
 from agent_eval.checks import REGISTRY
@@ -219,10 +221,12 @@ def test_explain_lists_every_rule(tmp_path: Path) -> None:
 
 
 def test_version(tmp_path: Path) -> None:
+    # the installed distribution, by the name pyproject.toml gives it (not the command's)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     p = run("--version", cwd=tmp_path)
     assert p.returncode == 0
-    assert p.stdout.strip() == f"agent-eval {version('agent-eval')}"
-    assert agent_eval.__version__ == version("agent-eval")
+    assert p.stdout.strip() == f"agent-eval {version(project['name'])}"
+    assert agent_eval.__version__ == version(project["name"]) == project["version"]
 
 
 # -------------------------------------------------------------------------- colour

@@ -26,6 +26,7 @@ from action_harness import (
     require_node_tools,
     run_action,
 )
+from tests.conftest import missing_system
 
 from agent_eval.commands.action import comment_marker, with_marker
 from agent_eval.github.client import bot_login, is_author
@@ -335,15 +336,15 @@ def _owned_by_root(root: Path) -> list[str]:
                   if p.lstat().st_uid == 0)
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                    reason="giving files back to the workspace's owner needs root (as the "
-                           "action's container runs); run the tests as root to check it")
 def test_files_written_by_the_run_go_back_to_the_workspace_owner(tmp_path: Path,
                                                                  github: FakeGitHub) -> None:
     """The checkout belongs to uid 1001 (a hosted runner's user) and is shallow, so
     ``baseline: git`` fetches the base commit into .git; the action runs as root and
     downloads an artifact into .agent-eval/. Afterwards nothing in the workspace is root's;
     a root-owned file that an earlier step left is not touched."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        missing_system("root for giving files back to the workspace's owner (the action's "
+                       "container runs as root)", "run the tests as root")
     origin = make_workspace(tmp_path / "origin")
     base = _git(origin, "rev-parse", "HEAD")
     (origin / "traces" / "later.jsonl").write_text(many_violations(1), encoding="utf-8")
