@@ -6,8 +6,9 @@ path of the machine it was written on.
   of the repository. Cite the project's own pages instead (``docs/scenarios.md "Suite
   metrics"``); a bare page name is fine only for a sibling that exists (a link between
   ``docs/`` pages).
-- Every ``docs/….md`` path mentioned anywhere exists, and a quoted heading after it
-  (``docs/outputs.md "SARIF 2.1.0"``, also after ``README.md``) is one of its headings.
+- Every ``docs/….md`` path mentioned anywhere exists, and a quoted name after it
+  (``docs/outputs.md "SARIF 2.1.0"``, also after ``README.md``) is one of its headings or
+  is in its text (a rule id of a table, a paragraph's lead word).
 - Every relative link of a Markdown file resolves.
 - No file names an absolute path of the development machine.
 """
@@ -51,10 +52,10 @@ def text_files() -> Iterator[tuple[Path, str]]:
                 continue  # binary (a .eval archive, an image)
 
 
-def headings(path: Path) -> list[str]:
-    return [line.lstrip("#").strip().lower()
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.startswith("#")]
+def sections(path: Path) -> tuple[list[str], str]:
+    """The page's headings and its whole text, in lower case."""
+    text = path.read_text(encoding="utf-8").lower()
+    return [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")], text
 
 
 def where(path: Path, text: str, offset: int) -> str:
@@ -92,10 +93,13 @@ def test_every_cited_docs_page_and_heading_exists() -> None:
             if not page.is_file():
                 bad.append(f"{where(path, text, m.start())}: {m.group(1)} does not exist")
                 continue
-            heading = next((h for h in m.groups()[1:] if h), None)
-            if heading and not any(heading.lower() in h for h in headings(page)):
+            name = next((h for h in m.groups()[1:] if h), None)
+            if name is None:
+                continue
+            heads, body = sections(page)
+            if not any(name.lower() in h for h in heads) and name.lower() not in body:
                 bad.append(f"{where(path, text, m.start())}: {m.group(1)} has no heading "
-                           f"{heading!r}")
+                           f"or text {name!r}")
     assert seen > 50
     assert bad == [], "\n".join(bad)
 

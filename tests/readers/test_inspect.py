@@ -79,7 +79,8 @@ def test_tool_errors_from_messages_without_events() -> None:
     # line 27: a tool message without a call before it: the call is kept, its arguments
     # marked as not recorded (args_valid reports that rather than "missing")
     assert (bash_2.id, bash_2.location.line, bash_2.arguments) == ("bash_2", 27, None)
-    assert bash_2.arguments_error and bash_2.error == "permission: Permission denied"
+    assert not bash_2.arguments_recorded and bash_2.error == "permission: Permission denied"
+    assert bash_1.arguments_recorded
     assert [c.model for c in t.llm_calls] == ["mockllm/model", None]  # lines 12, 34
 
 

@@ -350,7 +350,7 @@ class SequenceValid:
 
 
 TOOL_FIELDS = ("tool", "tools", "first", "then")
-# the fields whose tool, never called, leaves the rule nothing to check (docs/config.md "sequence_valid")
+# the fields whose tool, never called, leaves the rule nothing to check (docs/config.md)
 VACUOUS_FIELDS = {"before": ("then",), "immediately_before": ("then",), "after": ("tool",),
                   "never_after": ("first", "then"), "blocklist": ("tools",),
                   "count": ("tool",)}
