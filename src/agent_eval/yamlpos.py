@@ -31,6 +31,7 @@ Path = tuple[str | int, ...]
 class Pos:
     line: int
     col: int
+    file: str | None = None  # another file than the Positions' own (an imported config)
 
 
 class Positions:
@@ -54,13 +55,17 @@ class Positions:
     def has(self, path: Path) -> bool:
         return path in self._map
 
+    def file_of(self, pos: Pos) -> str:
+        """The file a position is in: its own, else this map's."""
+        return pos.file or self.file
+
     def error(self, path: Path, message: str) -> ConfigError:
         pos = self.get(path)
-        return ConfigError.at(self.file, pos.line, pos.col, message)
+        return ConfigError.at(self.file_of(pos), pos.line, pos.col, message)
 
     def where(self, path: Path) -> str:
         pos = self.get(path)
-        return f"{self.file}:{pos.line}:{pos.col}"
+        return f"{self.file_of(pos)}:{pos.line}:{pos.col}"
 
 
 MAX_ALIAS_NODES = CONFIG.max_alias_nodes  # nodes aliases may add, against "billion laughs"

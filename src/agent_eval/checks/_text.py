@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
-
-from agent_eval.matching import ToolMatcher
 
 MAX_VALUE_CHARS = 80
 
@@ -26,7 +24,12 @@ def show_value(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def tools_text(matcher: ToolMatcher) -> str:
+class _Named(Protocol):
+    @property
+    def patterns(self) -> tuple[str, ...]: ...
+
+
+def tools_text(matcher: _Named) -> str:
     names = matcher.patterns
     if len(names) == 1:
         return names[0]

@@ -11,6 +11,7 @@ from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import Trace
+from agent_eval.selectors import Selector, SelectorCompiler
 from agent_eval.yamlpos import Path, Positions
 
 if TYPE_CHECKING:
@@ -44,12 +45,13 @@ class CompileContext:
     test_id: str
     tool_match: ToolMatchMode
     load_policy: Callable[[Any, Path], Policy]  # (value of `policy:`, its path) -> Policy
+    selectors: SelectorCompiler | None = None  # the suite's tool groups (selectors.py)
 
     def ref(self, *keys: str | int) -> ConfigRef:
         """The location of a key of this test (``ref("rules", 0)``)."""
         path = (*self.path, *keys)
         pos = self.positions.get(path)
-        return ConfigRef(self.file, pos.line, pos.col, self.key_path(*keys))
+        return ConfigRef(pos.file or self.file, pos.line, pos.col, self.key_path(*keys))
 
     def key_path(self, *keys: str | int) -> str:
         """A stable path of a key: by test id, not by position (``tests.auth.rules.0``)."""
@@ -58,6 +60,28 @@ class CompileContext:
     def matcher(self, patterns: str | list[str]) -> ToolMatcher:
         return ToolMatcher([patterns] if isinstance(patterns, str) else patterns,
                            self.tool_match)
+
+    def _selectors(self) -> SelectorCompiler:
+        return self.selectors or SelectorCompiler(None, self.positions, self.tool_match)
+
+    def selector(self, value: Any, *keys: str | int) -> Selector:
+        """A tool field (names, globs, @groups, {tool, args} selectors) at ``keys``;
+        raises ConfigError with every problem of it."""
+        return self._selectors().selector(_raw(value), (*self.path, *keys))
+
+    def names(self, value: str | list[str], *keys: str | int) -> list[str]:
+        """A name-only tool field with its @groups expanded."""
+        return self._selectors().names(value, (*self.path, *keys))
+
+    def selector_refs(self, selector: Selector, value: Any, kind: str, *keys: str | int,
+                      effect: str = "") -> list[ToolRef]:
+        """One coverage reference per item of a compiled tool field, at the item."""
+        out = []
+        for k, item in enumerate(selector.items):
+            where = self.ref(*keys, k) if isinstance(value, list) else self.ref(*keys)
+            out.append(ToolRef(item.tool, kind, where, item.names, self.test_id,
+                               effect=effect))
+        return out
 
     def tool_refs(self, value: str | list[str], kind: str, *keys: str | int,
                   effect: str = "") -> list[ToolRef]:
@@ -68,6 +92,14 @@ class CompileContext:
                             effect=effect)]
         return [ToolRef(p, kind, self.ref(*keys, k), self.matcher(p), self.test_id,
                         effect=effect) for k, p in enumerate(value)]
+
+
+def _raw(value: Any) -> Any:
+    """A tool field as plain data (selector models dumped)."""
+    if isinstance(value, list):
+        return [_raw(v) for v in value]
+    dump = getattr(value, "model_dump", None)
+    return dump(exclude_none=True) if dump is not None else value
 
 
 @dataclass(frozen=True)

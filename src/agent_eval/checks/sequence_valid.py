@@ -1,7 +1,9 @@
 """sequence_valid: ordering rules over the trace's tool calls (docs/config.md "sequence_valid").
 
-Rules are ANDed; each reports its own violations. Every tool field takes a glob or a
-list of globs ("any of").
+Rules are ANDed; each reports its own violations. Every tool field takes selectors
+(selectors.py: names, globs, @groups and {tool, args} selectors; a list is "any of").
+Each rule is one pass over the calls; argument conditions are evaluated only for calls
+whose name matched.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from pydantic import Field, model_validator
 
 from agent_eval.checks._text import tools_text
 from agent_eval.checks.base import CheckSpec, CompileContext
-from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.config.models import Selectors, Strict, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
+from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
-from agent_eval.matching import ToolMatcher
 from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.selectors import Selector
+
+ToolPatterns = Selectors
 
 
 class _Rule(Strict):
@@ -87,9 +92,23 @@ class CountRule(_Rule):
         return self
 
 
+class EventuallyRule(_Rule):
+    type: Literal["eventually"]
+    tool: ToolPatterns
+    within: int = Field(ge=1, description="The tool must be among the first N calls.")
+
+
+class SequenceRule(_Rule):
+    type: Literal["sequence"]
+    tools: list[ToolPatterns] = Field(
+        min_length=1, description="The steps, in order; each a selector (or a list: any of).")
+    strict: bool = Field(False, description="true: once the first step is called, the "
+                         "others must follow back to back.")
+
+
 AnyRule = Annotated[
     RequireRule | BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule
-    | BlocklistRule | AllowlistRule | CountRule,
+    | BlocklistRule | AllowlistRule | CountRule | EventuallyRule | SequenceRule,
     Field(discriminator="type"),
 ]
 
@@ -129,14 +148,15 @@ RuleFn = Callable[[Trace, list[ToolCall], list[str]], list[Finding]]
 
 
 def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    value = r.tool if r.tool is not None else r.tools
-    patterns = [value] if isinstance(value, str) else list(value or [])
-    items = [(p, ToolMatcher([p], ctx.tool_match)) for p in patterns]
+    key = "tool" if r.tool is not None else "tools"
+    sel = ctx.selector(getattr(r, key), "rules", i, key)
+    items = [(p, Selector([item], ctx.tool_match)) for p, item in zip(sel.patterns, sel.items,
+                                                                       strict=True)]
 
     def require(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
         out = []
         for p, m in items:
-            if not any(m.flags(names)):
+            if True not in m.flags(calls, names):
                 out.append(emit(trace, trace.end_location,
                                 f"Required tool {p} was never called", p,
                                 f"{p} to be called", f"{p} was never called"))
@@ -146,14 +166,15 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
 
 
 def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    first, then = ctx.matcher(r.first), ctx.matcher(r.then)
+    first, then = ctx.selector(r.first, "rules", i, "first"), ctx.selector(r.then, "rules", i,
+                                                                           "then")
     a, b = tools_text(first), tools_text(then)
 
     def before(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
-        is_then = then.flags(names)
-        if not any(is_then):
+        is_then = then.flags(calls, names)
+        if True not in is_then:
             return []  # vacuous: no then call
-        is_first = first.flags(names)
+        is_first = first.flags(calls, names)
         out = []
         for k, c in enumerate(calls):
             if is_then[k]:
@@ -169,15 +190,16 @@ def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 
 def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
                         emit: _Emit) -> RuleFn:
-    first, then = ctx.matcher(r.first), ctx.matcher(r.then)
+    first, then = ctx.selector(r.first, "rules", i, "first"), ctx.selector(r.then, "rules", i,
+                                                                           "then")
     a, b = tools_text(first), tools_text(then)
 
     def immediately_before(trace: Trace, calls: list[ToolCall],
                            names: list[str]) -> list[Finding]:
-        is_then = then.flags(names)
+        is_then = then.flags(calls, names)
         if not any(is_then):
             return []
-        is_first = first.flags(names)
+        is_first = first.flags(calls, names)
         out = []
         for k, c in enumerate(calls):
             if is_then[k] and (k == 0 or not is_first[k - 1]):
@@ -192,16 +214,17 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
 
 
 def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    tool, then = ctx.matcher(r.tool), ctx.matcher(r.then)
+    tool, then = ctx.selector(r.tool, "rules", i, "tool"), ctx.selector(r.then, "rules", i,
+                                                                         "then")
     within = r.within
     a, b = tools_text(tool), tools_text(then)
     scope = f" within {within} call(s)" if within else ""
 
     def after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
-        is_tool = tool.flags(names)
+        is_tool = tool.flags(calls, names)
         if not any(is_tool):
             return []
-        is_then = then.flags(names)
+        is_then = then.flags(calls, names)
         out = []
         n = len(calls)
         # next_then[k] = index of the first then-call at or after k (n when none)
@@ -225,16 +248,17 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 
 
 def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    first, then = ctx.matcher(r.first), ctx.matcher(r.then)
+    first, then = ctx.selector(r.first, "rules", i, "first"), ctx.selector(r.then, "rules", i,
+                                                                           "then")
     a, b = tools_text(first), tools_text(then)
 
     def never_after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
-        is_first = first.flags(names)
+        is_first = first.flags(calls, names)
         if True not in is_first:
             return []
         start = is_first.index(True)
         seen = names[start]
-        is_then = then.flags(names)
+        is_then = then.flags(calls, names)
         out = []
         for k in range(start + 1, len(calls)):
             if is_then[k]:
@@ -250,12 +274,12 @@ def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) ->
 
 def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
             emit: _Emit) -> RuleFn:
-    m = ctx.matcher(r.tools)
+    m = ctx.selector(r.tools, "rules", i, "tools")
     block = isinstance(r, BlocklistRule)
     listed = tools_text(m)
 
     def check(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
-        hits = m.flags(names)
+        hits = m.flags(calls, names)
         if (True not in hits) if block else (False not in hits):
             return []
         out = []
@@ -284,14 +308,14 @@ def _called(calls: list[ToolCall], flags: list[bool], fallback: str) -> str:
 
 
 def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    m = ctx.matcher(r.tool)
+    m = ctx.selector(r.tool, "rules", i, "tool")
     lo, hi = r.min, r.max
     name = tools_text(m)
     hi_ref = ctx.ref("rules", i, "max") if hi is not None else None
     lo_ref = ctx.ref("rules", i, "min") if lo is not None else None
 
     def count(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
-        flags = m.flags(names)
+        flags = m.flags(calls, names)
         n = flags.count(True)
         if (hi is None or n <= hi) and (lo is None or n >= lo):
             return []
@@ -314,6 +338,67 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     return count
 
 
+def _eventually(r: EventuallyRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    m = ctx.selector(r.tool, "rules", i, "tool")
+    within = r.within
+    name = tools_text(m)
+
+    def eventually(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        flags = m.flags(calls, names)
+        k = flags.index(True) if True in flags else -1
+        if 0 <= k < within:
+            return []
+        expected = f"{name} among the first {within} call(s)"
+        if k < 0:
+            return [emit(trace, trace.end_location,
+                         f"{name} was never called (required among the first {within} "
+                         f"call(s); the trace has {len(calls)})", name, expected,
+                         f"{name} never called")]
+        c = calls[k]
+        return [emit(trace, c.location, f"{c.name} first called as call #{k + 1}, later than "
+                     f"the first {within} call(s)", c.name, expected,
+                     f"first called as call #{k + 1}")]
+
+    return eventually
+
+
+def _sequence(r: SequenceRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+    steps = [ctx.selector(t, "rules", i, "tools", k) for k, t in enumerate(r.tools)]
+    texts = [tools_text(s) for s in steps]
+    n_steps = len(steps)
+    strict = r.strict
+    order = " -> ".join(texts)
+    expected = f"{order} in this order" + (", back to back" if strict else "")
+
+    def sequence(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+        flags = [s.flags(calls, names) for s in steps]
+        done = 0  # steps matched so far (greedily, as Assay does)
+        for k in range(len(calls)):
+            if done == n_steps:
+                return []
+            if flags[done][k]:
+                done += 1
+                continue
+            c = calls[k]
+            if strict and done:
+                return [emit(trace, c.location,
+                             f"{c.name} called after {texts[done - 1]} where the strict "
+                             f"sequence expects {texts[done]} ({order})", c.name, expected,
+                             f"{c.name} interrupts the sequence before {texts[done]}")]
+            if not strict and any(flags[t][k] for t in range(done + 1, n_steps)):
+                return [emit(trace, c.location,
+                             f"{c.name} called before {texts[done]} ({order})", c.name,
+                             expected, f"{c.name} called before {texts[done]}")]
+        if 0 < done < n_steps:
+            return [emit(trace, trace.end_location,
+                         f"the sequence reached {texts[done - 1]} and the trace ended before "
+                         f"{texts[done]} ({order})", texts[done], expected,
+                         f"ended before {texts[done]}")]
+        return []  # complete, or never started (vacuous)
+
+    return sequence
+
+
 BUILDERS: dict[str, Callable[..., RuleFn]] = {
     "require": _require,
     "before": _before,
@@ -323,6 +408,8 @@ BUILDERS: dict[str, Callable[..., RuleFn]] = {
     "blocklist": _listed,
     "allowlist": _listed,
     "count": _count,
+    "eventually": _eventually,
+    "sequence": _sequence,
 }
 
 
@@ -353,23 +440,38 @@ TOOL_FIELDS = ("tool", "tools", "first", "then")
 # the fields whose tool, never called, leaves the rule nothing to check (docs/config.md)
 VACUOUS_FIELDS = {"before": ("then",), "immediately_before": ("then",), "after": ("tool",),
                   "never_after": ("first", "then"), "blocklist": ("tools",),
-                  "count": ("tool",)}
+                  "count": ("tool",), "sequence": ("tools",)}
 
 
 def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
     fns = []
     refs: list[ToolRef] = []
+    problems: list[str] = []
     for i, rule in enumerate(cfg.rules):
         emit = _Emit(cfg.id, cfg.severity, f"sequence_valid/{rule.type}", ctx.ref("rules", i))
-        fns.append(BUILDERS[rule.type](rule, ctx, i, emit))
+        try:
+            fns.append(BUILDERS[rule.type](rule, ctx, i, emit))
+        except ConfigError as exc:
+            problems += exc.problems
+            continue
         vacuous = VACUOUS_FIELDS.get(rule.type, ())
         if isinstance(rule, CountRule) and rule.min:
             vacuous = ()  # too few calls is a violation
         for name in TOOL_FIELDS:
             value = getattr(rule, name, None)
-            if value is not None:
-                refs += ctx.tool_refs(value, f"{rule.type} rule, {name}", "rules", i, name,
-                                      effect=VACUOUS if name in vacuous else "")
+            if value is None:
+                continue
+            effect = VACUOUS if name in vacuous else ""
+            kind = f"{rule.type} rule, {name}"
+            if isinstance(rule, SequenceRule):
+                for k, step in enumerate(rule.tools):
+                    refs += ctx.selector_refs(ctx.selector(step, "rules", i, name, k), step,
+                                              kind, "rules", i, name, k, effect=effect)
+            else:
+                refs += ctx.selector_refs(ctx.selector(value, "rules", i, name), value, kind,
+                                          "rules", i, name, effect=effect)
+    if problems:
+        raise ConfigError(problems)
     return SequenceValid(cfg, fns, refs)
 
 

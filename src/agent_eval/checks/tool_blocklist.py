@@ -7,20 +7,22 @@ from typing import Literal
 from pydantic import Field
 
 from agent_eval.checks.base import CheckSpec, CompileContext
-from agent_eval.config.models import TestBase, ToolPatterns
+from agent_eval.config.models import Selectors, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
-from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace
+from agent_eval.selectors import Selector
 
 
 class ToolBlocklistTest(TestBase):
     metric: Literal["tool_blocklist"]
-    blocklist: ToolPatterns = Field(description="Tool names or globs that must never be called.")
+    blocklist: Selectors = Field(description="Tools that must never be called: names, globs, "
+                                 "@groups or {tool, args} selectors (the calls of a tool "
+                                 "with certain arguments).")
 
 
 class ToolBlocklist:
-    def __init__(self, cfg: ToolBlocklistTest, matcher: ToolMatcher,
+    def __init__(self, cfg: ToolBlocklistTest, matcher: Selector,
                  refs: tuple[ConfigRef, ...], tool_refs: tuple[ToolRef, ...]) -> None:
         self.id = cfg.id
         self.metric = "tool_blocklist"
@@ -34,18 +36,17 @@ class ToolBlocklist:
 
     def run(self, trace: Trace) -> list[Finding]:
         which = self.matcher.which
-        hits: dict[str, list[ToolCall]] | None = None
+        hits: dict[tuple[str, int], list[ToolCall]] | None = None
         for call in trace.tool_calls:
-            if which(call.name) is not None:
+            index = which(call)
+            if index is not None:
                 if hits is None:
                     hits = {}
-                hits.setdefault(call.name, []).append(call)
+                hits.setdefault((call.name, index), []).append(call)
         if hits is None:
             return []
         out = []
-        for name, calls in hits.items():
-            index = which(name)
-            assert index is not None
+        for (name, index), calls in hits.items():
             pattern = self.matcher.patterns[index]
             first = calls[0]
             out.append(Finding(
@@ -67,13 +68,14 @@ class ToolBlocklist:
 
 
 def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
-    if isinstance(cfg.blocklist, str):
+    if not isinstance(cfg.blocklist, list):
         refs: tuple[ConfigRef, ...] = (ctx.ref("blocklist"),)
     else:
         refs = tuple(ctx.ref("blocklist", i) for i in range(len(cfg.blocklist)))
-    return ToolBlocklist(cfg, ctx.matcher(cfg.blocklist), refs,
-                         tuple(ctx.tool_refs(cfg.blocklist, "blocklist entry", "blocklist",
-                                             effect=VACUOUS)))
+    selector = ctx.selector(cfg.blocklist, "blocklist")
+    return ToolBlocklist(cfg, selector, refs,
+                         tuple(ctx.selector_refs(selector, cfg.blocklist, "blocklist entry",
+                                                 "blocklist", effect=VACUOUS)))
 
 
 SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test, ("tool_blocklist",))

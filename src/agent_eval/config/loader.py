@@ -121,6 +121,7 @@ class _Loader:
         self.policies: dict[str, Policy] = {}
         self.failed: set[str] = set()  # policy files whose problems were reported
         self.mode: Any = "normalized"
+        self.selectors: Any = None  # selectors.SelectorCompiler of the suite
 
     def read(self, path: FsPath) -> str:
         key = str(path)
@@ -152,6 +153,11 @@ class _Loader:
             data.get("tool_match") if data.get("tool_match") in ("normalized", "exact")
             else "normalized")
         self.mode = tool_match
+        from agent_eval.selectors import Groups, SelectorCompiler
+
+        groups, group_problems = Groups.parse(data, positions)
+        self.problems += group_problems
+        self.selectors = SelectorCompiler(groups, positions, tool_match)
         if model is not None:
             self.check_format(model.format, positions)
         raw_tests = data.get("tests")
@@ -235,7 +241,8 @@ class _Loader:
             if cfg is None:
                 continue
             assert isinstance(cfg, TestBase)
-            ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy)
+            ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy,
+                                 self.selectors)
             try:
                 tests.append(spec.compile(cfg, ctx))
             except ConfigError as exc:
@@ -331,7 +338,7 @@ def _unwrap(annotation: Any, value: Any) -> Any:
         annotation = typing.get_args(annotation)[0]
     if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
         return annotation
-    members = [a for a in typing.get_args(annotation) if a is not type(None)]
+    members = [_strip(a) for a in typing.get_args(annotation) if a is not type(None)]
     models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
     if isinstance(value, dict) and models:
         for m in models:
@@ -347,6 +354,14 @@ def _unwrap(annotation: Any, value: Any) -> Any:
         want = list if isinstance(value, list) else dict
         return next((c for c in containers if typing.get_origin(c) is want), None)
     return None
+
+
+def _strip(annotation: Any) -> Any:
+    """A type without its ``Annotated`` wrappers (union members tagged for a
+    discriminator)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
 
 
 def _model_at(model: type[BaseModel], data: Any, path: Path) -> type[BaseModel] | None:

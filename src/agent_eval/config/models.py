@@ -7,9 +7,9 @@ to the YAML line through :mod:`agent_eval.yamlpos`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 from pydantic.config import JsonDict
 
 from agent_eval.limits import DEFAULT as _LIMITS
@@ -95,6 +95,31 @@ class LimitsConfig(Strict):
         return Limits(**self.model_dump())
 
 
+class ToolSelector(Strict):
+    """The calls of a tool whose arguments satisfy conditions."""
+
+    tool: str | list[str] = Field(description="A tool name, glob or @group (or a list: "
+                                  "any of them).")
+    args: dict[str, Any] | None = Field(
+        None, description="Argument -> a literal (JSON equality) or a constraint object in "
+        "the policy spellings ({pattern: '^curl'}, {min: 500}); every one must hold.")
+
+
+def _kind(value: Any) -> str:
+    return "str" if isinstance(value, str) else "list" if isinstance(value, list) else "selector"
+
+
+# Tagged by the value's shape, so that a mistake is reported once, for the shape written.
+SelectorItem = Annotated[
+    Annotated[str, Tag("str")] | Annotated[ToolSelector, Tag("selector")],
+    Discriminator(_kind)]
+Selectors = Annotated[
+    Annotated[str, Tag("str")] | Annotated[ToolSelector, Tag("selector")]
+    | Annotated[list[SelectorItem], Tag("list")],
+    Discriminator(_kind)]
+GroupMembers = Selectors
+
+
 class TestBase(Strict):
     """Keys every test has; each metric adds its own."""
 
@@ -117,6 +142,9 @@ class SuiteFile(Strict):
     )
     format: str = Field("auto", description="auto | native | an adapter name.")
     tool_match: Literal["normalized", "exact"] = "normalized"
+    tool_groups: dict[str, GroupMembers] | None = Field(
+        None, description="Named groups of tools (names, globs, other @groups, {tool, args} "
+        "selectors), used as @NAME in any rule, blocklist or expectation.")
     unexercised: Literal["note", "warning", "error"] = Field(
         "note", description="Severity of a coverage/unexercised finding: a policy key, rule "
         "tool, blocklist entry or scenario tool that matched no call in any trace. error "

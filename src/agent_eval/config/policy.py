@@ -66,7 +66,8 @@ def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
         if "schema" in entry and entry["schema"] is not None:
             checks.append(compiler.compile_root(entry["schema"], (*path, "schema")))
         pos = compiler.positions.get(path)
-        key_ref = Constraint("args_valid/not_an_object", f"{key}: …", file, pos.line, pos.col,
+        key_ref = Constraint("args_valid/not_an_object", f"{key}: …", pos.file or file, pos.line,
+                             pos.col,
                              ".".join(path))
         rules.append(ToolRule(key, ToolMatcher([key], mode), all_of(checks), key_ref))
     return Policy(file, rules)

@@ -359,7 +359,7 @@ class SchemaCompiler:
         return Constraint(
             rule=f"args_valid/{rule or RULE_OF.get(SUGAR.get(key, key), key)}",
             text=text if text is not None else f"{key}: {render(value)}",
-            file=self.positions.file,
+            file=self.positions.file_of(pos),
             line=pos.line,
             col=pos.col,
             key_path=".".join(str(p) for p in (*path, key)),
@@ -368,7 +368,8 @@ class SchemaCompiler:
     def node_constraint(self, path: Path, rule: str, text: str) -> Constraint:
         """A constraint located at a node itself (e.g. a ``false`` schema)."""
         pos = self.positions.get(path)
-        return Constraint(f"args_valid/{rule}", text, self.positions.file, pos.line, pos.col,
+        return Constraint(f"args_valid/{rule}", text, self.positions.file_of(pos), pos.line,
+                          pos.col,
                           ".".join(str(p) for p in path))
 
     def fail(self, path: Path, message: str) -> ConfigError:
@@ -676,7 +677,7 @@ class SchemaCompiler:
     def _required_constraint(self, path: Path, key: str, index: int, value: Any) -> Constraint:
         pos = self.positions.get((*path, key, index))
         return Constraint("args_valid/required", f"{key}: {render(value)}",
-                          self.positions.file, pos.line, pos.col,
+                          self.positions.file_of(pos), pos.line, pos.col,
                           ".".join(str(p) for p in (*path, key)))
 
     def _kw_properties(self, node: dict[str, Any], path: Path, key: str,

@@ -51,6 +51,7 @@ from agent_eval.scenarios.models import (
     Scenario,
     Thresholds,
 )
+from agent_eval.selectors import GROUP_PREFIX, SelectorCompiler
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 # The figures kept per (scenario, trace), in this order (evaluate.py).
@@ -396,14 +397,57 @@ class _Compiler:
     # -- positions
     def ref(self, path: Path, key_path: str) -> ConfigRef:
         pos = self.positions.get(path)
-        return ConfigRef(self.file, pos.line, pos.col, key_path)
+        return ConfigRef(pos.file or self.file, pos.line, pos.col, key_path)
 
     def problem(self, path: Path, message: str) -> None:
         self.loader.problems.append(f"{self.positions.where(path)}: {message}")
 
     def matcher(self, patterns: str | list[str] | tuple[str, ...]) -> ToolMatcher:
-        return ToolMatcher([patterns] if isinstance(patterns, str) else list(patterns),
-                           self.mode)
+        pats = [patterns] if isinstance(patterns, str) else list(patterns)
+        if any(p.startswith(GROUP_PREFIX) for p in pats):
+            pats = self.expand(pats, None)
+        return ToolMatcher(pats, self.mode)
+
+    def expand(self, patterns: list[str], path: Path | None) -> list[str]:
+        """Names with their @groups expanded (selectors.py); with a ``path``, a problem
+        (an unknown group, one with argument conditions) is reported there."""
+        selectors = getattr(self.loader, "selectors", None)
+        if selectors is None:
+            selectors = SelectorCompiler(None, self.positions, self.mode)
+        try:
+            return selectors.names(patterns, path or ())
+        except ConfigError as exc:
+            if path is not None:
+                self.loader.problems.extend(exc.problems)
+            return [p for p in patterns if not p.startswith(GROUP_PREFIX)]
+
+    def check_groups(self, expect: Any, path: Path) -> None:
+        """Report every @group of a scenario's name fields that cannot be expanded (an
+        unknown group, one with argument conditions), at its own line."""
+        if not isinstance(expect, dict):
+            return
+        for key in ("tools", "forbidden_tools", "sequence"):
+            self._check_names(expect.get(key), (*path, key))
+        health = expect.get("tool_health")
+        if isinstance(health, dict):
+            self._check_names(health.get("expected_error"),
+                              (*path, "tool_health", "expected_error"))
+        args = expect.get("args")
+        for tool in args if isinstance(args, dict) else ():
+            self._check_names(tool, (*path, "args", tool))
+        for key in ("behaviors", "must_not"):
+            items = expect.get(key)
+            for i, b in enumerate(items if isinstance(items, list) else ()):
+                for f in ("tool_called", "tool_not_called", "sequence"):
+                    if isinstance(b, dict):
+                        self._check_names(b.get(f), (*path, key, i, f))
+
+    def _check_names(self, value: Any, path: Path) -> None:
+        if isinstance(value, str) and value.startswith(GROUP_PREFIX):
+            self.expand([value], path)
+        elif isinstance(value, list):
+            for k, v in enumerate(value):
+                self._check_names(v, (*path, k))
 
     # -- scenarios
     def scenario(self, index: int, at: int, cfg: Scenario) -> CompiledScenario | None:
@@ -434,6 +478,7 @@ class _Compiler:
             self.problem((*base, "gate"), "'gate: warn' makes the scenario advisory, but it "
                          "is also 'required: true' (a required scenario fails the suite); "
                          "remove one of the two")
+        self.check_groups(self._raw(at).get("expect"), (*base, "expect"))
         self.expect(sc, cfg.expect, ref, base)
         sc.thresholds = self.limits(cfg.thresholds, "thresholds", ref, base, sc)
         sc.warn_thresholds = self.limits(cfg.warn_thresholds, "warn_thresholds", ref, base, sc)

@@ -1,0 +1,344 @@
+"""Call selectors and tool groups: which calls a rule's tool field picks.
+
+Every tool field of a sequence rule and a ``tool_blocklist`` lists *selectors* ("any of"):
+
+- a name or a glob, matched as :mod:`agent_eval.matching` says (normalized or exact);
+- ``@NAME``: the selectors of the group ``NAME`` of the suite's ``tool_groups:`` (defined
+  once, usable in every rule, blocklist and scenario expectation);
+- a mapping ``{tool: NAME-OR-GLOB-OR-@GROUP (or a list), args: {ARGUMENT: CONDITION}}``:
+  the calls of that tool whose arguments satisfy every condition. A condition is a
+  literal (JSON equality) or a constraint object in the policy spellings
+  (``{pattern: "^curl.*-d"}``, ``{min: 500}``).
+
+Everything is compiled once per suite. On the hot path a selector without argument
+conditions is one memoised name lookup per call (:meth:`ToolMatcher.flags`); argument
+conditions are evaluated only for the calls whose name matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_eval.config.schema_compiler import (
+    KNOWN,
+    SUGAR,
+    SchemaCompiler,
+    Validator,
+    json_key,
+    render,
+)
+from agent_eval.errors import ConfigError
+from agent_eval.matching import ToolMatcher, ToolMatchMode
+from agent_eval.model import ToolCall
+from agent_eval.yamlpos import Path, Positions
+
+GROUP_PREFIX = "@"
+_NUMERIC = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                      "multipleOf"})
+_TEXTUAL = frozenset({"minLength", "maxLength", "pattern", "format"})
+
+
+def is_constraint(value: Any) -> bool:
+    """A mapping whose keys are all policy schema keywords ({min: 500}) is a constraint
+    object; any other value is compared for JSON equality."""
+    return isinstance(value, dict) and bool(value) and all(str(k) in KNOWN for k in value)
+
+
+def implied_type(node: dict[str, Any]) -> str | None:
+    """"number" for a constraint of numeric keywords only, "string" for one of string
+    keywords (JSON Schema alone would let ``"900"`` pass ``{min: 500}``)."""
+    if "type" in node:
+        return None
+    keys = {SUGAR.get(str(k), str(k)) for k in node}
+    if keys & _NUMERIC:
+        return "number"
+    if keys & _TEXTUAL:
+        return "string"
+    return None
+
+
+def type_holds(implied: str | None, value: Any) -> bool:
+    if implied == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if implied == "string":
+        return isinstance(value, str)
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class ArgCondition:
+    """One argument condition of a selector."""
+
+    key: str
+    expected: Any  # json_key of a literal
+    validate: Validator | None = None  # a constraint object
+    implied: str | None = None
+
+    def holds(self, args: Any) -> bool:
+        if not isinstance(args, dict) or self.key not in args:
+            return False
+        value = args[self.key]
+        if self.validate is None:
+            return bool(json_key(value) == self.expected)
+        return type_holds(self.implied, value) and not self.validate(value)
+
+
+Alternative = tuple[ToolMatcher, tuple[ArgCondition, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorItem:
+    """One item of a tool field, as written (a name, a glob, ``@group`` or a mapping)."""
+
+    text: str  # for messages: "bash", "@egress", "bash with {command: {pattern: ...}}"
+    tool: str  # the tool part as written ("bash", "@egress"), for coverage
+    names: ToolMatcher  # every tool name this item may select
+    alternatives: tuple[Alternative, ...]
+    conditional: bool  # some alternative has argument conditions
+
+    def selects(self, name: str, args: Any) -> bool:
+        for matcher, conditions in self.alternatives:
+            if matcher(name) and all(c.holds(args) for c in conditions):
+                return True
+        return False
+
+
+class Selector:
+    """A compiled tool field: "any of" its items."""
+
+    __slots__ = ("_owner", "conditional", "items", "names", "patterns")
+
+    def __init__(self, items: Sequence[SelectorItem], mode: ToolMatchMode) -> None:
+        self.items = tuple(items)
+        self.patterns = tuple(i.text for i in self.items)  # tools_text() reads these
+        self.conditional = any(i.conditional for i in self.items)
+        self.names = ToolMatcher([p for i in self.items for p in i.names.patterns], mode)
+        owner: list[int] = []
+        for k, i in enumerate(self.items):
+            owner += [k] * len(i.names.patterns)
+        self._owner = tuple(owner)  # pattern index in `names` -> item index
+
+    def __call__(self, name: str) -> bool:
+        """Whether a call to this tool may be selected (its arguments aside)."""
+        return self.names(name)
+
+    def which(self, call: ToolCall) -> int | None:
+        """Index of the first item that selects the call, or None (one memoised lookup
+        per name when no item has argument conditions)."""
+        index = self.names.which(call.name)
+        if index is None:
+            return None
+        if not self.conditional:
+            return self._owner[index]
+        for k, item in enumerate(self.items):
+            if item.selects(call.name, call.arguments):
+                return k
+        return None
+
+    def flags(self, calls: list[ToolCall], names: list[str]) -> list[bool]:
+        """Which calls are selected; argument conditions are evaluated only for the calls
+        whose name matched."""
+        base = self.names.flags(names)
+        if not self.conditional or True not in base:
+            return base
+        items = self.items
+        for k, hit in enumerate(base):
+            if hit:
+                name, args = names[k], calls[k].arguments
+                base[k] = any(i.selects(name, args) for i in items)
+        return base
+
+
+# ------------------------------------------------------------------------- groups
+@dataclass
+class Groups:
+    """The suite's ``tool_groups:``: name -> its selectors, as written."""
+
+    defs: dict[str, tuple[Any, Path]]  # name -> (value, path of the definition)
+
+    @classmethod
+    def parse(cls, data: Any, positions: Positions) -> tuple[Groups, list[str]]:
+        """The groups of a suite document, and the problems of their definitions."""
+        raw = data.get("tool_groups") if isinstance(data, dict) else None
+        problems: list[str] = []
+        defs: dict[str, tuple[Any, Path]] = {}
+        if raw is None:
+            return cls(defs), problems
+        if not isinstance(raw, dict):
+            return cls(defs), [f"{positions.where(('tool_groups',))}: tool_groups must be a "
+                               "mapping of group name -> tools"]
+        for name, value in raw.items():
+            path: Path = ("tool_groups", name)
+            if name.startswith(GROUP_PREFIX) or not name.strip():
+                problems.append(f"{positions.where(path)}: group name '{name}': write it "
+                                f"without '{GROUP_PREFIX}' (use it as '@{name.lstrip('@')}')")
+                continue
+            if value is None or value == []:
+                problems.append(f"{positions.where(path)}: group '{name}' is empty")
+                continue
+            defs[name] = (value, path)
+        return cls(defs), problems
+
+
+class SelectorCompiler:
+    """Compiles tool fields against one suite's groups and matching mode."""
+
+    def __init__(self, groups: Groups | None, positions: Positions,
+                 mode: ToolMatchMode) -> None:
+        self.groups = groups or Groups({})
+        self.positions = positions
+        self.mode = mode
+        self.schemas = SchemaCompiler({}, positions)
+        self._cache: dict[str, tuple[Alternative, ...]] = {}
+
+    # -- names only (scenario expectations, args_valid tools:)
+    def names(self, value: str | Sequence[str], path: Path) -> list[str]:
+        """The name patterns of a name-only field, groups expanded; a group with
+        argument conditions cannot be used here."""
+        problems: list[str] = []
+        out: list[str] = []
+        items = [value] if isinstance(value, str) else list(value)
+        for k, item in enumerate(items):
+            here = path if isinstance(value, str) else (*path, k)
+            out += self._names(item, here, problems, ())
+        if problems:
+            raise ConfigError(problems)
+        return out
+
+    def _names(self, item: str, path: Path, problems: list[str],
+               stack: tuple[str, ...]) -> list[str]:
+        if not item.startswith(GROUP_PREFIX):
+            return [item]
+        name = item[len(GROUP_PREFIX):]
+        found = self._group(name, path, problems, stack)
+        if found is None:
+            return []
+        value, gpath = found
+        out: list[str] = []
+        for k, member in enumerate([value] if not isinstance(value, list) else value):
+            here = gpath if not isinstance(value, list) else (*gpath, k)
+            if isinstance(member, str):
+                out += self._names(member, here, problems, (*stack, name))
+            else:
+                problems.append(f"{self.positions.where(path)}: group '@{name}' has "
+                                f"argument conditions ({self.positions.where(here)}); "
+                                "only sequence rules and blocklists can use it")
+        return out
+
+    def _group(self, name: str, path: Path, problems: list[str],
+               stack: tuple[str, ...]) -> tuple[Any, Path] | None:
+        if name in stack:
+            problems.append(f"{self.positions.where(path)}: tool group '@{name}' refers to "
+                            f"itself ({' -> '.join('@' + s for s in (*stack, name))})")
+            return None
+        found = self.groups.defs.get(name)
+        if found is None:
+            from agent_eval.config.loader import suggest
+
+            known = ", ".join("@" + g for g in self.groups.defs) or "none defined"
+            hint = suggest(name, set(self.groups.defs)).replace("'", "'@", 1)
+            problems.append(f"{self.positions.where(path)}: unknown tool group '@{name}'"
+                            f"{hint}; groups: {known} (define it under tool_groups:)")
+        return found
+
+    # -- selectors (sequence rules, blocklists)
+    def selector(self, value: Any, path: Path) -> Selector:
+        """Compile a tool field (one item or a list of items) at ``path``."""
+        problems: list[str] = []
+        items = []
+        values = value if isinstance(value, list) else [value]
+        for k, item in enumerate(values):
+            here = (*path, k) if isinstance(value, list) else path
+            compiled = self.item(item, here, problems)
+            if compiled is not None:
+                items.append(compiled)
+        if problems:
+            raise ConfigError(problems)
+        return Selector(items, self.mode)
+
+    def item(self, item: Any, path: Path, problems: list[str]) -> SelectorItem | None:
+        if isinstance(item, str):
+            alts = self._alternatives(item, path, problems, ())
+            return _item(item, item, alts, self.mode)
+        tool = item.get("tool") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or tool is None or set(item) - {"tool", "args"}:
+            extra = sorted(set(item) - {"tool", "args"}) if isinstance(item, dict) else []
+            problems.append(f"{self.positions.where(path)}: a tool selector is a name, a glob, "
+                            "@group or {tool: NAME, args: {ARGUMENT: CONDITION}}"
+                            + (f"; unknown key(s): {', '.join(map(str, extra))}"
+                               if extra else ""))
+            return None
+        tools = [tool] if isinstance(tool, str) else tool
+        if not isinstance(tools, list) or not tools or not all(isinstance(t, str)
+                                                               for t in tools):
+            problems.append(f"{self.positions.where((*path, 'tool'))}: 'tool' must be a name, "
+                            "a glob, @group or a list of them")
+            return None
+        conditions = self.conditions(item.get("args"), (*path, "args"), problems)
+        alts: list[Alternative] = []
+        for k, t in enumerate(tools):
+            here = (*path, "tool") if isinstance(tool, str) else (*path, "tool", k)
+            for matcher, conds in self._alternatives(t, here, problems, ()):
+                alts.append((matcher, conds + conditions))
+        text = render(tool) + (f" with {render(item['args'])}" if item.get("args") else "")
+        return _item(text, render(tool), tuple(alts), self.mode)
+
+    def conditions(self, args: Any, path: Path, problems: list[str]
+                   ) -> tuple[ArgCondition, ...]:
+        if args is None:
+            return ()
+        if not isinstance(args, dict):
+            problems.append(f"{self.positions.where(path)}: 'args' must be a mapping of "
+                            "argument -> value or constraint ({pattern: ...}, {min: ...})")
+            return ()
+        out = []
+        for key, value in args.items():
+            here = (*path, key)
+            if is_constraint(value):
+                try:
+                    validate = self.schemas.checked(value, here, as_property=True)
+                except ConfigError as exc:
+                    problems.extend(exc.problems)
+                    continue
+                out.append(ArgCondition(str(key), None, validate, implied_type(value)))
+            else:
+                out.append(ArgCondition(str(key), json_key(value)))
+        return tuple(out)
+
+    def _alternatives(self, text: str, path: Path, problems: list[str],
+                      stack: tuple[str, ...]) -> tuple[Alternative, ...]:
+        if not text.startswith(GROUP_PREFIX):
+            return ((ToolMatcher([text], self.mode), ()),)
+        name = text[len(GROUP_PREFIX):]
+        if not stack and name in self._cache:
+            return self._cache[name]
+        found = self._group(name, path, problems, stack)
+        if found is None:
+            return ()
+        value, gpath = found
+        plain: list[str] = []
+        alts: list[Alternative] = []
+        members = value if isinstance(value, list) else [value]
+        for k, member in enumerate(members):
+            here = (*gpath, k) if isinstance(value, list) else gpath
+            if isinstance(member, str) and not member.startswith(GROUP_PREFIX):
+                plain.append(member)
+            elif isinstance(member, str):
+                alts += self._alternatives(member, here, problems, (*stack, name))
+            else:
+                compiled = self.item(member, here, problems)
+                if compiled is not None:
+                    alts += compiled.alternatives
+        out = ((ToolMatcher(plain, self.mode), ()),) if plain else ()
+        out += tuple(alts)
+        if not stack:
+            self._cache[name] = out
+        return out
+
+
+def _item(text: str, tool: str, alts: tuple[Alternative, ...],
+          mode: ToolMatchMode) -> SelectorItem:
+    names = ToolMatcher([p for m, _ in alts for p in m.patterns], mode)
+    return SelectorItem(text, tool, names, alts, any(c for _, c in alts))
