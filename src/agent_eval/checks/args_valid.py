@@ -58,7 +58,8 @@ class ArgsValid:
         it (or any call under ``strict: true``)."""
         if self.only is not None and not self.only(name):
             return False
-        return self.strict_ref is not None or bool(self.policy.rules_for(name))
+        return (self.strict_ref is not None or self.policy.unconstrained is not None
+                or bool(self.policy.rules_for(name)))
 
     def run(self, trace: Trace) -> list[Finding]:
         out: list[Finding] = []
@@ -72,6 +73,8 @@ class ArgsValid:
             if not rules:
                 if self.strict_ref is not None:
                     out.append(self._unknown(call, trace))
+                elif self.policy.unconstrained is not None:
+                    out.append(self._unconstrained(call, trace))
                 continue
             if not call.arguments_recorded:
                 out.append(self._not_recorded(call, trace, rules[0].key_ref))
@@ -162,6 +165,25 @@ class ArgsValid:
         )
 
 
+    def _unconstrained(self, call: ToolCall, trace: Trace) -> Finding:
+        severity, where = self.policy.unconstrained  # type: ignore[misc]
+        if self.severity == "note" or (self.severity == "warning" and severity == "error"):
+            severity = self.severity  # the test's severity caps it
+        return Finding(
+            rule="args_valid/unconstrained_tool",
+            severity=severity,  # type: ignore[arg-type]
+            message=f"{call.name}: no policy key of {self.policy.file} constrains this tool "
+            f"({where.text})",
+            test=self.id,
+            config=_ref(where),
+            trace=self._trace_ref(call, trace),
+            tool=call.name,
+            constraint=where.text,
+            scenario=trace.scenario,
+            details={"violation": "Tool has no schema in the policy"},
+        )
+
+
 def _ref(c: Constraint) -> ConfigRef:
     return ConfigRef(c.file, c.line, c.col, c.key_path)
 
@@ -181,5 +203,6 @@ def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
 RULES = tuple(sorted({f"args_valid/{r}" for r in RULE_OF.values()} | {
     "args_valid/additional_arguments", "args_valid/false_schema",
     "args_valid/not_an_object", "args_valid/not_recorded", "args_valid/unknown_tool",
+    "args_valid/unconstrained_tool",
 }))
 SPEC = CheckSpec("args_valid", ArgsValidTest, compile_test, RULES)

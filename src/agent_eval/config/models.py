@@ -182,14 +182,26 @@ class ToolPolicy(Strict):
     )
 
 
+class Enforcement(Strict):
+    unconstrained_tools: Literal["deny", "warn", "allow"] = Field(
+        "allow", description="A call to a tool that no policy key matches: deny (an error), "
+        "warn (a warning) or allow (skipped, the default). Assay's "
+        "enforcement.unconstrained_tools.")
+
+
 class PolicyFile(Strict):
     """A policy file for the args_valid metric."""
 
     version: Literal["1"] = "1"
     description: str | None = None
+    defs: dict[str, Any] | None = Field(
+        None, alias="$defs", description="Shared schemas, referenced from any tool as "
+        "$ref: '#/$defs/NAME'.", json_schema_extra={"additionalProperties": JSON_SCHEMA_REF})
     tools: dict[str, ToolPolicy] = Field(
         description="Tool name or glob -> its argument policy. A tool matching several keys "
         "gets all of their constraints."
     )
+    enforcement: Enforcement | None = Field(
+        None, description="What a call to a tool without any policy key is.")
 
     _v = field_validator("version", mode="before")(classmethod(lambda cls, v: _version(v)))

@@ -31,9 +31,12 @@ class ToolRule:
 class Policy:
     """A compiled policy file."""
 
-    def __init__(self, file: str, rules: list[ToolRule]) -> None:
+    def __init__(self, file: str, rules: list[ToolRule],
+                 unconstrained: tuple[str, Constraint] | None = None) -> None:
         self.file = file
         self.rules = tuple(rules)
+        # enforcement.unconstrained_tools when deny or warn: (severity, its line)
+        self.unconstrained = unconstrained
         self._memo: dict[str, tuple[ToolRule, ...]] = {}
 
     def rules_for(self, name: str) -> tuple[ToolRule, ...]:
@@ -70,7 +73,16 @@ def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
                              pos.col,
                              ".".join(path))
         rules.append(ToolRule(key, ToolMatcher([key], mode), all_of(checks), key_ref))
-    return Policy(file, rules)
+    enforcement = doc.get("enforcement")
+    mode_of = enforcement.get("unconstrained_tools") if isinstance(enforcement, dict) else None
+    unconstrained = None
+    if mode_of in ("deny", "warn"):
+        where = ("enforcement", "unconstrained_tools")
+        pos = compiler.positions.get(where)
+        unconstrained = ("error" if mode_of == "deny" else "warning", Constraint(
+            "args_valid/unconstrained_tool", f"unconstrained_tools: {mode_of}",
+            pos.file or file, pos.line, pos.col, ".".join(where)))
+    return Policy(file, rules, unconstrained)
 
 
 def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str, ...]
