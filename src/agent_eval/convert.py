@@ -87,6 +87,11 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
         else:
             yield _llm_event(llms[j])
             j += 1
+    for h in trace.handoffs:
+        event: dict[str, Any] = {"type": "handoff", "to_agent": h.to_agent}
+        _put(event, "from_agent", h.from_agent)
+        event["source"] = _where(h.location)
+        yield event
     if trace.output is not None:
         yield {"type": "output", "output": trace.output, "source": _where(trace.end_location)}
     end: dict[str, Any] = {"type": "trace_end"}

@@ -48,6 +48,15 @@ class LlmCall:
     latency_ms: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Handoff:
+    """Control passed from one agent to another (an OpenAI Agents SDK handoff span)."""
+
+    to_agent: str
+    location: Location
+    from_agent: str | None = None
+
+
 @dataclass(slots=True)
 class Trace:
     id: str
@@ -64,6 +73,7 @@ class Trace:
     total_tokens: int | None = None  # recorded on the trace itself (trace_end)
     metadata: dict[str, Any] = field(default_factory=dict)
     format: str = "native"
+    handoffs: list[Handoff] = field(default_factory=list)  # in order
 
     # Derived totals: unknown (None) when any contributing figure is unknown.
     @property

@@ -25,7 +25,7 @@ import orjson
 from agent_eval.errors import InputError
 from agent_eval.findings import Finding, TraceRef
 from agent_eval.limits import DEFAULT, Limits
-from agent_eval.model import Trace
+from agent_eval.model import Handoff, Trace
 from agent_eval.results import Results, TraceSummary, finding_dict, finding_from
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -107,6 +107,18 @@ def clean_trace(trace: Trace, limits: Limits) -> None:
         name = call.name
         if not name.isprintable() or len(name) > limit:
             call.name = clean_name(name, limit)
+    if trace.handoffs:  # agent names, as tool names
+        trace.handoffs = [_clean_handoff(h, limit) for h in trace.handoffs]
+
+
+def _clean_handoff(h: Handoff, limit: int) -> Handoff:
+    def ok(name: str | None) -> bool:
+        return name is None or (name.isprintable() and len(name) <= limit)
+
+    if ok(h.to_agent) and ok(h.from_agent):
+        return h
+    return Handoff(clean_name(h.to_agent, limit), h.location,
+                   None if h.from_agent is None else clean_name(h.from_agent, limit))
 
 
 # ------------------------------------------------------------------------ results

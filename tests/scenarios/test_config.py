@@ -35,8 +35,8 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
                                                                "max_cost_usd"]),
     ("  - id: A\n    thresholds:\n      min_tool_recall: 1.0\n", "min_tool_recall",
      ["needs expect.tools"]),
-    ("  - id: A\n    expect: {tools: [x]}\n    thresholds: {min_tool_recall: 85}\n",
-     "min_tool_recall", ["less than or equal to 1"]),
+    ("  - id: A\n    expect: {tools: [x]}\n    thresholds: {min_tool_recall: 185}\n",
+     "min_tool_recall", ["185 is not a rate", "a percentage above 1 up to 100 (90)"]),
     ("  - id: A\n    warn_thresholds: {min_sequence_similarity: 0.5}\n",
      "min_sequence_similarity", ["needs expect.sequence"]),
     ("  - id: A\n    expect: {state: x}\n    thresholds: {min_score: 50}\n", "min_score",
@@ -58,7 +58,7 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     ("  - id: A\n    expect: {tools: [a], output: {contains: [x]}}\n"
      "    weights: {tool_accuracy: 0, output_quality: 0}\n", "weights", ["sum to 0"]),
     ("  - id: A\n    expect: {tools: [a, A]}\n", "A]", ["listed twice"]),
-    ("  - id: A\n    min_pass_ratio: 1.5\n", "min_pass_ratio", ["less than or equal to 1"]),
+    ("  - id: A\n    min_pass_ratio: 150\n", "min_pass_ratio", ["150 is not a rate"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
 ])
 def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: str,
@@ -82,7 +82,7 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
      ["no scenario lists behaviors"]),
     ("  by_category: {adversarail: 1.0}\n", "adversarail",
      ["did you mean 'adversarial'", "categories used: adversarial"]),
-    ("  by_category: {adversarial: 90}\n", "adversarial: 90", ["less than or equal to 1"]),
+    ("  by_category: {adversarial: 900}\n", "adversarial: 900", ["900 is not a rate"]),
     ("  composite: {weights: {latency: 1}, min: 0.8}\n", "latency",
      ["needs a latency scale"]),
     ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),

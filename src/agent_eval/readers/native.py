@@ -15,11 +15,12 @@ import orjson
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.model import Handoff, LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
 
-EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "trace_end")
+EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "handoff",
+               "trace_end")
 _loads = bounded_loads
 _orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -275,6 +276,18 @@ class _FileState:
         t = self.trace_for(obj, line)
         if t is not None:
             t.trace.output = _first(obj, "output", "content", "text", "answer")
+
+    def handoff(self, obj: dict[str, Any], line: int) -> None:
+        t = self.trace_for(obj, line)
+        if t is None:
+            return
+        to, source = obj.get("to_agent"), obj.get("from_agent")
+        if not isinstance(to, str) or not to:
+            self.error("input/invalid_event", line,
+                       "a handoff needs 'to_agent': the name of the agent that takes over")
+            return
+        t.trace.handoffs.append(Handoff(to, Location(self.file, line),
+                                        source if isinstance(source, str) else None))
 
     def trace_end(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)

@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
-from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.model import Handoff, LlmCall, Location, ToolCall, Trace
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath
 from agent_eval.readers.native import READER as NATIVE
@@ -250,6 +250,10 @@ class _Spans:
             elif kind == "handoff":
                 trace.metadata.setdefault("handoffs", []).append(
                     {"from": data.get("from_agent"), "to": data.get("to_agent")})
+                if isinstance(data.get("to_agent"), str):
+                    source = data.get("from_agent")
+                    trace.handoffs.append(Handoff(data["to_agent"], loc, source
+                                                  if isinstance(source, str) else None))
             elif kind == "guardrail" and data.get("triggered"):
                 trace.metadata.setdefault("guardrails_triggered", []).append(data.get("name"))
         if t0 is not None and t1 is not None:

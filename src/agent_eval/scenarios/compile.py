@@ -49,6 +49,7 @@ from agent_eval.scenarios.models import (
     Gates,
     PassCriteria,
     Scenario,
+    SuiteWeights,
     Thresholds,
 )
 from agent_eval.selectors import GROUP_PREFIX, SelectorCompiler
@@ -219,6 +220,9 @@ class CompiledScenario:
     thresholds: tuple[Limit, ...] = ()
     warn_thresholds: tuple[Limit, ...] = ()
     weights: dict[str, float] = field(default_factory=dict)
+    handoffs: tuple[tuple[str, ToolMatcher, ConfigRef], ...] = ()  # expected targets
+    max_handoffs: tuple[int, ConfigRef] | None = None
+    handoff_severity: str = "error"
     normalized: bool = True
     named_tools: list[ToolRef] = field(default_factory=list)  # coverage.py
     _names: dict[str, NameInfo] = field(default_factory=dict, repr=False)
@@ -393,6 +397,7 @@ class _Compiler:
         self.loader = loader
         self.schemas = SchemaCompiler(data, positions)
         self.json_schemas: dict[str, Any] = {}
+        self.suite_weights: SuiteWeights | None = None
 
     # -- positions
     def ref(self, path: Path, key_path: str) -> ConfigRef:
@@ -512,6 +517,23 @@ class _Compiler:
             sc.tool_refs = refs
             sc.tool_matchers = tuple(self.matcher(p) for p in patterns)
             self.named(sc, "expected tool", patterns, refs)
+        if e.tool_categories:
+            for k, cat in enumerate(e.tool_categories):
+                here = (*ex, "tool_categories", k)
+                if not self.expand([GROUP_PREFIX + cat], here):
+                    continue
+                sc.tools = (*(sc.tools or ()), GROUP_PREFIX + cat)
+                r = ref("expect", "tool_categories", k)
+                sc.tool_refs = (*sc.tool_refs, r)
+                sc.tool_matchers = (*sc.tool_matchers, self.matcher(GROUP_PREFIX + cat))
+                self.named(sc, "tool category", [GROUP_PREFIX + cat], [r])
+        if e.handoffs is not None:
+            patterns, refs = self._patterns(e.handoffs, ref, "expect", "handoffs")
+            sc.handoffs = tuple((p, ToolMatcher([p], self.mode), r)
+                                for p, r in zip(patterns, refs, strict=True))
+        if e.max_handoffs is not None:
+            sc.max_handoffs = (e.max_handoffs, ref("expect", "max_handoffs"))
+        sc.handoff_severity = e.handoff_severity
         if e.forbidden_tools is not None:
             patterns, refs = self._patterns(e.forbidden_tools, ref, "expect", "forbidden_tools")
             if patterns:
@@ -732,6 +754,11 @@ class _Compiler:
 
     def weights(self, sc: CompiledScenario, cfg: Scenario, base: Path) -> None:
         weights = dict(m.DEFAULT_WEIGHTS)
+        suite = self.suite_weights
+        if suite is not None:
+            weights.update(suite.model_dump(exclude_none=True, exclude={"by_category"}))
+            if suite.by_category and cfg.category in suite.by_category:
+                weights.update(suite.by_category[cfg.category].model_dump(exclude_none=True))
         if cfg.weights is not None:
             weights.update(cfg.weights.model_dump(exclude_none=True))
         sc.weights = weights
@@ -819,6 +846,8 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
         return None
     c = _Compiler(data, positions, file, mode, loader)
     before = len(loader.problems)
+    if data.get("weights") is not None:
+        c.suite_weights = loader.validate(SuiteWeights, data["weights"], positions, ("weights",))
     compiled: list[CompiledScenario] = []
     seen: dict[str, Path] = {}
     for i, item in enumerate(raw if isinstance(raw, list) else []):

@@ -58,7 +58,7 @@ RULES = (
     "scenario/behavior", "scenario/threshold", "scenario/warn_threshold",
     "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
     "criteria/blocking", "criteria/warning", "criteria/by_category", "criteria/composite",
-    "criteria/required",
+    "criteria/required", "scenario/handoff",
 )
 MAX_UNKNOWN_IDS = 20
 MAX_SHOWN = 80
@@ -182,6 +182,8 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
                details={"expected": sc.state.text, "actual": _shown(ev.text)})
     if sc.health_ref is not None:
         _health(ev, calls)
+    if sc.handoffs or sc.max_handoffs is not None:
+        _handoffs(ev)
     if sc.behaviors:
         seen = sum(1 for b in sc.behaviors if _behavior(ev, b, calls, missed=True) is not None)
         v[I_BEHAVIOR] = seen / len(sc.behaviors)
@@ -217,6 +219,32 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
         _limit(ev, limit, v, blocking=False)
     status = FAIL if ev.failed else WARN if ev.warned else PASS
     return Outcome(status, v, ev.findings)
+
+
+def _handoffs(ev: _Eval) -> None:
+    """expect.handoffs (each target reached) and max_handoffs (CIAgent's expected_handoff
+    and max_handoff_count), as errors or, under handoff_severity: warning, warnings."""
+    sc, handoffs = ev.sc, ev.trace.handoffs
+    severity: Severity = "warning" if sc.handoff_severity == "warning" else "error"
+    targets = [h.to_agent for h in handoffs]
+    shown = ", ".join(dict.fromkeys(targets)) or "none"
+    for pattern, matcher, ref in sc.handoffs:
+        if not any(matcher(t) for t in targets):
+            ev.add("scenario/handoff", severity, f"Expected handoff to {pattern} did not happen "
+                   f"(handoffs to: {shown})", ref, ev.at_end(), constraint=f"handoffs: "
+                   f"{pattern}", details={"expected": pattern, "actual": targets})
+            ev.failed = ev.failed or severity == "error"
+            ev.warned = ev.warned or severity == "warning"
+    if sc.max_handoffs is not None and len(handoffs) > sc.max_handoffs[0]:
+        limit, ref = sc.max_handoffs
+        over = handoffs[limit]
+        where = TraceRef(over.location.file, over.location.line, ev.trace.id)
+        ev.add("scenario/handoff", severity, f"{len(handoffs)} handoffs, more than "
+               f"max_handoffs {limit} (handoff #{limit + 1} to {over.to_agent} is over the "
+               "limit)", ref, where, value=len(handoffs), constraint=f"max_handoffs: {limit}",
+               details={"expected": limit, "actual": len(handoffs)})
+        ev.failed = ev.failed or severity == "error"
+        ev.warned = ev.warned or severity == "warning"
 
 
 def _forbidden(ev: _Eval, infos: list[NameInfo], calls: list[ToolCall]) -> bool:

@@ -9,19 +9,39 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
 from agent_eval.config.models import Strict, ToolPatterns
 
-Fraction = float
+
+def _as_fraction(value: Any) -> Any:
+    """A rate as a fraction: ``0.9``, ``90`` (above 1 it is a percentage) or ``"90%"``
+    all mean 0.9 (EvalView and CIAgent write percentages)."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            value = float(value.strip()[:-1]) / 100
+        except ValueError:
+            raise ValueError(f"'{value}' is not a percentage such as 90%") from None
+    elif isinstance(value, int | float) and not isinstance(value, bool) and 1 < value <= 100:
+        value = value / 100
+    if isinstance(value, int | float) and not isinstance(value, bool) and not 0 <= value <= 1:
+        raise ValueError(f"{value} is not a rate: write a fraction in [0, 1] (0.9), a "
+                         "percentage above 1 up to 100 (90) or '90%'")
+    return value
+
+
+Fraction = Annotated[float, BeforeValidator(_as_fraction), WithJsonSchema({
+    "anyOf": [{"type": "number", "minimum": 0, "maximum": 100},
+              {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?%$"}],
+    "description": "A rate: a fraction in [0, 1], a percentage above 1 (90) or '90%'."})]
 SequenceMode = Literal["strict", "exact", "unordered", "subset", "superset", "subsequence"]
 BEHAVIOR_KEYS = ("tool_called", "tool_not_called", "output_contains", "output_regex",
                  "sequence")
 
 
 def _fraction(description: str) -> Any:
-    return Field(None, ge=0, le=1, description=description + " A fraction in [0, 1] "
-                 "(0.85, not 85).")
+    return Field(None, description=description + " A fraction in [0, 1]; a number above 1 "
+                 "is a percentage (90 = 0.9), and '90%' is accepted too.")
 
 
 def _limit(description: str) -> Any:
@@ -86,6 +106,10 @@ class Expect(Strict):
 
     tools: ToolPatterns | None = Field(None, description="Tools that should be called "
                                        "(tool_recall / tool_precision; globs allowed).")
+    tool_categories: list[str] | None = Field(
+        None, description="Intent categories (names of tool_groups), each expected like one "
+        "tool of `tools` and satisfied by a call to any tool of the group (EvalView's "
+        "tool_categories).")
     forbidden_tools: ToolPatterns | None = Field(
         None, description="Tools that must never be called: a call is a FAIL with score 0.")
     sequence: list[str] | None = Field(None, description="The reference order of tool "
@@ -112,6 +136,14 @@ class Expect(Strict):
         None, description="Expected behaviors (behavior_score = observed / expected).")
     must_not: list[Behavior] | None = Field(
         None, description="Behaviors that must not happen: any hit is a FAIL with score 0.")
+    handoffs: str | list[str] | None = Field(
+        None, description="Agents that control must be handed to (each at least once; "
+        "globs allowed; CIAgent's expected_handoff).")
+    max_handoffs: int | None = Field(None, ge=0, description="At most this many handoffs "
+                                     "between agents (CIAgent's max_handoff_count).")
+    handoff_severity: Literal["error", "warning"] = Field(
+        "error", description="What a missed handoff expectation is: error (the trace fails) "
+        "or warning (the trace warns; CIAgent's path layer).")
 
 
 class Thresholds(Strict):
@@ -143,6 +175,14 @@ class Weights(Strict):
     sequence: float | None = Field(None, ge=0, description="Weight of sequence similarity.")
 
 
+class SuiteWeights(Weights):
+    """The suite's score weights: every scenario's defaults, by category."""
+
+    by_category: dict[str, Weights] | None = Field(
+        None, description="Scenario category -> weights for the scenarios of that category "
+        "(over the suite's; a scenario's own weights win).")
+
+
 class Scenario(Strict):
     """One scenario: expectations for the traces that belong to it."""
 
@@ -161,8 +201,8 @@ class Scenario(Strict):
         None, description="Glob(s) of trace files, relative to the suite file; default: "
         "traces whose scenario id is this id, or whose file name (without extension) is.")
     min_pass_ratio: Fraction = Field(
-        1.0, ge=0, le=1, description="With several traces (repeats): the share that must "
-        "pass.")
+        1.0, description="With several traces (repeats): the share that must pass (a "
+        "fraction, or a percentage above 1).")
     expect: Expect = Field(default_factory=Expect)  # type: ignore[arg-type]
     thresholds: Thresholds | None = None
     warn_thresholds: Thresholds | None = None
@@ -229,7 +269,8 @@ class PassCriteria(Strict):
 
     blocking: Gates | None = None
     warning: Gates | None = None
-    by_category: dict[str, Annotated[float, Field(ge=0, le=1)]] | None = Field(
-        None, description="Category -> minimum pass rate of its scenarios (a fraction).")
+    by_category: dict[str, Fraction] | None = Field(
+        None, description="Category -> minimum pass rate of its scenarios (a fraction, or a "
+        "percentage above 1).")
     composite: Composite | None = None
     regression: Regression | None = None

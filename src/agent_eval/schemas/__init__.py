@@ -17,7 +17,7 @@ from pydantic import Field, create_model
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
 from agent_eval.live.models import NAME_PATTERN, Probe, Server
-from agent_eval.scenarios.models import PassCriteria, Scenario
+from agent_eval.scenarios.models import PassCriteria, Scenario, SuiteWeights
 
 BASE_URL = "https://github.com/agent-eval/agent-eval/raw/main/schemas/"
 
@@ -41,6 +41,8 @@ def suite_schema() -> dict[str, Any]:
             json_schema_extra={"propertyNames": {"pattern": NAME_PATTERN}})),
         probes=(list[Probe], Field(default_factory=list, description="Live checks of the "
                                    "servers; see docs/mcp.md.")),
+        weights=(SuiteWeights | None, Field(None, description="Score weights of every "
+                                            "scenario, and by_category.")),
     )
     return _finish(model.model_json_schema(by_alias=True), "suite", "agent-eval suite file")
 
