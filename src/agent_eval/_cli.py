@@ -63,7 +63,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="evaluate traces against the suite")
-    run.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
+    run.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …); also "
+                     "an Assay, EvalView or CIAgent config (docs/migrating.md)")
+    run.add_argument("--dialect", choices=("auto", "native", "assay", "evalview", "ciagent"),
+                     default="auto", help="the config's language (default: by content)")
     run.add_argument("--traces", "-t", action="append", metavar="GLOB",
                      help="trace files or globs (repeatable); overrides the suite's traces:")
     run.add_argument("--format", "-f", action="append", metavar="FMT",
@@ -156,6 +159,19 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND",
                      help="the server command and its arguments, after --")
 
+    imp = sub.add_parser("import", help="write a config of Assay, EvalView or CIAgent as a "
+                         "native suite (same findings when run)")
+    imp.add_argument("file", metavar="FILE", help="the peer's config file (or a folder of "
+                     "EvalView test cases)")
+    imp.add_argument("--to", choices=("suite",), default="suite",
+                     help="what to write (only: suite)")
+    imp.add_argument("--dialect", choices=("auto", "assay", "evalview", "ciagent"),
+                     default="auto", help="the peer (default: detected by content)")
+    imp.add_argument("--output", "-o", metavar="FILE",
+                     help="the suite file to write (default: agent-eval.yaml beside FILE)")
+    imp.add_argument("--traces", metavar="GLOB", help="write this traces: glob into the suite")
+    imp.add_argument("--force", action="store_true", help="overwrite existing files")
+
     sub.add_parser("action", help="run as the GitHub Action: inputs from INPUT_* variables, "
                    "the event from GITHUB_EVENT_PATH (see README 'GitHub Action')")
     return p
@@ -200,6 +216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import record
 
             return record.main(args)
+        if args.command == "import":
+            from agent_eval.commands import import_
+
+            return import_.main(args)
         if args.command == "action":
             from agent_eval.commands import action
 

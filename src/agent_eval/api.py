@@ -17,10 +17,11 @@ from agent_eval.results import Results
 __all__ = ["evaluate", "load_suite", "load_traces", "suite_sources"]
 
 
-def load_suite(path: str | os.PathLike[str] | None = None) -> Suite:
-    """Load and compile a suite file. Raises :class:`ConfigError` (every problem as
+def load_suite(path: str | os.PathLike[str] | None = None, *, dialect: str = "auto") -> Suite:
+    """Load and compile a suite file (or a config of Assay, EvalView or CIAgent: see
+    docs/migrating.md). Raises :class:`ConfigError` (every problem as
     ``FILE:LINE:COL: message``)."""
-    return _load_suite(path)
+    return _load_suite(path, dialect=dialect)
 
 
 def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,

@@ -153,6 +153,7 @@ class Accumulator:
         severity: Severity = "error" if strict_coverage else suite.model.unexercised
         unexercised = coverage_findings(suite.coverage, self.coverage, severity,
                                         len(self.traces))
+        unexercised = [*suite.notes, *unexercised]  # a peer config's unsupported keys
         assign_fingerprints(unexercised)
         errors = list(self.input_errors)
         no_traces = not self.traces if any_traces is None else not any_traces

@@ -29,7 +29,7 @@ def write_outputs(results: Results, formats: list[str], folder: Path,
 
 def main(args: argparse.Namespace) -> int:
     given = _formats(args.format)  # an unknown format: exit 2 before anything is read
-    suite = load_suite(args.config)
+    suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
     formats = given or list(suite.model.output.format)  # validated by the suite model
     base = None
     if getattr(args, "baseline", None):

@@ -23,6 +23,7 @@ from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler, did_you_mean
 from agent_eval.coverage import CoveragePlan
 from agent_eval.errors import ConfigError
+from agent_eval.findings import ConfigRef, Finding
 from agent_eval.limits import Limits
 from agent_eval.textdist import edit_distance
 from agent_eval.yamlpos import Path, Positions, load_yaml
@@ -78,6 +79,8 @@ class Suite:
     scenarios: CompiledScenarios | None = field(default=None, repr=False)
     coverage: CoveragePlan = field(default_factory=lambda: CoveragePlan((), ()), repr=False)
     live: CompiledLive | None = field(default=None, repr=False)  # servers, probes (mcp.md)
+    dialect: str = "native"  # the config's language (importers/: assay, evalview, ciagent)
+    notes: list[Finding] = field(default_factory=list, repr=False)  # import/unsupported
 
     @property
     def trace_globs(self) -> list[str]:
@@ -93,28 +96,37 @@ class Suite:
         return self.model.limits.limits()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return (_rebuild, (str(self.path), str(self.root), self.sources))
+        return (_rebuild, (str(self.path), str(self.root), self.sources, self.dialect))
 
 
-def _rebuild(path: str, root: str, sources: dict[str, str]) -> Suite:
-    return _Loader(FsPath(path), FsPath(root), sources).load()
+def _rebuild(path: str, root: str, sources: dict[str, str], dialect: str = "auto") -> Suite:
+    return _Loader(FsPath(path), FsPath(root), sources, dialect).load()
 
 
-def load_suite(path: str | os.PathLike[str] | None = None, *, root: str | None = None) -> Suite:
-    """Load and compile a suite file (default: the first known config name in the cwd)."""
+def load_suite(path: str | os.PathLike[str] | None = None, *, root: str | None = None,
+               dialect: str = "auto") -> Suite:
+    """Load and compile a suite file (default: the first known config name in the cwd).
+    ``dialect``: auto (by content), native, or a peer's (importers/: assay, evalview,
+    ciagent); a folder is read as a folder of EvalView test cases."""
     config = FsPath(path) if path is not None else find_config()
     config = config.resolve()
-    if not config.is_file():
+    if config.is_dir() and dialect in ("auto", "evalview"):
+        dialect = "evalview"
+    elif not config.is_file():
         raise ConfigError([f"{path}: config file not found"])
-    base = config.parent
-    return _Loader(config, FsPath(root).resolve() if root else repo_root(base), None).load()
+    base = config.parent if config.is_file() else config
+    return _Loader(config, FsPath(root).resolve() if root else repo_root(base), None,
+                   dialect).load()
 
 
 class _Loader:
-    def __init__(self, config: FsPath, root: FsPath, sources: dict[str, str] | None) -> None:
+    def __init__(self, config: FsPath, root: FsPath, sources: dict[str, str] | None,
+                 dialect: str = "auto") -> None:
         self.config = config
         self.root = root
-        self.base = config.parent
+        self.base = config if config.is_dir() else config.parent
+        self.dialect = dialect
+        self.translated: dict[str, tuple[dict[str, Any], Positions]] = {}
         self.frozen = sources is not None
         self.sources: dict[str, str] = dict(sources or {})
         self.problems: list[str] = []
@@ -134,11 +146,28 @@ class _Loader:
 
     def load(self) -> Suite:
         file = rel(self.config, self.root)
-        try:
-            text = self.read(self.config)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError([f"{file}: cannot read the config: {exc}"]) from None
-        data, positions = load_yaml(text, file)
+        data: Any = None
+        positions = Positions(file)
+        if not self.config.is_dir():
+            try:
+                text = self.read(self.config)
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError([f"{file}: cannot read the config: {exc}"]) from None
+            data, positions = load_yaml(text, file)
+        dialect = self.dialect
+        if dialect == "auto":
+            from agent_eval.importers import detect
+
+            dialect = detect(data)
+        notes: list[Finding] = []
+        if dialect != "native":
+            from agent_eval.importers import translator
+
+            t = translator(dialect)(self.config, self.root, self.read,
+                                    lambda p: rel(p, self.root))
+            data, positions = t.data, t.positions
+            self.translated = t.policies
+            notes = [_unsupported(dialect, *u) for u in t.unsupported]
         if not isinstance(data, dict):
             raise ConfigError.at(file, 1, 1, "the suite file must be a mapping with 'suite:' "
                                  "and 'tests:'")
@@ -184,7 +213,7 @@ class _Loader:
         named = [r for sc in scenarios.scenarios for r in sc.named_tools] if scenarios else []
         return Suite(model.suite, self.config, self.root, self.base, file, model, tests,
                      self.sources, positions, self.policies, scenarios,
-                     CoveragePlan.build(tests, named), live)
+                     CoveragePlan.build(tests, named), live, dialect, notes)
 
     def check_format(self, fmt: str, positions: Positions) -> None:
         from agent_eval.readers import READERS
@@ -257,6 +286,9 @@ class _Loader:
         if key in self.policies:
             return self.policies[key]
         file = rel(path, self.root)
+        if key in self.translated:  # a peer's policy, translated by an importer
+            data, positions = self.translated[key]
+            return self.compile_policy_data(data, positions, file)
         try:
             text = self.read(path)
         except (OSError, UnicodeDecodeError) as exc:
@@ -281,6 +313,10 @@ class _Loader:
         data, positions = load_yaml(text, file)
         if not isinstance(data, dict):
             raise ConfigError.at(file, 1, 1, "a policy file must be a mapping with 'tools:'")
+        return self.compile_policy_data(data, positions, file)
+
+    def compile_policy_data(self, data: dict[str, Any], positions: Positions,
+                            file: str) -> Policy:
         problems_before = len(self.problems)
         self.validate(PolicyFile, data, positions, ())
         problems = self.problems[problems_before:]
@@ -291,6 +327,15 @@ class _Loader:
         if problems:
             raise ConfigError(sorted(problems, key=_position))
         return policy
+
+
+def _unsupported(dialect: str, file: str, line: int, col: int, what: str) -> Finding:
+    """A key of a peer's config that agent-eval cannot apply: never silently dropped."""
+    return Finding(rule="import/unsupported", severity="warning",
+                   message=f"{what} ({dialect} config; see docs/migrating.md)",
+                   test=f"import:{dialect}",
+                   config=ConfigRef(file, line, col, f"{file}#unsupported:{what}"),
+                   trace=None, constraint=what)
 
 
 # ----------------------------------------------------------------- error messages

@@ -1,0 +1,64 @@
+"""``agent-eval import FILE --to suite``: a peer's config (Assay, EvalView, CIAgent) as a
+native suite file (and native policy files), each key commented with the peer line it came
+from; running it gives the same findings as running the peer config directly."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agent_eval.config.loader import rel, repo_root
+from agent_eval.errors import ConfigError
+from agent_eval.importers import detect, translator
+from agent_eval.importers.emit import to_yaml
+from agent_eval.yamlpos import load_yaml
+
+
+def main(args: argparse.Namespace) -> int:
+    source = Path(args.file).resolve()
+    if not source.exists():
+        raise ConfigError([f"{args.file}: not found"])
+    root = repo_root(source if source.is_dir() else source.parent)
+    dialect = args.dialect
+    if dialect == "auto":
+        if source.is_dir():
+            dialect = "evalview"
+        else:
+            data, _ = load_yaml(source.read_text(encoding="utf-8"), rel(source, root))
+            dialect = detect(data)
+    if dialect == "native":
+        raise ConfigError([f"{args.file}: this is already an agent-eval suite (or not a "
+                           "config of Assay, EvalView or CIAgent); --dialect forces one"])
+
+    def read(path: Path) -> str:
+        return path.read_text(encoding="utf-8")
+
+    t = translator(dialect)(source, root, read, lambda p: rel(p, root))
+    folder = source if source.is_dir() else source.parent
+    out = Path(args.output) if args.output else folder / "agent-eval.yaml"
+    if args.traces:
+        t.data = {**t.data, "traces": args.traces}
+    written: list[Path] = []
+    files = {out: to_yaml(t.data, t.positions, _header(dialect, rel(source, root), t))}
+    for key, (data, positions) in t.policies.items():
+        policy = out.parent / Path(key).relative_to(folder)
+        files[policy] = to_yaml(data, positions, f"agent-eval policy imported from "
+                                f"{positions.file} ({dialect}); comments name the source line")
+    existing = [p for p in files if p.exists()]
+    if existing and not args.force:
+        raise ConfigError([f"{p}: exists; pass --force to overwrite" for p in existing])
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    for note in t.unsupported:
+        print(f"note: {note[0]}:{note[1]}:{note[2]}: {note[3]} (not imported)", file=sys.stderr)
+    print("Wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def _header(dialect: str, source: str, t: object) -> str:
+    return (f"agent-eval suite imported from {source} ({dialect}) by `agent-eval import`.\n"
+            "Each comment names the line of the original it came from; see "
+            "docs/migrating.md for what differs.")

@@ -1,0 +1,337 @@
+"""Assay configs (``eval.yaml``, ``mcp-eval.yaml``) and policies, with Assay's semantics:
+tool names compared byte for byte, ``blocklist`` ``pattern`` a substring, its rule keys
+(``max_calls``, ``never_after {trigger, forbidden}``, ``after {trigger}``), policy v2
+(``tools.allow/deny``, ``schemas`` with ``$defs``, ``enforcement`` whose default is warn) and
+the legacy policy shapes. See docs/migrating.md "Assay"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path as FsPath
+from typing import Any
+
+from agent_eval.errors import ConfigError
+from agent_eval.importers import Builder, Translation
+from agent_eval.yamlpos import Path, Positions, load_yaml
+
+RULE_TYPES = {"require", "before", "blocklist", "max_calls", "count", "eventually",
+              "never_after", "after", "sequence", "immediately_before", "allowlist"}
+OUTPUT = {"must_contain": "contains", "must_not_contain": "not_contains",
+          "regex_match": "regex"}
+
+
+def exact_glob(text: str) -> str:
+    """A literal name as an fnmatch pattern (``[``, ``*`` and ``?`` escaped)."""
+    return "".join(f"[{c}]" if c in "[]*?" else c for c in text)
+
+
+def wildcard(pattern: str) -> str:
+    """An Assay tool pattern (only ``*`` is special) as an fnmatch pattern."""
+    return "*".join(exact_glob(part) for part in pattern.split("*"))
+
+
+class _Assay:
+    def __init__(self, path: FsPath, root: FsPath, read: Callable[[FsPath], str],
+                 rel: Callable[[FsPath], str]) -> None:
+        self.path = path
+        self.read = read
+        self.rel = rel
+        self.file = rel(path)
+        data, self.src = load_yaml(read(path), self.file)
+        self.doc: dict[str, Any] = data if isinstance(data, dict) else {}
+        self.b = Builder(self.file)
+        self.out: dict[str, Any] = {}
+        self.t = Translation("assay", self.out, self.b.positions)
+        self.tests: list[dict[str, Any]] = []
+        self.scenarios: list[dict[str, Any]] = []
+
+    def unsupported(self, src: Positions, path: Path, what: str) -> None:
+        pos = src.get(path)
+        self.t.unsupported.append((src.file_of(pos), pos.line, pos.col, what))
+
+    # ---------------------------------------------------------------------- suite
+    def translate(self) -> Translation:
+        b, src, doc = self.b, self.src, self.doc
+        self.out["suite"] = str(doc.get("suite") or self.path.stem)
+        b.at(("suite",), src, ("suite",))
+        self.out["tool_match"] = "exact"  # Assay compares tool names byte for byte
+        b.at(("tool_match",), src, ())
+        for key in ("settings", "model", "thresholds", "baseline"):
+            if key in doc and key not in ("model",):
+                self.unsupported(src, (key,), f"Assay '{key}' has no agent-eval equivalent "
+                                 "here and is not applied")
+        tests = doc.get("tests")
+        for i, test in enumerate(tests if isinstance(tests, list) else []):
+            if isinstance(test, dict):
+                self.test(test, ("tests", i))
+        if self.tests:
+            self.out["tests"] = self.tests
+        if self.scenarios:
+            self.out["scenarios"] = self.scenarios
+        if not self.tests and not self.scenarios:
+            raise ConfigError.at(self.file, 1, 1, "this Assay config has no test that "
+                                 "agent-eval can run (see docs/migrating.md)")
+        return self.t
+
+    def test(self, test: dict[str, Any], at: Path) -> None:
+        tid = str(test.get("id", f"test_{at[-1]}"))
+        if "metric" in test:  # the mcp-eval.yaml shape: already a rule test
+            self.rule_test(tid, str(test["metric"]), test, at, at)
+            return
+        expected = test.get("expected")
+        if isinstance(expected, dict):
+            kind = str(expected.get("type", ""))
+            self.rule_test(tid, kind, expected, at, (*at, "expected"))
+        for k, a in enumerate(test.get("assertions") or []):
+            if isinstance(a, dict):
+                self.assertion(tid, a, (*at, "assertions", k))
+
+    def rule_test(self, tid: str, kind: str, spec: dict[str, Any], at: Path,
+                  spec_at: Path) -> None:
+        b, src = self.b, self.src
+        n = len(self.tests)
+        base: Path = ("tests", n)
+        if kind == "args_valid":
+            policy = spec.get("policy")
+            if not isinstance(policy, str):
+                self.unsupported(src, spec_at, "args_valid without a policy file")
+                return
+            test = {"id": tid, "metric": "args_valid",
+                    "policy": self.policy(policy, (*spec_at, "policy"))}
+            self.tests.append(test)
+            b.at(base, src, at)
+            b.at((*base, "id"), src, (*at, "id"))
+            b.at((*base, "policy"), src, (*spec_at, "policy"))
+            return
+        if kind == "sequence_valid":
+            rules = spec.get("rules")
+            if isinstance(rules, list):
+                self.sequence_test(tid, rules, at, (*spec_at, "rules"))
+            else:
+                self.unsupported(src, spec_at, "sequence_valid without rules")
+            return
+        if kind == "tool_blocklist":
+            block = spec.get("blocklist")
+            items = block if isinstance(block, list) else [block]
+            self.blocklist_test(tid, [str(x) for x in items], src,
+                                (*spec_at, "blocklist"), isinstance(block, list), at, True)
+            return
+        if kind in OUTPUT:
+            value = spec.get(kind, spec.get("pattern"))
+            key = kind if kind in spec else "pattern"
+            self.output(tid, OUTPUT[kind], value, at, (*spec_at, key))
+            return
+        self.unsupported(src, (*spec_at, "type") if "type" in spec else spec_at,
+                         f"Assay check '{kind}' is not deterministic or not supported by "
+                         "agent-eval; it is not run")
+
+    def output(self, tid: str, key: str, value: Any, at: Path, value_at: Path) -> None:
+        sc = self.scenario(tid, at)
+        expect = sc[1].setdefault("expect", {})
+        output = expect.setdefault("output", {})
+        k = len(self.scenarios) - 1 if sc[0] else sc[2]
+        path: Path = ("scenarios", k, "expect", "output", key)
+        output[key] = self.b.tree(path, value, self.src, value_at)
+        self.b.at(("scenarios", k, "expect"), self.src, value_at)
+        self.b.at(("scenarios", k, "expect", "output"), self.src, value_at)
+
+    def scenario(self, tid: str, at: Path) -> tuple[bool, dict[str, Any], int]:
+        for k, s in enumerate(self.scenarios):
+            if s["id"] == tid:
+                return False, s, k
+        s: dict[str, Any] = {"id": tid}
+        self.scenarios.append(s)
+        k = len(self.scenarios) - 1
+        self.b.at(("scenarios", k), self.src, at)
+        self.b.at(("scenarios", k, "id"), self.src, (*at, "id"))
+        return True, s, k
+
+    def assertion(self, tid: str, a: dict[str, Any], at: Path) -> None:
+        kind = a.get("type")
+        tool = a.get("tool")
+        if kind in ("trace_must_call_tool", "trace_must_not_call_tool") and isinstance(tool,
+                                                                                       str):
+            rtype = "require" if kind == "trace_must_call_tool" else "blocklist"
+            field = "tool" if rtype == "require" else "tools"
+            self.sequence_test(f"{tid}.{at[-1]}", [{"type": rtype, field: tool}], at,
+                               at, raw=True)
+        else:
+            self.unsupported(self.src, at, f"Assay assertion '{kind}' is not supported")
+
+    # ------------------------------------------------------------------ sequences
+    def sequence_test(self, tid: str, rules: list[Any], at: Path, rules_at: Path,
+                      raw: bool = False) -> None:
+        b, src = self.b, self.src
+        n = len(self.tests)
+        base: Path = ("tests", n)
+        out_rules: list[dict[str, Any]] = []
+        for i, r in enumerate(rules):
+            here = rules_at if raw else (*rules_at, i)
+            rule = self.rule(r, here, ("tests", n, "rules", len(out_rules)), raw)
+            if rule is not None:
+                out_rules.append(rule)
+        if not out_rules:
+            return
+        self.tests.append({"id": tid, "metric": "sequence_valid", "rules": out_rules})
+        b.at(base, src, at)
+        b.at((*base, "id"), src, (*at, "id"))
+        b.at((*base, "rules"), src, rules_at)
+
+    def rule(self, r: Any, at: Path, out: Path, raw: bool) -> dict[str, Any] | None:
+        b, src = self.b, self.src
+        if not isinstance(r, dict) or r.get("type") not in RULE_TYPES:
+            kind = r.get("type") if isinstance(r, dict) else None
+            raise ConfigError([f"{src.where((*at, 'type') if isinstance(r, dict) else at)}: "
+                               f"unknown Assay sequence rule type '{kind}'; known: "
+                               f"{', '.join(sorted(RULE_TYPES))}"])
+        kind = str(r["type"])
+        # Assay key -> native key
+        rename = {"max_calls": {"max": "max"}, "never_after": {"trigger": "first",
+                                                               "forbidden": "then"},
+                  "after": {"trigger": "tool"}}.get(kind, {})
+        native_type = "count" if kind == "max_calls" else kind
+        rule: dict[str, Any] = {"type": native_type}
+        b.at(out, src, at)
+        b.at((*out, "type"), src, at if raw else (*at, "type"))
+        for key, value in r.items():
+            if key == "type":
+                continue
+            here = at if raw else (*at, key)
+            if kind == "blocklist" and key == "pattern":
+                # Assay: the tool name *contains* the pattern
+                rule["tools"] = f"*{exact_glob(str(value))}*"
+                b.at((*out, "tools"), src, here)
+                continue
+            name = rename.get(key, key)
+            if name in ("tool", "tools", "first", "then"):
+                value = self.names(value)
+            rule[name] = b.tree((*out, name), value, src, here)
+        return rule
+
+    def names(self, value: Any) -> Any:
+        """Rule tool names, compared byte for byte: glob characters escaped."""
+        if isinstance(value, str):
+            return exact_glob(value)
+        if isinstance(value, list):
+            return [self.names(v) for v in value]
+        return value
+
+    def blocklist_test(self, tid: str, items: list[str], src: Positions, at: Path,
+                       listed: bool, test_at: Path, substring: bool) -> None:
+        n = len(self.tests)
+        base: Path = ("tests", n)
+        block = [f"*{exact_glob(x)}*" if substring else wildcard(x) for x in items]
+        self.tests.append({"id": tid, "metric": "tool_blocklist", "blocklist": block})
+        self.b.at(base, src, test_at)
+        self.b.at((*base, "id"), src, test_at)
+        self.b.at((*base, "blocklist"), src, at)
+        for k in range(len(block)):
+            self.b.at((*base, "blocklist", k), src, (*at, k) if listed else at)
+
+    # ------------------------------------------------------------------- policies
+    def policy(self, value: str, where: Path) -> str:
+        """Translate an Assay policy file into a native policy (and the tests its
+        allow/deny lists imply); returns the path the native test names."""
+        path = (self.path.parent / value).resolve()
+        file = self.rel(path)
+        try:
+            text = self.read(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError([f"{self.src.where(where)}: policy file '{value}' cannot be "
+                               f"read ({exc.__class__.__name__}: {file})"]) from None
+        data, src = load_yaml(text, file)
+        pb = Builder(file)
+        native: dict[str, Any] = {"version": "1", "tools": {}}
+        pb.at(("tools",), src, ())
+        doc = data if isinstance(data, dict) else {}
+        tools = doc.get("tools")
+        if (isinstance(tools, dict) and ("allow" in tools or "deny" in tools)) or "schemas" in doc \
+                or "allow" in doc or "deny" in doc:
+            self.policy_v2(doc, src, pb, native)
+        elif isinstance(tools, dict):  # legacy: tools: NAME: args: {properties}
+            for name, entry in tools.items():
+                schema = entry.get("args") if isinstance(entry, dict) else None
+                if isinstance(schema, dict):
+                    schema = {"type": "object", **schema}
+                    native["tools"][exact_glob(name)] = {"schema": schema}
+                    pb.at(("tools", exact_glob(name)), src, ("tools", name))
+                    pb.tree(("tools", exact_glob(name), "schema"), schema, src,
+                            ("tools", name, "args"))
+        elif "schema" in doc:  # one schema for every tool
+            native["tools"]["*"] = {"schema": doc["schema"]}
+            pb.at(("tools", "*"), src, ("schema",))
+            pb.tree(("tools", "*", "schema"), doc["schema"], src, ("schema",))
+        elif "blocklist" in doc:
+            block = doc["blocklist"]
+            self.blocklist_test(f"{FsPath(file).stem}.blocklist",
+                                [str(x) for x in (block if isinstance(block, list)
+                                                  else [block])],
+                                src, ("blocklist",), isinstance(block, list), where, True)
+        else:  # a map of tool -> JSON Schema
+            for name, schema in doc.items():
+                if isinstance(schema, dict):
+                    native["tools"][exact_glob(name)] = {"schema": schema}
+                    pb.at(("tools", exact_glob(name)), src, (name,))
+                    pb.tree(("tools", exact_glob(name), "schema"), schema, src, (name,))
+        native_name = str(FsPath(value).with_suffix("")) + ".agent-eval.yaml"
+        self.t.policies[str((self.path.parent / native_name).resolve())] = (native,
+                                                                            pb.positions)
+        return native_name
+
+    def policy_v2(self, doc: dict[str, Any], src: Positions, pb: Builder,
+                  native: dict[str, Any]) -> None:
+        schemas = doc.get("schemas")
+        for name, schema in (schemas if isinstance(schemas, dict) else {}).items():
+            if name == "$defs" and isinstance(schema, dict):
+                native["$defs"] = _refs(schema)
+                pb.tree(("$defs",), native["$defs"], src, ("schemas", "$defs"))
+                continue
+            native["tools"][wildcard(name)] = {"schema": _refs(schema)}
+            pb.at(("tools", wildcard(name)), src, ("schemas", name))
+            pb.tree(("tools", wildcard(name), "schema"), native["tools"][wildcard(name)][
+                "schema"], src, ("schemas", name))
+        mode = "warn"  # Assay's default
+        enforcement = doc.get("enforcement")
+        if isinstance(enforcement, dict) and enforcement.get("unconstrained_tools"):
+            mode = str(enforcement["unconstrained_tools"])
+            pb.at(("enforcement", "unconstrained_tools"), src,
+                  ("enforcement", "unconstrained_tools"))
+        else:
+            pb.at(("enforcement", "unconstrained_tools"), src, ())
+        native["enforcement"] = {"unconstrained_tools": mode}
+        tools = doc.get("tools") if isinstance(doc.get("tools"), dict) else {}
+        for key, where in (("deny", ("tools", "deny")), ("allow", ("tools", "allow"))):
+            items, at = (tools.get(key), where) if key in tools else (doc.get(key), (key,))
+            if not isinstance(items, list) or not items:
+                continue
+            names = [str(x) for x in items]
+            if key == "deny":
+                self.blocklist_test(f"{FsPath(src.file).stem}.deny", names, src, at, True, at,
+                                    False)
+            elif "*" not in names:
+                n = len(self.tests)
+                rule = {"type": "allowlist", "tools": [wildcard(x) for x in names]}
+                self.tests.append({"id": f"{FsPath(src.file).stem}.allow",
+                                   "metric": "sequence_valid", "rules": [rule]})
+                for p in (("tests", n), ("tests", n, "id"), ("tests", n, "rules"),
+                          ("tests", n, "rules", 0), ("tests", n, "rules", 0, "type"),
+                          ("tests", n, "rules", 0, "tools")):
+                    self.b.at(p, src, at)
+                for k in range(len(names)):
+                    self.b.at(("tests", n, "rules", 0, "tools", k), src, (*at, k))
+
+
+def _refs(node: Any) -> Any:
+    """Assay's ``#/schemas/$defs/...`` references as ``#/$defs/...``."""
+    if isinstance(node, dict):
+        return {k: (v.replace("#/schemas/$defs/", "#/$defs/", 1)
+                    if k == "$ref" and isinstance(v, str) else _refs(v))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_refs(v) for v in node]
+    return node
+
+
+def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
+              rel: Callable[[FsPath], str]) -> Translation:
+    return _Assay(path, root, read, rel).translate()
