@@ -1,0 +1,157 @@
+"""EvalView test cases (one YAML file, or a folder of them) as scenarios, with EvalView's
+semantics where they are deterministic: ``expected.tools`` and ``tool_categories`` as tool
+accuracy (its default categories included), ``tool_sequence``/``sequence`` as a subsequence
+(its default mode), ``forbidden_tools`` as a hard fail, ``thresholds.min_score``,
+``max_cost`` (USD) and ``max_latency`` (ms), and its score weights. See docs/migrating.md
+"EvalView"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path as FsPath
+from typing import Any
+
+from agent_eval.errors import ConfigError
+from agent_eval.importers import Builder, Translation
+from agent_eval.yamlpos import Path, Positions, load_yaml
+
+# evalview/core/tool_categories.py DEFAULT_CATEGORIES (EvalView 0.8.1)
+CATEGORIES: dict[str, list[str]] = {
+    "file_read": ["bash", "text_editor", "read_file", "read", "view", "cat", "view_file",
+                  "str_replace_editor"],
+    "file_write": ["bash", "text_editor", "write_file", "write", "edit_file", "create_file",
+                   "str_replace_editor"],
+    "file_list": ["bash", "list_directory", "list_dir", "ls", "find", "directory_tree",
+                  "analyze"],
+    "search": ["bash", "grep", "ripgrep", "rg", "search", "search_files", "code_search",
+               "find_in_files", "analyze"],
+    "shell": ["bash", "shell", "terminal", "execute", "run_command", "exec", "developer"],
+    "web": ["web_search", "browse", "fetch_url", "http_request", "curl", "wget"],
+    "git": ["bash", "git", "git_commit", "git_push", "git_pull", "git_status", "github"],
+    "python": ["bash", "python", "python_repl", "execute_python", "ipython", "jupyter"],
+}
+OUTPUT = {"contains": "contains", "not_contains": "not_contains", "json_schema": "json_schema"}
+IGNORED = {"description", "meta", "adapter", "endpoint", "adapter_config", "tools", "model",
+           "tags", "suite_type", "difficulty", "generated", "gate", "mocks", "checks"}
+
+
+class _EvalView:
+    def __init__(self, path: FsPath, read: Callable[[FsPath], str],
+                 rel: Callable[[FsPath], str]) -> None:
+        self.path = path
+        self.read = read
+        self.rel = rel
+        self.b = Builder(rel(path))
+        self.out: dict[str, Any] = {"suite": path.stem if path.is_file() else path.name}
+        self.t = Translation("evalview", self.out, self.b.positions)
+        self.scenarios: list[dict[str, Any]] = []
+        self.groups: set[str] = set()
+
+    def unsupported(self, src: Positions, path: Path, what: str) -> None:
+        pos = src.get(path)
+        self.t.unsupported.append((src.file_of(pos), pos.line, pos.col, what))
+
+    def translate(self) -> Translation:
+        files = ([self.path] if self.path.is_file() else
+                 sorted(p for p in self.path.rglob("*.y*ml")
+                        if p.suffix in (".yaml", ".yml") and ".evalview" not in p.parts))
+        for f in files:
+            data, src = load_yaml(self.read(f), self.rel(f))
+            if isinstance(data, dict) and "input" in data and "expected" in data:
+                self.case(data, src)
+        if not self.scenarios:
+            raise ConfigError([f"{self.rel(self.path)}:1:1: no EvalView test case (a YAML "
+                               "file with name, input and expected) found"])
+        self.out["tool_match"] = "normalized"
+        self.out["scenarios"] = self.scenarios
+        if self.groups:
+            self.out["tool_groups"] = {g: CATEGORIES[g] for g in sorted(self.groups)}
+        return self.t
+
+    def case(self, doc: dict[str, Any], src: Positions) -> None:
+        b = self.b
+        k = len(self.scenarios)
+        base: Path = ("scenarios", k)
+        sc: dict[str, Any] = {"id": str(doc.get("name"))}
+        b.at(base, src, ())
+        b.at((*base, "id"), src, ("name",))
+        expect: dict[str, Any] = {}
+        exp = doc.get("expected") if isinstance(doc.get("expected"), dict) else {}
+        eb: Path = (*base, "expect")
+        b.at(eb, src, ("expected",))
+        for key, value in exp.items():
+            here: Path = ("expected", key)
+            if key == "tools" and value:
+                expect["tools"] = b.tree((*eb, "tools"), value, src, here)
+            elif key == "tool_categories" and value:
+                known = [c for c in value if c in CATEGORIES]
+                for c in value:
+                    if c not in CATEGORIES:
+                        self.unsupported(src, here, f"tool category '{c}' is not one of "
+                                         "EvalView's defaults; define it under tool_groups")
+                self.groups.update(known)
+                expect["tool_categories"] = b.tree((*eb, "tool_categories"), known, src, here)
+            elif key in ("tool_sequence", "sequence") and value:
+                expect["sequence"] = b.tree((*eb, "sequence"), value, src, here)
+            elif key == "forbidden_tools" and value:
+                expect["forbidden_tools"] = b.tree((*eb, "forbidden_tools"), value, src, here)
+            elif key == "output" and isinstance(value, dict):
+                out: dict[str, Any] = {}
+                for ok, ov in value.items():
+                    if ok in OUTPUT and ov:
+                        out[OUTPUT[ok]] = b.tree((*eb, "output", OUTPUT[ok]), ov, src,
+                                                 (*here, ok))
+                    elif ok == "regex_patterns" and isinstance(ov, list) and ov:
+                        out["regex"] = "|".join(f"(?:{p})" for p in ov) if len(ov) > 1 \
+                            else ov[0]
+                        b.at((*eb, "output", "regex"), src, (*here, ok))
+                        if len(ov) > 1:
+                            self.unsupported(src, (*here, ok), "several regex_patterns are "
+                                             "checked as one regex that any of them matches")
+                    elif ov not in (None, False):
+                        self.unsupported(src, (*here, ok), f"output check '{ok}' needs an "
+                                         "LLM or is not deterministic")
+                if out:
+                    expect["output"] = out
+                    b.at((*eb, "output"), src, here)
+            elif value not in (None, False, [], {}):
+                self.unsupported(src, here, f"expected.{key} is not deterministic or not "
+                                 "supported")
+        if expect:
+            sc["expect"] = expect
+        th = doc.get("thresholds") if isinstance(doc.get("thresholds"), dict) else {}
+        limits: dict[str, Any] = {}
+        for key, name in (("min_score", "min_score"), ("max_cost", "max_cost_usd"),
+                          ("max_latency", "max_latency_ms")):
+            if th.get(key) is not None:
+                limits[name] = th[key]
+                b.at((*base, "thresholds", name), src, ("thresholds", key))
+        if limits.get("min_score") is not None and not (
+                expect.get("tools") or expect.get("tool_categories") or expect.get("output")
+                or expect.get("sequence")):
+            # EvalView scores output quality with an LLM judge; with nothing deterministic
+            # to score, min_score cannot be checked here
+            self.unsupported(src, ("thresholds", "min_score"), "min_score with no "
+                             "deterministic expectation to score")
+            del limits["min_score"]
+        if limits:
+            sc["thresholds"] = limits
+            b.at((*base, "thresholds"), src, ("thresholds",))
+        weights = th.get("weights")
+        if isinstance(weights, dict):
+            w = {("sequence" if k == "sequence_correctness" else k): v
+                 for k, v in weights.items() if v is not None}
+            sc["weights"] = b.tree((*base, "weights"), w, src, ("thresholds", "weights"))
+        for key in doc:
+            if key not in ("name", "input", "expected", "thresholds", "turns", *IGNORED):
+                self.unsupported(src, (key,), f"'{key}' is not supported")
+        if doc.get("turns"):
+            self.unsupported(src, ("turns",), "multi-turn expectations are not imported")
+        if isinstance(doc.get("checks"), dict) and any(doc["checks"].values()):
+            self.unsupported(src, ("checks",), "hallucination/safety/PII checks need an LLM")
+        self.scenarios.append(sc)
+
+
+def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
+              rel: Callable[[FsPath], str]) -> Translation:
+    return _EvalView(path, read, rel).translate()
