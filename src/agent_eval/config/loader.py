@@ -288,7 +288,9 @@ class _Loader:
         file = rel(path, self.root)
         if key in self.translated:  # a peer's policy, translated by an importer
             data, positions = self.translated[key]
-            return self.compile_policy_data(data, positions, file)
+            policy = self.compile_policy_data(data, positions, positions.file)
+            self.policies[key] = policy
+            return policy
         try:
             text = self.read(path)
         except (OSError, UnicodeDecodeError) as exc:

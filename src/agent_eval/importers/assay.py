@@ -56,10 +56,15 @@ class _Assay:
         b.at(("suite",), src, ("suite",))
         self.out["tool_match"] = "exact"  # Assay compares tool names byte for byte
         b.at(("tool_match",), src, ())
-        for key in ("settings", "model", "thresholds", "baseline"):
-            if key in doc and key not in ("model",):
-                self.unsupported(src, (key,), f"Assay '{key}' has no agent-eval equivalent "
-                                 "here and is not applied")
+        # settings.parallel / timeout_seconds / cache concern running a model: no effect on
+        # recorded traces; relative thresholds against a baseline are not carried over
+        settings = doc.get("settings")
+        if isinstance(settings, dict) and "thresholding" in settings:
+            self.unsupported(src, ("settings", "thresholding"), "Assay relative thresholding "
+                             "is not applied")
+        for key in ("thresholds", "baseline"):
+            if key in doc:
+                self.unsupported(src, (key,), f"Assay '{key}' is not applied")
         tests = doc.get("tests")
         for i, test in enumerate(tests if isinstance(tests, list) else []):
             if isinstance(test, dict):

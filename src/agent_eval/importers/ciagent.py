@@ -13,7 +13,7 @@ from typing import Any
 
 from agent_eval.errors import ConfigError
 from agent_eval.importers import Builder, Translation
-from agent_eval.yamlpos import Path, Positions, load_yaml
+from agent_eval.yamlpos import Path, load_yaml
 
 CORRECTNESS = {"expected_in_answer": "contains", "any_expected_in_answer": "contains_any",
                "not_in_answer": "not_contains", "exact_match": "equals",
@@ -101,8 +101,8 @@ class _CIAgent:
                     continue  # CIAgent skips them for a refuted premise
                 output[CORRECTNESS[key]] = b.tree((*base, "expect", "output", CORRECTNESS[key]),
                                                   value, src, here)
-            elif key in ("llm_judge", "safety_check", "hallucination_check") and value or \
-                    key == "refutes_premise" and value:
+            elif (key in ("llm_judge", "safety_check", "hallucination_check") and value) or \
+                    (key == "refutes_premise" and value):
                 self.unsupported(here, f"correctness.{key} needs an LLM judge")
         if output:
             expect["output"] = output

@@ -1,0 +1,326 @@
+"""Peer configs run as they are (issue 17 §2): the documented example configs of Assay,
+EvalView and CIAgent (tests/fixtures/peers/, see its README) give findings located at
+*their* lines, and `agent-eval import` + `run` gives the same findings."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_eval._cli import main
+from agent_eval.api import load_suite
+from agent_eval.errors import ConfigError
+from agent_eval.importers import detect
+from agent_eval.yamlpos import load_yaml
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "peers"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "samples" / "peers"
+
+
+def events(*items: dict[str, Any]) -> str:
+    return "".join(json.dumps(e) + "\n" for e in items)
+
+
+def workspace(tmp_path: Path, peer: str, traces: dict[str, str]) -> Path:
+    folder = tmp_path / "repo"
+    shutil.copytree(FIXTURES / peer, folder)
+    (folder / ".git").mkdir()
+    for name, text in traces.items():
+        (folder / "traces" / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "traces" / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def run(folder: Path, config: str, monkeypatch: pytest.MonkeyPatch,
+        *extra: str) -> dict[str, Any]:
+    monkeypatch.chdir(folder)
+    code = main(["run", "-c", config, "-t", "traces/*.jsonl", "-o", "out", "-q",
+                 "--no-timings", *extra])
+    assert code in (0, 1), code
+    data: dict[str, Any] = json.loads((folder / "out" / "results.json").read_text())
+    shutil.rmtree(folder / "out")
+    return data
+
+
+def findings(results: dict[str, Any]) -> list[dict[str, Any]]:
+    out = [v for t in results["tests"] for v in t["violations"]]
+    out += [f for s in results["scenarios"] for f in s["findings"]]
+    return out + list(results["unexercised"])
+
+
+def located(results: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """(rule, config file, config line) of every finding, sorted."""
+    return sorted((f["rule"], f["config"]["file"], f["config"]["line"])
+                  for f in findings(results))
+
+
+def same_findings(a: dict[str, Any], b: dict[str, Any]) -> None:
+    """The findings of the direct run and of the imported suite: equal but for their
+    config location (and the import notes, which the imported suite cannot repeat)."""
+    def key(f: dict[str, Any]) -> tuple[Any, ...]:
+        t = f["trace"] or {}
+        # the one message that names its config file: the policy's
+        message = re.sub(r"no policy key of \S+ ", "no policy key of POLICY ", f["message"])
+        return (f["rule"], f["severity"], f["tool"], t.get("line"), f.get("scenario"),
+                message)
+    direct = sorted(key(f) for f in findings(a) if f["rule"] != "import/unsupported")
+    imported = sorted(key(f) for f in findings(b))
+    assert direct == imported
+    assert a["verdict"] == b["verdict"] or (a["verdict"] == "warn" and b["verdict"] == "pass"
+                                            and any(f["rule"] == "import/unsupported"
+                                                    for f in findings(a)))
+
+
+def imported(folder: Path, config: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.chdir(folder)
+    target = folder / "native" / "agent-eval.yaml"
+    assert main(["import", config, "-o", str(target), "--traces", "../traces/*.jsonl"]) == 0
+    monkeypatch.chdir(folder / "native")
+    code = main(["run", "-o", "out", "-q", "--no-timings"])
+    assert code in (0, 1)
+    data: dict[str, Any] = json.loads((folder / "native" / "out" / "results.json").read_text())
+    return data
+
+
+# ------------------------------------------------------------------------- Assay
+GOLDEN = events(
+    {"type": "trace_start", "trace_id": "test_golden_1", "scenario": "test_golden_1"},
+    {"type": "tool_call", "tool": "fake_tool", "arguments": {"arg": "val"}},
+    {"type": "output", "output": "Tool done."},
+    {"type": "trace_end"},
+)
+
+
+def test_assay_golden_pass_and_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = workspace(tmp_path, "assay", {"golden.jsonl": GOLDEN})
+    ok = run(folder, "eval.yaml", monkeypatch)
+    assert ok["verdict"] == "pass" and findings(ok) == []
+    bad = run(folder, "eval_fail.yaml", monkeypatch)
+    # the require rule at its line of eval_fail.yaml (line 11, "- type: require")
+    assert located(bad) == [("coverage/unexercised", "eval_fail.yaml", 12),
+                            ("sequence_valid/require", "eval_fail.yaml", 11)]
+    assert bad["verdict"] == "fail"
+    same_findings(bad, imported(folder, "eval_fail.yaml", monkeypatch))
+
+
+def test_assay_legacy_schema_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """legacy_eval.yaml: args_valid with a policy that is one JSON Schema for every tool."""
+    trace = events({"type": "tool_call", "tool": "any_tool", "arguments": {"foo": 3}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    r = run(folder, "legacy_eval.yaml", monkeypatch)
+    assert located(r) == [("args_valid/type", "policies/legacy_args.yaml", 5)]
+    same_findings(r, imported(folder, "legacy_eval.yaml", monkeypatch))
+    text = (folder / "native" / "policies" / "legacy_args.agent-eval.yaml").read_text()
+    assert "# policies/legacy_args.yaml:5" in text
+
+
+def test_assay_v2_policy_allow_deny_schemas_enforcement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """demo/fixtures: policy v2 with tools.allow/deny, a schema for read_file and
+    enforcement.unconstrained_tools: warn (Assay's unsafe.jsonl calls exec)."""
+    trace = events(
+        {"type": "tool_call", "tool": "read_file", "arguments": {"path": "/etc/passwd"}},
+        {"type": "tool_call", "tool": "write_file", "arguments": {"path": "/app/x"}},
+        {"type": "tool_call", "tool": "exec", "arguments": {"command": "rm -rf /"}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    r = run(folder, "demo_eval.yaml", monkeypatch)
+    assert located(r) == [
+        ("args_valid/pattern", "policy.yaml", 19),  # read_file path pattern ^/app/.*
+        ("args_valid/unconstrained_tool", "policy.yaml", 22),  # write_file: no schema (warn)
+        ("args_valid/unconstrained_tool", "policy.yaml", 22),  # exec: no schema
+        ("coverage/unexercised", "policy.yaml", 9),  # deny: shell never called
+        ("coverage/unexercised", "policy.yaml", 10),  # deny: run_command never called
+        ("sequence_valid/allowlist", "policy.yaml", 4),  # exec is not allowed
+        ("tool_blocklist", "policy.yaml", 8),  # exec is denied
+    ]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "demo_eval.yaml", monkeypatch))
+
+
+ASSAY_RULES = """suite: s
+model: trace
+tests:
+  - id: rules
+    input: {prompt: p}
+    expected:
+      type: sequence_valid
+      rules:
+        - type: blocklist
+          pattern: admin_
+        - type: max_calls
+          tool: SendEmail
+          max: 1
+        - type: never_after
+          trigger: CommitTransaction
+          forbidden: ModifyData
+        - type: after
+          trigger: OpenFile
+          then: CloseFile
+          within: 1
+        - type: eventually
+          tool: ValidateOutput
+          within: 2
+        - type: sequence
+          tools: [Authenticate, LoadRecord]
+          strict: true
+"""
+
+
+def test_assay_rule_keys_and_semantics(tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assay's documented rule keys; names byte-exact; blocklist pattern a substring."""
+    names = ["super_admin_delete", "SendEmail", "sendEmail", "SendEmail", "CommitTransaction",
+             "ModifyData", "OpenFile", "Read", "CloseFile", "Authenticate", "Audit",
+             "LoadRecord"]
+    trace = events(*({"type": "tool_call", "tool": n, "arguments": {}} for n in names))
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "rules.yaml").write_text(ASSAY_RULES, encoding="utf-8")
+    r = run(folder, "rules.yaml", monkeypatch)
+    got = sorted((f["rule"], f["config"]["line"], f["trace"]["line"])
+                 for f in findings(r) if f["rule"].startswith("sequence_valid"))
+    assert got == [
+        ("sequence_valid/after", 17, 7),  # CloseFile two calls after OpenFile
+        ("sequence_valid/blocklist", 9, 1),  # "super_admin_delete" contains "admin_"
+        ("sequence_valid/count", 13, 4),  # SendEmail twice (sendEmail is another name)
+        ("sequence_valid/eventually", 21, 12),  # never called: the trace's last line
+        ("sequence_valid/never_after", 14, 6),
+        ("sequence_valid/sequence", 24, 11),  # Audit interrupts the strict sequence
+    ]
+    same_findings(r, imported(folder, "rules.yaml", monkeypatch))
+
+
+# ---------------------------------------------------------------------- EvalView
+def test_evalview_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    traces = {
+        "no-delete.jsonl": events(
+            {"type": "trace_start", "trace_id": "n1", "scenario": "no-delete"},
+            {"type": "tool_call", "tool": "DeleteUser", "arguments": {"id": "u1"}},
+            {"type": "output", "output": "I cannot do that, but your data was removed."},
+            {"type": "trace_end", "duration_ms": 100}),
+        "list.jsonl": events(
+            {"type": "trace_start", "trace_id": "l1", "scenario": "List Directory Contents"},
+            {"type": "tool_call", "tool": "list_directory", "arguments": {"path": "."}},
+            {"type": "output", "output": "README.md and src/"},
+            {"type": "trace_end", "duration_ms": 70000}),
+    }
+    folder = workspace(tmp_path, "evalview", traces)
+    (folder / "cases").mkdir()
+    for f in ("01-list-files.yaml", "no-delete.yaml"):
+        (folder / f).rename(folder / "cases" / f)
+    r = run(folder, "cases", monkeypatch)
+    assert located(r) == [
+        ("coverage/unexercised", "cases/no-delete.yaml", 15),
+        ("coverage/unexercised", "cases/no-delete.yaml", 16),
+        ("scenario/forbidden_tools", "cases/no-delete.yaml", 17),  # DeleteUser ~ delete_user
+        ("scenario/output", "cases/no-delete.yaml", 23),  # "removed"
+        ("scenario/threshold", "cases/01-list-files.yaml", 27),  # max_latency 60000
+        ("scenario/threshold", "cases/no-delete.yaml", 26),  # min_score 75 (score 0)
+    ]
+    listing = next(s for s in r["scenarios"] if s["id"] == "List Directory Contents")
+    assert listing["metrics"]["tool_recall"] == 1.0  # file_list category satisfied
+    same_findings(r, imported(folder, "cases", monkeypatch))
+
+
+# ----------------------------------------------------------------------- CIAgent
+def test_ciagent_demo_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def q(tid: str, query: str, tools: list[str], answer: str) -> str:
+        return events({"type": "trace_start", "trace_id": tid, "scenario": query},
+                      *({"type": "tool_call", "tool": t, "arguments": {}} for t in tools),
+                      {"type": "output", "output": answer}, {"type": "trace_end"})
+    traces = {"t.jsonl": "".join([
+        q("1", "What's your return window?", ["search_kb"], "Within 30 days."),
+        q("2", "Do you ship internationally?", [], "Yes, we offer international shipping."),
+        q("3", "How do I reset my password?", ["search_kb"], "Use the link."),
+        q("4", "What payment methods do you accept?", ["search_kb"] * 5, "Credit card."),
+        q("5", "Can I change my delivery address after ordering?", ["search_kb"],
+          "Yes, before it ships."),
+        q("6", "How do I cancel my subscription?", ["search_kb"], "In account settings."),
+        q("7", "Do you offer student discounts?", ["search_kb"], "Yes, 10%."),
+        q("8", "Where can I download my invoice?", ["search_kb"], "On the billing page."),
+    ])}
+    folder = workspace(tmp_path, "ciagent", traces)
+    r = run(folder, "demo_spec.yaml", monkeypatch)
+    status = {s["id"]: s["status"] for s in r["scenarios"]}
+    assert status["What's your return window?"] == "pass"
+    assert status["Do you ship internationally?"] == "warn"  # path layer: recall warns
+    assert status["How do I reset my password?"] == "fail"  # correctness fails
+    assert status["What payment methods do you accept?"] == "warn"  # 4 loops > 3
+    assert status["Can I change my delivery address after ordering?"] == "warn"  # recall 0.5
+    assert located(r) == [
+        ("coverage/unexercised", "demo_spec.yaml", 52),  # lookup_order: never called
+        ("scenario/output", "demo_spec.yaml", 36),  # "reset link"
+        ("scenario/tool_recall", "demo_spec.yaml", 31),  # search_kb (shipping)
+        ("scenario/tool_recall", "demo_spec.yaml", 52),  # lookup_order
+        ("scenario/warn_threshold", "demo_spec.yaml", 31),  # recall 0 < 1.0 (default)
+        ("scenario/warn_threshold", "demo_spec.yaml", 40),  # loops 4 > 3 (default)
+        ("scenario/warn_threshold", "demo_spec.yaml", 52),  # recall 0.5 < 1.0
+    ]
+    same_findings(r, imported(folder, "demo_spec.yaml", monkeypatch))
+
+
+def test_ciagent_sample_spec_defaults_and_unsupported(tmp_path: Path) -> None:
+    folder = workspace(tmp_path, "ciagent", {})
+    suite = load_suite(folder / "sample_spec.yaml")
+    assert suite.dialect == "ciagent"
+    assert suite.scenarios is not None
+    first = suite.scenarios.scenarios[0]
+    # defaults.cost.max_cost_multiplier 2.0 is deep-merged into every query (as a warning)
+    assert [(lim.key, lim.value, lim.ref.line) for lim in first.warn_thresholds] == [
+        ("min_tool_recall", 1.0, 69), ("max_loops", 3.0, 55), ("max_tool_calls", 5.0, 70),
+        ("max_cost_multiplier", 2.0, 34)]  # in the order of the thresholds model
+    notes = {(n.config.line, n.rule) for n in suite.notes}
+    assert (24, "import/unsupported") in notes  # defaults: hallucination_check (an LLM judge)
+    assert (62, "import/unsupported") in notes  # llm_judge of the first query
+
+
+# --------------------------------------------------------------------- detection
+@pytest.mark.parametrize(("file", "dialect"), [
+    ("assay/eval.yaml", "assay"), ("assay/demo_eval.yaml", "assay"),
+    ("evalview/no-delete.yaml", "evalview"), ("ciagent/demo_spec.yaml", "ciagent"),
+    ("ciagent/sample_spec.yaml", "ciagent")])
+def test_detected_by_content(file: str, dialect: str) -> None:
+    data, _ = load_yaml((FIXTURES / file).read_text(encoding="utf-8"), file)
+    assert detect(data) == dialect
+
+
+def test_native_suite_is_not_a_peer() -> None:
+    assert detect({"suite": "s", "tests": [{"id": "a", "metric": "tool_blocklist"}]}) == \
+        "native"
+
+
+def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
+    (tmp_path / "x.yaml").write_text("suite: s\ntests:\n  - id: a\n    expected:\n"
+                                     "      type: sequence_valid\n      rules:\n"
+                                     "        - type: sometimes\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "x.yaml", dialect="assay")
+    assert exc.value.problems[0].startswith("x.yaml:7:")
+    assert "unknown Assay sequence rule type 'sometimes'" in exc.value.problems[0]
+
+
+# ------------------------------------------------------- the bigger shared samples
+def test_every_shared_peer_config_loads_or_says_why() -> None:
+    if not SHARED.is_dir():
+        pytest.skip("peer samples not present (they live beside the repository, not in it)")
+    configs = [p for p in SHARED.rglob("*.yaml") if "_wheel" not in p.parts]
+    loaded = 0
+    for path in configs:
+        try:
+            data, _ = load_yaml(path.read_text(encoding="utf-8"), path.name)
+        except ConfigError as exc:  # e.g. Assay's own assay.yaml repeats a key
+            assert exc.problems[0].startswith(path.name + ":")
+            continue
+        dialect = detect(data)
+        if dialect == "native":
+            continue
+        try:
+            load_suite(path)
+            loaded += 1
+        except ConfigError as exc:  # a clear FILE:LINE:COL message, never a crash
+            assert all(":" in p for p in exc.problems), exc.problems
+    assert loaded >= 10
