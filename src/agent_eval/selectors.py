@@ -277,13 +277,13 @@ class SelectorCompiler:
                             "a glob, @group or a list of them")
             return None
         conditions = self.conditions(item.get("args"), (*path, "args"), problems)
-        alts: list[Alternative] = []
+        picked: list[Alternative] = []
         for k, t in enumerate(tools):
             here = (*path, "tool") if isinstance(tool, str) else (*path, "tool", k)
             for matcher, conds in self._alternatives(t, here, problems, ()):
-                alts.append((matcher, conds + conditions))
+                picked.append((matcher, conds + conditions))
         text = render(tool) + (f" with {render(item['args'])}" if item.get("args") else "")
-        return _item(text, render(tool), tuple(alts), self.mode)
+        return _item(text, render(tool), tuple(picked), self.mode)
 
     def conditions(self, args: Any, path: Path, problems: list[str]
                    ) -> tuple[ArgCondition, ...]:
@@ -331,7 +331,7 @@ class SelectorCompiler:
                 compiled = self.item(member, here, problems)
                 if compiled is not None:
                     alts += compiled.alternatives
-        out = ((ToolMatcher(plain, self.mode), ()),) if plain else ()
+        out: tuple[Alternative, ...] = ((ToolMatcher(plain, self.mode), ()),) if plain else ()
         out += tuple(alts)
         if not stack:
             self._cache[name] = out

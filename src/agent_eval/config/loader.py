@@ -186,7 +186,8 @@ class _Loader:
 
         groups, group_problems = Groups.parse(data, positions)
         self.problems += group_problems
-        self.selectors = SelectorCompiler(groups, positions, tool_match)
+        self.selectors = SelectorCompiler(groups, positions,
+                                          "exact" if tool_match == "exact" else "normalized")
         if model is not None:
             self.check_format(model.format, positions)
         raw_tests = data.get("tests")

@@ -30,6 +30,10 @@ def wildcard(pattern: str) -> str:
     return "*".join(exact_glob(part) for part in pattern.split("*"))
 
 
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
 class _Assay:
     def __init__(self, path: FsPath, root: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
@@ -141,9 +145,9 @@ class _Assay:
         self.b.at(("scenarios", k, "expect", "output"), self.src, value_at)
 
     def scenario(self, tid: str, at: Path) -> tuple[bool, dict[str, Any], int]:
-        for k, s in enumerate(self.scenarios):
-            if s["id"] == tid:
-                return False, s, k
+        for k, found in enumerate(self.scenarios):
+            if found["id"] == tid:
+                return False, found, k
         s: dict[str, Any] = {"id": tid}
         self.scenarios.append(s)
         k = len(self.scenarios) - 1
@@ -191,7 +195,7 @@ class _Assay:
                                f"{', '.join(sorted(RULE_TYPES))}"])
         kind = str(r["type"])
         # Assay key -> native key
-        rename = {"max_calls": {"max": "max"}, "never_after": {"trigger": "first",
+        rename: dict[str, str] = {"max_calls": {"max": "max"}, "never_after": {"trigger": "first",
                                                                "forbidden": "then"},
                   "after": {"trigger": "tool"}}.get(kind, {})
         native_type = "count" if kind == "max_calls" else kind
@@ -207,7 +211,7 @@ class _Assay:
                 rule["tools"] = f"*{exact_glob(str(value))}*"
                 b.at((*out, "tools"), src, here)
                 continue
-            name = rename.get(key, key)
+            name = str(rename.get(key, key))
             if name in ("tool", "tools", "first", "then"):
                 value = self.names(value)
             rule[name] = b.tree((*out, name), value, src, here)
@@ -304,7 +308,7 @@ class _Assay:
         else:
             pb.at(("enforcement", "unconstrained_tools"), src, ())
         native["enforcement"] = {"unconstrained_tools": mode}
-        tools = doc.get("tools") if isinstance(doc.get("tools"), dict) else {}
+        tools = _dict(doc.get("tools"))
         for key, where in (("deny", ("tools", "deny")), ("allow", ("tools", "allow"))):
             items, at = (tools.get(key), where) if key in tools else (doc.get(key), (key,))
             if not isinstance(items, list) or not items:

@@ -41,6 +41,10 @@ def _merge(base: Any, over: Any) -> Any:
     return over
 
 
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
 class _CIAgent:
     def __init__(self, path: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
@@ -70,8 +74,8 @@ class _CIAgent:
             raise ConfigError([f"{self.src.where(())}: this CIAgent spec has no queries "
                                "(multi-turn scenarios are not imported; see "
                                "docs/migrating.md)"])
-        defaults = self.doc.get("defaults") if isinstance(self.doc.get("defaults"), dict) else {}
-        scenarios = []
+        defaults = _dict(self.doc.get("defaults"))
+        scenarios: list[dict[str, Any]] = []
         for i, q in enumerate(queries):
             if isinstance(q, dict) and isinstance(q.get("query"), str):
                 scenarios.append(self.query(i, len(scenarios), _merge(defaults, q)))
@@ -91,7 +95,7 @@ class _CIAgent:
         expect: dict[str, Any] = {}
         warn: dict[str, Any] = {}
         fail: dict[str, Any] = {}
-        corr = q.get("correctness") if isinstance(q.get("correctness"), dict) else {}
+        corr = _dict(q.get("correctness"))
         output: dict[str, Any] = {}
         refutes = bool(corr.get("refutes_premise"))
         for key, value in corr.items():
@@ -106,7 +110,7 @@ class _CIAgent:
                 self.unsupported(here, f"correctness.{key} needs an LLM judge")
         if output:
             expect["output"] = output
-        path = q.get("path") if isinstance(q.get("path"), dict) else {}
+        path = _dict(q.get("path"))
         tools = path.get("expected_tools")
         if tools is not None:
             here = self.where(i, "path", "expected_tools")
@@ -144,7 +148,7 @@ class _CIAgent:
                 self.unsupported(self.where(i, "path", key), f"path.{key} needs the golden "
                                  "baseline trace or the agent's handoff list")
         for (layer, key), name in WARN_LIMITS.items():
-            layer_spec = q.get(layer) if isinstance(q.get(layer), dict) else {}
+            layer_spec = _dict(q.get(layer))
             if layer_spec.get(key) is not None and name not in warn:
                 warn[name] = layer_spec[key]
                 b.at((*base, "warn_thresholds", name), src, self.where(i, layer, key))

@@ -35,6 +35,10 @@ IGNORED = {"description", "meta", "adapter", "endpoint", "adapter_config", "tool
            "tags", "suite_type", "difficulty", "generated", "gate", "mocks", "checks"}
 
 
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
 class _EvalView:
     def __init__(self, path: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
@@ -76,7 +80,7 @@ class _EvalView:
         b.at(base, src, ())
         b.at((*base, "id"), src, ("name",))
         expect: dict[str, Any] = {}
-        exp = doc.get("expected") if isinstance(doc.get("expected"), dict) else {}
+        exp = _dict(doc.get("expected"))
         eb: Path = (*base, "expect")
         b.at(eb, src, ("expected",))
         for key, value in exp.items():
@@ -122,7 +126,7 @@ class _EvalView:
                                  "supported")
         if expect:
             sc["expect"] = expect
-        th = doc.get("thresholds") if isinstance(doc.get("thresholds"), dict) else {}
+        th = _dict(doc.get("thresholds"))
         limits: dict[str, Any] = {}
         for key, name in (("min_score", "min_score"), ("max_cost", "max_cost_usd"),
                           ("max_latency", "max_latency_ms")):
