@@ -197,6 +197,8 @@ tests:
       - {type: immediately_before, first: preview_transfer, then: execute_transfer}
       - {type: never_after, first: fetch_url, then: http_post}
       - {type: blocklist, tools: ["debug_*"]}
+      - {type: eventually, tool: authenticate_user, within: 2}
+      - {type: sequence, tools: [preview_transfer, execute_transfer], strict: true}
   - id: scope
     metric: sequence_valid
     severity: note
@@ -206,6 +208,10 @@ tests:
   - id: no_destructive
     metric: tool_blocklist
     blocklist: [delete_customer]
+  - id: args_enforced
+    metric: args_valid
+    policy: enforced.yaml
+    tools: ["debug_*"]
 scenarios:  # every scenario/* and criteria/* rule, on traces/scenario.jsonl
   - id: S-1
     category: adversarial
@@ -220,6 +226,7 @@ scenarios:  # every scenario/* and criteria/* rule, on traces/scenario.jsonl
       tool_health: true
       behaviors: [{output_contains: sorry}]
       must_not: [{tool_called: drop_table}]
+      handoffs: [billing_agent]
     thresholds: {max_tool_calls: 1, max_cost_usd: 1.0, max_cost_multiplier: 2}
     warn_thresholds: {max_llm_calls: 0}
   - id: S-MISSING
@@ -386,6 +393,7 @@ def every_rule_suite(folder: Path) -> Results:
     (folder / ".git").mkdir(exist_ok=True)
     write(folder, {
         "agent-eval.yaml": SUITE_ALL, "policy.yaml": POLICY_ALL, "strict.yaml": STRICT,
+        "enforced.yaml": 'version: "1"\ntools: {}\nenforcement: {unconstrained_tools: warn}\n',
         "traces/args.jsonl": events(
             {"type": "trace_start", "trace_id": "args-1"},
             *(call(t, a, n) for n, (t, a) in enumerate(ARG_CALLS, 1)),

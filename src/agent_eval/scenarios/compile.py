@@ -20,8 +20,6 @@ import yaml
 from pydantic import BaseModel
 
 from agent_eval.config.schema_compiler import (
-    KNOWN,
-    SUGAR,
     SchemaCompiler,
     SchemaError,
     Validator,
@@ -52,7 +50,12 @@ from agent_eval.scenarios.models import (
     SuiteWeights,
     Thresholds,
 )
-from agent_eval.selectors import GROUP_PREFIX, SelectorCompiler
+from agent_eval.selectors import (
+    GROUP_PREFIX,
+    SelectorCompiler,
+    implied_type,
+    is_constraint,
+)
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 # The figures kept per (scenario, trace), in this order (evaluate.py).
@@ -80,9 +83,6 @@ UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "co
 GATE_METRIC: dict[str, tuple[str, str]] = {
     key: (key.split("_", 1)[1], key.split("_", 1)[0]) for key in GATE_KEYS
 }
-_NUMERIC = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                      "multipleOf"})
-_TEXTUAL = frozenset({"minLength", "maxLength", "pattern", "format"})
 
 
 class LoaderLike(Protocol):
@@ -370,23 +370,6 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.S)
 
 
-def is_constraint(value: Any) -> bool:
-    """A mapping whose keys are all policy schema keywords ({min: 500}) is a constraint
-    object; any other value is compared for JSON equality."""
-    return isinstance(value, dict) and bool(value) and all(str(k) in KNOWN for k in value)
-
-
-def _implied_type(node: dict[str, Any]) -> str | None:
-    if "type" in node:
-        return None
-    keys = {SUGAR.get(str(k), str(k)) for k in node}
-    if keys & _NUMERIC:
-        return "number"
-    if keys & _TEXTUAL:
-        return "string"
-    return None
-
-
 class _Compiler:
     def __init__(self, data: dict[str, Any], positions: Positions, file: str,
                  mode: ToolMatchMode, loader: LoaderLike) -> None:
@@ -611,7 +594,7 @@ class _Compiler:
                     self.loader.problems.extend(exc.problems)
                     continue
                 checks.append(ArgCheck(key, ref, value, render(value), validate,
-                                       _implied_type(value),
+                                       implied_type(value),
                                        ".".join(str(p) for p in here)))
             else:
                 checks.append(ArgCheck(key, ref, json_key(value), render(value)))
