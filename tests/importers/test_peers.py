@@ -1,5 +1,5 @@
 """Peer configs run as they are (issue 17 §2): the documented example configs of Assay,
-EvalView and CIAgent (tests/fixtures/peers/, see its README) give findings located at
+EvalView and CIAgent (tests/importers/fixtures/, see its README) give findings located at
 *their* lines, and `agent-eval import` + `run` gives the same findings."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from agent_eval.errors import ConfigError
 from agent_eval.importers import detect
 from agent_eval.yamlpos import load_yaml
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "peers"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "samples" / "peers"
 
 
