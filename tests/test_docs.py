@@ -25,6 +25,7 @@ class Example:
     suite: str
     policy: str | None = None
     trace: str | None = None
+    store: str | None = None  # the judgements it replays (docs/judge.md)
     expect: list[str] = field(default_factory=list)
 
 
@@ -43,6 +44,8 @@ def examples() -> list[Example]:
                     found[-1].policy = body
                 elif kind == "jsonl trace":
                     found[-1].trace = body
+                elif kind == "jsonl store":
+                    found[-1].store = body
                 elif kind == "text expect":
                     found[-1].expect = body.split()
     return found
@@ -64,6 +67,9 @@ def test_doc_example(ex: Example, tmp_path: Path) -> None:
         (tmp_path / "policy.yaml").write_text(ex.policy)
     (tmp_path / "traces").mkdir()
     (tmp_path / "traces" / "example.jsonl").write_text(ex.trace)
+    if ex.store is not None:
+        (tmp_path / ".agent-eval").mkdir()
+        (tmp_path / ".agent-eval" / "judgements.jsonl").write_text(ex.store)
     out = tmp_path / "out"
     code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output-dir",
                  str(out), "--fail-on", "never", "-q"])

@@ -21,12 +21,18 @@ import agent_eval
 from agent_eval._cli import main
 from agent_eval.checks import REGISTRY
 from agent_eval.coverage import RULE as COVERAGE_RULE
+from agent_eval.judge.summary import RULES as JUDGE_RULES
 from agent_eval.rules import catalogue
 from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
 
 DOCS = Path(agent_eval.__file__).parent / "rules" / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if p.name != "README.md")
-EXAMPLE_PAGES = [p for p in PAGES if p.relative_to(DOCS).parts[0] != "input"]
+# judge/store describes a broken store file: like input/*, plain blocks only
+NO_EXAMPLE = {"judge/store"}
+EXAMPLE_PAGES = [p for p in PAGES if p.relative_to(DOCS).parts[0] != "input"
+                 and p.relative_to(DOCS).with_suffix("").as_posix() not in NO_EXAMPLE]
+# the judge pages whose rule is also an input error (the run cannot check everything)
+INPUT_ERROR_PAGES = {"judge/missing", "judge/error"}
 FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
 TARGETS = {
@@ -35,6 +41,9 @@ TARGETS = {
     "jsonl trace": "traces/example.jsonl",
     "json lock": "tools.lock.json",  # live pages: the tool lock
     "python server": "server.py",  # live pages: an MCP server of their own
+    # judge pages: the judgements the example replays, and the base branch's results
+    "jsonl store": ".agent-eval/judgements.jsonl",
+    "json baseline": "base.json",
 }
 LIVE_GROUPS = ("probe", "mcp")  # examples that start real MCP servers (docs/mcp.md)
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,14 +92,14 @@ def test_catalogue_reads_every_page() -> None:
 def test_every_rule_a_check_can_report_has_a_page() -> None:
     documented = {front_matter(p)["id"] for p in PAGES}
     reportable = {rule for spec in REGISTRY.values() for rule in spec.rules}
-    reportable |= set(SCENARIO_RULES) | {COVERAGE_RULE}
+    reportable |= set(SCENARIO_RULES) | {COVERAGE_RULE} | set(JUDGE_RULES)
     assert reportable, "the registry lists no rules"
     assert sorted(reportable - documented) == []
 
 
 def test_input_pages_have_no_machine_blocks() -> None:
     for page in PAGES:
-        if page.relative_to(DOCS).parts[0] == "input":
+        if page.relative_to(DOCS).parts[0] == "input" or page_id(page) in NO_EXAMPLE:
             assert machine_blocks(page) == {}, page
 
 
@@ -109,12 +118,18 @@ def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body, encoding="utf-8")
     out = tmp_path / "out"
+    baseline = ["--baseline", str(tmp_path / "base.json")] if "json baseline" in blocks else []
     code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"),
-                 "--output-dir", str(out), "--fail-on", "never", "-q"])
+                 "--output-dir", str(out), "--fail-on", "never", "-q", *baseline])
     captured = capsys.readouterr()
-    assert code == 0, f"{page}: exit {code}\n{captured.err}"
+    errors_expected = page_id(page) in INPUT_ERROR_PAGES
+    assert code == 0, f"{page}: exit {code}\n{captured.err}"  # --fail-on never
     results: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert results["input_errors"] == []
+    if errors_expected:  # judge/missing, judge/error: the page's rule, nothing else
+        assert {e["rule"] for e in results["input_errors"]} == {page_id(page)}
+    else:
+        assert results["input_errors"] == [], f"{page}: a judgement is missing? run python " \
+            "tests/judge/doc_stores.py after a change of the judge's prompts"
     return results
 
 

@@ -88,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--shard", metavar="I/N",
                      help="evaluate only shard I of N (by trace id hash); combine the "
                      "partial results with `agent-eval merge`")
+    run.add_argument("--baseline-ref", metavar="REF",
+                     help="evaluate the base commit REF (its own config and traces, in a "
+                     "temporary git worktree) and compare with it, as the action does")
+    run.add_argument("--judge", choices=("replay", "record", "refresh"), default="replay",
+                     help="judge checks: replay verdicts from the store (default, no "
+                     "network); record the missing ones; refresh every one this run uses "
+                     "(docs/judge.md)")
 
     dif = sub.add_parser("diff", help="compare two results files (base, head)")
     dif.add_argument("base", metavar="BASE.json", help="results of the base branch")
@@ -158,6 +165,15 @@ def _parser() -> argparse.ArgumentParser:
                      "mcp-session.jsonl)")
     rec.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND",
                      help="the server command and its arguments, after --")
+    jud = sub.add_parser("judge", help="maintain judgement stores (docs/judge.md)")
+    jsub = jud.add_subparsers(dest="judge_command", metavar="SUBCOMMAND", required=True)
+    tidy = jsub.add_parser("tidy", help="rewrite a store sorted, one line per key, merging "
+                           "other stores into it (after a union merge or sharded records)")
+    tidy.add_argument("store", metavar="STORE", help="the store to rewrite")
+    tidy.add_argument("others", nargs="*", metavar="MORE",
+                      help="stores whose judgements are merged into STORE")
+    tidy.add_argument("--check", action="store_true",
+                      help="change nothing; exit 1 when STORE is not tidy")
 
     imp = sub.add_parser("import", help="write a config of Assay, EvalView or CIAgent as a "
                          "native suite (same findings when run)")
@@ -224,6 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import action
 
             return action.main(args)
+        if args.command == "judge":
+            from agent_eval.commands import judge
+
+            return judge.main(args)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)

@@ -94,6 +94,13 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
         yield event
     if trace.output is not None:
         yield {"type": "output", "output": trace.output, "source": _where(trace.end_location)}
+    for sc in trace.scores:
+        ev: dict[str, Any] = {"type": "score", "name": sc.name}
+        _put(ev, "value", sc.value)
+        _put(ev, "label", sc.label)
+        _put(ev, "comment", sc.comment)
+        ev["source"] = _where(sc.location)
+        yield ev
     end: dict[str, Any] = {"type": "trace_end"}
     _put(end, "duration_ms", trace.duration_ms)
     _put(end, "cost_usd", trace.cost_usd)

@@ -162,14 +162,17 @@ class Accumulator:
             errors.append(InputError("input/no_traces", suite.file, line,
                                      "no traces were read from the trace files; nothing was "
                                      "checked"))
-        errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
         total = sum(len(t.violations) for t in tests)
         scenarios: list[dict[str, Any]] = []
         metrics: dict[str, Any] = {}
         criteria: list[dict[str, Any]] = []
+        judge = None
         if self.scenarios is not None and suite.scenarios is not None:
             outcome = self.scenarios.finish(suite.scenarios, timings=timings)
             scenarios, metrics, criteria = outcome.scenarios, outcome.metrics, outcome.criteria
+            errors.extend(outcome.judge_errors)  # judgements missing: docs/judge.md
+            judge = outcome.judge
+        errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
         from agent_eval.compare import inventory
 
         results = Results(
@@ -191,6 +194,7 @@ class Accumulator:
             metrics=metrics,
             criteria=criteria,
             unexercised=unexercised,
+            judge=judge,
         )
         results.verdict = verdict_of(results)
         return clean_results(results, suite.limits)

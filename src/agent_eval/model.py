@@ -58,6 +58,51 @@ class Handoff:
 
 
 @dataclass(slots=True)
+class Score:
+    """A score (feedback, evaluation result) recorded in the trace by an evaluator: a
+    LangSmith feedback, an Inspect scorer's value, an OpenTelemetry GenAI evaluation event
+    or a native ``score`` event. ``value`` is numeric when the format has a number (or a
+    label with a standard meaning: see :func:`score_value`), else None."""
+
+    name: str
+    value: float | None
+    location: Location
+    label: str | None = None
+    comment: str | None = None  # the evaluator's explanation (untrusted text)
+    source: str = "native"  # the reader that found it
+
+
+# Labels with a standard numeric meaning: Inspect's CORRECT / INCORRECT / PARTIAL /
+# NOANSWER letters (``value_to_float``), booleans and the usual pass/fail words.
+STANDARD_LABELS: dict[str, float] = {
+    "c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0,
+    "correct": 1.0, "incorrect": 0.0, "partial": 0.5,
+    "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0, "pass": 1.0, "fail": 0.0,
+    "passed": 1.0, "failed": 0.0,
+}
+
+
+def score_value(value: object) -> float | None:
+    """A recorded score's value as a number: numbers as they are (booleans 1/0), strings
+    that are numbers or standard labels (:data:`STANDARD_LABELS`), else None."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        f = float(value)
+        return f if f == f and f not in (float("inf"), float("-inf")) else None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in STANDARD_LABELS:
+            return STANDARD_LABELS[text]
+        try:
+            f = float(text)
+        except ValueError:
+            return None
+        return f if f == f and f not in (float("inf"), float("-inf")) else None
+    return None
+
+
+@dataclass(slots=True)
 class Trace:
     id: str
     source: str  # repo-relative path of the file it was read from
@@ -74,6 +119,7 @@ class Trace:
     metadata: dict[str, Any] = field(default_factory=dict)
     format: str = "native"
     handoffs: list[Handoff] = field(default_factory=list)  # in order
+    scores: list[Score] = field(default_factory=list)  # recorded by evaluators
 
     # Derived totals: unknown (None) when any contributing figure is unknown.
     @property

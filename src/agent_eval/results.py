@@ -60,6 +60,8 @@ class Results:
     shard: dict[str, Any] | None = None
     # tools named in the config that matched no call in any trace (coverage.py)
     unexercised: list[Finding] = field(default_factory=list)
+    # the judge: mode, store, judgements used and missing, cost (judge/summary.py)
+    judge: dict[str, Any] | None = None
     tool_version: str = __version__
     schema_version: str = SCHEMA_VERSION
 
@@ -150,6 +152,8 @@ class Results:
             out["inventory"] = self.inventory
         if self.shard is not None:
             out["shard"] = self.shard
+        if self.judge is not None:
+            out["judge"] = self.judge
         return out
 
     @classmethod
@@ -174,6 +178,7 @@ class Results:
             inventory=data.get("inventory"),
             shard=data.get("shard"),
             unexercised=[finding_from(v) for v in data.get("unexercised") or ()],
+            judge=data.get("judge"),
             tool_version=data["tool"]["version"],
             schema_version=data["schema_version"],
         )

@@ -93,9 +93,12 @@ def _record(seq: list[int], acc: Accumulator, suite: Suite) -> dict[str, Any]:
         for i, a in enumerate(sc.per):
             if not a.rows:
                 continue
-            per.append({"index": i, "rows": [list(r) for r in a.rows],
-                        "figures": [None if math.isnan(x) else x for x in a.figures],
-                        "findings": [finding_dict(f) for f in a.findings]})
+            entry = {"index": i, "rows": [list(r) for r in a.rows],
+                     "figures": [None if math.isnan(x) else x for x in a.figures],
+                     "findings": [finding_dict(f) for f in a.findings]}
+            if a.judge is not None:  # the judge checks' counts (judge/summary.py)
+                entry["judge"] = a.judge.to_record()
+            per.append(entry)
         if per:
             rec["scenarios"] = per
         if sc.unknown_ids:
@@ -129,6 +132,8 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
             a.rows = [(r[0], r[1], r[2], r[3]) for r in entry["rows"]]
             a.figures = array("d", (math.nan if x is None else x for x in entry["figures"]))
             a.findings = [finding_from(f) for f in entry["findings"]]
+            if a.judge is not None and "judge" in entry:
+                a.judge.load_record(entry["judge"])
         acc.scenarios.unknown_ids = set(rec.get("unknown_ids", []))
     return acc
 

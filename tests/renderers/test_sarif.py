@@ -38,6 +38,9 @@ from agent_eval.errors import InputError
 from agent_eval.renderers import RENDERERS, RenderContext, sarif
 from agent_eval.results import Results
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import judge_rules as every_judge  # a helper beside this file
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "customer-service" / "agent-eval.yaml"
 NODE_MODULES = ROOT / "node_modules"
@@ -391,8 +394,12 @@ DEEP_TRACE = ('{"type":"tool_call","tool":"t","arguments":{"a":' + "[" * 150 + "
 
 def every_rule_suite(folder: Path) -> Results:
     (folder / ".git").mkdir(exist_ok=True)
+    # the judge/* rules: judge checks whose verdicts are recorded first (tests/judge)
+    suite_text = SUITE_ALL.replace("pass_criteria:", every_judge.SCENARIOS + "pass_criteria:")
     write(folder, {
-        "agent-eval.yaml": SUITE_ALL, "policy.yaml": POLICY_ALL, "strict.yaml": STRICT,
+        **every_judge.traces(),
+        "agent-eval.yaml": suite_text + every_judge.JUDGE_BLOCK, "policy.yaml": POLICY_ALL,
+        "strict.yaml": STRICT,
         "enforced.yaml": 'version: "1"\ntools: {}\nenforcement: {unconstrained_tools: warn}\n',
         "traces/args.jsonl": events(
             {"type": "trace_start", "trace_id": "args-1"},
@@ -415,6 +422,7 @@ def every_rule_suite(folder: Path) -> Results:
         away.symlink_to(folder.parent / "elsewhere.jsonl")
     suite = load_suite(folder / "agent-eval.yaml")
     files, errors = suite_sources(suite)
+    every_judge.prepare(suite, lambda: evaluate_files(suite, files, errors, timings=False))
     return evaluate_files(suite, files, [*errors, UNREADABLE, READER_FAILED], timings=False)
 
 
@@ -615,7 +623,12 @@ def test_input_errors_are_located_at_the_trace(corpus: Corpus) -> None:
     }
     inv = run["invocations"][0]
     assert inv["executionSuccessful"] is False
-    assert any("10 input error(s)" in n["message"]["text"] and n["level"] == "error"
+    # and the judge's three: a judgement missing, one unusable (a score out of its scale) and
+    # a broken line of the store (judge_rules.py)
+    judged = sorted(r["ruleId"] for r in run["results"] if r["ruleId"].startswith("judge/")
+                    and r["message"]["text"].startswith("Input error in "))
+    assert judged == ["judge/error", "judge/missing", "judge/store"]
+    assert any("13 input error(s)" in n["message"]["text"] and n["level"] == "error"
                for n in inv["toolExecutionNotifications"])
 
 

@@ -6,6 +6,7 @@ from agent_eval import rules
 from agent_eval._cli import main
 from agent_eval.checks import REGISTRY
 from agent_eval.coverage import RULE as COVERAGE_RULE
+from agent_eval.judge.summary import RULES as JUDGE_RULES
 from agent_eval.live import INPUT_RULES as LIVE_INPUT_RULES
 from agent_eval.live import PROBE_RULES, SERVER_RULES
 from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
@@ -20,7 +21,7 @@ INPUT_RULES = {"input/parse_error", "input/invalid_event", "input/unmatched_resu
 def test_every_rule_a_check_can_report_is_documented() -> None:
     documented = set(rules.catalogue())
     produced = ({r for spec in REGISTRY.values() for r in spec.rules} | INPUT_RULES
-                | set(SCENARIO_RULES) | {COVERAGE_RULE}
+                | set(SCENARIO_RULES) | {COVERAGE_RULE} | set(JUDGE_RULES)
                 | {*PROBE_RULES, *SERVER_RULES, *LIVE_INPUT_RULES})
     assert produced - documented == set()
     assert documented - produced == set()

@@ -166,6 +166,23 @@ def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     return done
 
 
+def from_ref(workspace: Path, ref: str, config: Path, traces: list[str] | None = None
+             ) -> Found:
+    """``run --baseline-ref REF``: the commit ``REF`` names (a branch, tag or sha of the
+    local clone), evaluated as :func:`from_git` does."""
+    if ref.startswith("-"):
+        return Found(None, {"kind": "git", "ref": ref}, f"'{ref}' is not a git revision")
+    try:
+        sha = _git(workspace, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                   f"{ref}^{{commit}}").stdout.strip()
+    except GitError:
+        return Found(None, {"kind": "git", "ref": ref},
+                     f"'{ref}' names no commit of the repository at {workspace}")
+    found = from_git(workspace, sha, config, traces, fetch=False)
+    found.source["ref"] = ref
+    return found
+
+
 def has_commit(repo: Path, sha: str) -> bool:
     return _git(repo, "cat-file", "-e", f"{sha}^{{commit}}", check=False).returncode == 0
 
@@ -386,19 +403,15 @@ def _base_sha(kind: str, event: Any) -> str | None:
     return sha if sha and sha != ZERO_SHA else None
 
 
-def for_action(results: Results, *, kind: str, event: Any, suite: Any, workdir: Path,
-               client: Any, env: Mapping[str, str], traces: list[str] | None,
-               traces_from_artifact: bool, baseline_file: str | None,
-               baseline_artifact: str, log: Callable[[str], None],
-               tmp_root: Path | None = None) -> Found | None:
-    """Find the action's baseline and compare ``results`` with it (in place): the
-    comparison in ``results.baseline``, or, when ``auto`` found none, why (and how to get
-    one) in ``results.baseline`` as ``{"available": false, "reason": …}``.
-
-    A baseline asked for by name (``file``, ``git``, ``artifact``) that cannot be had
-    raises :class:`BaselineError`: the regression gates are never skipped silently."""
-    from agent_eval.compare import attach, no_baseline
-
+def find_for_action(*, kind: str, event: Any, suite: Any, workdir: Path, client: Any,
+                    env: Mapping[str, str], traces: list[str] | None,
+                    traces_from_artifact: bool, baseline_file: str | None,
+                    baseline_artifact: str, log: Callable[[str], None],
+                    tmp_root: Path | None = None) -> Found | None:
+    """The action's baseline (None when none applies to this event), found as
+    :func:`for_action` does; :class:`BaselineError` for one asked for by name that cannot
+    be had. The action looks for it before evaluating when the suite's pairwise judge
+    checks need the base branch's outputs (docs/judge.md)."""
     why = not_applicable(kind, event, traces_from_artifact)
     if why is not None:
         if kind != "none":
@@ -417,11 +430,39 @@ def for_action(results: Results, *, kind: str, event: Any, suite: Any, workdir: 
     found = resolve(kind, file=path, git=git, artifact=artifact)
     for note in found.notes:
         log(f"baseline: {note}")
+    if found.results is None and kind != "auto":
+        raise BaselineError(f"baseline: {kind} was asked for and cannot be had: "
+                            f"{found.reason}. Fix it, or use baseline: auto to fall back "
+                            "to no comparison (saying why), or baseline: none.")
+    return found
+
+
+_SEARCH = Found(None, {}, "")  # for_action's default: look for the baseline
+
+
+def for_action(results: Results, *, kind: str, event: Any, suite: Any, workdir: Path,
+               client: Any, env: Mapping[str, str], traces: list[str] | None,
+               traces_from_artifact: bool, baseline_file: str | None,
+               baseline_artifact: str, log: Callable[[str], None],
+               tmp_root: Path | None = None, found: Found | None = _SEARCH) -> Found | None:
+    """Find the action's baseline and compare ``results`` with it (in place): the
+    comparison in ``results.baseline``, or, when ``auto`` found none, why (and how to get
+    one) in ``results.baseline`` as ``{"available": false, "reason": …}``. ``found``: what
+    :func:`find_for_action` already found (the search is not repeated).
+
+    A baseline asked for by name (``file``, ``git``, ``artifact``) that cannot be had
+    raises :class:`BaselineError`: the regression gates are never skipped silently."""
+    from agent_eval.compare import attach, no_baseline
+
+    if found is _SEARCH:
+        found = find_for_action(
+            kind=kind, event=event, suite=suite, workdir=workdir, client=client, env=env,
+            traces=traces, traces_from_artifact=traces_from_artifact,
+            baseline_file=baseline_file, baseline_artifact=baseline_artifact, log=log,
+            tmp_root=tmp_root)
+    if found is None:
+        return None
     if found.results is None:
-        if kind != "auto":
-            raise BaselineError(f"baseline: {kind} was asked for and cannot be had: "
-                                f"{found.reason}. Fix it, or use baseline: auto to fall back "
-                                "to no comparison (saying why), or baseline: none.")
         log(f"not compared with the base branch: {found.reason}. To compare, {HOW}.")
         results.baseline = no_baseline(f"{found.reason}. To compare, {HOW}.", found.source)
         return found

@@ -287,6 +287,27 @@ def _run(r: Run, env: Mapping[str, str]) -> int:
         suite = load_suite(inputs.config)
     except ConfigError as exc:
         return _stop(r, exc.problems)
+    from agent_eval.baseline import _SEARCH, Found, find_for_action, for_action
+
+    where: dict[str, Any] = {
+        "kind": inputs.baseline, "event": event, "suite": suite, "workdir": workdir,
+        "client": client, "env": env, "traces": inputs.traces,
+        "traces_from_artifact": bool(inputs.artifact), "baseline_file": inputs.baseline_file,
+        "baseline_artifact": inputs.baseline_artifact, "log": r.log,
+        "tmp_root": _runner_temp(env)}
+    found: Found | None = _SEARCH
+    if suite.judge is not None and suite.judge.has_pairwise:
+        # pairwise judge checks compare with the base branch's outputs: find it first
+        try:
+            found = find_for_action(**where)
+        except BaselineError as exc:
+            return _stop(r, [str(exc) + ("" if client or not token_why else f" ({token_why})")])
+        from agent_eval.judge.run import base_outputs
+
+        base = found.results if found is not None else None
+        suite.judge.context.base_outputs = base_outputs(base)
+        if found is not None and found.source.get("sha"):
+            suite.judge.context.base_hint = f"--baseline-ref {found.source['sha']}"
     try:
         results = _evaluate(r, inputs, event, suite, workdir, client)
     except ConfigError as exc:
@@ -295,15 +316,8 @@ def _run(r: Run, env: Mapping[str, str]) -> int:
         return _stop(r, [f"could not get the traces from artifact {inputs.artifact!r}: {exc}"
                          + _permission_hint(exc, "actions: read")])
 
-    from agent_eval.baseline import for_action
-
     try:
-        for_action(results, kind=inputs.baseline, event=event, suite=suite, workdir=workdir,
-                   client=client, env=env, traces=inputs.traces,
-                   traces_from_artifact=bool(inputs.artifact),
-                   baseline_file=inputs.baseline_file,
-                   baseline_artifact=inputs.baseline_artifact, log=r.log,
-                   tmp_root=_runner_temp(env))
+        for_action(results, **where, found=found)
     except BaselineError as exc:
         return _stop(r, [str(exc) + ("" if client or not token_why else f" ({token_why})")])
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from agent_eval._cli import _formats, color_wanted, output_dir
 from agent_eval.api import load_suite, suite_sources
@@ -32,6 +34,7 @@ def main(args: argparse.Namespace) -> int:
     suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
     formats = given or list(suite.model.output.format)  # validated by the suite model
     base = None
+    source: dict[str, Any] = {}
     if getattr(args, "baseline", None):
         from agent_eval.baseline import load_file
 
@@ -39,6 +42,24 @@ def main(args: argparse.Namespace) -> int:
             base = load_file(args.baseline)
         except ValueError as exc:
             print(f"error: --baseline: {exc}", file=sys.stderr)
+            return 2
+        source = {"kind": "file", "path": args.baseline}
+    elif getattr(args, "baseline_ref", None):
+        from agent_eval.baseline import from_ref
+
+        found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
+        if found.results is None:
+            print(f"error: --baseline-ref: {found.reason}", file=sys.stderr)
+            return 2
+        base, source = found.results, found.source
+    shard = None
+    if getattr(args, "shard", None):
+        from agent_eval.sharding import parse_shard
+
+        try:
+            shard = parse_shard(args.shard)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 2
     folder = output_dir(args.output_dir, suite)
     live = None
@@ -53,21 +74,32 @@ def main(args: argparse.Namespace) -> int:
     else:
         files, errors = suite_sources(suite, args.traces)
     sessions = live.sessions if live is not None else []
-    if getattr(args, "shard", None):
-        from agent_eval.sharding import evaluate_shard, parse_shard
 
-        try:
-            index, count = parse_shard(args.shard)
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        results = evaluate_shard(suite, files, errors, index=index, count=count,
-                                 timings=not args.no_timings, pinned=sessions)
-    else:
+    def evaluate() -> Results:
+        if shard is not None:
+            from agent_eval.sharding import evaluate_shard
+
+            return evaluate_shard(suite, files, errors, index=shard[0], count=shard[1],
+                                  timings=not args.no_timings, pinned=sessions)
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
-            results = evaluate_files(suite, [*files, *sessions], errors,
-                                     jobs=max(1, args.jobs), timings=not args.no_timings,
-                                     progress=progress, strict_coverage=args.strict_coverage)
+            return evaluate_files(suite, [*files, *sessions], errors,
+                                  jobs=max(1, args.jobs), timings=not args.no_timings,
+                                  progress=progress, strict_coverage=args.strict_coverage)
+
+    mode = getattr(args, "judge", "replay") or "replay"
+    if suite.judge is not None:  # judge checks: docs/judge.md
+        from agent_eval.judge.run import judged_results
+
+        got = judged_results(suite.judge, mode, evaluate, base=base,
+                             base_hint=_base_hint(args))
+        if isinstance(got, str):
+            print(f"error: {got}", file=sys.stderr)
+            return 2
+        results = got
+    else:
+        if mode != "replay":
+            print(f"note: --judge {mode}: the suite has no judge checks", file=sys.stderr)
+        results = evaluate()
     if suite.live is not None:  # the probes' entries (in shard 1 only)
         from agent_eval.live.outcome import LiveOutcome
 
@@ -78,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
     if base is not None:
         from agent_eval.compare import attach
 
-        attach(results, base, {"kind": "file", "path": args.baseline})
+        attach(results, base, source)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:
         print(console.quiet_line(results))
@@ -86,3 +118,13 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write(console.render(results, color=color_wanted(args.color, sys.stdout)))
         print("Wrote " + ", ".join(str(p) for p in written))
     return exit_code(results.verdict, args.fail_on)
+
+
+def _base_hint(args: argparse.Namespace) -> str:
+    """The baseline option of this run, for the command that records missing pairwise
+    judgements."""
+    if getattr(args, "baseline", None):
+        return f"--baseline {shlex.quote(args.baseline)}"
+    if getattr(args, "baseline_ref", None):
+        return f"--baseline-ref {shlex.quote(args.baseline_ref)}"
+    return ""

@@ -29,6 +29,8 @@ from agent_eval.textdist import edit_distance
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 if TYPE_CHECKING:
+    from agent_eval.judge.compile import JudgeContext, JudgeRun
+    from agent_eval.judge.store import Store
     from agent_eval.live.compile import CompiledLive
     from agent_eval.scenarios.compile import CompiledScenarios
 
@@ -95,12 +97,25 @@ class Suite:
     def limits(self) -> Limits:
         return self.model.limits.limits()
 
+    @property
+    def judge(self) -> JudgeRun | None:
+        """The suite's judge (judge checks or a ``judge:`` block), else None."""
+        return self.scenarios.judge if self.scenarios is not None else None
+
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return (_rebuild, (str(self.path), str(self.root), self.sources, self.dialect))
+        judge = self.judge
+        return (_rebuild, (str(self.path), str(self.root), self.sources, self.dialect,
+                           None if judge is None else (judge.context, judge.store)))
 
 
-def _rebuild(path: str, root: str, sources: dict[str, str], dialect: str = "auto") -> Suite:
-    return _Loader(FsPath(path), FsPath(root), sources, dialect).load()
+def _rebuild(path: str, root: str, sources: dict[str, str], dialect: str = "auto",
+             judge: tuple[JudgeContext, Store] | None = None) -> Suite:
+    suite = _Loader(FsPath(path), FsPath(root), sources, dialect).load()
+    if judge is not None and suite.judge is not None:
+        # how this run judges (--judge, the baseline) and the store as the parent has it
+        # (the store is not one of the suite's sources: it is no part of the config)
+        suite.judge.context, suite.judge.store = judge
+    return suite
 
 
 def load_suite(path: str | os.PathLike[str] | None = None, *, root: str | None = None,
@@ -200,7 +215,8 @@ class _Loader:
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
         scenarios = None
-        if "scenarios" in data or "pass_criteria" in data:  # imported only when used
+        if "scenarios" in data or "pass_criteria" in data or "judge" in data:
+            # imported only when used
             from agent_eval.scenarios.compile import compile_scenarios
 
             scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)

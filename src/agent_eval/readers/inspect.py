@@ -32,6 +32,7 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
+from agent_eval.readers._scores import inspect_scores
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
 
@@ -136,6 +137,8 @@ class _Sample:
                 tr.metadata[f"sample_{key}" if key != "target" else "target"] = s[key]
         if s.get("error"):
             tr.metadata["error"] = _error_text(s["error"])
+        if isinstance(s.get("scores"), dict):
+            inspect_scores(tr, s["scores"], self.loc("scores"))
         touch(tr, self.at(*self.base))
         return tr
 

@@ -38,6 +38,7 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
+from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
 
@@ -503,6 +504,7 @@ class LangSmithReader:
             yield doc
             return
         runs: dict[str, _Run] = {}
+        feedback: list[_Run] = []
         unknown = 0
         if doc is LINES:
             for item in iter_lines(source):
@@ -510,10 +512,11 @@ class LangSmithReader:
                     yield item
                     continue
                 number, value = item
-                unknown += self._collect(value, lambda *_p, n=number: n, (), runs)
+                unknown += self._collect(value, lambda *_p, n=number: n, (), runs,
+                                         feedback=feedback)
         elif isinstance(doc, JsonDoc):
-            unknown += self._collect(doc.value, doc.line, (), runs)
-        yield from self._traces(source, runs)
+            unknown += self._collect(doc.value, doc.line, (), runs, feedback=feedback)
+        yield from self._traces(source, runs, feedback)
         if not runs:
             yield InputError("input/invalid_event", source.file, 1,
                              "no LangSmith run in this file (objects with an id and a run_type)")
@@ -521,9 +524,10 @@ class LangSmithReader:
             yield IgnoredEvents(source.file, unknown)
 
     def _collect(self, value: Any, at: LineAt, path: tuple[str | int, ...],
-                 runs: dict[str, _Run], patch: bool = False) -> int:
+                 runs: dict[str, _Run], patch: bool = False, *,
+                 feedback: list[_Run]) -> int:
         if isinstance(value, list):
-            return sum(self._collect(v, at, (*path, i), runs, patch)
+            return sum(self._collect(v, at, (*path, i), runs, patch, feedback=feedback)
                        for i, v in enumerate(value))
         if not isinstance(value, dict):
             return 1
@@ -531,10 +535,19 @@ class LangSmithReader:
             n = 0
             for key in ("post", "patch"):
                 if isinstance(value.get(key), list):
-                    n += self._collect(value[key], at, (*path, key), runs, key == "patch")
+                    n += self._collect(value[key], at, (*path, key), runs, key == "patch",
+                                       feedback=feedback)
             return n
-        if isinstance(value.get("runs"), list):
-            return self._collect(value["runs"], at, (*path, "runs"), runs)
+        if isinstance(value.get("runs"), list) or isinstance(value.get("feedback"), list):
+            n = 0
+            for key in ("runs", "feedback"):
+                if isinstance(value.get(key), list):
+                    n += self._collect(value[key], at, (*path, key), runs, feedback=feedback)
+            return n
+        if "run_id" in value and "key" in value and "run_type" not in value:
+            # a feedback object (client.list_feedback): a score of a run
+            feedback.append(_Run(value, at(*path)))
+            return 0
         rid = value.get("id")
         dotted = value.get("dotted_order")
         if rid is None and isinstance(dotted, str) and "Z" in dotted:
@@ -558,14 +571,22 @@ class LangSmithReader:
                 if isinstance(child, dict):
                     child.setdefault("parent_run_id", rid)
                     child.setdefault("trace_id", value.get("trace_id", rid))
-                n += self._collect(child, at, (*path, "child_runs", i), runs)
+                n += self._collect(child, at, (*path, "child_runs", i), runs,
+                                   feedback=feedback)
         return n
 
-    def _traces(self, source: SourceFile, runs: dict[str, _Run]) -> Iterator[Trace]:
+    def _traces(self, source: SourceFile, runs: dict[str, _Run],
+                feedback: list[_Run]) -> Iterator[Trace]:
         groups: dict[str, list[_Run]] = {}
         for run in runs.values():
             tid = run.fields.get("trace_id", run.fields.get("id"))
             groups.setdefault(str(tid), []).append(run)
+        scored: dict[str, list[_Run]] = {}  # trace id -> its runs' feedback objects
+        for fb in feedback:
+            owner = runs.get(str(fb.fields.get("run_id")))
+            if owner is not None:
+                tid = owner.fields.get("trace_id", owner.fields.get("id"))
+                scored.setdefault(str(tid), []).append(fb)
         for tid, members in groups.items():
             members.sort(key=lambda r: (str(r.fields.get("dotted_order", "")),
                                         epoch_ms(r.fields.get("start_time")) or 0.0))
@@ -619,6 +640,17 @@ class LangSmithReader:
                     if not tools:
                         self._requested_calls(f, tr, by_id, loc,
                                               Location(source.file, run.result_line or run.line))
+                stats = f.get("feedback_stats")
+                if isinstance(stats, dict):
+                    for key, stat in stats.items():
+                        avg = stat.get("avg") if isinstance(stat, dict) else None
+                        add_score(tr, str(key), avg, loc, source=self.name)
+            for fb in scored.get(tid, ()):
+                g = fb.fields
+                touch(tr, fb.line)
+                raw = g.get("score") if g.get("score") is not None else g.get("value")
+                add_score(tr, g.get("key"), raw, Location(source.file, fb.line),
+                          source=self.name, comment=g.get("comment"))
             yield tr
 
     def _requested_calls(self, run: dict[str, Any], tr: Trace, by_id: dict[str, ToolCall],

@@ -15,12 +15,12 @@ import orjson
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.model import Handoff, LlmCall, Location, ToolCall, Trace
+from agent_eval.model import Handoff, LlmCall, Location, Score, ToolCall, Trace, score_value
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
 
 EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "handoff",
-               "trace_end")
+               "score", "trace_end")
 _loads = bounded_loads
 _orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -288,6 +288,33 @@ class _FileState:
             return
         t.trace.handoffs.append(Handoff(to, Location(self.file, line),
                                         source if isinstance(source, str) else None))
+
+    def score(self, obj: dict[str, Any], line: int) -> None:
+        """A score recorded by an evaluator (docs/judge.md "Recorded scores")."""
+        t = self.trace_for(obj, line)
+        if t is None:
+            return
+        name = _first(obj, "name", "key")
+        if not isinstance(name, str) or not name:
+            self.error("input/invalid_event", line,
+                       "a score event needs 'name' (or 'key'): the name of the score")
+            return
+        raw = _first(obj, "value", "score")
+        label = obj.get("label")
+        value = score_value(raw)
+        if raw is not None and value is None and not isinstance(raw, str):
+            self.error("input/invalid_event", line,
+                       f"'value' of score '{name}' must be a number, a boolean or a label, "
+                       f"not {json_type(raw)}; it is treated as not recorded")
+        if isinstance(raw, str) and value is None and label is None:
+            label = raw
+        if value is None and isinstance(label, str):
+            value = score_value(label)
+        comment = _first(obj, "comment", "explanation", "reasoning")
+        t.trace.scores.append(Score(
+            name, value, Location(self.file, line),
+            label=None if label is None else str(label),
+            comment=None if comment is None else str(comment)))
 
     def trace_end(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)

@@ -31,6 +31,7 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import READER as NATIVE
@@ -66,6 +67,8 @@ _OUTPUT_TOKEN_KEYS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tok
                       "llm.token_count.completion", "llm.usage.completion_tokens")
 _TOTAL_TOKEN_KEYS = ("llm.token_count.total", "llm.usage.total_tokens",
                      "gen_ai.usage.total_tokens")
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+EVALUATION_NAME = "gen_ai.evaluation.name"
 _TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
 _TOOL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.call.id")
 _TOOL_ARG_KEYS = ("gen_ai.tool.call.arguments", "input.value", "input",
@@ -461,6 +464,40 @@ class _FileState:
         self.ignored = 0
         self.order = 0
         self.had_errors = False
+        # raw trace id -> GenAI evaluation results (event or log attributes, line)
+        self.evals: dict[Any, list[tuple[dict[str, Any], int]]] = {}
+
+    def evaluation(self, tid: Any, attrs: dict[str, Any], line: int) -> None:
+        self.evals.setdefault(tid, []).append((attrs, line))
+
+    def logs(self, doc: dict[str, Any], line: int, lines: dict[JsonPath, int] | None,
+             path: JsonPath) -> None:
+        """OTLP logs: the GenAI evaluation events among them (``gen_ai.evaluation.result``,
+        by ``eventName`` or the ``event.name`` attribute) become recorded scores of the
+        trace they name; an export object without any is ignored (counted), as metrics
+        are."""
+        rkey = "resourceLogs" if "resourceLogs" in doc else "resource_logs"
+        found = False
+        for ri, rl in enumerate(_list(doc.get(rkey))):
+            if type(rl) is not dict:
+                continue
+            for skey in ("scopeLogs", "scope_logs"):
+                for si, sl in enumerate(_list(rl.get(skey))):
+                    records = sl.get("logRecords") if type(sl) is dict else None
+                    for k, rec in enumerate(_list(records)):
+                        if type(rec) is not dict:
+                            continue
+                        attrs = _attributes(rec.get("attributes"))
+                        name = rec.get("eventName") or attrs.get("event.name")
+                        tid = rec.get("traceId") or rec.get("trace_id")
+                        if name != EVALUATION_EVENT or not tid:
+                            continue
+                        ln = line if lines is None else lines.get(
+                            (*path, rkey, ri, skey, si, "logRecords", k), line)
+                        self.evaluation(tid, attrs, ln)
+                        found = True
+        if not found:
+            self.ignored += 1
 
     def error(self, rule: str, line: int, message: str) -> None:
         self.errors.append(InputError(rule, self.file, line, message))
@@ -491,7 +528,9 @@ class _FileState:
             self.otlp(obj, line, lines, path)
         elif type(obj.get("data")) is list:
             self.jaeger(obj["data"], line, lines, (*path, "data"))
-        elif "resourceLogs" in obj or "resourceMetrics" in obj:
+        elif "resourceLogs" in obj or "resource_logs" in obj:
+            self.logs(obj, line, lines, path)
+        elif "resourceMetrics" in obj:
             self.ignored += 1
         elif any(type(k) is str and k.startswith(("gen_ai.", "llm.", "openinference."))
                  for k in obj):
@@ -554,6 +593,11 @@ class _FileState:
                     events = s.get("events")
                     if type(events) is list and events:
                         _event_attributes(events, attrs)
+                        for ev in events:
+                            if type(ev) is dict and ev.get("name") == EVALUATION_EVENT:
+                                self.evaluation(tid, _attributes(ev.get("attributes")), ln)
+                    if EVALUATION_NAME in attrs:  # an evaluation result sent as a span
+                        self.evaluation(tid, attrs, ln)
                     status = s.get("status")
                     order += 1
                     span = _Span(sid, parent, s.get("name"), start, end, attrs,
@@ -844,6 +888,18 @@ def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
                  None, None, meta, "otlp")
 
 
+def _add_evaluation(trace: Trace, a: dict[str, Any], line: int) -> None:
+    """A ``gen_ai.evaluation.result`` as a recorded score of the trace."""
+    error = a.get("error.type")
+    comment = a.get("gen_ai.evaluation.explanation")
+    if error is not None:
+        comment = f"the evaluation failed: {error}" + (f"; {comment}" if comment else "")
+    add_score(trace, a.get(EVALUATION_NAME),
+              None if error is not None else a.get("gen_ai.evaluation.score.value"),
+              Location(trace.source, line), source="otlp",
+              label=a.get("gen_ai.evaluation.score.label"), comment=comment)
+
+
 def _tool_call(s: _Span, a: dict[str, Any], file: str, locs: dict[int, Location]) -> ToolCall:
     name = a.get("gen_ai.tool.name")
     if name is None:
@@ -1005,10 +1061,16 @@ class OtlpReader:
                         "the file holds no spans; nothing of it can be checked")
         yield from state.errors
         state.errors.clear()
+        evals: dict[str, list[tuple[dict[str, Any], int]]] = {}
+        for raw, found in state.evals.items():
+            evals.setdefault(trace_key(raw) or source.trace_id, []).extend(found)
         for key, spans in state.grouped():
             with _no_cycle_gc():
                 trace = _build_trace(key, spans, state.file)
+            for attrs, line in evals.pop(key, ()):
+                _add_evaluation(trace, attrs, line)
             yield trace
+        state.ignored += sum(len(v) for v in evals.values())  # of traces without spans
         if state.ignored:
             yield IgnoredEvents(source.file, state.ignored)
 

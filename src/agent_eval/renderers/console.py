@@ -178,6 +178,10 @@ def render(results: Results, color: bool = False) -> str:
     other = results.other_findings
     if other:
         out.extend(_other_block(other, color))
+    if results.judge:  # how the run judged and what judging cost (renderers/_judge.py)
+        from agent_eval.renderers._judge import summary_line
+
+        out.extend([f"{summary_line(results)}", ""])
     errors = results.input_errors
     if errors:
         out.append(_paint(f"💥 INPUT ERRORS ({len(errors)})", "31", color))

@@ -428,4 +428,5 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
                                  key=lambda s: (STATUSES.index(s) if s in STATUSES else 9, s)),
         version=results.tool_version or __version__,
         run_url=ctx.run_url,
+        **markdown._judge(results),
     )

@@ -435,6 +435,17 @@ def _criteria_rows(results: Results) -> list[dict[str, str]]:
             for c in results.criteria]
 
 
+def _judge(results: Results) -> dict[str, Any]:
+    """The judge section (renderers/_judge.py)."""
+    from agent_eval.renderers import _judge as j
+
+    line = j.summary_line(results)
+    if line is None:
+        return {"judge_line": None, "judge_verdicts": [], "judge_more": 0}
+    shown, total = j.verdicts(results)
+    return {"judge_line": line, "judge_verdicts": shown, "judge_more": total - len(shown)}
+
+
 @cache
 def _template() -> jinja2.Template:
     env = environment(autoescape=False)
@@ -482,6 +493,7 @@ def render(results: Results, ctx: RenderContext | None = None,
         "details_over": DETAILS_OVER,
         "version": results.tool_version or __version__,
         "run_url": ctx.run_url,
+        **_judge(results),
     }
     template = _template()
 

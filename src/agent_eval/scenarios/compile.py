@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import yaml
 from pydantic import BaseModel
@@ -58,6 +58,9 @@ from agent_eval.selectors import (
 )
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
+if TYPE_CHECKING:
+    from agent_eval.judge.compile import CompiledJudge, JudgeRun
+
 # The figures kept per (scenario, trace), in this order (evaluate.py).
 FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
            "tool_used_hits", "tools_used", "sequence_similarity", "sequence_progress", "loops",
@@ -78,6 +81,7 @@ THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {
     "max_cost_usd": ("cost_usd", "max"),
     "max_cost_multiplier": ("cost_multiplier", "max"),
     "min_score": ("score", "min"),
+    "min_output_quality": ("output_quality", "min"),
 }
 UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost"}
 GATE_METRIC: dict[str, tuple[str, str]] = {
@@ -225,6 +229,8 @@ class CompiledScenario:
     handoff_severity: str = "error"
     normalized: bool = True
     named_tools: list[ToolRef] = field(default_factory=list)  # coverage.py
+    judge: tuple[CompiledJudge, ...] = ()  # expect.judge (judge/compile.py)
+    judge_run: JudgeRun | None = field(default=None, repr=False)  # the suite's judge
     _names: dict[str, NameInfo] = field(default_factory=dict, repr=False)
 
     @property
@@ -233,7 +239,13 @@ class CompiledScenario:
 
     @property
     def scored(self) -> bool:
-        return bool(self.tools is not None or self.output or self.sequence is not None)
+        return bool(self.tools is not None or self.has_quality or self.sequence is not None)
+
+    @property
+    def has_quality(self) -> bool:
+        """Whether output_quality is defined: output checks, or judge checks whose score
+        counts (docs/judge.md)."""
+        return bool(self.output) or any(j.in_score for j in self.judge)
 
     def info(self, name: str) -> NameInfo:
         """What this scenario makes of a called tool's name (memoised: the hot path is one
@@ -278,6 +290,7 @@ class CompiledScenarios:
     by_id: dict[str, tuple[int, ...]] = field(default_factory=dict)
     by_stem: dict[str, tuple[int, ...]] = field(default_factory=dict)
     globbed: tuple[tuple[int, tuple[re.Pattern[str], ...]], ...] = ()
+    judge: JudgeRun | None = field(default=None, repr=False)  # the suite's judge, if used
     _files: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict,
                                                                        repr=False)
 
@@ -573,6 +586,13 @@ class _Compiler:
                     self.named(sc, f"{key} sequence step", b.sequence,
                                [ref("expect", key, i, "sequence", k)
                                 for k in range(len(b.sequence))])
+        if e.judge:
+            from agent_eval.judge.compile import compile_check
+
+            compiled = (compile_check(self, i, check, (*ex, "judge", i),
+                                      ref("expect", "judge", i).key_path)
+                        for i, check in enumerate(e.judge))
+            sc.judge = tuple(j for j in compiled if j is not None)
 
     def named(self, sc: CompiledScenario, kind: str, patterns: Iterable[str],
               refs: Iterable[ConfigRef], effect: str = "") -> None:
@@ -730,7 +750,10 @@ class _Compiler:
                 self.problem(here, f"'{name}' needs expect.sequence")
             elif figure == "score" and not sc.scored:
                 self.problem(here, "'min_score' needs a scored expectation: expect.tools, "
-                             "expect.output or expect.sequence")
+                             "expect.output, expect.sequence or a scored judge check")
+            elif figure == "output_quality" and not sc.has_quality:
+                self.problem(here, f"'{name}' needs expect.output or a judge check whose "
+                             "score counts (rubric, quality, recorded)")
             out.append(Limit(name, figure, op, float(value), ref(key, name),
                              FIGURE_INDEX.get(figure, -1)))
         return tuple(out)
@@ -745,7 +768,7 @@ class _Compiler:
         if cfg.weights is not None:
             weights.update(cfg.weights.model_dump(exclude_none=True))
         sc.weights = weights
-        configured = {"tool_accuracy": sc.tools is not None, "output_quality": bool(sc.output),
+        configured = {"tool_accuracy": sc.tools is not None, "output_quality": sc.has_quality,
                       "sequence": sc.sequence is not None}
         if any(configured.values()) and sum(
                 w for k, w in weights.items() if configured[k]) <= 0:
@@ -825,9 +848,13 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     go to ``loader.problems`` (each ``FILE:LINE:COL: message``)."""
     raw = data.get("scenarios")
     raw_criteria = data.get("pass_criteria")
-    if raw is None and raw_criteria is None:
-        return None
     c = _Compiler(data, positions, file, mode, loader)
+    if raw is None and raw_criteria is None:
+        if data.get("judge") is not None:  # validated, though no scenario uses it
+            from agent_eval.judge.compile import compile_run
+
+            compile_run(c, data, positions, root, [])
+        return None
     before = len(loader.problems)
     if data.get("weights") is not None:
         c.suite_weights = loader.validate(SuiteWeights, data["weights"], positions, ("weights",))
@@ -860,6 +887,16 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
                 c.problem(("pass_criteria",), "pass_criteria needs scenarios: add a "
                           "'scenarios:' list (see docs/scenarios.md)")
             criteria, weights, latency = c.criteria(pc, compiled)
+    run = None
+    if data.get("judge") is not None or any(sc.judge for sc in compiled):
+        from agent_eval.judge.compile import compile_run
+
+        needs = [((*_scenario_path(raw, sc.id), "expect", "judge", j.index, j.kind), j.kind)
+                 for sc in compiled for j in sc.judge if j.calls_model]
+        run = compile_run(c, data, positions, root, needs)
+        run.has_pairwise = any(kind == "pairwise" for _, kind in needs)
+        for sc in compiled:
+            sc.judge_run = run
     if len(loader.problems) > before:
         return None
     for sc in compiled:
@@ -869,7 +906,16 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     base = loader.base.resolve()
     prefix = _rel(base, root)
     return CompiledScenarios(compiled, criteria, weights, latency,
-                             "" if prefix == "." else prefix, str(root.resolve()), str(base))
+                             "" if prefix == "." else prefix, str(root.resolve()), str(base),
+                             judge=run)
+
+
+def _scenario_path(raw: Any, sid: str) -> Path:
+    """The position of the scenario with id ``sid`` in ``scenarios:``."""
+    for i, item in enumerate(raw if isinstance(raw, list) else []):
+        if isinstance(item, dict) and str(item.get("id")) == sid:
+            return ("scenarios", i)
+    return ("scenarios",)
 
 
 def _rel(path: FsPath, root: FsPath) -> str:

@@ -16,12 +16,13 @@ import time
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from agent_eval.checks._text import show_value
 from agent_eval.config.schema_compiler import render
+from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import ToolCall, Trace
@@ -43,14 +44,18 @@ from agent_eval.scenarios.compile import (
     arg_mismatch,
 )
 
+if TYPE_CHECKING:
+    from agent_eval.judge.evaluate import Judged, Request
+    from agent_eval.judge.summary import JudgeAcc
+
 NAN = math.nan
 K = len(FIGURES)
 F = FIGURE_INDEX
 (I_SCORE, I_RECALL, I_PRECISION, I_F1, I_HITS, I_USED_HITS, I_USED, I_SIMILARITY, I_PROGRESS,
  I_LOOPS, I_QUALITY, I_OUTPUT_OK, I_BEHAVIOR, I_CALLS, I_LLM_CALLS, I_TOKENS, I_LATENCY,
  I_COST) = range(K)
-STATUS_NAMES = ("pass", "warn", "fail")
-PASS, WARN, FAIL = 0, 1, 2
+STATUS_NAMES = ("pass", "warn", "fail", "error")
+PASS, WARN, FAIL, ERROR = 0, 1, 2, 3  # ERROR: a check could not be made (judge/missing)
 # The rule ids scenario checks and criteria can report (each has a page in rules/docs).
 RULES = (
     "scenario/forbidden_tools", "scenario/must_not", "scenario/sequence", "scenario/args",
@@ -59,7 +64,7 @@ RULES = (
     "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
     "criteria/blocking", "criteria/warning", "criteria/by_category", "criteria/composite",
     "criteria/required", "scenario/handoff",
-)
+)  # the judge checks' rule ids are judge/summary.py RULES
 MAX_UNKNOWN_IDS = 20
 MAX_SHOWN = 80
 
@@ -99,9 +104,10 @@ def _num(x: float | None) -> str:
 class Outcome:
     """One trace against one scenario."""
 
-    status: int  # PASS | WARN | FAIL
+    status: int  # PASS | WARN | FAIL | ERROR
     figures: list[float]  # by FIGURES; NaN: unknown or not applicable
     findings: list[Finding]
+    judged: Judged | None = None  # the judge checks (docs/judge.md)
 
 
 class _Eval:
@@ -195,6 +201,9 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
         forced_zero = True
         if sc.behaviors:
             v[I_BEHAVIOR] = 0.0  # any must_not hit: behavior score 0 (metrics guide)
+    judged = None
+    if sc.judge and sc.judge_run is not None:  # after the deterministic checks
+        judged, quality = _judge(ev, v, quality, forced_zero)
     # m.weighted_score, inlined (the hot path)
     w = sc.weights
     total = weight = 0.0
@@ -218,7 +227,28 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     for limit in sc.warn_thresholds:
         _limit(ev, limit, v, blocking=False)
     status = FAIL if ev.failed else WARN if ev.warned else PASS
-    return Outcome(status, v, ev.findings)
+    if judged is not None and judged.errored:
+        status = ERROR  # a judgement could not be had: never a pass, never just a fail
+    return Outcome(status, v, ev.findings, judged)
+
+
+def _judge(ev: _Eval, v: list[float], quality: float | None, forced_zero: bool
+           ) -> tuple[Judged, float | None]:
+    """The judge checks (judge/evaluate.py), and output_quality with their scores: the
+    mean over the output checks (each 0 or 1) and the judge checks whose score counts
+    (each on 0-1); a check without a score (skipped, missing) drops out."""
+    from agent_eval.judge.evaluate import judge_trace
+
+    sc = ev.sc
+    assert sc.judge_run is not None
+    judged = judge_trace(ev, sc.judge_run, forced_zero)
+    if not judged.quality:
+        return judged, quality
+    n = len(sc.output)
+    passed = quality * n if quality is not None else 0.0
+    combined = (passed + math.fsum(judged.quality)) / (n + len(judged.quality))
+    v[I_QUALITY] = combined
+    return judged, combined
 
 
 def _handoffs(ev: _Eval) -> None:
@@ -597,6 +627,7 @@ class _Acc:
     figures: array[float] = field(default_factory=lambda: array("d"))
     findings: list[Finding] = field(default_factory=list)
     seconds: float = 0.0
+    judge: JudgeAcc | None = None  # the scenario's judge checks (judge/summary.py)
 
 
 @dataclass
@@ -606,10 +637,17 @@ class ScenarioAccumulator:
 
     per: list[_Acc]
     unknown_ids: set[str] = field(default_factory=set)  # scenario ids no scenario has
+    # judgements the store lacks, by key (kept when the run records: --judge record)
+    requests: dict[str, Request] = field(default_factory=dict)
 
     @classmethod
     def for_scenarios(cls, compiled: CompiledScenarios) -> ScenarioAccumulator:
-        return cls([_Acc() for _ in compiled.scenarios])
+        if compiled.judge is None:
+            return cls([_Acc() for _ in compiled.scenarios])
+        from agent_eval.judge.summary import JudgeAcc
+
+        return cls([_Acc(judge=JudgeAcc.for_checks(len(sc.judge)) if sc.judge else None)
+                     for sc in compiled.scenarios])
 
     def add(self, trace: Trace, compiled: CompiledScenarios) -> None:
         sid = trace.scenario
@@ -628,6 +666,21 @@ class ScenarioAccumulator:
             acc.figures.extend(out.figures)
             if out.findings:
                 acc.findings.extend(out.findings)
+            if acc.judge is not None:
+                self._judged(acc.judge, compiled.scenarios[i], trace, out)
+
+    def _judged(self, jacc: JudgeAcc, sc: CompiledScenario, trace: Trace,
+                out: Outcome) -> None:
+        """Keep a trace's judge results (and its output, for the next run's pairwise
+        checks against this one)."""
+        if out.judged is not None:
+            jacc.add(out.judged)
+            for r in out.judged.requests:
+                self.requests.setdefault(r.key, r)
+        if any(j.kind == "pairwise" for j in sc.judge) and sc.judge_run is not None:
+            text = output_text(trace)
+            if text is not None:
+                jacc.keep_output(trace.id, text, sc.judge_run.max_chars)
 
     def merge(self, other: ScenarioAccumulator) -> None:
         for mine, theirs in zip(self.per, other.per, strict=True):
@@ -635,8 +688,12 @@ class ScenarioAccumulator:
             mine.figures.extend(theirs.figures)
             mine.findings.extend(theirs.findings)
             mine.seconds += theirs.seconds
+            if mine.judge is not None and theirs.judge is not None:
+                mine.judge.merge(theirs.judge)
         for sid in other.unknown_ids:
             self._unknown(sid)
+        for key, r in other.requests.items():
+            self.requests.setdefault(key, r)
 
     def _unknown(self, sid: str) -> None:
         """Keep the MAX_UNKNOWN_IDS smallest unknown ids: the same ones whatever the order
@@ -657,7 +714,15 @@ class ScenarioAccumulator:
                  for sc, acc in zip(compiled.scenarios, self.per, strict=True)]
         metrics = suite_metrics(views, compiled)
         criteria = [evaluate_criterion(c, metrics, views) for c in compiled.criteria]
-        return SuiteOutcome([v.to_dict() for v in views], metrics, criteria)
+        out = SuiteOutcome([v.to_dict() for v in views], metrics, criteria)
+        if compiled.judge is not None:  # docs/judge.md "In the results"
+            from agent_eval.judge.summary import input_errors, summary
+
+            out.judge = summary(compiled.judge, [a.judge for a in self.per],
+                                compiled.judge.context.made)
+            out.judge_errors = input_errors(compiled.judge, out.scenarios)
+            compiled.judge.pending = dict(self.requests)  # what --judge record asks for
+        return out
 
 
 @dataclass
@@ -668,6 +733,8 @@ class SuiteOutcome:
     scenarios: list[dict[str, Any]]
     metrics: dict[str, Any]
     criteria: list[dict[str, Any]]
+    judge: dict[str, Any] | None = None  # the suite's judge summary (judge/summary.py)
+    judge_errors: list[InputError] = field(default_factory=list)  # missing judgements
 
 
 def _column(figures: array[float], name: str) -> array[float]:
@@ -694,13 +761,14 @@ class _View:
     latencies: array[float]
     tokens: array[float]
     seconds: float
+    judge: JudgeAcc | None = None
 
     @classmethod
     def of(cls, sc: CompiledScenario, acc: _Acc, timings: bool,
            unknown_ids: list[str]) -> _View:
         rows = sorted(acc.rows)
         n = len(rows)
-        passed = sum(1 for r in rows if r[3] != FAIL)
+        passed = sum(1 for r in rows if r[3] < FAIL)
         findings = sorted(acc.findings, key=sort_key)
         if n == 0:
             status = "error"
@@ -717,6 +785,8 @@ class _View:
                 rule="scenario/missing_trace", severity="error",
                 message=f"no trace found for scenario {sc.id} ({how}){hint}", test=sc.id,
                 config=where, trace=None, scenario=sc.id))
+        elif any(r[3] == ERROR for r in rows):
+            status = "error"  # a check could not be made (a judgement is missing)
         elif passed / n >= sc.min_pass_ratio - m.EPSILON:
             # the tolerated failures stay listed (findings, traces_not_passed); a trace
             # that warned makes the scenario warn
@@ -745,7 +815,8 @@ class _View:
         scores = _column(acc.figures, "score")
         return cls(sc, status, n, passed, m.mean(scores), figures, unknown, share, findings,
                    rows, scores, _column(acc.figures, "latency_ms"),
-                   _column(acc.figures, "total_tokens"), acc.seconds if timings else 0.0)
+                   _column(acc.figures, "total_tokens"), acc.seconds if timings else 0.0,
+                   acc.judge)
 
     @property
     def ok(self) -> bool:
@@ -761,7 +832,7 @@ class _View:
                  if v is not None and k not in ("tool_hits", "tool_used_hits", "output_ok")}
         if sc.sequence is not None:
             shown["sequence_metric"] = sc.sequence_metric  # type: ignore[assignment]
-        return {
+        out: dict[str, Any] = {
             "id": sc.id,
             "category": sc.category,
             "required": sc.required,
@@ -785,6 +856,11 @@ class _View:
                 {"file": f, "line": line, "trace_id": tid, "status": STATUS_NAMES[st]}
                 for f, line, tid, st in self.rows if st != PASS],
         }
+        if self.judge is not None:  # docs/judge.md "In the results"
+            out["judge"] = self.judge.entries(sc.judge)
+            if self.judge.outputs:
+                out["outputs"] = dict(sorted(self.judge.outputs.items()))
+        return out
 
 
 def _round(x: float | None) -> float | None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
 from agent_eval.config.models import Strict, ToolPatterns
+from agent_eval.judge.models import JudgeCheck
 
 
 def _as_fraction(value: Any) -> Any:
@@ -144,6 +145,10 @@ class Expect(Strict):
     handoff_severity: Literal["error", "warning"] = Field(
         "error", description="What a missed handoff expectation is: error (the trace fails) "
         "or warning (the trace warns; CIAgent's path layer).")
+    judge: list[JudgeCheck] | None = Field(
+        None, description="Judge checks (docs/judge.md): rubric, quality, safety, "
+        "hallucination, pairwise (a judge model, replayed from the judgement store) and "
+        "recorded (a score the trace recorded).")
 
 
 class Thresholds(Strict):
@@ -167,6 +172,9 @@ class Thresholds(Strict):
         "branch (skipped with a note when there is no baseline).")
     min_score: float | None = Field(None, ge=0, le=100, description="Minimum scenario "
                                     "score (0-100).")
+    min_output_quality: Fraction | None = _fraction(
+        "Minimum output_quality: the share of output checks passed, with the judge "
+        "checks' scores (needs expect.output or a scored judge check).")
 
 
 class Weights(Strict):

@@ -16,6 +16,7 @@ from pydantic import Field, create_model
 
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
+from agent_eval.judge.models import JudgeConfig
 from agent_eval.live.models import NAME_PATTERN, Probe, Server
 from agent_eval.scenarios.models import PassCriteria, Scenario, SuiteWeights
 
@@ -43,6 +44,8 @@ def suite_schema() -> dict[str, Any]:
                                    "servers; see docs/mcp.md.")),
         weights=(SuiteWeights | None, Field(None, description="Score weights of every "
                                             "scenario, and by_category.")),
+        judge=(JudgeConfig | None, Field(None, description="The judge model and the "
+                                         "judgement store; see docs/judge.md.")),
     )
     return _finish(model.model_json_schema(by_alias=True), "suite", "agent-eval suite file")
 

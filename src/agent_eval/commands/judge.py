@@ -1,0 +1,61 @@
+"""``agent-eval judge tidy STORE [MORE...]``: rewrite a judgement store sorted, one line
+per key, with the judgements of MORE merged in (docs/judge.md "Merging")."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agent_eval.judge.store import Store, read_store
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.judge_command == "tidy":
+        return tidy(args)
+    return 2  # pragma: no cover (argparse requires a subcommand)
+
+
+def _read(name: str) -> Store | None:
+    got = read_store(Path(name), name)
+    if isinstance(got, str):
+        print(f"error: {got}", file=sys.stderr)
+        return None
+    for line, message in got.problems:
+        print(f"error: {name}:{line}: {message}", file=sys.stderr)
+    return None if got.problems else got
+
+
+def tidy(args: argparse.Namespace) -> int:
+    path = Path(args.store)
+    store = _read(args.store)
+    if store is None:
+        return 2
+    others = [_read(o) for o in args.others]
+    if any(o is None for o in others):
+        return 2
+    conflicts = list(store.conflicts)
+    for other in others:
+        assert other is not None
+        conflicts += [k for k in other.conflicts if k not in conflicts]
+        for key, j in other.entries.items():
+            have = store.entries.get(key)
+            if have is not None and have.to_line() != j.to_line() and key not in conflicts:
+                conflicts.append(key)
+        store.merge(other)
+    text = store.render()
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    for key in conflicts:
+        print(f"note: {key[:12]} was recorded twice with different verdicts; kept the line "
+              "that sorts first (review it in the diff)", file=sys.stderr)
+    if args.check:
+        if text != current:
+            print(f"{args.store} is not tidy: run `agent-eval judge tidy {args.store}`",
+                  file=sys.stderr)
+            return 1
+        return 0
+    if text != current:
+        store.save(path)
+    print(f"{args.store}: {len(store.entries)} judgement(s)"
+          + (f", {len(conflicts)} conflict(s) resolved" if conflicts else ""))
+    return 0

@@ -1,0 +1,193 @@
+"""The judge model, through the providers' official SDKs (docs/judge.md "Providers").
+
+- ``openai``: the ``openai`` SDK's Chat Completions, for OpenAI and any OpenAI-compatible
+  endpoint (``base_url``): temperature 0, ``seed``, and the verdict as a structured output
+  (``response_format`` with the verdict's JSON Schema, ``strict``).
+- ``anthropic``: the ``anthropic`` SDK's Messages, with the verdict as a structured output
+  (``output_config.format``). The current Messages API (version 2026-10-21, which the SDK
+  sends) has no sampling parameters: a temperature is refused, so none is sent; replaying
+  from the store is what makes the judge deterministic.
+
+The SDKs are imported here only, when a judgement is recorded; replaying needs neither.
+Every verdict is checked against its schema locally too (a server may ignore the
+structured output); a call that fails or answers with an invalid verdict is tried again,
+at most ``max_retries`` times (the SDK's own retries of connection errors and 429/5xx come
+on top and count as one call).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from agent_eval.judge.models import JudgeConfig
+from agent_eval.judge.prompts import Prompt
+
+INSTALL = "pip install 'agent-eval-ci[judge]'"
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class JudgeSetupError(Exception):
+    """The judge cannot be used at all (no SDK, no key): nothing is called."""
+
+
+class CallError(Exception):
+    """One judgement could not be made (the message never holds the API key)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A verdict as the model gave it."""
+
+    verdict: dict[str, Any]
+    input_tokens: int | None
+    output_tokens: int | None
+    response_model: str | None
+
+
+class Provider(Protocol):
+    name: str
+
+    def ask(self, prompt: Prompt) -> Answer: ...
+
+
+def _key(config: JudgeConfig, provider: str) -> str:
+    env = config.api_key_env or DEFAULT_KEY_ENV[provider]
+    key = os.environ.get(env, "")
+    if key:
+        return key
+    if config.base_url and not config.api_key_env:
+        return "unused"  # a local server (Ollama, llama.cpp, vLLM) that needs no key
+    raise JudgeSetupError(f"the judge needs an API key in the environment variable {env} "
+                          f"(judge.api_key_env); it is not set")
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    import jsonschema  # type: ignore[import-untyped]
+
+    return jsonschema.Draft202012Validator(schema)
+
+
+def parse_verdict(text: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    """The verdict in a model's answer, checked against ``schema``; :class:`CallError`
+    saying what is wrong otherwise."""
+    if not text:
+        raise CallError("the model answered with no text")
+    try:
+        value = orjson.loads(text.strip())
+    except orjson.JSONDecodeError:
+        raise CallError(f"the answer is not JSON: {text[:200]!r}") from None
+    errors = sorted(_validator(schema).iter_errors(value), key=lambda e: list(e.path))
+    if errors:
+        raise CallError(f"the verdict does not match its schema: {errors[0].message[:200]}")
+    assert isinstance(value, dict)
+    return value
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(self, config: JudgeConfig) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise JudgeSetupError(f"the openai judge needs the openai package: {INSTALL}"
+                                  ) from None
+        self.config = config
+        self.openai = openai
+        self.client = openai.OpenAI(api_key=_key(config, "openai"),
+                                    base_url=config.base_url or None,
+                                    timeout=config.timeout_s, max_retries=config.max_retries)
+
+    def ask(self, prompt: Prompt) -> Answer:
+        c = self.config
+        # OpenAI itself takes max_completion_tokens; compatible servers all know max_tokens
+        limit = ({"max_tokens": c.max_tokens} if c.base_url
+                 else {"max_completion_tokens": c.max_tokens})
+        create: Any = self.client.chat.completions.create  # typed per overload: kept loose
+        try:
+            response = create(
+                model=c.model or "",
+                messages=[{"role": "system", "content": prompt.system},
+                          {"role": "user", "content": prompt.user}],
+                temperature=0,
+                seed=c.seed,
+                response_format=(
+                    {"type": "json_schema",
+                     "json_schema": {"name": "verdict", "strict": True,
+                                     "schema": prompt.schema}}
+                    if c.response_format == "json_schema" else
+                    {"type": "json_object", "schema": prompt.schema}),
+                **limit,
+            )
+        except self.openai.APIError as exc:
+            raise CallError(_api_error(exc)) from None
+        if not response.choices:
+            raise CallError("the response has no choices")
+        message = response.choices[0].message
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise CallError(f"the model refused: {str(refusal)[:200]}")
+        usage = response.usage
+        return Answer(parse_verdict(message.content, prompt.schema),
+                      getattr(usage, "prompt_tokens", None) if usage else None,
+                      getattr(usage, "completion_tokens", None) if usage else None,
+                      response.model or None)
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, config: JudgeConfig) -> None:
+        try:
+            import anthropic
+        except ImportError:
+            raise JudgeSetupError(f"the anthropic judge needs the anthropic package: "
+                                  f"{INSTALL}") from None
+        self.config = config
+        self.anthropic = anthropic
+        self.client = anthropic.Anthropic(api_key=_key(config, "anthropic"),
+                                          base_url=config.base_url or None,
+                                          timeout=config.timeout_s,
+                                          max_retries=config.max_retries)
+
+    def ask(self, prompt: Prompt) -> Answer:
+        c = self.config
+        create: Any = self.client.messages.create
+        try:
+            response = create(
+                model=c.model or "",
+                max_tokens=c.max_tokens,
+                system=prompt.system,
+                messages=[{"role": "user", "content": prompt.user}],
+                output_config={"format": {"type": "json_schema", "schema": prompt.schema}},
+            )
+        except self.anthropic.APIError as exc:
+            raise CallError(_api_error(exc)) from None
+        text = "".join(getattr(b, "text", "") for b in response.content
+                       if getattr(b, "type", None) == "text")
+        if getattr(response, "stop_reason", None) == "refusal":
+            raise CallError(f"the model refused: {text[:200]}")
+        usage = response.usage
+        return Answer(parse_verdict(text, prompt.schema),
+                      getattr(usage, "input_tokens", None),
+                      getattr(usage, "output_tokens", None),
+                      getattr(response, "model", None) or None)
+
+
+def _api_error(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    message = str(getattr(exc, "message", "") or exc)
+    return (f"HTTP {status}: " if status else "") + f"{type(exc).__name__}: {message[:300]}"
+
+
+def make_provider(config: JudgeConfig) -> Provider:
+    """The configured provider (:class:`JudgeSetupError` when it cannot be used)."""
+    if config.provider == "anthropic":
+        return AnthropicProvider(config)
+    if config.provider == "openai":
+        return OpenAIProvider(config)
+    raise JudgeSetupError("judge.provider is not set (openai or anthropic)")

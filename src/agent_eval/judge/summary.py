@@ -1,0 +1,189 @@
+"""What the judge checks add to the results (docs/judge.md "In the results"): per
+scenario, each check's counts by status and mean score; per suite, the mode, the store,
+the judgements used and missing, and the cost of judging. Everything here merges across
+``--jobs`` processes and shards independently of the order of the traces."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.judge.compile import CompiledJudge, JudgeRun
+from agent_eval.judge.evaluate import STATUS, Judged, Request
+
+MAX_OUTPUTS = 100  # outputs kept per scenario with a pairwise check (smallest trace ids)
+RULES = ("judge/rubric", "judge/quality", "judge/safety", "judge/hallucination",
+         "judge/pairwise", "judge/recorded", "judge/skipped", "judge/missing",
+         "judge/error", "judge/no_baseline", "judge/not_recorded", "judge/store")
+
+
+@dataclass
+class JudgeAcc:
+    """One scenario's judge checks over its traces so far."""
+
+    counts: list[list[int]]  # per check: traces by status (STATUS order)
+    scores: list[array[float]]  # per check: the 0-1 scores known
+    used: set[str] = field(default_factory=set)  # judgement keys found in the store
+    missing: set[str] = field(default_factory=set)
+    outputs: dict[str, str] = field(default_factory=dict)  # trace id -> output (pairwise)
+
+    @classmethod
+    def for_checks(cls, n: int) -> JudgeAcc:
+        return cls([[0] * len(STATUS) for _ in range(n)], [array("d") for _ in range(n)])
+
+    def add(self, judged: Judged) -> None:
+        for i, (status, score) in enumerate(zip(judged.statuses, judged.scores,
+                                                strict=True)):
+            self.counts[i][status] += 1
+            if not math.isnan(score):
+                self.scores[i].append(score)
+        self.used.update(judged.used)
+        self.missing.update(judged.missing)
+
+    def keep_output(self, trace_id: str, text: str, limit: int) -> None:
+        """Keep a trace's output for the next run's pairwise checks (results.json
+        ``scenarios[].outputs``): the :data:`MAX_OUTPUTS` smallest trace ids."""
+        outputs = self.outputs
+        if trace_id in outputs or len(outputs) < MAX_OUTPUTS:
+            outputs[trace_id] = text[:limit]
+            return
+        top = max(outputs)
+        if trace_id < top:
+            del outputs[top]
+            outputs[trace_id] = text[:limit]
+
+    def merge(self, other: JudgeAcc) -> None:
+        for mine, theirs in zip(self.counts, other.counts, strict=True):
+            for k, n in enumerate(theirs):
+                mine[k] += n
+        for a, b in zip(self.scores, other.scores, strict=True):
+            a.extend(b)
+        self.used |= other.used
+        self.missing |= other.missing
+        for tid, text in other.outputs.items():
+            self.keep_output(tid, text, len(text))
+
+    def to_record(self) -> dict[str, Any]:
+        """As a shard's record (sharding.py) holds it: plain JSON."""
+        return {"counts": self.counts,
+                "scores": [[None if math.isnan(x) else x for x in a] for a in self.scores],
+                "used": sorted(self.used), "missing": sorted(self.missing),
+                "outputs": dict(sorted(self.outputs.items()))}
+
+    def load_record(self, rec: dict[str, Any]) -> None:
+        """Set from :meth:`to_record`'s output."""
+        self.counts = [list(c) for c in rec["counts"]]
+        self.scores = [array("d", (x for x in a if x is not None)) for a in rec["scores"]]
+        self.used = set(rec["used"])
+        self.missing = set(rec["missing"])
+        self.outputs = dict(rec.get("outputs") or {})
+
+    def entries(self, checks: tuple[CompiledJudge, ...]) -> list[dict[str, Any]]:
+        """The scenario's ``judge`` entries of results.json, as the checks are written."""
+        out = []
+        for check in checks:
+            counts = self.counts[check.index]
+            known = sorted(self.scores[check.index])
+            out.append({
+                "kind": check.kind,
+                "name": check.label,
+                "threshold": check.threshold,
+                "pass_score": check.pass_score,
+                "in_score": check.in_score,
+                "severity": check.severity,
+                "counts": {name: counts[k] for k, name in enumerate(STATUS)},
+                "mean_score": round(math.fsum(known) / len(known), 6) if known else None,
+                "config": {"file": check.ref.file, "line": check.ref.line,
+                           "column": check.ref.col, "key_path": check.ref.key_path},
+            })
+        return out
+
+
+def summary(run: JudgeRun, accs: list[JudgeAcc | None], made: dict[str, Any] | None = None
+            ) -> dict[str, Any]:
+    """The suite's ``judge`` entry of results.json. ``made``: what this run's calls to the
+    model cost (record / refresh), else nothing was called."""
+    used: set[str] = set()
+    missing: set[str] = set()
+    counts = [0] * len(STATUS)
+    for acc in accs:
+        if acc is None:
+            continue
+        used |= acc.used
+        missing |= acc.missing
+        for per in acc.counts:
+            for k, n in enumerate(per):
+                counts[k] += n
+    store = run.store
+    judgements = [store.entries[k] for k in sorted(used) if k in store.entries]
+    tokens_in = [j.input_tokens for j in judgements]
+    tokens_out = [j.output_tokens for j in judgements]
+    costs = [j.cost_usd for j in judgements]
+
+    def total(values: list[Any]) -> Any:
+        if any(v is None for v in values):
+            return None
+        return math.fsum(values) if any(isinstance(v, float) for v in values) else sum(values)
+
+    cost = total(costs)
+    made = made or {}
+    return {
+        "mode": run.context.mode,
+        "provider": run.provider or None,
+        "model": run.model or None,
+        "store": run.store_file,
+        "checks": {name: counts[k] for k, name in enumerate(STATUS)},
+        "judgements_used": len(used),
+        "judgements_missing": len(missing),
+        "store_conflicts": len(store.conflicts),
+        "input_tokens": total(tokens_in),
+        "output_tokens": total(tokens_out),
+        # what the judgements this run used cost when they were recorded (null: a price
+        # was not configured then); replaying them costs nothing
+        "cost_usd": None if cost is None else round(cost, 6),
+        "calls": int(made.get("calls", 0)),
+        "recorded": int(made.get("recorded", 0)),
+        "cost_usd_this_run": round(float(made.get("cost_usd", 0.0)), 6),
+        "command": run.record_command() if missing else None,
+    }
+
+
+def input_errors(run: JudgeRun, scenarios: list[dict[str, Any]]) -> list[InputError]:
+    """The judge's part of ``input_errors``: a store line that is not a judgement, and one
+    error per check with judgements missing (or that could not be made), with the command
+    that records them. They make the verdict ``error``: the run could not check
+    everything it was asked to."""
+    out = [InputError("judge/store", run.store_file, line, message)
+           for line, message in run.store.problems]
+    if run.store.conflicts:
+        out.append(InputError(
+            "judge/store", run.store_file, 0,
+            f"{len(run.store.conflicts)} judgement(s) are stored twice with different "
+            f"verdicts (a merge kept both lines); the first line of each is used: rewrite the "
+            f"store with `agent-eval judge tidy {run.store_file}` and review the diff"))
+    for s in scenarios:
+        per: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for f in s.get("findings") or ():
+            if f.get("rule") in ("judge/missing", "judge/error"):
+                cfg = f["config"]
+                per.setdefault((cfg["key_path"], cfg["line"]), []).append(f)
+        for (key_path, line), found in sorted(per.items(), key=lambda kv: kv[0][1]):
+            f = found[0]
+            n = len(found)
+            if f["rule"] == "judge/missing":
+                cmd = (f.get("details") or {}).get("command") or run.record_command()
+                text = (f"{n} judgement(s) of {key_path} are not in the store "
+                        f"{run.store_file}: record them with `{cmd}` and commit the store")
+            else:
+                text = (f"{n} judgement(s) of {key_path} could not be made: "
+                        f"{(f.get('details') or {}).get('reason', f['message'])}")
+            out.append(InputError(f["rule"], f["config"]["file"], line, text))
+    return out
+
+
+def merge_requests(into: dict[str, Request], requests: list[Request]) -> None:
+    for r in requests:
+        into.setdefault(r.key, r)

@@ -1,0 +1,71 @@
+"""What every report shows of the judge (docs/judge.md "In the reports"): one line on how
+the run judged and what judging cost, and the judge checks that failed with the judge's
+reasoning. The reasoning is model output: the renderers escape it like trace text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_eval.results import Results
+
+MAX_VERDICTS = 20  # failed judge checks listed in a report (all are in results.json)
+MAX_REASONING = 600  # characters of a reasoning shown
+VERDICT_RULES = ("judge/rubric", "judge/quality", "judge/safety", "judge/hallucination",
+                 "judge/pairwise", "judge/recorded", "judge/error", "judge/missing")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rule: str
+    scenario: str
+    trace: str
+    where: str  # the check's file:line
+    message: str
+    reasoning: str
+
+
+def summary_line(results: Results) -> str | None:
+    """``judge: replay · 4 judgement(s) from .agent-eval/judgements.jsonl · …``."""
+    j = results.judge
+    if not j:
+        return None
+    parts = [f"judge: {j.get('mode')}"]
+    if j.get("model"):
+        parts.append(f"{j.get('provider')} {j.get('model')}")
+    parts.append(f"{j.get('judgements_used', 0)} judgement(s) from {j.get('store')}")
+    if j.get("judgements_missing"):
+        parts.append(f"{j['judgements_missing']} missing")
+    checks = j.get("checks") or {}
+    if checks.get("skip"):
+        parts.append(f"{checks['skip']} check(s) skipped")
+    cost = j.get("cost_usd")
+    parts.append("recorded cost unknown (no judge.price)" if cost is None and
+                 j.get("judgements_used") else f"recorded cost ${cost or 0:.4f}")
+    if j.get("calls"):
+        parts.append(f"this run: {j['calls']} call(s), ${j.get('cost_usd_this_run', 0):.4f}")
+    return " · ".join(parts)
+
+
+def verdicts(results: Results) -> tuple[list[Verdict], int]:
+    """The failed (or unmade) judge checks, at most :data:`MAX_VERDICTS`, and how many
+    there are."""
+    out: list[Verdict] = []
+    total = 0
+    for s in results.scenarios:
+        for f in s.get("findings") or ():
+            if f.get("rule") not in VERDICT_RULES:
+                continue
+            total += 1
+            if len(out) >= MAX_VERDICTS:
+                continue
+            details: dict[str, Any] = f.get("details") or {}
+            reasoning = str(details.get("reasoning") or "")
+            if len(reasoning) > MAX_REASONING:
+                reasoning = reasoning[:MAX_REASONING - 3] + "..."
+            cfg = f.get("config") or {}
+            trace = f.get("trace") or {}
+            out.append(Verdict(str(f["rule"]), str(s.get("id")), str(trace.get("trace_id", "")),
+                               f"{cfg.get('file')}:{cfg.get('line')}",
+                               str(f.get("message", "")).split("; reasoning:")[0], reasoning))
+    return out, total

@@ -1,0 +1,197 @@
+"""The judgement store: keys, the line format, bad lines, conflicts, merging across
+branches (a real git merge) and shards, ``agent-eval judge tidy``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent_eval._cli import main
+from agent_eval.judge import prompts, store
+from agent_eval.judge.store import Judgement, Store, judgement_key
+
+from .conftest import Project, judge_block, native
+from .loopback import Loopback
+
+
+def prompt(rule: str = "Gives the amount.", output: str = "24.99",
+           template: str = "rubric") -> prompts.Prompt:
+    p = prompts.graded("rubric", rule, prompts.DEFAULT_ANCHORS, "Refund A-1", output, None)
+    if template != "rubric":
+        return prompts.Prompt(template, p.system, p.user, p.schema)
+    return p
+
+
+def test_the_key_hashes_provider_model_template_rubric_and_inputs() -> None:
+    base = judgement_key("openai", "gpt-4o-mini", prompt())
+    assert base == judgement_key("openai", "gpt-4o-mini", prompt())  # stable
+    assert len(base) == 64 and all(c in "0123456789abcdef" for c in base)
+    others = {judgement_key("anthropic", "gpt-4o-mini", prompt()),
+              judgement_key("openai", "gpt-4o", prompt()),
+              judgement_key("openai", "gpt-4o-mini", prompt(rule="Is polite.")),
+              judgement_key("openai", "gpt-4o-mini", prompt(output="24.98")),
+              judgement_key("openai", "gpt-4o-mini", prompt(template="rubric/2"))}
+    assert base not in others and len(others) == 5
+
+
+def test_a_threshold_is_not_part_of_the_key(project: Project, openai_server: Loopback) -> None:
+    def suite(threshold: float) -> str:
+        return ('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                + f"scenarios:\n  - id: R\n    expect:\n      judge:\n        - rubric: Gives "
+                f"the amount.\n          threshold: {threshold}\n")
+    project.write(suite(0.8), {"a.jsonl": native("a-1", "R", "SCORE=4")})
+    project.cli("--judge", "record")
+    project.write(suite(1.0), {"a.jsonl": native("a-1", "R", "SCORE=4")})
+    run = project.cli()  # re-graded from the stored score: 4 < 5
+    assert len(openai_server.requests) == 1 and run.findings("judge/rubric")
+
+
+def j(key: str, score: int = 4, reasoning: str = "ok") -> Judgement:
+    return Judgement(key=key, kind="rubric", provider="openai", model="m", template="rubric/1",
+                     reasoning=reasoning, score=score)
+
+
+def test_lines_start_with_the_key_and_the_file_is_sorted() -> None:
+    s = Store("s.jsonl")
+    for key in ("c" * 64, "a" * 64, "b" * 64):
+        s.put(j(key))
+    lines = s.render().splitlines()
+    assert [json.loads(line)["key"] for line in lines] == ["a" * 64, "b" * 64, "c" * 64]
+    assert lines[0] == ('{"key":"' + "a" * 64 + '","kind":"rubric","model":"m",'
+                        '"provider":"openai","reasoning":"ok","score":4,"template":"rubric/1"}')
+    again = Store.parse(s.render(), "s.jsonl")
+    assert again.entries == s.entries and again.problems == [] and again.conflicts == []
+    empty = Store("e")  # an empty reasoning is kept (a local model may give none)
+    empty.put(j("d" * 64, reasoning=""))
+    assert Store.parse(empty.render(), "e").entries == empty.entries
+
+
+def test_bad_lines_are_problems_with_their_line_and_the_rest_is_read() -> None:
+    text = "\n".join([j("a" * 64).to_line(), "{not json", '{"key":"short"}',
+                      json.dumps({**json.loads(j("b" * 64).to_line()), "score": "4"}),
+                      json.dumps({**json.loads(j("d" * 64).to_line()), "extra": 1}),
+                      j("c" * 64).to_line()]) + "\n"
+    s = Store.parse(text, "s.jsonl")
+    assert sorted(s.entries) == ["a" * 64, "c" * 64]
+    assert [n for n, _ in s.problems] == [2, 3, 4, 5]
+    assert s.problems[0][1].startswith("not valid JSON (")
+    assert all(m.startswith("not a judgement: ") for _, m in s.problems[1:])
+    assert "'key' must be a SHA-256 in lowercase hex" in s.problems[1][1]
+    assert "'score' must be an integer" in s.problems[2][1]
+    assert "unknown field 'extra'" in s.problems[3][1]
+
+
+def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
+    first, second = j("a" * 64, 2, "low").to_line(), j("a" * 64, 5, "high").to_line()
+    one = Store.parse(first + "\n" + second + "\n", "s")
+    two = Store.parse(second + "\n" + first + "\n", "s")
+    assert one.entries == two.entries
+    # the line that sorts first wins: "...\"reasoning\":\"high\"" < "...\"low\""
+    assert one.entries["a" * 64].score == 5
+    assert one.conflicts == two.conflicts == ["a" * 64]
+    same = Store.parse(first + "\n" + first + "\n", "s")  # a duplicate line: no conflict
+    assert same.conflicts == [] and len(same.entries) == 1
+
+
+def test_a_store_larger_than_the_limit_is_refused(project: Project, openai_server: Loopback,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a-1", "R", "x")})
+    project.store.parent.mkdir()
+    project.store.write_text(j("a" * 64).to_line() * 3, encoding="utf-8")
+    monkeypatch.setattr(store, "MAX_STORE_BYTES", 100)
+    run = project.cli()
+    assert run.code == 2
+    assert "the judgement store .agent-eval/judgements.jsonl is larger than 100 bytes" in run.err
+
+
+def test_a_store_outside_the_repository_is_refused(project: Project,
+                                                   openai_server: Loopback) -> None:
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
+                  + judge_block(openai_server, extra="  store: ../elsewhere.jsonl\n")
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a-1", "R", "x")})
+    run = project.cli()
+    assert run.code == 2
+    assert "agent-eval.yaml:10:3: judge.store '../elsewhere.jsonl' is outside the repository" \
+        in run.err
+
+
+def test_a_broken_store_line_is_an_input_error_and_the_rest_is_used(
+        project: Project, openai_server: Loopback) -> None:
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a-1", "R", "SCORE=5")})
+    project.cli("--judge", "record")
+    project.store.write_text(project.store.read_text() + '{"key": "x"\n', encoding="utf-8")
+    run = project.cli()
+    assert run.findings("judge/missing") == []  # the good line is used
+    (e,) = run.results["input_errors"]
+    assert e["rule"] == "judge/store" and e["file"] == ".agent-eval/judgements.jsonl"
+    assert e["line"] == 2 and run.code == 2
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True, timeout=60).stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_two_branches_recording_merge_cleanly_with_union(
+        project: Project, openai_server: Loopback) -> None:
+    """Two branches record different judgements into the same store: with the
+    `.gitattributes` line docs/judge.md gives, git merges them without a conflict (a plain
+    merge would conflict: both insert lines at the same place), and the merged store
+    replays both."""
+    root = project.root
+    shutil.rmtree(root / ".git")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    suite = ('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+             + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n")
+    (root / ".gitattributes").write_text(".agent-eval/judgements.jsonl merge=union\n")
+    project.write(suite, {"a.jsonl": native("a-1", "R", "first SCORE=5")})
+    project.cli("--judge", "record")
+    git(root, "add", ".gitattributes", "agent-eval.yaml", "traces", ".agent-eval")
+    git(root, "commit", "-qm", "base")
+    for branch, text in (("one", "second SCORE=4"), ("two", "third SCORE=3")):
+        git(root, "checkout", "-q", "-b", branch, "main")
+        project.write(suite, {"a.jsonl": native("a-1", "R", "first SCORE=5"),
+                              f"{branch}.jsonl": native(f"{branch}-1", "R", text)})
+        project.cli("--judge", "record")
+        git(root, "add", "traces", ".agent-eval")
+        git(root, "commit", "-qm", branch)
+    git(root, "checkout", "-q", "one")
+    git(root, "merge", "-q", "--no-edit", "two")  # check=True: no conflict
+    lines = project.store.read_text().splitlines()
+    assert len(lines) == 3 and len({json.loads(line)["key"] for line in lines}) == 3
+    run = project.cli()
+    assert run.findings("judge/missing") == [] and run.results["input_errors"] == []
+    assert run.results["judge"]["judgements_used"] == 3
+    # tidy sorts it again (a union merge may leave it out of order)
+    project.capsys.readouterr()
+    assert main(["judge", "tidy", ".agent-eval/judgements.jsonl"]) == 0
+    tidy = project.store.read_text().splitlines()
+    assert tidy == sorted(lines)
+    assert main(["judge", "tidy", "--check", ".agent-eval/judgements.jsonl"]) == 0
+
+
+def test_tidy_merges_shard_stores_and_check_fails_when_untidy(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    monkeypatch.chdir(tmp_path)
+    a, b = Path("a.jsonl"), Path("b.jsonl")
+    a.write_text(j("c" * 64).to_line() + "\n" + j("a" * 64).to_line() + "\n")
+    b.write_text(j("b" * 64).to_line() + "\n" + j("a" * 64, 1, "other").to_line() + "\n")
+    assert main(["judge", "tidy", "--check", "a.jsonl"]) == 1  # not sorted
+    assert main(["judge", "tidy", "a.jsonl", "b.jsonl"]) == 0
+    keys = [json.loads(line)["key"] for line in a.read_text().splitlines()]
+    assert keys == ["a" * 64, "b" * 64, "c" * 64]
+    assert json.loads(a.read_text().splitlines()[0])["reasoning"] == "ok"  # sorts first
+    assert main(["judge", "tidy", "--check", "a.jsonl"]) == 0
