@@ -151,7 +151,9 @@ def clean_finding(v: Finding, limits: Limits) -> None:
 
 def _clean_scenario(s: dict[str, Any], limits: Limits) -> dict[str, Any]:
     out = {k: _clean_strings(v, limits.max_value_chars) for k, v in s.items()
-           if k != "findings"}
+           if k not in ("findings", "outputs")}
+    if "outputs" in s:  # trace outputs for the next run's pairwise judge, never shown:
+        out["outputs"] = s["outputs"]  # kept as they were (docs/judge.md)
     if "findings" in s:
         found = []
         for d in s["findings"] or ():
@@ -183,4 +185,6 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     results.criteria = [_clean_strings(c, size) for c in results.criteria]
     if results.baseline is not None:
         results.baseline = _clean_strings(results.baseline, size)
+    if results.judge is not None:
+        results.judge = _clean_strings(results.judge, size)
     return results
