@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -83,39 +82,48 @@ class Run:
     rss_mb: float  # the child's peak resident memory
 
 
+# Starts the command from a small Python of its own and reports its rusage: a child
+# forked from the test process itself would count the test process's resident memory
+# (ru_maxrss keeps the high-water mark of the memory it had before exec), so the peak
+# measured would depend on what the tests before it loaded.
+LAUNCHER = """
+import json, os, resource, sys
+report, memory, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    if memory:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    os.execvp(argv[0], argv)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as fh:
+    json.dump({"status": status, "maxrss": usage.ru_maxrss}, fh)
+"""
+
+
 def run(*args: str, cwd: Path, timeout: float = 60, memory: int | None = None,
         argv: list[str] | None = None) -> Run:
     """agent-eval (or ``argv``) in a child process, killed after ``timeout`` seconds and
     limited to ``memory`` bytes of address space; its time and peak RSS are measured."""
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-
-    def limit() -> None:  # a child that tries to use more fails instead of the machine
-        if memory is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
+    report = cwd / f".rusage-{os.getpid()}-{time.monotonic_ns()}.json"
+    command = argv or [sys.executable, "-m", "agent_eval", *args]
     start = time.monotonic()
-    proc = subprocess.Popen(argv or [sys.executable, "-m", "agent_eval", *args], cwd=cwd,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=limit)
-    streams: dict[str, str] = {}
-    readers = [threading.Thread(target=lambda n=n, f=f: streams.__setitem__(n, f.read()))
-               for n, f in (("out", proc.stdout), ("err", proc.stderr))]
-    for t in readers:
-        t.start()
-    timer = threading.Timer(timeout, proc.kill)
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(report), str(memory or 0),
+                             *command], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
     timer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
+        out, err = proc.communicate()
     finally:
         timer.cancel()
     seconds = time.monotonic() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    for t in readers:
-        t.join()
-    assert seconds < timeout, f"killed after {timeout} s: {args}"
-    return Run(proc.returncode, streams["out"], streams["err"], seconds,
-               usage.ru_maxrss / 1024)
+    assert seconds < timeout and report.exists(), f"killed after {timeout} s: {args}"
+    usage = json.loads(report.read_text())
+    report.unlink()
+    return Run(os.waitstatus_to_exitcode(usage["status"]), out, err, seconds,
+               usage["maxrss"] / 1024)
 
 
 def results(root: Path, folder: str = "out") -> dict[str, Any]:
