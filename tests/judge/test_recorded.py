@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import shared_path
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace, score_value
 from agent_eval.readers import SourceFile, pick_reader
 
 from .conftest import Project, native
-
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "traces"
 
 
 def read(path: Path) -> tuple[str, list[Trace]]:
@@ -101,9 +100,9 @@ def test_inspect_scores(tmp_path: Path) -> None:
     assert text[t.scores[0].location.line - 1].strip().startswith('"scores"')
 
 
-@pytest.mark.skipif(not (SAMPLES / "inspect_ai").is_dir(), reason="the shared samples")
 def test_a_real_inspect_log_score() -> None:
-    _, [t] = read(SAMPLES / "inspect_ai" / "inspect__browser-gpt-4o-mini.json")
+    path = shared_path("samples", "traces", "inspect_ai", "inspect__browser-gpt-4o-mini.json")
+    _, [t] = read(path)
     # "scores": {"includes": {"value": "C", ...}} in the sample
     assert [(s.name, s.value) for s in t.scores] == [("includes", 1.0)]
 

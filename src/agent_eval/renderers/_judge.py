@@ -1,6 +1,7 @@
-"""What every report shows of the judge (docs/judge.md "In the reports"): one line on how
-the run judged and what judging cost, and the judge checks that failed with the judge's
-reasoning. The reasoning is model output: the renderers escape it like trace text."""
+"""What every report shows of the judge (docs/judge.md "In the results and the
+reports"): how the run judged and what judging cost, and the judge checks that failed with
+the judge's reasoning. The reasoning is model output: the renderers escape it like trace
+text."""
 
 from __future__ import annotations
 
