@@ -23,7 +23,7 @@ FROM ${BASE_IMAGE} AS builder
 COPY requirements/build.txt /tmp/build-requirements.txt
 RUN python -m pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
         --require-hashes --only-binary=:all: -r /tmp/build-requirements.txt
-COPY pyproject.toml README.md /src/
+COPY pyproject.toml README.md LICENSE /src/
 COPY src/ /src/src/
 RUN python -m build --wheel --no-isolation --outdir /dist /src
 

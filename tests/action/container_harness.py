@@ -11,6 +11,7 @@ that answers every request with 200 or 201.
 
 Checks (each recorded in the report, any failure makes the exit status 1):
   version  ENTRYPOINT[0] --version prints the project's version;
+  license  the installed distribution carries the repository's LICENSE file;
   run      ``agent-eval run`` on examples/customer-service exits 1 (the example fails on purpose)
            and writes results.json in the workspace with expected.json's number of violations;
   action   (when the image has agent_eval.commands.action) the ENTRYPOINT with the runner's
@@ -23,6 +24,7 @@ Checks (each recorded in the report, any failure makes the exit status 1):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -270,6 +272,19 @@ def run(args: argparse.Namespace) -> int:
     version = project_version(repo)
     checks.check("version", step.code == 0 and step.stdout.strip() == f"agent-eval {version}",
                  f"{step.stdout.strip()!r} (project: {version}); {show(step)}")
+
+    # 1b. the licence travels with the installed distribution (Apache-2.0 asks for it)
+    steps["license"] = step = in_image(
+        root, ["python3", "-c", "import hashlib, importlib.metadata as m\n"
+               "d = m.distribution('agent-eval-ci')\n"
+               "for f in d.files or ():\n"
+               "    if f.name == 'LICENSE':\n"
+               "        print(hashlib.sha256(f.locate().read_bytes()).hexdigest())"],
+        base_env, WORKSPACE)
+    licence_sha = hashlib.sha256((repo / "LICENSE").read_bytes()).hexdigest()
+    checks.check("license", step.code == 0 and step.stdout.split() == [licence_sha],
+                 f"sha256 of each LICENSE in the installed distribution: {step.stdout.split()} "
+                 f"(want exactly the repository's, {licence_sha}); {show(step)}")
 
     # 2. agent-eval run on the example
     steps["run"] = step = in_image(
