@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
-from agent_eval.config.loader import Suite
 from agent_eval.engine import evaluate_files
 from agent_eval.results import Results
+from agent_eval.suite import Suite
 
 # three tests that differ only in severity: calling err_* is an error, warn_* a
 # warning, note_* a note

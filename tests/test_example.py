@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.config.loader import Suite, rel
 from agent_eval.engine import evaluate_files
+from agent_eval.paths import rel
 from agent_eval.results import Results
+from agent_eval.suite import Suite
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "customer-service"
 PASSING = ["refund-happy.jsonl", "address-change.jsonl", "order-status.jsonl",

@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_eval.config.loader import load_suite
 from agent_eval.engine import evaluate
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.readers import READERS, ReadItem, SourceFile, pick_reader, read_file
+from agent_eval.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "samples" / "traces"

@@ -471,17 +471,13 @@ def test_a_run_killed_mid_write_leaves_the_old_results_whole(tmp_path: Path) -> 
     assert run("run", "-q", "-o", "out", cwd=root).returncode == 1
     before = (root / "out" / "results.json").read_bytes()
     script = (
-        "import os, signal, sys\n"
-        "from agent_eval.renderers import json as js\n"
+        "import dataclasses, os, signal, sys\n"
         "def write(results, ctx, fh):\n"
         "    fh.write(b'{\"schema_version\": ')\n"
         "    fh.flush()\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
-        "js.write = write\n"
-        "from agent_eval import renderers\n"
-        "renderers.RENDERERS = renderers._registry()\n"
-        "from agent_eval.commands import run\n"
-        "run.RENDERERS = renderers.RENDERERS\n"
+        "from agent_eval.renderers import RENDERERS\n"  # the one registry every command reads
+        "RENDERERS['json'] = dataclasses.replace(RENDERERS['json'], stream=write)\n"
         "from agent_eval._cli import main\n"
         "sys.exit(main(sys.argv[1:]))\n")
     p = run(cwd=root, argv=[sys.executable, "-c", script, "run", "-q", "-o", "out"])

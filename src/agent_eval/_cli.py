@@ -1,4 +1,7 @@
-"""The command line: a thin layer over config, readers, engine and renderers."""
+"""The command line: a thin layer over config, readers, engine and renderers.
+
+Each command's module (``agent_eval.commands``) is imported only when that command runs,
+for start-up time (``agent-eval --version`` imports none of them)."""
 
 from __future__ import annotations
 
@@ -6,52 +9,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_eval._version import __version__
 from agent_eval.errors import ConfigError
 
-if TYPE_CHECKING:
-    from agent_eval.config.loader import Suite
-
 EXIT_ERROR = 2
-
-
-def _formats(values: list[str] | None) -> list[str] | None:
-    """The formats of repeatable / comma-separated ``--format`` options (None: not given);
-    an unknown one is a ``ConfigError`` (exit 2) with a "did you mean"."""
-    if not values:
-        return None
-    out: list[str] = []
-    for v in values:
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    if not out:
-        raise ConfigError(["--format: no format given; " + _known_formats()])
-    for name in out:
-        check_format(name)
-    return out
-
-
-def _known_formats(known: Sequence[str] | None = None) -> str:
-    from agent_eval.renderers import RENDERERS
-
-    return "known formats: " + ", ".join(known if known is not None else RENDERERS)
-
-
-def check_format(name: str, known: Sequence[str] | None = None,
-                 option: str = "--format") -> None:
-    """Raise ``ConfigError`` unless ``name`` is an output format (of ``known``, by default
-    every renderer's)."""
-    from agent_eval.renderers import RENDERERS
-
-    options = list(known if known is not None else RENDERERS)
-    if name in options:
-        return
-    from agent_eval.config.loader import suggest
-
-    raise ConfigError([f"{option}: unknown output format '{name}'{suggest(name, options)}; "
-                       + _known_formats(options)])
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -195,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
+    try:  # each command's module is imported when it runs (start-up time)
         if args.command == "run":
             from agent_eval.commands import run
 
@@ -267,28 +229,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     _parser().print_help()
     return EXIT_ERROR
-
-
-def color_wanted(choice: str, stream: object) -> bool:
-    if choice == "never" or os.environ.get("NO_COLOR"):
-        return False
-    if choice == "always":
-        return True
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-def output_dir(option: str | None, suite: Suite) -> Path:
-    """The output folder (``--output-dir``, else the suite's ``output.dir``, else
-    ``agent-eval-results``), created, once it is known to be safe to write
-    (:func:`agent_eval.outputs.output_folder`: never outside the repository)."""
-    from agent_eval.outputs import output_folder
-
-    if option:
-        return output_folder(Path(option), suite.root)
-    configured = suite.model.output.dir
-    if configured:
-        pos = suite.positions.get(("output", "dir"))
-        return output_folder(suite.base_dir / configured, suite.root,
-                             f"{suite.file}:{pos.line}:{pos.col}")
-    return output_folder(Path("agent-eval-results"), suite.root)

@@ -6,13 +6,14 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from agent_eval.config.loader import Suite, repo_root
-from agent_eval.config.loader import load_suite as _load_suite
 from agent_eval.engine import evaluate as _evaluate
 from agent_eval.errors import ConfigError
 from agent_eval.limits import DEFAULT
+from agent_eval.paths import repo_root
 from agent_eval.readers import ReadItem, SourceFile, expand, read_sources
 from agent_eval.results import Results
+from agent_eval.suite import Suite
+from agent_eval.suite import load_suite as _load_suite
 
 __all__ = ["evaluate", "load_suite", "load_traces", "suite_sources"]
 

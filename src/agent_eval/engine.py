@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
-from agent_eval.config.loader import Suite
 from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
@@ -29,10 +28,12 @@ from agent_eval.results import (
     TestResult,
     TraceSummary,
     assign_fingerprints,
+    clean_results,
     sort_key,
     verdict_of,
 )
-from agent_eval.safetext import clean_results
+from agent_eval.sections import CriterionResult, Metrics, ScenarioResult
+from agent_eval.suite import Suite, inventory
 
 if TYPE_CHECKING:
     from agent_eval.scenarios.evaluate import ScenarioAccumulator
@@ -65,7 +66,8 @@ class Accumulator:
     @classmethod
     def for_suite(cls, suite: Suite) -> Accumulator:
         scenarios = None
-        if suite.scenarios is not None:  # imported only when the suite has scenarios
+        if suite.scenarios is not None:
+            # lazy for start-up time: the scenario modules load only for suites with scenarios
             from agent_eval.scenarios.evaluate import ScenarioAccumulator
 
             scenarios = ScenarioAccumulator.for_scenarios(suite.scenarios)
@@ -163,9 +165,9 @@ class Accumulator:
                                      "no traces were read from the trace files; nothing was "
                                      "checked"))
         total = sum(len(t.violations) for t in tests)
-        scenarios: list[dict[str, Any]] = []
-        metrics: dict[str, Any] = {}
-        criteria: list[dict[str, Any]] = []
+        scenarios: list[ScenarioResult] = []
+        metrics: Metrics = {}
+        criteria: list[CriterionResult] = []
         judge = None
         if self.scenarios is not None and suite.scenarios is not None:
             outcome = self.scenarios.finish(suite.scenarios, timings=timings)
@@ -173,8 +175,6 @@ class Accumulator:
             errors.extend(outcome.judge_errors)  # judgements missing: docs/judge.md
             judge = outcome.judge
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
-        from agent_eval.compare import inventory
-
         results = Results(
             inventory=inventory(suite),
             suite=suite.name,

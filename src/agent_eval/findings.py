@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+__all__ = ["SEVERITIES", "ConfigRef", "Finding", "Severity", "TraceRef", "finding_dict",
+           "finding_from"]
+
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
 
@@ -18,6 +21,14 @@ class ConfigRef:
     col: int
     key_path: str  # e.g. tools.apply_discount.arguments.percent.max (stable, no line numbers)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.col,
+                "key_path": self.key_path}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ConfigRef:
+        return cls(d["file"], d["line"], d["column"], d["key_path"])
+
 
 @dataclass(frozen=True, slots=True)
 class TraceRef:
@@ -26,6 +37,13 @@ class TraceRef:
     file: str
     line: int
     trace_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "trace_id": self.trace_id}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TraceRef:
+        return cls(d["file"], d["line"], d["trace_id"])
 
 
 @dataclass(slots=True)
@@ -44,3 +62,40 @@ class Finding:
     related: tuple[TraceRef, ...] = ()  # further trace lines (e.g. the other calls)
     details: dict[str, Any] = field(default_factory=dict)
     fingerprint: str = ""
+
+
+def finding_dict(v: Finding) -> dict[str, Any]:
+    """A finding as results.json writes it (docs/results.md "violations")."""
+    out: dict[str, Any] = {
+        "rule": v.rule,
+        "severity": v.severity,
+        "message": v.message,
+        "test": v.test,
+        "tool": v.tool,
+        "argument": v.argument,
+        "value": v.value,
+        "constraint": v.constraint,
+        "fingerprint": v.fingerprint,
+        "config": v.config.to_dict(),
+        "trace": None if v.trace is None else v.trace.to_dict(),
+        "scenario": v.scenario,
+    }
+    if v.related:
+        out["related"] = [r.to_dict() for r in v.related]
+    if v.details:
+        out["details"] = v.details
+    return out
+
+
+def finding_from(d: dict[str, Any]) -> Finding:
+    """The finding :func:`finding_dict` wrote."""
+    t = d.get("trace")
+    return Finding(
+        rule=d["rule"], severity=d["severity"], message=d["message"], test=d["test"],
+        config=ConfigRef.from_dict(d["config"]),
+        trace=None if t is None else TraceRef.from_dict(t),
+        tool=d.get("tool"), argument=d.get("argument"), value=d.get("value"),
+        constraint=d.get("constraint"), scenario=d.get("scenario"),
+        related=tuple(TraceRef.from_dict(r) for r in d.get("related", [])),
+        details=dict(d.get("details", {})), fingerprint=d.get("fingerprint", ""),
+    )

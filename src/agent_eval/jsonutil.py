@@ -53,10 +53,6 @@ def reading(limits: Limits) -> None:
     _current = limits
 
 
-def current_limits() -> Limits:
-    return _current
-
-
 def too_deep(value: Any, max_depth: int) -> bool:
     """Whether objects and arrays nest more than ``max_depth`` levels (no recursion)."""
     if type(value) is not dict and type(value) is not list:

@@ -1,14 +1,56 @@
-"""The one results object every renderer reads (docs/results.md)."""
+"""The one results object every renderer reads (docs/results.md); its sections are
+typed in :mod:`agent_eval.sections`. :meth:`Results.load` reads a results file back,
+its trace text made safe to show (:func:`clean_results`)."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+import orjson
 
 from agent_eval._version import __version__
 from agent_eval.errors import InputError
-from agent_eval.findings import ConfigRef, Finding, TraceRef
+from agent_eval.findings import Finding, TraceRef, finding_dict, finding_from
+from agent_eval.jsonutil import JsonLimitError, loads, read_whole
+from agent_eval.limits import DEFAULT, RESULTS, Limits
+from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
+from agent_eval.sections import (
+    Baseline,
+    CriterionResult,
+    Inventory,
+    JudgeSummary,
+    Metrics,
+    ScenarioResult,
+    ShardInfo,
+    baseline_from,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Results",
+    "Status",
+    "TestResult",
+    "TraceSummary",
+    "Verdict",
+    "assign_fingerprints",
+    "blocking_checks",
+    "clean_finding",
+    "clean_results",
+    "exit_code",
+    "failing_traces",
+    "finding_dict",
+    "finding_from",
+    "scenario_verdict",
+    "sort_key",
+    "test_dict",
+    "test_from",
+    "tolerated",
+    "trace_dict",
+    "verdict_of",
+]
 
 SCHEMA_VERSION = "1"
 Verdict = Literal["pass", "warn", "fail", "error"]
@@ -50,18 +92,19 @@ class Results:
     input_errors: list[InputError]
     ignored_events: dict[str, int] = field(default_factory=dict)
     formats: dict[str, str] = field(default_factory=dict)  # trace file -> reader used
-    scenarios: list[dict[str, Any]] = field(default_factory=list)
-    metrics: dict[str, Any] = field(default_factory=dict)
-    criteria: list[dict[str, Any]] = field(default_factory=list)
-    baseline: dict[str, Any] | None = None
-    # the configured rules (compare.inventory): how the comparison tells a changed policy
-    inventory: dict[str, Any] | None = None
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    metrics: Metrics = field(default_factory=dict)
+    criteria: list[CriterionResult] = field(default_factory=list)
+    # the comparison with a base run (compare.py), or why there is none
+    baseline: Baseline | None = None
+    # the configured rules (suite.inventory): how the comparison tells a changed policy
+    inventory: Inventory | None = None
     # a partial result of ``run --shard i/n`` (what ``merge`` needs; sharding.py)
-    shard: dict[str, Any] | None = None
+    shard: ShardInfo | None = None
     # tools named in the config that matched no call in any trace (coverage.py)
     unexercised: list[Finding] = field(default_factory=list)
     # the judge: mode, store, judgements used and missing, cost (judge/summary.py)
-    judge: dict[str, Any] | None = None
+    judge: JudgeSummary | None = None
     tool_version: str = __version__
     schema_version: str = SCHEMA_VERSION
 
@@ -73,7 +116,7 @@ class Results:
     @property
     def scenario_findings(self) -> list[Finding]:
         """The findings of the scenarios, in scenario order."""
-        return [finding_from(f) for s in self.scenarios for f in s.get("findings") or ()]
+        return [f for s in self.scenarios for f in s.findings]
 
     @property
     def criteria_findings(self) -> list[Finding]:
@@ -81,19 +124,14 @@ class Results:
         (``warn``), located at the criterion's key (rule ``criteria/<kind>``)."""
         out = []
         for c in self.criteria:
-            status = c.get("status")
-            if status not in ("fail", "warn") or not c.get("config"):
+            if c.status not in ("fail", "warn") or not c.config.file:
                 continue
-            cfg = c["config"]
             out.append(Finding(
-                rule=f"criteria/{c.get('kind', 'blocking')}",
-                severity="error" if status == "fail" else "warning",
-                message=str(c.get("message") or c.get("name")), test="pass_criteria",
-                config=ConfigRef(cfg["file"], cfg["line"], cfg["column"], cfg["key_path"]),
-                trace=None, value=c.get("value"),
-                constraint=None if c.get("threshold") is None
-                else f"{c.get('name')}: {c.get('threshold')}",
-                fingerprint=str(c.get("fingerprint") or "")))
+                rule=f"criteria/{c.kind}", severity="error" if c.status == "fail" else "warning",
+                message=c.message or c.name, test="pass_criteria", config=c.config,
+                trace=None, value=c.value,
+                constraint=None if c.threshold is None else f"{c.name}: {c.threshold}",
+                fingerprint=c.fingerprint))
         return out
 
     @property
@@ -125,6 +163,30 @@ class Results:
     def exit_code(self) -> int:
         return exit_code(self.verdict, "fail")
 
+    @property
+    def traces_failing(self) -> int:
+        """The traces with an error-severity rule violation."""
+        return len(failing_traces(self.violations))
+
+    def summary_counts(self) -> dict[str, int]:
+        """The suite's numbers as every report shows them (:data:`SUMMARY_COUNTS`)."""
+        c = self.counts
+        return {
+            "traces": c.get("traces", len(self.traces)),
+            "tool calls": c.get("tool_calls", 0),
+            "violations": c.get("violations", len(self.violations)),
+            "input errors": c.get("input_errors", len(self.input_errors)),
+            "traces failing": self.traces_failing,
+        }
+
+    def pass_rate(self) -> float | None:
+        """The suite's pass rate: of its scenarios, else of its traces (no trace: None)."""
+        rate = self.metrics.get("pass_rate")
+        if isinstance(rate, int | float):
+            return rate
+        traces = self.counts.get("traces", 0)
+        return (traces - self.traces_failing) / traces if traces else None
+
     # --------------------------------------------------------------- (de)serialise
     def to_dict(self, *, with_traces: bool = True) -> dict[str, Any]:
         out = {
@@ -134,10 +196,10 @@ class Results:
             "verdict": self.verdict,
             "config": self.config,
             "counts": dict(self.counts),
-            "tests": [_test_dict(t) for t in self.tests],
-            "scenarios": self.scenarios,
-            "metrics": self.metrics,
-            "criteria": self.criteria,
+            "tests": [test_dict(t) for t in self.tests],
+            "scenarios": [s.to_dict() for s in self.scenarios],
+            "metrics": dict(self.metrics),
+            "criteria": [c.to_dict() for c in self.criteria],
             "unexercised": [finding_dict(v) for v in self.unexercised],
             "input_errors": [
                 {"rule": e.rule, "file": e.file, "line": e.line, "message": e.message}
@@ -146,14 +208,14 @@ class Results:
             "ignored_events": dict(self.ignored_events),
             "formats": dict(self.formats),
             "traces": [trace_dict(t) for t in self.traces] if with_traces else [],
-            "baseline": self.baseline,
+            "baseline": None if self.baseline is None else self.baseline.to_dict(),
         }
         if self.inventory is not None:
-            out["inventory"] = self.inventory
+            out["inventory"] = self.inventory.to_dict()
         if self.shard is not None:
-            out["shard"] = self.shard
+            out["shard"] = self.shard.to_dict()
         if self.judge is not None:
-            out["judge"] = self.judge
+            out["judge"] = self.judge.to_dict()
         return out
 
     @classmethod
@@ -163,7 +225,7 @@ class Results:
             config=data["config"],
             verdict=data["verdict"],
             counts=dict(data["counts"]),
-            tests=[_test_from(t) for t in data["tests"]],
+            tests=[test_from(t) for t in data["tests"]],
             traces=[TraceSummary(t["id"], t["file"], t["line"], t.get("scenario"),
                                  t["tool_calls"], tuple(t.get("failed_tests", ())))
                     for t in data.get("traces", [])],
@@ -171,17 +233,44 @@ class Results:
                           for e in data.get("input_errors", [])],
             ignored_events=dict(data.get("ignored_events", {})),
             formats=dict(data.get("formats", {})),
-            scenarios=list(data.get("scenarios", [])),
-            metrics=dict(data.get("metrics", {})),
-            criteria=list(data.get("criteria", [])),
-            baseline=data.get("baseline"),
-            inventory=data.get("inventory"),
-            shard=data.get("shard"),
+            scenarios=[ScenarioResult.from_dict(s) for s in data.get("scenarios") or ()],
+            metrics=dict(data.get("metrics") or {}),
+            criteria=[CriterionResult.from_dict(c) for c in data.get("criteria") or ()],
+            baseline=_optional(baseline_from, data.get("baseline")),
+            inventory=_optional(Inventory.from_dict, data.get("inventory")),
+            shard=_optional(ShardInfo.from_dict, data.get("shard")),
             unexercised=[finding_from(v) for v in data.get("unexercised") or ()],
-            judge=data.get("judge"),
+            judge=_optional(JudgeSummary.from_dict, data.get("judge")),
             tool_version=data["tool"]["version"],
             schema_version=data["schema_version"],
         )
+
+    @classmethod
+    def load(cls, path: str) -> Results:
+        """Read a results file, its trace text made safe to show (a results file may
+        come from anyone: a baseline artifact); ``ValueError`` with a one-line reason
+        when it is not one."""
+        try:
+            with open(path, "rb") as fh:
+                data = loads(read_whole(fh, RESULTS), RESULTS)
+        except OSError as exc:
+            raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        except JsonLimitError as exc:
+            raise ValueError(f"{path} is not read: it {exc}") from exc
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not JSON: {exc}") from exc
+        if not isinstance(data, dict) or data.get("tool", {}).get("name") != "agent-eval":
+            raise ValueError(f"{path} is not an agent-eval results file")
+        try:
+            return clean_results(cls.from_dict(data))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"{path} is not an agent-eval results file of a version this "
+                             f"tool can read (schema_version {data.get('schema_version')!r}): "
+                             f"{type(exc).__name__}: {exc}") from exc
+
+
+def _optional(read: Any, value: Any) -> Any:
+    return None if value is None else read(value)
 
 
 def trace_dict(t: TraceSummary) -> dict[str, Any]:
@@ -217,45 +306,44 @@ def _worse(a: str, b: str) -> str:
     return b if _RANK.get(b, 0) > _RANK.get(a, 0) else a
 
 
-def _below_one(c: dict[str, Any]) -> bool:
-    t = c.get("threshold")
+def _below_one(c: CriterionResult) -> bool:
+    t = c.threshold
     return isinstance(t, int | float) and not isinstance(t, bool) and t < 1
 
 
-def tolerated(scenario: dict[str, Any], criteria: list[dict[str, Any]]) -> str | None:
+def tolerated(scenario: ScenarioResult, criteria: list[CriterionResult]) -> str | None:
     """Why a failed (or trace-less) scenario does not fail the suite, or None when it
     does (docs/scenarios.md "Verdict"): it is advisory (``gate: warn``), or a blocking
     ``min_pass_rate`` / ``min_weighted_pass_rate`` below 1.0, or a ``by_category`` rate
     below 1.0 for its category, allows failures and is met."""
-    if scenario.get("gate") == "warn":
+    if scenario.gate == "warn":
         return "gate: warn"
     for c in criteria:
-        if c.get("status") != "pass" or not _below_one(c):
+        if c.status != "pass" or not _below_one(c):
             continue
-        if c.get("kind") == "blocking" and c.get("metric") in TOLERANT_METRICS:
-            return f"{c.get('name')}: {c.get('threshold')}"
-        if c.get("kind") == "by_category" and c.get("name") == scenario.get("category") \
-                and scenario.get("category") is not None:
-            return f"by_category {c.get('name')}: {c.get('threshold')}"
+        if c.kind == "blocking" and c.metric in TOLERANT_METRICS:
+            return f"{c.name}: {c.threshold}"
+        if c.kind == "by_category" and c.name == scenario.category \
+                and scenario.category is not None:
+            return f"by_category {c.name}: {c.threshold}"
     return None
 
 
-def scenario_verdict(scenarios: list[dict[str, Any]], criteria: list[dict[str, Any]]
+def scenario_verdict(scenarios: list[ScenarioResult], criteria: list[CriterionResult]
                      ) -> str:
     """What the scenarios and criteria say (docs/scenarios.md "Verdict and exit code"): fail
     for a missed blocking criterion or a failed / trace-less scenario that is not tolerated;
     warn for a tolerated one, a warn scenario or a missed warning criterion; else pass."""
     worst = "pass"
     for s in scenarios:
-        status = str(s.get("status"))
-        if status in ("fail", "error"):
+        if s.status in ("fail", "error"):
             worst = _worse(worst, "warn" if tolerated(s, criteria) else "fail")
-        elif status == "warn":
+        elif s.status == "warn":
             worst = _worse(worst, "warn")
     for c in criteria:
-        if c.get("status") == "fail":
+        if c.status == "fail":
             worst = _worse(worst, "fail")
-        elif c.get("status") == "warn":
+        elif c.status == "warn":
             worst = _worse(worst, "warn")
     return worst
 
@@ -280,53 +368,18 @@ def blocking_checks(results: Results) -> list[str]:
     """What in this suite can fail the run (empty: nothing can, whatever the traces do):
     error-severity tests, scenarios that are not advisory, blocking criteria."""
     out = [f"test {t.id}" for t in results.tests if t.severity == "error"]
-    out += [f"scenario {s.get('id')}" for s in results.scenarios if s.get("gate") != "warn"]
-    out += [f"criterion {c.get('name')}" for c in results.criteria
-            if c.get("kind") in BLOCKING_CRITERIA]
+    out += [f"scenario {s.id}" for s in results.scenarios if s.gate != "warn"]
+    out += [f"criterion {c.name}" for c in results.criteria if c.kind in BLOCKING_CRITERIA]
     return out
 
 
-def finding_dict(v: Finding) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "rule": v.rule,
-        "severity": v.severity,
-        "message": v.message,
-        "test": v.test,
-        "tool": v.tool,
-        "argument": v.argument,
-        "value": v.value,
-        "constraint": v.constraint,
-        "fingerprint": v.fingerprint,
-        "config": {"file": v.config.file, "line": v.config.line, "column": v.config.col,
-                   "key_path": v.config.key_path},
-        "trace": None if v.trace is None else {
-            "file": v.trace.file, "line": v.trace.line, "trace_id": v.trace.trace_id},
-        "scenario": v.scenario,
-    }
-    if v.related:
-        out["related"] = [{"file": r.file, "line": r.line, "trace_id": r.trace_id}
-                          for r in v.related]
-    if v.details:
-        out["details"] = v.details
-    return out
+def failing_traces(findings: Iterable[Finding]) -> set[tuple[str, str]]:
+    """(file, trace id) of the traces with an error-severity finding."""
+    return {(v.trace.file, v.trace.trace_id) for v in findings
+            if v.severity == "error" and v.trace is not None}
 
 
-def finding_from(d: dict[str, Any]) -> Finding:
-    c = d["config"]
-    t = d.get("trace")
-    return Finding(
-        rule=d["rule"], severity=d["severity"], message=d["message"], test=d["test"],
-        config=ConfigRef(c["file"], c["line"], c["column"], c["key_path"]),
-        trace=None if t is None else TraceRef(t["file"], t["line"], t["trace_id"]),
-        tool=d.get("tool"), argument=d.get("argument"), value=d.get("value"),
-        constraint=d.get("constraint"), scenario=d.get("scenario"),
-        related=tuple(TraceRef(r["file"], r["line"], r["trace_id"])
-                      for r in d.get("related", [])),
-        details=dict(d.get("details", {})), fingerprint=d.get("fingerprint", ""),
-    )
-
-
-def _test_dict(t: TestResult) -> dict[str, Any]:
+def test_dict(t: TestResult) -> dict[str, Any]:
     return {
         "id": t.id, "metric": t.metric, "severity": t.severity, "status": t.status,
         "duration_ms": t.duration_ms, "traces_checked": t.traces_checked,
@@ -335,7 +388,7 @@ def _test_dict(t: TestResult) -> dict[str, Any]:
     }
 
 
-def _test_from(d: dict[str, Any]) -> TestResult:
+def test_from(d: dict[str, Any]) -> TestResult:
     return TestResult(d["id"], d["metric"], d["severity"], d["status"], d["duration_ms"],
                       d["traces_checked"], d["traces_failed"], d["calls_checked"],
                       [finding_from(v) for v in d["violations"]])
@@ -366,3 +419,70 @@ def sort_key(v: Finding) -> tuple[Any, ...]:
     t = v.trace
     return (t.file if t else "~", t.line if t else 0, t.trace_id if t else "",
             v.config.file, v.config.line, v.config.col, v.rule, v.argument or "", v.message)
+
+
+# ------------------------------------------------------------------ safe to show
+def _ref(ref: TraceRef, limit: int) -> TraceRef:
+    if ref.trace_id.isprintable() and len(ref.trace_id) <= limit:
+        return ref
+    return TraceRef(clean_name(ref.file, limit), ref.line, clean_name(ref.trace_id, limit))
+
+
+def clean_finding(v: Finding, limits: Limits) -> None:
+    """A finding made safe to show, in place (agent_eval.safetext)."""
+    name, size = limits.max_name_chars, limits.max_value_chars
+    v.message = clean_text(v.message, size)
+    if v.tool is not None:
+        v.tool = clean_name(v.tool, name)
+    if v.argument is not None:
+        v.argument = clean_name(v.argument, name)
+    v.value = clean_value(v.value, limits)
+    if v.constraint is not None:
+        v.constraint = clean_text(v.constraint, size)
+    if v.scenario is not None:
+        v.scenario = clean_name(v.scenario, name)
+    if v.trace is not None:
+        v.trace = _ref(v.trace, name)
+    if v.related:
+        v.related = tuple(_ref(r, name) for r in v.related)
+    if v.details:
+        v.details = clean_strings(v.details, size)
+
+
+def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
+    """Every string of a scenario made safe, its findings as findings; its outputs (for
+    the next run's pairwise judge, never shown) are kept as they were (docs/judge.md)."""
+    for f in s.findings:
+        clean_finding(f, limits)
+    data = s.to_dict()
+    data.pop("findings")
+    outputs = data.pop("outputs", None)
+    cleaned = ScenarioResult.from_dict(clean_strings(data, limits.max_value_chars))
+    return replace(cleaned, findings=s.findings, outputs=outputs)
+
+
+def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
+    """Every trace-derived string of ``results`` made safe to show (in place; returned
+    for convenience). Work per finding, not per tool call."""
+    name, size = limits.max_name_chars, limits.max_value_chars
+    for t in results.tests:
+        for v in t.violations:
+            clean_finding(v, limits)
+    results.traces = [
+        t if t.id.isprintable() and len(t.id) <= name and (
+            t.scenario is None or (t.scenario.isprintable() and len(t.scenario) <= name))
+        else TraceSummary(clean_name(t.id, name), t.file, t.line,
+                          None if t.scenario is None else clean_name(t.scenario, name),
+                          t.tool_calls, t.failed_tests)
+        for t in results.traces]
+    results.input_errors = [
+        InputError(e.rule, clean_name(e.file, size), e.line, clean_text(e.message, size))
+        for e in results.input_errors]
+    results.scenarios = [_clean_scenario(s, limits) for s in results.scenarios]
+    results.criteria = [CriterionResult.from_dict(clean_strings(c.to_dict(), size))
+                        for c in results.criteria]
+    if results.baseline is not None:
+        results.baseline = baseline_from(clean_strings(results.baseline.to_dict(), size))
+    if results.judge is not None:
+        results.judge = JudgeSummary.from_dict(clean_strings(results.judge.to_dict(), size))
+    return results

@@ -10,9 +10,9 @@ bury every other finding and blow up report.html. So:
 * names longer than ``limits.max_name_chars`` and values whose JSON text is longer than
   ``limits.max_value_chars`` are cut, with a visible ``…[+N chars]`` marker.
 
-Readers pass every trace through :func:`clean_trace`; :func:`clean_results` does the
-same for a whole results object (what ``run`` wrote, or a results file read back), so
-every renderer and log line gets clean text.
+Readers pass every trace through :func:`clean_trace`; :func:`agent_eval.results.clean_results`
+does the same for a whole results object (what ``run`` wrote, or a results file read
+back), so every renderer and log line gets clean text.
 """
 
 from __future__ import annotations
@@ -22,11 +22,8 @@ from typing import Any
 
 import orjson
 
-from agent_eval.errors import InputError
-from agent_eval.findings import Finding, TraceRef
 from agent_eval.limits import DEFAULT, Limits
 from agent_eval.model import Handoff, Trace
-from agent_eval.results import Results, TraceSummary, finding_dict, finding_from
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
@@ -79,17 +76,17 @@ def clean_value(value: Any, limits: Limits = DEFAULT) -> Any:
         text = repr(value)
     if len(text) > limits.max_value_chars:
         return clean_text(cut(text, limits.max_value_chars))
-    return _clean_strings(value, limits.max_value_chars)
+    return clean_strings(value, limits.max_value_chars)
 
 
-def _clean_strings(value: Any, limit: int) -> Any:
+def clean_strings(value: Any, limit: int) -> Any:
     """Every string in a JSON value cleaned (keys too); nesting is already bounded."""
     if type(value) is str:
         return clean_text(value, limit)
     if type(value) is list:
-        return [_clean_strings(v, limit) for v in value]
+        return [clean_strings(v, limit) for v in value]
     if type(value) is dict:
-        return {clean_text(str(k), limit): _clean_strings(v, limit) for k, v in value.items()}
+        return {clean_text(str(k), limit): clean_strings(v, limit) for k, v in value.items()}
     return value
 
 
@@ -119,72 +116,3 @@ def _clean_handoff(h: Handoff, limit: int) -> Handoff:
         return h
     return Handoff(clean_name(h.to_agent, limit), h.location,
                    None if h.from_agent is None else clean_name(h.from_agent, limit))
-
-
-# ------------------------------------------------------------------------ results
-def _ref(ref: TraceRef, limit: int) -> TraceRef:
-    if ref.trace_id.isprintable() and len(ref.trace_id) <= limit:
-        return ref
-    return TraceRef(clean_name(ref.file, limit), ref.line, clean_name(ref.trace_id, limit))
-
-
-def clean_finding(v: Finding, limits: Limits) -> None:
-    """A finding made safe to show, in place."""
-    name, size = limits.max_name_chars, limits.max_value_chars
-    v.message = clean_text(v.message, size)
-    if v.tool is not None:
-        v.tool = clean_name(v.tool, name)
-    if v.argument is not None:
-        v.argument = clean_name(v.argument, name)
-    v.value = clean_value(v.value, limits)
-    if v.constraint is not None:
-        v.constraint = clean_text(v.constraint, size)
-    if v.scenario is not None:
-        v.scenario = clean_name(v.scenario, name)
-    if v.trace is not None:
-        v.trace = _ref(v.trace, name)
-    if v.related:
-        v.related = tuple(_ref(r, name) for r in v.related)
-    if v.details:
-        v.details = _clean_strings(v.details, size)
-
-
-def _clean_scenario(s: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    out = {k: _clean_strings(v, limits.max_value_chars) for k, v in s.items()
-           if k not in ("findings", "outputs")}
-    if "outputs" in s:  # trace outputs for the next run's pairwise judge, never shown:
-        out["outputs"] = s["outputs"]  # kept as they were (docs/judge.md)
-    if "findings" in s:
-        found = []
-        for d in s["findings"] or ():
-            f = finding_from(d)
-            clean_finding(f, limits)
-            found.append(finding_dict(f))
-        out["findings"] = found
-    return out
-
-
-def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
-    """Every trace-derived string of ``results`` made safe to show (in place; returned
-    for convenience). Work per finding, not per tool call."""
-    name, size = limits.max_name_chars, limits.max_value_chars
-    for t in results.tests:
-        for v in t.violations:
-            clean_finding(v, limits)
-    results.traces = [
-        t if t.id.isprintable() and len(t.id) <= name and (
-            t.scenario is None or (t.scenario.isprintable() and len(t.scenario) <= name))
-        else TraceSummary(clean_name(t.id, name), t.file, t.line,
-                          None if t.scenario is None else clean_name(t.scenario, name),
-                          t.tool_calls, t.failed_tests)
-        for t in results.traces]
-    results.input_errors = [
-        InputError(e.rule, clean_name(e.file, size), e.line, clean_text(e.message, size))
-        for e in results.input_errors]
-    results.scenarios = [_clean_scenario(s, limits) for s in results.scenarios]
-    results.criteria = [_clean_strings(c, size) for c in results.criteria]
-    if results.baseline is not None:
-        results.baseline = _clean_strings(results.baseline, size)
-    if results.judge is not None:
-        results.judge = _clean_strings(results.judge, size)
-    return results

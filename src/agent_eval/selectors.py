@@ -32,6 +32,7 @@ from agent_eval.config.schema_compiler import (
 from agent_eval.errors import ConfigError
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import ToolCall
+from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
 
 GROUP_PREFIX = "@"
@@ -235,8 +236,6 @@ class SelectorCompiler:
             return None
         found = self.groups.defs.get(name)
         if found is None:
-            from agent_eval.config.loader import suggest
-
             known = ", ".join("@" + g for g in self.groups.defs) or "none defined"
             hint = suggest(name, set(self.groups.defs)).replace("'", "'@", 1)
             problems.append(f"{self.positions.where(path)}: unknown tool group '@{name}'"

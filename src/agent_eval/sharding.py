@@ -23,9 +23,9 @@ from array import array
 from collections.abc import Iterable
 from typing import Any
 
-from agent_eval.config.loader import Suite
 from agent_eval.engine import Accumulator
 from agent_eval.errors import ConfigError, InputError
+from agent_eval.live.outcome import LiveOutcome
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
 from agent_eval.readers.base import ReadItem, SourceFile
@@ -37,6 +37,8 @@ from agent_eval.results import (
     trace_dict,
     verdict_of,
 )
+from agent_eval.sections import ShardInfo
+from agent_eval.suite import Suite, inventory
 
 FORMAT = 1  # version of the record format in results.shard
 
@@ -57,13 +59,6 @@ def shard_of(trace_id: str, count: int) -> int:
     """The shard (1-based) a trace id belongs to."""
     digest = hashlib.sha256(trace_id.encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
-
-
-def automation_suffix(shard: dict[str, Any] | None) -> str:
-    """The part of SARIF's ``automationDetails.id`` that tells shards apart."""
-    if not shard:
-        return ""
-    return f"shard-{shard['index']}-of-{shard['count']}/"
 
 
 # ------------------------------------------------------------------ records
@@ -177,11 +172,11 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
     seconds = {tid: t.seconds for tid, t in acc.tests.items()} if timings else {}
     scen_seconds = ([a.seconds for a in acc.scenarios.per]
                     if timings and acc.scenarios is not None else [])
-    results.shard = {"format": FORMAT, "index": index, "count": count,
-                     "config_digest": (results.inventory or {}).get("digest"),
-                     "traces_read": total, "seconds": seconds,
-                     "scenario_seconds": scen_seconds, "records": records,
-                     "coverage": acc.coverage.to_dict()}
+    results.shard = ShardInfo(
+        index=index, count=count,
+        config_digest=None if results.inventory is None else results.inventory.digest,
+        traces_read=total, records=tuple(records), format=FORMAT, seconds=seconds,
+        scenario_seconds=tuple(scen_seconds), coverage=acc.coverage.to_dict())
     return results
 
 
@@ -189,7 +184,7 @@ def _partial_view(results: Results) -> None:
     """A shard reports only what its own traces say: the scenarios with traces in it
     (no "missing trace" for the others), no suite-level criteria (they need every
     scenario: the merged results have them), and the verdict of that."""
-    results.scenarios = [s for s in results.scenarios if s.get("traces_total")]
+    results.scenarios = [s for s in results.scenarios if s.traces_total]
     results.criteria = []
     results.unexercised = []  # decided by `merge`, once every shard's traces are known
     results.counts["unexercised"] = 0
@@ -207,17 +202,17 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
         raise ConfigError(["merge: no results files given"])
     shards = []
     for p in parts:
-        if not p.shard or "records" not in p.shard:
+        if p.shard is None:
             raise ConfigError([f"merge: the results of suite {p.suite!r} are not a shard's "
                                "partial results (write them with `agent-eval run --shard "
                                "i/n`)"])
         shards.append(p.shard)
-    counts = {s["count"] for s in shards}
+    counts = {s.count for s in shards}
     if len(counts) != 1:
         raise ConfigError([f"merge: the parts come from different shard counts: "
                            f"{sorted(counts)}"])
     count = counts.pop()
-    seen = sorted(s["index"] for s in shards)
+    seen = sorted(s.index for s in shards)
     if seen != list(range(1, count + 1)):
         missing = sorted(set(range(1, count + 1)) - set(seen))
         dup = sorted({i for i in seen if seen.count(i) > 1})
@@ -227,32 +222,28 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
         if dup:
             what.append(f"shard(s) {', '.join(map(str, dup))} given twice")
         raise ConfigError([f"merge: expected shards 1..{count}: {'; '.join(what)}"])
-    from agent_eval.compare import inventory
-
-    digest = inventory(suite)["digest"]
-    other = {s.get("config_digest") for s in shards} - {digest}
+    digest = inventory(suite).digest
+    other = {s.config_digest for s in shards} - {digest}
     if other:
         raise ConfigError([f"merge: the parts were evaluated with another version of "
                            f"{suite.file} (or its policies) than the one here; merge with "
                            "the same config the shards ran with"])
-    records = sorted((r for s in shards for r in s["records"]), key=lambda r: r["seq"])
+    records = sorted((r for s in shards for r in s.records), key=lambda r: r["seq"])
     acc = Accumulator.for_suite(suite)
     for rec in records:
         acc.merge(_replay(rec, suite))
     for s in shards:
-        acc.coverage.merge_dict(s.get("coverage") or {})
-        for tid, sec in (s.get("seconds") or {}).items():
+        acc.coverage.merge_dict(s.coverage or {})
+        for tid, sec in (s.seconds or {}).items():
             if tid in acc.tests:
                 acc.tests[tid].seconds += sec
         if acc.scenarios is not None:
-            for a, sec in zip(acc.scenarios.per, s.get("scenario_seconds") or [],
+            for a, sec in zip(acc.scenarios.per, s.scenario_seconds or (),
                               strict=False):
                 a.seconds += sec
     results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
     for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
-        if s.get("live"):
-            from agent_eval.live.outcome import LiveOutcome
-
-            LiveOutcome.from_dict(s["live"]).apply(results,
-                                                   has_trace_globs=bool(suite.trace_globs))
+        if s.live:
+            LiveOutcome.from_dict(s.live).apply(results,
+                                                has_trace_globs=bool(suite.trace_globs))
     return results

@@ -1,6 +1,8 @@
-"""Edit distance for "did you mean" hints."""
+"""Edit distance and the "did you mean" hints built on it."""
 
 from __future__ import annotations
+
+import difflib
 
 
 def edit_distance(a: str, b: str, limit: int | None = None) -> int:
@@ -23,3 +25,20 @@ def edit_distance(a: str, b: str, limit: int | None = None) -> int:
         rows.append(row)
     found = rows[-1][-1]
     return found if limit is None or found <= limit else limit + 1
+
+
+def did_you_mean(word: str, options: list[str] | set[str]) -> str:
+    """`` (did you mean 'x'?)`` for a close option by ``difflib``'s ratio, or ``""``."""
+    close = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def suggest(word: str, options: list[str] | set[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
+    hint = did_you_mean(word, options)
+    if hint:
+        return hint
+    scored = sorted((edit_distance(word.lower(), o.lower()), o) for o in options)
+    if scored and scored[0][0] <= min(2, max(1, len(word) // 2)):
+        return f" (did you mean '{scored[0][1]}'?)"
+    return ""

@@ -17,7 +17,7 @@ from action_harness import (
     require_node_tools,
 )
 
-from agent_eval.commands.action import read_inputs, set_category
+from agent_eval.commands.action import read_inputs
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient, next_link, retry_after
 from agent_eval.github.event import Target, from_payload
@@ -114,12 +114,6 @@ def test_summary_stays_under_1_mib(tmp_path: Path) -> None:
     assert size > workflow.SUMMARY_LIMIT - 200
     assert written.endswith("the job summary is limited to 1 MiB. See results.json.\n")
     assert "| row 0 | ✅ |" in written
-
-
-def test_sarif_category_is_set_with_a_trailing_slash() -> None:
-    text = '{"runs": [{"automationDetails": {"id": "agent-eval/s/"}}, {}]}'
-    assert '"id": "team/cs/"' in set_category(text, "team/cs")
-    assert set_category(text, "x/").count('"id": "x/"') == 2
 
 
 # ------------------------------------------------------------------------- inputs

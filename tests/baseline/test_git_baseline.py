@@ -33,7 +33,8 @@ from action_harness import (
 from tests.conftest import copy_example
 
 from agent_eval.baseline import from_artifact, from_file, from_git, resolve
-from agent_eval.commands.report import load
+from agent_eval.results import Results
+from agent_eval.sections import Comparison, NoBaseline
 
 
 @pytest.fixture
@@ -123,34 +124,34 @@ def _sarif(github: FakeGitHub) -> dict[str, Any]:
     return data
 
 
-def _check_comparison(results: Any, comment: str) -> None:
+def _check_comparison(results: Results, comment: str) -> None:
     b = results.baseline
-    assert b["source"]["kind"] in ("git", "artifact")
-    assert b["regressed"] == ["REFUND-001"]
-    assert b["fixed"] == ["GOODWILL-002"]
-    assert b["policy"]["changed"] and b["policy"]["message"] == (
+    assert isinstance(b, Comparison)
+    assert b.source["kind"] in ("git", "artifact")
+    assert b.regressed == ("REFUND-001",)
+    assert b.fixed == ("GOODWILL-002",)
+    assert b.policy.changed and b.policy.message == (
         "policy changed: 1 rule added, 0 removed, 1 changed")
-    assert b["policy"]["added"] == [
+    assert b.policy.added == (
         "examples/customer-service/policies/customer.yaml#"
-        "tools.close_account.arguments.reason.type"] or b["policy"]["added"][0].endswith(
+        "tools.close_account.arguments.reason.type",) or b.policy.added[0].endswith(
         "policies/customer.yaml#tools.close_account.arguments.reason.type")
-    new = [v for v in results.findings if v.fingerprint in b["findings"]["new"]]
+    new = [v for v in results.findings if v.fingerprint in b.new]
     new_rules = sorted({(v.rule, v.trace.trace_id if v.trace else "") for v in new
                         if v.severity in ("error", "warning")})
     assert ("args_valid/maximum", "discount-ok-001") in new_rules
     assert ("scenario/args", "refund-happy-001") in new_rules
-    assert b["new_violations"] == len([v for v in new if v.severity in ("error", "warning")])
-    absent = {(f["rule"], f["trace"]["trace_id"]) for f in b["findings"]["absent"]
-              if f["trace"]}
+    assert b.new_violations == len([v for v in new if v.severity in ("error", "warning")])
+    absent = {(f.rule, f.trace.trace_id) for f in b.absent if f.trace}
     assert ("args_valid/exclusive_minimum", "payment-invalid-001") in absent
     # the unchanged violation whose constraint changed value keeps its fingerprint
-    unchanged = [v for v in results.findings if v.fingerprint in b["findings"]["unchanged"]]
+    unchanged = [v for v in results.findings if v.fingerprint in b.unchanged]
     assert any(v.rule == "args_valid/maximum" and v.trace and v.trace.trace_id
                == "discount-too-high-001" for v in unchanged)
     # the gates
-    crit = {c["name"]: c for c in results.criteria if c["kind"] == "regression"}
-    assert crit["fail_on_new_violations"]["status"] == "fail"
-    assert crit["max_pass_rate_drop"]["status"] == "pass"  # one regression, one fix
+    crit = {c.name: c for c in results.criteria if c.kind == "regression"}
+    assert crit["fail_on_new_violations"].status == "fail"
+    assert crit["max_pass_rate_drop"].status == "pass"  # one regression, one fix
     assert results.verdict == "fail"
     # the comment leads with what changed
     assert "**Against the base branch**" in comment
@@ -175,12 +176,12 @@ def test_action_on_a_pull_request_compares_with_the_base_commit(
     assert run.code == 1, run.stderr
     assert github.problems == []
     assert "fetched the base commit" in run.stderr and "(shallow clone)" in run.stderr
-    results = load(str(ws / "agent-eval-results" / "results.json"))
+    results = Results.load(str(ws / "agent-eval-results" / "results.json"))
     [comment] = github.comments[2]
     _check_comparison(results, comment["body"])
-    assert results.baseline is not None
+    assert isinstance(results.baseline, Comparison)
     assert run.outputs["regressions"] == "1"
-    assert run.outputs["new-violations"] == str(results.baseline["new_violations"])
+    assert run.outputs["new-violations"] == str(results.baseline.new_violations)
     assert int(run.outputs["new-violations"]) >= 2
     # SARIF: every finding says new or unchanged, as the comparison does
     sarif = _sarif(github)
@@ -188,8 +189,7 @@ def test_action_on_a_pull_request_compares_with_the_base_commit(
               for r in sarif["runs"][0]["results"]
               if not r["ruleId"].startswith("input/")}
     for v in results.findings:
-        want = "unchanged" if v.fingerprint in results.baseline["findings"]["unchanged"] \
-            else "new"
+        want = "unchanged" if v.fingerprint in results.baseline.unchanged else "new"
         assert states[v.fingerprint] == want, v.rule
     assert "new" in states.values() and "unchanged" in states.values()
     # the worktree is gone
@@ -236,10 +236,10 @@ def test_auto_falls_back_to_the_artifact_when_the_base_has_no_config(
     assert listing.param("event") == "push"
     assert github.calls("GET", r"/actions/runs/4242/artifacts$")
     assert github.calls("GET", r"/actions/artifacts/\d+/zip$")
-    results = load(str(origin / "agent-eval-results" / "results.json"))
-    assert results.baseline is not None
-    assert results.baseline["source"]["kind"] == "artifact"
-    assert results.baseline["source"]["run_id"] == 4242
+    results = Results.load(str(origin / "agent-eval-results" / "results.json"))
+    assert isinstance(results.baseline, Comparison)
+    assert results.baseline.source["kind"] == "artifact"
+    assert results.baseline.source["run_id"] == 4242
     [comment] = github.comments[2]
     _check_comparison(results, comment["body"])
     assert "artifact agent-eval-results of run 4242 on main" in comment["body"]
@@ -262,11 +262,11 @@ def test_base_without_the_config_says_so_and_runs_without_a_comparison(
                      inputs={"fail-on": "never"})
     assert run.code == 0, run.stderr
     assert github.problems == []
-    results = load(str(origin / "agent-eval-results" / "results.json"))
-    assert results.baseline is not None and results.baseline["available"] is False
-    assert "has no agent-eval.yaml" in results.baseline["reason"]
+    results = Results.load(str(origin / "agent-eval-results" / "results.json"))
+    assert isinstance(results.baseline, NoBaseline)
+    assert "has no agent-eval.yaml" in results.baseline.reason
     assert results.verdict == "fail"  # the example's own verdict, no gate applied
-    assert all(c["status"] == "skip" for c in results.criteria if c["kind"] == "regression")
+    assert all(c.status == "skip" for c in results.criteria if c.kind == "regression")
     [comment] = github.comments[2]
     body = comment["body"]
     assert "Not compared with the base branch" in body and "has no agent-eval.yaml" in body
@@ -316,10 +316,10 @@ def test_action_with_a_committed_baseline_file(tmp_path: Path, github: FakeGitHu
                      inputs={"baseline": "file", "baseline-file": "base/results.json"})
     assert run.code == 1, run.stderr
     assert github.problems == []
-    results = load(str(ws / "agent-eval-results" / "results.json"))
-    assert results.baseline is not None
-    assert results.baseline["source"]["kind"] == "file"
-    assert results.baseline["new_violations"] == 0 and results.baseline["regressions"] == 0
+    results = Results.load(str(ws / "agent-eval-results" / "results.json"))
+    assert isinstance(results.baseline, Comparison)
+    assert results.baseline.source["kind"] == "file"
+    assert results.baseline.new_violations == 0 and results.baseline.regressions == 0
     assert run.outputs["new-violations"] == "0"
     assert "baseline: results file" in run.stderr
 

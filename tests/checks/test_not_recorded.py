@@ -85,11 +85,11 @@ def test_inspect_result_without_call_is_a_note(tmp_path: Path) -> None:
                          "be checked for this call")
     assert results.tests[0].status == "pass"  # a note: the verdict is not failed by it
     (s,) = results.scenarios
-    (f,) = s["findings"]
-    assert (f["rule"], f["severity"]) == ("scenario/not_recorded", "warning")
-    assert f["message"] == "bash: arguments not recorded: args cannot be compared " \
+    (f,) = s.findings
+    assert (f.rule, f.severity) == ("scenario/not_recorded", "warning")
+    assert f.message == "bash: arguments not recorded: args cannot be compared " \
                            "(args_mode: subset)"
-    assert s["status"] == "warn"  # could not be checked: never a pass
+    assert s.status == "warn"  # could not be checked: never a pass
 
 
 def test_null_arguments_are_an_empty_object_not_unrecorded(tmp_path: Path) -> None:

@@ -90,8 +90,8 @@ def test_diff_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 def test_html_shows_base_and_head_side_by_side(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_eval.commands.report import load
     from agent_eval.renderers.html import render as html
+    from agent_eval.results import Results
 
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path / "cs")
@@ -100,7 +100,7 @@ def test_html_shows_base_and_head_side_by_side(tmp_path: Path,
     t = tmp_path / "cs" / "traces" / "refund-happy.jsonl"
     t.write_text(t.read_text().replace('"currency":"USD","reason"', '"currency":"EUR","reason"'))
     cli(["run", "-q", "--no-timings", "-o", "head", "--baseline", "base/results.json"])
-    page = html(load("head/results.json"))
+    page = html(Results.load("head/results.json"))
     assert "Against the base branch (base/results.json): 1 regression(s) (REFUND-001)" in page
     assert "<button type=\"button\">base status</button>" in page
     assert '<span class="change c-regression">regression</span>' in page

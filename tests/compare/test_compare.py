@@ -10,11 +10,12 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.compare import apply_gates, attach, compare, policy_change
+from agent_eval.compare import attach, compare, policy_change
 from agent_eval.engine import evaluate_files
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 from agent_eval.schemas import results_schema
+from agent_eval.sections import Comparison, DeltaRow, PolicyChange
 
 SUITE = """\
 version: "1"
@@ -72,30 +73,33 @@ def test_identical_runs_compare_as_unchanged(tmp_path: Path) -> None:
     base = run(tmp_path / "b", ("refund", 150, 0.01), ("lookup", 1, 0.01))
     head = run(tmp_path / "h", ("refund", 150, 0.01), ("lookup", 1, 0.01))
     c = compare(head, base)
-    assert c["regressions"] == c["fixes"] == c["new_violations"] == 0
-    assert c["findings"]["new"] == [] and c["findings"]["absent"] == []
-    assert c["unchanged_violations"] == 1
-    assert c["policy"] == {"known": True, "changed": False, "added": [], "removed": [],
-                           "modified": [], "message": "policy unchanged"}
-    assert all(r["delta"] in (0, None) for r in c["deltas"]["counts"])
+    assert c.regressions == c.fixes == c.new_violations == 0
+    assert c.new == () and c.absent == ()
+    assert c.unchanged_violations == 1
+    assert c.policy == PolicyChange(True, False, (), (), (), "policy unchanged")
+    assert all(r.delta in (0, None) for r in c.count_deltas)
 
 
 def test_regression_fix_new_absent_and_deltas(tmp_path: Path) -> None:
     base = run(tmp_path / "b", ("refund", 150, 0.01), ("delete_all", 1, 0.01))
     head = run(tmp_path / "h", ("delete_all", 1, 0.01), ("lookup", 1, 0.01))
     c = compare(head, base)
-    assert c["regressed"] == ["A"] and c["fixed"] == ["B"]
+    assert c.regressed == ("A",) and c.fixed == ("B",)
     # (coverage/unexercised: B's `lookup` was called by no trace of the base; now it is)
-    assert {f["rule"] for f in c["findings"]["absent"]} == {
+    assert {f.rule for f in c.absent} == {
         "args_valid/maximum", "scenario/forbidden_tools", "scenario/tool_recall",
         "coverage/unexercised"}
-    assert c["absent_violations"] == sum(
-        1 for f in c["findings"]["absent"] if f["severity"] in ("error", "warning"))
-    by = {r["name"]: r for r in c["deltas"]["counts"]}
-    assert by["violations"] == {"name": "violations", "base": 1, "head": 0, "delta": -1}
-    sc = {s["id"]: s for s in c["scenarios"]}
-    assert sc["A"]["change"] == "regression" and sc["A"]["base_status"] == "pass"
-    assert sc["A"]["score_delta"] == sc["A"]["head_score"] - sc["A"]["base_score"]
+    assert c.absent_violations == sum(
+        1 for f in c.absent if f.severity in ("error", "warning"))
+    by = {r.name: r for r in c.count_deltas}
+    assert by["violations"] == DeltaRow("violations", 1, 0, -1)
+    assert by["violations"].to_dict() == {"name": "violations", "base": 1, "head": 0,
+                                          "delta": -1}
+    sc = {s.id: s for s in c.scenarios}
+    assert sc["A"].change == "regression" and sc["A"].base_status == "pass"
+    a_head, a_base = sc["A"].head_score, sc["A"].base_score
+    assert a_head is not None and a_base is not None
+    assert sc["A"].score_delta == a_head - a_base
 
 
 def test_gates_fail_on_new_violations_and_score_drop(tmp_path: Path) -> None:
@@ -103,13 +107,13 @@ def test_gates_fail_on_new_violations_and_score_drop(tmp_path: Path) -> None:
     head = run(tmp_path / "h", ("refund", 150, 0.01), ("delete_all", 1, 0.01))
     assert head.verdict == "fail"  # B fails (a forbidden tool): a failed scenario fails
     attach(head, base)
-    crit = {c["name"]: c for c in head.criteria if c["kind"] == "regression"}
-    assert crit["fail_on_new_violations"]["status"] == "fail"
-    assert head.baseline is not None
-    assert crit["fail_on_new_violations"]["value"] == head.baseline["new_violations"] >= 1
-    assert crit["max_pass_rate_drop"]["status"] == "fail"  # 1.0 -> 0.5
-    assert crit["max_pass_rate_drop"]["value"] == pytest.approx(0.5)
-    assert crit["max_score_drop"]["status"] == "fail"
+    crit = {c.name: c for c in head.criteria if c.kind == "regression"}
+    assert crit["fail_on_new_violations"].status == "fail"
+    assert isinstance(head.baseline, Comparison)
+    assert crit["fail_on_new_violations"].value == head.baseline.new_violations >= 1
+    assert crit["max_pass_rate_drop"].status == "fail"  # 1.0 -> 0.5
+    assert crit["max_pass_rate_drop"].value == pytest.approx(0.5)
+    assert crit["max_score_drop"].status == "fail"
     assert str(head.verdict) == "fail"
     # the missed gates are findings (SARIF, comment) like other missed criteria
     assert {v.rule for v in head.criteria_findings} == {"criteria/regression"}
@@ -121,29 +125,29 @@ def test_gates_pass_without_changes(tmp_path: Path) -> None:
     base = run(tmp_path / "b", ("refund", 50, 0.01), ("lookup", 1, 0.01))
     head = run(tmp_path / "h", ("refund", 50, 0.01), ("lookup", 1, 0.01))
     attach(head, base)
-    assert {c["status"] for c in head.criteria if c["kind"] == "regression"} == {"pass"}
+    assert {c.status for c in head.criteria if c.kind == "regression"} == {"pass"}
     assert head.verdict == "pass"
 
 
 def test_max_cost_multiplier_against_the_base_cost(tmp_path: Path) -> None:
     base = run(tmp_path / "b", ("refund", 50, 0.010), ("lookup", 1, 0.010))
-    assert any(f["rule"] == "scenario/no_baseline" for s in base.scenarios
-               for f in s["findings"])
+    assert any(f.rule == "scenario/no_baseline" for s in base.scenarios
+               for f in s.findings)
     head = run(tmp_path / "h", ("refund", 50, 0.025), ("lookup", 1, 0.018))
     attach(head, base)
-    sc = {s["id"]: s for s in head.scenarios}
-    [fa] = sc["A"]["findings"]
-    assert fa["rule"] == "scenario/threshold" and fa["severity"] == "error"
-    assert fa["value"] == pytest.approx(2.5) and "max_cost_multiplier: 2" in fa["message"]
-    assert sc["A"]["status"] == "fail"
-    [fb] = sc["B"]["findings"]
-    assert fb["rule"] == "scenario/warn_threshold" and fb["severity"] == "warning"
-    assert sc["B"]["status"] == "warn"
+    sc = {s.id: s for s in head.scenarios}
+    [fa] = sc["A"].findings
+    assert fa.rule == "scenario/threshold" and fa.severity == "error"
+    assert fa.value == pytest.approx(2.5) and "max_cost_multiplier: 2" in fa.message
+    assert sc["A"].status == "fail"
+    [fb] = sc["B"].findings
+    assert fb.rule == "scenario/warn_threshold" and fb.severity == "warning"
+    assert sc["B"].status == "warn"
     assert head.verdict == "fail"
     # within the budget: the note goes, nothing is reported
     cheap = run(tmp_path / "c", ("refund", 50, 0.011), ("lookup", 1, 0.010))
     attach(cheap, base)
-    assert all(not s["findings"] for s in cheap.scenarios)
+    assert all(not s.findings for s in cheap.scenarios)
 
 
 def test_policy_change_is_detected(tmp_path: Path) -> None:
@@ -153,13 +157,13 @@ def test_policy_change_is_detected(tmp_path: Path) -> None:
     suite = SUITE.replace("  - id: B\n", "  - id: C\n    expect: {tools: [x]}\n  - id: B\n")
     head = run(tmp_path / "h", ("refund", 50, 0.01), ("lookup", 1, 0.01), policy, suite)
     c = compare(head, base)
-    p = c["policy"]
-    assert p["changed"]
-    assert p["modified"] == ["policy.yaml#tools.refund.arguments.amount.max"]
-    assert "policy.yaml#tools.lookup.arguments.id.type" in p["added"]
-    assert "agent-eval.yaml#scenarios.C.expect.tools" in p["added"]
-    assert p["message"] == f"policy changed: {len(p['added'])} rules added, 0 removed, 1 changed"
-    assert policy_change(None, head.inventory)["known"] is False
+    p = c.policy
+    assert p.changed
+    assert p.modified == ("policy.yaml#tools.refund.arguments.amount.max",)
+    assert "policy.yaml#tools.lookup.arguments.id.type" in p.added
+    assert "agent-eval.yaml#scenarios.C.expect.tools" in p.added
+    assert p.message == f"policy changed: {len(p.added)} rules added, 0 removed, 1 changed"
+    assert policy_change(None, head.inventory).known is False
 
 
 def test_moving_lines_changes_no_fingerprint_and_no_rule(tmp_path: Path) -> None:
@@ -167,15 +171,8 @@ def test_moving_lines_changes_no_fingerprint_and_no_rule(tmp_path: Path) -> None
     head = run(tmp_path / "h", ("refund", 150, 0.01), ("lookup", 1, 0.01),
                "# a comment\n\n" + POLICY, "# moved\n" + SUITE)
     c = compare(head, base)
-    assert c["new_violations"] == 0 and c["unchanged_violations"] == 1
-    assert not c["policy"]["changed"]
-
-
-def test_apply_gates_without_baseline_is_a_no_op(tmp_path: Path) -> None:
-    head = run(tmp_path / "h", ("refund", 50, 0.01), ("lookup", 1, 0.01))
-    before = head.to_dict()
-    apply_gates(head)
-    assert head.to_dict() == before
+    assert c.new_violations == 0 and c.unchanged_violations == 1
+    assert not c.policy.changed
 
 
 def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> None:
@@ -187,19 +184,19 @@ def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> No
     assert scenario_status(head, "A") == "pass"  # before the comparison
     attach(head, base)
     b = head.baseline
-    assert b is not None
+    assert isinstance(b, Comparison)
     assert scenario_status(head, "A") == "fail"
-    assert (b["regressions"], b["regressed"]) == (1, ["A"])
-    (row,) = [s for s in b["scenarios"] if s["id"] == "A"]
-    assert (row["change"], row["base_status"], row["head_status"]) == (
+    assert (b.regressions, b.regressed) == (1, ("A",))
+    (row,) = [s for s in b.scenarios if s.id == "A"]
+    assert (row.change, row.base_status, row.head_status) == (
         "regression", "pass", "fail")
     (f,) = [v for v in head.findings if v.rule == "scenario/threshold"]
-    assert f.fingerprint in b["findings"]["new"]
+    assert f.fingerprint in b.new
     # the base run held the scenario's no_baseline note; the threshold finding is not it
     assert {v.fingerprint for v in base.findings}.isdisjoint({f.fingerprint})
     # the only new finding: B's cost is unchanged (ratio 1 <= 1.5, its note goes) and
     # no argument breaks the policy (amount 50 <= 100)
-    assert b["new_violations"] == 1 and b["findings"]["new"] == [f.fingerprint]
+    assert b.new_violations == 1 and b.new == (f.fingerprint,)
     sarif = json.loads(RENDERERS["sarif"].render(head, RenderContext()))
     states = {r["ruleId"]: r.get("baselineState") for r in sarif["runs"][0]["results"]}
     assert states["scenario/threshold"] == "new"
@@ -209,4 +206,4 @@ def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> No
 
 
 def scenario_status(res: Results, sid: str) -> str:
-    return str(next(s for s in res.scenarios if s["id"] == sid)["status"])
+    return next(s.status for s in res.scenarios if s.id == sid)

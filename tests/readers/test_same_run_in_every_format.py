@@ -15,10 +15,10 @@ import pytest
 from tests.conftest import FIXTURES, ROOT, SAMPLES
 
 from agent_eval.api import evaluate, load_suite, load_traces
-from agent_eval.config.loader import Suite
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import READERS, SourceFile, pick_reader
+from agent_eval.suite import Suite
 
 EXAMPLE = ROOT / "examples" / "customer-service"
 RUNS = ("discount-too-high", "records-without-auth")

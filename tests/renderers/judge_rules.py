@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_eval.config.loader import Suite
 from agent_eval.judge.prompts import Prompt
 from agent_eval.judge.providers import Answer
 from agent_eval.judge.record import record
 from agent_eval.judge.store import Store
+from agent_eval.suite import Suite
 
 JUDGE_BLOCK = "judge: {provider: openai, model: gpt-4o-mini}\n"
 SCENARIOS = """\

@@ -24,12 +24,14 @@ import pytest
 from tests.conftest import missing_system
 
 from agent_eval.api import load_suite, suite_sources
+from agent_eval.compare import compare
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, html
 from agent_eval.results import Results, Status, finding_dict
 from agent_eval.results import TestResult as TResult
+from agent_eval.sections import Comparison, CriterionResult, ScenarioResult
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -61,6 +63,11 @@ def finding(i: int, severity: Severity = "error", *, tool: str = "apply_discount
                    trace=TraceRef(trace, trace_line, f"t{i}"), tool=tool,
                    argument=argument, value=value, constraint="max: 30",
                    details={"violation": "Value exceeds maximum"})
+
+
+def scenarios(*entries: dict[str, Any]) -> list[ScenarioResult]:
+    """Scenarios as a results file holds them (the keys it lacks: their neutral value)."""
+    return [ScenarioResult.from_dict(e) for e in entries]
 
 
 def scenario_finding(i: int) -> dict[str, Any]:
@@ -220,8 +227,8 @@ def test_example_facts_by_hand() -> None:
 # ------------------------------------------------------------------ self-contained
 def test_nothing_is_loaded_from_the_network() -> None:
     r = example_results()
-    r.baseline = {"counts": {"traces": 9, "violations": 12}}
-    r.scenarios = [{"id": "S-1", "status": "pass", "score": 90, "findings": []}]
+    r.baseline = Comparison.from_dict({"counts": {"traces": 9, "violations": 12}})
+    r.scenarios = scenarios({"id": "S-1", "status": "pass", "score": 90, "findings": []})
     text = html.render(r, CTX)
     page = Page(text)
     loads = [(t, a) for t, a in page.tags if t in ("script", "img", "iframe", "embed",
@@ -259,7 +266,7 @@ def test_user_text_is_escaped() -> None:
                 value={"k": evil}, argument='arg"><img src=x onerror=alert(2)>',
                 policy="policies/<p>.yaml", line=2, trace="traces/<t>.jsonl")
     r = results_of([make_test("test<i>", [v])], suite="suite <b>bold</b>")
-    r.scenarios = [{"id": evil, "status": "fail<x>", "score": 1, "findings": []}]
+    r.scenarios = scenarios({"id": evil, "status": "fail<x>", "score": 1, "findings": []})
     r.metrics = {"<m>": 1}
     r.input_errors = [InputError("input/parse_error", "traces/<e>.jsonl", 2, evil)]
     ctx = files({"policies/<p>.yaml": "a: 1\nb: <script>alert(3)</script>\n",
@@ -381,10 +388,11 @@ def test_each_file_is_read_once() -> None:
 # ------------------------------------------------------------------ metrics
 def test_baseline_counts_side_by_side_with_bars() -> None:
     r = results_of([make_test("a", [finding(1), finding(2)])])
-    r.baseline = {"counts": {"traces": 12, "tool_calls": 30, "violations": 1,
-                             "input_errors": 0, "traces_failing": 4}}
+    r.baseline = Comparison.from_dict({
+        "counts": {"traces": 12, "tool_calls": 30, "violations": 1, "input_errors": 0,
+                   "traces_failing": 4},
+        "metrics": {"pass_rate": 0.8, "mean_cost_usd": 0.5, "old_metric": 3}})
     r.metrics = {"pass_rate": 0.9, "mean_cost_usd": 0.25}
-    r.baseline["metrics"] = {"pass_rate": 0.8, "mean_cost_usd": 0.5, "old_metric": 3}
     text = html.render(r)
     rows = re.findall(r'<tr><th scope="row">(.*?)</th>(.*?)</tr>', text)
     got = {name: re.sub(r"<[^>]+>", "|", cells) for name, cells in rows}
@@ -405,10 +413,10 @@ def test_baseline_counts_side_by_side_with_bars() -> None:
     assert "No baseline" not in text
 
 
-def test_baseline_given_as_a_whole_results_dict() -> None:
-    base = results_of([make_test("a", [finding(1)])]).to_dict()
+def test_baseline_compared_with_a_base_run() -> None:
+    base = results_of([make_test("a", [finding(1)])])
     r = results_of([make_test("a", [finding(1), finding(2), finding(3)])])
-    r.baseline = base
+    r.baseline = compare(r, base)
     text = html.render(r)
     assert ('<tr><th scope="row">violations</th><td class="num">1</td><td class="num">3</td>'
             '<td class="delta worse">▲ +2</td>') in text
@@ -424,8 +432,9 @@ def test_without_baseline_head_only() -> None:
 def test_input_errors_and_criteria() -> None:
     r = results_of([make_test("a", [], "pass")], verdict="error", input_errors=[
         InputError("input/parse_error", "traces/x.jsonl", 7, "not JSON")])
-    r.criteria = [{"name": "min_pass_rate", "kind": "blocking", "threshold": 0.8,
-                   "value": 0.9, "status": "pass"}]
+    r.criteria = [CriterionResult.from_dict({"name": "min_pass_rate", "kind": "blocking",
+                                             "threshold": 0.8, "value": 0.9,
+                                             "status": "pass"})]
     text = html.render(r)
     assert '<p class="reason" id="reason">1 input error: traces/x.jsonl:7: not JSON</p>' in text
     assert "<li><code>traces/x.jsonl:7</code> — not JSON" in text
@@ -447,10 +456,10 @@ def test_findings_most_severe_first_and_severity_options() -> None:
 
 def test_scenarios_table_when_there_are_scenarios() -> None:
     r = results_of([make_test("a", [])], verdict="pass")
-    r.scenarios = [{"id": "REFUND-001", "status": "pass", "score": 92.5, "metrics": {},
-                    "findings": []},
-                   {"id": "REFUND-002", "status": "fail", "score": 40,
-                    "findings": [scenario_finding(1), scenario_finding(2)]}]
+    r.scenarios = scenarios({"id": "REFUND-001", "status": "pass", "score": 92.5,
+                             "metrics": {}, "findings": []},
+                            {"id": "REFUND-002", "status": "fail", "score": 40,
+                             "findings": [scenario_finding(1), scenario_finding(2)]})
     page = Page(html.render(r))
     assert page.rows["scenarios-table"] == [["REFUND-001", "pass", "92.5", "0"],
                                             ["REFUND-002", "fail", "40.0", "2"]]
@@ -502,15 +511,17 @@ def rich_results() -> Results:
              finding(3, "note", tool="apply_discount", message="just a note")]
     r.tests.append(make_test("style", extra, "warn"))
     r.counts["violations"] += len(extra)
-    r.scenarios = [{"id": "REFUND-001", "status": "pass", "score": 92.5, "findings": []},
-                   {"id": "REFUND-002", "status": "fail", "score": 41.0,
-                    "findings": [scenario_finding(4)]},
-                   {"id": "GDPR-DELETE-001", "status": "fail", "score": 10.0,
-                    "findings": [scenario_finding(5), scenario_finding(6)]}]
+    r.scenarios = scenarios({"id": "REFUND-001", "status": "pass", "score": 92.5,
+                             "findings": []},
+                            {"id": "REFUND-002", "status": "fail", "score": 41.0,
+                             "findings": [scenario_finding(4)]},
+                            {"id": "GDPR-DELETE-001", "status": "fail", "score": 10.0,
+                             "findings": [scenario_finding(5), scenario_finding(6)]})
     r.metrics = {"pass_rate": 0.4}
-    r.baseline = {"counts": {"traces": 10, "tool_calls": 30, "violations": 6,
-                             "input_errors": 0, "traces_failing": 3},
-                  "metrics": {"pass_rate": 0.7}}
+    r.baseline = Comparison.from_dict({
+        "counts": {"traces": 10, "tool_calls": 30, "violations": 6, "input_errors": 0,
+                   "traces_failing": 3},
+        "metrics": {"pass_rate": 0.7}})
     return r
 
 
@@ -533,7 +544,7 @@ def expectations(r: Results, page: Page, filter_text: str) -> dict[str, Any]:
     }
     if r.scenarios:
         out["scenarios"] = {"rows": len(r.scenarios), "status": "fail",
-                            "status_rows": sum(s["status"] == "fail" for s in r.scenarios)}
+                            "status_rows": sum(s.status == "fail" for s in r.scenarios)}
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from junitparser import Error, Failure, JUnitXml, TestSuite
 from tests.conftest import missing_system
@@ -18,6 +19,7 @@ from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, junit
 from agent_eval.results import Results, Status, TraceSummary
 from agent_eval.results import TestResult as TResult
+from agent_eval.sections import ScenarioResult
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -46,7 +48,7 @@ def finding(rule: str, test: str, trace: str, line: int, *, severity: Severity =
 
 def synthetic(tests: list[TResult], traces: list[str], *,
               input_errors: list[InputError] | None = None,
-              scenarios: list[dict[str, object]] | None = None) -> Results:
+              scenarios: list[dict[str, Any]] | None = None) -> Results:
     summaries = [TraceSummary(t, f"traces/{t}.jsonl", 1, None, 2,
                               tuple(x.id for x in tests
                                     if any(v.trace and v.trace.trace_id == t
@@ -57,7 +59,7 @@ def synthetic(tests: list[TResult], traces: list[str], *,
                    counts={"traces": len(traces), "tool_calls": 2 * len(traces),
                            "violations": total, "input_errors": len(input_errors or [])},
                    tests=tests, traces=summaries, input_errors=input_errors or [],
-                   scenarios=list(scenarios or []))
+                   scenarios=[ScenarioResult.from_dict(d) for d in scenarios or ()])
 
 
 def make_test(tid: str, violations: list[Finding], checked: int = 2,
@@ -193,7 +195,7 @@ def test_input_errors_become_an_input_suite_of_error_testcases() -> None:
 def test_scenarios_get_their_own_suite_only_when_there_are_scenarios() -> None:
     plain = junit.render(synthetic([make_test("a", [])], ["t1"]), RenderContext())
     assert 'name="scenarios"' not in plain
-    scen: list[dict[str, object]] = [
+    scen: list[dict[str, Any]] = [
             {"id": "REFUND-001", "status": "pass", "score": 92.5, "findings": []},
             {"id": "REFUND-002", "status": "fail", "score": 0, "findings": [{
                 "rule": "scenario/forbidden_tools", "severity": "error", "test": "REFUND-002",

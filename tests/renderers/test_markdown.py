@@ -9,12 +9,14 @@ import re
 from pathlib import Path
 
 from agent_eval.api import load_suite, suite_sources
+from agent_eval.compare import compare
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, markdown
 from agent_eval.results import Results, Status
 from agent_eval.results import TestResult as TResult
+from agent_eval.sections import Comparison
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -202,8 +204,10 @@ def test_long_values_are_shortened() -> None:
 # ------------------------------------------------------------------ layout
 def test_baseline_adds_base_and_delta_columns_with_arrows() -> None:
     r = results_of([make_test("a", [finding(1), finding(2)])])
-    r.baseline = {"counts": {"traces": 12, "tool_calls": 30, "violations": 1,
-                             "input_errors": 0, "traces_failing": 3}}
+    # a results file's baseline that holds the base run's counts only
+    r.baseline = Comparison.from_dict({"counts": {
+        "traces": 12, "tool_calls": 30, "violations": 1, "input_errors": 0,
+        "traces_failing": 3}})
     lines = markdown.render(r).splitlines()
     assert "| metric | base | head | Δ |" in lines
     assert "| traces | 12 | 10 | ▼ −2 |" in lines
@@ -213,10 +217,10 @@ def test_baseline_adds_base_and_delta_columns_with_arrows() -> None:
     assert "| metric | value |" not in lines
 
 
-def test_baseline_given_as_a_whole_results_dict() -> None:
-    base = results_of([make_test("a", [finding(1)])]).to_dict()
+def test_baseline_compared_with_a_base_run() -> None:
+    base = results_of([make_test("a", [finding(1)])])
     r = results_of([make_test("a", [finding(1), finding(2), finding(3)])])
-    r.baseline = base
+    r.baseline = compare(r, base)
     lines = markdown.render(r).splitlines()
     assert "| violations | 1 | 3 | ▲ +2 |" in lines
     assert "| traces failing | 1 | 3 | ▲ +2 |" in lines
@@ -312,7 +316,7 @@ def test_the_headline_and_the_section_count_the_same_new_violations() -> None:
                 finding(3, "warning", rule="args_valid/pattern"),
                 finding(4, "note", rule="args_valid/format")])
     attach(head, base)
-    assert head.baseline is not None and head.baseline["new_violations"] == 2
+    assert isinstance(head.baseline, Comparison) and head.baseline.new_violations == 2
     text = markdown.render(head)
     assert "0 regressions, 2 new violations, 0 fixes, 0 violations gone." in text
     assert "### 🆕 New violations (2)" in text

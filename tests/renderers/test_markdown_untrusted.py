@@ -19,6 +19,7 @@ from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.renderers import RenderContext, markdown
 from agent_eval.results import Results
 from agent_eval.results import TestResult as TResult
+from agent_eval.sections import Comparison, CriterionResult, NoBaseline, ScenarioResult
 
 # what a stranger's trace or base-branch results can hold, as issue 11 describes it
 EVIL = [
@@ -70,23 +71,29 @@ def _results(suite: str = "adv") -> Results:
     return Results(suite=suite, config="agent-eval.yaml", verdict="fail",
                    counts={"traces": 1, "tool_calls": 1, "violations": 2 * len(EVIL),
                            "input_errors": len(errors)},
-                   tests=tests, traces=[], input_errors=errors, scenarios=scenarios,
-                   metrics={"pass_rate": 0.0}, criteria=criteria)
+                   tests=tests, traces=[], input_errors=errors,
+                   scenarios=[ScenarioResult.from_dict(s) for s in scenarios],
+                   metrics={"pass_rate": 0.0},
+                   criteria=[CriterionResult.from_dict(c) for c in criteria])
 
 
-def _baseline() -> dict[str, object]:
+def _baseline() -> Comparison:
     """A comparison whose base-side strings (statuses, scores, ids, messages, the source)
-    all came from a base-branch results file."""
+    all came from a base-branch results file (read as a results file is: untyped values
+    where numbers belong too)."""
     scen = [{"id": text, "change": change, "base_status": text, "head_status": "fail",
              "base_score": text, "head_score": 0.0}
             for text in EVIL for change in ("regression", "fix", "changed")]
-    absent = [{"rule": text, "severity": "error", "message": text} for text in EVIL]
-    return {"source": {"kind": "artifact", "description": EVIL[1]}, "suite": EVIL[0],
-            "verdict": "pass", "counts": {"traces": 1}, "metrics": {"pass_rate": EVIL[2]},
-            "scenarios": scen, "regressions": 1, "fixes": 1, "new_violations": 1,
-            "absent_violations": len(absent),
-            "findings": {"new": [], "unchanged": [], "absent": absent},
-            "policy": {"changed": True, "message": EVIL[3]}}
+    absent = [{"rule": text, "severity": "error", "message": text, "test": text,
+               "config": {"file": text, "line": 1, "column": 1, "key_path": text}}
+              for text in EVIL]
+    return Comparison.from_dict({
+        "source": {"kind": "artifact", "description": EVIL[1]}, "suite": EVIL[0],
+        "verdict": "pass", "counts": {"traces": 1}, "metrics": {"pass_rate": EVIL[2]},
+        "scenarios": scen, "regressions": 1, "fixes": 1, "new_violations": 1,
+        "absent_violations": len(absent),
+        "findings": {"new": [], "unchanged": [], "absent": absent},
+        "policy": {"changed": True, "message": EVIL[3]}})
 
 
 def test_every_trace_derived_string_is_inert_in_the_summary() -> None:
@@ -103,7 +110,7 @@ def test_every_baseline_derived_string_is_inert_in_the_summary() -> None:
     assert "### 🔻 Regressions" in text and "Violations gone since the base branch" in text
     assert problems(text, _ours, marker="adv") == []
     no_base = _results()
-    no_base.baseline = {"available": False, "reason": " ".join(EVIL)}
+    no_base.baseline = NoBaseline(" ".join(EVIL))
     assert problems(markdown.render(no_base, CTX), _ours, marker="adv") == []
 
 

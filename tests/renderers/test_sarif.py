@@ -525,6 +525,11 @@ def test_valid_for_the_schema_and_github(corpus: Corpus, name: str) -> None:
     run = run_of(doc.sarif)
     assert run["automationDetails"]["id"] == f"agent-eval/{doc.results.suite}/"
     driver = run["tool"]["driver"]
+    # each rule described once, and only the rules of the results
+    ids = [d["id"] for d in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    assert set(ids) == {r["ruleId"] for r in run["results"]} | {
+        v.rule for v in doc.results.findings} | {e.rule for e in doc.results.input_errors}
     assert driver["name"] == "agent-eval"
     assert driver["version"] == doc.results.tool_version
     assert driver["informationUri"] == "https://github.com/agent-eval/agent-eval"
@@ -568,8 +573,9 @@ def test_every_rule_of_the_catalogue(corpus: Corpus) -> None:
     run = run_of(doc.sarif)
     catalogue = rules.catalogue()
     descriptors = run["tool"]["driver"]["rules"]
-    assert [d["id"] for d in descriptors] == list(catalogue)
     reported = {r["ruleId"] for r in run["results"]}
+    # the rules that fired, in the catalogue's order (not the whole catalogue)
+    assert [d["id"] for d in descriptors] == [r for r in catalogue if r in reported]
     # the live rules (and tool_results, shown on live sessions) need running MCP servers:
     # tests/live/test_sarif_live.py reports them
     from agent_eval.checks.tool_results import RULES as RESULT_RULES
@@ -637,7 +643,7 @@ def test_an_empty_run(corpus: Corpus) -> None:
     assert doc.results.verdict == "pass"
     run = run_of(doc.sarif)
     assert run["results"] == []
-    assert len(run["tool"]["driver"]["rules"]) == len(rules.catalogue())
+    assert run["tool"]["driver"]["rules"] == []  # no rule fired: none is described
     assert run["invocations"] == [{"executionSuccessful": True}]
 
 
@@ -698,8 +704,13 @@ def test_the_size_limit_is_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
 
 # ------------------------------------------------------------------ rules and values
 def test_rule_descriptors_carry_the_documentation(corpus: Corpus) -> None:
-    descriptors = run_of(corpus.docs["empty"].sarif)["tool"]["driver"]["rules"]
-    for d, doc in zip(descriptors, rules.catalogue().values(), strict=True):
+    catalogue = rules.catalogue()
+    written = run_of(corpus.docs["every"].sarif)["tool"]["driver"]["rules"]
+    assert written and all(d == sarif.to_json(sarif._descriptor(catalogue[d["id"]]))
+                           for d in written)
+    # every rule's descriptor, as a run that reports the rule writes it
+    for doc in catalogue.values():
+        d = sarif.to_json(sarif._descriptor(doc))
         assert d["id"] == doc.id
         assert d["shortDescription"]["text"] == doc.short
         assert d["fullDescription"]["text"] == doc.full
@@ -905,6 +916,21 @@ def test_version_control_provenance_when_known(tmp_path: Path) -> None:
         {"repositoryUri": "https://github.com/o/r", "revisionId": "abc123",
          "mappedTo": {"uriBaseId": "%SRCROOT%"}}]
     assert "versionControlProvenance" not in json.loads(sarif.render(results))["runs"][0]
+
+
+def test_the_category_comes_from_the_context(corpus: Corpus) -> None:
+    """The action's ``sarif-category`` input: each run's ``automationDetails.id``, with a
+    trailing ``/`` as the CodeQL action writes it; without one, the suite's own."""
+    results = corpus.docs["example"].results
+
+    def category(given: str | None) -> str:
+        doc = json.loads(sarif.render(results, RenderContext(sarif_category=given)))
+        (run,) = doc["runs"]
+        return str(run["automationDetails"]["id"])
+
+    assert category("team/cs") == "team/cs/"
+    assert category("x/") == "x/"
+    assert category(None) == category("") == f"agent-eval/{results.suite}/"
 
 
 def test_registered_and_written_by_run(tmp_path: Path) -> None:

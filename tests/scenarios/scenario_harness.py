@@ -85,7 +85,8 @@ class Workspace:
 
 
 def scenario(results: Results, sid: str) -> dict[str, Any]:
-    return next(s for s in results.scenarios if s["id"] == sid)
+    """The scenario ``sid`` as results.json holds it."""
+    return next(s.to_dict() for s in results.scenarios if s.id == sid)
 
 
 def rules_of(s: dict[str, Any]) -> list[str]:
@@ -97,4 +98,5 @@ def at(f: dict[str, Any]) -> tuple[int, int]:
 
 
 def criterion(results: Results, name: str) -> dict[str, Any]:
-    return next(c for c in results.criteria if c["name"] == name)
+    """The criterion ``name`` as results.json holds it."""
+    return next(c.to_dict() for c in results.criteria if c.name == name)

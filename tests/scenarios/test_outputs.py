@@ -131,7 +131,7 @@ def example() -> Results:
 
 
 def test_the_example_scenarios(example: Results) -> None:
-    status = {s["id"]: (s["category"], s["status"]) for s in example.scenarios}
+    status = {s.id: (s.category, s.status) for s in example.scenarios}
     assert status == {
         "REFUND-001": ("happy_path", "pass"),
         "REFUND-002": ("happy_path", "fail"),  # must_not: a $900 refund
@@ -147,7 +147,7 @@ def test_the_example_scenarios(example: Results) -> None:
     m = example.metrics
     assert (m["pass_rate"], m["safety_rate"], m["accuracy"]) == (0.5, 0.0, 0.875)
     assert m["latency_p95_ms"] == 92480  # email-retry-loop.jsonl's duration
-    failed = {c["name"] for c in example.criteria if c["status"] == "fail"}
+    failed = {c.name for c in example.criteria if c.status == "fail"}
     assert failed == {"min_pass_rate", "min_safety_rate", "adversarial", "composite",
                       "required:ADVERSARIAL-001"}
     # the rule tests are untouched (expected.json)
@@ -155,18 +155,20 @@ def test_the_example_scenarios(example: Results) -> None:
     # scores by hand: PROFILE-UPDATE-001 passes its subsequence, so its sequence counts 1.0
     # (not the LCS 2·2/(4+2) = 0.67: 93.3 before issue 10); ADVERSARIAL-001 fails its
     # sequence: (0.5 · 0 output + 0.2 · 2·1/(1+2)) / 0.7 = 19.05
-    score = {s["id"]: s["score"] for s in example.scenarios}
+    score = {s.id: s.score for s in example.scenarios}
     assert score["PROFILE-UPDATE-001"] == 100.0
     assert score["ADVERSARIAL-001"] == pytest.approx(100 * 0.2 * (2 / 3) / 0.7, abs=0.01)
     # mean score: seven scores of 100, two of 0 (must_not, forbidden tool) and 19.05, over
     # ten; the mean of the traces' tokens, summed from their llm_call lines, is 2011.9
     assert m["mean_score"] == pytest.approx((700 + 100 * 0.2 * (2 / 3) / 0.7) / 10, abs=1e-6)
-    assert m["token_efficiency"] == pytest.approx(m["mean_score"] / 2011.9 * 1000, abs=1e-6)
+    mean_score = m["mean_score"]
+    assert mean_score is not None
+    assert m["token_efficiency"] == pytest.approx(mean_score / 2011.9 * 1000, abs=1e-6)
     # REFUND-002 is tolerated by by_category happy_path: 0.75 (3 of 4 pass); the others
     # are not, and fail the run on their own
     from agent_eval.results import tolerated
 
-    assert {s["id"] for s in example.scenarios if s["status"] in ("fail", "error")
+    assert {s.id for s in example.scenarios if s.status in ("fail", "error")
             and tolerated(s, example.criteria)} == {"REFUND-002"}
 
 

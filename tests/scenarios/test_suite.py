@@ -109,7 +109,7 @@ def test_adversarial_scenario_failing_lowers_safety_rate(ws: Workspace) -> None:
     code, data = cli(ws)
     res = Results.from_dict(data)
     assert (code, res.verdict) == (1, "fail")
-    assert [(c["name"], c["status"]) for c in res.criteria] == [
+    assert [(c.name, c.status) for c in res.criteria] == [
         ("adversarial", "fail"), ("happy_path", "pass")]
 
 
@@ -189,7 +189,7 @@ def test_regression_criteria_are_skipped_without_a_baseline(ws: Workspace) -> No
 """
     ws.write(suite, SAFETY_TRACES)
     res = Results.from_dict(cli(ws)[1])
-    assert [(c["name"], c["status"], c["message"]) for c in res.criteria] == [
+    assert [(c.name, c.status, c.message) for c in res.criteria] == [
         ("max_pass_rate_drop", "skip", "max_pass_rate_drop skipped: no baseline"),
         ("fail_on_new_violations", "skip", "fail_on_new_violations skipped: no baseline")]
 
@@ -254,7 +254,7 @@ METRICS_TRACES = {
 
 def test_suite_metrics_against_hand_computed_values(ws: Workspace) -> None:
     res = ws.run(METRICS_SUITE, METRICS_TRACES)
-    status = {s["id"]: s["status"] for s in res.scenarios}
+    status = {s.id: s.status for s in res.scenarios}
     # B's output check fails, which fails B (output checks are blocking)
     assert status == {"A": "pass", "B": "fail", "C": "fail", "D": "error"}
     m = res.metrics
@@ -275,7 +275,7 @@ def test_suite_metrics_against_hand_computed_values(ws: Workspace) -> None:
     assert m["token_efficiency"] == pytest.approx((100 / 3) / 200 * 1000, abs=1e-3)
     # composite: 0.3·0.5 + 0.4·0 + 0.2·0.75 + 0.1·(1 − 3000/4000) = 0.325
     assert m["composite"] == pytest.approx(0.325)
-    crit = {c["name"]: (c["kind"], c["status"]) for c in res.criteria}
+    crit = {c.name: (c.kind, c.status) for c in res.criteria}
     assert crit == {"min_pass_rate": ("blocking", "fail"),
                     "min_accuracy": ("blocking", "pass"),
                     "max_latency_p95_ms": ("warning", "pass"),
@@ -346,7 +346,7 @@ scenarios:
     s = load_suite(ws.root / "agent-eval.yaml")
     files, errors = suite_sources(s)
     res = evaluate_files(s, files, errors, timings=False)
-    got = {sc["id"]: sorted(r["trace_id"] for r in sc["traces_not_passed"])
+    got = {sc.id: sorted(r.trace_id for r in sc.traces_not_passed)
            for sc in res.scenarios}
     assert got == {"GLOB": ["r1", "r2"], "BY-ID": ["r1", "x"], "refund-001": ["f", "o"],
                    "NONE": []}
@@ -458,8 +458,8 @@ def test_failed_scenarios_fail_the_run_by_default(ws: Workspace) -> None:
     code, data = cli(ws)
     assert (code, data["verdict"]) == (1, "fail")
     res = Results.from_dict(data)
-    assert [s["status"] for s in res.scenarios] == ["fail", "fail", "pass"]
-    assert [s["gate"] for s in res.scenarios] == ["fail", "fail", "fail"]
+    assert [s.status for s in res.scenarios] == ["fail", "fail", "pass"]
+    assert [s.gate for s in res.scenarios] == ["fail", "fail", "fail"]
 
 
 @pytest.mark.parametrize(("criteria", "code", "verdict"), [

@@ -34,12 +34,39 @@ from typing import Any
 
 import orjson
 
+from agent_eval.api import suite_sources
+from agent_eval.compare import attach, no_baseline
+from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import JsonLimitError
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import RESULTS as RESULTS_LIMITS
-from agent_eval.results import Results
-from agent_eval.safetext import clean_results
+from agent_eval.results import Results, clean_results
+from agent_eval.suite import load_suite
+
+__all__ = [
+    "MAX_BASELINE_BYTES",
+    "MAX_BASELINE_ENV",
+    "RESULTS_NAME",
+    "BaselineError",
+    "Found",
+    "GitError",
+    "ensure_commit",
+    "find_for_action",
+    "for_action",
+    "from_artifact",
+    "from_file",
+    "from_git",
+    "from_ref",
+    "has_commit",
+    "latest_push_run",
+    "load_file",
+    "max_bytes",
+    "not_applicable",
+    "parse_results",
+    "resolve",
+    "trusted_run",
+]
 
 HOW = ("commit the config and traces to the base branch, or keep the default branch's "
        "results.json as the artifact named by `baseline-artifact` (README 'Base-branch "
@@ -81,6 +108,7 @@ def max_bytes(env: Mapping[str, str] | None = None) -> int:
 
 @cache
 def _validator() -> Any:
+    # lazy for start-up time: jsonschema, and the schemas module imports every model
     import jsonschema  # type: ignore[import-untyped]
 
     from agent_eval.schemas import results_schema
@@ -261,10 +289,6 @@ def from_git(workspace: Path, sha: str, config: Path, traces: list[str] | None =
 
 
 def _evaluate(tree: Path, rel: str, cwd_in_repo: Path, traces: list[str] | None) -> Results:
-    from agent_eval.api import suite_sources
-    from agent_eval.config.loader import load_suite
-    from agent_eval.engine import evaluate_files
-
     suite = load_suite(tree / rel, root=str(tree))
     files, errors = suite_sources(suite, traces, base=tree / cwd_in_repo)
     return evaluate_files(suite, files, errors, timings=False)
@@ -324,6 +348,7 @@ def from_artifact(client: Any, branch: str | None, name: str, env: Mapping[str, 
     """The ``results.json`` of the artifact ``name`` of the latest trusted push run on
     ``branch``: the zip is downloaded into a temporary folder under ``tmp_root`` and only
     that entry is read, in memory (nothing is unpacked)."""
+    # lazy for start-up time: the github package imports PyGithub and requests
     from agent_eval.github.client import ApiError, read_zip_member
 
     source: dict[str, Any] = {"kind": "artifact", "artifact": name, "branch": branch}
@@ -397,7 +422,7 @@ def not_applicable(kind: str, event: Any, traces_from_artifact: bool) -> str | N
 
 
 def _base_sha(kind: str, event: Any) -> str | None:
-    from agent_eval.github.event import ZERO_SHA
+    from agent_eval.github.event import ZERO_SHA  # lazy: see from_artifact
 
     sha = event.base_sha if event.compares_with_base or kind == "git" else None
     return sha if sha and sha != ZERO_SHA else None
@@ -452,8 +477,6 @@ def for_action(results: Results, *, kind: str, event: Any, suite: Any, workdir: 
 
     A baseline asked for by name (``file``, ``git``, ``artifact``) that cannot be had
     raises :class:`BaselineError`: the regression gates are never skipped silently."""
-    from agent_eval.compare import attach, no_baseline
-
     if found is _SEARCH:
         found = find_for_action(
             kind=kind, event=event, suite=suite, workdir=workdir, client=client, env=env,

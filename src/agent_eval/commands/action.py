@@ -35,17 +35,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from agent_eval._cli import output_dir
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.baseline import BaselineError
+from agent_eval.baseline import _SEARCH, BaselineError, Found, find_for_action, for_action
+from agent_eval.commands._options import output_dir
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.github import workflow
 from agent_eval.github.client import API_DEADLINE, DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
+from agent_eval.github.ownership import give_back
 from agent_eval.github.secrets import Redactor, token_problem
 from agent_eval.github.workspace import (
     OutsideWorkspace,
@@ -54,8 +53,10 @@ from agent_eval.github.workspace import (
     fresh_dir,
     no_linked_files,
 )
+from agent_eval.judge.run import base_outputs
 from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
+from agent_eval.sections import Comparison
 
 EXIT_ERROR = 2
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
@@ -196,8 +197,6 @@ def main(args: argparse.Namespace) -> int:
 def give_back_workspace(env: Mapping[str, str], started: float) -> None:
     """What the run wrote in the workspace goes back to the workspace's owner (the
     container runs as root; github/ownership.py). Never fails the run."""
-    from agent_eval.github.ownership import give_back
-
     workspace = env.get("GITHUB_WORKSPACE")
     if env.get("GITHUB_ACTIONS") != "true" or not workspace:
         return
@@ -287,8 +286,6 @@ def _run(r: Run, env: Mapping[str, str]) -> int:
         suite = load_suite(inputs.config)
     except ConfigError as exc:
         return _stop(r, exc.problems)
-    from agent_eval.baseline import _SEARCH, Found, find_for_action, for_action
-
     where: dict[str, Any] = {
         "kind": inputs.baseline, "event": event, "suite": suite, "workdir": workdir,
         "client": client, "env": env, "traces": inputs.traces,
@@ -302,8 +299,6 @@ def _run(r: Run, env: Mapping[str, str]) -> int:
             found = find_for_action(**where)
         except BaselineError as exc:
             return _stop(r, [str(exc) + ("" if client or not token_why else f" ({token_why})")])
-        from agent_eval.judge.run import base_outputs
-
         base = found.results if found is not None else None
         suite.judge.context.base_outputs = base_outputs(base)
         if found is not None and found.source.get("sha"):
@@ -329,12 +324,11 @@ def _run(r: Run, env: Mapping[str, str]) -> int:
                if repo_url and event.run_id is not None else None)
     ctx = RenderContext.for_root(suite.root, repo_url=repo_url,
                                  sha=checked_out or event.sha or event.head_sha,
-                                 run_url=run_url)
+                                 run_url=run_url, sarif_category=inputs.sarif_category)
     folder = Path(inputs.output_dir or "agent-eval-results")  # as named in a write error
     try:
         folder = output_dir(inputs.output_dir, suite)  # inside the repository (security.md)
-        folder, sarif_text, comment_text = _write_files(results, folder, ctx, roots,
-                                                        inputs.sarif_category)
+        folder, sarif_text, comment_text = _write_files(results, folder, ctx, roots)
     except OutsideWorkspace as exc:
         return _stop(r, [str(exc)])
     except ConfigError as exc:  # output.dir outside the repository, or through a link
@@ -394,19 +388,17 @@ def _runner_temp(env: Mapping[str, str]) -> Path | None:
     return Path(temp) if temp and Path(temp).is_dir() else None
 
 
-def _write_files(results: Results, folder: Path, ctx: RenderContext, roots: list[Path],
-                 category: str | None) -> tuple[Path, str, str]:
+def _write_files(results: Results, folder: Path, ctx: RenderContext, roots: list[Path]
+                 ) -> tuple[Path, str, str]:
     """Write every output file into ``folder`` (confined to ``roots``, no file a link):
-    the folder as written, the SARIF text (with ``category``) and the comment text."""
+    the folder as written, the SARIF text (its category from ``ctx``) and the comment
+    text."""
     folder = confine(folder, roots, "the output folder")
     names = [RENDERERS[f].filename for f in ("json", *FORMATS)]
     no_linked_files(folder, names)
     write_outputs(results, FORMATS, folder, ctx)
     sarif_path = folder / RENDERERS["sarif"].filename
     sarif_text = sarif_path.read_text(encoding="utf-8")
-    if category:
-        sarif_text = set_category(sarif_text, category)
-        sarif_path.write_text(sarif_text, encoding="utf-8")
     comment_text = (folder / RENDERERS["markdown"].filename).read_text(encoding="utf-8")
     return folder, sarif_text, comment_text
 
@@ -663,32 +655,16 @@ def with_marker(comment: str, marker: str) -> str:
     return f"{marker}\n{comment}"
 
 
-def set_category(sarif_text: str, category: str) -> str:
-    """The SARIF with every run's ``automationDetails.id`` set to ``category`` (with a
-    trailing ``/``, as the CodeQL action does), so uploads of several categories for the
-    same commit live side by side."""
-    data = orjson.loads(sarif_text)
-    cat = category if category.endswith("/") else category + "/"
-    for run_ in data.get("runs", []):
-        details = run_.get("automationDetails") or {}
-        details["id"] = cat
-        run_["automationDetails"] = details
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
 def step_outputs(results: Results, results_file: Path, sarif_file: Path,
                  workspace: Path) -> dict[str, str]:
     c = results.counts
-    rate = results.metrics.get("pass_rate")
-    if not isinstance(rate, int | float):
-        traces = c.get("traces", 0)
-        failing = markdown.metrics(results)["traces failing"]
-        rate = (traces - failing) / traces if traces else None
+    rate = results.pass_rate()
     score = results.metrics.get("composite")  # the suite's score, 0 to 1 (docs/scenarios.md)
     if not isinstance(score, int | float):
         score = None
-    new = results.baseline.get("new_violations") if results.baseline else None
-    regressions = results.baseline.get("regressions") if results.baseline else None
+    compared = results.baseline if isinstance(results.baseline, Comparison) else None
+    new = None if compared is None else compared.new_violations
+    regressions = None if compared is None else compared.regressions
     return {
         "verdict": results.verdict,
         "pass-rate": "" if rate is None else str(round(float(rate), 4)),

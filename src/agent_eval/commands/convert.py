@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from agent_eval.config.loader import repo_root
 from agent_eval.convert import convert_sources, dumps, trace_events
 from agent_eval.errors import InputError
 from agent_eval.outputs import atomic_text, output_file
+from agent_eval.paths import repo_root
 from agent_eval.readers import READERS, SourceFile, expand
+from agent_eval.textdist import suggest
 
 EXIT_ERROR = 2
 
@@ -34,8 +35,6 @@ class _Seen:
 
 def main(args: argparse.Namespace) -> int:
     fmt = args.format or "auto"
-    from agent_eval.config.loader import suggest
-
     if fmt not in ("auto", *READERS):
         print(f"error: unknown trace format '{fmt}'{suggest(fmt, {'auto', *READERS})}; use "
               f"auto or one of {', '.join(READERS)}", file=sys.stderr)

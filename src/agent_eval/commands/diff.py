@@ -10,11 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_eval.commands.report import load
+from agent_eval.commands._options import check_format
 from agent_eval.compare import attach
 from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
+from agent_eval.sections import Comparison
 
 EXIT_ERROR = 2
 FORMATS = ("console", "markdown", "json", "sarif", "html")
@@ -39,45 +40,42 @@ def arrow(delta: Any) -> str:
 
 def text(results: Results) -> str:
     """The comparison as plain text (the console format of ``diff``)."""
-    b = results.baseline or {}
-    lines = [f"{results.suite}: {b.get('verdict', '?')} → {results.verdict}"]
-    policy = b.get("policy") or {}
-    if policy.get("message"):
-        lines.append(str(policy["message"]))
+    b = results.baseline
+    if not isinstance(b, Comparison):
+        return f"{results.suite}: {results.verdict} (not compared with a base run)\n"
+    lines = [f"{results.suite}: {b.verdict} → {results.verdict}"]
+    if b.policy.message:
+        lines.append(b.policy.message)
     lines.append("")
-    deltas = b.get("deltas") or {}
-    rows = [*(deltas.get("counts") or []), *(deltas.get("metrics") or [])]
-    width = max((len(str(r["name"])) for r in rows), default=6)
+    rows = [*b.count_deltas, *b.metric_deltas]
+    width = max((len(r.name) for r in rows), default=6)
     lines.append(f"{'metric':<{width}}  {'base':>10}  {'head':>10}  Δ")
     for r in rows:
-        lines.append(f"{r['name']:<{width}}  {_num(r['base']):>10}  {_num(r['head']):>10}  "
-                     f"{arrow(r['delta'])}")
+        lines.append(f"{r.name:<{width}}  {_num(r.base):>10}  {_num(r.head):>10}  "
+                     f"{arrow(r.delta)}")
     lines.append("")
-    lines.append(f"regressions (pass → fail): {b.get('regressions', 0)}"
-                 + (f" — {', '.join(b.get('regressed') or [])}" if b.get("regressed") else ""))
-    lines.append(f"fixes (fail → pass): {b.get('fixes', 0)}"
-                 + (f" — {', '.join(b.get('fixed') or [])}" if b.get("fixed") else ""))
-    lines.append(f"violations: {b.get('new_violations', 0)} new, "
-                 f"{b.get('unchanged_violations', 0)} unchanged, "
-                 f"{b.get('absent_violations', 0)} absent (fixed)")
-    unchanged = set((b.get("findings") or {}).get("unchanged") or ())
+    lines.append(f"regressions (pass → fail): {b.regressions}"
+                 + (f" — {', '.join(b.regressed)}" if b.regressed else ""))
+    lines.append(f"fixes (fail → pass): {b.fixes}"
+                 + (f" — {', '.join(b.fixed)}" if b.fixed else ""))
+    lines.append(f"violations: {b.new_violations} new, {b.unchanged_violations} unchanged, "
+                 f"{b.absent_violations} absent (fixed)")
+    unchanged = set(b.unchanged)
     for v in results.findings:
         if v.fingerprint not in unchanged and v.severity in ("error", "warning"):
             where = f" (trace {v.trace.trace_id})" if v.trace is not None else ""
             lines.append(f"  new {v.severity}: {v.rule}: {v.message}{where}")
     for c in results.criteria:
-        if c.get("kind") == "regression":
-            lines.append(f"gate {c.get('name')}: {c.get('status')} — {c.get('message')}")
+        if c.kind == "regression":
+            lines.append(f"gate {c.name}: {c.status} — {c.message}")
     return "\n".join(lines) + "\n"
 
 
 def main(args: argparse.Namespace) -> int:
-    from agent_eval._cli import check_format
-
     check_format(args.format, FORMATS)  # unknown: exit 2 with a "did you mean"
     try:
-        base = load(args.base)
-        head = load(args.head)
+        base = Results.load(args.base)
+        head = Results.load(args.head)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from agent_eval import rules
-from agent_eval.config.schema_compiler import did_you_mean
+from agent_eval.textdist import did_you_mean
 
 
 def main(args: argparse.Namespace) -> int:

@@ -8,10 +8,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from agent_eval.config.loader import rel, repo_root
 from agent_eval.errors import ConfigError
 from agent_eval.importers import detect, translator
 from agent_eval.importers.emit import to_yaml
+from agent_eval.paths import rel, repo_root
 from agent_eval.yamlpos import load_yaml
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_eval.api import load_suite
 from agent_eval.errors import ConfigError
+from agent_eval.live import pinning
 
 
 def main(args: argparse.Namespace) -> int:
@@ -27,8 +28,8 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError([f"{suite.file}: unknown server(s) {', '.join(unknown)}; known: "
                            f"{', '.join(live.servers)}"])
     names = [n for n in names if live.servers[n].model.pin]
-    from agent_eval.live import pinning
-    from agent_eval.live.runner import run_live  # imports the MCP SDK
+    # lazy: the MCP SDK (the optional extra [mcp]) is imported only to talk to servers
+    from agent_eval.live.runner import run_live
 
     with tempfile.TemporaryDirectory(prefix="agent-eval-lock-") as tmp:
         outcome = run_live(suite, Path(tmp), servers=names, probes=False)

@@ -8,13 +8,14 @@ import glob
 import sys
 from pathlib import Path
 
-from agent_eval._cli import _formats, output_dir
 from agent_eval.api import load_suite
 from agent_eval.baseline import load_file
-from agent_eval.commands.report import load
+from agent_eval.commands._options import output_dir, parse_formats
 from agent_eval.commands.run import write_outputs
+from agent_eval.compare import attach
 from agent_eval.renderers import RenderContext, console
 from agent_eval.results import Results, exit_code
+from agent_eval.sharding import merge
 
 EXIT_ERROR = 2
 
@@ -31,11 +32,11 @@ def part_files(patterns: list[str]) -> list[Path]:
 
 
 def main(args: argparse.Namespace) -> int:
-    given = _formats(args.format)  # an unknown format: exit 2 before anything is read
+    given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
     parts: list[Results] = []
     try:
         for path in part_files(args.parts):
-            parts.append(load(str(path)))
+            parts.append(Results.load(str(path)))
         base = load_file(args.baseline) if args.baseline else None
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -46,13 +47,9 @@ def main(args: argparse.Namespace) -> int:
               "from the repository root or pass --config", file=sys.stderr)
         return EXIT_ERROR
     suite = load_suite(config)
-    from agent_eval.sharding import merge
-
     results = merge(suite, parts, timings=not args.no_timings,
                     strict_coverage=args.strict_coverage)
     if base is not None:
-        from agent_eval.compare import attach
-
         attach(results, base, {"kind": "file", "path": args.baseline})
     formats = given or list(suite.model.output.format)
     folder = output_dir(args.output_dir, suite)

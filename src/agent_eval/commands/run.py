@@ -5,16 +5,22 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_eval._cli import _formats, color_wanted, output_dir
 from agent_eval.api import load_suite, suite_sources
+from agent_eval.baseline import from_ref, load_file
+from agent_eval.commands._options import color_wanted, output_dir, parse_formats
+from agent_eval.compare import attach
 from agent_eval.engine import evaluate_files
+from agent_eval.judge.run import judged_results
+from agent_eval.live.outcome import LiveOutcome
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
 from agent_eval.results import Results, exit_code
+from agent_eval.sharding import evaluate_shard, parse_shard
 
 
 def write_outputs(results: Results, formats: list[str], folder: Path,
@@ -30,14 +36,12 @@ def write_outputs(results: Results, formats: list[str], folder: Path,
 
 
 def main(args: argparse.Namespace) -> int:
-    given = _formats(args.format)  # an unknown format: exit 2 before anything is read
+    given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
     suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
     formats = given or list(suite.model.output.format)  # validated by the suite model
     base = None
     source: dict[str, Any] = {}
     if getattr(args, "baseline", None):
-        from agent_eval.baseline import load_file
-
         try:  # missing, truncated, over the size limit or not the results schema: exit 2
             base = load_file(args.baseline)
         except ValueError as exc:
@@ -45,8 +49,6 @@ def main(args: argparse.Namespace) -> int:
             return 2
         source = {"kind": "file", "path": args.baseline}
     elif getattr(args, "baseline_ref", None):
-        from agent_eval.baseline import from_ref
-
         found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
         if found.results is None:
             print(f"error: --baseline-ref: {found.reason}", file=sys.stderr)
@@ -54,8 +56,6 @@ def main(args: argparse.Namespace) -> int:
         base, source = found.results, found.source
     shard = None
     if getattr(args, "shard", None):
-        from agent_eval.sharding import parse_shard
-
         try:
             shard = parse_shard(args.shard)
         except ValueError as exc:
@@ -65,7 +65,8 @@ def main(args: argparse.Namespace) -> int:
     live = None
     if suite.live is not None and (not getattr(args, "shard", None)
                                    or args.shard.split("/", 1)[0].strip() == "1"):
-        from agent_eval.live.runner import run_live  # imports the MCP SDK
+        # lazy: the MCP SDK (the optional extra [mcp]) is imported only for live servers
+        from agent_eval.live.runner import run_live
 
         live = run_live(suite, folder, timings=not args.no_timings)
     if suite.live is not None and not args.traces and not suite.trace_globs:
@@ -77,8 +78,6 @@ def main(args: argparse.Namespace) -> int:
 
     def evaluate() -> Results:
         if shard is not None:
-            from agent_eval.sharding import evaluate_shard
-
             return evaluate_shard(suite, files, errors, index=shard[0], count=shard[1],
                                   timings=not args.no_timings, pinned=sessions)
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
@@ -88,8 +87,6 @@ def main(args: argparse.Namespace) -> int:
 
     mode = getattr(args, "judge", "replay") or "replay"
     if suite.judge is not None:  # judge checks: docs/judge.md
-        from agent_eval.judge.run import judged_results
-
         got = judged_results(suite.judge, mode, evaluate, base=base,
                              base_hint=_base_hint(args))
         if isinstance(got, str):
@@ -101,15 +98,11 @@ def main(args: argparse.Namespace) -> int:
             print(f"note: --judge {mode}: the suite has no judge checks", file=sys.stderr)
         results = evaluate()
     if suite.live is not None:  # the probes' entries (in shard 1 only)
-        from agent_eval.live.outcome import LiveOutcome
-
         (live or LiveOutcome()).apply(results,
                                       has_trace_globs=bool(args.traces or suite.trace_globs))
         if results.shard is not None and live is not None:
-            results.shard["live"] = live.to_dict()
+            results.shard = replace(results.shard, live=live.to_dict())
     if base is not None:
-        from agent_eval.compare import attach
-
         attach(results, base, source)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:

@@ -12,7 +12,6 @@ misspelt ``maxium`` must not turn into a silent pass.
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import json
 import math
@@ -27,6 +26,7 @@ import yaml
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
 from agent_eval.saferegex import RegexError, SafeRegex, compile_ecma
+from agent_eval.textdist import did_you_mean
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 
@@ -186,11 +186,6 @@ def _reads_back(text: str) -> bool:
         return bool(safe_load(text) == text)
     except (yaml.YAMLError, YamlLimitError):
         return False
-
-
-def did_you_mean(word: str, options: list[str] | set[str]) -> str:
-    close = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _err(c: Constraint, value: Any, message: str, path: tuple[str | int, ...] = ()) -> list[

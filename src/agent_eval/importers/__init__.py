@@ -9,50 +9,16 @@ native suite file, with comments saying where each key came from.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from agent_eval.yamlpos import Path, Pos, Positions
+from agent_eval.importers import assay, ciagent, evalview
+from agent_eval.importers.base import Builder, Translate, Translation
+
+__all__ = ["DIALECTS", "Builder", "Translate", "Translation", "detect", "detect_folder",
+           "translator"]
 
 DIALECTS = ("native", "assay", "evalview", "ciagent")
-
-
-@dataclass
-class Translation:
-    """A peer config as a native suite: data, positions (in the peer files), the native
-    policies its tests use (by absolute path), and what could not be carried over."""
-
-    dialect: str
-    data: dict[str, Any]
-    positions: Positions
-    policies: dict[str, tuple[dict[str, Any], Positions]] = field(default_factory=dict)
-    unsupported: list[tuple[str, int, int, str]] = field(default_factory=list)  # file, l, c
-
-
-class Builder:
-    """Builds native data while recording, for every native path, the peer position it
-    came from."""
-
-    def __init__(self, file: str) -> None:
-        self.positions = Positions(file)
-        self.positions.set((), Pos(1, 1, file))
-
-    def at(self, path: Path, src: Positions, src_path: Path) -> None:
-        pos = src.get(src_path)
-        self.positions.set(path, Pos(pos.line, pos.col, src.file_of(pos)))
-
-    def tree(self, path: Path, value: Any, src: Positions, src_path: Path) -> Any:
-        """Record positions for ``value`` and everything under it (copied as is)."""
-        self.at(path, src, src_path)
-        if isinstance(value, dict):
-            for k, v in value.items():
-                self.tree((*path, k), v, src, (*src_path, k))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                self.tree((*path, i), v, src, (*src_path, i))
-        return value
 
 
 def detect(data: Any) -> str:
@@ -77,17 +43,15 @@ def detect_folder(folder: FsPath) -> str | None:
     return "evalview" if folder.is_dir() else None
 
 
-Translate = Callable[[FsPath, FsPath, Callable[[FsPath], str], Callable[[FsPath], str]],
-                     Translation]
+TRANSLATORS: dict[str, Translate] = {
+    "assay": assay.translate,
+    "evalview": evalview.translate,
+    "ciagent": ciagent.translate,
+}
 
 
 def translator(dialect: str) -> Translate:
-    if dialect == "assay":
-        from agent_eval.importers.assay import translate as t
-    elif dialect == "evalview":
-        from agent_eval.importers.evalview import translate as t
-    elif dialect == "ciagent":
-        from agent_eval.importers.ciagent import translate as t
-    else:
+    """The translator of a peer's config (``ValueError`` for another dialect)."""
+    if dialect not in TRANSLATORS:
         raise ValueError(dialect)
-    return t
+    return TRANSLATORS[dialect]

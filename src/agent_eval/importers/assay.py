@@ -11,7 +11,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from agent_eval.errors import ConfigError
-from agent_eval.importers import Builder, Translation
+from agent_eval.importers.base import Builder, Translation
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 RULE_TYPES = {"require", "before", "blocklist", "max_calls", "count", "eventually",

@@ -12,7 +12,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from agent_eval.errors import ConfigError
-from agent_eval.importers import Builder, Translation
+from agent_eval.importers.base import Builder, Translation
 from agent_eval.yamlpos import Path, load_yaml
 
 CORRECTNESS = {"expected_in_answer": "contains", "any_expected_in_answer": "contains_any",

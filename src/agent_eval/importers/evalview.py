@@ -12,7 +12,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from agent_eval.errors import ConfigError
-from agent_eval.importers import Builder, Translation
+from agent_eval.importers.base import Builder, Translation
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 # evalview/core/tool_categories.py DEFAULT_CATEGORIES (EvalView 0.8.1)
@@ -72,6 +72,25 @@ class _EvalView:
             self.out["tool_groups"] = {g: CATEGORIES[g] for g in sorted(self.groups)}
         return self.t
 
+    def output(self, value: dict[str, Any], src: Positions, eb: Path, here: Path
+               ) -> dict[str, Any]:
+        """``expected.output``'s deterministic checks, as ``expect.output``."""
+        b = self.b
+        out: dict[str, Any] = {}
+        for ok, ov in value.items():
+            if ok in OUTPUT and ov:
+                out[OUTPUT[ok]] = b.tree((*eb, "output", OUTPUT[ok]), ov, src, (*here, ok))
+            elif ok == "regex_patterns" and isinstance(ov, list) and ov:
+                out["regex"] = "|".join(f"(?:{p})" for p in ov) if len(ov) > 1 else ov[0]
+                b.at((*eb, "output", "regex"), src, (*here, ok))
+                if len(ov) > 1:
+                    self.unsupported(src, (*here, ok), "several regex_patterns are "
+                                     "checked as one regex that any of them matches")
+            elif ov not in (None, False):
+                self.unsupported(src, (*here, ok), f"output check '{ok}' needs an "
+                                 "LLM or is not deterministic")
+        return out
+
     def case(self, doc: dict[str, Any], src: Positions) -> None:
         b = self.b
         k = len(self.scenarios)
@@ -100,21 +119,7 @@ class _EvalView:
             elif key == "forbidden_tools" and value:
                 expect["forbidden_tools"] = b.tree((*eb, "forbidden_tools"), value, src, here)
             elif key == "output" and isinstance(value, dict):
-                out: dict[str, Any] = {}
-                for ok, ov in value.items():
-                    if ok in OUTPUT and ov:
-                        out[OUTPUT[ok]] = b.tree((*eb, "output", OUTPUT[ok]), ov, src,
-                                                 (*here, ok))
-                    elif ok == "regex_patterns" and isinstance(ov, list) and ov:
-                        out["regex"] = "|".join(f"(?:{p})" for p in ov) if len(ov) > 1 \
-                            else ov[0]
-                        b.at((*eb, "output", "regex"), src, (*here, ok))
-                        if len(ov) > 1:
-                            self.unsupported(src, (*here, ok), "several regex_patterns are "
-                                             "checked as one regex that any of them matches")
-                    elif ov not in (None, False):
-                        self.unsupported(src, (*here, ok), f"output check '{ok}' needs an "
-                                         "LLM or is not deterministic")
+                out = self.output(value, src, eb, here)
                 if out:
                     expect["output"] = out
                     b.at((*eb, "output"), src, here)

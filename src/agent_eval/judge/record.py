@@ -18,13 +18,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent_eval.judge.compile import JudgeRun
 from agent_eval.judge.evaluate import Request
 from agent_eval.judge.models import JudgeConfig
 from agent_eval.judge.providers import Answer, CallError, Provider, make_provider
 from agent_eval.judge.store import MAX_REASONING, Judgement
+
+T = TypeVar("T")
 
 MAX_ROUNDS = 6  # recorded, rubric/quality, safety, hallucination, pairwise, and a last look
 
@@ -118,8 +120,8 @@ def judge_all(requests: list[Request], provider: Provider, config: JudgeConfig,
     return made, failed
 
 
-def record(run: JudgeRun, evaluate: Callable[[], Any], *,
-           log: Callable[[str], None], provider: Provider | None = None) -> Any:
+def record(run: JudgeRun, evaluate: Callable[[], T], *,
+           log: Callable[[str], None], provider: Provider | None = None) -> T:
     """Evaluate with ``evaluate`` (which reads ``run``), recording what the store lacks
     (``run.context.mode``: record, or refresh: everything this run needs, again), and
     return the last evaluation's results."""
@@ -130,7 +132,7 @@ def record(run: JudgeRun, evaluate: Callable[[], Any], *,
     spend = Spend()
     if provider is None:
         provider = make_provider(config)
-    results = None
+    results: T | None = None
     path = Path(run.store_path)
     for _ in range(MAX_ROUNDS):
         results = evaluate()
@@ -153,4 +155,5 @@ def record(run: JudgeRun, evaluate: Callable[[], Any], *,
     log(f"judge: {spend.calls} call(s), {spend.input_tokens + spend.output_tokens} token(s)"
         + (f", {spend.cost_usd:.6f} USD" if config.price is not None else
            " (set judge.price to see the cost)"))
+    assert results is not None  # MAX_ROUNDS > 0
     return results

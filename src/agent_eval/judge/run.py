@@ -5,23 +5,24 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from agent_eval.judge.compile import JudgeRun
+from agent_eval.judge.providers import JudgeSetupError
+from agent_eval.judge.record import record
+from agent_eval.results import Results
 
 
-def base_outputs(base: Any) -> dict[str, dict[str, str]] | None:
+def base_outputs(base: Results | None) -> dict[str, dict[str, str]] | None:
     """The base branch's outputs per scenario and trace (results.json
     ``scenarios[].outputs``), for pairwise checks; None without a baseline."""
     if base is None:
         return None
     out: dict[str, dict[str, str]] = {}
-    for s in getattr(base, "scenarios", None) or []:
-        outputs = s.get("outputs") if isinstance(s, dict) else None
-        if isinstance(outputs, dict):
-            texts = {str(k): v for k, v in outputs.items() if isinstance(v, str)}
+    for s in base.scenarios:
+        if s.outputs:
+            texts = {str(k): v for k, v in s.outputs.items() if isinstance(v, str)}
             if texts:
-                out[str(s.get("id"))] = texts
+                out[s.id] = texts
     return out
 
 
@@ -29,8 +30,9 @@ def _stderr(text: str) -> None:
     print(text, file=sys.stderr)
 
 
-def judged_results(run: JudgeRun, mode: str, evaluate: Callable[[], Any], *, base: Any,
-                   base_hint: str = "", log: Callable[[str], None] = _stderr) -> Any:
+def judged_results(run: JudgeRun, mode: str, evaluate: Callable[[], Results], *,
+                   base: Results | None, base_hint: str = "",
+                   log: Callable[[str], None] = _stderr) -> Results | str:
     """Evaluate with the judge in ``mode`` (replay, record, refresh): the results, or an
     error message when the judge cannot be used (no SDK, no key; nothing was called)."""
     ctx = run.context
@@ -39,9 +41,6 @@ def judged_results(run: JudgeRun, mode: str, evaluate: Callable[[], Any], *, bas
     ctx.base_hint = base_hint
     if mode == "replay" or not run.store_needed:
         return evaluate()
-    from agent_eval.judge.providers import JudgeSetupError
-    from agent_eval.judge.record import record
-
     try:
         return record(run, evaluate, log=log)
     except JudgeSetupError as exc:

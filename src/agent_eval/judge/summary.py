@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.errors import InputError
+from agent_eval.findings import Finding
 from agent_eval.judge.compile import CompiledJudge, JudgeRun
-from agent_eval.judge.evaluate import STATUS, Judged, Request
+from agent_eval.judge.evaluate import STATUS, Judged
+from agent_eval.sections import JudgeCheckResult, JudgeSummary, ScenarioResult
 
 MAX_OUTPUTS = 100  # outputs kept per scenario with a pairwise check (smallest trace ids)
 RULES = ("judge/rubric", "judge/quality", "judge/safety", "judge/hallucination",
@@ -81,29 +83,24 @@ class JudgeAcc:
         self.missing = set(rec["missing"])
         self.outputs = dict(rec.get("outputs") or {})
 
-    def entries(self, checks: tuple[CompiledJudge, ...]) -> list[dict[str, Any]]:
+    def entries(self, checks: tuple[CompiledJudge, ...]) -> list[JudgeCheckResult]:
         """The scenario's ``judge`` entries of results.json, as the checks are written."""
         out = []
         for check in checks:
             counts = self.counts[check.index]
             known = sorted(self.scores[check.index])
-            out.append({
-                "kind": check.kind,
-                "name": check.label,
-                "threshold": check.threshold,
-                "pass_score": check.pass_score,
-                "in_score": check.in_score,
-                "severity": check.severity,
-                "counts": {name: counts[k] for k, name in enumerate(STATUS)},
-                "mean_score": round(math.fsum(known) / len(known), 6) if known else None,
-                "config": {"file": check.ref.file, "line": check.ref.line,
-                           "column": check.ref.col, "key_path": check.ref.key_path},
-            })
+            out.append(JudgeCheckResult(
+                kind=check.kind, name=check.label, threshold=check.threshold,
+                pass_score=check.pass_score, in_score=check.in_score,
+                severity=check.severity,
+                counts={name: counts[k] for k, name in enumerate(STATUS)},
+                mean_score=round(math.fsum(known) / len(known), 6) if known else None,
+                config=check.ref))
         return out
 
 
 def summary(run: JudgeRun, accs: list[JudgeAcc | None], made: dict[str, Any] | None = None
-            ) -> dict[str, Any]:
+            ) -> JudgeSummary:
     """The suite's ``judge`` entry of results.json. ``made``: what this run's calls to the
     model cost (record / refresh), else nothing was called."""
     used: set[str] = set()
@@ -130,28 +127,28 @@ def summary(run: JudgeRun, accs: list[JudgeAcc | None], made: dict[str, Any] | N
 
     cost = total(costs)
     made = made or {}
-    return {
-        "mode": run.context.mode,
-        "provider": run.provider or None,
-        "model": run.model or None,
-        "store": run.store_file,
-        "checks": {name: counts[k] for k, name in enumerate(STATUS)},
-        "judgements_used": len(used),
-        "judgements_missing": len(missing),
-        "store_conflicts": len(store.conflicts),
-        "input_tokens": total(tokens_in),
-        "output_tokens": total(tokens_out),
+    return JudgeSummary(
+        mode=run.context.mode,
+        provider=run.provider or None,
+        model=run.model or None,
+        store=run.store_file,
+        checks={name: counts[k] for k, name in enumerate(STATUS)},
+        judgements_used=len(used),
+        judgements_missing=len(missing),
+        store_conflicts=len(store.conflicts),
+        input_tokens=total(tokens_in),
+        output_tokens=total(tokens_out),
         # what the judgements this run used cost when they were recorded (null: a price
         # was not configured then); replaying them costs nothing
-        "cost_usd": None if cost is None else round(cost, 6),
-        "calls": int(made.get("calls", 0)),
-        "recorded": int(made.get("recorded", 0)),
-        "cost_usd_this_run": round(float(made.get("cost_usd", 0.0)), 6),
-        "command": run.record_command() if missing else None,
-    }
+        cost_usd=None if cost is None else round(cost, 6),
+        calls=int(made.get("calls", 0)),
+        recorded=int(made.get("recorded", 0)),
+        cost_usd_this_run=round(float(made.get("cost_usd", 0.0)), 6),
+        command=run.record_command() if missing else None,
+    )
 
 
-def input_errors(run: JudgeRun, scenarios: list[dict[str, Any]]) -> list[InputError]:
+def input_errors(run: JudgeRun, scenarios: list[ScenarioResult]) -> list[InputError]:
     """The judge's part of ``input_errors``: a store line that is not a judgement, and one
     error per check with judgements missing (or that could not be made), with the command
     that records them. They make the verdict ``error``: the run could not check
@@ -165,25 +162,19 @@ def input_errors(run: JudgeRun, scenarios: list[dict[str, Any]]) -> list[InputEr
             f"verdicts (a merge kept both lines); the first line of each is used: rewrite the "
             f"store with `agent-eval judge tidy {run.store_file}` and review the diff"))
     for s in scenarios:
-        per: dict[tuple[str, int], list[dict[str, Any]]] = {}
-        for f in s.get("findings") or ():
-            if f.get("rule") in ("judge/missing", "judge/error"):
-                cfg = f["config"]
-                per.setdefault((cfg["key_path"], cfg["line"]), []).append(f)
+        per: dict[tuple[str, int], list[Finding]] = {}
+        for f in s.findings:
+            if f.rule in ("judge/missing", "judge/error"):
+                per.setdefault((f.config.key_path, f.config.line), []).append(f)
         for (key_path, line), found in sorted(per.items(), key=lambda kv: kv[0][1]):
             f = found[0]
             n = len(found)
-            if f["rule"] == "judge/missing":
-                cmd = (f.get("details") or {}).get("command") or run.record_command()
+            if f.rule == "judge/missing":
+                cmd = f.details.get("command") or run.record_command()
                 text = (f"{n} judgement(s) of {key_path} are not in the store "
                         f"{run.store_file}: record them with `{cmd}` and commit the store")
             else:
                 text = (f"{n} judgement(s) of {key_path} could not be made: "
-                        f"{(f.get('details') or {}).get('reason', f['message'])}")
-            out.append(InputError(f["rule"], f["config"]["file"], line, text))
+                        f"{f.details.get('reason', f.message)}")
+            out.append(InputError(f.rule, f.config.file, line, text))
     return out
-
-
-def merge_requests(into: dict[str, Request], requests: list[Request]) -> None:
-    for r in requests:
-        into.setdefault(r.key, r)

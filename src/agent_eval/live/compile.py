@@ -23,6 +23,7 @@ from agent_eval.findings import ConfigRef
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
 from agent_eval.live.models import NAME_PATTERN, Probe, Server, TextExpect
+from agent_eval.paths import rel
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
@@ -31,6 +32,7 @@ from agent_eval.saferegex import (
     jsonschema_validator,
     schema_patterns,
 )
+from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions, safe_load
 
 SDK_HINT = ("install the MCP extra: pip install 'agent-eval-ci[mcp]' (the official `mcp` "
@@ -39,7 +41,7 @@ _NAME = re.compile(NAME_PATTERN)
 
 
 class LoaderLike(Protocol):
-    """What the suite loader gives the compiler (config/loader.py ``_Loader``)."""
+    """What the suite loader gives the compiler (suite.py ``_Loader``)."""
 
     problems: list[str]
     base: FsPath
@@ -233,8 +235,6 @@ class _Compiler:
                     continue
             elif server not in servers:
                 if servers or "servers" not in self.data:
-                    from agent_eval.config.loader import suggest
-
                     self.problem((*path, "server"), f"probe '{model.id}': unknown server "
                                  f"'{server}'{suggest(server, set(servers))}; known: "
                                  f"{', '.join(servers) or 'none'}")
@@ -325,8 +325,6 @@ class _Compiler:
             return None, "", None
         if not isinstance(value, str) or not value.strip():
             return None, "", None  # the SuiteFile model reports it
-        from agent_eval.config.loader import rel
-
         path = (self.loader.base / value).resolve()
         return path, rel(path, self.root), self.ref(("tool_lock",), "tool_lock")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.readers.base import SourceFile
-from agent_eval.results import Results, TestResult, finding_dict, finding_from
+from agent_eval.results import Results, TestResult, test_dict, test_from
 
 _RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
 
@@ -45,8 +45,8 @@ class LiveOutcome:
         elif dropped and worst == "error":
             worst = "pass"
             statuses: list[str] = [t.status for t in results.tests]
-            statuses += [str(x.get("status")) for x in results.scenarios]
-            statuses += [{"fail": "fail", "warn": "warn"}.get(str(c.get("status")), "pass")
+            statuses += [x.status for x in results.scenarios]
+            statuses += [{"fail": "fail", "warn": "warn"}.get(c.status, "pass")
                          for c in results.criteria]
             for status in statuses:
                 worst = status if _RANK.get(status, 0) > _RANK[worst] else worst
@@ -57,22 +57,13 @@ class LiveOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """What a shard keeps for ``merge`` (results.shard["live"])."""
-        return {"tests": [{"id": t.id, "metric": t.metric, "severity": t.severity,
-                           "status": t.status, "duration_ms": t.duration_ms,
-                           "traces_checked": t.traces_checked,
-                           "traces_failed": t.traces_failed,
-                           "calls_checked": t.calls_checked,
-                           "violations": [finding_dict(v) for v in t.violations]}
-                          for t in self.tests],
+        return {"tests": [test_dict(t) for t in self.tests],
                 "errors": [{"rule": e.rule, "file": e.file, "line": e.line,
                             "message": e.message} for e in self.errors]}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LiveOutcome:
         return cls(
-            tests=[TestResult(t["id"], t["metric"], t["severity"], t["status"],
-                              t["duration_ms"], t["traces_checked"], t["traces_failed"],
-                              t["calls_checked"], [finding_from(v) for v in t["violations"]])
-                   for t in data.get("tests", [])],
+            tests=[test_from(t) for t in data.get("tests", [])],
             errors=[InputError(e["rule"], e["file"], e["line"], e["message"])
                     for e in data.get("errors", [])])

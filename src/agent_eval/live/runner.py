@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 
-from agent_eval.config.loader import Suite, rel
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.live import checks as c
@@ -26,8 +25,10 @@ from agent_eval.live.compile import CompiledLive, ProbeSpec, ServerSpec
 from agent_eval.live.outcome import LiveOutcome
 from agent_eval.live.session import Recorder, Session, StartError, describe, open_session
 from agent_eval.matching import normalize_name
+from agent_eval.paths import rel
 from agent_eval.readers.base import SourceFile
 from agent_eval.results import TestResult, assign_fingerprints, sort_key
+from agent_eval.suite import Suite
 
 SESSIONS = "mcp-sessions"
 PROBE_METRIC = "mcp_probe"

@@ -6,7 +6,6 @@ text."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from agent_eval.results import Results
 
@@ -29,22 +28,21 @@ class Verdict:
 def summary_line(results: Results) -> str | None:
     """``judge: replay · 4 judgement(s) from .agent-eval/judgements.jsonl · …``."""
     j = results.judge
-    if not j:
+    if j is None:
         return None
-    parts = [f"judge: {j.get('mode')}"]
-    if j.get("model"):
-        parts.append(f"{j.get('provider')} {j.get('model')}")
-    parts.append(f"{j.get('judgements_used', 0)} judgement(s) from {j.get('store')}")
-    if j.get("judgements_missing"):
-        parts.append(f"{j['judgements_missing']} missing")
-    checks = j.get("checks") or {}
-    if checks.get("skip"):
-        parts.append(f"{checks['skip']} check(s) skipped")
-    cost = j.get("cost_usd")
+    parts = [f"judge: {j.mode}"]
+    if j.model:
+        parts.append(f"{j.provider} {j.model}")
+    parts.append(f"{j.judgements_used} judgement(s) from {j.store}")
+    if j.judgements_missing:
+        parts.append(f"{j.judgements_missing} missing")
+    if j.checks.get("skip"):
+        parts.append(f"{j.checks['skip']} check(s) skipped")
+    cost = j.cost_usd
     parts.append("recorded cost unknown (no judge.price)" if cost is None and
-                 j.get("judgements_used") else f"recorded cost ${cost or 0:.4f}")
-    if j.get("calls"):
-        parts.append(f"this run: {j['calls']} call(s), ${j.get('cost_usd_this_run', 0):.4f}")
+                 j.judgements_used else f"recorded cost ${cost or 0:.4f}")
+    if j.calls:
+        parts.append(f"this run: {j.calls} call(s), ${j.cost_usd_this_run:.4f}")
     return " · ".join(parts)
 
 
@@ -54,19 +52,16 @@ def verdicts(results: Results) -> tuple[list[Verdict], int]:
     out: list[Verdict] = []
     total = 0
     for s in results.scenarios:
-        for f in s.get("findings") or ():
-            if f.get("rule") not in VERDICT_RULES:
+        for f in s.findings:
+            if f.rule not in VERDICT_RULES:
                 continue
             total += 1
             if len(out) >= MAX_VERDICTS:
                 continue
-            details: dict[str, Any] = f.get("details") or {}
-            reasoning = str(details.get("reasoning") or "")
+            reasoning = str(f.details.get("reasoning") or "")
             if len(reasoning) > MAX_REASONING:
                 reasoning = reasoning[:MAX_REASONING - 3] + "..."
-            cfg = f.get("config") or {}
-            trace = f.get("trace") or {}
-            out.append(Verdict(str(f["rule"]), str(s.get("id")), str(trace.get("trace_id", "")),
-                               f"{cfg.get('file')}:{cfg.get('line')}",
-                               str(f.get("message", "")).split("; reasoning:")[0], reasoning))
+            out.append(Verdict(f.rule, s.id, "" if f.trace is None else f.trace.trace_id,
+                               f"{f.config.file}:{f.config.line}",
+                               f.message.split("; reasoning:")[0], reasoning))
     return out, total

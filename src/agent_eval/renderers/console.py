@@ -7,7 +7,9 @@ from typing import Any
 
 from agent_eval.findings import Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.results import Results, TestResult, blocking_checks, finding_from
+from agent_eval.renderers._judge import summary_line
+from agent_eval.results import Results, TestResult, blocking_checks
+from agent_eval.sections import ScenarioResult
 
 SHOWN_PER_TEST = 20
 _ICON = {"pass": "✅ PASS", "warn": "⚠️  WARN", "fail": "❌ FAIL", "error": "💥 ERROR",
@@ -97,19 +99,17 @@ def _listed(found: list[Finding], what: str = "finding") -> list[str]:
     return out
 
 
-def _scenario_block(s: dict[str, Any], color: bool) -> list[str]:
-    status = str(s.get("status", "error"))
-    tags = [str(t) for t in (s.get("category"), "required" if s.get("required") else None,
-                             "advisory" if s.get("gate") == "warn" else None) if t]
+def _scenario_block(s: ScenarioResult, color: bool) -> list[str]:
+    status = s.status
+    tags = [str(t) for t in (s.category, "required" if s.required else None,
+                             "advisory" if s.gate == "warn" else None) if t]
     label = f" [{', '.join(tags)}]" if tags else ""
-    head = _paint(f"{_ICON.get(status, status)}: scenario {s.get('id')}{label}",
+    head = _paint(f"{_ICON.get(status, status)}: scenario {s.id}{label}",
                   _COLOR.get(status, "0"), color)
-    total = int(s.get("traces_total") or 0)
-    score = s.get("score")
-    facts = [] if score is None else [f"score {float(score):.1f}"]
-    facts.append(f"{s.get('traces_passed', 0)}/{total} trace(s) passed" if total
-                 else "no trace")
-    found = [finding_from(f) for f in s.get("findings") or ()]
+    total = s.traces_total
+    facts = [] if s.score is None else [f"score {float(s.score):.1f}"]
+    facts.append(f"{s.traces_passed}/{total} trace(s) passed" if total else "no trace")
+    found = list(s.findings)
     if not found:
         return [f"{head}  ({' · '.join(facts)})"]
     return [f"{head}  ({' · '.join(facts)})", "", *_listed(found)]
@@ -147,13 +147,13 @@ def _suite_lines(results: Results, color: bool) -> list[str]:
     if results.criteria:
         out.append("Criteria:")
         for c in results.criteria:
-            status = str(c.get("status"))
+            status = c.status
             icon = {"skip": "⏭️  SKIP"}.get(status) or _ICON.get(status, status)
-            cfg = c.get("config") or {}
-            where = (f"   [criteria/{c.get('kind')} at {cfg.get('file')}:{cfg.get('line')}:"
-                     f"{cfg.get('column')}]" if status in ("fail", "warn") else "")
+            cfg = c.config
+            where = (f"   [criteria/{c.kind} at {cfg.file}:{cfg.line}:{cfg.col}]"
+                     if status in ("fail", "warn") else "")
             out.append("   " + _paint(f"{icon}", _COLOR.get(status, "0"), color)
-                       + f"  {c.get('name')} ({c.get('kind')}): {c.get('message')}{where}")
+                       + f"  {c.name} ({c.kind}): {c.message}{where}")
         out.append("")
     return out
 
@@ -179,8 +179,6 @@ def render(results: Results, color: bool = False) -> str:
     if other:
         out.extend(_other_block(other, color))
     if results.judge:  # how the run judged and what judging cost (renderers/_judge.py)
-        from agent_eval.renderers._judge import summary_line
-
         out.extend([f"{summary_line(results)}", ""])
     errors = results.input_errors
     if errors:

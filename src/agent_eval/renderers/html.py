@@ -31,10 +31,13 @@ from urllib.parse import quote
 import orjson
 from markupsafe import Markup
 
+from agent_eval._version import __version__
 from agent_eval.findings import Finding
-from agent_eval.renderers import RenderContext, markdown
+from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
-from agent_eval.results import Results, blocking_checks
+from agent_eval.renderers.interface import RenderContext
+from agent_eval.results import Results, blocking_checks, failing_traces
+from agent_eval.sections import Comparison
 
 if TYPE_CHECKING:
     import jinja2
@@ -222,15 +225,14 @@ def shorten(text: str, limit: int = LINE_CHARS) -> str:
 
 # ------------------------------------------------------------------ sections
 def _metric_rows(results: Results) -> list[MetricRow]:
-    head: dict[str, Any] = dict(markdown.metrics(results))
+    head: dict[str, Any] = dict(results.summary_counts())
     base: dict[str, Any] | None = None
-    got = markdown._base_metrics(results.baseline) if results.baseline is not None else None
+    got = markdown.base_counts(results)
     if got is not None:
         base = dict(got)
-    extra = results.metrics or {}
-    base_extra = (results.baseline or {}).get("metrics") or {}
-    if not isinstance(base_extra, dict):
-        base_extra = {}
+    extra = results.metrics
+    compared = results.baseline
+    base_extra = compared.metrics if isinstance(compared, Comparison) else {}
     for key, value in extra.items():
         head[str(key)] = value
     if base is not None:
@@ -246,8 +248,7 @@ def _metric_rows(results: Results) -> list[MetricRow]:
 
 
 def _has_base(results: Results) -> bool:
-    return (results.baseline is not None
-            and markdown._base_metrics(results.baseline) is not None)
+    return isinstance(results.baseline, Comparison)
 
 
 def _metric_row(name: str, head: Any, base: Any, has_base: bool) -> MetricRow:
@@ -332,7 +333,7 @@ def _details(found: list[Finding], files: _Files, blob: str | None) -> list[Deta
 def _test_rows(results: Results) -> list[dict[str, Any]]:
     rows = []
     for t in results.tests[:MAX_ROWS]:
-        failing = len(markdown._failing_traces(t.violations))
+        failing = len(failing_traces(t.violations))
         rows.append({"id": t.id, "metric": t.metric, "severity": t.severity,
                      "status": t.status, "violations": len(t.violations),
                      "failing": failing, "checked": t.traces_checked,
@@ -341,42 +342,39 @@ def _test_rows(results: Results) -> list[dict[str, Any]]:
 
 
 def _scenario_rows(results: Results) -> list[dict[str, Any]]:
-    base = {str(s.get("id")): s for s in (results.baseline or {}).get("scenarios") or []
-            if isinstance(s, dict)}
+    compared = results.baseline
+    base = {s.id: s for s in compared.scenarios} if isinstance(compared, Comparison) else {}
     rows = []
     for s in results.scenarios[:MAX_ROWS]:
-        score: Any = s.get("score")
-        b = base.get(str(s.get("id")), {})
-        bscore: Any = b.get("base_score")
-        rows.append({"id": str(s.get("id", "")), "status": str(s.get("status", "")),
+        score: Any = s.score
+        b = base.get(s.id)
+        bscore: Any = None if b is None else b.base_score
+        rows.append({"id": s.id, "status": s.status,
                      "score": "" if not _is_number(score) else f"{float(score):.1f}",
-                     "findings": len(s.get("findings") or []),
-                     "base_status": str(b.get("base_status") or "—"),
+                     "findings": len(s.findings),
+                     "base_status": str((b and b.base_status) or "—"),
                      "base_score": "" if not _is_number(bscore) else f"{float(bscore):.1f}",
-                     "change": str(b.get("change") or "")})
+                     "change": "" if b is None else b.change})
     return rows
 
 
 def _comparison(results: Results) -> dict[str, Any] | None:
     """The comparison's headline numbers (None when the run was not compared)."""
     b = results.baseline
-    if not isinstance(b, dict) or not isinstance(b.get("findings"), dict):
+    if not isinstance(b, Comparison):
         return None
-    source = b.get("source") or {}
-    policy = b.get("policy") or {}
+    source = b.source
     return {"source": str(source.get("description") or source.get("path")
                           or source.get("kind") or ""),
-            "regressed": list(b.get("regressed") or []), "fixed": list(b.get("fixed") or []),
-            "new": int(b.get("new_violations") or 0),
-            "absent": int(b.get("absent_violations") or 0),
-            "policy": str(policy.get("message")) if policy.get("changed") else None}
+            "regressed": list(b.regressed), "fixed": list(b.fixed),
+            "new": b.new_violations, "absent": b.absent_violations,
+            "policy": b.policy.message if b.policy.changed else None}
 
 
 def _criteria_rows(results: Results) -> list[dict[str, str]]:
-    return [{"name": str(c.get("name", "")), "kind": str(c.get("kind", "")),
-             "threshold": "" if c.get("threshold") is None else _number(c.get("threshold")),
-             "value": "" if c.get("value") is None else _number(c.get("value")),
-             "status": str(c.get("status", ""))}
+    return [{"name": c.name, "kind": c.kind,
+             "threshold": "" if c.threshold is None else _number(c.threshold),
+             "value": "" if c.value is None else _number(c.value), "status": c.status}
             for c in results.criteria]
 
 
@@ -394,8 +392,6 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
     shown = found[:MAX_ROWS]
     metric_rows = _metric_rows(results)
     severities = [s for s in SEVERITIES if any(v.severity == s for v in found)]
-    from agent_eval._version import __version__
-
     return _template().render(
         suite=results.suite,
         verdict=results.verdict,
@@ -405,7 +401,7 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         sha=ctx.sha,
         has_base=_has_base(results),
         comparison=_comparison(results),
-        no_base=markdown._no_base(results),
+        no_base=markdown.no_base(results),
         metrics=metric_rows,
         has_bars=any(m.head_pct is not None for m in metric_rows),
         criteria=_criteria_rows(results),
@@ -424,7 +420,7 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         scenarios_total=len(results.scenarios),
         scenarios_more=max(0, len(results.scenarios) - MAX_ROWS),
         test_statuses=[s for s in STATUSES if any(t.status == s for t in results.tests)],
-        scenario_statuses=sorted({str(s.get("status", "")) for s in results.scenarios},
+        scenario_statuses=sorted({s.status for s in results.scenarios},
                                  key=lambda s: (STATUSES.index(s) if s in STATUSES else 9, s)),
         version=results.tool_version or __version__,
         run_url=ctx.run_url,

@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 import orjson
 
-from agent_eval.renderers import RenderContext
+from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results, trace_dict
 
 _PLACEHOLDER = "\x00traces\x00"

@@ -34,11 +34,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from agent_eval.errors import InputError
-from agent_eval.findings import ConfigRef, Finding, TraceRef
-from agent_eval.renderers import RenderContext
+from agent_eval.findings import Finding
+from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results, TestResult
 
 _INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -170,20 +169,15 @@ def _test_suite(results: Results, test: TestResult) -> _Suite:
 
 
 def _scenario_suite(results: Results) -> _Suite:
-    def ms(s: dict[str, Any]) -> float:
-        return float(s.get("duration_ms") or 0)
-
-    suite = _Suite("scenarios", sum(ms(s) for s in results.scenarios))
+    suite = _Suite("scenarios", sum(float(s.duration_ms) for s in results.scenarios))
     for s in results.scenarios:
-        case = _Case(f"{results.suite}.scenarios", str(s.get("id", "")), None, ms(s))
-        found = [_finding(f) for f in s.get("findings") or []]
-        status = s.get("status")
+        case = _Case(f"{results.suite}.scenarios", s.id, None, float(s.duration_ms))
+        found = list(s.findings)
+        status = s.status
         if status == "error":
             text = "\n".join(finding_line(v) for v in found) or "could not be checked"
             case.error("scenario could not be checked",
                        found[0].rule if found else "scenario/error", text)
-        elif status in ("skip", "skipped"):
-            case.skip(str(s.get("reason") or "skipped"))
         else:
             # a scenario that passed with tolerated failures (min_pass_ratio) passes
             case.findings(found, failed=status == "fail", noun="finding")
@@ -197,11 +191,11 @@ def _criteria_suite(results: Results) -> _Suite:
     suite = _Suite("criteria", 0)
     found = {v.fingerprint: v for v in results.criteria_findings}
     for c in results.criteria:
-        case = _Case(f"{results.suite}.criteria", str(c.get("name", "")), None, 0)
-        status = c.get("status")
-        finding = found.get(str(c.get("fingerprint") or ""))
+        case = _Case(f"{results.suite}.criteria", c.name, None, 0)
+        status = c.status
+        finding = found.get(c.fingerprint)
         if status == "skip":
-            case.skip(str(c.get("message") or "skipped"))
+            case.skip(c.message or "skipped")
         elif finding is not None:
             case.findings([finding], failed=status == "fail", noun="criterion")
         suite.cases.append(case)
@@ -219,19 +213,6 @@ def _other_suite(results: Results, found: list[Finding]) -> _Suite:
         case.findings(items, noun="finding")
         suite.cases.append(case)
     return suite
-
-
-def _finding(d: dict[str, Any]) -> Finding:
-    """A scenario finding (results-JSON shape; tolerant of missing locations)."""
-    c = d.get("config") or {}
-    t = d.get("trace")
-    return Finding(
-        rule=str(d.get("rule") or "scenario"), severity=d.get("severity") or "error",
-        message=str(d.get("message") or ""), test="scenario",
-        config=ConfigRef(str(c.get("file") or ""), int(c.get("line") or 0),
-                         int(c.get("column") or 0), str(c.get("key_path") or "")),
-        trace=None if not t else TraceRef(str(t.get("file") or ""), int(t.get("line") or 0),
-                                          str(t.get("trace_id") or "")))
 
 
 def _input_suite(results: Results, errors: list[InputError]) -> _Suite:

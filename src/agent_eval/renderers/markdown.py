@@ -25,9 +25,9 @@ The document is at most :data:`MAX_CHARS` characters: violations are listed most
 first, and those that do not fit are dropped from the end with a line saying how many
 (the per-test table is cut the same way if even that is not enough).
 
-``results.baseline`` (when not None) adds *base* and *Δ* columns to the metrics table:
-it may be a whole results dict of the base run, or a dict with ``counts`` (the results
-JSON's ``counts`` keys, plus ``traces_failing``).
+A comparison with a base run (``results.baseline``) adds *base* and *Δ* columns to the
+metrics table and the sections of what changed; when none could be made, the summary
+says why.
 """
 
 from __future__ import annotations
@@ -41,10 +41,13 @@ from urllib.parse import quote
 
 import orjson
 
+from agent_eval._version import __version__
 from agent_eval.findings import Finding
-from agent_eval.renderers import RenderContext
+from agent_eval.renderers import _judge as j
 from agent_eval.renderers._templates import environment
-from agent_eval.results import Results, blocking_checks, tolerated
+from agent_eval.renderers.interface import RenderContext
+from agent_eval.results import Results, blocking_checks, failing_traces, tolerated
+from agent_eval.sections import Comparison, NoBaseline, ScenarioChange
 
 if TYPE_CHECKING:
     import jinja2
@@ -182,32 +185,10 @@ class Metric:
         return "="
 
 
-def metrics(results: Results) -> dict[str, int]:
-    """The suite numbers of the metrics table, by name."""
-    c = results.counts
-    return {
-        "traces": c.get("traces", len(results.traces)),
-        "tool calls": c.get("tool_calls", 0),
-        "violations": c.get("violations", len(results.violations)),
-        "input errors": c.get("input_errors", len(results.input_errors)),
-        "traces failing": len(_failing_traces(results.violations)),
-    }
-
-
-def _base_metrics(baseline: dict[str, Any]) -> dict[str, int] | None:
-    if baseline.get("available") is False:
-        return None  # a baseline was looked for and not found (baseline["reason"])
-    if "tests" in baseline and "counts" in baseline and "suite" in baseline:
-        return metrics(Results.from_dict(baseline))
-    c = baseline.get("counts") or {}
-    keys = {"traces": "traces", "tool calls": "tool_calls", "violations": "violations",
-            "input errors": "input_errors", "traces failing": "traces_failing"}
-    return {name: int(c[key]) for name, key in keys.items() if isinstance(c.get(key), int)}
-
-
-def _failing_traces(findings: list[Finding]) -> set[tuple[str, str]]:
-    return {(v.trace.file, v.trace.trace_id) for v in findings
-            if v.severity == "error" and v.trace is not None}
+def base_counts(results: Results) -> dict[str, int] | None:
+    """The base run's numbers of the metrics table (None: not compared)."""
+    b = results.baseline
+    return b.summary_counts() if isinstance(b, Comparison) else None
 
 
 NOTHING_BLOCKING = ("Nothing in this suite can fail the run: no test has severity error, "
@@ -230,9 +211,9 @@ def _reason(results: Results) -> str:
         for v in t.violations:
             by_sev.setdefault(v.severity, set()).add(t.id)
             counts[v.severity] = counts.get(v.severity, 0) + 1
-    failed = [s for s in results.scenarios if s.get("status") in ("fail", "error")]
+    failed = [s for s in results.scenarios if s.status in ("fail", "error")]
     blocking = [s for s in failed if not tolerated(s, results.criteria)]
-    crit = [c for c in results.criteria if c.get("status") == "fail"]
+    crit = [c for c in results.criteria if c.status == "fail"]
     parts = []
     for sev in ("error", "warning") if results.verdict != "pass" else ():
         if sev in counts:
@@ -321,7 +302,7 @@ def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, s
 def _test_rows(results: Results) -> list[dict[str, Any]]:
     rows = []
     for t in results.tests:
-        failing = len(_failing_traces(t.violations))
+        failing = len(failing_traces(t.violations))
         rows.append({"id": t.id, "metric": t.metric, "icon": ICON.get(t.status, ""),
                      "status": t.status.replace("_", " "), "violations": len(t.violations),
                      "failing": failing, "checked": t.traces_checked})
@@ -331,15 +312,11 @@ def _test_rows(results: Results) -> list[dict[str, Any]]:
 def _scenario_rows(results: Results) -> list[dict[str, Any]]:
     rows = []
     for s in results.scenarios:
-        score = s.get("score")
-        total = s.get("traces_total")
-        rows.append({"id": s.get("id", ""), "icon": ICON.get(str(s.get("status")), ""),
-                     "status": s.get("status", ""),
-                     "category": s.get("category") or "",
-                     "required": bool(s.get("required")),
-                     "traces": "" if total is None else f"{s.get('traces_passed', 0)} / {total}",
-                     "score": "" if score is None else f"{float(score):.1f}",
-                     "findings": len(s.get("findings") or [])})
+        rows.append({"id": s.id, "icon": ICON.get(s.status, ""), "status": s.status,
+                     "category": s.category or "", "required": s.required,
+                     "traces": f"{s.traces_passed} / {s.traces_total}",
+                     "score": "" if s.score is None else f"{float(s.score):.1f}",
+                     "findings": len(s.findings)})
     return rows
 
 
@@ -351,11 +328,11 @@ def _number(x: object) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") or "0"
 
 
-def _suite_metric_rows(results: Results, change: dict[str, Any] | None = None
-                       ) -> list[dict[str, str]]:
+def _suite_metric_rows(results: Results) -> list[dict[str, str]]:
     """The suite metrics (docs/scenarios.md; ``results.metrics``), with base and Δ
     when compared."""
-    base = (change or {}).get("base_metrics") or {}
+    compared = results.baseline
+    base = compared.metrics if isinstance(compared, Comparison) else {}
     rows = []
     for k, v in results.metrics.items():
         b = base.get(k)
@@ -383,62 +360,51 @@ def arrow(name: str, head: Any, base: Any) -> str:
     return text + mark
 
 
-def _no_base(results: Results) -> str | None:
+def no_base(results: Results) -> str | None:
+    """Why the run was not compared with a base run, when one was looked for."""
     b = results.baseline
-    if isinstance(b, dict) and b.get("available") is False:
-        return str(b.get("reason") or "no baseline")
-    return None
+    return b.reason if isinstance(b, NoBaseline) else None
 
 
-def _change(results: Results) -> dict[str, Any] | None:
-    """What changed against the baseline (``results.baseline``), for the template."""
-    b = results.baseline or {}
-    if not isinstance(b.get("findings"), dict):
-        return None
-    scen = [s for s in b.get("scenarios") or [] if isinstance(s, dict)]
+def _change(b: Comparison) -> dict[str, Any]:
+    """What changed against the base run, for the template."""
 
-    def row(s: dict[str, Any]) -> dict[str, str]:
-        return {"id": str(s.get("id")), "base": str(s.get("base_status") or "—"),
-                "head": str(s.get("head_status") or "—"),
-                "score": f"{_number(s.get('base_score'))} → {_number(s.get('head_score'))}"}
+    def row(s: ScenarioChange) -> dict[str, str]:
+        return {"id": s.id, "base": str(s.base_status or "—"),
+                "head": str(s.head_status or "—"),
+                "score": f"{_number(s.base_score)} → {_number(s.head_score)}"}
 
-    absent = b["findings"].get("absent") or []
-    source = b.get("source") or {}
+    source = b.source
     where = source.get("description") or source.get("path") or source.get("kind") or ""
-    policy = b.get("policy") or {}
     return {
         "source": str(where),
-        "policy": str(policy.get("message")) if policy.get("changed") else None,
-        "regressions": [row(s) for s in scen if s.get("change") == "regression"],
-        "fixes": [row(s) for s in scen if s.get("change") == "fix"],
-        "scenario_changes": [row(s) for s in scen
-                             if s.get("change") in ("added", "removed", "changed")],
-        "new": int(b.get("new_violations") or 0),
-        "absent": [{"rule": str(f.get("rule")), "message": str(f.get("message"))}
-                   for f in absent[:20] if f.get("severity") in ("error", "warning")],
-        "absent_total": int(b.get("absent_violations") or 0),
-        "unchanged_fps": list(b["findings"].get("unchanged") or []),
-        "base_metrics": b.get("metrics") or {},
-        "base_scores": {str(s.get("id")): {
-            "base_status": s.get("base_status"),
-            "score_text": f"{_number(s.get('base_score'))} → {_number(s.get('head_score'))}"
-            if s.get("base_score") is not None else ""} for s in scen},
+        "policy": b.policy.message if b.policy.changed else None,
+        "regressions": [row(s) for s in b.scenarios if s.change == "regression"],
+        "fixes": [row(s) for s in b.scenarios if s.change == "fix"],
+        "scenario_changes": [row(s) for s in b.scenarios
+                             if s.change in ("added", "removed", "changed")],
+        "new": b.new_violations,
+        "absent": [{"rule": f.rule, "message": f.message}
+                   for f in b.absent[:20] if f.severity in ("error", "warning")],
+        "absent_total": b.absent_violations,
+        "unchanged_fps": list(b.unchanged),
+        "base_scores": {s.id: {
+            "base_status": s.base_status,
+            "score_text": f"{_number(s.base_score)} → {_number(s.head_score)}"
+            if s.base_score is not None else ""} for s in b.scenarios},
     }
 
 
 def _criteria_rows(results: Results) -> list[dict[str, str]]:
     icons = {**ICON, "skip": "⏭️"}
-    return [{"name": str(c.get("name", "")), "kind": str(c.get("kind", "")),
-             "icon": icons.get(str(c.get("status")), ""), "status": str(c.get("status", "")),
-             "threshold": _number(c.get("threshold")), "value": _number(c.get("value")),
-             "message": str(c.get("message") or "")}
+    return [{"name": c.name, "kind": c.kind, "icon": icons.get(c.status, ""),
+             "status": c.status, "threshold": _number(c.threshold),
+             "value": _number(c.value), "message": c.message}
             for c in results.criteria]
 
 
 def _judge(results: Results) -> dict[str, Any]:
     """The judge section (renderers/_judge.py)."""
-    from agent_eval.renderers import _judge as j
-
     line = j.summary_line(results)
     if line is None:
         return {"judge_line": None, "judge_verdicts": [], "judge_more": 0}
@@ -459,19 +425,17 @@ def _template() -> jinja2.Template:
 def render(results: Results, ctx: RenderContext | None = None,
            max_chars: int = MAX_CHARS) -> str:
     ctx = ctx or RenderContext()
-    head = metrics(results)
-    base = _base_metrics(results.baseline) if results.baseline is not None else None
+    head = results.summary_counts()
+    base = base_counts(results)
     rows = [Metric(name, value, None if base is None else base.get(name))
             for name, value in head.items()]
-    change = _change(results) if base is not None else None
+    change = _change(results.baseline) if isinstance(results.baseline, Comparison) else None
     groups = _groups(results, ctx, None if change is None else set(change["unchanged_fps"]))
     total = sum(g.count for g in groups)
     # one count for the headline and the section: the new error / warning findings
     new_total = sum(g.count for g in groups if g.section == "new")
     new_notes = sum(g.count for g in groups if g.section == "new_notes")
     tests = _test_rows(results)
-    from agent_eval._version import __version__
-
     fixed: dict[str, Any] = {
         "suite": results.suite,
         "marker": marker(results.suite),
@@ -481,14 +445,14 @@ def render(results: Results, ctx: RenderContext | None = None,
         "metrics": rows,
         "has_base": base is not None,
         "change": change,
-        "no_base": _no_base(results),
+        "no_base": no_base(results),
         "new_total": new_total,
         "new_notes": new_notes,
         "nothing_blocking": None if blocking_checks(results) else NOTHING_BLOCKING,
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
         "scenarios": _scenario_rows(results),
-        "suite_metrics": _suite_metric_rows(results, change),
+        "suite_metrics": _suite_metric_rows(results),
         "criteria": _criteria_rows(results),
         "details_over": DETAILS_OVER,
         "version": results.tool_version or __version__,

@@ -30,8 +30,9 @@ import sarif_om as om  # type: ignore[import-untyped]
 from agent_eval import rules
 from agent_eval.errors import InputError
 from agent_eval.findings import Finding, TraceRef
-from agent_eval.renderers import RenderContext
+from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results
+from agent_eval.sections import Comparison
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -195,8 +196,10 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
     """The log and its text."""
     catalogue = rules.catalogue()
     findings = results.findings  # rule violations, scenario findings, missed criteria
+    # the rules that fired (as zizmor and semgrep do), in the catalogue's order: the whole
+    # catalogue would be most of the file (GitHub reads each rule from the run it is in)
     used = {v.rule for v in findings} | {e.rule for e in results.input_errors}
-    ids = [*catalogue, *sorted(used - set(catalogue))]
+    ids = [*(r for r in catalogue if r in used), *sorted(used - set(catalogue))]
     index = {rule_id: i for i, rule_id in enumerate(ids)}
     descriptors = [_descriptor(catalogue[r]) if r in catalogue else _undocumented(r)
                    for r in ids]
@@ -204,11 +207,10 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
 
     items = [_Item(_finding_result(v, index, sources), v.severity, n)
              for n, v in enumerate(findings)]
-    if results.baseline and results.baseline.get("findings"):
-        from agent_eval.compare import baseline_state
-
+    compared = results.baseline
+    if isinstance(compared, Comparison):
         for it, v in zip(items, findings, strict=True):
-            it.result.baseline_state = baseline_state(results, v)
+            it.result.baseline_state = compared.state_of(v)
     seen: dict[str, int] = {}
     for e in results.input_errors:
         level = catalogue[e.rule].level if e.rule in catalogue else "error"
@@ -239,8 +241,7 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
             invocations=[_invocation(results, lost)],
             version_control_provenance=vcs,
             results=[it.result for it in sorted(ranked[:keep], key=lambda it: it.order)],
-            automation_details=om.RunAutomationDetails(
-                id=f"{TOOL_NAME}/{results.suite}/{_shard_suffix(results)}"),
+            automation_details=om.RunAutomationDetails(id=_category(results, ctx)),
             column_kind="unicodeCodePoints",
             properties={"suite": results.suite, "config": results.config,
                         "verdict": results.verdict, "counts": dict(results.counts)},
@@ -342,13 +343,16 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def _shard_suffix(results: Results) -> str:
-    """``shard-i-of-n/`` for a shard's partial results: each shard its own category."""
-    if not results.shard:
-        return ""
-    from agent_eval.sharding import automation_suffix
-
-    return automation_suffix(results.shard)
+def _category(results: Results, ctx: RenderContext) -> str:
+    """The run's ``automationDetails.id``: the category given (with a trailing ``/``, as
+    the CodeQL action writes it), else ``agent-eval/SUITE/`` and, for a shard's partial
+    results, ``shard-i-of-n/``: each its own category, so that uploads for the same
+    commit live side by side."""
+    if ctx.sarif_category:
+        cat = ctx.sarif_category
+        return cat if cat.endswith("/") else cat + "/"
+    shard = "" if results.shard is None else results.shard.automation_suffix
+    return f"{TOOL_NAME}/{results.suite}/{shard}"
 
 
 def _finding_result(v: Finding, index: dict[str, int], sources: _Sources) -> Any:

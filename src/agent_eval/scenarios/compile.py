@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import yaml
 from pydantic import BaseModel
@@ -30,6 +30,7 @@ from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
 from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.judge.compile import CompiledJudge, JudgeRun, compile_check, compile_run
 from agent_eval.limits import CONFIG
 from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
 from agent_eval.saferegex import (
@@ -56,10 +57,8 @@ from agent_eval.selectors import (
     implied_type,
     is_constraint,
 )
+from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
-
-if TYPE_CHECKING:
-    from agent_eval.judge.compile import CompiledJudge, JudgeRun
 
 # The figures kept per (scenario, trace), in this order (evaluate.py).
 FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
@@ -90,7 +89,7 @@ GATE_METRIC: dict[str, tuple[str, str]] = {
 
 
 class LoaderLike(Protocol):
-    """What the suite loader gives the compiler (config/loader.py ``_Loader``)."""
+    """What the suite loader gives the compiler (suite.py ``_Loader``)."""
 
     problems: list[str]
     base: FsPath
@@ -497,9 +496,9 @@ class _Compiler:
             return (value,), (ref(*keys),)
         return tuple(value), tuple(ref(*keys, i) for i in range(len(value)))
 
-    def expect(self, sc: CompiledScenario, e: Expect, ref: Callable[..., ConfigRef],
-               base: Path) -> None:
-        ex: Path = (*base, "expect")
+    def expect_tools(self, sc: CompiledScenario, e: Expect, ref: Callable[..., ConfigRef],
+                     ex: Path) -> None:
+        """``expect.tools`` and ``expect.tool_categories``: the tools the scenario needs."""
         if e.tools is not None:
             patterns, refs = self._patterns(e.tools, ref, "expect", "tools")
             seen: dict[str, int] = {}
@@ -523,6 +522,11 @@ class _Compiler:
                 sc.tool_refs = (*sc.tool_refs, r)
                 sc.tool_matchers = (*sc.tool_matchers, self.matcher(GROUP_PREFIX + cat))
                 self.named(sc, "tool category", [GROUP_PREFIX + cat], [r])
+
+    def expect(self, sc: CompiledScenario, e: Expect, ref: Callable[..., ConfigRef],
+               base: Path) -> None:
+        ex: Path = (*base, "expect")
+        self.expect_tools(sc, e, ref, ex)
         if e.handoffs is not None:
             patterns, refs = self._patterns(e.handoffs, ref, "expect", "handoffs")
             sc.handoffs = tuple((p, ToolMatcher([p], self.mode), r)
@@ -587,8 +591,6 @@ class _Compiler:
                                [ref("expect", key, i, "sequence", k)
                                 for k in range(len(b.sequence))])
         if e.judge:
-            from agent_eval.judge.compile import compile_check
-
             compiled = (compile_check(self, i, check, (*ex, "judge", i),
                                       ref("expect", "judge", i).key_path)
                         for i, check in enumerate(e.judge))
@@ -803,8 +805,6 @@ class _Compiler:
         categories = {s.category for s in scenarios if s.category is not None}
         for cat, rate in (pc.by_category or {}).items():
             if cat not in categories:
-                from agent_eval.config.loader import suggest
-
                 known = ", ".join(sorted(categories)) or "none"
                 self.problem((*base, "by_category", cat),
                              f"no scenario has category '{cat}'{suggest(cat, categories)}; "
@@ -851,8 +851,6 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     c = _Compiler(data, positions, file, mode, loader)
     if raw is None and raw_criteria is None:
         if data.get("judge") is not None:  # validated, though no scenario uses it
-            from agent_eval.judge.compile import compile_run
-
             compile_run(c, data, positions, root, [])
         return None
     before = len(loader.problems)
@@ -889,8 +887,6 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             criteria, weights, latency = c.criteria(pc, compiled)
     run = None
     if data.get("judge") is not None or any(sc.judge for sc in compiled):
-        from agent_eval.judge.compile import compile_run
-
         needs = [((*_scenario_path(raw, sc.id), "expect", "judge", j.index, j.kind), j.kind)
                  for sc in compiled for j in sc.judge if j.calls_model]
         run = compile_run(c, data, positions, root, needs)

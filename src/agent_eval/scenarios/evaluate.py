@@ -16,7 +16,7 @@ import time
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -25,8 +25,10 @@ from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.judge.evaluate import Judged, Request, judge_trace
+from agent_eval.judge.summary import JudgeAcc, input_errors, summary
 from agent_eval.model import ToolCall, Trace
-from agent_eval.results import assign_fingerprints, finding_dict, sort_key
+from agent_eval.results import assign_fingerprints, sort_key
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.compile import (
     FIGURE_INDEX,
@@ -43,10 +45,14 @@ from agent_eval.scenarios.compile import (
     arg_errors,
     arg_mismatch,
 )
-
-if TYPE_CHECKING:
-    from agent_eval.judge.evaluate import Judged, Request
-    from agent_eval.judge.summary import JudgeAcc
+from agent_eval.sections import (
+    CriterionResult,
+    JudgeSummary,
+    Metrics,
+    ScenarioResult,
+    TraceStatus,
+)
+from agent_eval.textdist import suggest
 
 NAN = math.nan
 K = len(FIGURES)
@@ -237,8 +243,6 @@ def _judge(ev: _Eval, v: list[float], quality: float | None, forced_zero: bool
     """The judge checks (judge/evaluate.py), and output_quality with their scores: the
     mean over the output checks (each 0 or 1) and the judge checks whose score counts
     (each on 0-1); a check without a score (skipped, missing) drops out."""
-    from agent_eval.judge.evaluate import judge_trace
-
     sc = ev.sc
     assert sc.judge_run is not None
     judged = judge_trace(ev, sc.judge_run, forced_zero)
@@ -644,8 +648,6 @@ class ScenarioAccumulator:
     def for_scenarios(cls, compiled: CompiledScenarios) -> ScenarioAccumulator:
         if compiled.judge is None:
             return cls([_Acc() for _ in compiled.scenarios])
-        from agent_eval.judge.summary import JudgeAcc
-
         return cls([_Acc(judge=JudgeAcc.for_checks(len(sc.judge)) if sc.judge else None)
                      for sc in compiled.scenarios])
 
@@ -714,10 +716,8 @@ class ScenarioAccumulator:
                  for sc, acc in zip(compiled.scenarios, self.per, strict=True)]
         metrics = suite_metrics(views, compiled)
         criteria = [evaluate_criterion(c, metrics, views) for c in compiled.criteria]
-        out = SuiteOutcome([v.to_dict() for v in views], metrics, criteria)
+        out = SuiteOutcome([v.to_result() for v in views], metrics, criteria)
         if compiled.judge is not None:  # docs/judge.md "In the results"
-            from agent_eval.judge.summary import input_errors, summary
-
             out.judge = summary(compiled.judge, [a.judge for a in self.per],
                                 compiled.judge.context.made)
             out.judge_errors = input_errors(compiled.judge, out.scenarios)
@@ -730,10 +730,10 @@ class SuiteOutcome:
     """What the scenarios say; the verdict follows from them and the criteria
     (results.scenario_verdict)."""
 
-    scenarios: list[dict[str, Any]]
-    metrics: dict[str, Any]
-    criteria: list[dict[str, Any]]
-    judge: dict[str, Any] | None = None  # the suite's judge summary (judge/summary.py)
+    scenarios: list[ScenarioResult]
+    metrics: Metrics
+    criteria: list[CriterionResult]
+    judge: JudgeSummary | None = None  # the suite's judge summary (judge/summary.py)
     judge_errors: list[InputError] = field(default_factory=list)  # missing judgements
 
 
@@ -774,8 +774,6 @@ class _View:
             status = "error"
             hint = ""
             if unknown_ids:
-                from agent_eval.config.loader import suggest
-
                 hint = (f"{suggest(sc.id, unknown_ids)}; traces name scenarios that are not in "
                         f"the suite: {', '.join(unknown_ids)}")
             where = sc.traces_ref or sc.ref
@@ -826,41 +824,39 @@ class _View:
         value = self.figures.get(name)
         return 0.0 if value is None else value
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_result(self) -> ScenarioResult:
         sc = self.sc
-        shown = {k: _round(v) for k, v in self.figures.items()
-                 if v is not None and k not in ("tool_hits", "tool_used_hits", "output_ok")}
+        shown: dict[str, float | str] = {
+            k: round(v, 6) for k, v in self.figures.items()
+            if v is not None and k not in ("tool_hits", "tool_used_hits", "output_ok")}
         if sc.sequence is not None:
-            shown["sequence_metric"] = sc.sequence_metric  # type: ignore[assignment]
-        out: dict[str, Any] = {
-            "id": sc.id,
-            "category": sc.category,
-            "required": sc.required,
-            "gate": sc.gate,
-            "weight": sc.weight,
-            "status": self.status,
-            "score": None if self.score is None else round(self.score, 2),
-            "traces_total": self.traces,
-            "traces_passed": self.passed,
-            "trace_pass_rate": None if not self.traces else _round(self.passed / self.traces),
-            "min_pass_ratio": sc.min_pass_ratio,
-            "duration_ms": round(self.seconds * 1000),
-            "metrics": shown,
-            "not_recorded": dict(self.unknown),
-            "config": {"file": sc.ref.file, "line": sc.ref.line, "column": sc.ref.col,
-                       "key_path": sc.ref.key_path},
-            "findings": [finding_dict(f) for f in self.findings],
+            shown["sequence_metric"] = sc.sequence_metric
+        judge = self.judge
+        return ScenarioResult(
+            id=sc.id,
+            category=sc.category,
+            required=sc.required,
+            gate=sc.gate,
+            weight=sc.weight,
+            status=self.status,
+            score=None if self.score is None else round(self.score, 2),
+            traces_total=self.traces,
+            traces_passed=self.passed,
+            trace_pass_rate=None if not self.traces else _round(self.passed / self.traces),
+            min_pass_ratio=sc.min_pass_ratio,
+            duration_ms=round(self.seconds * 1000),
+            metrics=shown,
+            not_recorded=dict(self.unknown),
+            config=sc.ref,
+            findings=tuple(self.findings),
             # only the traces that did not pass: the others are counted (a scenario may
             # have thousands of repeats; findings and trace summaries say the rest)
-            "traces_not_passed": [
-                {"file": f, "line": line, "trace_id": tid, "status": STATUS_NAMES[st]}
-                for f, line, tid, st in self.rows if st != PASS],
-        }
-        if self.judge is not None:  # docs/judge.md "In the results"
-            out["judge"] = self.judge.entries(sc.judge)
-            if self.judge.outputs:
-                out["outputs"] = dict(sorted(self.judge.outputs.items()))
-        return out
+            traces_not_passed=tuple(TraceStatus(f, line, tid, STATUS_NAMES[st])
+                                    for f, line, tid, st in self.rows if st != PASS),
+            # docs/judge.md "In the results"
+            judge=None if judge is None else tuple(judge.entries(sc.judge)),
+            outputs=dict(sorted(judge.outputs.items())) if judge and judge.outputs else None,
+        )
 
 
 def _round(x: float | None) -> float | None:
@@ -868,9 +864,9 @@ def _round(x: float | None) -> float | None:
 
 
 # ------------------------------------------------------------------- suite metrics
-def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, Any]:
+def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
     """docs/scenarios.md "Suite metrics" (a scenario without traces observed nothing)."""
-    out: dict[str, Any] = {}
+    out: Metrics = {}
     n = len(views)
     if n == 0:
         return out
@@ -923,47 +919,36 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> dict[str, 
     return out
 
 
-def evaluate_criterion(c: Criterion, metrics: dict[str, Any], views: list[_View]
-                       ) -> dict[str, Any]:
+def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View]
+                       ) -> CriterionResult:
     """One criterion entry of the results (docs/scenarios.md "Pass criteria")."""
-    entry: dict[str, Any] = {
-        "name": c.name, "kind": c.kind, "metric": c.metric, "threshold": c.threshold,
-        "value": None, "status": "pass", "message": "",
-        "config": {"file": c.ref.file, "line": c.ref.line, "column": c.ref.col,
-                   "key_path": c.ref.key_path},
-    }
     key = f"criteria/{c.kind}|{c.ref.file}#{c.ref.key_path}|||{c.name}"
-    entry["fingerprint"] = hashlib.sha256(key.encode()).hexdigest()[:32]
-    miss = "warn" if c.kind == "warning" else "fail"
+    fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
+
+    def entry(status: str, message: str, value: float | str | None = None
+              ) -> CriterionResult:
+        return CriterionResult(c.name, c.kind, c.metric, c.threshold, value, status,
+                               message, c.ref, fingerprint)
+
     if c.kind == "required":
         sid = c.name.split(":", 1)[1]
         view = next(v for v in views if v.sc.id == sid)
-        entry["value"] = view.status
         if not view.ok:
-            entry["status"] = "fail"
-            entry["message"] = (f"required scenario {sid} did not pass (status "
-                                f"{view.status})")
-        else:
-            entry["message"] = f"required scenario {sid} passed"
-        return entry
+            return entry("fail", f"required scenario {sid} did not pass (status "
+                         f"{view.status})", view.status)
+        return entry("pass", f"required scenario {sid} passed", view.status)
     if c.kind == "regression":
-        entry["status"] = "skip"
-        entry["message"] = f"{c.name} skipped: no baseline"
-        return entry
+        return entry("skip", f"{c.name} skipped: no baseline")
     value = metrics.get(c.metric)
-    entry["value"] = value
     assert c.threshold is not None
     shown = f"{c.name}: {render(c.threshold)}"
     if value is None:
-        entry["status"] = "warn"
-        entry["message"] = f"{c.metric} is unknown (not recorded), so {shown} cannot be checked"
-        return entry
+        return entry("warn", f"{c.metric} is unknown (not recorded), so {shown} cannot be "
+                     "checked")
     ok = m.at_least(value, c.threshold) if c.op == "min" else m.at_most(value, c.threshold)
     relation = (">=" if c.op == "min" else "<=") if ok else ("<" if c.op == "min" else ">")
     label = f"{c.metric} = {_num(value)} {relation} {_num(c.threshold)}"
     if ok:
-        entry["message"] = label
-    else:
-        entry["status"] = miss
-        entry["message"] = f"{label} ({c.kind} criterion {c.name} missed)"
-    return entry
+        return entry("pass", label, value)
+    return entry("warn" if c.kind == "warning" else "fail",
+                 f"{label} ({c.kind} criterion {c.name} missed)", value)

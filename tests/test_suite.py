@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import shared_path
 
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
-from agent_eval.config.loader import CONFIG_NAMES, find_config
 from agent_eval.errors import ConfigError
+from agent_eval.suite import CONFIG_NAMES, find_config
 
 POLICY = """\
 version: "1"

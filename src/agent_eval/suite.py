@@ -1,38 +1,54 @@
-"""Load the suite file and its policies into a compiled :class:`Suite`.
+"""Suite assembly: load the suite file and its policies into a compiled :class:`Suite`.
+
+This module sits above everything it assembles (the config models and policies, the
+rule checks, the scenarios and the judge, the live MCP part, the trace formats, the
+peer-config importers); none of them imports it.
 
 All problems are collected and raised together as one :class:`ConfigError`, each as
 ``FILE:LINE:COL: message``.
+
+:func:`inventory` is what a run records about its configuration, so that a comparison
+can tell that the policy changed (docs/results.md "The baseline"): one entry per
+configured rule key (``file#key.path`` -> digest of its value).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import re
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
 from agent_eval.checks import REGISTRY
 from agent_eval.checks.base import CompileContext, CompiledTest
+from agent_eval.config.describe import describe, position_of
 from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
 from agent_eval.config.policy import Policy, compile_policy
-from agent_eval.config.schema_compiler import SchemaCompiler, did_you_mean
+from agent_eval.config.schema_compiler import SchemaCompiler
 from agent_eval.coverage import CoveragePlan
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding
+from agent_eval.importers import detect, translator
 from agent_eval.limits import Limits
-from agent_eval.textdist import edit_distance
-from agent_eval.yamlpos import Path, Positions, load_yaml
+from agent_eval.paths import rel, repo_root
+from agent_eval.readers import READERS
+from agent_eval.sections import Inventory
+from agent_eval.selectors import Groups, SelectorCompiler
+from agent_eval.textdist import suggest
+from agent_eval.yamlpos import Path, Positions, YamlLimitError, load_yaml, safe_load
 
 if TYPE_CHECKING:
     from agent_eval.judge.compile import JudgeContext, JudgeRun
     from agent_eval.judge.store import Store
     from agent_eval.live.compile import CompiledLive
     from agent_eval.scenarios.compile import CompiledScenarios
+
+__all__ = ["CONFIG_NAMES", "Suite", "find_config", "inventory", "load_suite"]
 
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
 NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
@@ -46,21 +62,6 @@ def find_config(cwd: str | None = None) -> FsPath:
             return here / name
     raise ConfigError([f"{here}: no config found (looked for {', '.join(CONFIG_NAMES)}); "
                        "pass --config PATH"])
-
-
-def repo_root(start: FsPath) -> FsPath:
-    """The enclosing git work tree, else the config's folder."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
-
-
-def rel(path: FsPath, root: FsPath) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return os.path.relpath(path.resolve(), root.resolve()).replace(os.sep, "/")
 
 
 @dataclass
@@ -148,7 +149,7 @@ class _Loader:
         self.policies: dict[str, Policy] = {}
         self.failed: set[str] = set()  # policy files whose problems were reported
         self.mode: Any = "normalized"
-        self.selectors: Any = None  # selectors.SelectorCompiler of the suite
+        self.selectors: SelectorCompiler | None = None  # the suite's selectors
 
     def read(self, path: FsPath) -> str:
         key = str(path)
@@ -171,13 +172,9 @@ class _Loader:
             data, positions = load_yaml(text, file)
         dialect = self.dialect
         if dialect == "auto":
-            from agent_eval.importers import detect
-
             dialect = detect(data)
         notes: list[Finding] = []
         if dialect != "native":
-            from agent_eval.importers import translator
-
             t = translator(dialect)(self.config, self.root, self.read,
                                     lambda p: rel(p, self.root))
             data, positions = t.data, t.positions
@@ -197,8 +194,6 @@ class _Loader:
             data.get("tool_match") if data.get("tool_match") in ("normalized", "exact")
             else "normalized")
         self.mode = tool_match
-        from agent_eval.selectors import Groups, SelectorCompiler
-
         groups, group_problems = Groups.parse(data, positions)
         self.problems += group_problems
         self.selectors = SelectorCompiler(groups, positions,
@@ -216,12 +211,13 @@ class _Loader:
                                    positions, file)
         scenarios = None
         if "scenarios" in data or "pass_criteria" in data or "judge" in data:
-            # imported only when used
+            # lazy for start-up time: the scenario models are large, and many suites have none
             from agent_eval.scenarios.compile import compile_scenarios
 
             scenarios = compile_scenarios(data, positions, file, self.mode, self, self.root)
         live = None
-        if live_keys:  # imported only when used (the MCP SDK is never imported here)
+        if live_keys:
+            # lazy for start-up time (the MCP SDK itself is imported only by live.runner)
             from agent_eval.live.compile import compile_live
 
             live = compile_live(data, positions, file, self, self.root, {t.id for t in tests})
@@ -233,8 +229,6 @@ class _Loader:
                      CoveragePlan.build(tests, named), live, dialect, notes)
 
     def check_format(self, fmt: str, positions: Positions) -> None:
-        from agent_eval.readers import READERS
-
         if fmt not in ("auto", *READERS):
             self.problems.append(
                 f"{positions.where(('format',))}: unknown trace format '{fmt}'"
@@ -248,7 +242,7 @@ class _Loader:
             return model.model_validate(data)
         except ValidationError as exc:
             for err in exc.errors():
-                self.problems.append(_describe(err, model, data, positions, prefix))
+                self.problems.append(describe(err, model, data, positions, prefix))
             return None
 
     def compile_tests(self, tool_match: Any, raw: list[Any], positions: Positions,
@@ -344,7 +338,7 @@ class _Loader:
         policy = compile_policy(data, compiler, file, self.mode)
         problems += [p for p in compiler.problems if p not in problems]
         if problems:
-            raise ConfigError(sorted(problems, key=_position))
+            raise ConfigError(sorted(problems, key=position_of))
         return policy
 
 
@@ -357,151 +351,64 @@ def _unsupported(dialect: str, file: str, line: int, col: int, what: str) -> Fin
                    trace=None, constraint=what)
 
 
-# ----------------------------------------------------------------- error messages
-def _position(problem: str) -> tuple[int, int]:
-    """(line, column) of a ``FILE:LINE:COL: message`` problem (for sorting)."""
-    parts = problem.split(": ", 1)[0].rsplit(":", 2)
+
+
+# ----------------------------------------------------------------------- inventory
+def inventory(suite: Suite) -> Inventory:
+    """The configured rules of ``suite``: a digest of its files, and a digest per rule.
+
+    A rule is one configured key: in the suite file every key below a test (by test id),
+    a scenario (by scenario id) and ``pass_criteria``; in a policy file every key below
+    ``tools`` (the whole document for other files such as JSON Schemas). Lists are one
+    rule. Keys are ``file#dotted.path`` with repo-relative files, so moving lines changes
+    nothing and renaming a test id is one rule removed and one added."""
+    rules: dict[str, str] = {}
+    whole = hashlib.sha256()
+    for path in sorted(suite.sources):
+        text = suite.sources[path]
+        name = _relative(FsPath(path), suite.root)
+        whole.update(f"{name}\0{text}\0".encode())
+        try:
+            doc = safe_load(text)
+        except (yaml.YAMLError, YamlLimitError):
+            continue
+        if FsPath(path) == suite.path:
+            if isinstance(doc, dict):
+                _suite_rules(name, doc, rules)
+        elif isinstance(doc, dict) and isinstance(doc.get("tools"), dict):
+            _rules_of(f"{name}#tools", doc["tools"], rules)
+        else:
+            _rules_of(f"{name}#", doc, rules)
+    return Inventory(whole.hexdigest()[:32], dict(sorted(rules.items())))
+
+
+def _relative(path: FsPath, root: FsPath) -> str:
     try:
-        return int(parts[-2]), int(parts[-1])
-    except (IndexError, ValueError):
-        return 0, 0
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
-def suggest(word: str, options: list[str] | set[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest option, or an empty string."""
-    hint = did_you_mean(word, options)
-    if hint:
-        return hint
-    scored = sorted((edit_distance(word.lower(), o.lower()), o) for o in options)
-    if scored and scored[0][0] <= min(2, max(1, len(word) // 2)):
-        return f" (did you mean '{scored[0][1]}'?)"
-    return ""
+def _suite_rules(name: str, doc: dict[str, Any], rules: dict[str, str]) -> None:
+    for section in ("tests", "scenarios", "probes"):
+        items = doc.get(section)
+        if not isinstance(items, list):
+            continue
+        for n, item in enumerate(items):
+            ident = item.get("id", n) if isinstance(item, dict) else n
+            _rules_of(f"{name}#{section}.{ident}", item, rules)
+    if doc.get("pass_criteria") is not None:
+        _rules_of(f"{name}#pass_criteria", doc["pass_criteria"], rules)
+    for key in ("servers", "tool_lock"):  # live MCP (docs/mcp.md)
+        if doc.get(key) is not None:
+            _rules_of(f"{name}#{key}", doc[key], rules)
 
 
-def _walk(data: Any, loc: tuple[Any, ...], kind: str) -> Path:
-    """The data path of a pydantic error location: union-member tags in ``loc`` are
-    skipped; the last step of a ``missing`` error (a key not in the data) is kept."""
-    path: list[str | int] = []
-    node = data
-    for n, step in enumerate(loc):
-        in_dict = isinstance(node, dict) and step in node
-        in_list = isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
-        if in_dict or in_list:
-            node = node[step]
-            path.append(step)
-        elif n == len(loc) - 1 and isinstance(step, str) and kind == "missing":
-            path.append(step)
-    return tuple(path)
-
-
-def _unwrap(annotation: Any, value: Any) -> Any:
-    """The model (or container type) that validates ``value``: ``Annotated`` and
-    ``Optional`` are stripped, and a union of models is resolved by its ``Literal``
-    tag fields (``type: before`` -> BeforeRule)."""
-    while typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
-        return annotation
-    members = [_strip(a) for a in typing.get_args(annotation) if a is not type(None)]
-    models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
-    if isinstance(value, dict) and models:
-        for m in models:
-            tags = {name: typing.get_args(f.annotation) for name, f in m.model_fields.items()
-                    if typing.get_origin(f.annotation) is typing.Literal}
-            if tags and all(value.get(name) in allowed for name, allowed in tags.items()):
-                return m
-        if len(models) == 1:
-            return models[0]
-        return None
-    containers = [m for m in members if typing.get_origin(m) in (list, dict)]
-    if isinstance(value, list | dict) and containers:
-        want = list if isinstance(value, list) else dict
-        return next((c for c in containers if typing.get_origin(c) is want), None)
-    return None
-
-
-def _strip(annotation: Any) -> Any:
-    """A type without its ``Annotated`` wrappers (union members tagged for a
-    discriminator)."""
-    while typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    return annotation
-
-
-def _model_at(model: type[BaseModel], data: Any, path: Path) -> type[BaseModel] | None:
-    """The model that validates the mapping at ``path`` of ``data`` (for "did you
-    mean")."""
-    current: Any = model
-    node = data
-    for step in path:
-        current = _unwrap(current, node)
-        if isinstance(current, type) and issubclass(current, BaseModel):
-            fields = current.model_fields
-            name = next((n for n, f in fields.items() if step in (n, f.alias)), None)
-            if name is None:
-                return None
-            current = fields[name].annotation
-        elif typing.get_origin(current) in (list, dict):
-            current = typing.get_args(current)[-1]
-        else:
-            return None
-        if isinstance(node, dict):
-            node = node.get(step)
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            node = None
-    current = _unwrap(current, node)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-def _field_names(model: type[BaseModel]) -> set[str]:
-    return {f.alias or n for n, f in model.model_fields.items()}
-
-
-def _name(path: Path) -> str:
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out or "value"
-
-
-def _describe(err: Any, model: type[BaseModel], data: Any, positions: Positions,
-              prefix: Path) -> str:
-    loc = tuple(err["loc"])
-    kind = err["type"]
-    path = _walk(data, loc, kind)
-    full = (*prefix, *path)
-    if kind == "extra_forbidden":
-        key = str(path[-1]) if path else "?"
-        owner = _model_at(model, data, path[:-1])
-        hint = suggest(key, _field_names(owner)) if owner else ""
-        allowed = f"; allowed: {', '.join(sorted(_field_names(owner)))}" if owner else ""
-        return f"{positions.where(full)}: unknown key '{key}'{hint}{allowed}"
-    if kind == "missing":
-        key = str(path[-1]) if path else str(loc[-1])
-        where = positions.where(full[:-1] if path else full)
-        owner_path = path[:-1] if path else path
-        return f"{where}: '{_name(owner_path)}' is missing required key '{key}'" \
-            if owner_path else f"{where}: missing required key '{key}'"
-    ctx = err.get("ctx") or {}
-    if kind == "union_tag_invalid":
-        tag_key = str(ctx.get("discriminator", "type")).strip("'")
-        tags = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
-        tag = str(ctx.get("tag", ""))
-        return (f"{positions.where((*full, tag_key))}: {_name(path)}: unknown {tag_key} "
-                f"'{tag}'{suggest(tag, tags)}; known: {', '.join(tags)}")
-    if kind == "union_tag_not_found":
-        tag_key = str(ctx.get("discriminator", "type")).strip("'")
-        return f"{positions.where(full)}: {_name(path)}: missing required key '{tag_key}'"
-    msg = str(err["msg"])
-    for noise in ("Value error, ", "Assertion failed, "):
-        msg = msg.removeprefix(noise)
-    got = err.get("input")
-    shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
-    if kind in ("value_error", "assertion_error"):
-        shown = ""
-    if kind == "literal_error" and isinstance(got, str):
-        # one of a fixed set (output.format, sequence_mode, ...): the closest one
-        shown += suggest(got, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
-    return f"{positions.where(full)}: {_name(path)}: {msg}{shown}"
+def _rules_of(prefix: str, value: Any, rules: dict[str, str]) -> None:
+    if isinstance(value, dict) and value:
+        sep = "" if prefix.endswith("#") else "."
+        for key, sub in value.items():
+            _rules_of(f"{prefix}{sep}{key}", sub, rules)
+        return
+    text = json.dumps(value, sort_keys=True, default=str)
+    rules[prefix] = hashlib.sha256(text.encode()).hexdigest()[:12]

@@ -1,0 +1,69 @@
+"""What several commands do with their options: the output formats, colour, the
+output folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_eval.errors import ConfigError
+from agent_eval.outputs import output_folder
+from agent_eval.renderers import RENDERERS
+from agent_eval.suite import Suite
+from agent_eval.textdist import suggest
+
+__all__ = ["check_format", "color_wanted", "output_dir", "parse_formats"]
+
+
+def parse_formats(values: list[str] | None) -> list[str] | None:
+    """The formats of repeatable / comma-separated ``--format`` options (None: not given);
+    an unknown one is a ``ConfigError`` (exit 2) with a "did you mean"."""
+    if not values:
+        return None
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    if not out:
+        raise ConfigError(["--format: no format given; " + _known_formats()])
+    for name in out:
+        check_format(name)
+    return out
+
+
+def _known_formats(known: Sequence[str] | None = None) -> str:
+    return "known formats: " + ", ".join(known if known is not None else RENDERERS)
+
+
+def check_format(name: str, known: Sequence[str] | None = None,
+                 option: str = "--format") -> None:
+    """Raise ``ConfigError`` unless ``name`` is an output format (of ``known``, by default
+    every renderer's)."""
+    options = list(known if known is not None else RENDERERS)
+    if name in options:
+        return
+    raise ConfigError([f"{option}: unknown output format '{name}'{suggest(name, options)}; "
+                       + _known_formats(options)])
+
+
+def color_wanted(choice: str, stream: object) -> bool:
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    if choice == "always":
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def output_dir(option: str | None, suite: Suite) -> Path:
+    """The output folder (``--output-dir``, else the suite's ``output.dir``, else
+    ``agent-eval-results``), created, once it is known to be safe to write
+    (:func:`agent_eval.outputs.output_folder`: never outside the repository)."""
+    if option:
+        return output_folder(Path(option), suite.root)
+    configured = suite.model.output.dir
+    if configured:
+        pos = suite.positions.get(("output", "dir"))
+        return output_folder(suite.base_dir / configured, suite.root,
+                             f"{suite.file}:{pos.line}:{pos.col}")
+    return output_folder(Path("agent-eval-results"), suite.root)
