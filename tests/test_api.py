@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import pickle
@@ -55,6 +56,33 @@ def test_public_names() -> None:
         assert getattr(agent_eval, name) is obj, name
         assert name in agent_eval.__all__
     assert isinstance(agent_eval.__version__, str)
+
+
+def test_the_types_the_api_returns_are_exported(suite_dir: Path) -> None:
+    (suite_dir / "t.jsonl").write_text(ev("drop_db", "t1") + end("t1"))
+    suite = agent_eval.load_suite()
+    assert isinstance(suite, agent_eval.Suite)
+    results = agent_eval.evaluate(suite, agent_eval.load_traces(["t.jsonl"], suite))
+    assert results.findings
+    for finding in results.findings:
+        assert isinstance(finding, agent_eval.Finding)
+        assert isinstance(finding.config, agent_eval.ConfigRef)
+        assert finding.trace is None or isinstance(finding.trace, agent_eval.TraceRef)
+    for name in ("Suite", "Finding", "ConfigRef", "TraceRef"):
+        assert name in agent_eval.__all__
+
+
+def test_every_package_declares_its_public_names() -> None:
+    """``__all__`` in the package and in each subpackage, naming only what is there."""
+    src = Path(agent_eval.__file__).parent
+    packages = sorted(p.parent for p in src.rglob("__init__.py"))
+    assert len(packages) > 10
+    for folder in packages:
+        name = ".".join(("agent_eval", *folder.relative_to(src).parts))
+        module = importlib.import_module(name)
+        assert isinstance(getattr(module, "__all__", None), list), name
+        for public in module.__all__:
+            assert hasattr(module, public), f"{name}.{public}"
 
 
 def test_load_evaluate(suite_dir: Path) -> None:

@@ -13,8 +13,10 @@ from agent_eval._version import __version__
 if TYPE_CHECKING:
     from agent_eval.api import evaluate, load_suite, load_traces
     from agent_eval.errors import ConfigError, InputError
+    from agent_eval.findings import ConfigRef, Finding, TraceRef
     from agent_eval.model import LlmCall, Location, ToolCall, Trace
     from agent_eval.results import Results
+    from agent_eval.suite import Suite
 
 _EXPORTS = {
     "evaluate": "agent_eval.api",
@@ -22,21 +24,29 @@ _EXPORTS = {
     "load_traces": "agent_eval.api",
     "ConfigError": "agent_eval.errors",
     "InputError": "agent_eval.errors",
+    "ConfigRef": "agent_eval.findings",
+    "Finding": "agent_eval.findings",
+    "TraceRef": "agent_eval.findings",
     "LlmCall": "agent_eval.model",
     "Location": "agent_eval.model",
     "ToolCall": "agent_eval.model",
     "Trace": "agent_eval.model",
     "Results": "agent_eval.results",
+    "Suite": "agent_eval.suite",
 }
 
 __all__ = [
     "ConfigError",
+    "ConfigRef",
+    "Finding",
     "InputError",
     "LlmCall",
     "Location",
     "Results",
+    "Suite",
     "ToolCall",
     "Trace",
+    "TraceRef",
     "__version__",
     "evaluate",
     "load_suite",

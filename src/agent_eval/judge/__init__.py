@@ -7,3 +7,7 @@ every verdict in a reviewed file, ``evaluate`` grades a trace from the store (no
 ``providers`` talks to the OpenAI and Anthropic APIs through their official SDKs, which
 are imported only then (``pip install 'agent-eval-ci[judge]'``).
 """
+
+from __future__ import annotations
+
+__all__: list[str] = []  # the modules are the interface

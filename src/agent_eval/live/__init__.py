@@ -4,6 +4,8 @@ Only :mod:`agent_eval.live.session` and :mod:`agent_eval.live.runner` import the
 and only when a suite has servers; loading a suite never does.
 """
 
+__all__ = ["INPUT_RULES", "PROBE_RULES", "SERVER_RULES"]
+
 # Every rule id the live side reports (a page each under rules/docs/).
 PROBE_RULES = ("probe/result", "probe/error", "probe/call_failed", "probe/timeout",
                "probe/latency", "probe/listing", "probe/mime_type", "probe/messages",

@@ -15,6 +15,8 @@ from typing import Any
 
 from agent_eval.yamlpos import safe_load
 
+__all__ = ["RuleDoc", "catalogue", "get", "index_markdown"]
+
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n(.*)\Z", re.S)
 
 

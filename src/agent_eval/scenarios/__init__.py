@@ -4,3 +4,5 @@ suite, ``metrics`` holds the formulas as pure functions and ``evaluate`` applies
 traces and aggregates the suite."""
 
 from __future__ import annotations
+
+__all__: list[str] = []  # the modules are the interface

@@ -20,6 +20,9 @@ from agent_eval.judge.models import JudgeConfig
 from agent_eval.live.models import NAME_PATTERN, Probe, Server
 from agent_eval.scenarios.models import PassCriteria, Scenario, SuiteWeights
 
+__all__ = ["BASE_URL", "main", "policy_schema", "render_all", "results_schema",
+           "suite_schema"]
+
 BASE_URL = "https://github.com/agent-eval/agent-eval/raw/main/schemas/"
 
 
