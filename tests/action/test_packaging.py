@@ -121,8 +121,8 @@ def test_dockerignore_sends_only_what_the_image_is_built_from() -> None:
              if line.strip() and not line.startswith("#")]
     assert lines[0] == "*"
     assert {line[1:] for line in lines if line.startswith("!")} == {
-        "pyproject.toml", "README.md", "requirements/action.txt", "requirements/build.txt",
-        "src/"}
+        "pyproject.toml", "README.md", "LICENSE", "requirements/action.txt",
+        "requirements/build.txt", "src/"}
 
 
 def test_workflows_pin_third_party_actions_by_commit_sha() -> None:
