@@ -44,6 +44,8 @@ import judge_rules as every_judge  # a helper beside this file
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "customer-service" / "agent-eval.yaml"
 NODE_MODULES = ROOT / "node_modules"
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
 REPO, SHA = "https://github.com/agent-eval/agent-eval", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MULTITOOL_DIR = NODE_MODULES / "@microsoft" / f"sarif-multitool-{sys.platform}"
 MULTITOOL = MULTITOOL_DIR / ("Sarif.Multitool.exe" if sys.platform == "win32"
@@ -880,6 +882,18 @@ def test_input_error_fingerprints_ignore_the_line_number(tmp_path: Path) -> None
     assert (rule, line) == ("input/parse_error", 5)
     write(tmp_path, {"traces/t1.jsonl": "\n\n" + events(*FP_TRACE) + "{oops\n"})
     assert hashes() == [("input/parse_error", 7, first)]
+
+
+# ------------------------------------------------------------------ golden file
+def test_example_matches_the_reviewed_golden_file() -> None:
+    """The bundled example as ``run --no-timings`` writes results.sarif, paths relative to
+    the repository root, compared byte for byte with the reviewed file (as the HTML, JUnit
+    and Markdown goldens beside it; AGENT_EVAL_UPDATE_GOLDEN=1 rewrites it)."""
+    text = sarif.render(evaluate(EXAMPLE), RenderContext.for_root(ROOT, repo_url=REPO, sha=SHA))
+    path = GOLDEN / "example.sarif"
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ output form
