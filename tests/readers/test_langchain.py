@@ -315,7 +315,8 @@ def test_langsmith_tool_runs(tmp_path: Path) -> None:
 
 
 def test_forced_on_a_foreign_file_is_an_input_error(tmp_path: Path) -> None:
-    from agent_eval.readers.langchain import LANGSMITH_READER, READER
+    from agent_eval.readers.langchain import READER
+    from agent_eval.readers.langsmith import READER as LANGSMITH_READER
 
     path = write(tmp_path, "x.json", [{"hello": "world"}])
     for reader in (READER, LANGSMITH_READER):

@@ -25,6 +25,7 @@ from agent_eval.readers import (
     gemini_cli,
     inspect,
     langchain,
+    langsmith,
     mcp,
     native,
     openai,
@@ -42,7 +43,7 @@ READERS: dict[str, Reader] = {
         # containers of other formats' payloads first: Inspect logs, LangSmith runs and
         # LangChain messages embed raw OpenAI / Anthropic bodies
         inspect.READER,
-        langchain.LANGSMITH_READER,
+        langsmith.READER,
         langchain.READER,
         # OTLP / OpenAI / Codex: their sniffs exclude the other formats
         codex.READER,

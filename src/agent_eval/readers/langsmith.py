@@ -1,0 +1,363 @@
+"""LangSmith runs (docs/formats/langsmith.md).
+
+Run objects (``run_type`` llm / tool / chain ...), as the ingest batches
+``{"post": [...], "patch": [...]}``, a list, ``{"runs": [...]}`` or JSON lines; one trace
+per ``trace_id``. Feedback objects (``client.list_feedback``) and a run's
+``feedback_stats`` are recorded scores of the trace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from agent_eval.errors import InputError
+from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers._foreign import (
+    LINES,
+    JsonDoc,
+    add,
+    count,
+    epoch_ms,
+    head_text,
+    is_native,
+    iter_lines,
+    new_trace,
+    num,
+    open_records,
+    set_result,
+    span_ms,
+    text_of,
+    touch,
+)
+from agent_eval.readers._scores import add_score
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.langchain import LineAt, message_parts, model_name
+from agent_eval.readers.native import decode_arguments
+
+NAME = "langsmith"
+
+
+class _Run:
+    __slots__ = ("fields", "line", "result_line")
+
+    def __init__(self, fields: dict[str, Any], line: int) -> None:
+        self.fields = fields
+        self.line = line
+        self.result_line: int | None = None
+
+
+def _run_time(run: dict[str, Any]) -> float | None:
+    return span_ms(run.get("start_time"), run.get("end_time"))
+
+
+def _first_user_text(inputs: Any) -> Any:
+    if not isinstance(inputs, dict):
+        return inputs
+    messages = inputs.get("messages")
+    if isinstance(messages, list):
+        flat = messages[0] if messages and isinstance(messages[0], list) else messages
+        for m in flat:
+            parts = message_parts(m)
+            if parts is not None and parts[0] == "human":
+                return text_of(parts[1].get("content"))
+            if isinstance(m, dict) and m.get("role") in ("user", "human"):
+                return text_of(m.get("content"))
+    for key in ("input", "question", "query", "prompt"):
+        if isinstance(inputs.get(key), str):
+            return inputs[key]
+    return inputs
+
+
+def _final_text(outputs: Any) -> Any:
+    if not isinstance(outputs, dict):
+        return outputs
+    choices = outputs.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        msg = choices[0].get("message")
+        if isinstance(msg, dict):
+            return text_of(msg.get("content"))
+    for key in ("output", "answer", "result", "text"):
+        if key in outputs:
+            value = outputs[key]
+            return text_of(value) if text_of(value) is not None else value
+    messages = outputs.get("messages")
+    if isinstance(messages, list):
+        for m in reversed(messages):
+            parts = message_parts(m)
+            if parts is not None and parts[0] == "ai":
+                return text_of(parts[1].get("content"))
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations:
+        g = generations[0][0] if isinstance(generations[0], list) else generations[0]
+        if isinstance(g, dict) and isinstance(g.get("text"), str):
+            return g["text"]
+    return outputs
+
+
+def _llm_usage(run: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
+    i, o = count(run.get("prompt_tokens")), count(run.get("completion_tokens"))
+    t = count(run.get("total_tokens"))
+    if i is not None or o is not None or t is not None:
+        return i, o, t if t is not None else add(i, o)
+    outputs = run.get("outputs")
+    if not isinstance(outputs, dict):
+        return None, None, None
+    for key in ("usage_metadata", "usage"):
+        u = outputs.get(key)
+        if isinstance(u, dict):
+            i = count(u.get("input_tokens", u.get("prompt_tokens")))
+            o = count(u.get("output_tokens", u.get("completion_tokens")))
+            t = count(u.get("total_tokens"))
+            return i, o, t if t is not None else add(i, o)
+    llm_output = outputs.get("llm_output")
+    if isinstance(llm_output, dict) and isinstance(llm_output.get("token_usage"), dict):
+        u = llm_output["token_usage"]
+        i, o = count(u.get("prompt_tokens")), count(u.get("completion_tokens"))
+        t = count(u.get("total_tokens"))
+        return i, o, t if t is not None else add(i, o)
+    return None, None, None
+
+
+def _llm_model(run: dict[str, Any]) -> str | None:
+    """The model that answered (the response's), else the one asked for."""
+    outputs = run.get("outputs")
+    if isinstance(outputs, dict) and isinstance(outputs.get("model"), str):
+        return str(outputs["model"])
+    extra = run.get("extra")
+    if isinstance(extra, dict):
+        meta = extra.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("ls_model_name"), str):
+            return str(meta["ls_model_name"])
+        params = extra.get("invocation_params")
+        name = model_name(params)
+        if name:
+            return name
+    inputs = run.get("inputs")
+    if isinstance(inputs, dict) and isinstance(inputs.get("model"), str):
+        return str(inputs["model"])
+    return None
+
+
+def _tool_arguments(inputs: Any) -> tuple[Any, str | None]:
+    if isinstance(inputs, dict) and set(inputs) == {"input"}:
+        inner = inputs["input"]
+        value, why = decode_arguments(inner)
+        return (value, None) if why is None else (inputs, None)
+    return decode_arguments(inputs)
+
+
+def _trace_id(run: _Run) -> str:
+    return str(run.fields.get("trace_id", run.fields.get("id")))
+
+
+def _tool_call(f: dict[str, Any], loc: Location, out_loc: Location) -> ToolCall:
+    args, why = _tool_arguments(f.get("inputs"))
+    outputs = f.get("outputs")
+    result = outputs.get("output", outputs) if isinstance(outputs, dict) else outputs
+    call = ToolCall(name=str(f.get("name") or "unknown"), arguments=args, location=loc,
+                    id=str(f.get("id")), arguments_error=why, latency_ms=_run_time(f),
+                    arguments_recorded=f.get("inputs") is not None)
+    if not call.arguments_recorded:
+        call.arguments = None
+    if outputs is not None or f.get("error"):
+        err = f.get("error")
+        set_result(call, result, str(err) if err else None, not err, out_loc)
+    return call
+
+
+class LangSmithReader:
+    name = NAME
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        if is_native(head, source):
+            return False
+        text = head_text(head)
+        return bool(_RUN_TYPE.search(text) and _RUN_MARK.search(text))
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        doc = open_records(source)
+        if isinstance(doc, InputError):
+            yield doc
+            return
+        runs: dict[str, _Run] = {}
+        feedback: list[_Run] = []
+        unknown = 0
+        if doc is LINES:
+            for item in iter_lines(source):
+                if isinstance(item, InputError):
+                    yield item
+                    continue
+                number, value = item
+                unknown += self._collect(value, lambda *_p, n=number: n, (), runs,
+                                         feedback=feedback)
+        elif isinstance(doc, JsonDoc):
+            unknown += self._collect(doc.value, doc.line, (), runs, feedback=feedback)
+        yield from self._traces(source, runs, feedback)
+        if not runs:
+            yield InputError("input/invalid_event", source.file, 1,
+                             "no LangSmith run in this file (objects with an id and a run_type)")
+        if unknown:
+            yield IgnoredEvents(source.file, unknown)
+
+    def _collect(self, value: Any, at: LineAt, path: tuple[str | int, ...],
+                 runs: dict[str, _Run], patch: bool = False, *,
+                 feedback: list[_Run]) -> int:
+        if isinstance(value, list):
+            return sum(self._collect(v, at, (*path, i), runs, patch, feedback=feedback)
+                       for i, v in enumerate(value))
+        if not isinstance(value, dict):
+            return 1
+        if "post" in value or "patch" in value:
+            n = 0
+            for key in ("post", "patch"):
+                if isinstance(value.get(key), list):
+                    n += self._collect(value[key], at, (*path, key), runs, key == "patch",
+                                       feedback=feedback)
+            return n
+        if isinstance(value.get("runs"), list) or isinstance(value.get("feedback"), list):
+            n = 0
+            for key in ("runs", "feedback"):
+                if isinstance(value.get(key), list):
+                    n += self._collect(value[key], at, (*path, key), runs, feedback=feedback)
+            return n
+        if "run_id" in value and "key" in value and "run_type" not in value:
+            # a feedback object (client.list_feedback): a score of a run
+            feedback.append(_Run(value, at(*path)))
+            return 0
+        rid = value.get("id")
+        dotted = value.get("dotted_order")
+        if rid is None and isinstance(dotted, str) and "Z" in dotted:
+            # a patch without its id (it was in the URL): the id ends the dotted order
+            rid = dotted.rsplit(".", 1)[-1].split("Z", 1)[1]
+        if rid is None:
+            return 1
+        key = str(rid)
+        line = at(*path)
+        have = runs.get(key)
+        if have is None:
+            have = runs[key] = _Run(dict(value), line)
+        else:
+            have.fields.update({k: v for k, v in value.items() if v is not None})
+        if patch or value.get("outputs") is not None or value.get("error") is not None:
+            have.result_line = line
+        children = value.get("child_runs")
+        n = 0
+        if isinstance(children, list):
+            for i, child in enumerate(children):
+                if isinstance(child, dict):
+                    child.setdefault("parent_run_id", rid)
+                    child.setdefault("trace_id", value.get("trace_id", rid))
+                n += self._collect(child, at, (*path, "child_runs", i), runs,
+                                   feedback=feedback)
+        return n
+
+    def _traces(self, source: SourceFile, runs: dict[str, _Run],
+                feedback: list[_Run]) -> Iterator[Trace]:
+        groups: dict[str, list[_Run]] = {}
+        for run in runs.values():
+            groups.setdefault(_trace_id(run), []).append(run)
+        scored: dict[str, list[_Run]] = {}  # trace id -> its runs' feedback objects
+        for fb in feedback:
+            owner = runs.get(str(fb.fields.get("run_id")))
+            if owner is not None:
+                scored.setdefault(_trace_id(owner), []).append(fb)
+        for tid, members in groups.items():
+            members.sort(key=lambda r: (str(r.fields.get("dotted_order", "")),
+                                        epoch_ms(r.fields.get("start_time")) or 0.0))
+            tr = self._root(tid, source, members)
+            tools = [r for r in members if r.fields.get("run_type") == "tool"]
+            by_id: dict[str, ToolCall] = {}
+            for run in members:
+                self._run(tr, run, source.file, requested=by_id if not tools else None)
+            for fb in scored.get(tid, ()):
+                g = fb.fields
+                touch(tr, fb.line)
+                raw = g.get("score") if g.get("score") is not None else g.get("value")
+                add_score(tr, g.get("key"), raw, Location(source.file, fb.line),
+                          source=self.name, comment=g.get("comment"))
+            yield tr
+
+    def _root(self, tid: str, source: SourceFile, members: list[_Run]) -> Trace:
+        """The trace of a group of runs, with what its root run records."""
+        tr = new_trace(tid, source, min(r.line for r in members), self.name)
+        roots = [r for r in members if not r.fields.get("parent_run_id")]
+        rf = (roots[0] if roots else members[0]).fields
+        tr.input = _first_user_text(rf.get("inputs"))
+        tr.output = _final_text(rf.get("outputs"))
+        tr.duration_ms = _run_time(rf)
+        for key in ("name", "run_type", "session_name"):
+            if isinstance(rf.get(key), str):
+                tr.metadata[f"root_{key}" if key != "session_name" else "project"] = rf[key]
+        if rf.get("error"):
+            tr.metadata["error"] = rf["error"]
+        cost = num(rf.get("total_cost"))
+        if cost is not None and len(members) > 1:
+            tr.cost_usd = float(cost)  # the root's total covers its children
+        return tr
+
+    def _run(self, tr: Trace, run: _Run, file: str,
+             requested: dict[str, ToolCall] | None) -> None:
+        """One run of the trace: a tool run is a tool call, an LLM run an LLM call (and,
+        with ``requested`` when the trace has no tool runs, the calls it asked for)."""
+        f = run.fields
+        touch(tr, run.line)
+        if run.result_line is not None:
+            touch(tr, run.result_line)
+        loc = Location(file, run.line)
+        out_loc = Location(file, run.result_line or run.line)
+        if f.get("run_type") == "tool":
+            tr.tool_calls.append(_tool_call(f, loc, out_loc))
+        elif f.get("run_type") == "llm":
+            i, o, t = _llm_usage(f)
+            c = num(f.get("total_cost"))
+            tr.llm_calls.append(LlmCall(
+                location=loc, model=_llm_model(f), input_tokens=i, output_tokens=o,
+                total_tokens=t, cost_usd=None if c is None else float(c),
+                latency_ms=_run_time(f)))
+            if requested is not None:
+                self._requested_calls(f, tr, requested, loc, out_loc)
+        stats = f.get("feedback_stats")
+        if isinstance(stats, dict):
+            for key, stat in stats.items():
+                avg = stat.get("avg") if isinstance(stat, dict) else None
+                add_score(tr, str(key), avg, loc, source=self.name)
+
+    def _requested_calls(self, run: dict[str, Any], tr: Trace, by_id: dict[str, ToolCall],
+                         loc: Location, out_loc: Location) -> None:
+        """Without tool runs, the calls an LLM asked for (OpenAI-style outputs) and their
+        results in the next LLM call's input messages."""
+        inputs = run.get("inputs")
+        messages = inputs.get("messages") if isinstance(inputs, dict) else None
+        for m in messages if isinstance(messages, list) else []:
+            if isinstance(m, dict) and m.get("role") == "tool":
+                call = by_id.get(str(m.get("tool_call_id")))
+                if call is not None and not call.has_result:
+                    set_result(call, text_of(m.get("content")), None, True, loc)
+        outputs = run.get("outputs")
+        choices = outputs.get("choices") if isinstance(outputs, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return
+        msg = choices[0].get("message")
+        calls = msg.get("tool_calls") if isinstance(msg, dict) else None
+        for tc in calls if isinstance(calls, list) else []:
+            fn = tc.get("function") if isinstance(tc, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                continue
+            cid = str(tc.get("id"))
+            if cid in by_id:
+                continue
+            args, why = decode_arguments(fn.get("arguments"))
+            call = ToolCall(name=fn["name"], arguments=args, location=out_loc, id=cid,
+                            arguments_error=why)
+            tr.tool_calls.append(call)
+            by_id[cid] = call
+
+
+_RUN_TYPE = re.compile(
+    r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"')
+_RUN_MARK = re.compile(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')
+
+
+READER = LangSmithReader()
