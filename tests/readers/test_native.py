@@ -13,7 +13,7 @@ from tests.conftest import FIXTURES, SAMPLES
 
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.errors import InputError
-from agent_eval.model import Trace
+from agent_eval.model import ToolCall, Trace
 from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, read_sources
 from agent_eval.readers.native import READER
 
@@ -247,6 +247,46 @@ def test_unmatched_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     msg = next(e for e in items if isinstance(e, InputError) and e.line == 2)
     assert str(msg).startswith("t.jsonl:2: ")
     assert "nope" in msg.message
+
+
+def test_identical_calls_on_one_line_get_one_result_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a one-line .json document: two calls equal field by field (same tool, arguments,
+    # line); each result goes to a different call, the latest open one first
+    doc = json.dumps([{"type": "tool_call", "tool": "f", "arguments": {"a": 1}},
+                      {"type": "tool_call", "tool": "f", "arguments": {"a": 1}},
+                      {"type": "tool_result", "tool": "f", "result": "second"},
+                      {"type": "tool_result", "tool": "f", "result": "first"},
+                      {"type": "tool_result", "tool": "f", "result": "extra"}])
+    items = read(tmp_path, monkeypatch, doc, name="t.json")
+    (t,) = traces(items).values()
+    assert [c.result for c in t.tool_calls] == ["first", "second"]
+    assert errors(items) == [("input/unmatched_result", "t.json", 1)]
+
+
+def test_open_calls_are_kept_by_identity(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matching a result to its call never compares calls field by field: with many calls
+    still open (no result yet) that made reading one long trace quadratic (a trace of
+    100,000 calls took minutes)."""
+    compared = 0
+
+    def counting_eq(self: object, other: object) -> bool:
+        nonlocal compared
+        compared += 1
+        return self is other
+
+    monkeypatch.setattr(ToolCall, "__eq__", counting_eq)
+    events: list[dict[str, Any]] = []
+    for i in range(300):
+        events.append({"type": "tool_call", "tool": "t", "id": f"c{i}"})
+        if i % 2:  # every other call gets its result; the rest stay open
+            events.append({"type": "tool_result", "id": f"c{i}", "result": i})
+    events.append({"type": "tool_result", "tool": "t", "result": "last open"})
+    items = read(tmp_path, monkeypatch, jsonl(*events))
+    (t,) = traces(items).values()
+    assert compared == 0
+    assert [c.result for c in t.tool_calls[-3:]] == [297, "last open", 299]
 
 
 def test_tool_result_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

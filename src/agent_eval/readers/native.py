@@ -71,7 +71,10 @@ class _Open:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.by_id: dict[str, ToolCall] = {}
-        self.open_by_tool: dict[str, list[ToolCall]] = {}
+        # calls still without a result, per tool name, in call order, keyed by identity:
+        # matching and removing one is O(1) whatever the trace's length (a list and
+        # ``list.remove`` compared whole calls field by field: quadratic on long traces)
+        self.open_by_tool: dict[str, dict[int, ToolCall]] = {}
         self.ended = False
         self.end_line = trace.location.line
 
@@ -208,9 +211,9 @@ class _FileState:
         if not has_result:
             pending = t.open_by_tool.get(name)
             if pending is None:
-                t.open_by_tool[name] = [call]
+                t.open_by_tool[name] = {id(call): call}
             else:
-                pending.append(call)
+                pending[id(call)] = call
 
     def tool_result(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
@@ -226,7 +229,7 @@ class _FileState:
         if call is None and isinstance(name, str):
             pending = t.open_by_tool.get(name)
             if pending:
-                call = pending[-1]
+                call = next(reversed(pending.values()))  # the latest open one
         if call is None:
             what = f"id '{cid}'" if cid is not None else f"tool '{name}'"
             self.error("input/unmatched_result", line,
@@ -234,8 +237,8 @@ class _FileState:
                        f"'{t.trace.id}'; give it the call's id")
             return
         pending = t.open_by_tool.get(call.name)
-        if pending and call in pending:
-            pending.remove(call)
+        if pending:
+            pending.pop(id(call), None)
         error = obj.get("error")
         if error is False or error == "":
             error = None
