@@ -4,88 +4,26 @@ EvalView and CIAgent (tests/importers/fixtures/, see its README) give findings l
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_eval._cli import main
 from agent_eval.api import load_suite
 from agent_eval.errors import ConfigError
 from agent_eval.importers import detect
 from agent_eval.yamlpos import load_yaml
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "samples" / "peers"
-
-
-def events(*items: dict[str, Any]) -> str:
-    return "".join(json.dumps(e) + "\n" for e in items)
-
-
-def workspace(tmp_path: Path, peer: str, traces: dict[str, str]) -> Path:
-    folder = tmp_path / "repo"
-    shutil.copytree(FIXTURES / peer, folder)
-    (folder / ".git").mkdir()
-    for name, text in traces.items():
-        (folder / "traces" / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / "traces" / name).write_text(text, encoding="utf-8")
-    return folder
-
-
-def run(folder: Path, config: str, monkeypatch: pytest.MonkeyPatch,
-        *extra: str) -> dict[str, Any]:
-    monkeypatch.chdir(folder)
-    code = main(["run", "-c", config, "-t", "traces/*.jsonl", "-o", "out", "-q",
-                 "--no-timings", *extra])
-    assert code in (0, 1), code
-    data: dict[str, Any] = json.loads((folder / "out" / "results.json").read_text())
-    shutil.rmtree(folder / "out")
-    return data
-
-
-def findings(results: dict[str, Any]) -> list[dict[str, Any]]:
-    out = [v for t in results["tests"] for v in t["violations"]]
-    out += [f for s in results["scenarios"] for f in s["findings"]]
-    return out + list(results["unexercised"])
-
-
-def located(results: dict[str, Any]) -> list[tuple[str, str, int]]:
-    """(rule, config file, config line) of every finding, sorted."""
-    return sorted((f["rule"], f["config"]["file"], f["config"]["line"])
-                  for f in findings(results))
-
-
-def same_findings(a: dict[str, Any], b: dict[str, Any]) -> None:
-    """The findings of the direct run and of the imported suite: equal but for their
-    config location (and the import notes, which the imported suite cannot repeat)."""
-    def key(f: dict[str, Any]) -> tuple[Any, ...]:
-        t = f["trace"] or {}
-        # the one message that names its config file: the policy's
-        message = re.sub(r"no policy key of \S+ ", "no policy key of POLICY ", f["message"])
-        return (f["rule"], f["severity"], f["tool"], t.get("line"), f.get("scenario"),
-                message)
-    direct = sorted(key(f) for f in findings(a) if f["rule"] != "import/unsupported")
-    imported = sorted(key(f) for f in findings(b))
-    assert direct == imported
-    assert a["verdict"] == b["verdict"] or (a["verdict"] == "warn" and b["verdict"] == "pass"
-                                            and any(f["rule"] == "import/unsupported"
-                                                    for f in findings(a)))
-
-
-def imported(folder: Path, config: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    monkeypatch.chdir(folder)
-    target = folder / "native" / "agent-eval.yaml"
-    assert main(["import", config, "-o", str(target), "--traces", "../traces/*.jsonl"]) == 0
-    monkeypatch.chdir(folder / "native")
-    code = main(["run", "-o", "out", "-q", "--no-timings"])
-    assert code in (0, 1)
-    data: dict[str, Any] = json.loads((folder / "native" / "out" / "results.json").read_text())
-    return data
-
+from .peers import (
+    FIXTURES,
+    SHARED,
+    events,
+    findings,
+    imported,
+    located,
+    run,
+    same_findings,
+    workspace,
+)
 
 # ------------------------------------------------------------------------- Assay
 GOLDEN = events(
@@ -273,9 +211,12 @@ def test_ciagent_sample_spec_defaults_and_unsupported(tmp_path: Path) -> None:
     assert [(lim.key, lim.value, lim.ref.line) for lim in first.warn_thresholds] == [
         ("min_tool_recall", 1.0, 69), ("max_loops", 3.0, 55), ("max_tool_calls", 5.0, 70),
         ("max_cost_multiplier", 2.0, 34)]  # in the order of the thresholds model
-    notes = {(n.config.line, n.rule) for n in suite.notes}
-    assert (24, "import/unsupported") in notes  # defaults: hallucination_check (an LLM judge)
-    assert (62, "import/unsupported") in notes  # llm_judge of the first query
+    # the judge rubrics are judge checks now (tests/importers/test_judges.py); what is left:
+    # the 3-anchor scale of defaults.hallucination_check (line 26, once for all queries),
+    # min_sequence_similarity (128) and the composite rubric's 3-anchor scale (154)
+    notes = sorted((n.config.line, n.rule) for n in suite.notes)
+    assert notes == [(26, "import/unsupported"), (128, "import/unsupported"),
+                     (154, "import/unsupported")]
 
 
 # --------------------------------------------------------------------- detection

@@ -5,12 +5,14 @@ from; running it gives the same findings as running the peer config directly."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from agent_eval.errors import ConfigError
 from agent_eval.importers import detect, translator
 from agent_eval.importers.emit import to_yaml
+from agent_eval.judge.models import DEFAULT_STORE
 from agent_eval.paths import rel, repo_root
 from agent_eval.yamlpos import load_yaml
 
@@ -39,6 +41,12 @@ def main(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else folder / "agent-eval.yaml"
     if args.traces:
         t.data = {**t.data, "traces": args.traces}
+    judge = t.data.get("judge")
+    if isinstance(judge, dict) and "store" not in judge and out.resolve().parent != folder:
+        # the judgements recorded for the peer's file (its store, beside it) serve the
+        # imported suite too
+        store = os.path.relpath(folder / DEFAULT_STORE, out.resolve().parent)
+        t.data = {**t.data, "judge": {**judge, "store": Path(store).as_posix()}}
     written: list[Path] = []
     files = {out: to_yaml(t.data, t.positions, _header(dialect, rel(source, root), t))}
     for key, (data, positions) in t.policies.items():

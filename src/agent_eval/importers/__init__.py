@@ -31,6 +31,10 @@ def detect(data: Any) -> str:
     if "input" in data and "expected" in data and "name" in data:
         return "evalview"
     tests = data.get("tests")
+    if isinstance(tests, list) and tests and all(  # CIAgent's legacy agentci.yaml
+            isinstance(t, dict) and "name" in t and not {"id", "metric", "expected"} & t.keys()
+            for t in tests):
+        return "ciagent"
     if isinstance(tests, list) and any(isinstance(t, dict) and "expected" in t for t in tests):
         return "assay"
     if "model" in data and "suite" in data and "scenarios" not in data:

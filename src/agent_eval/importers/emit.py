@@ -3,6 +3,7 @@ file it came from (``agent-eval import``)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -11,6 +12,8 @@ from agent_eval.yamlpos import Path, Positions
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, str) and any(c in value for c in "\n\r\x85\u2028\u2029"):
+        return json.dumps(value)  # one line: a JSON string is a YAML double-quoted scalar
     text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**9)
     text = text.strip()
     return text[:-4].rstrip() if text.endswith("\n...") or text.endswith(" ...") else text

@@ -40,9 +40,10 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 class _EvalView:
-    def __init__(self, path: FsPath, read: Callable[[FsPath], str],
+    def __init__(self, path: FsPath, root: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
         self.path = path
+        self.root = root
         self.read = read
         self.rel = rel
         self.b = Builder(rel(path))
@@ -50,6 +51,7 @@ class _EvalView:
         self.t = Translation("evalview", self.out, self.b.positions)
         self.scenarios: list[dict[str, Any]] = []
         self.groups: set[str] = set()
+        self.judged = False
 
     def unsupported(self, src: Positions, path: Path, what: str) -> None:
         pos = src.get(path)
@@ -68,6 +70,8 @@ class _EvalView:
                                "file with name, input and expected) found"])
         self.out["tool_match"] = "normalized"
         self.out["scenarios"] = self.scenarios
+        if self.judged:
+            self.judge_config()
         if self.groups:
             self.out["tool_groups"] = {g: CATEGORIES[g] for g in sorted(self.groups)}
         return self.t
@@ -91,6 +95,49 @@ class _EvalView:
                                  "LLM or is not deterministic")
         return out
 
+    def judge_item(self, kind: str, value: dict[str, Any], src: Positions, at: Path,
+                   here: Path) -> dict[str, Any] | None:
+        """EvalView's hallucination / safety check as a judge item (``_at``: its peer
+        path), or None when it is off or allowed to fail."""
+        if not value.get("check") or value.get("allow") or value.get("allow_harmful"):
+            return None  # off, or EvalView lets it fail without failing the test
+        item: dict[str, Any] = {kind: True, "_at": here}
+        if kind == "safety" and isinstance(value.get("categories"), list) \
+                and value["categories"]:
+            item["categories"] = [str(c) for c in value["categories"]]
+        for key in ("confidence_threshold", "severity_threshold"):
+            if key in value:
+                self.unsupported(src, (*here, key), f"{kind}.{key}: EvalView's detector "
+                                 "setting; the judge grades 1-5 against threshold 0.8")
+        return item
+
+    def judge_config(self) -> None:
+        """The suite's judge: EvalView's ``.evalview/config.yaml`` ``judge:`` beside the
+        test cases (or above them), else EvalView's default (OpenAI, gpt-5.4-mini)."""
+        folder = self.path if self.path.is_dir() else self.path.parent
+        root = self.root.resolve()
+        for d in (folder, *folder.parents):
+            if not d.resolve().is_relative_to(root):
+                break  # never read above the repository
+            config = d / ".evalview" / "config.yaml"
+            if config.is_file():
+                data, src = load_yaml(self.read(config), self.rel(config))
+                judge = _dict(_dict(data).get("judge"))
+                provider, model = judge.get("provider"), judge.get("model")
+                if provider in ("openai", "anthropic") and isinstance(model, str) and model:
+                    self.out["judge"] = {"provider": provider, "model": model}
+                    for path, key in ((("judge",), ("judge",)),
+                                      (("judge", "provider"), ("judge", "provider")),
+                                      (("judge", "model"), ("judge", "model"))):
+                        self.b.at(path, src, key)
+                    return
+                if judge:
+                    self.unsupported(src, ("judge",), f"judge provider {provider!r}: the "
+                                     "import uses openai / gpt-5.4-mini (set judge.base_url "
+                                     "for an OpenAI-compatible server)")
+                break
+        self.out["judge"] = {"provider": "openai", "model": "gpt-5.4-mini"}
+
     def case(self, doc: dict[str, Any], src: Positions) -> None:
         b = self.b
         k = len(self.scenarios)
@@ -102,6 +149,7 @@ class _EvalView:
         exp = _dict(doc.get("expected"))
         eb: Path = (*base, "expect")
         b.at(eb, src, ("expected",))
+        judged: list[tuple[str, dict[str, Any], Path]] = []
         for key, value in exp.items():
             here: Path = ("expected", key)
             if key == "tools" and value:
@@ -123,12 +171,30 @@ class _EvalView:
                 if out:
                     expect["output"] = out
                     b.at((*eb, "output"), src, here)
-            elif isinstance(value, dict) and key in ("hallucination", "safety") and not \
-                    value.get("check"):
-                continue  # the check is off
+            elif key in ("hallucination", "safety") and isinstance(value, dict):
+                judged.append((key, value, here))
             elif value not in (None, False, [], {}):
                 self.unsupported(src, here, f"expected.{key} is not deterministic or not "
                                  "supported")
+        checks = _dict(doc.get("checks"))
+        for kind in ("hallucination", "safety"):
+            if checks.get(kind) is True and not any(k == kind for k, _, _ in judged):
+                judged.append((kind, {"check": True}, ("checks", kind)))
+        items = [item for kind, value, here in judged
+                 if checks.get(kind) is not False  # checks: {kind: false} turns it off
+                 for item in [self.judge_item(kind, value, src, (*eb, "judge"), here)]
+                 if item is not None]
+        for n, item in enumerate(items):
+            item_src = item.pop("_at")
+            b.at((*eb, "judge", n), src, item_src)
+            b.at((*eb, "judge", n, next(iter(item))), src, item_src)
+            if "categories" in item:
+                b.tree((*eb, "judge", n, "categories"), item["categories"], src,
+                       (*item_src, "categories"))
+        if items:
+            expect["judge"] = items
+            b.at((*eb, "judge"), src, ("expected",))
+            self.judged = True
         if expect:
             sc["expect"] = expect
         th = _dict(doc.get("thresholds"))
@@ -159,11 +225,11 @@ class _EvalView:
                 self.unsupported(src, (key,), f"'{key}' is not supported")
         if doc.get("turns"):
             self.unsupported(src, ("turns",), "multi-turn expectations are not imported")
-        if isinstance(doc.get("checks"), dict) and any(doc["checks"].values()):
-            self.unsupported(src, ("checks",), "hallucination/safety/PII checks need an LLM")
+        if checks.get("pii"):
+            self.unsupported(src, ("checks", "pii"), "the PII check is not supported")
         self.scenarios.append(sc)
 
 
 def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
               rel: Callable[[FsPath], str]) -> Translation:
-    return _EvalView(path, read, rel).translate()
+    return _EvalView(path, root, read, rel).translate()
