@@ -344,6 +344,48 @@ def test_glob_steps_match_brute_force(p: list[str], r: list[str], mode: str) -> 
         assert (share == 1.0) == m.matches_steps(mode, steps, n)
 
 
+def _in(steps: frozenset[int], j: int) -> bool:
+    return j in steps
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(min_value=0, max_value=150).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.frozensets(st.integers(min_value=0, max_value=max(n - 1, 0)),
+                                       max_size=4), max_size=90))))
+def test_bit_parallel_lcs_and_edit_match_the_table(case: tuple[int, list[frozenset[int]]]
+                                                   ) -> None:
+    """The bit-parallel LCS and edit distance agree with the O(|P|·n) tables of
+    :func:`m.lcs_length` and :func:`m.levenshtein` for any match sets: a call may match
+    several steps (globs), none, or steps far apart; n crosses the 64-bit word size."""
+    n, p = case
+    if n == 0:
+        p = [frozenset() for _ in p]
+    r = list(range(n))
+    assert m.lcs_length_steps(p, n) == m.lcs_length(p, r, _in)
+    assert m.levenshtein_steps(p, n) == m.levenshtein(p, r, _in)
+    as_sets = [set(s) for s in p]  # plain sets are accepted too
+    assert m.lcs_length_steps(as_sets, n) == m.lcs_length(p, r, _in)
+    assert m.levenshtein_steps(as_sets, n) == m.levenshtein(p, r, _in)
+
+
+def test_a_long_trace_against_a_long_sequence_is_fast() -> None:
+    """100,000 calls against 1,000 steps (docs/performance.md): well under a second on
+    the project's machine (the table took 30-45 s); bounded loosely here (CI is slow),
+    the sizes chosen so that the O(|P|·n) table would take minutes."""
+    import random
+    import time
+
+    rng = random.Random(5)
+    groups = [frozenset(rng.sample(range(1000), 3)) for _ in range(12)] + [frozenset()]
+    p = [rng.choice(groups) for _ in range(100_000)]
+    t0 = time.perf_counter()
+    lcs = m.lcs_length_steps(p, 1000)
+    edit = m.levenshtein_steps(p, 1000)
+    assert time.perf_counter() - t0 < 20
+    assert 0 < lcs <= 1000
+    assert 99_000 <= edit <= 100_000  # at least |P| - n, at most max(|P|, n)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "ab"]), max_size=7),
        st.lists(st.sampled_from(["a", "b", "c", "a*", "*b", "?"]), max_size=6))
