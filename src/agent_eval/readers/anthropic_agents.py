@@ -20,17 +20,13 @@ from agent_eval.readers._foreign import (
     add,
     as_dict,
     count,
-    head_text,
-    is_native,
     iter_lines,
-    new_trace,
     set_result,
     span_ms,
     text_of,
-    touch,
 )
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.native import decode_arguments
+from agent_eval.readers.base import SourceFile
+from agent_eval.readers.skeleton import EventReader, OneTrace, dispatch, named
 
 NAME = "anthropic_agents"
 _METHOD = re.compile(r'^\s*\[\s*"client\.beta\.sessions\.', re.M)
@@ -40,29 +36,18 @@ _RESULT_IDS = {"user.custom_tool_result": "custom_tool_use_id",
                "agent.mcp_tool_result": "mcp_tool_use_id"}
 
 
-class _State:
+class _State(OneTrace):
+    fmt = NAME
+
     def __init__(self, source: SourceFile) -> None:
-        self.source = source
-        self.file = source.file
-        self.trace: Trace | None = None
+        super().__init__(source)
         self.model: str | None = None
         self.calls: dict[str, tuple[ToolCall, Any]] = {}
         self.starts: dict[str, Any] = {}
-        self.errors: list[InputError] = []
-        self.unknown = 0
-        self.first_ts: Any = None
-        self.last_ts: Any = None
-
-    def current(self, line: int) -> Trace:
-        if self.trace is None:
-            self.trace = new_trace(self.source.trace_id, self.source, line, NAME)
-        touch(self.trace, line)
-        return self.trace
 
     def record(self, value: Any, line: int) -> None:
         if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
-            self.errors.append(InputError("input/invalid_event", self.file, line,
-                                          'a record must be ["<method>", <payload>]'))
+            self.invalid(line, 'a record must be ["<method>", <payload>]')
             return
         method, payload = value
         trace = self.current(line)
@@ -79,96 +64,91 @@ class _State:
 
     def event(self, trace: Trace, ev: Any, line: int) -> None:
         if not isinstance(ev, dict):
-            self.errors.append(InputError("input/invalid_event", self.file, line,
-                                          "a streamed session event must be a JSON object"))
+            self.invalid(line, "a streamed session event must be a JSON object")
             return
         kind = ev.get("type")
         ts = ev.get("processed_at")
-        if ts is not None:
-            self.first_ts = ts if self.first_ts is None else self.first_ts
-            self.last_ts = ts
-        loc = Location(self.file, line)
-        if kind == "user.message":
-            text = text_of(ev.get("content"))
-            if trace.input is None and text is not None:
-                trace.input = text
-        elif kind == "agent.message":
-            text = text_of(ev.get("content"))
-            if text:
-                trace.output = text
-        elif kind in _TOOL_USE:
-            name = ev.get("name")
-            if not isinstance(name, str) or not name:
-                self.errors.append(InputError("input/invalid_event", self.file, line,
-                                              f"an {kind} event without a name"))
-                return
-            args, why = decode_arguments(ev.get("input"))
-            cid = ev.get("id")
-            call = ToolCall(name=name, arguments=args, location=loc,
-                            id=cid if isinstance(cid, str) else None, arguments_error=why)
-            trace.tool_calls.append(call)
-            if call.id is not None:
-                self.calls[call.id] = (call, ts)
-        elif kind in _RESULT_IDS:
-            found = self.calls.get(str(ev.get(_RESULT_IDS[kind])))
-            if found is None:
-                self.errors.append(InputError(
-                    "input/unmatched_result", self.file, line,
-                    f"a {kind} event whose {_RESULT_IDS[kind]} matches no earlier tool use"))
-                return
-            call, start = found
-            content = ev.get("content")
-            text = text_of(content)
-            failed = ev.get("is_error") is True
-            set_result(call, text if text is not None else content, text if failed else None,
-                       not failed, loc)
-            call.latency_ms = span_ms(start, ts)
-        elif kind == "span.model_request_start":
-            if isinstance(ev.get("id"), str):
-                self.starts[ev["id"]] = ts
-        elif kind == "span.model_request_end":
-            usage = as_dict(ev.get("model_usage"))
-            rest = count(usage.get("input_tokens"))
-            read = count(usage.get("cache_read_input_tokens"))
-            write = count(usage.get("cache_creation_input_tokens"))
-            inp = add(rest, read or 0, write or 0) if rest is not None else None
-            out = count(usage.get("output_tokens"))
-            trace.llm_calls.append(LlmCall(
-                location=loc, model=self.model, input_tokens=inp, output_tokens=out,
-                total_tokens=add(inp, out),
-                latency_ms=span_ms(self.starts.get(str(ev.get("model_request_start_id"))), ts)))
-        elif kind == "session.error":
-            err = as_dict(ev.get("error"))
-            message = err.get("message")
-            trace.metadata.setdefault("errors", []).append(
-                message if isinstance(message, str) else "session error")
-        elif not (isinstance(kind, str) and kind.startswith(("session.", "span.", "agent.",
-                                                              "user."))):
+        self.stamp(ts)
+        if not dispatch(self, _HANDLERS, kind, trace, ev, line, ts) and not (
+                isinstance(kind, str) and kind.startswith(("session.", "span.", "agent.",
+                                                           "user."))):
             self.unknown += 1
 
+    def user_message(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        text = text_of(ev.get("content"))
+        if trace.input is None and text is not None:
+            trace.input = text
 
-class AnthropicAgentsReader:
+    def agent_message(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        text = text_of(ev.get("content"))
+        if text:
+            trace.output = text
+
+    def tool_use(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        name = named(ev.get("name"))
+        if name is None:
+            self.invalid(line, f"an {ev['type']} event without a name")
+            return
+        call = self.tool_call(trace, name, ev.get("input"), ev.get("id"), line)
+        if call.id is not None:
+            self.calls[call.id] = (call, ts)
+
+    def tool_result(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        kind = ev["type"]
+        found = self.calls.get(str(ev.get(_RESULT_IDS[kind])))
+        if found is None:
+            self.unmatched(line, f"a {kind} event whose {_RESULT_IDS[kind]} matches no "
+                                 "earlier tool use")
+            return
+        call, start = found
+        content = ev.get("content")
+        text = text_of(content)
+        failed = ev.get("is_error") is True
+        set_result(call, text if text is not None else content, text if failed else None,
+                   not failed, Location(self.file, line))
+        call.latency_ms = span_ms(start, ts)
+
+    def request_start(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        if isinstance(ev.get("id"), str):
+            self.starts[ev["id"]] = ts
+
+    def request_end(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        usage = as_dict(ev.get("model_usage"))
+        rest = count(usage.get("input_tokens"))
+        read = count(usage.get("cache_read_input_tokens"))
+        write = count(usage.get("cache_creation_input_tokens"))
+        inp = add(rest, read or 0, write or 0) if rest is not None else None
+        out = count(usage.get("output_tokens"))
+        trace.llm_calls.append(LlmCall(
+            location=Location(self.file, line), model=self.model, input_tokens=inp,
+            output_tokens=out, total_tokens=add(inp, out),
+            latency_ms=span_ms(self.starts.get(str(ev.get("model_request_start_id"))), ts)))
+
+    def session_error(self, trace: Trace, ev: dict[str, Any], line: int, ts: Any) -> None:
+        message = as_dict(ev.get("error")).get("message")
+        trace.metadata.setdefault("errors", []).append(
+            message if isinstance(message, str) else "session error")
+
+
+_HANDLERS = {
+    "user.message": _State.user_message,
+    "agent.message": _State.agent_message,
+    **dict.fromkeys(_TOOL_USE, _State.tool_use),
+    **dict.fromkeys(_RESULT_IDS, _State.tool_result),
+    "span.model_request_start": _State.request_start,
+    "span.model_request_end": _State.request_end,
+    "session.error": _State.session_error,
+}
+
+
+class AnthropicAgentsReader(EventReader):
     name = NAME
+    marks = (_METHOD,)
+    state = _State
+    empty = "no client.beta.sessions record in this file"
 
-    def sniff(self, head: bytes, source: SourceFile) -> bool:
-        return not is_native(head, source) and _METHOD.search(head_text(head)) is not None
-
-    def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        state = _State(source)
-        for item in iter_lines(source):
-            if isinstance(item, InputError):
-                yield item
-            else:
-                state.record(item[1], item[0])
-        yield from state.errors
-        if state.trace is not None:
-            state.trace.duration_ms = span_ms(state.first_ts, state.last_ts)
-            yield state.trace
-        elif not state.errors:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "no client.beta.sessions record in this file")
-        if state.unknown:
-            yield IgnoredEvents(source.file, state.unknown)
+    def records(self, source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
+        return iter_lines(source)
 
 
 READER = AnthropicAgentsReader()

@@ -12,27 +12,24 @@ top-level ``ai.generateText`` / ``streamText`` / ... spans give the input and ou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
-from agent_eval.errors import InputError
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
     add,
     as_dict,
     count,
-    head_text,
-    is_native,
     new_trace,
-    records,
     set_result,
     touch,
 )
-from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.base import SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.readers.skeleton import EventReader, ReadState
 
 NAME = "vercel_ai"
 _SPAN_CONTEXT = re.compile(r'"spanContext"\s*:')
@@ -91,26 +88,24 @@ def _error(span: dict[str, Any]) -> str | None:
     return message if isinstance(message, str) and message else "error"
 
 
-class _State:
+class _State(ReadState):
     def __init__(self, source: SourceFile) -> None:
-        self.source = source
-        self.file = source.file
-        self.traces: dict[str, Trace] = {}
+        super().__init__(source)
+        self.by_key: dict[str, Trace] = {}
         self.times: dict[str, list[float]] = {}
         self.calls: dict[str, dict[str, ToolCall]] = {}
-        self.errors: list[InputError] = []
 
-    def span(self, span: Any, line: int) -> None:
-        if not isinstance(span, dict):
-            self.errors.append(InputError("input/invalid_event", self.file, line,
-                                          "a span must be a JSON object"))
+    def record(self, value: Any, line: int) -> None:
+        if not isinstance(value, dict):
+            self.invalid(line, "a span must be a JSON object")
             return
+        span = value
         ctx = as_dict(span.get("spanContext"))
         key = str(ctx.get("traceId") or "")
-        trace = self.traces.get(key)
+        trace = self.by_key.get(key)
         if trace is None:
             tid = self.source.trace_id if not key else f"{self.source.trace_id}:{key}"
-            trace = self.traces[key] = new_trace(tid, self.source, line, NAME)
+            trace = self.by_key[key] = new_trace(tid, self.source, line, NAME)
             self.times[key] = []
             self.calls[key] = {}
         touch(trace, line)
@@ -124,7 +119,7 @@ class _State:
         loc = Location(self.file, line)
         error = _error(span)
         if op == "ai.toolCall" or "ai.toolCall.name" in attrs:
-            self.tool_call(trace, key, attrs, loc, error, latency)
+            self.tool_span(trace, key, attrs, loc, error, latency)
         elif op.endswith(_PROVIDER):
             self.llm_call(trace, key, attrs, loc, latency)
         elif op.startswith("ai."):
@@ -138,7 +133,7 @@ class _State:
             if isinstance(fid, str):
                 trace.metadata.setdefault("ai.telemetry.functionId", fid)
 
-    def tool_call(self, trace: Trace, key: str, attrs: dict[str, Any], loc: Location,
+    def tool_span(self, trace: Trace, key: str, attrs: dict[str, Any], loc: Location,
                   error: str | None, latency: float | None) -> None:
         name = attrs.get("ai.toolCall.name")
         cid = attrs.get("ai.toolCall.id")
@@ -193,30 +188,20 @@ class _State:
             self.calls[key][str(cid)] = call
 
 
-class VercelAiReader:
-    name = NAME
-
-    def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        text = head_text(head)
-        return _SPAN_CONTEXT.search(text) is not None and _AI_ATTR.search(text) is not None
-
-    def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        state = _State(source)
-        for item in records(source, "spans"):
-            if isinstance(item, InputError):
-                yield item
-            else:
-                state.span(item[1], item[0])
-        yield from state.errors
-        for key, trace in state.traces.items():
-            times = state.times[key]
+    def traces(self) -> Iterable[Trace]:
+        for key, trace in self.by_key.items():
+            times = self.times[key]
             if times:
                 trace.duration_ms = round(max(times) - min(times), 3)
-            yield trace
-        if not state.traces and not state.errors:
-            yield InputError("input/invalid_event", source.file, 1, "no span in this file")
+        return self.by_key.values()
+
+
+class VercelAiReader(EventReader):
+    name = NAME
+    marks = (_SPAN_CONTEXT, _AI_ATTR)
+    key = "spans"
+    state = _State
+    empty = "no span in this file"
 
 
 READER = VercelAiReader()

@@ -1,0 +1,238 @@
+"""The skeleton a foreign-format reader fills in (docs/architecture.md "Readers").
+
+Every reader does the same around its own format: it recognises a file by marks in its
+first KiB, reads the file's records (JSON lines, or one document holding a list),
+reports each bad record as an input error and goes on, collects traces, and reports a
+file that held nothing of its format and the events it ignored. :class:`FormatReader`
+does all of that once; a reader says only what is its own:
+
+- ``name`` and ``marks`` (patterns that must all be found in the head of a file),
+- ``state``: a :class:`ReadState` subclass that takes one record at a time (most
+  dispatch on the record's type through a table of handlers, see :func:`dispatch`),
+- ``empty``: the message for a file that holds no record of the format.
+
+:class:`EventReader` reads records one by one (``records``), :class:`DocumentReader`
+reads one JSON document whose list of items is under ``key``. The order of what a
+reader yields is fixed here: the input errors of unreadable records as they come, then
+the errors the state found, the traces, the "empty" error and the ignored-event count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, TypeVar
+
+from agent_eval.errors import InputError
+from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers._foreign import (
+    JsonDoc,
+    all_of,
+    as_dict,
+    head_text,
+    is_native,
+    new_trace,
+    read_document,
+    records,
+    span_ms,
+    touch,
+)
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_UNMATCHED_RESULT, Rule
+
+__all__ = ["DocumentReader", "DocumentState", "EventReader", "FormatReader", "OneTrace",
+           "ReadState", "dispatch", "named"]
+
+
+S = TypeVar("S", bound="ReadState")
+Handler = Callable[..., None]
+
+
+def named(value: Any) -> str | None:
+    """``value`` when it is a non-empty string (a tool's name), else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def dispatch(state: S, table: Mapping[Any, Callable[..., None]], kind: Any,
+             *args: Any) -> bool:
+    """Call the handler of ``kind`` in ``table`` with ``state`` and ``args``; False when
+    ``kind`` has none (the caller counts it as unknown or lets it pass)."""
+    handler = table.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        return False
+    handler(state, *args)
+    return True
+
+
+class ReadState:
+    """What a reader collects from one file: input errors, the count of events of an
+    unknown type, the first and last timestamps seen. Subclasses take records in
+    :meth:`record` and give their traces in :meth:`traces`."""
+
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.file = source.file
+        self.errors: list[InputError] = []
+        self.unknown = 0
+        self.first_ts: Any = None
+        self.last_ts: Any = None
+
+    # ------------------------------------------------------------------ errors
+    def error(self, rule: Rule, line: int, message: str) -> None:
+        self.errors.append(rule.input_error(self.file, line, message))
+
+    def invalid(self, line: int, message: str) -> None:
+        """A record that is not what the format says (``input/invalid_event``)."""
+        self.error(INPUT_INVALID_EVENT, line, message)
+
+    def unmatched(self, line: int, message: str) -> None:
+        """A result whose call is nowhere before it (``input/unmatched_result``)."""
+        self.error(INPUT_UNMATCHED_RESULT, line, message)
+
+    # ------------------------------------------------------------------- times
+    def stamp(self, ts: Any) -> None:
+        """Remember a recorded timestamp (the first one and the last one count)."""
+        if ts is not None:
+            if self.first_ts is None:
+                self.first_ts = ts
+            self.last_ts = ts
+
+    def duration(self) -> float | None:
+        """Milliseconds from the first timestamp to the last (None when unknown)."""
+        return span_ms(self.first_ts, self.last_ts)
+
+    # ------------------------------------------------------------- tool calls
+    def tool_call(self, trace: Trace, name: str, raw: Any, cid: Any, line: int) -> ToolCall:
+        """A tool call at ``line`` with its arguments decoded (``raw`` may be JSON text),
+        appended to ``trace``; an id that is not a string is no id."""
+        args, why = decode_arguments(raw)
+        call = ToolCall(name=name, arguments=args, location=Location(self.file, line),
+                        id=cid if isinstance(cid, str) else None, arguments_error=why)
+        trace.tool_calls.append(call)
+        return call
+
+    # ----------------------------------------------------- what a reader fills in
+    def record(self, value: Any, line: int) -> None:
+        raise NotImplementedError
+
+    def traces(self) -> Iterable[Trace]:
+        raise NotImplementedError
+
+
+class OneTrace(ReadState):
+    """A file that is one trace, started at its first record of the format; its
+    duration runs from the first timestamp to the last."""
+
+    fmt: ClassVar[str]
+
+    def __init__(self, source: SourceFile) -> None:
+        super().__init__(source)
+        self.trace: Trace | None = None
+
+    def current(self, line: int) -> Trace:
+        """The trace, extended to ``line`` (started there when it is the first)."""
+        if self.trace is None:
+            self.trace = new_trace(self.source.trace_id, self.source, line, self.fmt)
+        touch(self.trace, line)
+        return self.trace
+
+    def traces(self) -> Iterable[Trace]:
+        if self.trace is None:
+            return []
+        self.trace.duration_ms = self.duration()
+        return [self.trace]
+
+
+class DocumentState(ReadState):
+    """A whole-file JSON document that is one trace: ``begin`` gets the document, then
+    every item of its list comes to ``item`` (with its index, to look up the lines of
+    paths below it)."""
+
+    fmt: ClassVar[str]
+
+    def begin(self, doc: JsonDoc, root: dict[str, Any]) -> None:
+        self.doc = doc
+        self.trace = new_trace(self.source.trace_id, self.source, doc.line(), self.fmt)
+
+    def item(self, raw: dict[str, Any], line: int, index: int) -> None:
+        raise NotImplementedError
+
+    def traces(self) -> Iterable[Trace]:
+        return [self.trace]
+
+
+class FormatReader:
+    """The parts every reader shares: the sniff and the end of reading a file."""
+
+    name: str
+    marks: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    empty: ClassVar[str] = ""  # the message for a file without a record of the format
+    quiet_when_bad: ClassVar[bool] = False  # no "empty" error after unreadable records
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        return not is_native(head, source) and all_of(head_text(head), *self.marks)
+
+    def finish(self, state: ReadState, bad: bool = False) -> Iterator[ReadItem]:
+        """What ends every file: the state's errors, its traces, then an error for a file
+        that held nothing (unless errors explain why) and the ignored-event count."""
+        yield from state.errors
+        traces = list(state.traces())
+        yield from traces
+        if self.empty and not traces and not state.errors and not (bad and self.quiet_when_bad):
+            yield INPUT_INVALID_EVENT.input_error(state.file, 1, self.empty)
+        if state.unknown:
+            yield IgnoredEvents(state.file, state.unknown)
+
+
+class EventReader(FormatReader):
+    """A reader of records one at a time: JSON lines, or a JSON array (or an object
+    holding one under ``key``) of them."""
+
+    key: ClassVar[str] = ""
+    state: ClassVar[type[ReadState]]
+
+    def records(self, source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
+        return records(source, self.key)
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = self.state(source)
+        bad = False
+        for item in self.records(source):
+            if isinstance(item, InputError):
+                bad = True
+                yield item
+            else:
+                state.record(item[1], item[0])
+        yield from self.finish(state, bad)
+
+
+class DocumentReader(FormatReader):
+    """A reader of one JSON document whose items are a list under ``key``; each item
+    must be a JSON object (``item_what`` names it in the error)."""
+
+    key: ClassVar[str]
+    need: ClassVar[str]  # the error when the list is missing
+    item_what: ClassVar[str]  # "an ATIF step": what an item is called in errors
+    state: ClassVar[type[DocumentState]]
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        doc = read_document(source)
+        if isinstance(doc, InputError):
+            yield doc
+            return
+        root = as_dict(doc.value)
+        items = root.get(self.key)
+        if not isinstance(items, list):
+            yield INPUT_INVALID_EVENT.input_error(source.file, 1, self.need)
+            return
+        state = self.state(source)
+        state.begin(doc, root)
+        for i, raw in enumerate(items):
+            line = doc.line(self.key, i)
+            if not isinstance(raw, dict):
+                state.invalid(line, f"{self.item_what} must be a JSON object")
+                continue
+            touch(state.trace, line)
+            state.item(raw, line, i)
+        yield from self.finish(state)
