@@ -33,6 +33,7 @@ from agent_eval.readers.openai import (
     responses_item,
     text_of,
 )
+from agent_eval.readers.skeleton import dispatch
 
 _SNIFF_STATE = re.compile(rb'"\$schemaVersion"\s*:')
 _SNIFF_STATE_KEYS = re.compile(rb'"(?:generated_items|model_responses|current_agent|'
@@ -83,59 +84,16 @@ def _approval_lists(state: dict[str, Any]) -> tuple[set[str], set[str]]:
 
 
 def read_run_state(conv: Conversation, state: dict[str, Any], lines: Lines) -> None:
-    trace = state.get("trace")
-    if type(trace) is dict and trace.get("id"):
-        conv.trace.id = str(trace["id"])
-        if trace.get("workflow_name") is not None:
-            conv.trace.metadata["workflow_name"] = trace["workflow_name"]
-        if trace.get("group_id") is not None:
-            conv.trace.metadata["group_id"] = trace["group_id"]
-    agent = state.get("current_agent")
-    if type(agent) is dict and agent.get("name") is not None:
-        conv.trace.metadata["agent"] = agent["name"]
-    original = state.get("original_input")
-    if type(original) is str:
-        conv.user(original)
-    elif type(original) is list:  # earlier turns: only the user's words are taken
-        for item in original:
-            if type(item) is dict and item.get("role") == "user":
-                conv.user(text_of(item.get("content")))
+    """One trace from a serialised RunState: its header, its run items in order, the
+    approvals, one LLM call per model response, the final output."""
+    _run_header(conv, state)
     approved, rejected = _approval_lists(state)
-    pending: list[str] = []
-    items = state.get("generated_items")
-    for i, item in enumerate(items if type(items) is list else ()):
-        line = lines(("generated_items", i))
-        if type(item) is not dict:
-            conv.error("input/invalid_event", line,
-                       f"a run item must be a JSON object, not {json_type(item)}")
-            continue
-        kind = item.get("type")
-        raw = item.get("raw_item")
-        if kind in ("tool_call_item", "handoff_call_item", "tool_approval_item",
-                    "mcp_approval_request_item"):
-            if type(raw) is not dict:
-                continue
-            responses_item(conv, raw, line)
-            cid = raw.get("call_id") or raw.get("id")
-            if kind == "tool_approval_item" and cid is not None and \
-                    str(cid) not in approved and str(cid) not in rejected:
-                pending.append(str(cid))
-        elif kind in ("tool_call_output_item", "handoff_output_item"):
-            if type(raw) is not dict:
-                continue
-            cid = raw.get("call_id") or raw.get("id")
-            value = item["output"] if "output" in item else raw.get(
-                "output", raw.get("result"))
-            conv.result(cid, value, line)
-        elif kind == "message_output_item":
-            if type(raw) is dict:
-                conv.assistant(text_of(raw.get("content")))
-        elif kind in ("reasoning_item", "mcp_list_tools_item", "compaction_item"):
-            continue
-        else:
-            conv.ignored += 1
-    if pending:
-        conv.trace.metadata["pending_approval"] = pending
+    items = _RunItems(conv, approved, rejected)
+    generated = state.get("generated_items")
+    for i, item in enumerate(generated if type(generated) is list else ()):
+        items.item(item, lines(("generated_items", i)))
+    if items.pending:
+        conv.trace.metadata["pending_approval"] = items.pending
     for cid in rejected:
         for call in conv.by_id.get(cid, ()):
             if not call.has_result:
@@ -156,6 +114,79 @@ def read_run_state(conv: Conversation, state: dict[str, Any], lines: Lines) -> N
         if out is not None:
             conv.trace.output = out
     conv.report_unmatched()
+
+
+def _run_header(conv: Conversation, state: dict[str, Any]) -> None:
+    """The trace id, workflow, agent and the user's input of a RunState."""
+    trace = state.get("trace")
+    if type(trace) is dict and trace.get("id"):
+        conv.trace.id = str(trace["id"])
+        for key in ("workflow_name", "group_id"):
+            if trace.get(key) is not None:
+                conv.trace.metadata[key] = trace[key]
+    agent = state.get("current_agent")
+    if type(agent) is dict and agent.get("name") is not None:
+        conv.trace.metadata["agent"] = agent["name"]
+    original = state.get("original_input")
+    if type(original) is str:
+        conv.user(original)
+    elif type(original) is list:  # earlier turns: only the user's words are taken
+        for item in original:
+            if type(item) is dict and item.get("role") == "user":
+                conv.user(text_of(item.get("content")))
+
+
+class _RunItems:
+    """The ``generated_items`` of a RunState, dispatched on their ``type``."""
+
+    def __init__(self, conv: Conversation, approved: set[str], rejected: set[str]) -> None:
+        self.conv = conv
+        self.approved = approved
+        self.rejected = rejected
+        self.pending: list[str] = []  # calls waiting for an approval
+
+    def item(self, item: Any, line: int) -> None:
+        if type(item) is not dict:
+            self.conv.error("input/invalid_event", line,
+                            f"a run item must be a JSON object, not {json_type(item)}")
+            return
+        kind = item.get("type")
+        raw = item.get("raw_item")
+        if not dispatch(self, _RUN_ITEMS, kind, kind, item, raw, line):
+            self.conv.ignored += 1
+
+    def call(self, kind: str, item: dict[str, Any], raw: Any, line: int) -> None:
+        if type(raw) is not dict:
+            return
+        responses_item(self.conv, raw, line)
+        cid = raw.get("call_id") or raw.get("id")
+        if kind == "tool_approval_item" and cid is not None and \
+                str(cid) not in self.approved and str(cid) not in self.rejected:
+            self.pending.append(str(cid))
+
+    def output(self, kind: str, item: dict[str, Any], raw: Any, line: int) -> None:
+        if type(raw) is not dict:
+            return
+        cid = raw.get("call_id") or raw.get("id")
+        value = item["output"] if "output" in item else raw.get("output", raw.get("result"))
+        self.conv.result(cid, value, line)
+
+    def message(self, kind: str, item: dict[str, Any], raw: Any, line: int) -> None:
+        if type(raw) is dict:
+            self.conv.assistant(text_of(raw.get("content")))
+
+    def silent(self, kind: str, item: dict[str, Any], raw: Any, line: int) -> None:
+        """Understood, nothing to take from it."""
+
+
+_RUN_ITEMS = {
+    **dict.fromkeys(("tool_call_item", "handoff_call_item", "tool_approval_item",
+                     "mcp_approval_request_item"), _RunItems.call),
+    **dict.fromkeys(("tool_call_output_item", "handoff_output_item"), _RunItems.output),
+    "message_output_item": _RunItems.message,
+    **dict.fromkeys(("reasoning_item", "mcp_list_tools_item", "compaction_item"),
+                    _RunItems.silent),
+}
 
 
 # -------------------------------------------------------------------- span exports
@@ -217,48 +248,73 @@ class _Spans:
                 t1 = end if t1 is None else max(t1, end)
             latency = None if end is None or start == float("inf") else end - start
             data = span.get("span_data")
-            if type(data) is not dict:
-                continue
-            kind = data.get("type")
-            loc = Location(self.file, line)
-            if kind == "function":
-                trace.tool_calls.append(_function_call(data, span.get("error"), loc, latency))
-            elif kind in ("generation", "response"):
-                usage = data.get("usage")
-                i = o = total = None
-                if type(usage) is dict:
-                    i = count(usage.get("input_tokens", usage.get("prompt_tokens")))
-                    o = count(usage.get("output_tokens", usage.get("completion_tokens")))
-                    total = count(usage.get("total_tokens"))
-                    if total is None and i is not None and o is not None:
-                        total = i + o
-                model = data.get("model")
-                trace.llm_calls.append(LlmCall(
-                    location=loc, model=None if model is None else str(model),
-                    input_tokens=i, output_tokens=o, total_tokens=total,
-                    latency_ms=latency))
-                if kind == "generation":
-                    text = _last_assistant_text(data.get("output"))
-                    if text is not None:
-                        trace.output = text
-                    if trace.input is None:
-                        trace.input = _first_user_text(data.get("input"))
-            elif kind == "agent" and data.get("name") is not None:
-                agents = trace.metadata.setdefault("agents", [])
-                if data["name"] not in agents:
-                    agents.append(data["name"])
-            elif kind == "handoff":
-                trace.metadata.setdefault("handoffs", []).append(
-                    {"from": data.get("from_agent"), "to": data.get("to_agent")})
-                if isinstance(data.get("to_agent"), str):
-                    source = data.get("from_agent")
-                    trace.handoffs.append(Handoff(data["to_agent"], loc, source
-                                                  if isinstance(source, str) else None))
-            elif kind == "guardrail" and data.get("triggered"):
-                trace.metadata.setdefault("guardrails_triggered", []).append(data.get("name"))
+            if type(data) is dict:
+                dispatch(_SpanData(trace, span, Location(self.file, line), latency),
+                         _SPAN_DATA, data.get("type"), data)
         if t0 is not None and t1 is not None:
             trace.duration_ms = t1 - t0
         return trace
+
+
+class _SpanData:
+    """One exported span's ``span_data``, dispatched on its ``type``."""
+
+    def __init__(self, trace: Trace, span: dict[str, Any], loc: Location,
+                 latency: float | None) -> None:
+        self.trace = trace
+        self.span = span
+        self.loc = loc
+        self.latency = latency
+
+    def function(self, data: dict[str, Any]) -> None:
+        self.trace.tool_calls.append(_function_call(data, self.span.get("error"), self.loc,
+                                                    self.latency))
+
+    def model(self, data: dict[str, Any]) -> None:
+        trace = self.trace
+        usage = data.get("usage")
+        i = o = total = None
+        if type(usage) is dict:
+            i = count(usage.get("input_tokens", usage.get("prompt_tokens")))
+            o = count(usage.get("output_tokens", usage.get("completion_tokens")))
+            total = count(usage.get("total_tokens"))
+            if total is None and i is not None and o is not None:
+                total = i + o
+        model = data.get("model")
+        trace.llm_calls.append(LlmCall(
+            location=self.loc, model=None if model is None else str(model),
+            input_tokens=i, output_tokens=o, total_tokens=total, latency_ms=self.latency))
+        if data.get("type") == "generation":
+            text = _last_assistant_text(data.get("output"))
+            if text is not None:
+                trace.output = text
+            if trace.input is None:
+                trace.input = _first_user_text(data.get("input"))
+
+    def agent(self, data: dict[str, Any]) -> None:
+        if data.get("name") is not None:
+            agents = self.trace.metadata.setdefault("agents", [])
+            if data["name"] not in agents:
+                agents.append(data["name"])
+
+    def handoff(self, data: dict[str, Any]) -> None:
+        trace = self.trace
+        trace.metadata.setdefault("handoffs", []).append(
+            {"from": data.get("from_agent"), "to": data.get("to_agent")})
+        if isinstance(data.get("to_agent"), str):
+            source = data.get("from_agent")
+            trace.handoffs.append(Handoff(data["to_agent"], self.loc,
+                                          source if isinstance(source, str) else None))
+
+    def guardrail(self, data: dict[str, Any]) -> None:
+        if data.get("triggered"):
+            self.trace.metadata.setdefault("guardrails_triggered", []).append(
+                data.get("name"))
+
+
+_SPAN_DATA = {"function": _SpanData.function, "generation": _SpanData.model,
+              "response": _SpanData.model, "agent": _SpanData.agent,
+              "handoff": _SpanData.handoff, "guardrail": _SpanData.guardrail}
 
 
 def _function_call(data: dict[str, Any], error: Any, loc: Location,

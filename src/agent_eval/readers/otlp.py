@@ -746,146 +746,172 @@ def _start_key(s: _Span) -> int:
 
 
 def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
+    """One trace from its spans, in phases: sort by start time; classify the spans (tool
+    calls, LLM calls, spans with messages); take calls, results and text from the
+    messages; drop the LLM spans that only wrap an inner one; assemble."""
     if len(spans) > 1:
         spans.sort(key=_start_key)
-    calls: list[ToolCall] = []
-    locs: dict[int, Location] = {}  # one Location object per line
-    seen: dict[str, ToolCall] = {}
-    with_messages: list[tuple[int, _Span, bool, int]] = []
-    llm_spans: list[_Span] = []
-    agent_input: str | None = None
-    agent_output: str | None = None
-    tid = scenario = None
-    meta: dict[str, Any] = {}
-    lo = hi = spans[0].line
-    t0: int | None = None
-    t1: int | None = None
+    b = _Build(spans, file)
+    b.classify()
+    if b.with_messages:
+        b.messages()
+    llm_spans = _innermost(b.llm_spans, spans)
+    output = b.agent_output
+    if output is None:
+        for s in reversed(llm_spans):
+            output = b.span_output.get(s.order)
+            if output is not None:
+                break
+    meta = b.meta
+    res = spans[0].res
+    if "service.name" in res:
+        meta["service.name"] = res["service.name"]
+    tid = _first_set(spans, "agent_eval.trace_id")
+    scenario = _first_set(spans, "agent_eval.scenario")
+    trace_id = str(tid) if tid is not None else key
+    if trace_id != key:
+        meta["otel.trace_id"] = key
+    lo = min(s.line for s in spans)
+    hi = max(s.line for s in spans)
+    starts = [s.start for s in spans if s.start is not None]
+    ends = [s.end for s in spans if s.end is not None]
+    loc = Location(file, lo)
+    return Trace(trace_id, file, loc, loc if hi == lo else Location(file, hi),
+                 None if scenario is None else str(scenario),
+                 b.agent_input if b.agent_input is not None else b.any_input, output,
+                 b.calls, [_llm_call(s, file) for s in llm_spans],
+                 (max(ends) - min(starts)) / 1e6 if starts and ends else None,
+                 None, None, meta, "otlp")
 
+
+def _first_set(spans: list[_Span], key: str) -> Any:
+    """The first span's ``key`` (its attribute, else its resource's) that is not None."""
     for s in spans:
-        a = s.attrs
-        line = s.line
-        if line < lo:
-            lo = line
-        elif line > hi:
-            hi = line
-        st = s.start
-        if st is not None and (t0 is None or st < t0):
-            t0 = st
-        en = s.end
-        if en is not None and (t1 is None or en > t1):
-            t1 = en
-        if tid is None:
-            tid = a.get("agent_eval.trace_id") or s.res.get("agent_eval.trace_id")
-        if scenario is None:
-            scenario = a.get("agent_eval.scenario") or s.res.get("agent_eval.scenario")
-        op = a.get("gen_ai.operation.name")
-        if op == "execute_tool":
-            kind = _TOOL
-        elif op == "chat":
-            kind = _LLM
-        else:
-            kind = _kind(a)
-        if kind == _TOOL:
-            call = _tool_call(s, a, file, locs)
-            calls.append(call)
-            if call.id is not None:
-                seen[call.id] = call
-            continue
-        if kind == _LLM:
-            llm_spans.append(s)
-        is_agent = op == "invoke_agent" or a.get("openinference.span.kind") in ("AGENT",
-                                                                                "CHAIN")
-        if is_agent and not meta:
-            for mk in ("gen_ai.agent.name", "gen_ai.conversation.id"):
-                if a.get(mk) is not None:
-                    meta[mk] = a[mk]
-        if is_agent or _has_messages(a):
-            with_messages.append((len(calls), s, is_agent, kind))
+        v = s.attrs.get(key) or s.res.get(key)
+        if v is not None:
+            return v
+    return None
 
-    # Messages: tool calls recorded only there (deduplicated against execute_tool spans
-    # and against each other by call id), results, and the conversation's text.
-    any_input: str | None = None
-    span_output: dict[int, str] = {}  # order -> assistant text of an LLM span
-    if with_messages:
-        tool_ids = set(seen)
+
+def _innermost(llm_spans: list[_Span], spans: list[_Span]) -> list[_Span]:
+    """Wrappers (agent framework, SDK instrumentation) report the usage of the same model
+    call again on an enclosing span: keep the innermost span only."""
+    if len(llm_spans) < 2:
+        return llm_spans
+    by_sid = {s.sid: s for s in spans if s.sid}
+    covered: set[Any] = set()
+    for s in llm_spans:
+        p = s.parent
+        hops = 0
+        while p and p not in covered and hops < 256:
+            covered.add(p)
+            up = by_sid.get(p)
+            p = up.parent if up is not None else None
+            hops += 1
+    if not covered:
+        return llm_spans
+    return [s for s in llm_spans if s.sid not in covered]
+
+
+class _Build:
+    """What the phases of :func:`_build_trace` collect."""
+
+    def __init__(self, spans: list[_Span], file: str) -> None:
+        self.spans = spans
+        self.file = file
+        self.calls: list[ToolCall] = []
+        self.seen: dict[str, ToolCall] = {}  # call id -> call
+        self.with_messages: list[tuple[int, _Span, bool, int]] = []
+        self.llm_spans: list[_Span] = []
+        self.meta: dict[str, Any] = {}
+        self.agent_input: str | None = None
+        self.agent_output: str | None = None
+        self.any_input: str | None = None
+        self.span_output: dict[int, str] = {}  # order -> assistant text of an LLM span
+
+    def classify(self) -> None:
+        """Tool spans are tool calls; LLM spans are kept; agent spans and spans with
+        messages are kept (with how many tool calls came before them)."""
+        locs: dict[int, Location] = {}  # one Location object per line
+        calls, meta = self.calls, self.meta
+        for s in self.spans:
+            a = s.attrs
+            op = a.get("gen_ai.operation.name")
+            kind = _LLM if op == "chat" else _kind(a)
+            if kind == _TOOL:
+                call = _tool_call(s, a, self.file, locs)
+                calls.append(call)
+                if call.id is not None:
+                    self.seen[call.id] = call
+                continue
+            if kind == _LLM:
+                self.llm_spans.append(s)
+            is_agent = op == "invoke_agent" or a.get("openinference.span.kind") in (
+                "AGENT", "CHAIN")
+            if is_agent and not meta:
+                for mk in ("gen_ai.agent.name", "gen_ai.conversation.id"):
+                    if a.get(mk) is not None:
+                        meta[mk] = a[mk]
+            if is_agent or _has_messages(a):
+                self.with_messages.append((len(calls), s, is_agent, kind))
+
+    def messages(self) -> None:
+        """Tool calls recorded only in messages (deduplicated against execute_tool spans
+        and against each other by call id), results, and the conversation's text."""
+        tool_ids = set(self.seen)
         # tool spans without a call id (OpenInference TOOL spans): a message call with the
         # same name and arguments is the same call
-        anonymous = {_content_key(c.name, c.arguments): c for c in calls if c.id is None}
+        anonymous = {_content_key(c.name, c.arguments): c for c in self.calls if c.id is None}
         msg_results: dict[str, tuple[Any, int]] = {}
         extra: list[tuple[int, ToolCall]] = []
-        for pos, s, is_agent, kind in with_messages:
+        for pos, s, is_agent, kind in self.with_messages:
             a = s.attrs
             found: list[ToolCall] = []
             if _has_messages(a):
-                user, assistant = _span_messages(s, file, tool_ids, seen, anonymous, found,
-                                                 msg_results)
+                user, assistant = _span_messages(s, self.file, tool_ids, self.seen, anonymous,
+                                                 found, msg_results)
             else:
                 iv, ov = a.get("input.value"), a.get("output.value")
                 user = iv if type(iv) is str else None
                 assistant = ov if type(ov) is str else None
             extra.extend((pos, c) for c in found)
-            if user is not None:
-                if is_agent and agent_input is None:
-                    agent_input = user
-                if any_input is None:
-                    any_input = user
-            if assistant is not None:
-                if is_agent and agent_output is None:
-                    agent_output = assistant
-                elif kind == _LLM:
-                    span_output[s.order] = assistant
+            self.text(s, is_agent, kind, user, assistant)
         for cid, (value, line) in msg_results.items():
-            answered = seen.get(cid)
+            answered = self.seen.get(cid)
             if answered is not None and not answered.has_result:
                 answered.result = value
                 answered.has_result = True
-                answered.result_location = Location(file, line)
+                answered.result_location = Location(self.file, line)
         if extra:
-            merged: list[ToolCall] = []
-            k = 0
-            for i, call in enumerate(calls):
-                while k < len(extra) and extra[k][0] <= i:
-                    merged.append(extra[k][1])
-                    k += 1
-                merged.append(call)
-            merged.extend(c for _, c in extra[k:])
-            calls = merged
+            self.calls = _merge(self.calls, extra)
 
-    if len(llm_spans) > 1:
-        # Wrappers (agent framework, SDK instrumentation) report the usage of the same
-        # model call again on an enclosing span: keep the innermost span only.
-        by_sid = {s.sid: s for s in spans if s.sid}
-        covered: set[Any] = set()
-        for s in llm_spans:
-            p = s.parent
-            hops = 0
-            while p and p not in covered and hops < 256:
-                covered.add(p)
-                up = by_sid.get(p)
-                p = up.parent if up is not None else None
-                hops += 1
-        if covered:
-            llm_spans = [s for s in llm_spans if s.sid not in covered]
-    llm_calls = [_llm_call(s, file) for s in llm_spans]
-    output = agent_output
-    if output is None:
-        for s in reversed(llm_spans):
-            output = span_output.get(s.order)
-            if output is not None:
-                break
+    def text(self, s: _Span, is_agent: bool, kind: int, user: str | None,
+             assistant: str | None) -> None:
+        """The input and output: an agent span's first, else any span's."""
+        if user is not None:
+            if is_agent and self.agent_input is None:
+                self.agent_input = user
+            if self.any_input is None:
+                self.any_input = user
+        if assistant is not None:
+            if is_agent and self.agent_output is None:
+                self.agent_output = assistant
+            elif kind == _LLM:
+                self.span_output[s.order] = assistant
 
-    res = spans[0].res
-    if "service.name" in res:
-        meta["service.name"] = res["service.name"]
-    trace_id = str(tid) if tid is not None else key
-    if trace_id != key:
-        meta["otel.trace_id"] = key
-    loc = Location(file, lo)
-    return Trace(trace_id, file, loc, loc if hi == lo else Location(file, hi),
-                 None if scenario is None else str(scenario),
-                 agent_input if agent_input is not None else any_input, output, calls,
-                 llm_calls, None if t0 is None or t1 is None else (t1 - t0) / 1e6,
-                 None, None, meta, "otlp")
+
+def _merge(calls: list[ToolCall], extra: list[tuple[int, ToolCall]]) -> list[ToolCall]:
+    """``calls`` with each ``(position, call)`` of ``extra`` before the call at that
+    position (at the end when it is past the last)."""
+    merged: list[ToolCall] = []
+    k = 0
+    for i, call in enumerate(calls):
+        while k < len(extra) and extra[k][0] <= i:
+            merged.append(extra[k][1])
+            k += 1
+        merged.append(call)
+    merged.extend(c for _, c in extra[k:])
+    return merged
 
 
 def _add_evaluation(trace: Trace, a: dict[str, Any], line: int) -> None:

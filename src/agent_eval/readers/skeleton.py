@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from agent_eval.errors import InputError
 from agent_eval.model import Location, ToolCall, Trace
@@ -45,8 +45,6 @@ __all__ = ["DocumentReader", "DocumentState", "EventReader", "FormatReader", "On
            "ReadState", "dispatch", "named"]
 
 
-S = TypeVar("S", bound="ReadState")
-Handler = Callable[..., None]
 
 
 def named(value: Any) -> str | None:
@@ -54,7 +52,7 @@ def named(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def dispatch(state: S, table: Mapping[Any, Callable[..., None]], kind: Any,
+def dispatch(state: object, table: Mapping[Any, Callable[..., None]], kind: Any,
              *args: Any) -> bool:
     """Call the handler of ``kind`` in ``table`` with ``state`` and ``args``; False when
     ``kind`` has none (the caller counts it as unknown or lets it pass)."""
