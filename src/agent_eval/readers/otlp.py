@@ -7,7 +7,8 @@ Accepted shapes, detected by content:
 - one OTLP/JSON document (``resourceSpans``), a Tempo export (``batches`` with
   ``scopeSpans`` or the legacy ``instrumentationLibrarySpans``) or a Jaeger export
   (``{"data": [{"traceID", "spans": [{"operationName", "tags", ...}]}]}``): every call
-  points at the line where its span object starts;
+  points at the line where its span object starts (Jaeger spans are read by
+  :mod:`agent_eval.readers.jaeger`);
 - a single span's flat attribute map (``{"gen_ai.operation.name": "chat", ...}``).
 
 Spans are grouped by trace id (hex, or base64 as some exporters write it) and ordered
@@ -31,6 +32,10 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import jaeger
+from agent_eval.readers._otel import as_list as _list
+from agent_eval.readers._otel import nanos as _nanos
+from agent_eval.readers._otel import span_id as _sid
 from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
@@ -45,8 +50,6 @@ LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
 # ------------------------------------------------------------------------ sniffing
 _SNIFF_OTLP = re.compile(
     rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
-_SNIFF_JAEGER = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"spans"\s*:'),
-                 re.compile(rb'"(?:operationName|tags)"\s*:'))
 _SNIFF_FLAT = re.compile(
     rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
     rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
@@ -177,19 +180,6 @@ def _float(v: Any) -> float | None:
             return float(v)
         except ValueError:
             return None
-    return None
-
-
-def _nanos(v: Any) -> int | None:
-    if type(v) is int:
-        return v
-    if type(v) is str:
-        try:
-            return int(v)
-        except ValueError:
-            return None
-    if type(v) is float:
-        return int(v)
     return None
 
 
@@ -612,50 +602,10 @@ class _FileState:
 
     def jaeger(self, data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                path: JsonPath) -> None:
-        for ti, tr in enumerate(data):
-            if type(tr) is not dict:
-                continue
-            spans = tr.get("spans")
-            if type(spans) is not list:
-                continue
-            processes = tr.get("processes") if type(tr.get("processes")) is dict else {}
-            for k, s in enumerate(spans):
-                if type(s) is not dict:
-                    continue
-                ln = line if lines is None else lines.get((*path, ti, "spans", k), line)
-                attrs: dict[str, Any] = {}
-                for t in _list(s.get("tags")):
-                    if type(t) is dict and type(t.get("key")) is str:
-                        v = t.get("value")
-                        if t.get("type") == "int64" and type(v) is str and \
-                                v.lstrip("-").isdigit():
-                            v = int(v)
-                        attrs[t["key"]] = v
-                parent = None
-                for ref in _list(s.get("references")):
-                    if type(ref) is dict and ref.get("spanID"):
-                        parent = ref["spanID"]
-                        if ref.get("refType", "CHILD_OF") == "CHILD_OF":
-                            break
-                error = None
-                if attrs.get("otel.status_code") == "ERROR" or attrs.get("error") is True:
-                    d = attrs.get("otel.status_description")
-                    error = d if type(d) is str and d else _jaeger_log_error(s) or \
-                        (attrs.get("error.type") or "error")
-                start = _nanos(s.get("startTime"))
-                dur = _nanos(s.get("duration"))
-                pid = s.get("processID")
-                proc = processes.get(pid) if processes and type(pid) is str else None
-                res: dict[str, Any] = {}
-                if type(proc) is dict and proc.get("serviceName") is not None:
-                    res["service.name"] = proc.get("serviceName")
-                self.order += 1
-                raw_tid = s.get("traceID") or tr.get("traceID")
-                self.add(raw_tid if type(raw_tid) is str else None, _Span(
-                    _sid(s.get("spanID")), _sid(parent), s.get("operationName"),
-                    None if start is None else start * 1000,
-                    None if start is None or dur is None else (start + dur) * 1000,
-                    attrs, None if error is None else str(error), ln, self.order, res))
+        for j in jaeger.spans(data, line, lines, path):
+            self.order += 1
+            self.add(j.trace_id, _Span(j.sid, j.parent, j.name, j.start, j.end, j.attrs,
+                                       j.error, j.line, self.order, j.resource))
 
     def flat(self, obj: dict[str, Any], line: int) -> None:
         self.order += 1
@@ -694,29 +644,6 @@ def _irregular_span(s: Any) -> tuple[dict[str, Any], Any, int | None, int | None
     if sid is None:
         sid = s.get("span_id")
     return attrs, tid, start, end, sid
-
-
-def _list(v: Any) -> list[Any]:
-    return v if type(v) is list else []
-
-
-def _sid(v: Any) -> str | None:
-    """A span id (or parent id) as a hashable string, None when missing or malformed."""
-    if type(v) is str:
-        return v or None
-    return None if v is None or type(v) in (dict, list) else str(v)
-
-
-def _jaeger_log_error(span: dict[str, Any]) -> str | None:
-    for log in _list(span.get("logs")):
-        if type(log) is not dict:
-            continue
-        fields = {f.get("key"): f.get("value") for f in _list(log.get("fields"))
-                  if type(f) is dict}
-        m = fields.get("exception.message") or fields.get("message")
-        if type(m) is str and m:
-            return m
-    return None
 
 
 def _has_messages(a: dict[str, Any]) -> bool:
@@ -1062,7 +989,7 @@ class OtlpReader:
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if _SNIFF_OTLP.search(head):
             return True
-        if all(p.search(head) for p in _SNIFF_JAEGER):
+        if jaeger.looks_like(head):
             return True
         # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
         start = head.removeprefix(_BOM).lstrip()[:1]

@@ -1,0 +1,115 @@
+"""Jaeger JSON exports, read by the OTLP reader (docs/formats/otlp.md "Jaeger").
+
+``{"data": [{"traceID", "spans": [{"operationName", "tags", "references", "startTime",
+"duration", "processID", "logs"}], "processes": {...}}]}``: tags are the span's
+attributes (``int64`` values written as strings become integers), the first
+``CHILD_OF`` reference is the parent, times are microseconds, and a span is an error
+when tagged ``otel.status_code = ERROR`` or ``error = true``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from agent_eval.readers._otel import as_list, nanos, span_id
+from agent_eval.readers.jsonpos import JsonPath
+
+__all__ = ["SNIFF", "JaegerSpan", "looks_like", "spans"]
+
+SNIFF = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"spans"\s*:'),
+         re.compile(rb'"(?:operationName|tags)"\s*:'))
+
+
+def looks_like(head: bytes) -> bool:
+    """The first KiB of a file holds a Jaeger export's marks."""
+    return all(p.search(head) for p in SNIFF)
+
+
+class JaegerSpan(NamedTuple):
+    trace_id: str | None
+    sid: str | None
+    parent: str | None
+    name: Any
+    start: int | None  # nanoseconds
+    end: int | None
+    attrs: dict[str, Any]
+    error: str | None
+    line: int
+    resource: dict[str, Any]
+
+
+def spans(data: list[Any], line: int, lines: dict[JsonPath, int] | None,
+          path: JsonPath) -> Iterator[JaegerSpan]:
+    """The spans of the ``data`` list at ``path`` (``lines`` gives the line of each span
+    object; None: every span is at ``line``), in file order."""
+    for ti, tr in enumerate(data):
+        if type(tr) is not dict:
+            continue
+        items = tr.get("spans")
+        if type(items) is not list:
+            continue
+        processes = tr.get("processes") if type(tr.get("processes")) is dict else {}
+        for k, s in enumerate(items):
+            if type(s) is not dict:
+                continue
+            ln = line if lines is None else lines.get((*path, ti, "spans", k), line)
+            attrs = _tags(s)
+            error = _error(s, attrs)
+            start = nanos(s.get("startTime"))
+            dur = nanos(s.get("duration"))
+            pid = s.get("processID")
+            proc = processes.get(pid) if processes and type(pid) is str else None
+            res: dict[str, Any] = {}
+            if type(proc) is dict and proc.get("serviceName") is not None:
+                res["service.name"] = proc.get("serviceName")
+            raw_tid = s.get("traceID") or tr.get("traceID")
+            yield JaegerSpan(
+                raw_tid if type(raw_tid) is str else None, span_id(s.get("spanID")),
+                span_id(_parent(s)), s.get("operationName"),
+                None if start is None else start * 1000,
+                None if start is None or dur is None else (start + dur) * 1000,
+                attrs, None if error is None else str(error), ln, res)
+
+
+def _tags(s: dict[str, Any]) -> dict[str, Any]:
+    attrs: dict[str, Any] = {}
+    for t in as_list(s.get("tags")):
+        if type(t) is dict and type(t.get("key")) is str:
+            v = t.get("value")
+            if t.get("type") == "int64" and type(v) is str and v.lstrip("-").isdigit():
+                v = int(v)
+            attrs[t["key"]] = v
+    return attrs
+
+
+def _parent(s: dict[str, Any]) -> Any:
+    """The span a ``CHILD_OF`` reference names (else the last reference's)."""
+    parent = None
+    for ref in as_list(s.get("references")):
+        if type(ref) is dict and ref.get("spanID"):
+            parent = ref["spanID"]
+            if ref.get("refType", "CHILD_OF") == "CHILD_OF":
+                break
+    return parent
+
+
+def _error(s: dict[str, Any], attrs: dict[str, Any]) -> Any:
+    if attrs.get("otel.status_code") == "ERROR" or attrs.get("error") is True:
+        d = attrs.get("otel.status_description")
+        return d if type(d) is str and d else _log_error(s) or (
+            attrs.get("error.type") or "error")
+    return None
+
+
+def _log_error(span: dict[str, Any]) -> str | None:
+    for log in as_list(span.get("logs")):
+        if type(log) is not dict:
+            continue
+        fields = {f.get("key"): f.get("value") for f in as_list(log.get("fields"))
+                  if type(f) is dict}
+        m = fields.get("exception.message") or fields.get("message")
+        if type(m) is str and m:
+            return m
+    return None
