@@ -549,6 +549,8 @@ def test_numbers_given_as_strings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ("input/invalid_event", "t.jsonl", 3),
         ("input/invalid_event", "t.jsonl", 4),
     ]
+    line1 = [e.message for e in items if isinstance(e, InputError) and e.line == 1]
+    assert [m.split("'")[1] for m in line1] == ["input_tokens", "cost_usd"]  # in key order
     (t,) = traces(items).values()
     (llm,) = t.llm_calls
     assert (llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (

@@ -53,6 +53,11 @@ def decode_arguments(raw: Any) -> tuple[Any, str | None]:
     return raw, f"a JSON {json_type(value)}, not an object"
 
 
+def _plain_number(v: Any) -> bool:
+    """None or a JSON number (what :meth:`_FileState.number` accepts silently)."""
+    return v is None or type(v) is int or type(v) is float
+
+
 def _first(obj: dict[str, Any], *names: str) -> Any:
     for n in names:
         if n in obj:
@@ -61,6 +66,18 @@ def _first(obj: dict[str, Any], *names: str) -> Any:
 
 
 _MISSING = object()
+_new = object.__new__
+_set_file = vars(Location)["file"].__set__  # the slots' own setters
+_set_line = vars(Location)["line"].__set__
+
+
+def _location(file: str, line: int) -> Location:
+    """``Location(file, line)``, built without the frozen dataclass's ``__init__`` (which
+    sets each field through ``object.__setattr__``): one per event line, so it counts."""
+    loc: Location = _new(Location)
+    _set_file(loc, file)
+    _set_line(loc, line)
+    return loc
 
 
 class _Open:
@@ -161,53 +178,61 @@ class _FileState:
             self.error("input/invalid_event", line, "'metadata' must be an object")
 
     def tool_call(self, obj: dict[str, Any], line: int) -> None:
-        name = obj.get("tool")
+        # the hot path (most lines are tool calls): dict lookups bound once, the open
+        # trace found inline, the common shapes tested first
+        get = obj.get
+        name = get("tool")
         if name is None:
-            name = obj.get("name")
+            name = get("name")
         if type(name) is not str or not name:
             self.error("input/invalid_event", line,
                        "tool_call without a tool name; add \"tool\": \"<name>\"")
             return
-        t = self.trace_for(obj, line)
+        tid = get("trace_id")
+        t = self.open.get(tid) if type(tid) is str else None
         if t is None:
-            return
-        raw = obj.get("arguments", _MISSING)
+            t = self.trace_for(obj, line)
+            if t is None:
+                return
+        else:
+            t.end_line = line
+        raw = get("arguments", _MISSING)
         recorded = True
         if type(raw) is dict:
             args, why = raw, None
-        elif raw is _MISSING and obj.get("arguments_recorded") is False:
+        elif raw is _MISSING and get("arguments_recorded") is False:
             args, why, recorded = None, None, False  # as `convert` writes it
         else:
             if raw is _MISSING:
                 raw = _first(obj, "args", "input")
             args, why = decode_arguments(raw)
-        cid = obj.get("id")
+        cid = get("id")
         if cid is None:
-            cid = obj.get("call_id")
-        error = obj.get("error")
-        if error is False or error == "":
-            error = None
-        has_result = error is not None or "result" in obj
-        latency = obj.get("latency_ms")
+            cid = get("call_id")
+            if cid is not None:
+                cid = str(cid)
+        elif type(cid) is not str:
+            cid = str(cid)
+        error = get("error")
+        if error is None:
+            ok = not get("is_error")
+            has_result = "result" in obj
+        else:
+            if error is False or error == "":
+                error = None
+                ok = not get("is_error")
+            else:
+                error = str(error)
+                ok = False
+            has_result = error is not None or "result" in obj
+        latency = get("latency_ms")
         if latency is not None and type(latency) is not int and type(latency) is not float:
             latency = self.number(obj, "latency_ms", line)
-        call = ToolCall(
-            name,
-            args,
-            Location(self.file, line),
-            None if cid is None else str(cid),
-            obj.get("result"),
-            None if error is None else str(error),
-            error is None and not obj.get("is_error"),
-            latency,
-            None,
-            why,
-            has_result,
-            recorded,
-        )
+        call = ToolCall(name, args, _location(self.file, line), cid, get("result"), error, ok,
+                        latency, None, why, has_result, recorded)
         t.trace.tool_calls.append(call)
         if cid is not None:
-            t.by_id[call.id] = call  # type: ignore[index]
+            t.by_id[cid] = call
         if not has_result:
             pending = t.open_by_tool.get(name)
             if pending is None:
@@ -259,21 +284,21 @@ class _FileState:
         t = self.trace_for(obj, line)
         if t is None:
             return
-        n = self.number
-        i, o, total = (n(obj, "input_tokens", line), n(obj, "output_tokens", line),
-                       n(obj, "total_tokens", line))
+        get = obj.get
+        i, o, total, cost, latency = (get("input_tokens"), get("output_tokens"),
+                                      get("total_tokens"), get("cost_usd"), get("latency_ms"))
+        if not (_plain_number(i) and _plain_number(o) and _plain_number(total)
+                and _plain_number(cost) and _plain_number(latency)):
+            n = self.number  # one is not a number: reported, in this order
+            i, o, total = (n(obj, "input_tokens", line), n(obj, "output_tokens", line),
+                           n(obj, "total_tokens", line))
+            cost, latency = n(obj, "cost_usd", line), n(obj, "latency_ms", line)
         if total is None and i is not None and o is not None:
             total = i + o
-        model = obj.get("model")
-        t.trace.llm_calls.append(LlmCall(
-            location=Location(self.file, line),
-            model=None if model is None else str(model),
-            input_tokens=i,
-            output_tokens=o,
-            total_tokens=total,
-            cost_usd=n(obj, "cost_usd", line),
-            latency_ms=n(obj, "latency_ms", line),
-        ))
+        model = get("model")
+        t.trace.llm_calls.append(LlmCall(_location(self.file, line),
+                                         None if model is None else str(model),
+                                         i, o, total, cost, latency))
 
     def output(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
@@ -420,6 +445,7 @@ class NativeReader:
 
     def _read_lines(self, state: _FileState) -> Iterator[ReadItem]:
         event = state.event
+        tool_call = state.tool_call
         limits = state.source.limits
         short = 2 * limits.max_depth + 2  # a shorter JSON text cannot nest deeper
         plain = _orjson_loads
@@ -436,7 +462,10 @@ class NativeReader:
                                     f"line is not valid JSON ({exc}); fix or remove the line")
                         yield from self._flush(state)
                     continue
-                event(obj, number)
+                if type(obj) is dict and obj.get("type") == "tool_call":
+                    tool_call(obj, number)  # most lines: no dispatch
+                else:
+                    event(obj, number)
                 if state.done or state.errors:
                     yield from self._flush(state)
 
