@@ -50,7 +50,8 @@ class LlmCall:
 
 @dataclass(frozen=True, slots=True)
 class Handoff:
-    """Control passed from one agent to another (an OpenAI Agents SDK handoff span)."""
+    """Control passed from one agent to another (an OpenAI Agents SDK handoff span, a
+    native handoff event, a LangGraph node transition between agent nodes)."""
 
     to_agent: str
     location: Location

@@ -5,6 +5,7 @@ config error at its line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +165,32 @@ def test_legacy_errors_at_their_line(tmp_path: Path, text: str, where: str,
         load_suite(tmp_path / "x.yaml", dialect="ciagent")
     (problem,) = exc.value.problems
     assert problem.startswith(where + ": ") and message in problem, problem
+
+
+HANDOFF_SPEC = """version: 1
+agent: supervisor
+queries:
+  - query: gdp
+    path:
+      expected_handoff: research_expert
+      max_handoff_count: 1
+"""
+
+
+def test_spec_handoffs_on_a_langgraph_trace(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """CIAgent's expected_handoff / max_handoff_count on a LangGraph supervisor run in
+    LangSmith (tests/fixtures/langsmith/langgraph-supervisor.json, one run per line): the
+    supervisor hands off to research_expert (line 5) and gets control back (line 9), two
+    handoffs where at most one is allowed: a warning (the path layer), at that handoff."""
+    runs = json.loads((Path(__file__).parents[1] / "fixtures" / "langsmith" /
+                       "langgraph-supervisor.json").read_text(encoding="utf-8"))
+    folder = workspace(tmp_path, "ciagent", {"gdp.jsonl": "".join(
+        json.dumps(r) + "\n" for r in runs)})
+    (folder / "handoff.yaml").write_text(HANDOFF_SPEC, encoding="utf-8")
+    r = run(folder, "handoff.yaml", monkeypatch)
+    (sc,) = r["scenarios"]
+    assert sc["status"] == "warn"
+    assert [(f["rule"], f["severity"], f["config"]["line"], f["trace"]["line"])
+            for f in sc["findings"]] == [("scenario/handoff", "warning", 7, 9)]
+    same_findings(r, imported(folder, "handoff.yaml", monkeypatch))

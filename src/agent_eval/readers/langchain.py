@@ -31,6 +31,7 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
+from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
 
@@ -319,6 +320,7 @@ class LangChainReader:
         last_values: tuple[Any, LineAt, tuple[str | int, ...]] | None = None
         merged: dict[str, _Merged] = {}
         order: list[_Merged | tuple[Any, LineAt, tuple[str | int, ...]]] = []
+        steps: list[tuple[str, Location]] = []
         unknown = 0
         for ev, at, path in events:
             mode, payload, k = ev[-2], ev[-1], len(ev) - 1
@@ -331,6 +333,9 @@ class LangChainReader:
                     thread = meta.get("thread_id")
                     if isinstance(thread, str) and thread:
                         conv.trace.id = thread
+                    ns = meta.get("langgraph_checkpoint_ns")
+                    if isinstance(ns, str):  # LangGraph node transitions: handoffs
+                        steps.append((ns, Location(conv.file, at(*path, k, 1))))
                 parts = message_parts(msg)
                 if parts is None:
                     unknown += 1
@@ -351,6 +356,7 @@ class LangChainReader:
                         order.append((update["messages"], at, (*path, k, node, "messages")))
             else:
                 unknown += 1
+        conv.trace.handoffs.extend(node_transitions(steps))
         if last_values is not None:
             value, at, path = last_values
             return unknown + self._value(value, at, path, conv)

@@ -31,6 +31,7 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
+from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.langchain import LineAt, message_parts, model_name
@@ -167,6 +168,16 @@ def _tool_call(f: dict[str, Any], loc: Location, out_loc: Location) -> ToolCall:
     return call
 
 
+def _graph_steps(members: list[_Run], file: str) -> Iterator[tuple[str, Location]]:
+    """The LangGraph checkpoint namespace of each run (``extra.metadata``), in order."""
+    for run in members:
+        extra = run.fields.get("extra")
+        meta = extra.get("metadata") if isinstance(extra, dict) else None
+        ns = meta.get("langgraph_checkpoint_ns") if isinstance(meta, dict) else None
+        if isinstance(ns, str):
+            yield ns, Location(file, run.line)
+
+
 class LangSmithReader:
     name = NAME
 
@@ -271,6 +282,7 @@ class LangSmithReader:
             by_id: dict[str, ToolCall] = {}
             for run in members:
                 self._run(tr, run, source.file, requested=by_id if not tools else None)
+            tr.handoffs.extend(node_transitions(_graph_steps(members, source.file)))
             for fb in scored.get(tid, ()):
                 g = fb.fields
                 touch(tr, fb.line)
