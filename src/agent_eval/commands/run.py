@@ -10,12 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.baseline import from_ref, load_file
 from agent_eval.commands._options import color_wanted, output_dir, parse_formats
-from agent_eval.compare import attach
 from agent_eval.engine import evaluate_files
-from agent_eval.judge.run import judged_results
-from agent_eval.live.outcome import LiveOutcome
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
@@ -41,7 +37,10 @@ def main(args: argparse.Namespace) -> int:
     formats = given or list(suite.model.output.format)  # validated by the suite model
     base = None
     source: dict[str, Any] = {}
+    # what only some runs need is imported by them (start-up time, docs/performance.md)
     if getattr(args, "baseline", None):
+        from agent_eval.baseline import load_file
+
         try:  # missing, truncated, over the size limit or not the results schema: exit 2
             base = load_file(args.baseline)
         except ValueError as exc:
@@ -49,6 +48,8 @@ def main(args: argparse.Namespace) -> int:
             return 2
         source = {"kind": "file", "path": args.baseline}
     elif getattr(args, "baseline_ref", None):
+        from agent_eval.baseline import from_ref
+
         found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
         if found.results is None:
             print(f"error: --baseline-ref: {found.reason}", file=sys.stderr)
@@ -87,6 +88,8 @@ def main(args: argparse.Namespace) -> int:
 
     mode = getattr(args, "judge", "replay") or "replay"
     if suite.judge is not None:  # judge checks: docs/judge.md
+        from agent_eval.judge.run import judged_results
+
         got = judged_results(suite.judge, mode, evaluate, base=base,
                              base_hint=_base_hint(args))
         if isinstance(got, str):
@@ -98,11 +101,15 @@ def main(args: argparse.Namespace) -> int:
             print(f"note: --judge {mode}: the suite has no judge checks", file=sys.stderr)
         results = evaluate()
     if suite.live is not None:  # the probes' entries (in shard 1 only)
+        from agent_eval.live.outcome import LiveOutcome
+
         (live or LiveOutcome()).apply(results,
                                       has_trace_globs=bool(args.traces or suite.trace_globs))
         if results.shard is not None and live is not None:
             results.shard = replace(results.shard, live=live.to_dict())
     if base is not None:
+        from agent_eval.compare import attach
+
         attach(results, base, source)
     written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
     if args.quiet:

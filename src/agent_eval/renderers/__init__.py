@@ -8,20 +8,48 @@ registry: one line per format, with its fixed file name.
 
 from __future__ import annotations
 
-from agent_eval.renderers import console, html, json, junit, markdown, sarif
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from agent_eval.renderers import console, json
 from agent_eval.renderers.interface import SNIPPET_FILE_BYTES, RenderContext, Renderer
+from agent_eval.results import Results
 
 __all__ = ["RENDERERS", "SNIPPET_FILE_BYTES", "RenderContext", "Renderer", "console",
            "html", "json", "junit", "markdown", "sarif"]
+
+# The formats not every run writes: their modules (and what they import: sarif_om,
+# jinja2) are imported when a file of theirs is first rendered (start-up time,
+# docs/performance.md), and when named as attributes of this package.
+_ON_USE = ("html", "junit", "markdown", "sarif")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ON_USE:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _on_use(module: str) -> Callable[[Results, RenderContext], str]:
+    """``agent_eval.renderers.<module>.render``, imported at the first call."""
+    def render(results: Results, ctx: RenderContext) -> str:
+        done: Callable[[Results, RenderContext], str] = importlib.import_module(
+            f"{__name__}.{module}").render
+        return done(results, ctx)
+
+    render.__qualname__ = f"{module}.render"
+    return render
+
 
 RENDERERS: dict[str, Renderer] = {
     r.name: r
     for r in (
         Renderer("json", "results.json", json.render, json.write),
         Renderer("console", "console.txt", console.render_plain),
-        Renderer("sarif", "results.sarif", sarif.render),
-        Renderer("junit", "junit.xml", junit.render),
-        Renderer("markdown", "summary.md", markdown.render),
-        Renderer("html", "report.html", html.render),
+        Renderer("sarif", "results.sarif", _on_use("sarif")),
+        Renderer("junit", "junit.xml", _on_use("junit")),
+        Renderer("markdown", "summary.md", _on_use("markdown")),
+        Renderer("html", "report.html", _on_use("html")),
     )
 }

@@ -1,0 +1,63 @@
+"""Start-up of ``agent-eval run`` (docs/performance.md): a run imports what it uses, no
+more. Each check runs the command in a fresh interpreter and lists its modules."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "customer-service"
+PROBE = """
+import sys
+from agent_eval._cli import main
+code = main(sys.argv[1:])
+import json
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+# what only other output formats, a baseline or judge checks need
+NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.renderers.html",
+                "agent_eval.renderers.junit", "agent_eval.renderers.markdown",
+                "agent_eval.baseline", "agent_eval.compare", "agent_eval.judge.run")
+
+
+def _modules(tmp_path: Path, *args: str) -> set[str]:
+    work = tmp_path / "suite"
+    shutil.copytree(EXAMPLE, work)
+    (work / ".git").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "run", "--config", "agent-eval.yaml", "--output-dir",
+         str(tmp_path / "out"), "--fail-on", "never", "--quiet", *args],
+        cwd=work, capture_output=True, text=True, check=True, timeout=120)
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    assert last["code"] == 0
+    return set(last["modules"])
+
+
+def test_a_json_run_imports_no_other_renderer(tmp_path: Path) -> None:
+    modules = _modules(tmp_path, "--format", "json")
+    assert (tmp_path / "out" / "results.json").is_file()
+    assert not modules & set(NOT_FOR_JSON)
+    assert "agent_eval.renderers.json" in modules
+
+
+@pytest.mark.parametrize(("fmt", "module"), [("sarif", "sarif_om"), ("html", "jinja2"),
+                                              ("junit", "agent_eval.renderers.junit"),
+                                              ("markdown", "agent_eval.renderers.markdown")])
+def test_a_format_that_is_written_is_imported(tmp_path: Path, fmt: str, module: str) -> None:
+    modules = _modules(tmp_path, "--format", fmt)
+    assert module in modules
+    assert len(list((tmp_path / "out").iterdir())) == 2  # results.json and the format's file
+
+
+def test_the_renderers_package_still_names_every_format() -> None:
+    from agent_eval import renderers
+
+    for name in ("html", "junit", "markdown", "sarif"):
+        assert getattr(renderers, name).__name__ == f"agent_eval.renderers.{name}"
+    with pytest.raises(AttributeError):
+        renderers.nothing  # noqa: B018
