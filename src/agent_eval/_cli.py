@@ -11,9 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from agent_eval._version import __version__
-from agent_eval.errors import ConfigError
-
-EXIT_ERROR = 2
+from agent_eval.errors import AgentEvalError, ExitCode
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -206,19 +204,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_eval.commands import judge
 
             return judge.main(args)
-    except ConfigError as exc:
+    except AgentEvalError as exc:  # errors.py: a config error, a results file, …
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_ERROR
+        return ExitCode.ERROR
     except OSError as exc:  # e.g. the output folder cannot be written
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     except Exception as exc:  # docs/outputs.md "Exit codes": an internal error exits 2, never 1
         import traceback
 
@@ -226,6 +224,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: internal error: {type(exc).__name__}: {exc} (this is a bug in "
               f"agent-eval {__version__}; please report it with the traceback above)",
               file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     _parser().print_help()
-    return EXIT_ERROR
+    return ExitCode.ERROR

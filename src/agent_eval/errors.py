@@ -1,11 +1,38 @@
-"""Errors a user can act on: every one names a file and a line."""
+"""Errors a user can act on, and the exit codes.
+
+Every error that stops a run is an :class:`AgentEvalError`: its ``problems`` are what the
+command line prints (``error: …``, one line each) before it exits with
+:attr:`ExitCode.ERROR`, and what the action writes as ``::error`` lines and in the job
+summary. The subclasses say where the problem is: the suite (:class:`ConfigError`), a
+results file (:class:`ResultsFileError`), and, in their modules, the GitHub API
+(``github.client.ApiError``), the workspace (``github.workspace.OutsideWorkspace``), git
+and the baseline (``baseline.GitError``, ``baseline.BaselineError``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 
-class ConfigError(Exception):
+class ExitCode(IntEnum):
+    """The exit codes of every command (docs/results.md "Exit codes")."""
+
+    OK = 0  # verdict pass or warn (any verdict under --fail-on never), or a command done
+    FAIL = 1  # verdict fail (or warn under --fail-on warn)
+    ERROR = 2  # verdict error, or the run stopped: a config error, an internal error, …
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
+
+
+class AgentEvalError(Exception):
+    """The base of the errors that stop a run; ``problems``: what to say, one line each."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
+
+
+class ConfigError(AgentEvalError):
     """One or more problems in the suite file or a policy file (exit code 2).
 
     ``problems`` holds every problem found, each already formatted as
@@ -13,8 +40,7 @@ class ConfigError(Exception):
     """
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+        super().__init__(*problems)
 
     @classmethod
     def at(cls, file: str, line: int, col: int, message: str) -> ConfigError:
@@ -24,6 +50,11 @@ class ConfigError(Exception):
 class WorkerDied(ConfigError):
     """A ``--jobs`` worker process died (a crash, the OOM killer): the run stops with
     exit code 2 and a message naming the file it was reading."""
+
+
+class ResultsFileError(AgentEvalError, ValueError):
+    """A results file (``report``, ``diff``, ``merge``, a baseline) that cannot be read,
+    in one line naming it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import orjson
 
 from agent_eval._version import __version__
-from agent_eval.errors import InputError
+from agent_eval.errors import ExitCode, InputError, ResultsFileError
 from agent_eval.findings import Finding, TraceRef, finding_dict, finding_from
 from agent_eval.jsonutil import JsonLimitError, loads, read_whole
 from agent_eval.limits import DEFAULT, RESULTS, Limits
@@ -160,7 +160,7 @@ class Results:
         return out
 
     @property
-    def exit_code(self) -> int:
+    def exit_code(self) -> ExitCode:
         return exit_code(self.verdict, "fail")
 
     @property
@@ -249,24 +249,26 @@ class Results:
     def load(cls, path: str) -> Results:
         """Read a results file, its trace text made safe to show (a results file may
         come from anyone: a baseline artifact); ``ValueError`` with a one-line reason
-        when it is not one."""
+        when it is not one (a :class:`ResultsFileError`)."""
         try:
             with open(path, "rb") as fh:
                 data = loads(read_whole(fh, RESULTS), RESULTS)
         except OSError as exc:
-            raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
         except JsonLimitError as exc:
-            raise ValueError(f"{path} is not read: it {exc}") from exc
+            raise ResultsFileError(f"{path} is not read: it {exc}") from exc
         except orjson.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not JSON: {exc}") from exc
-        if not isinstance(data, dict) or data.get("tool", {}).get("name") != "agent-eval":
-            raise ValueError(f"{path} is not an agent-eval results file")
+            raise ResultsFileError(f"{path} is not JSON: {exc}") from exc
+        tool = data.get("tool") if isinstance(data, dict) else None
+        if not isinstance(tool, dict) or tool.get("name") != "agent-eval":
+            raise ResultsFileError(f"{path} is not an agent-eval results file")
         try:
             return clean_results(cls.from_dict(data))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"{path} is not an agent-eval results file of a version this "
-                             f"tool can read (schema_version {data.get('schema_version')!r}): "
-                             f"{type(exc).__name__}: {exc}") from exc
+            raise ResultsFileError(f"{path} is not an agent-eval results file of a version "
+                                   f"this tool can read (schema_version "
+                                   f"{data.get('schema_version')!r}): "
+                                   f"{type(exc).__name__}: {exc}") from exc
 
 
 def _optional(read: Any, value: Any) -> Any:
@@ -278,18 +280,18 @@ def trace_dict(t: TraceSummary) -> dict[str, Any]:
             "tool_calls": t.tool_calls, "failed_tests": list(t.failed_tests)}
 
 
-def exit_code(verdict: str, fail_on: str) -> int:
+def exit_code(verdict: str, fail_on: str) -> ExitCode:
     """docs/results.md "Exit codes": 0 pass/warn, 1 fail (or warn under --fail-on warn), 2
     error; under ``--fail-on never`` 0 whatever the verdict, since the run completed and wrote its
     results (config and internal errors stop the run before there is a verdict: they
     exit 2 in the command line, whatever ``--fail-on`` says)."""
     if fail_on == "never":
-        return 0
+        return ExitCode.OK
     if verdict == "error":
-        return 2
+        return ExitCode.ERROR
     if verdict == "fail" or (verdict == "warn" and fail_on == "warn"):
-        return 1
-    return 0
+        return ExitCode.FAIL
+    return ExitCode.OK
 
 
 # ------------------------------------------------------------------------ verdict

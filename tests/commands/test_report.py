@@ -103,6 +103,11 @@ def test_missing_or_foreign_files_exit_2_with_one_line(tmp_path: Path) -> None:
     assert p.stderr.decode() == "error: other.json is not an agent-eval results file\n"
     for name in ("nowhere.json", "bad.json", "other.json"):
         assert "Traceback" not in cli("report", name, cwd=tmp_path).stderr.decode()
+    for tool in ("agent-eval", ["agent-eval"], None):  # a "tool" that is not an object
+        (tmp_path / "tool.json").write_text(json.dumps({"tool": tool}))
+        p = cli("report", "tool.json", cwd=tmp_path)
+        assert p.returncode == 2
+        assert p.stderr.decode() == "error: tool.json is not an agent-eval results file\n"
 
 
 def test_a_results_file_from_another_schema_is_refused_cleanly(tmp_path: Path) -> None:

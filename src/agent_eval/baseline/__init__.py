@@ -37,7 +37,7 @@ import orjson
 from agent_eval.api import suite_sources
 from agent_eval.compare import attach, no_baseline
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import ConfigError
+from agent_eval.errors import AgentEvalError, ConfigError
 from agent_eval.jsonutil import JsonLimitError
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import RESULTS as RESULTS_LIMITS
@@ -79,7 +79,7 @@ RUNS_LOOKED_AT = 20  # the newest runs of the workflow on the branch that are ch
 _SCHEMA_PROBLEMS = 3  # schema problems named in the message
 
 
-class BaselineError(ValueError):
+class BaselineError(AgentEvalError, ValueError):
     """A baseline that was asked for cannot be had (the run stops with exit 2)."""
 
 
@@ -174,8 +174,8 @@ def from_file(path: str | Path, limit: int | None = None) -> Found:
 
 
 # --------------------------------------------------------------------------- git
-class GitError(Exception):
-    pass
+class GitError(AgentEvalError):
+    """A git command that failed (or git is not installed), in one line."""
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

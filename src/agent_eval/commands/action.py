@@ -40,7 +40,7 @@ from agent_eval.baseline import _SEARCH, BaselineError, Found, find_for_action, 
 from agent_eval.commands._options import output_dir
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import ConfigError, InputError
+from agent_eval.errors import ConfigError, ExitCode, InputError
 from agent_eval.github import workflow
 from agent_eval.github.client import API_DEADLINE, DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
@@ -58,7 +58,6 @@ from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 from agent_eval.sections import Comparison
 
-EXIT_ERROR = 2
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
 SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 bytes a char)
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
@@ -186,7 +185,7 @@ class Run:
             workflow.write_outputs(path, {k: self.redact(v) for k, v in values.items()})
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     started = time.time()
     try:
         return run(os.environ)
@@ -208,7 +207,7 @@ def give_back_workspace(env: Mapping[str, str], started: float) -> None:
               f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
 
 
-def run(env: Mapping[str, str], out: Any = None) -> int:
+def run(env: Mapping[str, str], out: Any = None) -> ExitCode:
     """One run of the action; whatever happens, it ends through :func:`_stop` or with the
     verdict's exit code, and the token is in none of its output."""
     r = Run(env, out or sys.stdout)
@@ -247,7 +246,7 @@ def _deadline(env: Mapping[str, str]) -> float:
     return value
 
 
-def _run(r: Run, env: Mapping[str, str]) -> int:
+def _run(r: Run, env: Mapping[str, str]) -> ExitCode:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     inputs, problems = read_inputs(env)
     token, token_why = _token(r, inputs, env)
@@ -572,7 +571,7 @@ def _check_run(r: Run, event: Event, results: Results, client: GitHubClient,
 
 
 # ------------------------------------------------------------------------ helpers
-def _stop(r: Run, problems: list[str]) -> int:
+def _stop(r: Run, problems: list[str]) -> ExitCode:
     """A run that cannot evaluate: say why (annotations, summary, outputs), exit 2. A
     summary or outputs file that cannot be written is said in the log, not raised."""
     for p in problems:
@@ -586,7 +585,7 @@ def _stop(r: Run, problems: list[str]) -> int:
         r.outputs({"verdict": "error"})
     except OSError as exc:
         r.log(f"could not write the step outputs: {exc.strerror or exc}")
-    return EXIT_ERROR
+    return ExitCode.ERROR
 
 
 def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str = "") -> str:

@@ -15,13 +15,11 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_eval.convert import convert_sources, dumps, trace_events
-from agent_eval.errors import InputError
+from agent_eval.errors import ExitCode, InputError
 from agent_eval.outputs import atomic_text, output_file
 from agent_eval.paths import repo_root
 from agent_eval.readers import READERS, SourceFile, expand
 from agent_eval.textdist import suggest
-
-EXIT_ERROR = 2
 
 
 @dataclass
@@ -33,16 +31,16 @@ class _Seen:
     errors: int = 0
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     fmt = args.format or "auto"
     if fmt not in ("auto", *READERS):
         print(f"error: unknown trace format '{fmt}'{suggest(fmt, {'auto', *READERS})}; use "
               f"auto or one of {', '.join(READERS)}", file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     if args.to != "native":
         print(f"error: cannot convert to '{args.to}'{suggest(args.to, ['native'])}; the only "
               "target is native", file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     cwd = Path.cwd()
     files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)
     for e in errors:
@@ -61,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"note: {file}: read as {s.reader}: {s.traces} trace(s), {s.calls} tool "
                   f"call(s){extra}", file=sys.stderr)
     failed = bool(errors) or any(s.errors for s in seen.values())
-    return EXIT_ERROR if failed else 0
+    return ExitCode.ERROR if failed else ExitCode.OK
 
 
 def _convert(files: list[SourceFile], fmt: str, out: TextIO) -> dict[str, _Seen]:

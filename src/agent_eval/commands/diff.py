@@ -12,12 +12,12 @@ from typing import Any
 
 from agent_eval.commands._options import check_format
 from agent_eval.compare import attach
+from agent_eval.errors import ExitCode
 from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
 from agent_eval.sections import Comparison
 
-EXIT_ERROR = 2
 FORMATS = ("console", "markdown", "json", "sarif", "html")
 
 
@@ -71,14 +71,10 @@ def text(results: Results) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     check_format(args.format, FORMATS)  # unknown: exit 2 with a "did you mean"
-    try:
-        base = Results.load(args.base)
-        head = Results.load(args.head)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    base = Results.load(args.base)  # not a results file: exit 2 (_cli)
+    head = Results.load(args.head)
     attach(head, base, {"kind": "file", "path": args.base})
     root = Path(args.root) if args.root else Path.cwd()
     if args.format == "console":

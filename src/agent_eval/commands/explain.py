@@ -6,20 +6,21 @@ import argparse
 import sys
 
 from agent_eval import rules
+from agent_eval.errors import ExitCode
 from agent_eval.textdist import did_you_mean
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     catalogue = rules.catalogue()
     if not args.rule:
         width = max(len(r) for r in catalogue)
         for rule_id, doc in catalogue.items():
             print(f"{rule_id:<{width}}  {doc.short}")
-        return 0
+        return ExitCode.OK
     found = catalogue.get(args.rule)
     if found is None:
         print(f"error: unknown rule '{args.rule}'{did_you_mean(args.rule, set(catalogue))}; "
               "run 'agent-eval explain' for the list", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     sys.stdout.write(found.text)
-    return 0
+    return ExitCode.OK

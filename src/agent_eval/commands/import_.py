@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent_eval.errors import ConfigError
+from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.importers import detect, translator
 from agent_eval.importers.emit import to_yaml
 from agent_eval.judge.models import DEFAULT_STORE
@@ -17,7 +17,7 @@ from agent_eval.paths import rel, repo_root
 from agent_eval.yamlpos import load_yaml
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     source = Path(args.file).resolve()
     if not source.exists():
         raise ConfigError([f"{args.file}: not found"])
@@ -63,7 +63,7 @@ def main(args: argparse.Namespace) -> int:
     for note in t.unsupported:
         print(f"note: {note[0]}:{note[1]}:{note[2]}: {note[3]} (not imported)", file=sys.stderr)
     print("Wrote " + ", ".join(str(p) for p in written))
-    return 0
+    return ExitCode.OK
 
 
 def _header(dialect: str, source: str, t: object) -> str:

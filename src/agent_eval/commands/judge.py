@@ -7,13 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from agent_eval.errors import ExitCode
 from agent_eval.judge.store import Store, read_store
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     if args.judge_command == "tidy":
         return tidy(args)
-    return 2  # pragma: no cover (argparse requires a subcommand)
+    return ExitCode.ERROR  # pragma: no cover (argparse requires a subcommand)
 
 
 def _read(name: str) -> Store | None:
@@ -26,14 +27,14 @@ def _read(name: str) -> Store | None:
     return None if got.problems else got
 
 
-def tidy(args: argparse.Namespace) -> int:
+def tidy(args: argparse.Namespace) -> ExitCode:
     path = Path(args.store)
     store = _read(args.store)
     if store is None:
-        return 2
+        return ExitCode.ERROR
     others = [_read(o) for o in args.others]
     if any(o is None for o in others):
-        return 2
+        return ExitCode.ERROR
     conflicts = list(store.conflicts)
     for other in others:
         assert other is not None
@@ -52,10 +53,10 @@ def tidy(args: argparse.Namespace) -> int:
         if text != current:
             print(f"{args.store} is not tidy: run `agent-eval judge tidy {args.store}`",
                   file=sys.stderr)
-            return 1
-        return 0
+            return ExitCode.FAIL
+        return ExitCode.OK
     if text != current:
         store.save(path)
     print(f"{args.store}: {len(store.entries)} judgement(s)"
           + (f", {len(conflicts)} conflict(s) resolved" if conflicts else ""))
-    return 0
+    return ExitCode.OK

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval.api import load_suite
-from agent_eval.errors import ConfigError
+from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.live import pinning
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     suite = load_suite(args.config)
     live = suite.live
     if live is None or not live.servers:
@@ -62,4 +62,4 @@ def main(args: argparse.Namespace) -> int:
         print(f"Wrote {live.lock_file}")
     else:
         print(f"{live.lock_file} is up to date")
-    return 2 if outcome.errors else 0
+    return ExitCode.ERROR if outcome.errors else ExitCode.OK

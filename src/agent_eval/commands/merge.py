@@ -13,11 +13,10 @@ from agent_eval.baseline import load_file
 from agent_eval.commands._options import output_dir, parse_formats
 from agent_eval.commands.run import write_outputs
 from agent_eval.compare import attach
+from agent_eval.errors import ExitCode
 from agent_eval.renderers import RenderContext, console
 from agent_eval.results import Results, exit_code
 from agent_eval.sharding import merge
-
-EXIT_ERROR = 2
 
 
 def part_files(patterns: list[str]) -> list[Path]:
@@ -31,21 +30,16 @@ def part_files(patterns: list[str]) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
-    parts: list[Results] = []
-    try:
-        for path in part_files(args.parts):
-            parts.append(Results.load(str(path)))
-        base = load_file(args.baseline) if args.baseline else None
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    # a part or baseline that is not a results file: exit 2 (_cli)
+    parts = [Results.load(str(path)) for path in part_files(args.parts)]
+    base = load_file(args.baseline) if args.baseline else None
     config = args.config or parts[0].config
     if not Path(config).is_file():
         print(f"error: the suite file {config!r} the shards ran with is not here; run merge "
               "from the repository root or pass --config", file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     suite = load_suite(config)
     results = merge(suite, parts, timings=not args.no_timings,
                     strict_coverage=args.strict_coverage)

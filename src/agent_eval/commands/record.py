@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from agent_eval.errors import ExitCode
 from agent_eval.live.proxy import run
 
 
@@ -17,5 +18,5 @@ def main(args: argparse.Namespace) -> int:
         print("error: record: give the server command after --, e.g. `agent-eval record "
               "--output session.jsonl -- npx @modelcontextprotocol/server-everything`",
               file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     return run(argv, Path(args.output))

@@ -11,22 +11,17 @@ import sys
 from pathlib import Path
 
 from agent_eval.commands._options import check_format
+from agent_eval.errors import ExitCode
 from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
-EXIT_ERROR = 2
 
-
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     fmt = args.format
     check_format(fmt)  # unknown: exit 2 with a "did you mean"
     renderer = RENDERERS[fmt]
-    try:
-        results = Results.load(args.results)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    results = Results.load(args.results)  # not a results file: exit 2 (_cli)
     root = Path(args.root) if args.root else Path.cwd()
     ctx = RenderContext.for_root(root, repo_url=args.repo_url, sha=args.sha,
                                  run_url=args.run_url)
@@ -37,4 +32,4 @@ def main(args: argparse.Namespace) -> int:
     else:
         sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.flush()
-    return 0
+    return ExitCode.OK

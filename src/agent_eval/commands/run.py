@@ -12,6 +12,7 @@ from typing import Any
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.commands._options import color_wanted, output_dir, parse_formats
 from agent_eval.engine import evaluate_files
+from agent_eval.errors import ExitCode
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
@@ -31,7 +32,7 @@ def write_outputs(results: Results, formats: list[str], folder: Path,
     return written
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
     suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
     formats = given or list(suite.model.output.format)  # validated by the suite model
@@ -45,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
             base = load_file(args.baseline)
         except ValueError as exc:
             print(f"error: --baseline: {exc}", file=sys.stderr)
-            return 2
+            return ExitCode.ERROR
         source = {"kind": "file", "path": args.baseline}
     elif getattr(args, "baseline_ref", None):
         from agent_eval.baseline import from_ref
@@ -53,7 +54,7 @@ def main(args: argparse.Namespace) -> int:
         found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
         if found.results is None:
             print(f"error: --baseline-ref: {found.reason}", file=sys.stderr)
-            return 2
+            return ExitCode.ERROR
         base, source = found.results, found.source
     shard = None
     if getattr(args, "shard", None):
@@ -61,7 +62,7 @@ def main(args: argparse.Namespace) -> int:
             shard = parse_shard(args.shard)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return ExitCode.ERROR
     folder = output_dir(args.output_dir, suite)
     live = None
     if suite.live is not None and (not getattr(args, "shard", None)
@@ -94,7 +95,7 @@ def main(args: argparse.Namespace) -> int:
                              base_hint=_base_hint(args))
         if isinstance(got, str):
             print(f"error: {got}", file=sys.stderr)
-            return 2
+            return ExitCode.ERROR
         results = got
     else:
         if mode != "replay":

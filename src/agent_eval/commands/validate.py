@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 
 from agent_eval.api import load_suite
+from agent_eval.errors import ExitCode
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> ExitCode:
     suite = load_suite(args.config)
     policies = len(suite.policies)
     scenarios = ""
@@ -16,4 +17,4 @@ def main(args: argparse.Namespace) -> int:
         scenarios = f", {n} scenario(s), {c} criteri{'on' if c == 1 else 'a'}"
     print(f"ok: {suite.file}: suite '{suite.name}', {len(suite.tests)} test(s), "
           f"{policies} polic{'y' if policies == 1 else 'ies'}{scenarios}")
-    return 0
+    return ExitCode.OK

@@ -48,6 +48,7 @@ from github import Auth, Github, GithubException
 from github.Requester import Requester
 
 from agent_eval._version import __version__
+from agent_eval.errors import AgentEvalError
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -67,7 +68,7 @@ def _stderr(message: str) -> None:
     print(f"agent-eval: {message}", file=sys.stderr, flush=True)
 
 
-class ApiError(Exception):
+class ApiError(AgentEvalError):
     """A GitHub call that failed for good (after any retries)."""
 
     def __init__(self, verb: str, url: str, status: int, message: str,

@@ -17,8 +17,10 @@ import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from agent_eval.errors import AgentEvalError
 
-class OutsideWorkspace(ValueError):
+
+class OutsideWorkspace(AgentEvalError, ValueError):
     """A path the action would write leads outside the workspace (or runner temp)."""
 
 
