@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_eval.results import Results, assign_fingerprints, verdict_of
+from agent_eval.rule_ids import SCENARIO_NO_BASELINE, SCENARIO_THRESHOLD, SCENARIO_WARN_THRESHOLD
 from agent_eval.scenarios.metrics import at_most
 from agent_eval.sections import (
     Comparison,
@@ -182,7 +183,7 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
     out = []
     status = s.status
     for f in s.findings:
-        m = _COST.search(f.constraint or "") if f.rule == "scenario/no_baseline" else None
+        m = _COST.search(f.constraint or "") if f.rule == SCENARIO_NO_BASELINE.id else None
         if m is None:
             out.append(f)
             continue
@@ -198,7 +199,7 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
             continue
         warn = "warn_thresholds" in f.config.key_path
         checked = replace(
-            f, rule="scenario/warn_threshold" if warn else "scenario/threshold",
+            f, rule=(SCENARIO_WARN_THRESHOLD if warn else SCENARIO_THRESHOLD).id,
             severity="warning" if warn else "error",
             message=f"cost_multiplier = {ratio:.4g} exceeds {f.constraint} "
             f"(cost {head_cost:.6g} USD, base {base_cost:.6g} USD)",

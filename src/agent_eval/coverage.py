@@ -18,9 +18,10 @@ from typing import Any
 
 from agent_eval.findings import ConfigRef, Finding, Severity
 from agent_eval.matching import ToolMatcher, is_glob, normalize_name
+from agent_eval.rule_ids import COVERAGE_UNEXERCISED
 from agent_eval.textdist import edit_distance
 
-RULE = "coverage/unexercised"
+RULE = COVERAGE_UNEXERCISED.id
 MAX_NAMES = 500  # distinct names kept for suggestions (the smallest, so merges agree)
 MAX_NAME_CHARS = 64  # longer names are matched but not kept (OpenAI caps names at 64)
 

@@ -32,6 +32,7 @@ from agent_eval.results import (
     sort_key,
     verdict_of,
 )
+from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.sections import CriterionResult, Metrics, ScenarioResult
 from agent_eval.suite import Suite, inventory
 
@@ -159,9 +160,9 @@ class Accumulator:
         assign_fingerprints(unexercised)
         errors = list(self.input_errors)
         no_traces = not self.traces if any_traces is None else not any_traces
-        if no_traces and not any(e.rule == "input/no_traces" for e in errors):
+        if no_traces and not any(e.rule == INPUT_NO_TRACES.id for e in errors):
             line = suite.positions.get(("traces",)).line if suite.model.traces else 0
-            errors.append(InputError("input/no_traces", suite.file, line,
+            errors.append(INPUT_NO_TRACES.input_error(suite.file, line,
                                      "no traces were read from the trace files; nothing was "
                                      "checked"))
         total = sum(len(t.violations) for t in tests)

@@ -127,7 +127,7 @@ class Results:
             if c.status not in ("fail", "warn") or not c.config.file:
                 continue
             out.append(Finding(
-                rule=f"criteria/{c.kind}", severity="error" if c.status == "fail" else "warning",
+                rule=c.rule.id, severity="error" if c.status == "fail" else "warning",
                 message=c.message or c.name, test="pass_criteria", config=c.config,
                 trace=None, value=c.value,
                 constraint=None if c.threshold is None else f"{c.name}: {c.threshold}",

@@ -30,10 +30,10 @@ __all__ = ["ARGS_VALID_ADDITIONAL_ARGUMENTS", "ARGS_VALID_ADDITIONAL_PROPERTIES"
     "ARGS_VALID_PATTERN", "ARGS_VALID_PROPERTY_NAMES", "ARGS_VALID_REQUIRED", "ARGS_VALID_TYPE",
     "ARGS_VALID_UNCONSTRAINED_TOOL", "ARGS_VALID_UNIQUE_ITEMS", "ARGS_VALID_UNKNOWN_TOOL",
     "COVERAGE_UNEXERCISED", "CRITERIA_BLOCKING", "CRITERIA_BY_CATEGORY", "CRITERIA_COMPOSITE",
-    "CRITERIA_REQUIRED", "CRITERIA_WARNING", "IMPORT_UNSUPPORTED", "INPUT_EVENT_AFTER_END",
-    "INPUT_INVALID_EVENT", "INPUT_LIMIT_EXCEEDED", "INPUT_LOCK_INVALID", "INPUT_LOCK_MISSING",
-    "INPUT_NO_TRACES", "INPUT_OUTSIDE_ROOT", "INPUT_PARSE_ERROR", "INPUT_READER_ERROR",
-    "INPUT_SERVER_START", "INPUT_UNKNOWN_FORMAT", "INPUT_UNMATCHED_RESULT",
+    "CRITERIA_REGRESSION", "CRITERIA_REQUIRED", "CRITERIA_WARNING", "IMPORT_UNSUPPORTED",
+    "INPUT_EVENT_AFTER_END", "INPUT_INVALID_EVENT", "INPUT_LIMIT_EXCEEDED", "INPUT_LOCK_INVALID",
+    "INPUT_LOCK_MISSING", "INPUT_NO_TRACES", "INPUT_OUTSIDE_ROOT", "INPUT_PARSE_ERROR",
+    "INPUT_READER_ERROR", "INPUT_SERVER_START", "INPUT_UNKNOWN_FORMAT", "INPUT_UNMATCHED_RESULT",
     "INPUT_UNREADABLE_FILE", "JUDGE_ERROR", "JUDGE_HALLUCINATION", "JUDGE_MISSING",
     "JUDGE_NOT_RECORDED", "JUDGE_NO_BASELINE", "JUDGE_PAIRWISE", "JUDGE_QUALITY", "JUDGE_RECORDED",
     "JUDGE_RUBRIC", "JUDGE_SAFETY", "JUDGE_SKIPPED", "JUDGE_STORE", "MCP_HIDDEN_CHARACTERS",
@@ -66,6 +66,11 @@ class Rule:
     name: str  # argument-above-maximum
     level: Level
     page: str | None  # args_valid/maximum.md, under src/agent_eval/rules/docs/
+
+    @property
+    def key(self) -> str:
+        """The part after the slash (``maximum``); the whole id if it has none."""
+        return self.id.split("/", 1)[-1]
 
     @property
     def group(self) -> str:
@@ -221,6 +226,9 @@ CRITERIA_BY_CATEGORY = _declare("criteria/by_category", "suite-category-pass-rat
 CRITERIA_COMPOSITE = _declare("criteria/composite", "suite-composite-below-minimum", "error")
 CRITERIA_REQUIRED = _declare("criteria/required", "suite-required-scenario-not-passed", "error")
 CRITERIA_WARNING = _declare("criteria/warning", "suite-warning-criterion-missed", "warning")
+# a `regression` criterion missed against the base run: it has no page of its own yet
+CRITERIA_REGRESSION = _declare(
+    "criteria/regression", "suite-regression-criterion-missed", "error", documented=False)
 
 # -- judge/: the replayed LLM judge (one per judge kind, and its own failures)
 JUDGE_ERROR = _declare("judge/error", "judge-judgement-failed", "error")

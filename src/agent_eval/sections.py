@@ -15,8 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.findings import ConfigRef, Finding, finding_dict, finding_from
+from agent_eval.rule_ids import (
+    CRITERIA_BLOCKING,
+    CRITERIA_BY_CATEGORY,
+    CRITERIA_COMPOSITE,
+    CRITERIA_REGRESSION,
+    CRITERIA_REQUIRED,
+    CRITERIA_WARNING,
+    Rule,
+)
 
 __all__ = [
+    "CRITERION_RULES",
     "NO_CONFIG",
     "SUMMARY_COUNTS",
     "Baseline",
@@ -188,6 +198,12 @@ class ScenarioResult:
 
 
 # ------------------------------------------------------------------------- criteria
+# the rule a missed criterion of each kind reports, by kind
+CRITERION_RULES: dict[str, Rule] = {r.key: r for r in (
+    CRITERIA_BLOCKING, CRITERIA_WARNING, CRITERIA_BY_CATEGORY, CRITERIA_COMPOSITE,
+    CRITERIA_REQUIRED, CRITERIA_REGRESSION)}
+
+
 @dataclass(frozen=True, slots=True)
 class CriterionResult:
     """One ``pass_criteria`` entry (docs/scenarios.md "Pass criteria")."""
@@ -208,9 +224,17 @@ class CriterionResult:
                 "message": self.message, "config": self.config.to_dict(),
                 "fingerprint": self.fingerprint}
 
+    @property
+    def rule(self) -> Rule:
+        """The rule of its finding when it is missed (``criteria/<kind>``)."""
+        return CRITERION_RULES[self.kind]
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CriterionResult:
-        return cls(str(d.get("name", "")), str(d.get("kind", "blocking")),
+        kind = str(d.get("kind", "blocking"))
+        if kind not in CRITERION_RULES:  # the schema's enum; every rule id is declared
+            raise ValueError(f"unknown criterion kind {kind!r}")
+        return cls(str(d.get("name", "")), kind,
                    str(d.get("metric", "")), d.get("threshold"), d.get("value"),
                    str(d.get("status", "pass")), str(d.get("message") or ""),
                    _config(d.get("config")), str(d.get("fingerprint") or ""))

@@ -37,6 +37,7 @@ from agent_eval.importers import detect, translator
 from agent_eval.limits import Limits
 from agent_eval.paths import rel, repo_root
 from agent_eval.readers import READERS
+from agent_eval.rule_ids import IMPORT_UNSUPPORTED
 from agent_eval.sections import Inventory
 from agent_eval.selectors import Groups, SelectorCompiler
 from agent_eval.textdist import suggest
@@ -344,7 +345,7 @@ class _Loader:
 
 def _unsupported(dialect: str, file: str, line: int, col: int, what: str) -> Finding:
     """A key of a peer's config that agent-eval cannot apply: never silently dropped."""
-    return Finding(rule="import/unsupported", severity="warning",
+    return Finding(rule=IMPORT_UNSUPPORTED.id, severity=IMPORT_UNSUPPORTED.level,
                    message=f"{what} ({dialect} config; see docs/migrating.md)",
                    test=f"import:{dialect}",
                    config=ConfigRef(file, line, col, f"{file}#unsupported:{what}"),

@@ -15,6 +15,16 @@ from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace
+from agent_eval.rule_ids import (
+    ARGS_VALID_ADDITIONAL_ARGUMENTS,
+    ARGS_VALID_FALSE_SCHEMA,
+    ARGS_VALID_NOT_AN_OBJECT,
+    ARGS_VALID_NOT_RECORDED,
+    ARGS_VALID_REQUIRED,
+    ARGS_VALID_UNCONSTRAINED_TOOL,
+    ARGS_VALID_UNKNOWN_TOOL,
+    Rule,
+)
 
 MAX_STORED_VALUE = 1000  # characters of JSON kept for a value in the results
 
@@ -97,7 +107,7 @@ class ArgsValid:
         arg = argument_path(e.path) if e.path else None
         if e.missing:
             text = f"{call.name}: required argument '{arg}' is missing ({c.text})"
-            if c.rule != "args_valid/required":
+            if c.rule != ARGS_VALID_REQUIRED.id:
                 text = f"{call.name}: argument '{arg}' is missing: {e.message} ({c.text})"
         elif arg is None:
             text = f"{call.name}: arguments = {show_value(e.value)}: {e.message} ({c.text})"
@@ -118,12 +128,12 @@ class ArgsValid:
             details={"violation": e.message},
         )
 
-    def _unreadable(self, call: ToolCall, trace: Trace, key: Constraint, rule: str,
+    def _unreadable(self, call: ToolCall, trace: Trace, key: Constraint, rule: Rule,
                     severity: Severity, message: str, violation: str) -> Finding:
         """A call whose arguments could not be checked at all, located at the tool's
         policy key."""
         return Finding(
-            rule=rule,
+            rule=rule.id,
             severity=severity,
             message=f"{call.name}: {message}",
             test=self.id,
@@ -138,20 +148,20 @@ class ArgsValid:
 
     def _not_object(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
         return self._unreadable(
-            call, trace, key, "args_valid/not_an_object", self.severity,
+            call, trace, key, ARGS_VALID_NOT_AN_OBJECT, self.severity,
             f"arguments are not a JSON object ({call.arguments_error}); they cannot be checked "
             "against the policy", "Arguments are not a JSON object")
 
     def _not_recorded(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
         return self._unreadable(
-            call, trace, key, "args_valid/not_recorded", "note",
+            call, trace, key, ARGS_VALID_NOT_RECORDED, "note",
             "arguments not recorded in the trace; the policy could not be checked for this "
             "call", "Arguments not recorded")
 
     def _unknown(self, call: ToolCall, trace: Trace) -> Finding:
         assert self.strict_ref is not None
         return Finding(
-            rule="args_valid/unknown_tool",
+            rule=ARGS_VALID_UNKNOWN_TOOL.id,
             severity=self.severity,
             message=f"{call.name}: tool is not in the policy {self.policy.file} "
             "(strict: true)",
@@ -170,7 +180,7 @@ class ArgsValid:
         if self.severity == "note" or (self.severity == "warning" and severity == "error"):
             severity = self.severity  # the test's severity caps it
         return Finding(
-            rule="args_valid/unconstrained_tool",
+            rule=ARGS_VALID_UNCONSTRAINED_TOOL.id,
             severity=severity,  # type: ignore[arg-type]
             message=f"{call.name}: no policy key of {self.policy.file} constrains this tool "
             f"({where.text})",
@@ -200,9 +210,8 @@ def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
     return ArgsValid(cfg, policy, only, strict_ref, tuple(refs))
 
 
-RULES = tuple(sorted({f"args_valid/{r}" for r in RULE_OF.values()} | {
-    "args_valid/additional_arguments", "args_valid/false_schema",
-    "args_valid/not_an_object", "args_valid/not_recorded", "args_valid/unknown_tool",
-    "args_valid/unconstrained_tool",
-}))
+RULES = tuple(sorted({r.id for r in RULE_OF.values()} | {r.id for r in (
+    ARGS_VALID_ADDITIONAL_ARGUMENTS, ARGS_VALID_FALSE_SCHEMA, ARGS_VALID_NOT_AN_OBJECT,
+    ARGS_VALID_NOT_RECORDED, ARGS_VALID_UNKNOWN_TOOL, ARGS_VALID_UNCONSTRAINED_TOOL,
+)}))
 SPEC = CheckSpec("args_valid", ArgsValidTest, compile_test, RULES)

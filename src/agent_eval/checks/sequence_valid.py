@@ -21,6 +21,7 @@ from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.rule_ids import Rule, member
 from agent_eval.selectors import Selector
 
 ToolPatterns = Selectors
@@ -411,6 +412,8 @@ BUILDERS: dict[str, Callable[..., RuleFn]] = {
     "eventually": _eventually,
     "sequence": _sequence,
 }
+# the rule each type reports (an undeclared one fails here, at import)
+RULE_OF_TYPE: dict[str, Rule] = {t: member("sequence_valid", t) for t in BUILDERS}
 
 
 class SequenceValid:
@@ -448,7 +451,7 @@ def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
     refs: list[ToolRef] = []
     problems: list[str] = []
     for i, rule in enumerate(cfg.rules):
-        emit = _Emit(cfg.id, cfg.severity, f"sequence_valid/{rule.type}", ctx.ref("rules", i))
+        emit = _Emit(cfg.id, cfg.severity, RULE_OF_TYPE[rule.type].id, ctx.ref("rules", i))
         try:
             fns.append(BUILDERS[rule.type](rule, ctx, i, emit))
         except ConfigError as exc:
@@ -475,5 +478,5 @@ def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
     return SequenceValid(cfg, fns, refs)
 
 
-RULES = tuple(f"sequence_valid/{t}" for t in BUILDERS)
+RULES = tuple(r.id for r in RULE_OF_TYPE.values())
 SPEC = CheckSpec("sequence_valid", SequenceValidTest, compile_test, RULES)

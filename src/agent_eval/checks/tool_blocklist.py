@@ -11,6 +11,7 @@ from agent_eval.config.models import Selectors, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.model import ToolCall, Trace
+from agent_eval.rule_ids import TOOL_BLOCKLIST
 from agent_eval.selectors import Selector
 
 
@@ -50,7 +51,7 @@ class ToolBlocklist:
             pattern = self.matcher.patterns[index]
             first = calls[0]
             out.append(Finding(
-                rule="tool_blocklist",
+                rule=TOOL_BLOCKLIST.id,
                 severity=self.severity,
                 message=f"Blocked tool called: {name} (blocklist includes '{pattern}'); "
                 f"calls found: {len(calls)}",
@@ -78,4 +79,4 @@ def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
                                                  "blocklist", effect=VACUOUS)))
 
 
-SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test, ("tool_blocklist",))
+SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test, (TOOL_BLOCKLIST.id,))

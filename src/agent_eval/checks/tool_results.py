@@ -26,9 +26,16 @@ from agent_eval.live.compile import TextCheck, compile_schema, text_checks
 from agent_eval.live.models import TextExpect
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace
+from agent_eval.rule_ids import (
+    TOOL_RESULTS_ERROR,
+    TOOL_RESULTS_LATENCY,
+    TOOL_RESULTS_NOT_RECORDED,
+    TOOL_RESULTS_RESULT,
+    Rule,
+)
 
-RULES = ("tool_results/result", "tool_results/error", "tool_results/latency",
-         "tool_results/not_recorded")
+RULES = tuple(r.id for r in (TOOL_RESULTS_RESULT, TOOL_RESULTS_ERROR, TOOL_RESULTS_LATENCY,
+                             TOOL_RESULTS_NOT_RECORDED))
 
 
 class CallExpect(Strict):
@@ -82,43 +89,43 @@ class ToolResults:
         return out
 
     def _check(self, e: _Compiled, call: ToolCall, trace: Trace) -> list[Finding]:
-        found: list[tuple[str, ConfigRef, str, str | None, Any]] = []
+        found: list[tuple[Rule, ConfigRef, str, str | None, Any]] = []
         if (e.result or e.error is not None) and not call.has_result and call.ok:
-            found.append(("tool_results/not_recorded", e.ref, f"the result of {call.name} "
+            found.append((TOOL_RESULTS_NOT_RECORDED, e.ref, f"the result of {call.name} "
                           "was not recorded, so it cannot be checked", None, None))
         elif e.error is not None:
             assert e.error_ref is not None
             if call.ok:
-                found.append(("tool_results/error", e.error_ref, f"{call.name} succeeded, "
+                found.append((TOOL_RESULTS_ERROR, e.error_ref, f"{call.name} succeeded, "
                               "but an error was expected", "expect_error", None))
             else:
                 for c, why in check_text(e.error, call.error or "", None,
                                          "the error message"):
-                    found.append(("tool_results/error", c.ref, f"{call.name} failed as "
+                    found.append((TOOL_RESULTS_ERROR, c.ref, f"{call.name} failed as "
                                   f"expected, but {why}", c.shown, call.error))
         elif e.result:
             if not call.ok:
-                found.append(("tool_results/result", e.result[0].ref, f"{call.name} failed "
+                found.append((TOOL_RESULTS_RESULT, e.result[0].ref, f"{call.name} failed "
                               f"({call.error}), so its result cannot be checked", None,
                               call.error))
             else:
                 text, structured = _text(call.result)
                 for c, why in check_text(e.result, text, structured):
-                    found.append(("tool_results/result", c.ref, f"{call.name}: {why}",
+                    found.append((TOOL_RESULTS_RESULT, c.ref, f"{call.name}: {why}",
                                   c.shown, text[:200]))
         if e.latency is not None:
             assert e.latency_ref is not None
             if call.latency_ms is None:
-                found.append(("tool_results/not_recorded", e.latency_ref, f"the latency of "
+                found.append((TOOL_RESULTS_NOT_RECORDED, e.latency_ref, f"the latency of "
                               f"{call.name} was not recorded (no timestamps on the call and "
                               "its result)", f"max_latency_ms: {e.latency:g}", None))
             elif call.latency_ms > e.latency:
-                found.append(("tool_results/latency", e.latency_ref, f"{call.name} took "
+                found.append((TOOL_RESULTS_LATENCY, e.latency_ref, f"{call.name} took "
                               f"{call.latency_ms:g} ms, more than max_latency_ms "
                               f"{e.latency:g}", f"max_latency_ms: {e.latency:g}",
                               call.latency_ms))
         loc = call.result_location or call.location
-        return [Finding(rule=rule, severity=self.severity, message=msg, test=self.id,
+        return [Finding(rule=rule.id, severity=self.severity, message=msg, test=self.id,
                         config=ref, trace=TraceRef(loc.file, loc.line, trace.id),
                         tool=call.name, value=value, constraint=constraint,
                         scenario=trace.scenario)

@@ -56,6 +56,7 @@ from agent_eval.github.workspace import (
 from agent_eval.judge.run import base_outputs
 from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
+from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.sections import Comparison
 
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
@@ -430,7 +431,7 @@ def _outside_hint(error: Any, env: Mapping[str, str]) -> Any:
     """A "no trace file matches" error in the action, with the hint that traces outside
     the workspace cannot be seen from the container."""
     workspace = env.get("GITHUB_WORKSPACE")
-    if not isinstance(error, InputError) or error.rule != "input/no_traces" or not workspace:
+    if not isinstance(error, InputError) or error.rule != INPUT_NO_TRACES.id or not workspace:
         return error
     return replace(error, message=error.message + OUTSIDE_HINT.format(workspace=workspace))
 

@@ -15,6 +15,11 @@ from agent_eval.config.schema_compiler import (
     ecma_regex,
 )
 from agent_eval.matching import ToolMatcher, ToolMatchMode
+from agent_eval.rule_ids import (
+    ARGS_VALID_ADDITIONAL_ARGUMENTS,
+    ARGS_VALID_NOT_AN_OBJECT,
+    ARGS_VALID_UNCONSTRAINED_TOOL,
+)
 from agent_eval.saferegex import RegexError
 
 
@@ -69,7 +74,7 @@ def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
         if "schema" in entry and entry["schema"] is not None:
             checks.append(compiler.compile_root(entry["schema"], (*path, "schema")))
         pos = compiler.positions.get(path)
-        key_ref = Constraint("args_valid/not_an_object", f"{key}: …", pos.file or file, pos.line,
+        key_ref = Constraint(ARGS_VALID_NOT_AN_OBJECT.id, f"{key}: …", pos.file or file, pos.line,
                              pos.col,
                              ".".join(path))
         rules.append(ToolRule(key, ToolMatcher([key], mode), all_of(checks), key_ref))
@@ -80,7 +85,7 @@ def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
         where = ("enforcement", "unconstrained_tools")
         pos = compiler.positions.get(where)
         unconstrained = ("error" if mode_of == "deny" else "warning", Constraint(
-            "args_valid/unconstrained_tool", f"unconstrained_tools: {mode_of}",
+            ARGS_VALID_UNCONSTRAINED_TOOL.id, f"unconstrained_tools: {mode_of}",
             pos.file or file, pos.line, pos.col, ".".join(where)))
     return Policy(file, rules, unconstrained)
 
@@ -100,7 +105,8 @@ def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str,
         if isinstance(schema, dict) and schema.get("required") is True
     )
     closed = entry.get("additional_arguments") is False
-    extra_ref = (compiler.constraint(path, "additional_arguments", False) if closed else None)
+    extra_ref = (compiler.constraint(path, "additional_arguments", False,
+                                      rule=ARGS_VALID_ADDITIONAL_ARGUMENTS) if closed else None)
     # Arguments that a full `schema:` of the same key describes are listed too.
     schema = entry.get("schema")
     described = schema.get("properties") if isinstance(schema, dict) else None

@@ -25,6 +25,35 @@ import yaml
 
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
+from agent_eval.rule_ids import (
+    ARGS_VALID_ADDITIONAL_PROPERTIES,
+    ARGS_VALID_ANY_OF,
+    ARGS_VALID_CONST,
+    ARGS_VALID_CONTAINS,
+    ARGS_VALID_DEPENDENT_REQUIRED,
+    ARGS_VALID_ENUM,
+    ARGS_VALID_EXCLUSIVE_MAXIMUM,
+    ARGS_VALID_EXCLUSIVE_MINIMUM,
+    ARGS_VALID_FALSE_SCHEMA,
+    ARGS_VALID_FORMAT,
+    ARGS_VALID_MAX_ITEMS,
+    ARGS_VALID_MAX_LENGTH,
+    ARGS_VALID_MAX_PROPERTIES,
+    ARGS_VALID_MAXIMUM,
+    ARGS_VALID_MIN_ITEMS,
+    ARGS_VALID_MIN_LENGTH,
+    ARGS_VALID_MIN_PROPERTIES,
+    ARGS_VALID_MINIMUM,
+    ARGS_VALID_MULTIPLE_OF,
+    ARGS_VALID_NOT,
+    ARGS_VALID_ONE_OF,
+    ARGS_VALID_PATTERN,
+    ARGS_VALID_PROPERTY_NAMES,
+    ARGS_VALID_REQUIRED,
+    ARGS_VALID_TYPE,
+    ARGS_VALID_UNIQUE_ITEMS,
+    Rule,
+)
 from agent_eval.saferegex import RegexError, SafeRegex, compile_ecma
 from agent_eval.textdist import did_you_mean
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
@@ -63,34 +92,34 @@ SUGAR = {
     "min_items": "minItems",
     "max_items": "maxItems",
 }
-RULE_OF = {
-    "type": "type",
-    "enum": "enum",
-    "const": "const",
-    "minimum": "minimum",
-    "maximum": "maximum",
-    "exclusiveMinimum": "exclusive_minimum",
-    "exclusiveMaximum": "exclusive_maximum",
-    "multipleOf": "multiple_of",
-    "minLength": "min_length",
-    "maxLength": "max_length",
-    "pattern": "pattern",
-    "format": "format",
-    "required": "required",
-    "additionalProperties": "additional_properties",
-    "propertyNames": "property_names",
-    "minProperties": "min_properties",
-    "maxProperties": "max_properties",
-    "dependentRequired": "dependent_required",
-    "minItems": "min_items",
-    "maxItems": "max_items",
-    "uniqueItems": "unique_items",
-    "contains": "contains",
-    "minContains": "contains",
-    "maxContains": "contains",
-    "anyOf": "any_of",
-    "oneOf": "one_of",
-    "not": "not",
+RULE_OF: dict[str, Rule] = {  # keyword: the rule a value that breaks it reports
+    "type": ARGS_VALID_TYPE,
+    "enum": ARGS_VALID_ENUM,
+    "const": ARGS_VALID_CONST,
+    "minimum": ARGS_VALID_MINIMUM,
+    "maximum": ARGS_VALID_MAXIMUM,
+    "exclusiveMinimum": ARGS_VALID_EXCLUSIVE_MINIMUM,
+    "exclusiveMaximum": ARGS_VALID_EXCLUSIVE_MAXIMUM,
+    "multipleOf": ARGS_VALID_MULTIPLE_OF,
+    "minLength": ARGS_VALID_MIN_LENGTH,
+    "maxLength": ARGS_VALID_MAX_LENGTH,
+    "pattern": ARGS_VALID_PATTERN,
+    "format": ARGS_VALID_FORMAT,
+    "required": ARGS_VALID_REQUIRED,
+    "additionalProperties": ARGS_VALID_ADDITIONAL_PROPERTIES,
+    "propertyNames": ARGS_VALID_PROPERTY_NAMES,
+    "minProperties": ARGS_VALID_MIN_PROPERTIES,
+    "maxProperties": ARGS_VALID_MAX_PROPERTIES,
+    "dependentRequired": ARGS_VALID_DEPENDENT_REQUIRED,
+    "minItems": ARGS_VALID_MIN_ITEMS,
+    "maxItems": ARGS_VALID_MAX_ITEMS,
+    "uniqueItems": ARGS_VALID_UNIQUE_ITEMS,
+    "contains": ARGS_VALID_CONTAINS,
+    "minContains": ARGS_VALID_CONTAINS,
+    "maxContains": ARGS_VALID_CONTAINS,
+    "anyOf": ARGS_VALID_ANY_OF,
+    "oneOf": ARGS_VALID_ONE_OF,
+    "not": ARGS_VALID_NOT,
 }
 APPLICATORS = {
     "properties", "patternProperties", "items", "prefixItems", "allOf",
@@ -348,11 +377,11 @@ class SchemaCompiler:
         self.problems: list[str] = []
 
     # -- positions
-    def constraint(self, path: Path, key: str, value: Any, rule: str | None = None,
+    def constraint(self, path: Path, key: str, value: Any, rule: Rule | None = None,
                    text: str | None = None) -> Constraint:
         pos = self.positions.get((*path, key))
         return Constraint(
-            rule=f"args_valid/{rule or RULE_OF.get(SUGAR.get(key, key), key)}",
+            rule=(rule or RULE_OF[SUGAR.get(key, key)]).id,
             text=text if text is not None else f"{key}: {render(value)}",
             file=self.positions.file_of(pos),
             line=pos.line,
@@ -360,10 +389,10 @@ class SchemaCompiler:
             key_path=".".join(str(p) for p in (*path, key)),
         )
 
-    def node_constraint(self, path: Path, rule: str, text: str) -> Constraint:
+    def node_constraint(self, path: Path, rule: Rule, text: str) -> Constraint:
         """A constraint located at a node itself (e.g. a ``false`` schema)."""
         pos = self.positions.get(path)
-        return Constraint(f"args_valid/{rule}", text, self.positions.file_of(pos), pos.line,
+        return Constraint(rule.id, text, self.positions.file_of(pos), pos.line,
                           pos.col,
                           ".".join(str(p) for p in path))
 
@@ -414,7 +443,7 @@ class SchemaCompiler:
         if node is True or node is None:
             return _always_valid
         if node is False:
-            c = self.node_constraint(path, "false_schema", "false")
+            c = self.node_constraint(path, ARGS_VALID_FALSE_SCHEMA, "false")
 
             def false_schema(v: Any) -> list[SchemaError] | None:
                 return _err(c, v, "No value is allowed here")
@@ -671,7 +700,7 @@ class SchemaCompiler:
 
     def _required_constraint(self, path: Path, key: str, index: int, value: Any) -> Constraint:
         pos = self.positions.get((*path, key, index))
-        return Constraint("args_valid/required", f"{key}: {render(value)}",
+        return Constraint(ARGS_VALID_REQUIRED.id, f"{key}: {render(value)}",
                           self.positions.file_of(pos), pos.line, pos.col,
                           ".".join(str(p) for p in (*path, key)))
 
@@ -792,7 +821,7 @@ class SchemaCompiler:
         self._need(isinstance(value, dict) and all(isinstance(v, list) for v in value.values()),
                    path, key, "a mapping of property names to lists of names")
         deps = tuple((name, tuple(need), self.constraint((*path, key), name, need,
-                                                         rule="dependent_required"))
+                                                         rule=ARGS_VALID_DEPENDENT_REQUIRED))
                      for name, need in value.items())
 
         def dependent_required(v: Any) -> list[SchemaError] | None:

@@ -17,8 +17,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_eval.judge import prompts
-from agent_eval.judge.compile import GRADED, CompiledJudge, JudgeRun
+from agent_eval.judge.compile import GRADED, ORDER, CompiledJudge, JudgeRun
 from agent_eval.judge.store import Judgement, judgement_key
+from agent_eval.rule_ids import (
+    JUDGE_ERROR,
+    JUDGE_MISSING,
+    JUDGE_NO_BASELINE,
+    JUDGE_NOT_RECORDED,
+    JUDGE_PAIRWISE,
+    JUDGE_RECORDED,
+    JUDGE_SKIPPED,
+    Rule,
+    member,
+)
 
 if TYPE_CHECKING:
     from agent_eval.findings import Severity
@@ -27,6 +38,8 @@ PASS, WARN, FAIL, SKIP, ERROR = range(5)
 STATUS = ("pass", "warn", "fail", "skip", "error")
 EPSILON = 1e-9
 SHOWN_REASONING = 300  # characters of the reasoning in a finding's message
+# the rule a check of each kind reports when it fails (an undeclared one fails at import)
+RULE_OF_KIND: dict[str, Rule] = {kind: member("judge", kind) for kind in ORDER}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +78,7 @@ class _EvalLike(Protocol):
     @property
     def text(self) -> str: ...
 
-    def add(self, rule: str, severity: Severity, message: str, ref: Any, where: Any,
+    def add(self, rule: Rule, severity: Severity, message: str, ref: Any, where: Any,
             **kw: Any) -> None: ...
 
     def at_end(self) -> Any: ...
@@ -101,7 +114,7 @@ def judge_trace(ev: _EvalLike, run: JudgeRun, forced_zero: bool = False) -> Judg
                    f"{first_failure} already failed" if deterministic_failed and first_failure
                    else "an earlier check of the trace failed" if ev.failed
                    else "an earlier judge check could not be judged")
-            ev.add("judge/skipped", "note",
+            ev.add(JUDGE_SKIPPED, "note",
                    f"Judge {check.label} skipped: {why}; not a pass", check.ref, ev.at_end(),
                    constraint=check.kind, details={"kind": check.kind, "reason": why})
             status, score = SKIP, math.nan
@@ -139,7 +152,7 @@ def _recorded(ev: _EvalLike, check: CompiledJudge) -> tuple[int, float]:
         why = ("not recorded in the trace" if not found else
                f"recorded without a numeric value (label {_cut(str(found[0].label), 40)!r})")
         ev.warned = True
-        ev.add("judge/not_recorded", "warning",
+        ev.add(JUDGE_NOT_RECORDED, "warning",
                f"Recorded score '{check.rule}' {why}: the check cannot be made", check.ref,
                ev.at_end(), constraint=f"recorded: {check.rule}",
                details={"kind": "recorded", "score": check.rule})
@@ -153,7 +166,7 @@ def _recorded(ev: _EvalLike, check: CompiledJudge) -> tuple[int, float]:
             + (f" ({len(values)} values, mean)" if len(values) > 1 else ""))
     if comments:
         text += f"; evaluator's comment: {_cut(comments[0])}"
-    _fail(ev, check, "judge/recorded", text, value,
+    _fail(ev, check, JUDGE_RECORDED, text, value,
           {"kind": "recorded", "score": check.rule, "value": value,
            "source": found[0].source, **({"reasoning": comments[0]} if comments else {})})
     return (WARN if check.severity == "warning" else FAIL), score
@@ -195,20 +208,20 @@ def _find(ev: _EvalLike, check: CompiledJudge, run: JudgeRun, prompt: prompts.Pr
 def _missing(ev: _EvalLike, check: CompiledJudge, run: JudgeRun, keys: list[str]) -> None:
     failures = [run.context.failures[k] for k in keys if k in run.context.failures]
     if failures:
-        ev.add("judge/error", "error",
+        ev.add(JUDGE_ERROR, "error",
                f"Judge {check.label} could not be judged: {_cut(failures[0], 200)}",
                check.ref, ev.at_end(), constraint=check.kind,
                details={"kind": check.kind, "key": keys[0], "reason": failures[0]})
         return
     cmd = run.record_command(pairwise=check.kind == "pairwise")
-    ev.add("judge/missing", "error",
+    ev.add(JUDGE_MISSING, "error",
            f"No stored judgement for judge {check.label} (key {keys[0][:12]}) in "
            f"{run.store_file}: record it with `{cmd}` and commit the store",
            check.ref, ev.at_end(), constraint=check.kind,
            details={"kind": check.kind, "key": keys[0], "command": cmd})
 
 
-def _fail(ev: _EvalLike, check: CompiledJudge, rule: str, text: str, value: float,
+def _fail(ev: _EvalLike, check: CompiledJudge, rule: Rule, text: str, value: float,
           details: dict[str, Any]) -> None:
     if check.severity == "warning":
         ev.warned = True
@@ -228,7 +241,7 @@ def _graded(ev: _EvalLike, check: CompiledJudge, run: JudgeRun,
         return ERROR, math.nan
     score = j.score
     if score is None or not check.lowest <= score <= check.high:
-        ev.add("judge/error", "error",
+        ev.add(JUDGE_ERROR, "error",
                f"Stored judgement {j.key[:12]} of judge {check.label} has score {score}, "
                f"outside {_num(check.lowest)}..{_num(check.high)}; record it again "
                f"(`{run.record_command()}` after removing its line)", check.ref, ev.at_end(),
@@ -238,7 +251,7 @@ def _graded(ev: _EvalLike, check: CompiledJudge, run: JudgeRun,
     if check.pass_score is None or score >= check.pass_score - EPSILON:
         return PASS, normalised
     scale = "5" if check.kind in GRADED else "100"
-    _fail(ev, check, f"judge/{check.kind}",
+    _fail(ev, check, RULE_OF_KIND[check.kind],
           f"Judge {check.label}: score {score} of {scale} is below "
           f"{check.describe_threshold()}; reasoning: {_cut(j.reasoning)}", float(score),
           {"kind": check.kind, "score": score, "scale": int(check.high),
@@ -255,7 +268,7 @@ def _pairwise(ev: _EvalLike, check: CompiledJudge, run: JudgeRun,
         why = ("no baseline was given (the base branch's results)" if base is None else
                f"the base branch's results have no output of scenario {sc.id} (is the "
                "check new in this change?)")
-        ev.add("judge/no_baseline", "note",
+        ev.add(JUDGE_NO_BASELINE, "note",
                f"Judge {check.label} skipped: {why}; not a pass", check.ref, ev.at_end(),
                constraint="pairwise", details={"kind": "pairwise", "reason": why})
         return SKIP, math.nan
@@ -278,7 +291,7 @@ def _pairwise(ev: _EvalLike, check: CompiledJudge, run: JudgeRun,
     score = {"head": 1.0, "tie": 0.5, "base": 0.0}[winner]
     if winner != "base":
         return PASS, score
-    _fail(ev, check, "judge/pairwise",
+    _fail(ev, check, JUDGE_PAIRWISE,
           f"Judge {check.label}: the base branch's output (trace {base_id}) is judged "
           f"better than this one in both orders; reasoning: {_cut(j1.reasoning, 200)} / "
           f"{_cut(j2.reasoning, 200)}", score,

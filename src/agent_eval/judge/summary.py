@@ -14,12 +14,27 @@ from agent_eval.errors import InputError
 from agent_eval.findings import Finding
 from agent_eval.judge.compile import CompiledJudge, JudgeRun
 from agent_eval.judge.evaluate import STATUS, Judged
+from agent_eval.rule_ids import (
+    JUDGE_ERROR,
+    JUDGE_HALLUCINATION,
+    JUDGE_MISSING,
+    JUDGE_NO_BASELINE,
+    JUDGE_NOT_RECORDED,
+    JUDGE_PAIRWISE,
+    JUDGE_QUALITY,
+    JUDGE_RECORDED,
+    JUDGE_RUBRIC,
+    JUDGE_SAFETY,
+    JUDGE_SKIPPED,
+    JUDGE_STORE,
+)
 from agent_eval.sections import JudgeCheckResult, JudgeSummary, ScenarioResult
 
 MAX_OUTPUTS = 100  # outputs kept per scenario with a pairwise check (smallest trace ids)
-RULES = ("judge/rubric", "judge/quality", "judge/safety", "judge/hallucination",
-         "judge/pairwise", "judge/recorded", "judge/skipped", "judge/missing",
-         "judge/error", "judge/no_baseline", "judge/not_recorded", "judge/store")
+RULES = tuple(r.id for r in (
+    JUDGE_RUBRIC, JUDGE_QUALITY, JUDGE_SAFETY, JUDGE_HALLUCINATION, JUDGE_PAIRWISE,
+    JUDGE_RECORDED, JUDGE_SKIPPED, JUDGE_MISSING, JUDGE_ERROR, JUDGE_NO_BASELINE,
+    JUDGE_NOT_RECORDED, JUDGE_STORE))
 
 
 @dataclass
@@ -153,23 +168,23 @@ def input_errors(run: JudgeRun, scenarios: list[ScenarioResult]) -> list[InputEr
     error per check with judgements missing (or that could not be made), with the command
     that records them. They make the verdict ``error``: the run could not check
     everything it was asked to."""
-    out = [InputError("judge/store", run.store_file, line, message)
+    out = [JUDGE_STORE.input_error(run.store_file, line, message)
            for line, message in run.store.problems]
     if run.store.conflicts:
-        out.append(InputError(
-            "judge/store", run.store_file, 0,
+        out.append(JUDGE_STORE.input_error(
+            run.store_file, 0,
             f"{len(run.store.conflicts)} judgement(s) are stored twice with different "
             f"verdicts (a merge kept both lines); the first line of each is used: rewrite the "
             f"store with `agent-eval judge tidy {run.store_file}` and review the diff"))
     for s in scenarios:
         per: dict[tuple[str, int], list[Finding]] = {}
         for f in s.findings:
-            if f.rule in ("judge/missing", "judge/error"):
+            if f.rule in (JUDGE_MISSING.id, JUDGE_ERROR.id):
                 per.setdefault((f.config.key_path, f.config.line), []).append(f)
         for (key_path, line), found in sorted(per.items(), key=lambda kv: kv[0][1]):
             f = found[0]
             n = len(found)
-            if f.rule == "judge/missing":
+            if f.rule == JUDGE_MISSING.id:
                 cmd = f.details.get("command") or run.record_command()
                 text = (f"{n} judgement(s) of {key_path} are not in the store "
                         f"{run.store_file}: record them with `{cmd}` and commit the store")

@@ -4,12 +4,36 @@ Only :mod:`agent_eval.live.session` and :mod:`agent_eval.live.runner` import the
 and only when a suite has servers; loading a suite never does.
 """
 
-__all__ = ["INPUT_RULES", "PROBE_RULES", "SERVER_RULES"]
+from agent_eval.rule_ids import (
+    INPUT_LOCK_INVALID,
+    INPUT_LOCK_MISSING,
+    INPUT_SERVER_START,
+    MCP_HIDDEN_CHARACTERS,
+    MCP_INJECTED_INSTRUCTIONS,
+    MCP_TOOL_ADDED,
+    MCP_TOOL_CHANGED,
+    MCP_TOOL_REMOVED,
+    MCP_TOOL_SHADOWING,
+    PROBE_ARGUMENTS,
+    PROBE_CALL_FAILED,
+    PROBE_CAPABILITY,
+    PROBE_ERROR,
+    PROBE_LATENCY,
+    PROBE_LISTING,
+    PROBE_MESSAGES,
+    PROBE_MIME_TYPE,
+    PROBE_RESULT,
+    PROBE_SAMPLING,
+    PROBE_TIMEOUT,
+)
 
 # Every rule id the live side reports (a page each under rules/docs/).
-PROBE_RULES = ("probe/result", "probe/error", "probe/call_failed", "probe/timeout",
-               "probe/latency", "probe/listing", "probe/mime_type", "probe/messages",
-               "probe/arguments", "probe/capability", "probe/sampling")
-SERVER_RULES = ("mcp/tool_changed", "mcp/tool_added", "mcp/tool_removed",
-                "mcp/tool_shadowing", "mcp/hidden_characters", "mcp/injected_instructions")
-INPUT_RULES = ("input/server_start", "input/lock_missing", "input/lock_invalid")
+PROBE_RULES = tuple(r.id for r in (
+    PROBE_RESULT, PROBE_ERROR, PROBE_CALL_FAILED, PROBE_TIMEOUT, PROBE_LATENCY, PROBE_LISTING,
+    PROBE_MIME_TYPE, PROBE_MESSAGES, PROBE_ARGUMENTS, PROBE_CAPABILITY, PROBE_SAMPLING))
+SERVER_RULES = tuple(r.id for r in (
+    MCP_TOOL_CHANGED, MCP_TOOL_ADDED, MCP_TOOL_REMOVED, MCP_TOOL_SHADOWING,
+    MCP_HIDDEN_CHARACTERS, MCP_INJECTED_INSTRUCTIONS))
+INPUT_RULES = tuple(r.id for r in (INPUT_SERVER_START, INPUT_LOCK_MISSING, INPUT_LOCK_INVALID))
+
+__all__ = ["INPUT_RULES", "PROBE_RULES", "SERVER_RULES"]

@@ -18,6 +18,19 @@ from agent_eval.findings import ConfigRef
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.live.compile import ProbeSpec, TextCheck
 from agent_eval.live.models import Bound, Capabilities
+from agent_eval.rule_ids import (
+    PROBE_ARGUMENTS,
+    PROBE_CALL_FAILED,
+    PROBE_CAPABILITY,
+    PROBE_ERROR,
+    PROBE_LATENCY,
+    PROBE_LISTING,
+    PROBE_MESSAGES,
+    PROBE_MIME_TYPE,
+    PROBE_RESULT,
+    PROBE_SAMPLING,
+    PROBE_TIMEOUT,
+)
 
 _MISSING = object()
 
@@ -164,7 +177,7 @@ def check_call(p: ProbeSpec, a: Answer, noun: str) -> list[Failure]:
     kind_ref = p.at(p.kind)
     if a.timed_out:
         limit = m.timeout_ms
-        out.append(Failure("probe/timeout", p.at("timeout_ms") if limit else kind_ref,
+        out.append(Failure(PROBE_TIMEOUT.id, p.at("timeout_ms") if limit else kind_ref,
                            f"{noun} did not answer in time ({a.error})",
                            f"timeout_ms: {limit:g}" if limit else "call_timeout_ms",
                            line=a.line))
@@ -172,19 +185,19 @@ def check_call(p: ProbeSpec, a: Answer, noun: str) -> list[Failure]:
     if m.expect_error is not None:
         ref = p.at("expect_error")
         if a.ok:
-            out.append(Failure("probe/error", ref, f"{noun} succeeded, but an error was "
+            out.append(Failure(PROBE_ERROR.id, ref, f"{noun} succeeded, but an error was "
                                "expected", "expect_error", line=a.line))
         else:
             for c, why in check_text(p.error, a.error or "", None, "the error message"):
-                out.append(Failure("probe/error", c.ref, f"{noun} failed as expected, but "
+                out.append(Failure(PROBE_ERROR.id, c.ref, f"{noun} failed as expected, but "
                                    f"{why}", c.shown, a.error, line=a.line))
     elif not a.ok:
         code = f" (JSON-RPC error {a.code})" if a.code is not None else ""
-        out.append(Failure("probe/call_failed", kind_ref, f"{noun} failed{code}: "
+        out.append(Failure(PROBE_CALL_FAILED.id, kind_ref, f"{noun} failed{code}: "
                            f"{_quote(a.error or '', 300)}", f"{p.kind}: {_name(p)}", a.error,
                            line=a.line))
     if m.max_latency_ms is not None and a.latency_ms > m.max_latency_ms:
-        out.append(Failure("probe/latency", p.at("max_latency_ms"),
+        out.append(Failure(PROBE_LATENCY.id, p.at("max_latency_ms"),
                            f"{noun} took {a.latency_ms:g} ms, more than "
                            f"max_latency_ms {m.max_latency_ms:g}",
                            f"max_latency_ms: {m.max_latency_ms:g}", a.latency_ms,
@@ -198,7 +211,7 @@ def check_tool(p: ProbeSpec, a: Answer, sampling_announced: bool) -> list[Failur
     if a.ok and a.result is not None and p.result:
         text = content_text(a.result.get("content"))
         for c, why in check_text(p.result, text, a.result.get("structuredContent")):
-            out.append(Failure("probe/result", c.ref, f"{noun}: {why}", c.shown,
+            out.append(Failure(PROBE_RESULT.id, c.ref, f"{noun}: {why}", c.shown,
                                _short(text), line=a.line))
     if p.model.sampling is not None and not a.timed_out:
         out.extend(check_sampling(p, a, sampling_announced))
@@ -215,7 +228,7 @@ def check_sampling(p: ProbeSpec, a: Answer, announced: bool) -> list[Failure]:
         else Bound(min=1)
     if not in_bound(n, bound):
         why = "" if announced else " (agent-eval did not announce sampling)"
-        out.append(Failure("probe/sampling", p.at("sampling", "expect", "requests")
+        out.append(Failure(PROBE_SAMPLING.id, p.at("sampling", "expect", "requests")
                            if expect is not None and expect.requests is not None else ref,
                            f"the server sent {n} sampling request(s) during tools/call "
                            f"{p.model.tool}; expected {shown_bound(bound)}{why}",
@@ -227,16 +240,16 @@ def check_sampling(p: ProbeSpec, a: Answer, announced: bool) -> list[Failure]:
                          if isinstance(m, dict))
         for c, why in check_text(p.sampling_text, text, None, "the sampling request's "
                                  "messages"):
-            out.append(Failure("probe/sampling", c.ref, why, c.shown, _short(text),
+            out.append(Failure(PROBE_SAMPLING.id, c.ref, why, c.shown, _short(text),
                                line=a.line))
         system = req.get("systemPrompt")
         for c, why in check_text(p.system_prompt, system if isinstance(system, str) else "",
                                  None, "the sampling request's system prompt"):
-            out.append(Failure("probe/sampling", c.ref, why, c.shown, system, line=a.line))
+            out.append(Failure(PROBE_SAMPLING.id, c.ref, why, c.shown, system, line=a.line))
         tokens = req.get("maxTokens")
         if expect.max_tokens is not None and not (
                 isinstance(tokens, int | float) and in_bound(tokens, expect.max_tokens)):
-            out.append(Failure("probe/sampling", p.at("sampling", "expect", "max_tokens"),
+            out.append(Failure(PROBE_SAMPLING.id, p.at("sampling", "expect", "max_tokens"),
                                f"the sampling request asked for maxTokens {tokens}; "
                                f"expected {shown_bound(expect.max_tokens)}",
                                f"max_tokens: {shown_bound(expect.max_tokens)}", tokens,
@@ -251,19 +264,19 @@ def check_resource(p: ProbeSpec, a: Answer, uri: str) -> list[Failure]:
         return out
     contents = [c for c in a.result.get("contents") or () if isinstance(c, dict)]
     if not contents:
-        out.append(Failure("probe/result", p.at(p.kind), f"{noun} returned no contents",
+        out.append(Failure(PROBE_RESULT.id, p.at(p.kind), f"{noun} returned no contents",
                            None, line=a.line))
     want = p.model.expect_mime_type
     if want is not None:
         got = sorted({str(c.get("mimeType")) for c in contents if c.get("mimeType") != want})
         if got:
-            out.append(Failure("probe/mime_type", p.at("expect_mime_type"),
+            out.append(Failure(PROBE_MIME_TYPE.id, p.at("expect_mime_type"),
                                f"{noun}: MIME type {', '.join(got)}, expected {want}",
                                f"expect_mime_type: {want}", got[0], line=a.line))
     if p.content:
         text = resource_text(a.result)
         for c, why in check_text(p.content, text, None, "the content"):
-            out.append(Failure("probe/result", c.ref, f"{noun}: {why}", c.shown, _short(text),
+            out.append(Failure(PROBE_RESULT.id, c.ref, f"{noun}: {why}", c.shown, _short(text),
                                line=a.line))
     return out
 
@@ -276,14 +289,14 @@ def check_prompt(p: ProbeSpec, a: Answer) -> list[Failure]:
         return out
     messages = [m for m in a.result.get("messages") or () if isinstance(m, dict)]
     if expect.count is not None and not in_bound(len(messages), expect.count):
-        out.append(Failure("probe/messages", p.at("expect_messages", "count"),
+        out.append(Failure(PROBE_MESSAGES.id, p.at("expect_messages", "count"),
                            f"{noun} returned {len(messages)} message(s); expected "
                            f"{shown_bound(expect.count)}",
                            f"count: {shown_bound(expect.count)}", len(messages), line=a.line))
     if expect.roles is not None:
         roles = [m.get("role") for m in messages]
         if roles != list(expect.roles):
-            out.append(Failure("probe/messages", p.at("expect_messages", "roles"),
+            out.append(Failure(PROBE_MESSAGES.id, p.at("expect_messages", "roles"),
                                f"{noun}: the message roles are {roles}, expected "
                                f"{list(expect.roles)}", f"roles: {list(expect.roles)}", roles,
                                line=a.line))
@@ -291,7 +304,7 @@ def check_prompt(p: ProbeSpec, a: Answer) -> list[Failure]:
         types_ = [m.get("content", {}).get("type") if isinstance(m.get("content"), dict)
                   else None for m in messages]
         if types_ != list(expect.content_types):
-            out.append(Failure("probe/messages", p.at("expect_messages", "content_types"),
+            out.append(Failure(PROBE_MESSAGES.id, p.at("expect_messages", "content_types"),
                                f"{noun}: the content types are {types_}, expected "
                                f"{list(expect.content_types)}",
                                f"content_types: {list(expect.content_types)}", types_,
@@ -299,7 +312,7 @@ def check_prompt(p: ProbeSpec, a: Answer) -> list[Failure]:
     if p.messages_text:
         text = "\n".join(content_text(m.get("content")) for m in messages)
         for c, why in check_text(p.messages_text, text, None, "the messages' text"):
-            out.append(Failure("probe/messages", c.ref, f"{noun}: {why}", c.shown,
+            out.append(Failure(PROBE_MESSAGES.id, c.ref, f"{noun}: {why}", c.shown,
                                _short(text), line=a.line))
     return out
 
@@ -311,7 +324,7 @@ def check_prompt_declaration(p: ProbeSpec, declared: dict[str, Any] | None,
     if expect is None:
         return []
     if declared is None:
-        return [Failure("probe/listing", p.at("prompt"), f"prompt '{p.model.prompt}' is not "
+        return [Failure(PROBE_LISTING.id, p.at("prompt"), f"prompt '{p.model.prompt}' is not "
                         "in prompts/list", None, line=line, repeat=False)]
     args = [x for x in declared.get("arguments") or () if isinstance(x, dict)]
     required = sorted(str(x.get("name")) for x in args if x.get("required") is True)
@@ -320,7 +333,7 @@ def check_prompt_declaration(p: ProbeSpec, declared: dict[str, Any] | None,
     for key, want, got in (("required", expect.required, required),
                            ("optional", expect.optional, optional)):
         if want is not None and sorted(want) != got:
-            out.append(Failure("probe/arguments", p.at("expect_arguments", key),
+            out.append(Failure(PROBE_ARGUMENTS.id, p.at("expect_arguments", key),
                                f"prompt '{p.model.prompt}' declares {key} arguments {got}, "
                                f"expected {sorted(want)}", f"{key}: {sorted(want)}", got,
                                line=line, repeat=False))
@@ -330,11 +343,11 @@ def check_prompt_declaration(p: ProbeSpec, declared: dict[str, Any] | None,
 def check_missing_required(p: ProbeSpec, name: str, a: Answer) -> list[Failure]:
     """A prompts/get without the required argument ``name`` must be rejected."""
     if a.timed_out:
-        return [Failure("probe/timeout", p.at("reject_missing_required"),
+        return [Failure(PROBE_TIMEOUT.id, p.at("reject_missing_required"),
                         f"prompts/get {p.model.prompt} without '{name}' did not answer in "
                         "time", "reject_missing_required: true", line=a.line, repeat=False)]
     if a.ok:
-        return [Failure("probe/arguments", p.at("reject_missing_required"),
+        return [Failure(PROBE_ARGUMENTS.id, p.at("reject_missing_required"),
                         f"prompts/get {p.model.prompt} without the required argument "
                         f"'{name}' was accepted; it must be rejected",
                         "reject_missing_required: true", name, line=a.line, repeat=False)]
@@ -353,16 +366,16 @@ def check_listing(p: ProbeSpec, items: list[dict[str, Any]], a: Answer) -> list[
     names = [str(x.get(key)) for x in items]
     n = len(items)
     if m.min_count is not None and n < m.min_count:
-        out.append(Failure("probe/listing", p.at("min_count"), f"{noun} returned {n} item(s), "
+        out.append(Failure(PROBE_LISTING.id, p.at("min_count"), f"{noun} returned {n} item(s), "
                            f"fewer than min_count {m.min_count}", f"min_count: {m.min_count}",
                            n, line=a.line))
     if m.max_count is not None and n > m.max_count:
-        out.append(Failure("probe/listing", p.at("max_count"), f"{noun} returned {n} item(s), "
+        out.append(Failure(PROBE_LISTING.id, p.at("max_count"), f"{noun} returned {n} item(s), "
                            f"more than max_count {m.max_count}", f"max_count: {m.max_count}",
                            n, line=a.line))
     for i, want in enumerate(m.expect or ()):
         if want not in names:
-            out.append(Failure("probe/listing", p.at("expect", i), f"{noun} does not list "
+            out.append(Failure(PROBE_LISTING.id, p.at("expect", i), f"{noun} does not list "
                                f"{want!r}", f"expect: {want}", None, line=a.line))
     return [Failure(f.rule, f.ref, f.message, f.constraint, f.value, f.line, False)
             for f in out]
@@ -388,7 +401,7 @@ def check_capabilities(p: ProbeSpec, init: dict[str, Any], sampling_announced: b
         ref = p.at("capabilities", name)
         if name == "sampling":
             if bool(expected) != sampling_announced:
-                out.append(Failure("probe/capability", ref,
+                out.append(Failure(PROBE_CAPABILITY.id, ref,
                                    "agent-eval " + ("did not announce" if expected else
                                                     "announced") + " the sampling capability "
                                    "(it does when the server or a probe configures a sampling "
@@ -398,18 +411,18 @@ def check_capabilities(p: ProbeSpec, init: dict[str, Any], sampling_announced: b
         key = _CAP_WIRE.get(name, name)
         got = caps.get(key)
         if expected is True and got is None:
-            out.append(Failure("probe/capability", ref, f"the server does not announce the "
+            out.append(Failure(PROBE_CAPABILITY.id, ref, f"the server does not announce the "
                                f"'{key}' capability", f"{name}: true", None, line=line,
                                repeat=False))
         elif expected is False and got is not None:
-            out.append(Failure("probe/capability", ref, f"the server announces the '{key}' "
+            out.append(Failure(PROBE_CAPABILITY.id, ref, f"the server announces the '{key}' "
                                "capability, expected it not to", f"{name}: false", got,
                                line=line, repeat=False))
         elif isinstance(expected, dict):
             have = got if isinstance(got, dict) else {}
             for sub, value in expected.items():
                 if have.get(sub, _MISSING) != value:
-                    out.append(Failure("probe/capability", p.at("capabilities", name, sub),
+                    out.append(Failure(PROBE_CAPABILITY.id, p.at("capabilities", name, sub),
                                        f"the server's '{key}' capability has {sub} = "
                                        f"{have.get(sub)!r}, expected {value!r}",
                                        f"{name}.{sub}: {value!r}", have.get(sub), line=line,
@@ -419,7 +432,7 @@ def check_capabilities(p: ProbeSpec, init: dict[str, Any], sampling_announced: b
             else list(m.protocol_version)
         got_version = init.get("protocolVersion")
         if got_version not in allowed:
-            out.append(Failure("probe/capability", p.at("protocol_version"),
+            out.append(Failure(PROBE_CAPABILITY.id, p.at("protocol_version"),
                                f"the negotiated protocol version is {got_version!r}, expected "
                                f"{' or '.join(allowed)}",
                                f"protocol_version: {' | '.join(allowed)}", got_version,

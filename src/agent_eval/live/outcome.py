@@ -12,6 +12,7 @@ from typing import Any
 from agent_eval.errors import InputError
 from agent_eval.readers.base import SourceFile
 from agent_eval.results import Results, TestResult, test_dict, test_from
+from agent_eval.rule_ids import INPUT_NO_TRACES
 
 _RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
 
@@ -31,7 +32,7 @@ class LiveOutcome:
         dropped = False
         if not has_trace_globs:
             # the sessions are the only traces: a server that did not start says why
-            kept = [e for e in errors if e.rule != "input/no_traces"]
+            kept = [e for e in errors if e.rule != INPUT_NO_TRACES.id]
             dropped, errors = len(kept) != len(errors), kept
         errors.extend(self.errors)
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))

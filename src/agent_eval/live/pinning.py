@@ -19,6 +19,14 @@ import orjson
 
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
+from agent_eval.rule_ids import (
+    MCP_HIDDEN_CHARACTERS,
+    MCP_INJECTED_INSTRUCTIONS,
+    MCP_TOOL_ADDED,
+    MCP_TOOL_CHANGED,
+    MCP_TOOL_REMOVED,
+    MCP_TOOL_SHADOWING,
+)
 
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 8 * 1024 * 1024
@@ -104,11 +112,11 @@ def compare(server: str, tools: list[dict[str, Any]], locked: dict[str, Any]
     out: list[ToolIssue] = []
     for name in sorted(now.keys() | pinned.keys()):
         if name not in pinned:
-            out.append(ToolIssue("mcp/tool_added", name, f"server '{server}' has a tool "
+            out.append(ToolIssue(MCP_TOOL_ADDED.id, name, f"server '{server}' has a tool "
                                  f"'{name}' that is not in the lock file; review it and run "
                                  "`agent-eval lock`", "tool_lock"))
         elif name not in now:
-            out.append(ToolIssue("mcp/tool_removed", name, f"server '{server}' no longer has "
+            out.append(ToolIssue(MCP_TOOL_REMOVED.id, name, f"server '{server}' no longer has "
                                  f"the locked tool '{name}'", "tool_lock"))
         else:
             changed = [k for k in ("description", "input_schema")
@@ -116,7 +124,7 @@ def compare(server: str, tools: list[dict[str, Any]], locked: dict[str, Any]
             if changed:
                 what = " and ".join("description" if k == "description" else "input schema"
                                     for k in changed)
-                out.append(ToolIssue("mcp/tool_changed", name, f"the {what} of tool '{name}' "
+                out.append(ToolIssue(MCP_TOOL_CHANGED.id, name, f"the {what} of tool '{name}' "
                                      f"on server '{server}' changed since it was locked "
                                      "(a possible rug pull); review it and run `agent-eval "
                                      "lock`", "tool_lock", {k: {"locked": pinned[name].get(k),
@@ -140,7 +148,7 @@ def shadowing(listings: dict[str, list[dict[str, Any]]], normalize: Any
                 first[key] = (server, name)
             elif owner[0] != server:
                 out.setdefault(server, []).append(ToolIssue(
-                    "mcp/tool_shadowing", name, f"tool '{name}' of server '{server}' has the "
+                    MCP_TOOL_SHADOWING.id, name, f"tool '{name}' of server '{server}' has the "
                     f"same name as tool '{owner[1]}' of server '{owner[0]}': a client that "
                     "merges the servers' tools may call the wrong one",
                     f"shadows: {owner[0]}.{owner[1]}", owner[0]))
@@ -230,12 +238,12 @@ def scan(server: str, tools: list[dict[str, Any]]) -> list[ToolIssue]:
                 for reason in instructions(text):
                     said.setdefault(reason, where)
         if chars:
-            out.append(ToolIssue("mcp/hidden_characters", name, f"the description of tool "
+            out.append(ToolIssue(MCP_HIDDEN_CHARACTERS.id, name, f"the description of tool "
                                  f"'{name}' on server '{server}' holds invisible characters "
                                  f"({', '.join(list(chars)[:5])}) that a model reads and a "
                                  "reviewer does not see", None, list(chars)))
         for reason, where in said.items():
-            out.append(ToolIssue("mcp/injected_instructions", name, f"the {where} of tool "
+            out.append(ToolIssue(MCP_INJECTED_INSTRUCTIONS.id, name, f"the {where} of tool "
                                  f"'{name}' on server '{server}' carries instructions to the "
                                  f"model: {reason}", None, reason))
     return out

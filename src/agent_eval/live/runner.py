@@ -28,6 +28,14 @@ from agent_eval.matching import normalize_name
 from agent_eval.paths import rel
 from agent_eval.readers.base import SourceFile
 from agent_eval.results import TestResult, assign_fingerprints, sort_key
+from agent_eval.rule_ids import (
+    INPUT_LOCK_INVALID,
+    INPUT_LOCK_MISSING,
+    INPUT_SERVER_START,
+    PROBE_CALL_FAILED,
+    PROBE_LATENCY,
+    PROBE_LISTING,
+)
 from agent_eval.suite import Suite
 
 SESSIONS = "mcp-sessions"
@@ -101,8 +109,8 @@ async def _run(suite: Suite, live: CompiledLive, out_dir: Path, timings: bool,
 
 
 def _start_error(live: CompiledLive, spec: ServerSpec, why: str) -> InputError:
-    return InputError("input/server_start", live.file, spec.ref.line,
-                      f"server '{spec.name}' could not be used: {why}")
+    return INPUT_SERVER_START.input_error(live.file, spec.ref.line,
+                                          f"server '{spec.name}' could not be used: {why}")
 
 
 # ------------------------------------------------------------------------- probes
@@ -129,7 +137,7 @@ async def _probe(p: ProbeSpec, s: Session, out: _Probed) -> None:
                 listed = [str(t.get("uriTemplate")) for t in templates]
                 if m.resource_template not in listed:
                     out.once.append(c.Failure(
-                        "probe/listing", p.at("resource_template"),
+                        PROBE_LISTING.id, p.at("resource_template"),
                         f"resources/templates/list does not list {m.resource_template!r}"
                         + ("" if a.ok else f" ({a.error})"), None, None, a.line, False))
                 uri = c.expand_template(m.resource_template, m.parameters or {})
@@ -162,13 +170,13 @@ async def _prompt(p: ProbeSpec, s: Session, out: _Probed, timeout: float) -> Non
         out.calls += 1
         declared = next((x for x in prompts if x.get("name") == m.prompt), None)
         if not a.ok:
-            out.once.append(c.Failure("probe/call_failed", p.at("prompt"),
+            out.once.append(c.Failure(PROBE_CALL_FAILED.id, p.at("prompt"),
                                       f"prompts/list failed: {a.error}", None, a.error,
                                       a.line, False))
         else:
             out.once.extend(c.check_prompt_declaration(p, declared, a.line))
             if declared is None and m.expect_arguments is None:
-                out.once.append(c.Failure("probe/listing", p.at("prompt"),
+                out.once.append(c.Failure(PROBE_LISTING.id, p.at("prompt"),
                                           f"prompt '{m.prompt}' is not in prompts/list",
                                           None, None, a.line, False))
     for _ in range(m.repeats):
@@ -212,7 +220,7 @@ def _probe_result(p: ProbeSpec, r: _Probed, started: dict[str, SourceFile],
         if n > 1:
             message += f" ({len(fs)} of {n} calls; {passed} passed, min_pass_ratio " \
                        f"{p.model.min_pass_ratio:g})"
-        value = max((x.value for x in fs), default=None) if f.rule == "probe/latency" \
+        value = max((x.value for x in fs), default=None) if f.rule == PROBE_LATENCY.id \
             else f.value
         findings.append(_finding(f, sev, message, p, value, session,
                                  {"server": p.server, "failed": len(fs), "calls": n}))
@@ -268,13 +276,13 @@ def _server_results(suite: Suite, live: CompiledLive, outcome: LiveOutcome
         try:
             locked = pinning.read_lock(live.lock)
         except FileNotFoundError:
-            outcome.errors.append(InputError(
-                "input/lock_missing", live.file, live.lock_ref.line,
+            outcome.errors.append(INPUT_LOCK_MISSING.input_error(
+                live.file, live.lock_ref.line,
                 f"the tool lock {live.lock_file} does not exist; write it with `agent-eval "
                 "lock` and commit it"))
         except (OSError, ValueError) as exc:
-            outcome.errors.append(InputError(
-                "input/lock_invalid", live.file, live.lock_ref.line,
+            outcome.errors.append(INPUT_LOCK_INVALID.input_error(
+                live.file, live.lock_ref.line,
                 f"the tool lock {live.lock_file} cannot be used: {exc}; write it again with "
                 "`agent-eval lock`"))
     out = []
@@ -289,8 +297,8 @@ def _server_results(suite: Suite, live: CompiledLive, outcome: LiveOutcome
         if locked is not None and spec.model.pin:
             entry = (locked.get("servers") or {}).get(name)
             if entry is None:
-                outcome.errors.append(InputError(
-                    "input/lock_missing", live.file, spec.ref.line,
+                outcome.errors.append(INPUT_LOCK_MISSING.input_error(
+                    live.file, spec.ref.line,
                     f"server '{name}' is not in the tool lock {live.lock_file}; run "
                     "`agent-eval lock` to pin its tools"))
             else:

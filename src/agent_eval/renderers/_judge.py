@@ -8,11 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_eval.results import Results
+from agent_eval.rule_ids import (
+    JUDGE_ERROR,
+    JUDGE_HALLUCINATION,
+    JUDGE_MISSING,
+    JUDGE_PAIRWISE,
+    JUDGE_QUALITY,
+    JUDGE_RECORDED,
+    JUDGE_RUBRIC,
+    JUDGE_SAFETY,
+)
 
 MAX_VERDICTS = 20  # failed judge checks listed in a report (all are in results.json)
 MAX_REASONING = 600  # characters of a reasoning shown
-VERDICT_RULES = ("judge/rubric", "judge/quality", "judge/safety", "judge/hallucination",
-                 "judge/pairwise", "judge/recorded", "judge/error", "judge/missing")
+VERDICT_RULES = tuple(r.id for r in (
+    JUDGE_RUBRIC, JUDGE_QUALITY, JUDGE_SAFETY, JUDGE_HALLUCINATION, JUDGE_PAIRWISE,
+    JUDGE_RECORDED, JUDGE_ERROR, JUDGE_MISSING))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from agent_eval.findings import Finding
 from agent_eval.jsonutil import json_type
 from agent_eval.renderers._judge import summary_line
 from agent_eval.results import Results, TestResult, blocking_checks
+from agent_eval.rule_ids import TOOL_BLOCKLIST, group
 from agent_eval.sections import ScenarioResult
 
 SHOWN_PER_TEST = 20
@@ -35,11 +36,11 @@ def _value(v: Finding) -> str:
 def _finding_lines(v: Finding) -> list[str]:
     lines: list[str] = []
     d = v.details
-    if v.rule.startswith("sequence_valid/"):
+    if group(v.rule) == "sequence_valid" and "/" in v.rule:
         lines.append(f"Rule: {v.rule.split('/', 1)[1]}")
         lines.append(f"Expected: {d.get('expected', '')}")
         lines.append(f"Actual: {d.get('actual', '')}")
-    elif v.rule == "tool_blocklist":
+    elif v.rule == TOOL_BLOCKLIST.id:
         lines.append("Violation: Blocked tool called")
         lines.append(f"Tool: {v.tool}")
         lines.append(f"Policy: Blocklist includes '{d.get('pattern', '')}'")

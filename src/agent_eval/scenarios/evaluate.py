@@ -29,6 +29,29 @@ from agent_eval.judge.evaluate import Judged, Request, judge_trace
 from agent_eval.judge.summary import JudgeAcc, input_errors, summary
 from agent_eval.model import ToolCall, Trace
 from agent_eval.results import assign_fingerprints, sort_key
+from agent_eval.rule_ids import (
+    CRITERIA_BLOCKING,
+    CRITERIA_BY_CATEGORY,
+    CRITERIA_COMPOSITE,
+    CRITERIA_REQUIRED,
+    CRITERIA_WARNING,
+    SCENARIO_ARGS,
+    SCENARIO_BEHAVIOR,
+    SCENARIO_FORBIDDEN_TOOLS,
+    SCENARIO_HANDOFF,
+    SCENARIO_MISSING_TRACE,
+    SCENARIO_MUST_NOT,
+    SCENARIO_NO_BASELINE,
+    SCENARIO_NOT_RECORDED,
+    SCENARIO_OUTPUT,
+    SCENARIO_SEQUENCE,
+    SCENARIO_STATE,
+    SCENARIO_THRESHOLD,
+    SCENARIO_TOOL_HEALTH,
+    SCENARIO_TOOL_RECALL,
+    SCENARIO_WARN_THRESHOLD,
+    Rule,
+)
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.compile import (
     FIGURE_INDEX,
@@ -46,6 +69,7 @@ from agent_eval.scenarios.compile import (
     arg_mismatch,
 )
 from agent_eval.sections import (
+    CRITERION_RULES,
     CriterionResult,
     JudgeSummary,
     Metrics,
@@ -63,14 +87,14 @@ F = FIGURE_INDEX
 STATUS_NAMES = ("pass", "warn", "fail", "error")
 PASS, WARN, FAIL, ERROR = 0, 1, 2, 3  # ERROR: a check could not be made (judge/missing)
 # The rule ids scenario checks and criteria can report (each has a page in rules/docs).
-RULES = (
-    "scenario/forbidden_tools", "scenario/must_not", "scenario/sequence", "scenario/args",
-    "scenario/output", "scenario/state", "scenario/tool_health", "scenario/tool_recall",
-    "scenario/behavior", "scenario/threshold", "scenario/warn_threshold",
-    "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
-    "criteria/blocking", "criteria/warning", "criteria/by_category", "criteria/composite",
-    "criteria/required", "scenario/handoff",
-)  # the judge checks' rule ids are judge/summary.py RULES
+RULES = tuple(r.id for r in (
+    SCENARIO_FORBIDDEN_TOOLS, SCENARIO_MUST_NOT, SCENARIO_SEQUENCE, SCENARIO_ARGS,
+    SCENARIO_OUTPUT, SCENARIO_STATE, SCENARIO_TOOL_HEALTH, SCENARIO_TOOL_RECALL,
+    SCENARIO_BEHAVIOR, SCENARIO_THRESHOLD, SCENARIO_WARN_THRESHOLD,
+    SCENARIO_NOT_RECORDED, SCENARIO_NO_BASELINE, SCENARIO_MISSING_TRACE,
+    CRITERIA_BLOCKING, CRITERIA_WARNING, CRITERIA_BY_CATEGORY, CRITERIA_COMPOSITE,
+    CRITERIA_REQUIRED, SCENARIO_HANDOFF,
+))  # the judge checks' rule ids are judge/summary.py RULES
 MAX_UNKNOWN_IDS = 20
 MAX_SHOWN = 80
 
@@ -149,10 +173,10 @@ class _Eval:
         end = self.trace.end_location
         return TraceRef(end.file, end.line, self.trace.id)
 
-    def add(self, rule: str, severity: Severity, message: str, ref: ConfigRef,
+    def add(self, rule: Rule, severity: Severity, message: str, ref: ConfigRef,
             where: TraceRef | None, **kw: Any) -> None:
         sc = self.sc
-        self.findings.append(Finding(rule=rule, severity=severity, message=message, test=sc.id,
+        self.findings.append(Finding(rule=rule.id, severity=severity, message=message, test=sc.id,
                                      config=ref, trace=where, scenario=sc.id, **kw))
 
 
@@ -187,7 +211,7 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     quality = _output(ev, v) if sc.output else None
     if sc.state is not None and sc.state.lower not in ev.lower:
         ev.failed = True
-        ev.add("scenario/state", "error", f"Expected final state {sc.state.text!r} is not in "
+        ev.add(SCENARIO_STATE, "error", f"Expected final state {sc.state.text!r} is not in "
                "the final output" + ("" if ev.trace.output is not None
                                      else " (the trace recorded no final output)"),
                sc.state.ref, ev.at_end(), constraint=f"state: {render(sc.state.text)}",
@@ -264,7 +288,7 @@ def _handoffs(ev: _Eval) -> None:
     shown = ", ".join(dict.fromkeys(targets)) or "none"
     for pattern, matcher, ref in sc.handoffs:
         if not any(matcher(t) for t in targets):
-            ev.add("scenario/handoff", severity, f"Expected handoff to {pattern} did not happen "
+            ev.add(SCENARIO_HANDOFF, severity, f"Expected handoff to {pattern} did not happen "
                    f"(handoffs to: {shown})", ref, ev.at_end(), constraint=f"handoffs: "
                    f"{pattern}", details={"expected": pattern, "actual": targets})
             ev.failed = ev.failed or severity == "error"
@@ -273,7 +297,7 @@ def _handoffs(ev: _Eval) -> None:
         limit, ref = sc.max_handoffs
         over = handoffs[limit]
         where = TraceRef(over.location.file, over.location.line, ev.trace.id)
-        ev.add("scenario/handoff", severity, f"{len(handoffs)} handoffs, more than "
+        ev.add(SCENARIO_HANDOFF, severity, f"{len(handoffs)} handoffs, more than "
                f"max_handoffs {limit} (handoff #{limit + 1} to {over.to_agent} is over the "
                "limit)", ref, where, value=len(handoffs), constraint=f"max_handoffs: {limit}",
                details={"expected": limit, "actual": len(handoffs)})
@@ -298,7 +322,7 @@ def _forbidden(ev: _Eval, infos: list[NameInfo], calls: list[ToolCall]) -> bool:
         index = sc.info(name).forbidden
         pattern = forbidden.patterns[index]
         first = found[0]
-        ev.add("scenario/forbidden_tools", "error",
+        ev.add(SCENARIO_FORBIDDEN_TOOLS, "error",
                f"Forbidden tool called: {name} (forbidden_tools includes '{pattern}'); calls "
                f"found: {len(found)}; the scenario fails with score 0",
                sc.forbidden_refs[index], ev.at_call(first), tool=name,
@@ -327,7 +351,7 @@ def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInf
             first.setdefault(info.key, call.name)
         for i, pattern in enumerate(sc.tools):
             if i not in seen:
-                ev.add("scenario/tool_recall", "note", f"Expected tool not called: {pattern}",
+                ev.add(SCENARIO_TOOL_RECALL, "note", f"Expected tool not called: {pattern}",
                        sc.tool_refs[i], ev.at_end(), tool=pattern,
                        constraint=f"tools: {pattern}",
                        details={"expected": pattern, "actual": _names(first.values())})
@@ -386,7 +410,7 @@ def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[Name
            "subset": "every tool of", "superset": "only tools of",
            "subsequence": "in order"}[mode]
     assert sc.sequence_ref is not None
-    ev.add("scenario/sequence", severity,
+    ev.add(SCENARIO_SEQUENCE, severity,
            f"Tool sequence does not match (sequence_mode: {mode}): expected {how} "
            f"{_names(sc.sequence)}, got {_names(names)}; "
            f"{sc.sequence_metric} similarity {_num(round(similarity, 4))}"
@@ -403,7 +427,7 @@ def _args(ev: _Eval, calls: list[ToolCall]) -> None:
         call = next((c for c in calls if ax.matcher(c.name)), None)
         if call is None:
             ev.failed = True
-            ev.add("scenario/args", "error",
+            ev.add(SCENARIO_ARGS, "error",
                    f"{ax.tool} was not called, so its arguments cannot be compared "
                    f"(args_mode: {sc.args_mode})", ax.ref, ev.at_end(), tool=ax.tool,
                    constraint=f"args: {ax.tool}")
@@ -415,7 +439,7 @@ def _arg_findings(ev: _Eval, ax: ArgExpect, call: ToolCall) -> None:
     sc = ev.sc
     if not call.arguments_recorded:  # could not be checked: never a pass
         ev.warned = True
-        ev.add("scenario/not_recorded", "warning",
+        ev.add(SCENARIO_NOT_RECORDED, "warning",
                f"{call.name}: arguments not recorded: args cannot be compared "
                f"(args_mode: {sc.args_mode})", ax.ref, ev.at_call(call), tool=call.name,
                constraint=f"args: {ax.tool}", details={"figure": "arguments"})
@@ -431,7 +455,7 @@ def _arg_findings(ev: _Eval, ax: ArgExpect, call: ToolCall) -> None:
         else:
             text = (f"{call.name}: argument '{key}' = {show_value(mm.value)}: {why} "
                     f"({mm.constraint})")
-        ev.add("scenario/args", "error", text + f"; args_mode: {sc.args_mode}",
+        ev.add(SCENARIO_ARGS, "error", text + f"; args_mode: {sc.args_mode}",
                mm.ref or ax.ref, ev.at_call(call), tool=call.name, argument=key or None,
                value=None if why == "missing" else mm.value, constraint=mm.constraint,
                details={"violation": why})
@@ -448,7 +472,7 @@ def _output(ev: _Eval, v: list[float]) -> float:
             continue
         ev.failed = True
         for ref, text, constraint in problems:
-            ev.add("scenario/output", "error", text + none, ref, ev.at_end(),
+            ev.add(SCENARIO_OUTPUT, "error", text + none, ref, ev.at_end(),
                    constraint=constraint,
                    details={"check": check.kind, "actual": _shown(ev.text)})
     quality = passed / len(sc.output)
@@ -522,14 +546,14 @@ def _health(ev: _Eval, calls: list[ToolCall]) -> None:
                 index = expected_error.which(call.name)
                 assert index is not None
                 ev.failed = True
-                ev.add("scenario/tool_health", "error",
+                ev.add(SCENARIO_TOOL_HEALTH, "error",
                        f"{call.name} succeeded, but its failure is the expected outcome "
                        "(tool_health.expected_error)", sc.expected_error_refs[index],
                        ev.at_call(call), tool=call.name,
                        constraint=f"expected_error: {expected_error.patterns[index]}")
         elif not call.ok:
             ev.failed = True
-            ev.add("scenario/tool_health", "error",
+            ev.add(SCENARIO_TOOL_HEALTH, "error",
                    f"Tool call failed: {call.name}: {call.error or 'error'}", sc.health_ref,
                    ev.at_call(call), tool=call.name, constraint="tool_health: true",
                    value=call.error, details={"violation": call.error or "error"})
@@ -541,11 +565,11 @@ def _behavior(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall], *, missed: boo
     miss (a `behaviors` item); otherwise report a hit (a `must_not` item)."""
     where = _observe(ev, b, calls)
     if missed and where is None:
-        ev.add("scenario/behavior", "note", f"Behavior not observed: {b.text}", b.ref,
+        ev.add(SCENARIO_BEHAVIOR, "note", f"Behavior not observed: {b.text}", b.ref,
                ev.at_end(), constraint=b.text)
     elif not missed and where is not None:
         ev.failed = True
-        ev.add("scenario/must_not", "error", f"must_not behavior happened: {b.text}; the "
+        ev.add(SCENARIO_MUST_NOT, "error", f"must_not behavior happened: {b.text}; the "
                "scenario fails with score 0", b.ref, where, constraint=b.text)
     return where
 
@@ -563,7 +587,7 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall]) -> TraceRef | N
                     unknown = call
         if unknown is not None:  # whether it happened cannot be told: never a pass
             ev.warned = True
-            ev.add("scenario/not_recorded", "warning",
+            ev.add(SCENARIO_NOT_RECORDED, "warning",
                    f"{unknown.name}: arguments not recorded: {b.text} cannot be checked",
                    b.ref, ev.at_call(unknown), tool=unknown.name, constraint=b.text,
                    details={"figure": "arguments"})
@@ -599,7 +623,7 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
     if math.isnan(value):
         what = UNRECORDED.get(limit.figure, limit.figure)
         ev.warned = True
-        ev.add("scenario/not_recorded", "warning",
+        ev.add(SCENARIO_NOT_RECORDED, "warning",
                f"{what} not recorded: {limit.text} cannot be checked", limit.ref,
                ev.at_end(), constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})
@@ -610,13 +634,13 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
     relation = "is below" if limit.op == "min" else "exceeds"
     if blocking:
         ev.failed = True
-        ev.add("scenario/threshold", "error",
+        ev.add(SCENARIO_THRESHOLD, "error",
                f"{limit.figure} = {_num(value)} {relation} {limit.text}", limit.ref,
                ev.at_end(), value=value, constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})
     else:
         ev.warned = True
-        ev.add("scenario/warn_threshold", "warning",
+        ev.add(SCENARIO_WARN_THRESHOLD, "warning",
                f"{limit.figure} = {_num(value)} {relation} {limit.text} (warn_thresholds)",
                limit.ref, ev.at_end(), value=value, constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})
@@ -780,7 +804,7 @@ class _View:
             how = ("its traces glob matched no trace" if sc.traces_ref is not None
                    else f"no trace has scenario id '{sc.id}' or a file named {sc.id}.*")
             findings.append(Finding(
-                rule="scenario/missing_trace", severity="error",
+                rule=SCENARIO_MISSING_TRACE.id, severity="error",
                 message=f"no trace found for scenario {sc.id} ({how}){hint}", test=sc.id,
                 config=where, trace=None, scenario=sc.id))
         elif any(r[3] == ERROR for r in rows):
@@ -794,7 +818,7 @@ class _View:
         for limit in (*sc.thresholds, *sc.warn_thresholds):
             if limit.figure == "cost_multiplier" and n:
                 findings.append(Finding(
-                    rule="scenario/no_baseline", severity="note",
+                    rule=SCENARIO_NO_BASELINE.id, severity="note",
                     message=f"{limit.text} skipped: no baseline (the cost of this scenario "
                     "on the base branch is not known)", test=sc.id, config=limit.ref,
                     trace=None, scenario=sc.id, constraint=limit.text))
@@ -922,7 +946,7 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
 def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View]
                        ) -> CriterionResult:
     """One criterion entry of the results (docs/scenarios.md "Pass criteria")."""
-    key = f"criteria/{c.kind}|{c.ref.file}#{c.ref.key_path}|||{c.name}"
+    key = f"{CRITERION_RULES[c.kind].id}|{c.ref.file}#{c.ref.key_path}|||{c.name}"
     fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
 
     def entry(status: str, message: str, value: float | str | None = None
