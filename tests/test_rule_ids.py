@@ -147,3 +147,15 @@ def test_no_rule_id_is_written_outside_rule_ids() -> None:
             if (rel, text) not in NOT_RULE_IDS:
                 bad.append(f"src/agent_eval/{rel}:{line}: {text}")
     assert not bad, "use the declarations of agent_eval/rule_ids.py:\n" + "\n".join(bad)
+
+
+def test_a_criterion_reports_the_rule_of_its_kind() -> None:
+    from agent_eval.sections import CRITERION_RULES, CriterionResult
+
+    assert sorted(CRITERION_RULES) == ["blocking", "by_category", "composite", "regression",
+                                       "required", "warning"]
+    c = CriterionResult.from_dict({"kind": "regression"})
+    assert c.rule is rule_ids.CRITERIA_REGRESSION
+    assert CriterionResult.from_dict({}).rule is rule_ids.CRITERIA_BLOCKING
+    with pytest.raises(ValueError, match="unknown criterion kind 'nope'"):
+        CriterionResult.from_dict({"kind": "nope"})

@@ -10,23 +10,21 @@ import orjson
 
 from agent_eval.limits import DEFAULT, LimitError, Limits
 
+# JSON Schema's type names by Python class, bool before int (a bool is an int)
+_JSON_TYPES: tuple[tuple[type, str], ...] = (
+    (type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
+    (str, "string"), (list, "array"), (dict, "object"))
+_JSON_TYPE_OF = dict(_JSON_TYPES)  # the exact classes json decoding makes
+
 
 def json_type(value: Any) -> str:
     """The JSON Schema type name of a decoded JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
+    name = _JSON_TYPE_OF.get(type(value))
+    if name is not None:
+        return name
+    for cls, name in _JSON_TYPES:  # a subclass (an OrderedDict, an IntEnum)
+        if isinstance(value, cls):
+            return name
     return type(value).__name__
 
 

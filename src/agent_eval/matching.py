@@ -128,7 +128,7 @@ def _fold_table() -> tuple[tuple[int, str], ...]:
 
 
 # ------------------------------------------------------------------------ globs
-def _class_end(pattern: str, i: int) -> int:
+def class_end(pattern: str, i: int) -> int:
     """Index of the ``]`` closing the class whose ``[`` is at ``i - 1`` (delimited
     the way ``fnmatch`` delimits it), or -1 when the class is never closed."""
     n = len(pattern)
@@ -206,7 +206,7 @@ def translate_normalized(pattern: str) -> str:
         elif c == "?":
             flush()
             parts.append((True, "."))
-        elif c == "[" and (end := _class_end(pattern, i)) >= 0:
+        elif c == "[" and (end := class_end(pattern, i)) >= 0:
             flush()
             parts.append((True, _class_regex(pattern[i:end])))
             i = end + 1

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agent_eval.checks._text import show_value
-from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import TestBase, ToolPatterns
 from agent_eval.config.policy import Policy
 from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
@@ -52,16 +52,15 @@ def stored_value(value: Any) -> Any:
     return value
 
 
-class ArgsValid:
+class ArgsValid(CheckCore):
+    metric = "args_valid"
+
     def __init__(self, cfg: ArgsValidTest, policy: Policy, only: ToolMatcher | None,
                  strict_ref: ConfigRef | None, tool_refs: tuple[ToolRef, ...]) -> None:
-        self.id = cfg.id
-        self.metric = "args_valid"
-        self.severity: Severity = cfg.severity
+        super().__init__(cfg, tool_refs)
         self.policy = policy
         self.only = only
         self.strict_ref = strict_ref
-        self.tool_refs = tool_refs
 
     def touches(self, name: str) -> bool:
         """A call is checked when the filter lets it through and a policy key matches

@@ -3,7 +3,7 @@ function; the compiled test is a pure function of one trace (no I/O)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,6 +33,18 @@ class CompiledTest(Protocol):
         """Whether a call to this tool is checked by this test (coverage.py: a test
         that touched no call is reported as not exercised)."""
         ...
+
+
+class CheckCore:
+    """What every compiled test sets from its config (see :class:`CompiledTest`); a
+    subclass names its ``metric``."""
+
+    metric: str
+
+    def __init__(self, cfg: TestBase, tool_refs: Iterable[ToolRef]) -> None:
+        self.id = cfg.id
+        self.severity: Severity = cfg.severity
+        self.tool_refs = tuple(tool_refs)
 
 
 @dataclass(frozen=True)

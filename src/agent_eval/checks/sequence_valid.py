@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from agent_eval.checks._text import tools_text
-from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Selectors, Strict, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
@@ -148,6 +148,14 @@ class _Emit:
 RuleFn = Callable[[Trace, list[ToolCall], list[str]], list[Finding]]
 
 
+def _then_pair(r: BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule,
+               ctx: CompileContext, i: int, key: str) -> tuple[Selector, Selector, str, str]:
+    """The selectors of a two-tool rule's ``key`` (first/tool) and ``then`` fields, and
+    their text for messages."""
+    sel, then = (ctx.selector(getattr(r, k), "rules", i, k) for k in (key, "then"))
+    return sel, then, tools_text(sel), tools_text(then)
+
+
 def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     key = "tool" if r.tool is not None else "tools"
     sel = ctx.selector(getattr(r, key), "rules", i, key)
@@ -167,9 +175,7 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
 
 
 def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    first, then = ctx.selector(r.first, "rules", i, "first"), ctx.selector(r.then, "rules", i,
-                                                                           "then")
-    a, b = tools_text(first), tools_text(then)
+    first, then, a, b = _then_pair(r, ctx, i, "first")
 
     def before(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
         is_then = then.flags(calls, names)
@@ -191,9 +197,7 @@ def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 
 def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
                         emit: _Emit) -> RuleFn:
-    first, then = ctx.selector(r.first, "rules", i, "first"), ctx.selector(r.then, "rules", i,
-                                                                           "then")
-    a, b = tools_text(first), tools_text(then)
+    first, then, a, b = _then_pair(r, ctx, i, "first")
 
     def immediately_before(trace: Trace, calls: list[ToolCall],
                            names: list[str]) -> list[Finding]:
@@ -215,10 +219,8 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
 
 
 def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    tool, then = ctx.selector(r.tool, "rules", i, "tool"), ctx.selector(r.then, "rules", i,
-                                                                         "then")
+    tool, then, a, b = _then_pair(r, ctx, i, "tool")
     within = r.within
-    a, b = tools_text(tool), tools_text(then)
     scope = f" within {within} call(s)" if within else ""
 
     def after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
@@ -249,9 +251,7 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 
 
 def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    first, then = ctx.selector(r.first, "rules", i, "first"), ctx.selector(r.then, "rules", i,
-                                                                           "then")
-    a, b = tools_text(first), tools_text(then)
+    first, then, a, b = _then_pair(r, ctx, i, "first")
 
     def never_after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
         is_first = first.flags(calls, names)
@@ -416,14 +416,13 @@ BUILDERS: dict[str, Callable[..., RuleFn]] = {
 RULE_OF_TYPE: dict[str, Rule] = {t: member("sequence_valid", t) for t in BUILDERS}
 
 
-class SequenceValid:
+class SequenceValid(CheckCore):
+    metric = "sequence_valid"
+
     def __init__(self, cfg: SequenceValidTest, rules: list[RuleFn],
                  tool_refs: list[ToolRef]) -> None:
-        self.id = cfg.id
-        self.metric = "sequence_valid"
-        self.severity: Severity = cfg.severity
+        super().__init__(cfg, tool_refs)
         self.rules = tuple(rules)
-        self.tool_refs = tuple(tool_refs)
 
     def touches(self, name: str) -> bool:
         return any(r.matcher(name) for r in self.tool_refs)

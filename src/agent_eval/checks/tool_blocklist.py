@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Selectors, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
-from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.model import ToolCall, Trace
 from agent_eval.rule_ids import TOOL_BLOCKLIST
 from agent_eval.selectors import Selector
@@ -22,15 +22,14 @@ class ToolBlocklistTest(TestBase):
                                  "with certain arguments).")
 
 
-class ToolBlocklist:
+class ToolBlocklist(CheckCore):
+    metric = "tool_blocklist"
+
     def __init__(self, cfg: ToolBlocklistTest, matcher: Selector,
                  refs: tuple[ConfigRef, ...], tool_refs: tuple[ToolRef, ...]) -> None:
-        self.id = cfg.id
-        self.metric = "tool_blocklist"
-        self.severity: Severity = cfg.severity
+        super().__init__(cfg, tool_refs)
         self.matcher = matcher
         self.refs = refs
-        self.tool_refs = tool_refs
 
     def touches(self, name: str) -> bool:
         return self.matcher(name)

@@ -16,13 +16,14 @@ from typing import Any, Literal
 import orjson
 from pydantic import Field
 
-from agent_eval.checks.base import CheckSpec, CompileContext
+from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.config.schema_files import compile_schema
 from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
-from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.live.checks import check_text
-from agent_eval.live.compile import TextCheck, compile_schema, text_checks
+from agent_eval.live.compile import TextCheck, text_checks
 from agent_eval.live.models import TextExpect
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace
@@ -68,14 +69,13 @@ class _Compiled:
     ref: ConfigRef  # the entry's `tool:` key
 
 
-class ToolResults:
+class ToolResults(CheckCore):
+    metric = "tool_results"
+
     def __init__(self, cfg: ToolResultsTest, entries: list[_Compiled],
                  tool_refs: tuple[ToolRef, ...]) -> None:
-        self.id = cfg.id
-        self.metric = "tool_results"
-        self.severity: Severity = cfg.severity
+        super().__init__(cfg, tool_refs)
         self.entries = tuple(entries)
-        self.tool_refs = tool_refs
 
     def touches(self, name: str) -> bool:
         return any(e.matcher(name) for e in self.entries)

@@ -14,42 +14,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from typing import Any, Protocol
+from typing import Any
 
-import yaml
-from pydantic import BaseModel
-
+from agent_eval.config.schema_files import LoaderLike, SchemaFiles
 from agent_eval.findings import ConfigRef
-from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.limits import CONFIG
 from agent_eval.live.models import NAME_PATTERN, Probe, Server, TextExpect
 from agent_eval.paths import rel
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
-    compile_ecma,
     compile_python,
-    jsonschema_validator,
-    schema_patterns,
 )
 from agent_eval.textdist import suggest
-from agent_eval.yamlpos import Path, Positions, safe_load
+from agent_eval.yamlpos import Path, Positions
 
 SDK_HINT = ("install the MCP extra: pip install 'agent-eval-ci[mcp]' (the official `mcp` "
             "Python SDK)")
 _NAME = re.compile(NAME_PATTERN)
-
-
-class LoaderLike(Protocol):
-    """What the suite loader gives the compiler (suite.py ``_Loader``)."""
-
-    problems: list[str]
-    base: FsPath
-
-    def validate(self, model: type[BaseModel], data: Any, positions: Positions,
-                 prefix: Path) -> Any: ...
-
-    def read(self, path: FsPath) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +110,7 @@ class _Compiler:
         self.file = file
         self.loader = loader
         self.root = root
-        self.schemas: dict[str, Any] = {}
+        self.json_schema = SchemaFiles(loader, self.problem)
 
     def problem(self, path: Path, message: str) -> None:
         self.loader.problems.append(f"{self.positions.where(path)}: {message}")
@@ -289,35 +270,6 @@ class _Compiler:
                            lambda kind, msg: self.problem((*path, kind), msg),
                            lambda kind, value: self.json_schema(value, (*path, kind)))
 
-    def json_schema(self, value: Any, path: Path) -> tuple[Any, str]:
-        source = "inline"
-        if isinstance(value, str):
-            source = value
-            if value in self.schemas:
-                return self.schemas[value], source
-            try:
-                text = self.loader.read((self.loader.base / value).resolve())
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
-                self.problem(path, f"JSON Schema file '{value}' cannot be read ({reason}); "
-                             "the path is relative to the folder of the suite file")
-                return None, source
-            try:
-                schema = (bounded_loads(text, CONFIG) if value.endswith(".json")
-                          else safe_load(text, CONFIG))  # bounded (docs/security.md)
-            except (ValueError, yaml.YAMLError) as exc:
-                self.problem(path, f"JSON Schema file '{value}' is not valid JSON/YAML: "
-                             f"{str(exc).splitlines()[0]}")
-                return None, source
-        else:
-            schema = value
-        validator = compile_schema(schema, source, lambda msg: self.problem(path, msg))
-        if validator is None:
-            return None, source
-        if isinstance(value, str):
-            self.schemas[value] = validator
-        return validator, source
-
     # -------------------------------------------------------------------- lock
     def lock(self) -> tuple[FsPath | None, str, ConfigRef | None]:
         value = self.data.get("tool_lock")
@@ -360,27 +312,6 @@ def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
                 out.append(TextCheck(kind, where, f"json_schema: {source}", schema=validator,
                                      source=source))
     return tuple(out)
-
-
-def compile_schema(schema: Any, source: str, problem: Callable[[str], None]) -> Any:
-    """A validator of ``schema`` (draft by ``$schema``, default 2020-12), or None after
-    reporting why not."""
-    import jsonschema  # type: ignore[import-untyped]
-
-    cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        problem(f"invalid JSON Schema ({source}): {exc.message}")
-        return None
-    regexes: dict[str, SafeRegex] = {}
-    for pattern in schema_patterns(schema):  # matched by RE2, not Python's re
-        try:
-            regexes[pattern] = compile_ecma(pattern)
-        except RegexError as exc:
-            problem(f"invalid JSON Schema ({source}): pattern {pattern!r}: {exc}")
-            return None
-    return jsonschema_validator(cls, schema, regexes)
 
 
 def _short(value: Any) -> str:

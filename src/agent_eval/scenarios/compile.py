@@ -14,10 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple, Protocol
-
-import yaml
-from pydantic import BaseModel
+from typing import Any, NamedTuple
 
 from agent_eval.config.schema_compiler import (
     SchemaCompiler,
@@ -26,20 +23,16 @@ from agent_eval.config.schema_compiler import (
     json_key,
     render,
 )
+from agent_eval.config.schema_files import LoaderLike, SchemaFiles
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
-from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.judge.compile import CompiledJudge, JudgeRun, compile_check, compile_run
-from agent_eval.limits import CONFIG
-from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
+from agent_eval.matching import ToolMatcher, ToolMatchMode, class_end, normalize_name
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
-    compile_ecma,
     compile_python,
-    jsonschema_validator,
-    schema_patterns,
 )
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.models import (
@@ -58,7 +51,7 @@ from agent_eval.selectors import (
     is_constraint,
 )
 from agent_eval.textdist import suggest
-from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
+from agent_eval.yamlpos import Path, Positions
 
 # The figures kept per (scenario, trace), in this order (evaluate.py).
 FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
@@ -86,18 +79,6 @@ UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "co
 GATE_METRIC: dict[str, tuple[str, str]] = {
     key: (key.split("_", 1)[1], key.split("_", 1)[0]) for key in GATE_KEYS
 }
-
-
-class LoaderLike(Protocol):
-    """What the suite loader gives the compiler (suite.py ``_Loader``)."""
-
-    problems: list[str]
-    base: FsPath
-
-    def validate(self, model: type[BaseModel], data: Any, positions: Positions,
-                 prefix: Path) -> Any: ...
-
-    def read(self, path: FsPath) -> str: ...
 
 
 # ---------------------------------------------------------------------- compiled parts
@@ -360,14 +341,8 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif c == "?":
             out.append("[^/]")
         elif c == "[":
-            j = i
-            if j < n and pattern[j] == "!":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
+            j = class_end(pattern, i)
+            if j < 0:
                 out.append(r"\[")
                 continue
             body = pattern[i:j].replace("\\", "\\\\")
@@ -391,7 +366,7 @@ class _Compiler:
         self.mode = mode
         self.loader = loader
         self.schemas = SchemaCompiler(data, positions)
-        self.json_schemas: dict[str, Any] = {}
+        self.json_schema = SchemaFiles(loader, self.problem)
         self.suite_weights: SuiteWeights | None = None
 
     # -- positions
@@ -661,55 +636,6 @@ class _Compiler:
                 if validator is not None:
                     out.append(OutputCheck(kind, r, schema=validator, source=source))
         return out
-
-    def json_schema(self, value: str | dict[str, Any], path: Path) -> tuple[Any, str]:
-        # only when a suite uses it: keeps the CLI's start-up fast
-        import jsonschema  # type: ignore[import-untyped]
-
-        source = "inline"
-        if isinstance(value, str):
-            source = value
-            if value in self.json_schemas:
-                return self.json_schemas[value], source
-            file = (self.loader.base / value).resolve()
-            try:
-                text = self.loader.read(file)
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
-                self.problem(path, f"JSON Schema file '{value}' cannot be read ({reason}); "
-                             "the path is relative to the folder of the suite file")
-                return None, source
-            try:
-                schema = (bounded_loads(text, CONFIG) if value.endswith(".json")
-                          else safe_load(text, CONFIG))
-            except YamlLimitError as exc:
-                self.problem(path, f"JSON Schema file '{value}' cannot be used: line "
-                             f"{exc.line}: {exc.message}")
-                return None, source
-            except (ValueError, yaml.YAMLError) as exc:
-                self.problem(path, f"JSON Schema file '{value}' is not valid JSON/YAML: "
-                             f"{str(exc).splitlines()[0]}")
-                return None, source
-        else:
-            schema = value
-        cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
-        try:
-            cls.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            self.problem(path, f"invalid JSON Schema ({source}): {exc.message}")
-            return None, source
-        regexes: dict[str, SafeRegex] = {}
-        for pattern in schema_patterns(schema):
-            try:
-                regexes[pattern] = compile_ecma(pattern)
-            except RegexError as exc:
-                self.problem(path, f"invalid JSON Schema ({source}): pattern {pattern!r}: "
-                             f"{exc}")
-                return None, source
-        validator = jsonschema_validator(cls, schema, regexes)
-        if isinstance(value, str):
-            self.json_schemas[value] = validator
-        return validator, source
 
     def behavior(self, b: Behavior, path: Path, ref: Callable[..., ConfigRef],
                  keys: tuple[str | int, ...]) -> BehaviorCheck:
