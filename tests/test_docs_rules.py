@@ -1,8 +1,13 @@
 """Every rule page's example really triggers its rule (rules/docs/README.md: "Each page's
-`yaml suite`, `yaml policy` and `jsonl trace` blocks are a complete example").
+`yaml suite`, `yaml policy` and `jsonl trace` blocks are a complete example"), and its
+"Use instead" example really does not.
 
 The blocks are written to a temporary folder and run through the real command line
-(``agent-eval run``); the page's front-matter ``id`` must be among the reported rules.
+(``agent-eval run``); the page's front-matter ``id`` must be among the reported rules. The
+"Use instead" section's blocks replace the example's blocks of the same kind; that run must
+succeed with no finding and no input error at all (a run that failed reports nothing, and
+must not count as "did not fire"). The ``input/*`` pages' blocks are read by the trace
+reader instead: the example's gives the page's input error, the "Use instead" one none.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ import yaml
 
 import agent_eval
 from agent_eval._cli import main
+from agent_eval.api import load_traces
 from agent_eval.checks import REGISTRY
 from agent_eval.coverage import RULE as COVERAGE_RULE
+from agent_eval.errors import InputError
 from agent_eval.judge.summary import RULES as JUDGE_RULES
+from agent_eval.model import Trace
 from agent_eval.rules import catalogue
 from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
 
@@ -35,6 +43,7 @@ EXAMPLE_PAGES = [p for p in PAGES if p.relative_to(DOCS).parts[0] != "input"
 INPUT_ERROR_PAGES = {"judge/missing", "judge/error"}
 FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
+USE_INSTEAD = re.compile(r"^## Use instead\n(.*?)(?=^## |\Z)", re.S | re.M)
 TARGETS = {
     "yaml suite": "agent-eval.yaml",
     "yaml policy": "policy.yaml",
@@ -57,10 +66,18 @@ def front_matter(page: Path) -> dict[str, Any]:
     return data
 
 
-def machine_blocks(page: Path) -> dict[str, str]:
-    """The page's example blocks by info string; each kind at most once."""
+def sections(page: Path) -> tuple[str, str]:
+    """The page without its "Use instead" section, and that section (or "")."""
+    text = page.read_text(encoding="utf-8")
+    m = USE_INSTEAD.search(text)
+    return (text, "") if m is None else (text[:m.start()] + text[m.end():], m.group(1))
+
+
+def machine_blocks(page: Path, *, use_instead: bool = False) -> dict[str, str]:
+    """The page's example blocks by info string, each kind at most once: those of the
+    example, or those of the "Use instead" section."""
     blocks: dict[str, str] = {}
-    for info, body in FENCE.findall(page.read_text(encoding="utf-8")):
+    for info, body in FENCE.findall(sections(page)[use_instead]):
         info = " ".join(info.split())
         if info in TARGETS:
             assert info not in blocks, f"{page}: two '{info}' blocks"
@@ -103,10 +120,10 @@ def test_input_pages_have_no_machine_blocks() -> None:
             assert machine_blocks(page) == {}, page
 
 
-def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """Write the page's blocks, run ``agent-eval run`` on them, return results.json."""
-    blocks = machine_blocks(page)
+def run_blocks(page: Path, blocks: dict[str, str], tmp_path: Path,
+               monkeypatch: pytest.MonkeyPatch, *fail_on: str) -> tuple[int, Path]:
+    """Write ``blocks`` of ``page`` into ``tmp_path``, run ``agent-eval run`` on them: the
+    exit code and the output folder."""
     live = page.relative_to(DOCS).parts[0] in LIVE_GROUPS
     assert "yaml suite" in blocks and ("jsonl trace" in blocks or live), \
         f"{page}: incomplete example"
@@ -120,11 +137,24 @@ def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     out = tmp_path / "out"
     baseline = ["--baseline", str(tmp_path / "base.json")] if "json baseline" in blocks else []
     code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"),
-                 "--output-dir", str(out), "--fail-on", "never", "-q", *baseline])
+                 "--output-dir", str(out), "-q", *fail_on, *baseline])
+    return code, out
+
+
+def results_of(out: Path) -> dict[str, Any]:
+    results: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return results
+
+
+def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Write the page's blocks, run ``agent-eval run`` on them, return results.json."""
+    code, out = run_blocks(page, machine_blocks(page), tmp_path, monkeypatch,
+                           "--fail-on", "never")
     captured = capsys.readouterr()
     errors_expected = page_id(page) in INPUT_ERROR_PAGES
     assert code == 0, f"{page}: exit {code}\n{captured.err}"  # --fail-on never
-    results: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results = results_of(out)
     if errors_expected:  # judge/missing, judge/error: the page's rule, nothing else
         assert {e["rule"] for e in results["input_errors"]} == {page_id(page)}
     else:
@@ -154,6 +184,71 @@ def test_example_triggers_its_rule(page: Path, tmp_path: Path,
     reported = {v["rule"] for v in violations(run_example(page, tmp_path, capsys,
                                                          monkeypatch))}
     assert rule in reported, f"{page}: reported {sorted(reported)}"
+
+
+USE_INSTEAD_PAGES = [p for p in EXAMPLE_PAGES if machine_blocks(p, use_instead=True)]
+# input/* pages whose "Use instead" is a trace: read by the reader, with no input error
+READER_PAGES = [p for p in PAGES if p.relative_to(DOCS).parts[0] == "input"
+                and "jsonl trace" in machine_blocks(p, use_instead=True)]
+NOT_RUN_HEADING = '### Pages whose "Use instead" is not run'
+
+
+def not_run_in_readme() -> set[str]:
+    """The pages that rules/docs/README.md lists as having no "Use instead" the tests run."""
+    text = (DOCS / "README.md").read_text(encoding="utf-8")
+    m = re.search(rf"^{re.escape(NOT_RUN_HEADING)}\n(.*?)(?=^#|\Z)", text, re.S | re.M)
+    assert m, f"README.md has no '{NOT_RUN_HEADING}' section"
+    return set(re.findall(r"^- `([a-z_]+(?:/[a-z_]+)?)`", m.group(1), re.M))
+
+
+def test_every_page_has_a_use_instead_run_or_says_why_not() -> None:
+    run = {page_id(p) for p in [*USE_INSTEAD_PAGES, *READER_PAGES]}
+    assert sorted({page_id(p) for p in PAGES} - run) == sorted(not_run_in_readme())
+
+
+@pytest.mark.parametrize("page", USE_INSTEAD_PAGES, ids=page_id)
+def test_use_instead_passes_clean(page: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corrected example: the example's blocks with those of "Use instead" in their
+    place. The run must succeed (exit 0 under the default --fail-on) with the verdict
+    ``pass``: no input error, not the page's rule, no other rule but a note."""
+    example, fixed = machine_blocks(page), machine_blocks(page, use_instead=True)
+    for info, body in fixed.items():  # each block shown changes something
+        assert info in example and body != example[info], f"{page}: '{info}' block"
+    code, out = run_blocks(page, {**example, **fixed}, tmp_path, monkeypatch)
+    err = capsys.readouterr().err
+    assert code == 0, f"{page}: exit {code}\n{err}"
+    results = results_of(out)
+    assert results["input_errors"] == []
+    assert results["verdict"] == "pass"
+    found = violations(results)
+    assert front_matter(page)["id"] not in {v["rule"] for v in found}
+    # nothing else either, but a note (a policy key this example does not call)
+    assert [(v["rule"], v["severity"]) for v in found if v["severity"] != "note"] == []
+
+
+def read_text_as_trace(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                       ) -> tuple[list[str], int]:
+    """The input errors' rules and the number of traces that the trace reader gives for
+    ``text`` as a native JSONL file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "example.jsonl").write_text(text, encoding="utf-8")
+    items = list(load_traces(["example.jsonl"], format="native"))
+    return ([i.rule for i in items if isinstance(i, InputError)],
+            sum(isinstance(i, Trace) for i in items))
+
+
+@pytest.mark.parametrize("page", READER_PAGES, ids=page_id)
+def test_input_page_example_and_use_instead_as_read(page: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example's first block gives the page's input error; "Use instead" none."""
+    (_, broken), *_ = FENCE.findall(sections(page)[0])
+    errors, _ = read_text_as_trace(broken, tmp_path, monkeypatch)
+    assert page_id(page) in errors
+    errors, traces = read_text_as_trace(machine_blocks(page, use_instead=True)["jsonl trace"],
+                                        tmp_path, monkeypatch)
+    assert (errors, traces) == ([], 1)
 
 
 ARGS_PAGES = [p for p in EXAMPLE_PAGES if p.relative_to(DOCS).parts[0] == "args_valid"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agent_eval import rules
@@ -12,6 +13,7 @@ from agent_eval.live import PROBE_RULES, SERVER_RULES
 from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
+SECTIONS = ["What it does", "Why is this bad?", "Example", "Use instead", "How to fix"]
 INPUT_RULES = {"input/parse_error", "input/invalid_event", "input/unmatched_result",
                "input/unreadable_file", "input/no_traces", "input/event_after_end",
                "input/unknown_format", "input/outside_root", "input/limit_exceeded",
@@ -32,6 +34,9 @@ def test_pages_have_the_four_sections() -> None:
         for title in ("What it does", "Why is this bad?", "Example", "How to fix"):
             assert doc.section(title), f"{doc.id}: no '{title}' section"
         assert doc.level in ("error", "warning", "note")
+        # ruff's order; "Use instead" (the corrected example) between Example and How to fix
+        headings = re.findall(r"^## (.*)$", doc.markdown, re.M)
+        assert headings in (SECTIONS, [s for s in SECTIONS if s != "Use instead"]), doc.id
 
 
 def test_docs_rules_index_is_current() -> None:
@@ -46,3 +51,6 @@ def test_explain_prints_the_page(capsys: object) -> None:
     out = capsys.readouterr().out
     assert out.startswith("tool_blocklist: ")
     assert "WHAT IT DOES" in out and "HOW TO FIX" in out
+    # the corrected example, as plain text, between the example and the advice
+    assert out.index("EXAMPLE") < out.index("USE INSTEAD") < out.index("HOW TO FIX")
+    assert '"tool":"request_account_closure"' in out.split("USE INSTEAD")[1]

@@ -1,7 +1,8 @@
 """The rule catalogue: one Markdown page per rule id under ``rules/docs/``.
 
 Each page has front matter (id, name, short, level, tags, security_severity) and the
-sections "What it does / Why is this bad? / Example / How to fix". The same text is
+sections "What it does / Why is this bad? / Example / Use instead / How to fix" ("Use
+instead", the corrected example, is on most pages: rules/docs/README.md). The same text is
 printed by ``agent-eval explain`` and embedded as SARIF rule help.
 """
 
@@ -28,7 +29,7 @@ class RuleDoc:
     level: str
     tags: tuple[str, ...]
     security_severity: str | None
-    markdown: str  # the body: What it does / Why is this bad? / Example / How to fix
+    markdown: str  # the body: What it does / ... / Example / Use instead / How to fix
 
     def section(self, title: str) -> str:
         m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", self.markdown, re.S | re.M)
@@ -95,9 +96,9 @@ def index_markdown() -> str:
         "# Rules",
         "",
         "Every finding has one of these stable rule ids. `agent-eval explain RULE` prints the",
-        "rule's page (What it does / Why is this bad? / Example / How to fix); the pages live in",
-        "[`src/agent_eval/rules/docs/`](../src/agent_eval/rules/docs/) and are embedded in the",
-        "package. This index is generated from them (a test keeps it current).",
+        "rule's page (What it does / Why is this bad? / Example / Use instead / How to fix); the",
+        "pages live in [`src/agent_eval/rules/docs/`](../src/agent_eval/rules/docs/) and are",
+        "embedded in the package. This index is generated from them (a test keeps it current).",
         "",
     ]
     for group, docs in groups.items():
