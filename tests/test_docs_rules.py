@@ -198,7 +198,7 @@ def not_run_in_readme() -> set[str]:
     text = (DOCS / "README.md").read_text(encoding="utf-8")
     m = re.search(rf"^{re.escape(NOT_RUN_HEADING)}\n(.*?)(?=^#|\Z)", text, re.S | re.M)
     assert m, f"README.md has no '{NOT_RUN_HEADING}' section"
-    listed = re.findall(r"^- (.*?) — ", m.group(1), re.M)  # "- `a/b`, `a/c` — why"
+    listed = re.findall(r"^- (.*?) — ", m.group(1), re.M | re.S)  # "- `a/b`, `a/c` — why"
     return {rule for names in listed for rule in re.findall(r"`([a-z_]+(?:/[a-z_]+)?)`", names)}
 
 
