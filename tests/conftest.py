@@ -14,18 +14,26 @@ The suite passes in a fresh clone with nothing beside it. Two kinds of tests nee
   ``AGENT_EVAL_REQUIRE_SYSTEM=1`` (set by ``.ci/run`` and the CI workflow) they fail.
 
 Import the helpers with ``from tests.conftest import ...`` (pytest loads this file first,
-under that name).
+under that name). Besides the skips, they are the small things many tests do alike: write a
+folder of files, turn events into JSONL, evaluate a suite as ``run --no-timings`` does (the
+bundled example among them), and compare an output with its reviewed golden file.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 from collections.abc import Generator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
+
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.results import Results
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -34,6 +42,8 @@ EXAMPLE = ROOT / "examples" / "customer-service"
 SHARED = ROOT.parent / "shared"
 SAMPLES = SHARED / "samples" / "traces"
 
+GOLDEN = ROOT / "tests" / "renderers" / "golden"
+UPDATE_GOLDEN = "AGENT_EVAL_UPDATE_GOLDEN"  # =1: rewrite the golden files, review the diff
 REQUIRE_SAMPLES = "AGENT_EVAL_REQUIRE_SAMPLES"
 REQUIRE_SYSTEM = "AGENT_EVAL_REQUIRE_SYSTEM"
 
@@ -98,3 +108,49 @@ def copy_example(dest: Path, source: Path = EXAMPLE) -> Path:
 def samples() -> Path:
     """``../shared/samples/traces`` (see the module's docstring)."""
     return shared_path("samples", "traces")
+
+
+def write_files(folder: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path relative to ``folder`` -> text) as UTF-8, making folders."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def events(*items: dict[str, Any]) -> str:
+    """The events as native JSONL: one object per line."""
+    return "".join(json.dumps(e) + "\n" for e in items)
+
+
+def evaluate_config(config: Path) -> Results:
+    """The suite at ``config`` with its own traces, evaluated as ``run --no-timings`` does."""
+    suite = load_suite(config)
+    files, errors = suite_sources(suite)
+    return evaluate_files(suite, files, errors, timings=False)
+
+
+def example_results() -> Results:
+    """The bundled example, evaluated as ``run --no-timings`` does."""
+    return evaluate_config(EXAMPLE / "agent-eval.yaml")
+
+
+def assert_golden(text: str, name: str) -> None:
+    """``text`` is the reviewed golden file ``tests/renderers/golden/NAME``, byte for byte
+    (with AGENT_EVAL_UPDATE_GOLDEN=1 it is written there first: review the diff)."""
+    path = GOLDEN / name
+    if os.environ.get(UPDATE_GOLDEN) == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+USE_INSTEAD = re.compile(r"^## Use instead\n(.*?)(?=^## |\Z)", re.S | re.M)
+
+
+def rule_page_parts(page: Path) -> tuple[str, str]:
+    """A rule page (src/agent_eval/rules/docs/) without its "Use instead" section, and that
+    section (or ""): the example's blocks are in the first, the corrected ones in the
+    second (rules/docs/README.md)."""
+    text = page.read_text(encoding="utf-8")
+    m = USE_INSTEAD.search(text)
+    return (text, "") if m is None else (text[:m.start()] + text[m.end():], m.group(1))

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+from tests.conftest import rule_page_parts
 
 import agent_eval
 from agent_eval._cli import main
@@ -43,7 +44,6 @@ EXAMPLE_PAGES = [p for p in PAGES if p.relative_to(DOCS).parts[0] != "input"
 INPUT_ERROR_PAGES = {"judge/missing", "judge/error"}
 FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
-USE_INSTEAD = re.compile(r"^## Use instead\n(.*?)(?=^## |\Z)", re.S | re.M)
 TARGETS = {
     "yaml suite": "agent-eval.yaml",
     "yaml policy": "policy.yaml",
@@ -66,18 +66,11 @@ def front_matter(page: Path) -> dict[str, Any]:
     return data
 
 
-def sections(page: Path) -> tuple[str, str]:
-    """The page without its "Use instead" section, and that section (or "")."""
-    text = page.read_text(encoding="utf-8")
-    m = USE_INSTEAD.search(text)
-    return (text, "") if m is None else (text[:m.start()] + text[m.end():], m.group(1))
-
-
 def machine_blocks(page: Path, *, use_instead: bool = False) -> dict[str, str]:
     """The page's example blocks by info string, each kind at most once: those of the
     example, or those of the "Use instead" section."""
     blocks: dict[str, str] = {}
-    for info, body in FENCE.findall(sections(page)[use_instead]):
+    for info, body in FENCE.findall(rule_page_parts(page)[use_instead]):
         info = " ".join(info.split())
         if info in TARGETS:
             assert info not in blocks, f"{page}: two '{info}' blocks"
@@ -244,7 +237,7 @@ def read_text_as_trace(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_input_page_example_and_use_instead_as_read(page: Path, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The example's first block gives the page's input error; "Use instead" none."""
-    (_, broken), *_ = FENCE.findall(sections(page)[0])
+    (_, broken), *_ = FENCE.findall(rule_page_parts(page)[0])
     errors, _ = read_text_as_trace(broken, tmp_path, monkeypatch)
     assert page_id(page) in errors
     errors, traces = read_text_as_trace(machine_blocks(page, use_instead=True)["jsonl trace"],

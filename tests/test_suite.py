@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import shared_path
+from tests.conftest import shared_path, write_files
 
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.errors import ConfigError
@@ -24,17 +24,10 @@ tools:
 PROBLEM = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.+)$", re.S)
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def problems_of(tmp_path: Path, suite: str, extra: dict[str, str] | None = None,
                 name: str = "agent-eval.yaml") -> list[tuple[str, int, int, str]]:
     (tmp_path / ".git").mkdir(exist_ok=True)  # the repository root: paths relative to it
-    write(tmp_path, {name: suite, **(extra or {})})
+    write_files(tmp_path, {name: suite, **(extra or {})})
     with pytest.raises(ConfigError) as exc:
         load_suite(tmp_path / name)
     out = []
@@ -357,7 +350,7 @@ def test_config_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                             "mcp-eval.yaml")
     for name in present:
         # the suite's name says which file was read
-        write(tmp_path, {name: f"suite: from-{name}\ntests:\n  - metric: tool_blocklist\n"
+        write_files(tmp_path, {name: f"suite: from-{name}\ntests:\n  - metric: tool_blocklist\n"
                                "    blocklist: [x]\n"})
     monkeypatch.chdir(tmp_path)
     assert find_config() == tmp_path / present[0]
@@ -374,7 +367,7 @@ def test_no_config_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_paths_are_relative_to_the_config_folder(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".git").mkdir()
-    write(tmp_path, {
+    write_files(tmp_path, {
         "evals/agent-eval.yaml": "suite: s\ntraces: traces/*.jsonl\ntests:\n"
                                  "  - id: args\n    metric: args_valid\n"
                                  "    policy: policies/p.yaml\n",
@@ -450,7 +443,7 @@ def test_the_embedded_seed_is_the_seed_docs_block() -> None:
 
 
 def test_the_seed_suite_loads_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, {"mcp-eval.yaml": SEED_SUITE, "policies/customer.yaml": SEED_POLICY,
+    write_files(tmp_path, {"mcp-eval.yaml": SEED_SUITE, "policies/customer.yaml": SEED_POLICY,
                      "t.jsonl": '{"type":"tool_call","tool":"apply_discount",'
                                 '"arguments":{"percent":50}}\n'})
     monkeypatch.chdir(tmp_path)
@@ -474,7 +467,7 @@ def test_the_seed_suite_loads_unchanged(tmp_path: Path, monkeypatch: pytest.Monk
 
 # ---------------------------------------------------------------------- pickling
 def test_suite_pickles_with_its_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, {
+    write_files(tmp_path, {
         "agent-eval.yaml": "suite: s\ntests:\n  - id: args\n    metric: args_valid\n"
                            "    policy: p.yaml\n  - id: block\n    metric: tool_blocklist\n"
                            "    blocklist: [rm_*]\n",
@@ -512,7 +505,7 @@ def test_config_not_found_by_path(tmp_path: Path) -> None:
 
 
 def test_loading_by_path_ignores_the_cwd(tmp_path: Path) -> None:
-    write(tmp_path, {"a/agent-eval.yaml": "suite: s\ntests:\n  - metric: tool_blocklist\n"
+    write_files(tmp_path, {"a/agent-eval.yaml": "suite: s\ntests:\n  - metric: tool_blocklist\n"
                                           "    blocklist: x\n"})
     cwd = os.getcwd()
     suite = load_suite(tmp_path / "a" / "agent-eval.yaml")

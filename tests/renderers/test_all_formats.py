@@ -14,15 +14,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from tests.conftest import evaluate_config, example_results
 
-from agent_eval.api import load_suite, suite_sources
-from agent_eval.engine import evaluate_files
 from agent_eval.findings import ConfigRef, Finding, Severity
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "customer-service" / "agent-eval.yaml"
 Key = tuple[str, str, str]  # rule, policy file:line (input errors: the file), trace file:line
 FORMATS = ("sarif", "junit", "markdown", "html", "console")
 
@@ -184,12 +182,6 @@ def listed(res: Results, fmt: str) -> Counter[Key]:
 
 
 # ------------------------------------------------------------------ the suites
-def evaluate(config: Path) -> Results:
-    suite = load_suite(config)
-    files, errors = suite_sources(suite)
-    return evaluate_files(suite, files, errors, timings=False)
-
-
 SCENARIO_ONLY = """\
 version: "1"
 suite: scenarios-only
@@ -243,7 +235,7 @@ def scenario_only(tmp_path_factory: pytest.TempPathFactory) -> Results:
         line("rag-1", "RAG", call("search"), call("answer"), output("source: the manual"))
         + line("rag-2", "RAG", call("answer"), output("no idea"))
         + "{not json\n", encoding="utf-8")
-    return evaluate(root / "agent-eval.yaml")
+    return evaluate_config(root / "agent-eval.yaml")
 
 
 def test_the_scenario_only_suite_has_every_kind(scenario_only: Results) -> None:
@@ -263,7 +255,7 @@ def test_the_scenario_only_suite_has_every_kind(scenario_only: Results) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_format_lists_every_finding_of_the_example(fmt: str) -> None:
-    res = evaluate(EXAMPLE)
+    res = example_results()
     want = expected(res)
     # 10 rule violations, 10 scenario findings, 7 criteria, 5 coverage/unexercised notes
     assert sum(want.values()) == 32
@@ -293,7 +285,7 @@ class _WithMoreKinds(Results):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_finding_kind_the_renderers_do_not_know_is_listed_too(fmt: str) -> None:
-    base = evaluate(EXAMPLE)
+    base = example_results()
     res = _WithMoreKinds(**{f: getattr(base, f) for f in base.__dataclass_fields__})
     res.extra = [Finding(
         rule="coverage/unexercised", severity=sev, message=f"rule tool {tool} matched no call",

@@ -21,11 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import missing_system
+from tests.conftest import assert_golden, example_results, missing_system
 
-from agent_eval.api import load_suite, suite_sources
 from agent_eval.compare import compare
-from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, html
@@ -34,8 +32,6 @@ from agent_eval.results import TestResult as TResult
 from agent_eval.sections import Comparison, CriterionResult, ScenarioResult
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).parent / "golden"
-EXAMPLE = REPO / "examples" / "customer-service" / "agent-eval.yaml"
 CHECK = Path(__file__).parent / "browser" / "check.mjs"
 PLAYWRIGHT = REPO / "node_modules" / "playwright-core" / "package.json"
 CHROMIUM = Path(os.environ.get("AGENT_EVAL_CHROMIUM", "/usr/bin/chromium"))
@@ -43,15 +39,7 @@ REPO_URL = "https://github.com/acme/agent"
 SHA = "0123456789abcdef0123456789abcdef01234567"
 RUN_URL = "https://github.com/acme/agent/actions/runs/1"
 CTX = RenderContext.for_root(REPO, repo_url=REPO_URL, sha=SHA, run_url=RUN_URL)
-UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
 MORE = re.compile(r"(\d+) more not shown; all are in results\.json")
-
-
-def example_results() -> Results:
-    """The bundled example, evaluated as `run --no-timings` does."""
-    suite = load_suite(EXAMPLE)
-    files, errors = suite_sources(suite)
-    return evaluate_files(suite, files, errors, timings=False)
 
 
 def finding(i: int, severity: Severity = "error", *, tool: str = "apply_discount",
@@ -170,11 +158,7 @@ def snippet_lines(text: str) -> list[tuple[int, str, bool]]:
 
 # ------------------------------------------------------------------ golden file
 def test_example_matches_the_reviewed_golden_file() -> None:
-    text = html.render(example_results(), CTX)
-    path = GOLDEN / "example.html"
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+    assert_golden(html.render(example_results(), CTX), "example.html")
 
 
 def test_registered_as_report_html() -> None:

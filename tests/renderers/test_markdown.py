@@ -4,13 +4,12 @@ character cap)."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from agent_eval.api import load_suite, suite_sources
+from tests.conftest import assert_golden, example_results
+
 from agent_eval.compare import compare
-from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, markdown
@@ -19,21 +18,11 @@ from agent_eval.results import TestResult as TResult
 from agent_eval.sections import Comparison
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).parent / "golden"
-EXAMPLE = REPO / "examples" / "customer-service" / "agent-eval.yaml"
 SHA = "0123456789abcdef0123456789abcdef01234567"
 CTX = RenderContext(repo_url="https://github.com/acme/agent", sha=SHA,
                     run_url="https://github.com/acme/agent/actions/runs/1")
-UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
 NOT_SHOWN = re.compile(r"\*\*(\d+) more findings? not shown\*\* — see the job summary / "
                        r"results\.json artifact\.")
-
-
-def example_results() -> Results:
-    """The bundled example, evaluated as `run --no-timings` does."""
-    suite = load_suite(EXAMPLE)
-    files, errors = suite_sources(suite)
-    return evaluate_files(suite, files, errors, timings=False)
 
 
 def finding(i: int, severity: Severity = "error", *, rule: str | None = None,
@@ -72,11 +61,7 @@ def links(text: str) -> dict[str, str]:
 
 # ------------------------------------------------------------------ golden file
 def test_example_matches_the_reviewed_golden_file() -> None:
-    text = markdown.render(example_results(), CTX)
-    path = GOLDEN / "example.md"
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+    assert_golden(markdown.render(example_results(), CTX), "example.md")
 
 
 def test_registered_as_summary_md() -> None:

@@ -28,7 +28,14 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 import sarif_om as om  # type: ignore[import-untyped]
-from tests.conftest import missing_system
+from tests.conftest import (
+    assert_golden,
+    evaluate_config,
+    events,
+    example_results,
+    missing_system,
+    write_files,
+)
 
 from agent_eval import rules
 from agent_eval._cli import main as cli
@@ -42,10 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import judge_rules as every_judge  # a helper beside this file
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "customer-service" / "agent-eval.yaml"
 NODE_MODULES = ROOT / "node_modules"
-GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("AGENT_EVAL_UPDATE_GOLDEN") == "1"
 REPO, SHA = "https://github.com/agent-eval/agent-eval", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MULTITOOL_DIR = NODE_MODULES / "@microsoft" / f"sarif-multitool-{sys.platform}"
 MULTITOOL = MULTITOOL_DIR / ("Sarif.Multitool.exe" if sys.platform == "win32"
@@ -138,26 +142,9 @@ def _format(rules_: list[dict[str, Any]], r: dict[str, Any]) -> str:
     return template.format(*args) if template else " ".join(map(str, args))
 
 
-def evaluate(config: Path) -> Results:
-    suite = load_suite(config)
-    files, errors = suite_sources(suite)
-    return evaluate_files(suite, files, errors, timings=False)
-
-
 def render(results: Results, root: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(sarif.render(results, RenderContext.for_root(root)))
     return data
-
-
-def write(folder: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def events(*items: dict[str, Any]) -> str:
-    return "".join(json.dumps(e) + "\n" for e in items)
 
 
 def call(tool: str, arguments: Any, n: int = 1) -> dict[str, Any]:
@@ -398,7 +385,7 @@ def every_rule_suite(folder: Path) -> Results:
     (folder / ".git").mkdir(exist_ok=True)
     # the judge/* rules: judge checks whose verdicts are recorded first (tests/judge)
     suite_text = SUITE_ALL.replace("pass_criteria:", every_judge.SCENARIOS + "pass_criteria:")
-    write(folder, {
+    write_files(folder, {
         **every_judge.traces(),
         "agent-eval.yaml": suite_text + every_judge.JUDGE_BLOCK, "policy.yaml": POLICY_ALL,
         "strict.yaml": STRICT,
@@ -463,7 +450,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     need_validator()
     out = tmp_path_factory.mktemp("sarif")
     docs: dict[str, Doc] = {}
-    _add(docs, out, "example", evaluate(EXAMPLE), ROOT, repo_url=REPO, sha=SHA)
+    _add(docs, out, "example", example_results(), ROOT, repo_url=REPO, sha=SHA)
 
     every = tmp_path_factory.mktemp("every")
     results = every_rule_suite(every)
@@ -471,9 +458,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
 
     empty = tmp_path_factory.mktemp("empty")
     (empty / ".git").mkdir()
-    write(empty, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
+    write_files(empty, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
                   "traces/ok.jsonl": SEED_TRACE.replace("50", "10")})
-    _add(docs, out, "empty", evaluate(empty / "agent-eval.yaml"), empty)
+    _add(docs, out, "empty", evaluate_config(empty / "agent-eval.yaml"), empty)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sarif, "MAX_RESULTS", _errors_first(results) + 2)
@@ -760,9 +747,9 @@ SEED_TRACE = '{"type":"tool_call","tool":"apply_discount","arguments":{"percent"
 
 def test_the_seed_example_by_hand(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    write(tmp_path, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
+    write_files(tmp_path, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
                      "traces/discount.jsonl": SEED_TRACE})
-    results = evaluate(tmp_path / "agent-eval.yaml")
+    results = evaluate_config(tmp_path / "agent-eval.yaml")
     doc = render(results, tmp_path)
     [result] = run_of(doc)["results"]
     assert result["ruleId"] == "args_valid/maximum"
@@ -821,14 +808,14 @@ def _by_identity(doc: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, An
 
 def test_fingerprints_survive_unrelated_edits(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    write(tmp_path, {"agent-eval.yaml": FP_SUITE, "policy.yaml": FP_POLICY,
+    write_files(tmp_path, {"agent-eval.yaml": FP_SUITE, "policy.yaml": FP_POLICY,
                      "traces/t1.jsonl": events(*FP_TRACE)})
-    before = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
+    before = run_of(render(evaluate_config(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
     assert sorted(r["ruleId"] for r in before) == ["args_valid/maximum", "args_valid/maximum",
                                                    "args_valid/pattern"]
 
     # Unrelated lines at the top of the policy; blank lines and other events in the trace.
-    write(tmp_path, {
+    write_files(tmp_path, {
         "policy.yaml": "# Payments policy\n# reviewed by the risk team\n" + FP_POLICY.replace(
             "tools:\n", "tools:\n  lookup_order:\n    arguments:\n"
                         "      order_id: {type: string}\n", 1),
@@ -837,7 +824,7 @@ def test_fingerprints_survive_unrelated_edits(tmp_path: Path) -> None:
             call("lookup_order", {"order_id": "A-1"}, 9), FP_TRACE[1],
             {"type": "tool_result", "id": "c1", "result": {"ok": True}}, FP_TRACE[2],
             FP_TRACE[3])})
-    after = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
+    after = run_of(render(evaluate_config(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
     assert len(after) == len(before)
     for old, new in zip(before, after, strict=True):
         assert new["ruleId"] == old["ruleId"]
@@ -849,8 +836,8 @@ def test_fingerprints_survive_unrelated_edits(tmp_path: Path) -> None:
     # A different value that breaks a different keyword is a different finding.
     changed = [FP_TRACE[0], call("apply_discount", {"percent": -5, "code": "save"}),
                FP_TRACE[2], FP_TRACE[3]]
-    write(tmp_path, {"traces/t1.jsonl": events(*changed)})
-    again = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
+    write_files(tmp_path, {"traces/t1.jsonl": events(*changed)})
+    again = run_of(render(evaluate_config(tmp_path / "agent-eval.yaml"), tmp_path))["results"]
     old_hashes = {r["partialFingerprints"]["primaryLocationLineHash"] for r in before}
     minimum = [r for r in again if r["ruleId"] == "args_valid/minimum"]
     assert len(minimum) == 1
@@ -869,18 +856,18 @@ def _get(obj: Any, path: tuple[str, ...]) -> Any:
 
 def test_input_error_fingerprints_ignore_the_line_number(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    write(tmp_path, {"agent-eval.yaml": FP_SUITE, "policy.yaml": FP_POLICY,
+    write_files(tmp_path, {"agent-eval.yaml": FP_SUITE, "policy.yaml": FP_POLICY,
                      "traces/t1.jsonl": events(*FP_TRACE) + "{oops\n"})
 
     def hashes() -> list[tuple[str, int, str]]:
-        run = run_of(render(evaluate(tmp_path / "agent-eval.yaml"), tmp_path))
+        run = run_of(render(evaluate_config(tmp_path / "agent-eval.yaml"), tmp_path))
         return [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"],
                  r["partialFingerprints"]["primaryLocationLineHash"])
                 for r in run["results"] if r["ruleId"].startswith("input/")]
 
     [(rule, line, first)] = hashes()
     assert (rule, line) == ("input/parse_error", 5)
-    write(tmp_path, {"traces/t1.jsonl": "\n\n" + events(*FP_TRACE) + "{oops\n"})
+    write_files(tmp_path, {"traces/t1.jsonl": "\n\n" + events(*FP_TRACE) + "{oops\n"})
     assert hashes() == [("input/parse_error", 7, first)]
 
 
@@ -889,11 +876,8 @@ def test_example_matches_the_reviewed_golden_file() -> None:
     """The bundled example as ``run --no-timings`` writes results.sarif, paths relative to
     the repository root, compared byte for byte with the reviewed file (as the HTML, JUnit
     and Markdown goldens beside it; AGENT_EVAL_UPDATE_GOLDEN=1 rewrites it)."""
-    text = sarif.render(evaluate(EXAMPLE), RenderContext.for_root(ROOT, repo_url=REPO, sha=SHA))
-    path = GOLDEN / "example.sarif"
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+    assert_golden(sarif.render(example_results(), RenderContext.for_root(
+        ROOT, repo_url=REPO, sha=SHA)), "example.sarif")
 
 
 # ------------------------------------------------------------------ output form
@@ -951,7 +935,7 @@ def test_registered_and_written_by_run(tmp_path: Path) -> None:
     renderer = RENDERERS["sarif"]
     assert renderer.filename == "results.sarif"
     (tmp_path / ".git").mkdir()
-    write(tmp_path, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
+    write_files(tmp_path, {"agent-eval.yaml": SEED_SUITE, "policies/payments.yaml": SEED_POLICY,
                      "traces/discount.jsonl": SEED_TRACE})
     out = tmp_path / "out"
     code = cli(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--format", "sarif",

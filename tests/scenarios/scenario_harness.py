@@ -3,18 +3,15 @@ find lines."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import events
+
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.results import Results
-
-
-def events(*items: dict[str, Any]) -> str:
-    return "".join(json.dumps(e) + "\n" for e in items)
 
 
 def trace(trace_id: str, scenario: str | None, tools: list[Any], output: Any = "ok",

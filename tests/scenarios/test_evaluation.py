@@ -402,7 +402,7 @@ def test_budgets_unknown_figures_and_no_baseline(ws: Workspace) -> None:
 
 
 def test_latency_falls_back_to_the_sum_of_call_latencies(ws: Workspace) -> None:
-    from .scenario_harness import events
+    from tests.conftest import events
 
     suite = HEAD + "scenarios:\n  - id: L\n    thresholds: {max_latency_ms: 500}\n"
     text = events({"type": "trace_start", "trace_id": "t", "scenario": "L"},

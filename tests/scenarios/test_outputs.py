@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import rule_page_parts
 
 import agent_eval
 from agent_eval.api import load_suite, suite_sources
@@ -181,8 +182,8 @@ def _run_page(page: Path, tmp_path: Path) -> dict[str, Any]:
 
     from agent_eval._cli import main
 
-    blocks = dict(re.findall(r"^```(yaml suite|jsonl trace)\n(.*?)^```", page.read_text(),
-                             re.S | re.M))
+    example, _ = rule_page_parts(page)  # the example's blocks, not the corrected ones
+    blocks = dict(re.findall(r"^```(yaml suite|jsonl trace)\n(.*?)^```", example, re.S | re.M))
     (tmp_path / "traces").mkdir()
     (tmp_path / "agent-eval.yaml").write_text(blocks["yaml suite"])
     (tmp_path / "traces" / "example.jsonl").write_text(blocks["jsonl trace"])

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import events
+
 from agent_eval.api import evaluate as run_suite
 from agent_eval.api import load_suite, load_traces
 
-from .scenario_harness import Workspace, at, events, rules_of, scenario, trace
+from .scenario_harness import Workspace, at, rules_of, scenario, trace
 
 HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
 # EvalView's documented categories (core/tool_categories.py DEFAULT_CATEGORIES), the part
