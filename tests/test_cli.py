@@ -255,11 +255,15 @@ def test_jobs_and_no_timings_are_deterministic(tmp_path: Path) -> None:
     traces["f5.jsonl"] += trace("t5b", 5, False)
     make(tmp_path, traces=traces)
     outs = []
-    for jobs, folder in (("1", "a"), ("2", "b"), ("1", "c")):
-        p = run("run", "-q", "--no-timings", "--jobs", jobs, "-o", folder, cwd=tmp_path)
+    for jobs, folder in (("1", "a"), ("2", "b"), ("1", "c"), ("auto", "d"), (None, "e")):
+        options = ("--jobs", jobs) if jobs else ()  # the default: auto
+        p = run("run", "-q", "--no-timings", *options, "-o", folder, cwd=tmp_path)
         assert p.returncode == 1, p.stderr
         outs.append((tmp_path / folder / "results.json").read_bytes())
-    assert outs[0] == outs[1] == outs[2]
+    assert outs[0] == outs[1] == outs[2] == outs[3] == outs[4]
+    bad = run("run", "-q", "--jobs", "many", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "--jobs/-j: expected a number or auto, not 'many'" in bad.stderr
     data = json.loads(outs[0])
     assert data["counts"]["traces"] == 8
     # percent 35 (t2b), 40 (t4) and 50 (t5) break max 30; x_del in t1, t2b, t3, t5

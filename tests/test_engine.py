@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agent_eval import engine
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.results import Results
@@ -125,6 +127,76 @@ def test_jobs_give_the_same_results(tmp_path: Path) -> None:
     assert one["counts"]["violations"] == 6 + 3 + 12
     assert [(e["rule"], e["file"], e["line"]) for e in one["input_errors"]] == [
         ("input/parse_error", "traces/f05.jsonl", 3)]
+
+
+def _trace(tid: str, tools: list[str], with_ids: bool = True) -> str:
+    """A native trace: its start, a call per tool, its end (the trace_id on every line,
+    or only on trace_start)."""
+    tagged = {"trace_id": tid} if with_ids else {}
+    return "".join([json.dumps({"type": "trace_start", "trace_id": tid}) + "\n",
+                    *(json.dumps({"type": "tool_call", "tool": t, **tagged}) + "\n"
+                      for t in tools),
+                    json.dumps({"type": "trace_end", **tagged}) + "\n"])
+
+
+def test_jobs_auto_cuts_large_native_files_and_gives_the_same_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Byte ranges of a native JSONL file, read in several processes: exactly the results
+    of one process. A file whose ranges cannot stand alone (a trace still open at a cut,
+    a trace id in two ranges) is read again whole."""
+    big = "".join(_trace(f"T{i}", ["ok", "err_a", "warn_b", "note_c"][: i % 5],
+                         with_ids=i % 3 > 0) for i in range(60))
+    big += "not json\n" + json.dumps({"type": "mystery"}) + "\n"
+    big += _trace("T7", ["err_again"])  # T7 again: event after its end
+    # traces interleaved across any cut: A is open from the first line to the last
+    tangled = (json.dumps({"type": "trace_start", "trace_id": "A"}) + "\n"
+               + "".join(_trace(f"U{i}", ["err_u"]) for i in range(80))
+               + json.dumps({"type": "tool_call", "trace_id": "A", "tool": "err_late"}) + "\n"
+               + json.dumps({"type": "trace_end", "trace_id": "A"}) + "\n")
+    clean = "".join(_trace(f"C{i}", ["err_c"] * (i % 3)) for i in range(60))
+    suite = corpus(tmp_path, {"big.jsonl": big, "small.jsonl": _trace("S", ["warn_s"]),
+                              "tangled.jsonl": tangled, "clean.jsonl": clean})
+    monkeypatch.setattr(engine, "AUTO_MIN_BYTES", 0)
+    monkeypatch.setattr(engine, "PART_MIN_BYTES", 1)
+    monkeypatch.setattr(engine, "cpu_count", lambda: 2)
+    files, _ = suite_sources(suite)
+    parts = engine.plan(files, suite.format, 2)
+    by_file = [sum(p.file == i for p in parts) for i in range(len(files))]
+    assert [f.file for f in files] == ["traces/big.jsonl", "traces/clean.jsonl",
+                                       "traces/small.jsonl", "traces/tangled.jsonl"]
+    assert by_file[0] > 1 and by_file[1] > 1 and by_file[2] == 1 and by_file[3] > 1
+    verdicts: list[bool] = []
+    real = engine._same_as_whole
+
+    def spy(results: list[Any]) -> bool:
+        verdicts.append(real(results))
+        return verdicts[-1]
+
+    monkeypatch.setattr(engine, "_same_as_whole", spy)
+    one = run_files(suite, jobs=1).to_dict()
+    auto = evaluate_files(suite, files, [], jobs="auto", timings=False).to_dict()
+    # big: T7 in two ranges, read again whole; clean: its ranges; small: whole; tangled:
+    # A open at every cut
+    assert verdicts == [False, True, True, True, False, True]
+    assert one == auto
+    assert one["counts"]["traces"] == 60 + 60 + 1 + 81
+    assert [(e["rule"], e["line"]) for e in one["input_errors"]] == [
+        ("input/parse_error", big.count("\n") - 4),
+        ("input/event_after_end", big.count("\n") - 2),
+        ("input/event_after_end", big.count("\n") - 1),
+        ("input/event_after_end", big.count("\n")),
+    ]
+
+
+def test_jobs_auto_uses_one_process_for_a_small_input(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = corpus(tmp_path, {f"f{i}.jsonl": _trace(f"T{i}", ["err_a"]) for i in range(4)})
+    files, _ = suite_sources(suite)
+    monkeypatch.setattr(engine, "cpu_count", lambda: 8)
+    assert engine.resolve_jobs("auto", files) == 1  # far below AUTO_MIN_BYTES
+    assert engine.resolve_jobs(3, files) == 3
+    monkeypatch.setattr(engine, "AUTO_MIN_BYTES", 1)
+    assert engine.resolve_jobs("auto", files) == 8
 
 
 def test_violations_are_in_trace_order(tmp_path: Path) -> None:

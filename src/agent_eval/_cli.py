@@ -14,6 +14,16 @@ from agent_eval._version import __version__
 from agent_eval.errors import AgentEvalError, ExitCode
 
 
+def _jobs(text: str) -> int | str:
+    """``--jobs``: ``auto`` or a whole number (0 and 1: one process)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return max(1, int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or auto, not {text!r}") from None
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="agent-eval",
@@ -34,8 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
     run.add_argument("--fail-on", choices=("fail", "warn", "never"), default="fail",
                      help="verdict that makes the exit code 1 (default: fail)")
-    run.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                     help="evaluate with N processes (default 1)")
+    run.add_argument("--jobs", "-j", type=_jobs, default="auto", metavar="N",
+                     help="evaluate with N processes, or auto: one for a small input, one "
+                     "per CPU for a large one (default auto)")
     run.add_argument("--no-timings", action="store_true",
                      help="write duration_ms as 0, so results are byte-identical across runs")
     run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")

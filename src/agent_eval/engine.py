@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -20,8 +22,9 @@ from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
 from agent_eval.model import Trace
-from agent_eval.readers import read_sources
+from agent_eval.readers import native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.native import NativeRange, trace_start_line
 from agent_eval.results import (
     Results,
     Status,
@@ -228,24 +231,144 @@ def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
 
 
 # ------------------------------------------------------------------ files, jobs
-def _eval_source(suite: Suite, source: SourceFile, fmt: str) -> Accumulator:
+# ``--jobs auto``: one process below AUTO_MIN_BYTES of input (starting workers and merging
+# their results would cost more than they save); above it one worker per CPU, the work cut
+# into parts of at least PART_MIN_BYTES (whole files, or byte ranges of a large native
+# JSONL file cut at trace_start lines), about PARTS_PER_JOB parts per worker so that the
+# workers finish together. docs/performance.md has the measurements behind the figures.
+AUTO_MIN_BYTES = 8 << 20
+PART_MIN_BYTES = 2 << 20
+PARTS_PER_JOB = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A unit of work for a worker: a whole file (``end`` < 0), or the byte range
+    [start, end) of a native JSONL file that starts at line ``first_line``."""
+
+    file: int  # index in the files
+    start: int = 0
+    end: int = -1
+    first_line: int = 1
+    last: bool = True  # the file's last range
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _size(source: SourceFile) -> int:
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
+
+
+def resolve_jobs(jobs: int | str, files: list[SourceFile]) -> int:
+    """``--jobs``: a number as it is, ``auto`` one process for a small input (below
+    :data:`AUTO_MIN_BYTES`) and one per CPU otherwise."""
+    if jobs != "auto":
+        return max(1, int(jobs))
+    if sum(_size(f) for f in files) < AUTO_MIN_BYTES:
+        return 1
+    return cpu_count()
+
+
+def plan(files: list[SourceFile], fmt: str, jobs: int) -> list[Part]:
+    """The parts of the work, in read order: every file whole, except a large native
+    JSONL file, which is cut into byte ranges at ``trace_start`` lines."""
+    sizes = [_size(f) for f in files]
+    target = max(PART_MIN_BYTES, sum(sizes) // max(1, jobs * PARTS_PER_JOB))
+    parts: list[Part] = []
+    for i, (source, size) in enumerate(zip(files, sizes, strict=True)):
+        if size >= 2 * target and _native_lines(source, fmt):
+            parts += _ranges(i, source, size, target)
+        else:
+            parts.append(Part(i))
+    return parts
+
+
+def _native_lines(source: SourceFile, fmt: str) -> bool:
+    if source.path.endswith(".json"):
+        return False  # a document: read whole
+    return (fmt == "native" if fmt not in ("auto", "")
+            else pick_reader(source, fmt) is native.READER)
+
+
+def _ranges(index: int, source: SourceFile, size: int, target: int) -> list[Part]:
+    """Byte ranges of about ``target`` bytes, each starting at a trace_start line (found
+    by reading forward from each cut), with their first line numbers."""
+    cap = source.limits.max_file_bytes
+    cuts = [0]
+    try:
+        with open(source.path, "rb") as fh:
+            for k in range(1, size // target):
+                at = k * target
+                if at <= cuts[-1]:
+                    continue
+                fh.seek(at - 1)
+                fh.readline(cap + 1)  # to the start of the next line
+                while True:
+                    pos = fh.tell()
+                    raw = fh.readline(cap + 1)
+                    if not raw or len(raw) > cap or pos >= at + target:
+                        break  # no trace starts near this cut: the range runs on
+                    if trace_start_line(raw):
+                        cuts.append(pos)
+                        break
+            if len(cuts) == 1:
+                return [Part(index)]
+            lines = [1]
+            fh.seek(0)
+            pos, count = 0, 0
+            for cut in cuts[1:]:
+                while pos < cut:
+                    block = fh.read(min(1 << 20, cut - pos))
+                    if not block:
+                        return [Part(index)]  # the file shrank meanwhile
+                    count += block.count(b"\n")
+                    pos += len(block)
+                lines.append(count + 1)
+    except OSError:
+        return [Part(index)]  # the worker reads it whole and reports the error
+    ends = [*cuts[1:], size]
+    return [Part(index, start, end, line, k == len(cuts) - 1)
+            for k, (start, end, line) in enumerate(zip(cuts, ends, lines, strict=True))]
+
+
+def _eval_part(suite: Suite, files: list[SourceFile], part: Part, fmt: str
+               ) -> tuple[Accumulator, bool, list[str]]:
+    """A part's accumulator; for a byte range, also whether it is clean (reading it alone
+    cannot differ from reading the whole file) and the trace ids it opened."""
+    source = files[part.file]
     acc = Accumulator.for_suite(suite)
-    for item in read_sources([source], fmt):
+    if part.end < 0:
+        for item in read_sources([source], fmt):
+            acc.add(item, suite)
+        return acc, True, []
+    rng = NativeRange(part.start, part.end, part.first_line, part.last)
+    if part.start == 0:
+        acc.add(FileRead(source.file, rng.name), suite)
+    for item in read_file(rng, source):
         acc.add(item, suite)
-    return acc
+    return acc, rng.clean, rng.ids
 
 
-def _worker(conn: Connection, suite: Suite) -> None:
-    """A --jobs process: evaluates one file per task it is sent, until None."""
+def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str) -> None:
+    """A --jobs process: evaluates each part it is sent, until None."""
     while True:
         task = conn.recv()
         if task is None:
             return
-        index, source, fmt = task
+        key, part = task
         try:
-            conn.send((index, _eval_source(suite, source, fmt), None))
+            conn.send((key, _eval_part(suite, files, part, fmt), None))
         except Exception as exc:  # a bug: the parent reports it as an internal error
-            conn.send((index, None, f"{type(exc).__name__}: {exc}"))
+            conn.send((key, None, f"{type(exc).__name__}: {exc}"))
 
 
 def _death(code: int | None) -> str:
@@ -257,31 +380,65 @@ def _death(code: int | None) -> str:
     return f"it exited with code {code}"
 
 
-def _evaluate_in_processes(suite: Suite, files: list[SourceFile], fmt: str, jobs: int,
-                           acc: Accumulator, progress: Callable[[int], None] | None) -> None:
-    """Each file in one of ``jobs`` worker processes, merged in file order. A worker
-    that dies (a crash, the OOM killer) stops the run at once with
+def _same_as_whole(results: list[tuple[Accumulator, bool, list[str]]]) -> bool:
+    """Whether a file's parts, merged in order, are what reading it whole gives."""
+    if len(results) == 1:
+        return True
+    seen: set[str] = set()
+    for _, clean, ids in results:
+        if not clean:
+            return False
+        for tid in ids:
+            if tid in seen:
+                return False
+            seen.add(tid)
+    return True
+
+
+def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Part],
+                           fmt: str, jobs: int, acc: Accumulator,
+                           progress: Callable[[int], None] | None) -> None:
+    """Each part in one of ``jobs`` worker processes, merged in read order. A file whose
+    ranges are not interchangeable with the whole file (:func:`_same_as_whole`) is read
+    again whole. A worker that dies (a crash, the OOM killer) stops the run at once with
     :class:`WorkerDied` naming the file it was reading, never a hang."""
     methods = multiprocessing.get_all_start_methods()
     ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     workers: list[tuple[Any, Connection]] = []
-    busy: dict[int, int] = {}  # worker -> index of the file it is reading
-    done: dict[int, Accumulator] = {}
-    todo = iter(range(len(files)))
-    merged = 0
+    busy: dict[int, tuple[int, Part]] = {}  # worker -> (key, part) it is reading
+    todo: deque[tuple[int, Part]] = deque(enumerate(parts))
+    of_file: dict[int, list[int]] = {}  # file -> the keys of its parts, in order
+    for key, part in enumerate(parts):
+        of_file.setdefault(part.file, []).append(key)
+    done: dict[int, tuple[Accumulator, bool, list[str]]] = {}
+    next_key = len(parts)
+    merged = 0  # files merged so far
     try:
-        for _ in range(min(jobs, len(files))):
+        for _ in range(min(jobs, len(parts))):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, suite), daemon=True)
+            proc = ctx.Process(target=_worker, args=(child, suite, files, fmt), daemon=True)
             proc.start()
             child.close()
             workers.append((proc, parent))
-        for w, (_, conn) in enumerate(workers):
-            i = next(todo, None)
-            if i is not None:
-                conn.send((i, files[i], fmt))
-                busy[w] = i
-        while busy:
+        while merged < len(files):
+            for w, (_, conn) in enumerate(workers):
+                if w not in busy and todo:
+                    busy[w] = todo.popleft()
+                    conn.send(busy[w])
+            while merged < len(files) and all(k in done for k in of_file[merged]):
+                results = [done.pop(k) for k in of_file[merged]]
+                if not _same_as_whole(results):  # read again, whole, first
+                    of_file[merged] = [next_key]
+                    todo.appendleft((next_key, Part(merged)))
+                    next_key += 1
+                    break
+                for part_acc, _, _ in results:  # in read order: as one process
+                    acc.merge(part_acc)
+                merged += 1
+                if progress is not None:
+                    progress(len(acc.traces))
+            if merged == len(files) or not busy:
+                continue
             ready = wait([workers[w][1] for w in busy] + [workers[w][0].sentinel
                                                         for w in busy])
             for w in list(busy):
@@ -289,29 +446,20 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], fmt: str, jobs
                 if conn not in ready and proc.sentinel not in ready:
                     continue
                 try:
-                    index, part, failure = conn.recv()
+                    key, result, failure = conn.recv()
                 except (EOFError, OSError):
                     proc.join(1)
-                    source = files[busy[w]]
+                    source = files[busy[w][1].file]
                     raise WorkerDied([
                         f"{source.file}: the worker process reading this file died "
                         f"({_death(proc.exitcode)}); nothing was written. Run again with "
                         "--jobs 1 to see the problem, or check the machine's memory"
                     ]) from None
                 if failure is not None:
-                    raise RuntimeError(f"while reading {files[index].file}: {failure}")
-                done[index] = part
-                nxt = next(todo, None)
-                if nxt is None:
-                    del busy[w]
-                else:
-                    conn.send((nxt, files[nxt], fmt))
-                    busy[w] = nxt
-            while merged in done:  # merge in file order: the same as one process
-                acc.merge(done.pop(merged))
-                merged += 1
-                if progress is not None:
-                    progress(len(acc.traces))
+                    raise RuntimeError(f"while reading {files[busy[w][1].file].file}: "
+                                       f"{failure}")
+                done[key] = result
+                del busy[w]
     finally:
         for _, conn in workers:
             with contextlib.suppress(OSError):
@@ -325,20 +473,23 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], fmt: str, jobs
 
 
 def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
-                   *, jobs: int = 1, timings: bool = True, fmt: str | None = None,
+                   *, jobs: int | str = 1, timings: bool = True, fmt: str | None = None,
                    progress: Callable[[int], None] | None = None,
                    strict_coverage: bool = False) -> Results:
-    """Evaluate trace files, in ``jobs`` processes when > 1. The merged result is
-    identical to a single-process run (files are merged in their sorted order)."""
+    """Evaluate trace files, in several processes when ``jobs`` (a number, or ``"auto"``:
+    :func:`resolve_jobs`) is more than 1. The merged result is identical to a
+    single-process run (parts are merged in read order)."""
     fmt = fmt or suite.format
     acc = Accumulator.for_suite(suite)
     for item in errors:
         acc.add(item, suite)
-    if jobs <= 1 or len(files) <= 1:
-        for n, item in enumerate(read_sources(files, fmt), 1):
+    n = resolve_jobs(jobs, files)
+    parts = plan(files, fmt, n) if n > 1 else []
+    if len(parts) <= 1:
+        for count, item in enumerate(read_sources(files, fmt), 1):
             acc.add(item, suite)
-            if progress is not None and n % 1000 == 0:
+            if progress is not None and count % 1000 == 0:
                 progress(len(acc.traces))
         return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
-    _evaluate_in_processes(suite, files, fmt, jobs, acc, progress)
+    _evaluate_in_processes(suite, files, parts, fmt, n, acc, progress)
     return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)

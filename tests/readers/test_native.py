@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tests.conftest import FIXTURES, SAMPLES
 
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.errors import InputError
 from agent_eval.model import ToolCall, Trace
-from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, read_sources
-from agent_eval.readers.native import READER
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, read_file, read_sources
+from agent_eval.readers.native import READER, NativeRange, trace_start_line
 
 FOREIGN = FIXTURES / "claude_code" / "bad-lines.jsonl"
 SAMPLE = SAMPLES / "claude_code_jsonl" / "letta-trajectory__cleanup.input.jsonl"
@@ -748,3 +750,124 @@ def test_a_file_of_bad_lines_only_reports_the_lines(tmp_path: Path,
     items = read(tmp_path, monkeypatch, "nope\n[]\n", "bad.jsonl")
     assert errors(items) == [("input/parse_error", "bad.jsonl", 1),
                              ("input/invalid_event", "bad.jsonl", 2)]
+
+
+# --------------------------------------------------- byte ranges (--jobs, NativeRange)
+def _cut_points(data: bytes) -> list[tuple[int, int]]:
+    """(offset, line number) of every trace_start line but the first line."""
+    out, pos = [], 0
+    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+        if number > 1 and trace_start_line(raw):
+            out.append((pos, number))
+        pos += len(raw)
+    return out
+
+
+def _read_ranges(path: Path, cuts: list[tuple[int, int]]
+                 ) -> tuple[list[ReadItem], list[NativeRange]]:
+    source = SourceFile(str(path), "t.jsonl", "t.jsonl")
+    size = path.stat().st_size
+    bounds = [(0, 1), *cuts]
+    ranges = [NativeRange(start, bounds[k + 1][0] if k + 1 < len(bounds) else size, line,
+                          k == len(bounds) - 1)
+              for k, (start, line) in enumerate(bounds)]
+    items = [item for r in ranges for item in read_file(r, source)]
+    return items, ranges
+
+
+def _comparable(items: list[ReadItem]) -> tuple[list[Any], list[Any], int]:
+    found = [repr(i) for i in items if isinstance(i, Trace)]
+    errs = sorted((e.rule, e.line, e.message) for e in items if isinstance(e, InputError))
+    unknown = sum(i.count for i in items if isinstance(i, IgnoredEvents))
+    return found, errs, unknown
+
+
+_EVENT = st.tuples(
+    st.sampled_from(["trace_start", "tool_call", "tool_result", "trace_end", "llm_call",
+                     "mystery", "bad"]),
+    st.sampled_from([None, "A", "B", "C", "D"]),  # trace_id (None: the current trace)
+    st.sampled_from(["x", "y"]),  # tool
+    st.sampled_from([None, "1", "2"]),  # call id
+)
+
+
+@st.composite
+def _trace(draw: st.DrawFn) -> list[tuple[str, str | None, str, str | None]]:
+    """A well-formed trace (start, calls and results, end), sometimes with its id only on
+    the trace_start line."""
+    tid = draw(st.sampled_from([None, "A", "B", "C", "D", "E", "F"]))
+    inner = None if draw(st.booleans()) else tid
+    body = draw(st.lists(st.tuples(st.sampled_from(["tool_call", "tool_result", "llm_call"]),
+                                   st.just(inner), st.sampled_from(["x", "y"]),
+                                   st.sampled_from([None, "1", "2"])), max_size=4))
+    return [("trace_start", tid, "x", None), *body, ("trace_end", inner, "x", None)]
+
+
+# mostly well-formed traces, with stray events (anything, any trace) between them
+_EVENTS = st.lists(st.one_of(_trace(), _trace(), st.lists(_EVENT, max_size=2)),
+                   max_size=8).map(lambda blocks: [e for b in blocks for e in b])
+
+
+def _jsonl(events: list[tuple[str, str | None, str, str | None]]) -> bytes:
+    out = []
+    for kind, tid, tool, cid in events:
+        if kind == "bad":
+            out.append("{not json")
+            continue
+        e: dict[str, Any] = {"type": kind, "tool": tool}
+        if tid is not None:
+            e["trace_id"] = tid
+        if cid is not None:
+            e["id"] = cid
+        out.append(json.dumps(e))
+    return ("\n".join(out) + "\n").encode()
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(events=_EVENTS, data=st.data())
+def test_clean_ranges_read_as_the_whole_file(tmp_path: Path, events: list[Any],
+                                              data: st.DataObject) -> None:
+    """Cut at any trace_start lines: when every range is clean and their trace ids are
+    disjoint, the ranges give exactly what reading the whole file gives (the engine reads
+    the file whole otherwise)."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_jsonl(events))
+    points = _cut_points(path.read_bytes())
+    cuts = data.draw(st.lists(st.sampled_from(points), unique=True).map(sorted)
+                     if points else st.just([]))
+    whole = list(read_file(READER, SourceFile(str(path), "t.jsonl", "t.jsonl")))
+    items, ranges = _read_ranges(path, cuts)
+    ids = [tid for r in ranges for tid in r.ids]
+    if all(r.clean for r in ranges) and len(ids) == len(set(ids)):
+        assert _comparable(items) == _comparable(whole)
+    if not cuts:  # one range: the whole file, clean whenever it holds a trace
+        assert ranges[0].clean == any(isinstance(i, Trace) for i in whole)
+
+
+def test_ranges_that_cannot_stand_alone_are_not_clean(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(jsonl(
+        {"type": "trace_start", "trace_id": "A"},             # 1
+        {"type": "tool_call", "trace_id": "A", "tool": "x"},  # 2
+        {"type": "trace_start", "trace_id": "B"},             # 3: A still open here
+        {"type": "trace_end", "trace_id": "A"},               # 4
+        {"type": "trace_end", "trace_id": "B"},               # 5
+        {"type": "trace_start", "trace_id": "C"},             # 6
+        {"type": "trace_end", "trace_id": "C"},               # 7
+        {"type": "trace_start", "trace_id": "D"},             # 8
+        {"type": "tool_call", "trace_id": "C", "tool": "x"},  # 9: C ended before 8
+        {"type": "trace_end", "trace_id": "D"},               # 10
+        {"type": "trace_start", "trace_id": "C"},             # 11: C again
+        {"type": "trace_end", "trace_id": "C"},               # 12
+    ))
+    points = dict((line, pos) for pos, line in _cut_points(path.read_bytes()))
+    assert sorted(points) == [3, 6, 8, 11]
+    _, ranges = _read_ranges(path, [(points[n], n) for n in (3, 6, 8, 11)])
+    assert [(r.clean, r.ids) for r in ranges] == [
+        (False, ["A"]),       # A is still open at its end
+        (False, ["B", "A"]),  # A's trace_end opens a trace without a trace_start
+        (True, ["C"]),
+        (False, ["D", "C"]),  # an event of a trace it did not start
+        (True, ["C"]),        # clean alone, but C is also in the third range
+    ]

@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> ExitCode:
                                   timings=not args.no_timings, pinned=sessions)
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
             return evaluate_files(suite, [*files, *sessions], errors,
-                                  jobs=max(1, args.jobs), timings=not args.no_timings,
+                                  jobs=args.jobs, timings=not args.no_timings,
                                   progress=progress, strict_coverage=args.strict_coverage)
 
     mode = getattr(args, "judge", "replay") or "replay"

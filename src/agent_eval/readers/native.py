@@ -8,13 +8,14 @@ several traces by ``trace_id``, so only then are they known to be complete).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 import orjson
 
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.limits import Limits
 from agent_eval.model import Handoff, LlmCall, Location, Score, ToolCall, Trace, score_value
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
@@ -115,6 +116,10 @@ class _FileState:
         self.unknown = 0
         self.traces = 0  # traces started in this file
         self.error_count = 0
+        # for a byte range (:class:`NativeRange`): every trace id it opened, and how many
+        # traces an event other than trace_start opened
+        self.ids: list[str] = []
+        self.implicit = 0
 
     def error(self, rule: str, line: int, message: str) -> None:
         self.error_count += 1
@@ -155,6 +160,9 @@ class _FileState:
             t.end_line = line
             self.open[tid] = t
             self.traces += 1
+            self.ids.append(tid)
+            if not start:
+                self.implicit += 1
         else:
             t.end_line = line
         if start and obj.get("trace_id") is not None:
@@ -444,30 +452,33 @@ class NativeReader:
             state.done.clear()
 
     def _read_lines(self, state: _FileState) -> Iterator[ReadItem]:
+        with open(state.source.path, "rb") as fh:
+            yield from self._read_events(state, file_lines(fh, state.source.limits))
+
+    def _read_events(self, state: _FileState, lines: Iterable[tuple[int, bytes]]
+                     ) -> Iterator[ReadItem]:
         event = state.event
         tool_call = state.tool_call
-        limits = state.source.limits
-        short = 2 * limits.max_depth + 2  # a shorter JSON text cannot nest deeper
+        short = 2 * state.source.limits.max_depth + 2  # a shorter text cannot nest deeper
         plain = _orjson_loads
-        with open(state.source.path, "rb") as fh:
-            for number, raw in file_lines(fh, limits):
-                if number == 1:
-                    raw = raw.removeprefix(_BOM)
-                try:
-                    # the hot path: orjson itself unless the line could be over a limit
-                    obj = plain(raw) if len(raw) < short else _loads(raw)
-                except _JSONDecodeError as exc:
-                    if raw.strip():
-                        state.error("input/parse_error", number,
-                                    f"line is not valid JSON ({exc}); fix or remove the line")
-                        yield from self._flush(state)
-                    continue
-                if type(obj) is dict and obj.get("type") == "tool_call":
-                    tool_call(obj, number)  # most lines: no dispatch
-                else:
-                    event(obj, number)
-                if state.done or state.errors:
+        for number, raw in lines:
+            if number == 1:
+                raw = raw.removeprefix(_BOM)
+            try:
+                # the hot path: orjson itself unless the line could be over a limit
+                obj = plain(raw) if len(raw) < short else _loads(raw)
+            except _JSONDecodeError as exc:
+                if raw.strip():
+                    state.error("input/parse_error", number,
+                                f"line is not valid JSON ({exc}); fix or remove the line")
                     yield from self._flush(state)
+                continue
+            if type(obj) is dict and obj.get("type") == "tool_call":
+                tool_call(obj, number)  # most lines: no dispatch
+            else:
+                event(obj, number)
+            if state.done or state.errors:
+                yield from self._flush(state)
 
     def _read_document(self, state: _FileState) -> Iterator[ReadItem]:
         with open(state.source.path, "rb") as fh:
@@ -499,3 +510,69 @@ class NativeReader:
 
 
 READER = NativeReader()
+
+
+def trace_start_line(raw: bytes) -> bool:
+    """Whether a JSONL line is a native ``trace_start`` event (a place a native file can
+    be cut for ``--jobs``: see :class:`NativeRange`)."""
+    if b"trace_start" not in raw:
+        return False
+    try:
+        obj = _orjson_loads(raw.removeprefix(_BOM))
+    except _JSONDecodeError:
+        return False
+    return type(obj) is dict and obj.get("type") == "trace_start"
+
+
+class NativeRange:
+    """A byte range of a native JSONL file, read as :class:`NativeReader` reads the whole
+    file, for ``--jobs``: it starts at a ``trace_start`` line (``first_line`` is its line
+    number) and ends before ``end`` (a line start, or the end of the file).
+
+    The range is *clean* when reading it cannot differ from reading the whole file: it was
+    read to its end without a limit or read error, it opened at least one trace, an event
+    other than ``trace_start`` opened none (except in the file's first range), and (unless
+    it is the last) every trace it opened ended in it. ``ids`` are the traces it opened:
+    ranges of one file are interchangeable with the whole file only when their ids are
+    disjoint. The caller reads the whole file instead when a range is not clean."""
+
+    name = "native"
+
+    def __init__(self, start: int, end: int, first_line: int, last: bool) -> None:
+        self.start, self.end, self.first_line, self.last = start, end, first_line, last
+        self.clean = False
+        self.ids: list[str] = []
+
+    def sniff(self, head: bytes, source: SourceFile) -> bool:
+        return False  # never picked by content: the engine makes ranges of native files
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = _FileState(source)
+        try:
+            with open(source.path, "rb") as fh:
+                fh.seek(self.start)
+                yield from READER._read_events(state, self._lines(fh, source.limits))
+        except (OSError, JsonLimitError):
+            return  # not clean: the whole file is read instead, and reports it
+        yield from state.errors
+        state.errors.clear()
+        for t in state.open.values():
+            yield t.finish()
+        if state.unknown:
+            yield IgnoredEvents(source.file, state.unknown)
+        self.ids = state.ids
+        self.clean = (state.traces > 0 and (self.start == 0 or not state.implicit)
+                      and (self.last or not state.open))
+
+    def _lines(self, fh: BinaryIO, limits: Limits) -> Iterator[tuple[int, bytes]]:
+        cap = limits.max_file_bytes
+        pos, end, number = self.start, self.end, self.first_line - 1
+        while pos < end:
+            raw = fh.readline(cap + 1)
+            if not raw:
+                return
+            pos += len(raw)
+            number += 1
+            if len(raw) > cap and not raw.endswith(b"\n"):
+                raise JsonLimitError("line too long", number)
+            yield number, raw
