@@ -34,6 +34,7 @@ from agent_eval.readers import (
     otlp,
     vercel_ai,
 )
+from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
 from agent_eval.safetext import clean_text, clean_trace
 
@@ -231,9 +232,13 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
     except OSError as exc:
         return InputError("input/unreadable_file", source.file, 0,
                           f"cannot read the file: {exc}")
+    # The first reader whose sniff accepts the head. Nearly every sniff first asks whether
+    # the file is native (is_native, which keeps its answer for this head): the native
+    # sniff runs once per file, here too.
     for reader in READERS.values():
         try:
-            if reader.sniff(head, source):
+            sniff = is_native if reader is native.READER else reader.sniff
+            if sniff(head, source):
                 return reader
         except Exception as exc:  # a sniff never takes the run down either
             return _failed(reader.name, source, exc)

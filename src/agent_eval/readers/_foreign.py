@@ -18,6 +18,7 @@ from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
+from agent_eval.readers.native import EVENT_TYPES as NATIVE_EVENT_TYPES
 from agent_eval.readers.native import READER as NATIVE_READER
 
 _loads = bounded_loads
@@ -30,9 +31,33 @@ def head_text(head: bytes) -> str:
     return head.removeprefix(BOM).decode("utf-8", errors="replace")
 
 
+_last_native: tuple[bytes, str, bool] = (b"", "", False)
+
+
 def is_native(head: bytes, source: SourceFile) -> bool:
-    """Native files always go to the native reader, whatever else they contain."""
-    return NATIVE_READER.sniff(head, source)
+    """Native files always go to the native reader, whatever else they contain.
+
+    Every other reader's sniff asks this of the same head while one file's format is
+    detected (:func:`agent_eval.readers.pick_reader` reads the head once and passes the
+    same bytes to each): the answer for the last head is kept, so the native sniff (a
+    walk over the head's JSON for ``.json`` files) runs at most once per file, not once
+    per reader."""
+    global _last_native
+    last_head, last_path, answer = _last_native
+    if head is not last_head or source.path != last_path:
+        answer = _may_be_native(head) and NATIVE_READER.sniff(head, source)
+        _last_native = (head, source.path, answer)
+    return answer
+
+
+_QUOTED_TYPES = tuple(f'"{t}"'.encode() for t in NATIVE_EVENT_TYPES)
+
+
+def _may_be_native(head: bytes) -> bool:
+    """False only when the native sniff must say no: it needs a JSON string whose value
+    is a native event type, which the head then holds as that very token in quotes (the
+    names have no character that an escape other than ``\\u`` could write)."""
+    return b"\\u" in head or any(t in head for t in _QUOTED_TYPES)
 
 
 def all_of(text: str, *patterns: re.Pattern[str]) -> bool:

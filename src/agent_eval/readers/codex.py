@@ -21,8 +21,8 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import file_lines, json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall
+from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import ReadItem, SourceFile
-from agent_eval.readers.native import READER as NATIVE
 from agent_eval.readers.openai import (
     OUTPUT_TYPES,
     Conversation,
@@ -246,7 +246,7 @@ class CodexReader:
     name = "codex"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if NATIVE.sniff(head, source):
+        if is_native(head, source):
             return False
         if _SNIFF.search(head) is not None and _SNIFF_PAYLOAD.search(head) is not None:
             return True

@@ -27,9 +27,9 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
-from agent_eval.readers.native import READER as NATIVE
 from agent_eval.readers.native import decode_arguments
 
 _loads = bounded_loads
@@ -558,7 +558,7 @@ _VCR_RESPONSES = re.compile(rb"uri:\s*\S*/responses\b")
 
 
 def _foreign(head: bytes, source: SourceFile) -> bool:
-    return _FOREIGN.search(head) is not None or NATIVE.sniff(head, source)
+    return _FOREIGN.search(head) is not None or is_native(head, source)
 
 
 def _is_vcr(head: bytes) -> bool:

@@ -21,9 +21,9 @@ from typing import Any
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
 from agent_eval.model import Handoff, LlmCall, Location, ToolCall, Trace
+from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath
-from agent_eval.readers.native import READER as NATIVE
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.openai import (
     Conversation,
@@ -363,7 +363,7 @@ class AgentsReader:
     name = "openai_agents"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if NATIVE.sniff(head, source):
+        if is_native(head, source):
             return False
         if _SNIFF_STATE.search(head) and _SNIFF_STATE_KEYS.search(head):
             return True

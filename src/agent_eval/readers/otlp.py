@@ -33,13 +33,13 @@ from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import jaeger
+from agent_eval.readers._foreign import is_native
 from agent_eval.readers._otel import as_list as _list
 from agent_eval.readers._otel import nanos as _nanos
 from agent_eval.readers._otel import span_id as _sid
 from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
-from agent_eval.readers.native import READER as NATIVE
 from agent_eval.readers.native import decode_arguments
 
 _loads = bounded_loads
@@ -994,7 +994,7 @@ class OtlpReader:
         # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
         start = head.removeprefix(_BOM).lstrip()[:1]
         return (start == b"{" and _SNIFF_FLAT.search(head) is not None
-                and not NATIVE.sniff(head, source))
+                and not is_native(head, source))
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _FileState(source)
