@@ -8,24 +8,36 @@ to the file: the whole text never exists twice in memory.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import BinaryIO
 
 import orjson
 
+from agent_eval.findings import Finding, finding_dict
 from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results, trace_dict
 
 _PLACEHOLDER = "\x00traces\x00"
+_FINDINGS = "\x00violations\x00"
 _CHUNK = 4096
 
 
 def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
-    data = results.to_dict(with_traces=False)
+    # the findings (possibly millions) are written like the traces: each finding dumped
+    # on its own and indented to its place, never the whole list as one document
+    bare = replace(results, tests=[replace(t, violations=[]) for t in results.tests])
+    data = bare.to_dict(with_traces=False)
+    for i, t in enumerate(data["tests"]):
+        t["violations"] = f"{_FINDINGS}{i}"
     data["traces"] = _PLACEHOLDER
     data["baseline"] = data.pop("baseline")  # keep it last
-    head, tail = orjson.dumps(data, option=orjson.OPT_INDENT_2).split(
-        orjson.dumps(_PLACEHOLDER), 1)
-    del data
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2)
+    del data, bare
+    for i, test in enumerate(results.tests):
+        head, text = text.split(orjson.dumps(f"{_FINDINGS}{i}"), 1)
+        out.write(head)
+        _write_findings(out, test.violations, head)
+    head, tail = text.split(orjson.dumps(_PLACEHOLDER), 1)
     out.write(head)
     traces = results.traces
     if not traces:
@@ -40,6 +52,24 @@ def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
         out.write(b"\n  ]")
     out.write(tail)
     out.write(b"\n")
+
+
+def _write_findings(out: BinaryIO, findings: list[Finding], head: bytes) -> None:
+    """A list of findings as ``orjson.OPT_INDENT_2`` writes it at the end of ``head``
+    (the indentation of its key's line)."""
+    if not findings:
+        out.write(b"[]")
+        return
+    line = head[head.rfind(b"\n") + 1:]
+    pad = b"\n" + b" " * (len(line) - len(line.lstrip(b" ")) + 2)
+    dumps, indent = orjson.dumps, orjson.OPT_INDENT_2
+    out.write(b"[")
+    for start in range(0, len(findings), _CHUNK):
+        if start:
+            out.write(b",")
+        out.write(b",".join(pad + dumps(finding_dict(v), option=indent).replace(b"\n", pad)
+                            for v in findings[start:start + _CHUNK]))
+    out.write(pad[:-2] + b"]")
 
 
 def render(results: Results, ctx: RenderContext | None = None) -> str:

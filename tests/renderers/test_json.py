@@ -1,0 +1,47 @@
+"""results.json: the findings are streamed (each dumped on its own, indented to its place),
+and the document is exactly what one ``orjson.dumps`` of the results would be."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.renderers import json as json_renderer
+
+SUITE = """\
+suite: streamed
+traces: traces/*.jsonl
+tests:
+  - {id: none, metric: tool_blocklist, blocklist: [never_called]}
+  - {id: blocked, metric: tool_blocklist, blocklist: ["bad_*"]}
+  - id: order
+    metric: sequence_valid
+    rules:
+      - {type: before, first: login, then: ["bad_*", "ok"]}
+"""
+
+
+def test_streamed_findings_are_what_one_dump_writes(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(SUITE)
+    lines = []
+    for i in range(5000):  # more than one chunk of findings
+        tool = "bad_x" if i % 2 else "ok"
+        lines.append(json.dumps({"type": "tool_call", "trace_id": f"T{i}", "tool": tool,
+                                 "arguments": {"text": "line\nbreak ü \u2028", "n": i}}))
+    (tmp_path / "traces" / "t.jsonl").write_text("\n".join(lines) + "\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(suite)
+    results = evaluate_files(suite, files, errors, timings=False)
+    results.traces = []  # the traces are written compact: compared without them here
+    counts = [len(t.violations) for t in results.tests]
+    assert counts == [0, 2500, 5000]
+    data = results.to_dict()
+    data["baseline"] = data.pop("baseline")  # written last
+    expected = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    assert json_renderer.render(results).encode() == expected
