@@ -36,6 +36,15 @@ from agent_eval.readers import (
 )
 from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
+from agent_eval.rule_ids import (
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_NO_TRACES,
+    INPUT_OUTSIDE_ROOT,
+    INPUT_PARSE_ERROR,
+    INPUT_READER_ERROR,
+    INPUT_UNKNOWN_FORMAT,
+    INPUT_UNREADABLE_FILE,
+)
 from agent_eval.safetext import clean_text, clean_trace
 
 READERS: dict[str, Reader] = {
@@ -179,15 +188,16 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     for pattern in patterns:
         file, line = where if where is not None else (pattern, 0)
         if _has_control(pattern):
-            errors.append(InputError("input/outside_root", file, line,
-                                     "a trace path or glob holds control characters; "
-                                     "rename the files"))
+            errors.append(INPUT_OUTSIDE_ROOT.input_error(
+                file, line,
+                "a trace path or glob holds control characters; "
+                "rename the files"))
             continue
         confined = where is not None
         lexical = os.path.normpath(os.path.join(os.path.abspath(base), pattern))
         if confined and not _inside(lexical, os.path.normpath(os.path.abspath(root))):
-            errors.append(InputError("input/outside_root", file, line,
-                                     f"'{pattern}' is {OUTSIDE}"))
+            errors.append(INPUT_OUTSIDE_ROOT.input_error(file, line,
+                                                         f"'{pattern}' is {OUTSIDE}"))
             continue
         found: list[Path] = []
         refused = len(errors)
@@ -196,24 +206,26 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
             real = os.path.realpath(joined)
             shown = _rel(Path(os.path.normpath(os.path.abspath(joined))), root)
             if confined and not _inside(real, real_root):
-                errors.append(InputError("input/outside_root", shown, 0,
-                                         f"a symbolic link that leads {OUTSIDE}; it was "
-                                         "not read"))
+                errors.append(INPUT_OUTSIDE_ROOT.input_error(
+                    shown, 0,
+                    f"a symbolic link that leads {OUTSIDE}; it was "
+                    "not read"))
                 continue
             p = Path(real)
             if not p.is_file():
                 continue
             if _has_control(_rel(p, root)):
-                errors.append(InputError("input/outside_root", repr(_rel(p, root))[1:-1], 0,
-                                         "the file name holds control characters; rename "
-                                         "the file (it was not read)"))
+                errors.append(INPUT_OUTSIDE_ROOT.input_error(
+                    repr(_rel(p, root))[1:-1], 0,
+                    "the file name holds control characters; rename "
+                    "the file (it was not read)"))
                 continue
             found.append(p)
         if not found and len(errors) == refused:
             origin = ("relative to the suite file's folder" if where is not None
                       else f"relative to {shown_base}")
-            errors.append(InputError(
-                "input/no_traces", file, line,
+            errors.append(INPUT_NO_TRACES.input_error(
+                file, line,
                 f"no trace file matches '{pattern}' ({origin}); check the glob or pass "
                 "--traces"))
         for p in found:
@@ -230,8 +242,8 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
         with open(source.path, "rb") as fh:
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
-        return InputError("input/unreadable_file", source.file, 0,
-                          f"cannot read the file: {exc}")
+        return INPUT_UNREADABLE_FILE.input_error(source.file, 0,
+                                                 f"cannot read the file: {exc}")
     # The first reader whose sniff accepts the head. Nearly every sniff first asks whether
     # the file is native (is_native, which keeps its answer for this head): the native
     # sniff runs once per file, here too.
@@ -242,25 +254,29 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
                 return reader
         except Exception as exc:  # a sniff never takes the run down either
             return _failed(reader.name, source, exc)
-    return InputError("input/unknown_format", source.file, 0,
-                      f"no reader recognises this file (tried: {', '.join(READERS)}); "
-                      "set 'format:' in the suite or convert the file")
+    return INPUT_UNKNOWN_FORMAT.input_error(
+        source.file, 0,
+        f"no reader recognises this file (tried: {', '.join(READERS)}); "
+        "set 'format:' in the suite or convert the file")
 
 
 def _failed(name: str, source: SourceFile, exc: BaseException) -> InputError:
     if isinstance(exc, LimitError):
-        return InputError("input/limit_exceeded", source.file, getattr(exc, "line", 0),
-                          str(exc))
+        return INPUT_LIMIT_EXCEEDED.input_error(source.file, getattr(exc, "line", 0),
+                                                str(exc))
     if isinstance(exc, RecursionError):
-        return InputError("input/limit_exceeded", source.file, 0,
-                          "the file nests values too deeply to be read (limits.max_depth)")
+        return INPUT_LIMIT_EXCEEDED.input_error(
+            source.file, 0,
+            "the file nests values too deeply to be read (limits.max_depth)")
     if isinstance(exc, MemoryError):
-        return InputError("input/limit_exceeded", source.file, 0,
-                          "the file needs more memory than there is; lower the limits "
-                          "(docs/security.md) or split the file")
-    return InputError("input/reader_error", source.file, 0,
-                      f"the {name} reader stopped on this file: {type(exc).__name__}: "
-                      f"{clean_text(str(exc), 500)}; the other files were still read")
+        return INPUT_LIMIT_EXCEEDED.input_error(
+            source.file, 0,
+            "the file needs more memory than there is; lower the limits "
+            "(docs/security.md) or split the file")
+    return INPUT_READER_ERROR.input_error(
+        source.file, 0,
+        f"the {name} reader stopped on this file: {type(exc).__name__}: "
+        f"{clean_text(str(exc), 500)}; the other files were still read")
 
 
 def _clean_error(item: InputError, limits: Limits) -> InputError:
@@ -268,8 +284,8 @@ def _clean_error(item: InputError, limits: Limits) -> InputError:
     reported by the readers as not valid JSON (they all catch ``JSONDecodeError``): it
     is filed under its own rule."""
     rule, message = item.rule, item.message
-    if rule == "input/parse_error" and "(limits." in message:
-        rule = "input/limit_exceeded"
+    if rule == INPUT_PARSE_ERROR.id and "(limits." in message:
+        rule = INPUT_LIMIT_EXCEEDED.id
     if not message.isprintable() or len(message) > limits.max_value_chars:
         message = clean_text(message, limits.max_value_chars)
     if rule is item.rule and message is item.message:

@@ -20,6 +20,12 @@ from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import EVENT_TYPES as NATIVE_EVENT_TYPES
 from agent_eval.readers.native import READER as NATIVE_READER
+from agent_eval.rule_ids import (
+    INPUT_INVALID_EVENT,
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_PARSE_ERROR,
+    INPUT_UNREADABLE_FILE,
+)
 
 _loads = bounded_loads
 JSONDecodeError = orjson.JSONDecodeError
@@ -202,7 +208,7 @@ def parse_document(data: bytes, file: str) -> JsonDoc | InputError:
         value = _loads(data)
     except JSONDecodeError as exc:
         line = data[: getattr(exc, "pos", 0) or 0].count(b"\n") + 1
-        return InputError("input/parse_error", file, line, f"file is not valid JSON ({exc})")
+        return INPUT_PARSE_ERROR.input_error(file, line, f"file is not valid JSON ({exc})")
     return JsonDoc(value, data.decode("utf-8", errors="replace"))
 
 
@@ -211,7 +217,7 @@ def read_bytes(source: SourceFile) -> bytes | InputError:
         with open(source.path, "rb") as fh:
             return read_whole(fh, source.limits)
     except OSError as exc:
-        return InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+        return INPUT_UNREADABLE_FILE.input_error(source.file, 0, f"cannot read the file: {exc}")
 
 
 class _Lines:
@@ -270,19 +276,20 @@ def iter_lines(source: SourceFile) -> Iterator[tuple[int, Any] | InputError]:
                 try:
                     value = _loads(raw)
                 except JSONDecodeError as exc:
-                    yield InputError("input/parse_error", source.file, number,
-                                     f"line is not valid JSON ({exc}); fix or remove the line")
+                    yield INPUT_PARSE_ERROR.input_error(
+                        source.file, number,
+                        f"line is not valid JSON ({exc}); fix or remove the line")
                     continue
                 yield number, value
     except OSError as exc:
-        yield InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+        yield INPUT_UNREADABLE_FILE.input_error(source.file, 0, f"cannot read the file: {exc}")
     except JsonLimitError as exc:  # the lines before are kept
-        yield InputError("input/limit_exceeded", source.file, exc.line, str(exc))
+        yield INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, str(exc))
 
 
 def not_an_object(file: str, line: int, value: Any, what: str = "a record") -> InputError:
-    return InputError("input/invalid_event", file, line,
-                      f"{what} must be a JSON object, not {json_type(value)}")
+    return INPUT_INVALID_EVENT.input_error(file, line,
+                                           f"{what} must be a JSON object, not {json_type(value)}")
 
 
 def read_document(source: SourceFile) -> JsonDoc | InputError:

@@ -40,6 +40,12 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import (
+    INPUT_INVALID_EVENT,
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_PARSE_ERROR,
+    INPUT_UNMATCHED_RESULT,
+)
 from agent_eval.yamlpos import YamlLimitError, guard_yaml
 
 NAME = "anthropic"
@@ -71,8 +77,9 @@ class Conversation:
         if key is not None and key in self.calls:
             return  # the same call again: a request repeats the history
         if not isinstance(name, str) or not name:
-            self.errors.append(InputError("input/invalid_event", self.file, line,
-                                          f"a {block.get('type')} block without a tool name"))
+            self.errors.append(INPUT_INVALID_EVENT.input_error(
+                self.file, line,
+                f"a {block.get('type')} block without a tool name"))
             return
         args, why = decode_arguments(block.get("input"))
         call = ToolCall(name=name, arguments=args, location=self.loc(line), id=key,
@@ -85,8 +92,8 @@ class Conversation:
         cid = block.get("tool_use_id")
         call = self.calls.get(str(cid)) if cid is not None else None
         if call is None:
-            self.errors.append(InputError(
-                "input/unmatched_result", self.file, line,
+            self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
+                self.file, line,
                 f"{block.get('type')} for tool_use_id '{cid}' matches no earlier tool_use "
                 f"in trace '{self.trace.id}'"))
             return
@@ -335,9 +342,10 @@ class AnthropicReader:
         if f.messages:
             yield f.conv.finish()
         elif not f.conv.errors:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "no Anthropic message in this file (expected a Messages API "
-                             "request or response body, or a list of messages)")
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1,
+                "no Anthropic message in this file (expected a Messages API "
+                "request or response body, or a list of messages)")
         if f.unknown:
             yield IgnoredEvents(source.file, f.unknown)
 
@@ -374,18 +382,18 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
         tree = yaml.compose(text, Loader=yaml.SafeLoader)
         cassette = yaml.safe_load(text)
     except YamlLimitError as exc:
-        yield InputError("input/limit_exceeded", source.file, exc.line, exc.message)
+        yield INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, exc.message)
         return
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        yield InputError("input/parse_error", source.file, mark.line + 1 if mark else 0,
-                         f"file is not valid YAML ({exc})")
+        yield INPUT_PARSE_ERROR.input_error(source.file, mark.line + 1 if mark else 0,
+                                            f"file is not valid YAML ({exc})")
         return
     interactions = cassette.get("interactions") if isinstance(cassette, dict) else None
     nodes = _ynode(tree, "interactions")
     if not isinstance(interactions, list) or not isinstance(nodes, yaml.SequenceNode):
-        yield InputError("input/invalid_event", source.file, 1,
-                         "a VCR cassette needs an 'interactions' list")
+        yield INPUT_INVALID_EVENT.input_error(source.file, 1,
+                                              "a VCR cassette needs an 'interactions' list")
         return
     starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
 
@@ -425,8 +433,8 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
                 try:
                     value = bounded_loads(body)
                 except orjson.JSONDecodeError as exc:
-                    yield InputError("input/parse_error", source.file, body_line,
-                                     f"the {part} body is not valid JSON ({exc})")
+                    yield INPUT_PARSE_ERROR.input_error(
+                        source.file, body_line, f"the {part} body is not valid JSON ({exc})")
                     continue
             if value is None:
                 continue

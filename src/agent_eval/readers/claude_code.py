@@ -38,6 +38,7 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers.anthropic import Conversation, llm_call
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.rule_ids import INPUT_INVALID_EVENT, Rule
 
 NAME = "claude_code"
 # User rows that are Claude Code's own bookkeeping, not a request of the user.
@@ -69,8 +70,8 @@ class _State:
         self.errors: list[InputError] = []
         self.unknown = 0
 
-    def error(self, rule: str, line: int, message: str) -> None:
-        self.errors.append(InputError(rule, self.file, line, message))
+    def error(self, rule: Rule, line: int, message: str) -> None:
+        self.errors.append(rule.input_error(self.file, line, message))
 
     def session(self, obj: dict[str, Any], line: int) -> _Session:
         sid = obj.get("sessionId", obj.get("session_id"))
@@ -97,19 +98,19 @@ class _State:
     def row(self, obj: Any, at: LineAt, *path: str | int) -> None:
         line = at(*path)
         if type(obj) is not dict:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        f"a Claude Code row must be a JSON object, not {json_type(obj)}")
             return
         kind = obj.get("type")
         if kind in ("user", "assistant"):
             message = obj.get("message")
             if not isinstance(message, dict):
-                self.error("input/invalid_event", line,
+                self.error(INPUT_INVALID_EVENT, line,
                            f"a '{kind}' row needs a 'message' object, not "
                            f"{json_type(message)}; the row is skipped")
                 return
             if "content" not in message:
-                self.error("input/invalid_event", line,
+                self.error(INPUT_INVALID_EVENT, line,
                            f"the message of this '{kind}' row has no 'content'; the row "
                            "is skipped")
                 return
@@ -268,9 +269,10 @@ class ClaudeCodeReader:
             yield from s.conv.errors
         yield from state.finish()
         if not state.sessions and not state.errors and not reported:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "no Claude Code row in this file (rows of type user / assistant "
-                             "with a 'message')")
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1,
+                "no Claude Code row in this file (rows of type user / assistant "
+                "with a 'message')")
         if state.unknown:
             yield IgnoredEvents(source.file, state.unknown)
 
@@ -282,9 +284,10 @@ class ClaudeCodeReader:
         elif isinstance(value, dict):
             value = [value]
         if not isinstance(value, list):
-            yield InputError("input/invalid_event", state.file, 1,
-                             "expected Claude Code rows: a JSON array, {\"loglines\": [...]} "
-                             "or one row per line")
+            yield INPUT_INVALID_EVENT.input_error(
+                state.file, 1,
+                "expected Claude Code rows: a JSON array, {\"loglines\": [...]} "
+                "or one row per line")
             return
         single = isinstance(doc.value, dict) and not prefix
         for i, row in enumerate(value):

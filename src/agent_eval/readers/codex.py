@@ -30,6 +30,7 @@ from agent_eval.readers.openai import (
     responses_item,
     text_of,
 )
+from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UNREADABLE_FILE
 
 _loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -98,7 +99,7 @@ class _Rollout:
             self.started = True
             conv.trace.location = conv.trace.end_location = Location(conv.file, line)
         if type(obj) is not dict:
-            conv.error("input/invalid_event", line,
+            conv.error(INPUT_INVALID_EVENT, line,
                        f"a rollout line must be a JSON object, not {json_type(obj)}")
             return
         conv.touch(line)
@@ -121,7 +122,7 @@ class _Rollout:
                 conv.ignored += 1
             return
         if type(payload) is not dict:
-            conv.error("input/invalid_event", line,
+            conv.error(INPUT_INVALID_EVENT, line,
                        f"'payload' must be a JSON object, not {json_type(payload)}")
             return
         if kind == "response_item":
@@ -274,20 +275,21 @@ class CodexReader:
                     try:
                         obj = _loads(raw)
                     except _JSONDecodeError as exc:
-                        errors.append(InputError(
-                            "input/parse_error", source.file, number,
+                        errors.append(INPUT_PARSE_ERROR.input_error(
+                            source.file, number,
                             f"line is not valid JSON ({exc}); fix or remove the line"))
                         continue
                     rollout.line(obj, number)
         except OSError as exc:
-            yield InputError("input/unreadable_file", source.file, 0,
-                             f"cannot read the file: {exc}")
+            yield INPUT_UNREADABLE_FILE.input_error(source.file, 0,
+                                                    f"cannot read the file: {exc}")
             return
         yield from errors
         if not rollout.started:
             if not errors:
-                yield InputError("input/invalid_event", source.file, 0,
-                                 "the file holds no rollout lines (it is empty)")
+                yield INPUT_INVALID_EVENT.input_error(
+                    source.file, 0,
+                    "the file holds no rollout lines (it is empty)")
             return
         yield from rollout.finish()
 

@@ -35,6 +35,12 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers._scores import inspect_scores
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import (
+    INPUT_INVALID_EVENT,
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_PARSE_ERROR,
+    INPUT_UNREADABLE_FILE,
+)
 
 NAME = "inspect"
 ATTACHMENT = "attachment://"
@@ -300,8 +306,8 @@ class InspectReader:
             with open(source.path, "rb") as fh:
                 magic = fh.read(4)
         except OSError as exc:
-            yield InputError("input/unreadable_file", source.file, 0,
-                             f"cannot read the file: {exc}")
+            yield INPUT_UNREADABLE_FILE.input_error(source.file, 0,
+                                                    f"cannot read the file: {exc}")
             return
         if magic == b"PK\x03\x04":
             yield from self._archive(source)
@@ -320,24 +326,25 @@ class InspectReader:
         log = doc.value
         samples = log.get("samples") if isinstance(log, dict) else None
         if not isinstance(samples, list) or not samples:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "this Inspect log holds no samples (was it written with "
-                             "log_samples off, or is the run still going?)")
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1,
+                "this Inspect log holds no samples (was it written with "
+                "log_samples off, or is the run still going?)")
             return
         meta = _file_meta(log)
         for i, sample in enumerate(samples):
             if isinstance(sample, dict):
                 yield _Sample(sample, doc.line, ("samples", i), source, meta).build()
             else:
-                yield InputError("input/invalid_event", source.file, doc.line("samples", i),
-                                 "a sample must be a JSON object")
+                yield INPUT_INVALID_EVENT.input_error(source.file, doc.line("samples", i),
+                                                      "a sample must be a JSON object")
 
     def _archive(self, source: SourceFile) -> Iterator[ReadItem]:
         try:
             zf = zipfile.ZipFile(source.path)
         except (zipfile.BadZipFile, OSError) as exc:
-            yield InputError("input/parse_error", source.file, 0,
-                             f"not a readable .eval archive ({exc})")
+            yield INPUT_PARSE_ERROR.input_error(source.file, 0,
+                                                f"not a readable .eval archive ({exc})")
             return
         budget = [source.limits.max_archive_bytes]  # decompressed bytes still allowed
         with zf:
@@ -356,15 +363,16 @@ class InspectReader:
             meta = _file_meta(header)
             members = [n for n in names if _SAMPLE_MEMBER.match(n)]
             if not members:
-                yield InputError("input/invalid_event", source.file, 0,
-                                 "this .eval archive holds no samples/*.json (was it written "
-                                 "with log_samples off, or is the run still going?)")
+                yield INPUT_INVALID_EVENT.input_error(
+                    source.file, 0,
+                    "this .eval archive holds no samples/*.json (was it written "
+                    "with log_samples off, or is the run still going?)")
                 return
             for name in members:
                 raw = _member(zf, name, source, budget)
                 if isinstance(raw, InputError):
                     yield raw
-                    if raw.rule == "input/limit_exceeded" and budget[0] <= 0:
+                    if raw.rule == INPUT_LIMIT_EXCEEDED.id and budget[0] <= 0:
                         return  # the archive's budget is spent: the rest is not read
                     continue
                 doc = parse_document(raw, f"{source.file}!{name}")
@@ -373,8 +381,8 @@ class InspectReader:
                                      f"{name}: {doc.message}")
                     continue
                 if not isinstance(doc.value, dict):
-                    yield InputError("input/invalid_event", source.file, 1,
-                                     f"{name}: a sample must be a JSON object")
+                    yield INPUT_INVALID_EVENT.input_error(source.file, 1,
+                                                          f"{name}: a sample must be a JSON object")
                     continue
                 trace = _Sample(doc.value, doc.line, (), source, {**meta, "member": name})
                 yield trace.build()
@@ -393,15 +401,17 @@ def _member(zf: zipfile.ZipFile, name: str, source: SourceFile,
             data = fh.read(cap + 1)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
             RuntimeError, ValueError) as exc:
-        return InputError("input/parse_error", source.file, 0,
-                          f"{name}: cannot be read from the archive ({exc}); the archive "
-                          "is damaged")
+        return INPUT_PARSE_ERROR.input_error(
+            source.file, 0,
+            f"{name}: cannot be read from the archive ({exc}); the archive "
+            "is damaged")
     budget[0] -= len(data)
     if len(data) > cap:
         which = ("max_file_bytes" if cap == lim.max_file_bytes else "max_archive_bytes")
-        return InputError("input/limit_exceeded", source.file, 0,
-                          f"{name}: decompresses to more than {cap} bytes (limits.{which}); "
-                          "it was not read")
+        return INPUT_LIMIT_EXCEEDED.input_error(
+            source.file, 0,
+            f"{name}: decompresses to more than {cap} bytes (limits.{which}); "
+            "it was not read")
     return data
 
 

@@ -34,6 +34,7 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 LineAt = Callable[..., int]
 _CLASSES = {
@@ -301,9 +302,10 @@ class LangChainReader:
         if conv.messages:
             yield conv.trace
         else:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "no LangChain message in this file (serialized messages, a "
-                             "LangGraph state or stream)")
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1,
+                "no LangChain message in this file (serialized messages, a "
+                "LangGraph state or stream)")
         if unknown:
             yield IgnoredEvents(source.file, unknown)
 

@@ -36,6 +36,7 @@ from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.langchain import LineAt, message_parts, model_name
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 NAME = "langsmith"
 
@@ -207,8 +208,9 @@ class LangSmithReader:
             unknown += self._collect(doc.value, doc.line, (), runs, feedback=feedback)
         yield from self._traces(source, runs, feedback)
         if not runs:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "no LangSmith run in this file (objects with an id and a run_type)")
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1,
+                "no LangSmith run in this file (objects with an id and a run_type)")
         if unknown:
             yield IgnoredEvents(source.file, unknown)
 

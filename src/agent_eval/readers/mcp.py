@@ -36,6 +36,12 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import (
+    INPUT_INVALID_EVENT,
+    INPUT_PARSE_ERROR,
+    INPUT_UNMATCHED_RESULT,
+    INPUT_UNREADABLE_FILE,
+)
 
 NAME = "mcp"
 WRAPPER_KEYS = ("message", "payload", "data", "json", "msg", "body")
@@ -78,8 +84,8 @@ class _State:
                 self.value(item, line, ts, direction)
             return
         if not isinstance(value, dict):
-            self.errors.append(InputError(
-                "input/invalid_event", self.file, line,
+            self.errors.append(INPUT_INVALID_EVENT.input_error(
+                self.file, line,
                 f"a JSON-RPC message must be a JSON object, not {json_type(value)}"))
             return
         if "jsonrpc" not in value:
@@ -135,8 +141,8 @@ class _State:
             result = msg.get("result")
             if "error" in msg or (isinstance(result, dict) and (
                     "content" in result or "isError" in result)):
-                self.errors.append(InputError(
-                    "input/unmatched_result", self.file, line,
+                self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
+                    self.file, line,
                     f"a JSON-RPC response with id {mid!r} matches no earlier tools/call "
                     "request in this log; log both directions of the connection"))
             return
@@ -147,8 +153,9 @@ class _State:
                   direction: str | None) -> None:
         name = params.get("name")
         if not isinstance(name, str) or not name:
-            self.errors.append(InputError("input/invalid_event", self.file, line,
-                                          "a tools/call request without params.name"))
+            self.errors.append(INPUT_INVALID_EVENT.input_error(
+                self.file, line,
+                "a tools/call request without params.name"))
             return
         args, why = decode_arguments(params.get("arguments"))
         call = ToolCall(name=name, arguments=args, location=Location(self.file, line), id=key,
@@ -215,9 +222,10 @@ class McpReader:
         yield from state.errors
         yield from state.traces
         if not state.traces and not state.errors and not reported:
-            yield InputError("input/invalid_event", source.file, 1,
-                             "no JSON-RPC 2.0 message in this file (an MCP log holds the "
-                             "messages themselves, e.g. a tools/call request and its response)")
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1,
+                "no JSON-RPC 2.0 message in this file (an MCP log holds the "
+                "messages themselves, e.g. a tools/call request and its response)")
         if state.unknown:
             yield IgnoredEvents(source.file, state.unknown)
 
@@ -226,8 +234,8 @@ class McpReader:
             with open(source.path, "rb") as fh:
                 first = next((ln for ln in fh if ln.strip()), b"").strip().removeprefix(BOM)
         except OSError as exc:
-            yield InputError("input/unreadable_file", source.file, 0,
-                             f"cannot read the file: {exc}")
+            yield INPUT_UNREADABLE_FILE.input_error(source.file, 0,
+                                                    f"cannot read the file: {exc}")
             return
         strict = False
         if first.startswith((b"{", b"[")):
@@ -254,9 +262,10 @@ class McpReader:
                 try:
                     value = bounded_loads(m.group("json"))
                 except JSONDecodeError as exc:
-                    yield InputError("input/parse_error", source.file, number,
-                                     "the JSON-RPC message on this line is not valid JSON "
-                                     f"({exc})")
+                    yield INPUT_PARSE_ERROR.input_error(
+                        source.file, number,
+                        "the JSON-RPC message on this line is not valid JSON "
+                        f"({exc})")
                     continue
                 state.value(value, number, m.group("ts"), m.group("who"))
 

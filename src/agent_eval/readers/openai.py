@@ -31,6 +31,14 @@ from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import (
+    INPUT_INVALID_EVENT,
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_PARSE_ERROR,
+    INPUT_UNMATCHED_RESULT,
+    INPUT_UNREADABLE_FILE,
+    Rule,
+)
 
 _loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -110,8 +118,8 @@ def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputEr
                 _loads(first)
             except _JSONDecodeError:
                 line = data[: getattr(exc, "pos", 0) or 0].count(b"\n") + 1
-                return [], [InputError("input/parse_error", source.file, line,
-                                       f"file is not valid JSON ({exc})")]
+                return [], [INPUT_PARSE_ERROR.input_error(source.file, line,
+                                                          f"file is not valid JSON ({exc})")]
         else:
             text = data.decode("utf-8", errors="replace")
             return [(doc, Lines(text if "\n" in text.strip() else None))], []
@@ -123,8 +131,9 @@ def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputEr
         try:
             out.append((_loads(raw), Lines(None, n)))
         except _JSONDecodeError as exc:
-            errors.append(InputError("input/parse_error", source.file, n,
-                                     f"line is not valid JSON ({exc}); fix or remove the line"))
+            errors.append(INPUT_PARSE_ERROR.input_error(
+                source.file, n,
+                f"line is not valid JSON ({exc}); fix or remove the line"))
     return out, errors
 
 
@@ -158,8 +167,8 @@ class Conversation:
         if line < t.location.line:
             t.location = Location(self.file, line)
 
-    def error(self, rule: str, line: int, message: str) -> None:
-        self.errors.append(InputError(rule, self.file, line, message))
+    def error(self, rule: Rule, line: int, message: str) -> None:
+        self.errors.append(rule.input_error(self.file, line, message))
 
     # -------------------------------------------------------------------- calls
     def call(self, name: Any, raw: Any, cid: Any, line: int, *,
@@ -219,7 +228,7 @@ class Conversation:
 
     def report_unmatched(self, what: str = "output") -> None:
         for key, line in self.unmatched:
-            self.error("input/unmatched_result", line,
+            self.error(INPUT_UNMATCHED_RESULT, line,
                        f"tool {what} for call id '{key}' matches no earlier tool call in "
                        f"trace '{self.trace.id}'")
         self.unmatched.clear()
@@ -267,7 +276,7 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
     """One Chat Completions message; each tool call is located at its own object."""
     line = lines(path)
     if type(m) is not dict:
-        conv.error("input/invalid_event", line,
+        conv.error(INPUT_INVALID_EVENT, line,
                    f"a message must be a JSON object, not {json_type(m)}")
         return
     conv.touch(line)
@@ -275,7 +284,7 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
     content = m.get("content")
     if role == "tool":
         if m.get("tool_call_id") is None:
-            conv.error("input/invalid_event", line,
+            conv.error(INPUT_INVALID_EVENT, line,
                        "a 'tool' message without 'tool_call_id' matches no call; add the "
                        "id of the assistant's tool call")
             return
@@ -348,7 +357,7 @@ def unwrap(conv: Conversation, obj: Any, lines: Lines, path: JsonPath, what: str
             visit(conv, item, lines, (*path, i))
         return None
     if type(obj) is not dict:
-        conv.error("input/invalid_event", lines(path),
+        conv.error(INPUT_INVALID_EVENT, lines(path),
                    f"expected {what}, not {json_type(obj)}")
         return None
     if "request" in obj or "response" in obj:
@@ -383,7 +392,7 @@ def chat_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> No
     elif obj.get("object") == "chat.completion.chunk":
         conv.ignored += 1
     else:
-        conv.error("input/invalid_event", lines(path),
+        conv.error(INPUT_INVALID_EVENT, lines(path),
                    "not a Chat Completions request (messages), response (choices) or "
                    "message (role)")
 
@@ -424,7 +433,7 @@ def output_value(item: dict[str, Any]) -> Any:
 def responses_item(conv: Conversation, item: Any, line: int) -> None:
     """One Responses API item (also Agents SDK raw items and Codex rollout payloads)."""
     if type(item) is not dict:
-        conv.error("input/invalid_event", line,
+        conv.error(INPUT_INVALID_EVENT, line,
                    f"an item must be a JSON object, not {json_type(item)}")
         return
     conv.touch(line)
@@ -530,7 +539,7 @@ def responses_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) 
     elif "type" in obj or "role" in obj:
         responses_item(conv, obj, lines(path))
     else:
-        conv.error("input/invalid_event", lines(path),
+        conv.error(INPUT_INVALID_EVENT, lines(path),
                    "not a Responses API request (input), response (output) or item (type)")
 
 
@@ -579,16 +588,16 @@ def read_cassette(source: SourceFile) -> tuple[list[tuple[Any, Any, int, int]],
     try:
         doc = safe_load(text, source.limits)
     except YamlLimitError as exc:
-        return [], InputError("input/limit_exceeded", source.file, exc.line, exc.message)
+        return [], INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, exc.message)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        return [], InputError("input/parse_error", source.file,
-                              (mark.line + 1) if mark is not None else 1,
-                              f"the cassette is not valid YAML ({exc})")
+        return [], INPUT_PARSE_ERROR.input_error(source.file,
+                                                 (mark.line + 1) if mark is not None else 1,
+                                                 f"the cassette is not valid YAML ({exc})")
     inter = doc.get("interactions") if type(doc) is dict else None
     if type(inter) is not list:
-        return [], InputError("input/invalid_event", source.file, 1,
-                              "a VCR cassette needs an 'interactions:' list")
+        return [], INPUT_INVALID_EVENT.input_error(source.file, 1,
+                                                   "a VCR cassette needs an 'interactions:' list")
     starts: list[int] = []
     responses: list[int] = []
     for n, raw in enumerate(text.splitlines(), 1):
@@ -644,13 +653,13 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
         else:
             docs, errors = load_file(source)
     except OSError as exc:
-        yield InputError("input/unreadable_file", source.file, 0, f"cannot read the file: {exc}")
+        yield INPUT_UNREADABLE_FILE.input_error(source.file, 0, f"cannot read the file: {exc}")
         return
     yield from errors
     if not docs:
         if not errors:
-            yield InputError("input/invalid_event", source.file, 0,
-                             f"the file holds no {fmt} data (it is empty)")
+            yield INPUT_INVALID_EVENT.input_error(source.file, 0,
+                                                  f"the file holds no {fmt} data (it is empty)")
         return
     conv = Conversation(source, fmt, docs[0][1](()))
     for obj, lines in docs:

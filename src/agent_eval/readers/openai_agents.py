@@ -34,6 +34,7 @@ from agent_eval.readers.openai import (
     text_of,
 )
 from agent_eval.readers.skeleton import dispatch
+from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_UNREADABLE_FILE
 
 _SNIFF_STATE = re.compile(rb'"\$schemaVersion"\s*:')
 _SNIFF_STATE_KEYS = re.compile(rb'"(?:generated_items|model_responses|current_agent|'
@@ -147,7 +148,7 @@ class _RunItems:
 
     def item(self, item: Any, line: int) -> None:
         if type(item) is not dict:
-            self.conv.error("input/invalid_event", line,
+            self.conv.error(INPUT_INVALID_EVENT, line,
                             f"a run item must be a JSON object, not {json_type(item)}")
             return
         kind = item.get("type")
@@ -207,8 +208,9 @@ class _Spans:
             return
         line = lines(path)
         if type(obj) is not dict:
-            self.errors.append(InputError("input/invalid_event", self.file, line,
-                                          f"expected a span object, not {json_type(obj)}"))
+            self.errors.append(INPUT_INVALID_EVENT.input_error(
+                self.file, line,
+                f"expected a span object, not {json_type(obj)}"))
             return
         kind = obj.get("object")
         if kind is None and type(obj.get("data")) is list:
@@ -374,8 +376,8 @@ class AgentsReader:
         try:
             docs, errors = load_file(source)
         except OSError as exc:
-            yield InputError("input/unreadable_file", source.file, 0,
-                             f"cannot read the file: {exc}")
+            yield INPUT_UNREADABLE_FILE.input_error(source.file, 0,
+                                                    f"cannot read the file: {exc}")
             return
         yield from errors
         if len(docs) == 1 and type(docs[0][0]) is dict and (
@@ -389,8 +391,8 @@ class AgentsReader:
         for obj, lines in docs:
             spans.value(obj, lines, ())
         if not spans.spans and not spans.errors and not errors:
-            spans.errors.append(InputError(
-                "input/invalid_event", source.file, 0,
+            spans.errors.append(INPUT_INVALID_EVENT.input_error(
+                source.file, 0,
                 "the file holds no Agents SDK run state or trace spans"))
         yield from spans.errors
         for tid, items in spans.spans.items():

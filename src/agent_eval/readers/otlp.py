@@ -41,6 +41,7 @@ from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import decode_arguments
+from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UNREADABLE_FILE, Rule
 
 _loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -489,8 +490,8 @@ class _FileState:
         if not found:
             self.ignored += 1
 
-    def error(self, rule: str, line: int, message: str) -> None:
-        self.errors.append(InputError(rule, self.file, line, message))
+    def error(self, rule: Rule, line: int, message: str) -> None:
+        self.errors.append(rule.input_error(self.file, line, message))
         self.had_errors = True
 
     def add(self, tid: Any, span: _Span) -> None:
@@ -511,7 +512,7 @@ class _FileState:
                 self.value(item, ln, lines, p)
             return
         if type(obj) is not dict:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        f"expected an OTLP export object, not {json_type(obj)}")
             return
         if "resourceSpans" in obj or "resource_spans" in obj or "batches" in obj:
@@ -526,7 +527,7 @@ class _FileState:
                  for k in obj):
             self.flat(obj, line)
         else:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        "not an OTLP export object: expected \"resourceSpans\" (OTLP), "
                        "\"batches\" (Tempo) or \"data\" (Jaeger)")
 
@@ -1008,9 +1009,9 @@ class OtlpReader:
                         data = read_whole(fh, source.limits)
                     self._document(state, data)
             except OSError as exc:
-                state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+                state.error(INPUT_UNREADABLE_FILE, 0, f"cannot read the file: {exc}")
         if not state.traces and not state.had_errors:
-            state.error("input/invalid_event", 0,
+            state.error(INPUT_INVALID_EVENT, 0,
                         "the file holds no spans; nothing of it can be checked")
         yield from state.errors
         state.errors.clear()
@@ -1036,7 +1037,7 @@ class OtlpReader:
                 obj = _loads(raw)
             except _JSONDecodeError as exc:
                 if raw.strip():
-                    state.error("input/parse_error", number,
+                    state.error(INPUT_PARSE_ERROR, number,
                                 f"line is not valid JSON ({exc}); fix or remove the line")
                 continue
             value(obj, number, None, ())
