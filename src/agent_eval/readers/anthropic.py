@@ -24,15 +24,11 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
-    LINES,
-    JsonDoc,
     as_dict,
     count,
     head_text,
     is_native,
-    iter_lines,
     new_trace,
-    open_records,
     read_bytes,
     set_result,
     text_of,
@@ -40,6 +36,7 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.readers.skeleton import feed
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
     INPUT_LIMIT_EXCEEDED,
@@ -324,20 +321,8 @@ class AnthropicReader:
         f = _File(source)
         if source.path.lower().endswith(_YAML):
             yield from _read_cassette(source, f)
-        else:
-            doc = open_records(source)
-            if isinstance(doc, InputError):
-                yield doc
-                return
-            if doc is LINES:
-                for item in iter_lines(source):
-                    if isinstance(item, InputError):
-                        yield item
-                        continue
-                    number, value = item
-                    f.record(value, lambda *_p, n=number: n)
-            elif isinstance(doc, JsonDoc):
-                f.record(doc.value, doc.line)
+        elif (yield from feed(source, lambda value, at, _whole: f.record(value, at))):
+            return
         yield from f.conv.errors
         if f.messages:
             yield f.conv.finish()

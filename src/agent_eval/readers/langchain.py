@@ -12,21 +12,16 @@ LangSmith runs are read by :mod:`agent_eval.readers.langsmith`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
-    LINES,
-    JsonDoc,
     add,
     count,
     head_text,
     is_native,
-    iter_lines,
     new_trace,
-    open_records,
     set_result,
     text_of,
     touch,
@@ -34,9 +29,9 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.readers.skeleton import LineAt, feed
 from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
-LineAt = Callable[..., int]
 _CLASSES = {
     "HumanMessage": "human", "HumanMessageChunk": "human",
     "AIMessage": "ai", "AIMessageChunk": "ai",
@@ -271,34 +266,23 @@ class LangChainReader:
         return bool(_LC_DICT.search(text) and _LC_SHAPE.search(text))
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        doc = open_records(source)
-        if isinstance(doc, InputError):
-            yield doc
+        values: list[tuple[Any, LineAt, bool]] = []
+        if (yield from feed(source, lambda *value: values.append(value))):
             return
         conv = _Conv(new_trace(source.trace_id, source, 1, self.name))
-        unknown = 0
-        if doc is LINES:
-            records: list[tuple[Any, LineAt, tuple[str | int, ...]]] = []
-            for item in iter_lines(source):
-                if isinstance(item, InputError):
-                    yield item
-                    continue
-                number, value = item
-                records.append((value, lambda *_p, n=number: n, ()))
-            if records:
-                conv.trace.location = Location(source.file, records[0][1]())
-            if records and all(_is_event(v) for v, _, _ in records):
-                unknown += self._stream([(v, at, p) for v, at, p in records], conv)
-            else:
-                for value, at, path in records:
-                    unknown += self._value(value, at, path, conv)
-        elif isinstance(doc, JsonDoc):
-            value = doc.value
+        if len(values) == 1 and values[0][2]:  # one JSON document
+            value, at, _ = values[0]
             if isinstance(value, list) and value and all(_is_event(v) for v in value):
-                unknown += self._stream([(v, doc.line, (k,)) for k, v in enumerate(value)],
-                                        conv)
+                unknown = self._stream([(v, at, (k,)) for k, v in enumerate(value)], conv)
             else:
-                unknown += self._value(value, doc.line, (), conv)
+                unknown = self._value(value, at, (), conv)
+        else:  # JSON lines
+            if values:
+                conv.trace.location = Location(source.file, values[0][1]())
+            if values and all(_is_event(v) for v, _, _ in values):
+                unknown = self._stream([(v, at, ()) for v, at, _ in values], conv)
+            else:
+                unknown = sum(self._value(v, at, (), conv) for v, at, _ in values)
         if conv.messages:
             yield conv.trace
         else:

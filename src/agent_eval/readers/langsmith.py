@@ -12,20 +12,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
-    LINES,
-    JsonDoc,
     add,
     count,
     epoch_ms,
     head_text,
     is_native,
-    iter_lines,
     new_trace,
     num,
-    open_records,
     set_result,
     span_ms,
     text_of,
@@ -34,8 +29,9 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers._scores import add_score
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.langchain import LineAt, message_parts, model_name
+from agent_eval.readers.langchain import message_parts, model_name
 from agent_eval.readers.native import decode_arguments
+from agent_eval.readers.skeleton import LineAt, feed
 from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 NAME = "langsmith"
@@ -189,23 +185,16 @@ class LangSmithReader:
         return bool(_RUN_TYPE.search(text) and _RUN_MARK.search(text))
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        doc = open_records(source)
-        if isinstance(doc, InputError):
-            yield doc
-            return
         runs: dict[str, _Run] = {}
         feedback: list[_Run] = []
         unknown = 0
-        if doc is LINES:
-            for item in iter_lines(source):
-                if isinstance(item, InputError):
-                    yield item
-                    continue
-                number, value = item
-                unknown += self._collect(value, lambda *_p, n=number: n, (), runs,
-                                         feedback=feedback)
-        elif isinstance(doc, JsonDoc):
-            unknown += self._collect(doc.value, doc.line, (), runs, feedback=feedback)
+
+        def take(value: Any, at: LineAt, _whole: bool) -> None:
+            nonlocal unknown
+            unknown += self._collect(value, at, (), runs, feedback=feedback)
+
+        if (yield from feed(source, take)):
+            return
         yield from self._traces(source, runs, feedback)
         if not runs:
             yield INPUT_INVALID_EVENT.input_error(

@@ -20,15 +20,12 @@ from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
     BOM,
-    LINES,
     JSONDecodeError,
-    JsonDoc,
     as_dict,
     head_text,
     is_native,
     iter_lines,
     new_trace,
-    open_records,
     set_result,
     span_ms,
     text_of,
@@ -36,6 +33,7 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
+from agent_eval.readers.skeleton import Fed, LineAt, feed
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
     INPUT_PARSE_ERROR,
@@ -206,22 +204,20 @@ class McpReader:
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)
-        doc = open_records(source, text_log=True)
-        if isinstance(doc, InputError):
-            yield doc
-            return
-        reported = False
-        if doc is LINES:
-            for item in self._lines(state, source):
-                reported = True
-                yield item
-        elif isinstance(doc, JsonDoc):
-            items = doc.value if isinstance(doc.value, list) else [doc.value]
+
+        def take(value: Any, at: LineAt, _whole: bool) -> None:
+            items = value if isinstance(value, list) else [value]
             for i, item in enumerate(items):
-                state.value(item, doc.line(i) if isinstance(doc.value, list) else doc.line())
+                state.value(item, at(i) if isinstance(value, list) else at())
+
+        fed = Fed()
+        yield from feed(source, take, text_log=True, fed=fed,
+                        lines=lambda: self._lines(state, source))
+        if fed.failed:  # the file could not be read at all: its error said so
+            return
         yield from state.errors
         yield from state.traces
-        if not state.traces and not state.errors and not reported:
+        if not state.traces and not state.errors and not fed.reported:
             yield INPUT_INVALID_EVENT.input_error(
                 source.file, 1,
                 "no JSON-RPC 2.0 message in this file (an MCP log holds the "

@@ -20,7 +20,7 @@ the errors the state found, the traces, the "empty" error and the ignored-event 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from agent_eval.errors import InputError
@@ -31,7 +31,9 @@ from agent_eval.readers._foreign import (
     as_dict,
     head_text,
     is_native,
+    iter_lines,
     new_trace,
+    open_records,
     read_document,
     records,
     span_ms,
@@ -41,10 +43,63 @@ from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_UNMATCHED_RESULT, Rule
 
-__all__ = ["DocumentReader", "DocumentState", "EventReader", "FormatReader", "OneTrace",
-           "ReadState", "dispatch", "named"]
+__all__ = ["DocumentReader", "DocumentState", "EventReader", "Fed", "FormatReader", "LineAt",
+           "OneTrace", "ReadState", "dispatch", "feed", "named"]
+
+LineAt = Callable[..., int]  # the line of a JSON path below a value
 
 
+def _on_line(number: int) -> LineAt:
+    return lambda *_path: number
+
+
+class Fed:
+    """What :func:`feed` did: whether it yielded an error, whether the whole file failed."""
+
+    def __init__(self) -> None:
+        self.reported = False
+        self.failed = False
+
+
+def feed(source: SourceFile, take: Callable[[Any, LineAt, bool], None], *,
+         text_log: bool = False, lines: Callable[[], Iterator[InputError]] | None = None,
+         flush: list[InputError] | None = None,
+         fed: Fed | None = None) -> Generator[InputError, None, bool]:
+    """Give every value of a file to ``take(value, line_at, whole)``: each JSON line
+    (every path below it is on that line), or the one JSON document (``whole``: its line
+    lookup), as :func:`~agent_eval.readers._foreign.open_records` decides; yields the
+    input errors of lines that are not JSON. ``lines`` reads a file of lines instead (a
+    text log); ``flush``: errors ``take`` collected are yielded after each line, in file
+    order. Returns True (and sets ``fed.failed``) when the whole file could not be read:
+    its one error was yielded and the reader has nothing more to say about it."""
+    fed = fed if fed is not None else Fed()
+    for error in _feed(source, take, text_log, lines, flush, fed):
+        fed.reported = True
+        yield error
+    return fed.failed
+
+
+def _feed(source: SourceFile, take: Callable[[Any, LineAt, bool], None], text_log: bool,
+          lines: Callable[[], Iterator[InputError]] | None, flush: list[InputError] | None,
+          fed: Fed) -> Iterator[InputError]:
+    doc = open_records(source, text_log)
+    if isinstance(doc, InputError):
+        fed.failed = True
+        yield doc
+    elif isinstance(doc, JsonDoc):
+        take(doc.value, doc.line, True)
+    elif lines is not None:
+        yield from lines()
+    else:
+        for item in iter_lines(source):
+            if isinstance(item, InputError):
+                yield item
+                continue
+            number, value = item
+            take(value, _on_line(number), False)
+            if flush:
+                yield from flush
+                flush.clear()
 
 
 def named(value: Any) -> str | None:
