@@ -34,9 +34,9 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
-from agent_eval.readers.skeleton import feed
+from agent_eval.readers.skeleton import FormatReader, ReadState, feed
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
     INPUT_LIMIT_EXCEEDED,
@@ -224,15 +224,19 @@ def parse_sse(text: str) -> dict[str, Any] | None:
 
 
 # --------------------------------------------------------------------- records
-class _File:
+class _File(ReadState):
     def __init__(self, source: SourceFile) -> None:
+        super().__init__(source)
         self.conv = Conversation(new_trace(source.trace_id, source, 1, NAME))
         self.conv.trace.location = Location(source.file, 0)  # set by the first record
-        self.unknown = 0
+        self.errors = self.conv.errors
         self.seen_any = False
         self.messages = 0
 
-    def record(self, value: Any, at: LineOf, *path: str | int) -> None:
+    def traces(self) -> list[Trace]:
+        return [self.conv.finish()] if self.messages else []
+
+    def body(self, value: Any, at: LineOf, *path: str | int) -> None:
         conv = self.conv
         if not self.seen_any:
             self.seen_any = True
@@ -240,7 +244,7 @@ class _File:
         touch(conv.trace, at(*path))
         if isinstance(value, list):
             for i, item in enumerate(value):
-                self.record(item, at, *path, i)
+                self.body(item, at, *path, i)
             return
         if not isinstance(value, dict):
             self.unknown += 1
@@ -249,7 +253,7 @@ class _File:
             for key in ("request", "response"):
                 part = value.get(key)
                 if isinstance(part, dict):
-                    self.record(part, at, *path, key)
+                    self.body(part, at, *path, key)
             return
         messages = value.get("messages")
         if isinstance(messages, list):
@@ -306,8 +310,10 @@ _CASSETTE_ANTHROPIC = re.compile(
 _YAML = (".yaml", ".yml")
 
 
-class AnthropicReader:
+class AnthropicReader(FormatReader):
     name = NAME
+    empty = ("no Anthropic message in this file (expected a Messages API request or "
+             "response body, or a list of messages)")
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         text = head_text(head)
@@ -321,18 +327,9 @@ class AnthropicReader:
         f = _File(source)
         if source.path.lower().endswith(_YAML):
             yield from _read_cassette(source, f)
-        elif (yield from feed(source, lambda value, at, _whole: f.record(value, at))):
+        elif (yield from feed(source, lambda value, at, _whole: f.body(value, at))):
             return
-        yield from f.conv.errors
-        if f.messages:
-            yield f.conv.finish()
-        elif not f.conv.errors:
-            yield INPUT_INVALID_EVENT.input_error(
-                source.file, 1,
-                "no Anthropic message in this file (expected a Messages API "
-                "request or response body, or a list of messages)")
-        if f.unknown:
-            yield IgnoredEvents(source.file, f.unknown)
+        yield from self.finish(f)
 
 
 # -------------------------------------------------------------------- cassettes
@@ -445,7 +442,7 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
                         return line_at(found)
                 return _l
 
-            f.record(value, at)
+            f.body(value, at)
 
 
 READER = AnthropicReader()

@@ -33,9 +33,9 @@ from agent_eval.readers._foreign import (
     touch,
 )
 from agent_eval.readers.anthropic import Conversation, llm_call
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.skeleton import Fed, LineAt, feed
-from agent_eval.rule_ids import INPUT_INVALID_EVENT, Rule
+from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.skeleton import Fed, FormatReader, LineAt, ReadState, feed
+from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 NAME = "claude_code"
 # User rows that are Claude Code's own bookkeeping, not a request of the user.
@@ -57,18 +57,12 @@ class _Session:
         self.duration: float | None = None
 
 
-class _State:
+class _State(ReadState):
     def __init__(self, source: SourceFile) -> None:
-        self.source = source
-        self.file = source.file
+        super().__init__(source)
         self.sessions: dict[str, _Session] = {}
         self.current: str | None = None
-        self.errors: list[InputError] = []
         self.misshaped: list[InputError] = []  # a document that holds no rows at all
-        self.unknown = 0
-
-    def error(self, rule: Rule, line: int, message: str) -> None:
-        self.errors.append(rule.input_error(self.file, line, message))
 
     def session(self, obj: dict[str, Any], line: int) -> _Session:
         sid = obj.get("sessionId", obj.get("session_id"))
@@ -216,7 +210,7 @@ class _State:
             if key in obj:
                 tr.metadata[key] = obj[key]
 
-    def finish(self) -> Iterator[Trace]:
+    def traces(self) -> Iterator[Trace]:
         for s in self.sessions.values():
             tr = s.conv.finish()
             if s.duration is not None:
@@ -232,8 +226,11 @@ _MARKER = re.compile(r'"(?:sessionId|session_id|parentUuid|uuid|isSidechain|logl
 _SHAPE = re.compile(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')
 
 
-class ClaudeCodeReader:
+class ClaudeCodeReader(FormatReader):
     name = NAME
+    empty = ("no Claude Code row in this file (rows of type user / assistant with a "
+             "'message')")
+    quiet_when_bad = True
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if is_native(head, source):
@@ -254,17 +251,9 @@ class ClaudeCodeReader:
         if fed.failed:  # the file could not be read at all: its error said so
             return
         yield from state.misshaped
-        yield from state.errors
-        for s in state.sessions.values():
-            yield from s.conv.errors
-        yield from state.finish()
-        if not state.sessions and not state.errors and not fed.reported:
-            yield INPUT_INVALID_EVENT.input_error(
-                source.file, 1,
-                "no Claude Code row in this file (rows of type user / assistant "
-                "with a 'message')")
-        if state.unknown:
-            yield IgnoredEvents(source.file, state.unknown)
+        for s in state.sessions.values():  # after the rows' errors (there is a trace)
+            state.errors.extend(s.conv.errors)
+        yield from self.finish(state, fed.reported)
 
     def _document(self, state: _State, value: Any, at: LineAt) -> None:
         prefix: tuple[str, ...] = ()

@@ -17,8 +17,6 @@ from agent_eval.readers._foreign import (
     add,
     count,
     epoch_ms,
-    head_text,
-    is_native,
     new_trace,
     num,
     set_result,
@@ -28,11 +26,10 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers._scores import add_score
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.langchain import message_parts, model_name
 from agent_eval.readers.native import decode_arguments
-from agent_eval.readers.skeleton import LineAt, feed
-from agent_eval.rule_ids import INPUT_INVALID_EVENT
+from agent_eval.readers.skeleton import FormatReader, LineAt, ReadState, feed
 
 NAME = "langsmith"
 
@@ -175,59 +172,43 @@ def _graph_steps(members: list[_Run], file: str) -> Iterator[tuple[str, Location
             yield ns, Location(file, run.line)
 
 
-class LangSmithReader:
-    name = NAME
+_RUN_TYPE = re.compile(
+    r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"')
+_RUN_MARK = re.compile(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')
 
-    def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        text = head_text(head)
-        return bool(_RUN_TYPE.search(text) and _RUN_MARK.search(text))
 
-    def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        runs: dict[str, _Run] = {}
-        feedback: list[_Run] = []
-        unknown = 0
+class _Runs(ReadState):
+    """The runs of a file by id (a patch completes its post) and the feedback objects."""
 
-        def take(value: Any, at: LineAt, _whole: bool) -> None:
-            nonlocal unknown
-            unknown += self._collect(value, at, (), runs, feedback=feedback)
+    def __init__(self, source: SourceFile) -> None:
+        super().__init__(source)
+        self.runs: dict[str, _Run] = {}
+        self.feedback: list[_Run] = []
 
-        if (yield from feed(source, take)):
-            return
-        yield from self._traces(source, runs, feedback)
-        if not runs:
-            yield INPUT_INVALID_EVENT.input_error(
-                source.file, 1,
-                "no LangSmith run in this file (objects with an id and a run_type)")
-        if unknown:
-            yield IgnoredEvents(source.file, unknown)
+    def take(self, value: Any, at: LineAt, _whole: bool) -> None:
+        self.unknown += self.collect(value, at, ())
 
-    def _collect(self, value: Any, at: LineAt, path: tuple[str | int, ...],
-                 runs: dict[str, _Run], patch: bool = False, *,
-                 feedback: list[_Run]) -> int:
+    def collect(self, value: Any, at: LineAt, path: tuple[str | int, ...],
+                patch: bool = False) -> int:
+        """Take the runs in ``value``; the number of values that are not runs."""
         if isinstance(value, list):
-            return sum(self._collect(v, at, (*path, i), runs, patch, feedback=feedback)
-                       for i, v in enumerate(value))
+            return sum(self.collect(v, at, (*path, i), patch) for i, v in enumerate(value))
         if not isinstance(value, dict):
             return 1
-        if "post" in value or "patch" in value:
-            n = 0
-            for key in ("post", "patch"):
-                if isinstance(value.get(key), list):
-                    n += self._collect(value[key], at, (*path, key), runs, key == "patch",
-                                       feedback=feedback)
-            return n
-        if isinstance(value.get("runs"), list) or isinstance(value.get("feedback"), list):
-            n = 0
-            for key in ("runs", "feedback"):
-                if isinstance(value.get(key), list):
-                    n += self._collect(value[key], at, (*path, key), runs, feedback=feedback)
-            return n
+        batch = ("post", "patch") if "post" in value or "patch" in value else (
+            ("runs", "feedback") if isinstance(value.get("runs"), list)
+            or isinstance(value.get("feedback"), list) else ())
+        if batch:
+            return sum(self.collect(value[key], at, (*path, key), key == "patch")
+                       for key in batch if isinstance(value.get(key), list))
         if "run_id" in value and "key" in value and "run_type" not in value:
             # a feedback object (client.list_feedback): a score of a run
-            feedback.append(_Run(value, at(*path)))
+            self.feedback.append(_Run(value, at(*path)))
             return 0
+        return self.run(value, at, path, patch)
+
+    def run(self, value: dict[str, Any], at: LineAt, path: tuple[str | int, ...],
+            patch: bool) -> int:
         rid = value.get("id")
         dotted = value.get("dotted_order")
         if rid is None and isinstance(dotted, str) and "Z" in dotted:
@@ -237,9 +218,9 @@ class LangSmithReader:
             return 1
         key = str(rid)
         line = at(*path)
-        have = runs.get(key)
+        have = self.runs.get(key)
         if have is None:
-            have = runs[key] = _Run(dict(value), line)
+            have = self.runs[key] = _Run(dict(value), line)
         else:
             have.fields.update({k: v for k, v in value.items() if v is not None})
         if patch or value.get("outputs") is not None or value.get("error") is not None:
@@ -251,17 +232,16 @@ class LangSmithReader:
                 if isinstance(child, dict):
                     child.setdefault("parent_run_id", rid)
                     child.setdefault("trace_id", value.get("trace_id", rid))
-                n += self._collect(child, at, (*path, "child_runs", i), runs,
-                                   feedback=feedback)
+                n += self.collect(child, at, (*path, "child_runs", i))
         return n
 
-    def _traces(self, source: SourceFile, runs: dict[str, _Run],
-                feedback: list[_Run]) -> Iterator[Trace]:
+    def traces(self) -> Iterator[Trace]:
+        source, runs = self.source, self.runs
         groups: dict[str, list[_Run]] = {}
         for run in runs.values():
             groups.setdefault(_trace_id(run), []).append(run)
         scored: dict[str, list[_Run]] = {}  # trace id -> its runs' feedback objects
-        for fb in feedback:
+        for fb in self.feedback:
             owner = runs.get(str(fb.fields.get("run_id")))
             if owner is not None:
                 scored.setdefault(_trace_id(owner), []).append(fb)
@@ -279,12 +259,12 @@ class LangSmithReader:
                 touch(tr, fb.line)
                 raw = g.get("score") if g.get("score") is not None else g.get("value")
                 add_score(tr, g.get("key"), raw, Location(source.file, fb.line),
-                          source=self.name, comment=g.get("comment"))
+                          source=NAME, comment=g.get("comment"))
             yield tr
 
     def _root(self, tid: str, source: SourceFile, members: list[_Run]) -> Trace:
         """The trace of a group of runs, with what its root run records."""
-        tr = new_trace(tid, source, min(r.line for r in members), self.name)
+        tr = new_trace(tid, source, min(r.line for r in members), NAME)
         roots = [r for r in members if not r.fields.get("parent_run_id")]
         rf = (roots[0] if roots else members[0]).fields
         tr.input = _first_user_text(rf.get("inputs"))
@@ -325,7 +305,7 @@ class LangSmithReader:
         if isinstance(stats, dict):
             for key, stat in stats.items():
                 avg = stat.get("avg") if isinstance(stat, dict) else None
-                add_score(tr, str(key), avg, loc, source=self.name)
+                add_score(tr, str(key), avg, loc, source=NAME)
 
     def _requested_calls(self, run: dict[str, Any], tr: Trace, by_id: dict[str, ToolCall],
                          loc: Location, out_loc: Location) -> None:
@@ -358,9 +338,15 @@ class LangSmithReader:
             by_id[cid] = call
 
 
-_RUN_TYPE = re.compile(
-    r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"')
-_RUN_MARK = re.compile(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')
+class LangSmithReader(FormatReader):
+    name = NAME
+    marks = (_RUN_TYPE, _RUN_MARK)
+    empty = "no LangSmith run in this file (objects with an id and a run_type)"
+
+    def read(self, source: SourceFile) -> Iterator[ReadItem]:
+        state = _Runs(source)
+        if not (yield from feed(source, state.take)):
+            yield from self.finish(state)
 
 
 READER = LangSmithReader()

@@ -31,13 +31,11 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
-from agent_eval.readers.skeleton import Fed, LineAt, feed
+from agent_eval.readers.skeleton import Fed, FormatReader, LineAt, ReadState, feed
 from agent_eval.rule_ids import (
-    INPUT_INVALID_EVENT,
     INPUT_PARSE_ERROR,
-    INPUT_UNMATCHED_RESULT,
     INPUT_UNREADABLE_FILE,
 )
 
@@ -58,21 +56,21 @@ class _Pending:
         self.ts = ts
 
 
-class _State:
+class _State(ReadState):
     def __init__(self, source: SourceFile) -> None:
-        self.source = source
-        self.file = source.file
-        self.traces: list[Trace] = []
+        super().__init__(source)
+        self.found: list[Trace] = []
         self.trace: Trace | None = None
         self.pending: dict[str, _Pending] = {}
         self.other: set[str] = set()  # ids of requests that are not tool calls
-        self.errors: list[InputError] = []
-        self.unknown = 0
+
+    def traces(self) -> list[Trace]:
+        return self.found
 
     def current(self, line: int) -> Trace:
         if self.trace is None:
             self.trace = new_trace(self.source.trace_id, self.source, line, NAME)
-            self.traces.append(self.trace)
+            self.found.append(self.trace)
         touch(self.trace, line)
         return self.trace
 
@@ -82,9 +80,7 @@ class _State:
                 self.value(item, line, ts, direction)
             return
         if not isinstance(value, dict):
-            self.errors.append(INPUT_INVALID_EVENT.input_error(
-                self.file, line,
-                f"a JSON-RPC message must be a JSON object, not {json_type(value)}"))
+            self.invalid(line, f"a JSON-RPC message must be a JSON object, not {json_type(value)}")
             return
         if "jsonrpc" not in value:
             for key in WRAPPER_KEYS:
@@ -108,13 +104,13 @@ class _State:
                     self.trace.tool_calls or self.pending):
                 self.trace = new_trace(f"{self.source.trace_id}:{line}", self.source, line,
                                        NAME)  # a new session in the same log
-                self.traces.append(self.trace)
+                self.found.append(self.trace)
                 self.pending.clear()
                 self.other.clear()
             trace = self.current(line)
             params = as_dict(msg.get("params"))
             if method == "tools/call" and key is not None:
-                self.tool_call(trace, params, key, line, ts, direction)
+                self.call_request(trace, params, key, line, ts, direction)
             elif method == "notifications/cancelled":
                 rid = params.get("requestId")
                 p = self.pending.pop(str(rid), None) if rid is not None else None
@@ -139,21 +135,19 @@ class _State:
             result = msg.get("result")
             if "error" in msg or (isinstance(result, dict) and (
                     "content" in result or "isError" in result)):
-                self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
-                    self.file, line,
+                self.unmatched(
+                    line,
                     f"a JSON-RPC response with id {mid!r} matches no earlier tools/call "
-                    "request in this log; log both directions of the connection"))
+                    "request in this log; log both directions of the connection")
             return
         del self.pending[key]
         self.result(p, msg, line, ts)
 
-    def tool_call(self, trace: Trace, params: dict[str, Any], key: str, line: int, ts: Any,
+    def call_request(self, trace: Trace, params: dict[str, Any], key: str, line: int, ts: Any,
                   direction: str | None) -> None:
         name = params.get("name")
         if not isinstance(name, str) or not name:
-            self.errors.append(INPUT_INVALID_EVENT.input_error(
-                self.file, line,
-                "a tools/call request without params.name"))
+            self.invalid(line, "a tools/call request without params.name")
             return
         args, why = decode_arguments(params.get("arguments"))
         call = ToolCall(name=name, arguments=args, location=Location(self.file, line), id=key,
@@ -187,8 +181,11 @@ class _State:
             p.call.latency_ms = latency
 
 
-class McpReader:
+class McpReader(FormatReader):
     name = NAME
+    empty = ("no JSON-RPC 2.0 message in this file (an MCP log holds the messages "
+             "themselves, e.g. a tools/call request and its response)")
+    quiet_when_bad = True
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if is_native(head, source):
@@ -213,17 +210,8 @@ class McpReader:
         fed = Fed()
         yield from feed(source, take, text_log=True, fed=fed,
                         lines=lambda: self._lines(state, source))
-        if fed.failed:  # the file could not be read at all: its error said so
-            return
-        yield from state.errors
-        yield from state.traces
-        if not state.traces and not state.errors and not fed.reported:
-            yield INPUT_INVALID_EVENT.input_error(
-                source.file, 1,
-                "no JSON-RPC 2.0 message in this file (an MCP log holds the "
-                "messages themselves, e.g. a tools/call request and its response)")
-        if state.unknown:
-            yield IgnoredEvents(source.file, state.unknown)
+        if not fed.failed:  # else the file could not be read at all: its error said so
+            yield from self.finish(state, fed.reported)
 
     def _lines(self, state: _State, source: SourceFile) -> Iterator[InputError]:
         try:
