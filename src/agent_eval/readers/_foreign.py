@@ -103,6 +103,16 @@ def add(*values: int | None) -> int | None:
     return total
 
 
+def token_counts(usage: dict[str, Any], inputs: tuple[str, str],
+                 outputs: tuple[str, str]) -> tuple[int | None, int | None, int | None]:
+    """(input, output, total) tokens of a usage object: each count under the first of
+    its two names that is present; the total is the sum when it is not recorded."""
+    i = count(usage.get(inputs[0], usage.get(inputs[1])))
+    o = count(usage.get(outputs[0], usage.get(outputs[1])))
+    t = count(usage.get("total_tokens"))
+    return i, o, t if t is not None else add(i, o)
+
+
 def epoch_ms(value: Any) -> float | None:
     """A timestamp in milliseconds: ISO 8601 text, or epoch seconds / milliseconds."""
     if isinstance(value, str):

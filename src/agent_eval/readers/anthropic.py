@@ -110,41 +110,21 @@ class Conversation:
     def user(self, content: Any, line_of: LineOf, may_be_input: bool = True) -> None:
         """A user turn: tool results, and the request when it is the first one."""
         texts: list[str] = []
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            for j, block in enumerate(content):
-                if isinstance(block, str):
-                    texts.append(block)
-                elif isinstance(block, dict):
-                    kind = block.get("type")
-                    if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
-                            "_tool_result")):
-                        self.tool_result(block, line_of(j))
-                    elif kind == "text" and isinstance(block.get("text"), str):
-                        texts.append(block["text"])
+        for j, block, kind in _blocks(content, texts):
+            if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
+                    "_tool_result")):
+                self.tool_result(block, line_of(j))
         if texts and may_be_input and not self.has_input:
             self.trace.input = "\n".join(texts)
             self.has_input = True
 
     def assistant(self, content: Any, line_of: LineOf) -> None:
         texts: list[str] = []
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            for j, block in enumerate(content):
-                if isinstance(block, str):
-                    texts.append(block)
-                    continue
-                if not isinstance(block, dict):
-                    continue
-                kind = block.get("type")
-                if kind in CALL_BLOCKS:
-                    self.tool_use(block, line_of(j))
-                elif isinstance(kind, str) and kind.endswith("_tool_result"):
-                    self.tool_result(block, line_of(j))  # server tools answer in place
-                elif kind == "text" and isinstance(block.get("text"), str):
-                    texts.append(block["text"])
+        for j, block, kind in _blocks(content, texts):
+            if kind in CALL_BLOCKS:
+                self.tool_use(block, line_of(j))
+            elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                self.tool_result(block, line_of(j))  # server tools answer in place
         if texts:
             self.trace.output = "\n".join(texts)
 
@@ -164,6 +144,23 @@ class Conversation:
         if self.cache_write is not None:
             self.trace.metadata["cache_creation_input_tokens"] = self.cache_write
         return self.trace
+
+
+def _blocks(content: Any, texts: list[str]) -> Iterator[tuple[int, dict[str, Any], Any]]:
+    """The blocks of a message's content that are not text, as (index, block, type); the
+    text (a string content, string and ``text`` blocks) is added to ``texts``."""
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for j, block in enumerate(content):
+            if isinstance(block, str):
+                texts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "text" and isinstance(block.get("text"), str):
+                    texts.append(block["text"])
+                else:
+                    yield j, block, kind
 
 
 def llm_call(message: dict[str, Any], loc: Location) -> tuple[LlmCall, int | None, int | None]:

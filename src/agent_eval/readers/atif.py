@@ -56,15 +56,9 @@ class _Trajectory(DocumentState):
         if raw.get("timestamp") is not None:
             self.times.append(raw.get("timestamp"))
         who = raw.get("source")
-        text = text_of(raw.get("message"))
-        if who == "user":
-            if trace.input is None and text is not None:
-                trace.input = text
+        if not self.said(trace, text_of(raw.get("message")), user=who == "user",
+                         agent=who == "agent"):
             return
-        if who != "agent":
-            return
-        if text:
-            trace.output = text
         model = raw.get("model_name", self.default_model)
         metrics = as_dict(raw.get("metrics"))
         inp, out = count(metrics.get("prompt_tokens")), count(metrics.get("completion_tokens"))

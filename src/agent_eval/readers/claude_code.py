@@ -22,11 +22,8 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
 from agent_eval.model import LlmCall, Trace
 from agent_eval.readers._foreign import (
-    all_of,
     count,
     epoch_ms,
-    head_text,
-    is_native,
     new_trace,
     num,
     text_of,
@@ -231,11 +228,7 @@ class ClaudeCodeReader(FormatReader):
     empty = ("no Claude Code row in this file (rows of type user / assistant with a "
              "'message')")
     quiet_when_bad = True
-
-    def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        return all_of(head_text(head), _ROW_TYPE, _MARKER, _SHAPE)
+    marks = (_ROW_TYPE, _MARKER, _SHAPE)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 import orjson
@@ -26,6 +25,7 @@ from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.openai import (
     OUTPUT_TYPES,
     Conversation,
+    iso_ms,
     output_value,
     responses_item,
     text_of,
@@ -46,15 +46,6 @@ _ITEM_TYPES = frozenset(("message", "function_call", "function_call_output",
                          "custom_tool_call", "custom_tool_call_output", "local_shell_call",
                          "local_shell_call_output", "web_search_call", "tool_search_call",
                          "tool_search_output", "reasoning"))
-
-
-def _ts(value: Any) -> float | None:
-    if type(value) is not str:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000.0
-    except ValueError:
-        return None
 
 
 def exit_code(output: Any) -> int | None:
@@ -103,7 +94,7 @@ class _Rollout:
                        f"a rollout line must be a JSON object, not {json_type(obj)}")
             return
         conv.touch(line)
-        ts = _ts(obj.get("timestamp"))
+        ts = iso_ms(obj.get("timestamp"))
         if ts is not None:
             self.first_ts = ts if self.first_ts is None else min(self.first_ts, ts)
             self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)

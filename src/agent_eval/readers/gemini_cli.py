@@ -67,15 +67,9 @@ class _Session(DocumentState):
         if kind not in _KNOWN:
             self.unknown += 1
             return
-        text = text_of(raw.get("content"))
-        if kind == "user":
-            if trace.input is None and text is not None:
-                trace.input = text
+        if not self.said(trace, text_of(raw.get("content")), user=kind == "user",
+                         agent=kind == "gemini"):
             return
-        if kind != "gemini":
-            return
-        if text:
-            trace.output = text
         tokens = as_dict(raw.get("tokens"))
         model = raw.get("model")
         trace.llm_calls.append(LlmCall(

@@ -17,13 +17,12 @@ from typing import Any
 
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import (
-    add,
-    count,
     head_text,
     is_native,
     new_trace,
     set_result,
     text_of,
+    token_counts,
     touch,
 )
 from agent_eval.readers._langgraph import node_transitions
@@ -79,18 +78,15 @@ def model_name(meta: Any) -> str | None:
 def _usage(fields: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
     um = fields.get("usage_metadata")
     if isinstance(um, dict):
-        i, o = count(um.get("input_tokens")), count(um.get("output_tokens"))
-        t = count(um.get("total_tokens"))
-        return i, o, t if t is not None else add(i, o)
+        return token_counts(um, ("input_tokens", "input_tokens"),
+                            ("output_tokens", "output_tokens"))
     meta = fields.get("response_metadata")
     if isinstance(meta, dict):
         for key in ("token_usage", "usage"):
             u = meta.get(key)
             if isinstance(u, dict):
-                i = count(u.get("prompt_tokens", u.get("input_tokens")))
-                o = count(u.get("completion_tokens", u.get("output_tokens")))
-                t = count(u.get("total_tokens"))
-                return i, o, t if t is not None else add(i, o)
+                return token_counts(u, ("prompt_tokens", "input_tokens"),
+                                    ("completion_tokens", "output_tokens"))
     return None, None, None
 
 

@@ -22,6 +22,7 @@ from agent_eval.readers._foreign import (
     set_result,
     span_ms,
     text_of,
+    token_counts,
     touch,
 )
 from agent_eval.readers._langgraph import node_transitions
@@ -102,16 +103,12 @@ def _llm_usage(run: dict[str, Any]) -> tuple[int | None, int | None, int | None]
     for key in ("usage_metadata", "usage"):
         u = outputs.get(key)
         if isinstance(u, dict):
-            i = count(u.get("input_tokens", u.get("prompt_tokens")))
-            o = count(u.get("output_tokens", u.get("completion_tokens")))
-            t = count(u.get("total_tokens"))
-            return i, o, t if t is not None else add(i, o)
+            return token_counts(u, ("input_tokens", "prompt_tokens"),
+                                ("output_tokens", "completion_tokens"))
     llm_output = outputs.get("llm_output")
     if isinstance(llm_output, dict) and isinstance(llm_output.get("token_usage"), dict):
-        u = llm_output["token_usage"]
-        i, o = count(u.get("prompt_tokens")), count(u.get("completion_tokens"))
-        t = count(u.get("total_tokens"))
-        return i, o, t if t is not None else add(i, o)
+        return token_counts(llm_output["token_usage"], ("prompt_tokens", "prompt_tokens"),
+                            ("completion_tokens", "completion_tokens"))
     return None, None, None
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -75,6 +76,29 @@ def count(value: Any) -> int | None:
     if type(value) is float and value.is_integer():
         return int(value)
     return None
+
+
+def usage_counts(usage: Any) -> tuple[int | None, int | None, int | None]:
+    """(input, output, total) tokens of a usage object (Responses or Chat Completions
+    names); the total is the sum when it is not recorded."""
+    i = o = total = None
+    if type(usage) is dict:
+        i = count(usage.get("input_tokens", usage.get("prompt_tokens")))
+        o = count(usage.get("output_tokens", usage.get("completion_tokens")))
+        total = count(usage.get("total_tokens"))
+        if total is None and i is not None and o is not None:
+            total = i + o
+    return i, o, total
+
+
+def iso_ms(value: Any) -> float | None:
+    """An ISO 8601 timestamp (``Z`` or an offset) in epoch milliseconds."""
+    if type(value) is not str:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000.0
+    except ValueError:
+        return None
 
 
 class Lines:
@@ -237,13 +261,7 @@ class Conversation:
     def llm(self, model: Any, usage: Any, line: int, *, latency: float | None = None,
             cost: float | None = None) -> LlmCall:
         self.touch(line)
-        i = o = total = None
-        if type(usage) is dict:
-            i = count(usage.get("input_tokens", usage.get("prompt_tokens")))
-            o = count(usage.get("output_tokens", usage.get("completion_tokens")))
-            total = count(usage.get("total_tokens"))
-            if total is None and i is not None and o is not None:
-                total = i + o
+        i, o, total = usage_counts(usage)
         m = model if model is not None else self.model
         call = LlmCall(location=Location(self.file, line),
                        model=None if m is None else str(m), input_tokens=i,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 from agent_eval.errors import InputError
@@ -28,10 +27,11 @@ from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.openai import (
     Conversation,
     Lines,
-    count,
+    iso_ms,
     load_file,
     responses_item,
     text_of,
+    usage_counts,
 )
 from agent_eval.readers.skeleton import dispatch
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_UNREADABLE_FILE
@@ -45,15 +45,6 @@ _SNIFF_SPAN_DATA = re.compile(rb'"span_data"\s*:')
 
 def _str_id(v: Any) -> str | None:
     return None if v is None or v == "" or type(v) in (dict, list) else str(v)
-
-
-def _ms(value: Any) -> float | None:
-    if type(value) is not str:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000.0
-    except ValueError:
-        return None
 
 
 # ------------------------------------------------------------------------ RunState
@@ -218,7 +209,7 @@ class _Spans:
         elif kind == "trace.span" or "span_data" in obj:
             self.order += 1
             tid = _str_id(obj.get("trace_id")) or self.source.trace_id
-            start = _ms(obj.get("started_at"))
+            start = iso_ms(obj.get("started_at"))
             self.spans.setdefault(tid, []).append(
                 (start if start is not None else float("inf"), self.order, line, obj))
         elif kind == "trace":
@@ -243,7 +234,7 @@ class _Spans:
                 trace.metadata.update(head[0]["metadata"])
         t0 = t1 = None
         for start, _, line, span in spans:
-            end = _ms(span.get("ended_at"))
+            end = iso_ms(span.get("ended_at"))
             if start != float("inf"):
                 t0 = start if t0 is None else min(t0, start)
             if end is not None:
@@ -274,14 +265,7 @@ class _SpanData:
 
     def model(self, data: dict[str, Any]) -> None:
         trace = self.trace
-        usage = data.get("usage")
-        i = o = total = None
-        if type(usage) is dict:
-            i = count(usage.get("input_tokens", usage.get("prompt_tokens")))
-            o = count(usage.get("output_tokens", usage.get("completion_tokens")))
-            total = count(usage.get("total_tokens"))
-            if total is None and i is not None and o is not None:
-                total = i + o
+        i, o, total = usage_counts(data.get("usage"))
         model = data.get("model")
         trace.llm_calls.append(LlmCall(
             location=self.loc, model=None if model is None else str(model),

@@ -155,6 +155,19 @@ class ReadState:
         """Milliseconds from the first timestamp to the last (None when unknown)."""
         return span_ms(self.first_ts, self.last_ts)
 
+    # -------------------------------------------------------------- messages
+    @staticmethod
+    def said(trace: Trace, text: str | None, *, user: bool, agent: bool) -> bool:
+        """A turn's text: the first user text is the trace's input, an agent's latest
+        non-empty text its output. True for an agent's turn (it may hold calls)."""
+        if user:
+            if trace.input is None and text is not None:
+                trace.input = text
+            return False
+        if agent and text:
+            trace.output = text
+        return agent
+
     # ------------------------------------------------------------- tool calls
     def tool_call(self, trace: Trace, name: str, raw: Any, cid: Any, line: int) -> ToolCall:
         """A tool call at ``line`` with its arguments decoded (``raw`` may be JSON text),
