@@ -17,7 +17,7 @@ from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whol
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers.base import SourceFile
-from agent_eval.readers.jsonpos import JsonPath, container_lines
+from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import EVENT_TYPES as NATIVE_EVENT_TYPES
 from agent_eval.readers.native import READER as NATIVE_READER
 from agent_eval.rule_ids import (
@@ -203,13 +203,7 @@ class JsonDoc:
         enclosing container's line)."""
         if self._lines is None:
             self._lines = container_lines(self.text)
-        p: JsonPath = tuple(path)
-        while p:
-            found = self._lines.get(p)
-            if found is not None:
-                return found
-            p = p[:-1]
-        return self._lines.get((), 1)
+        return nearest_line(self._lines, tuple(path))
 
 
 def parse_document(data: bytes, file: str) -> JsonDoc | InputError:

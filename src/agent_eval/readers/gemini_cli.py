@@ -13,14 +13,7 @@ import re
 from typing import Any
 
 from agent_eval.model import LlmCall, Location
-from agent_eval.readers._foreign import (
-    JsonDoc,
-    as_dict,
-    count,
-    set_result,
-    span_ms,
-    text_of,
-)
+from agent_eval.readers._foreign import JsonDoc, as_dict, count, set_result, span_ms, text_of
 from agent_eval.readers.skeleton import DocumentReader, DocumentState, named
 
 NAME = "gemini_cli"

@@ -86,6 +86,18 @@ _VALUE_TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]|-?[0-9][0-9.eE+\-]*|true|false|null')
 
 
+def nearest_line(lines: dict[JsonPath, int], path: JsonPath) -> int:
+    """The line of the container at ``path``, else of the closest one enclosing it (the
+    document's first line when none is known)."""
+    p = path
+    while p:
+        found = lines.get(p)
+        if found is not None:
+            return found
+        p = p[:-1]
+    return lines.get((), 1)
+
+
 def value_lines(text: str) -> dict[JsonPath, int]:
     """Like :func:`container_lines`, for every value: strings, numbers, ``true``,
     ``false`` and ``null`` too (so a non-object element of an event array can be

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, TypeGuard
 
 import orjson
 
@@ -28,9 +28,10 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
-from agent_eval.readers._foreign import is_native
+from agent_eval.readers._foreign import BOM as _BOM
+from agent_eval.readers._foreign import LINE_SUFFIXES, is_native
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.jsonpos import JsonPath, container_lines
+from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
@@ -43,8 +44,6 @@ from agent_eval.rule_ids import (
 
 _loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
-_BOM = b"\xef\xbb\xbf"
-LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -116,13 +115,7 @@ class Lines:
             return self.fixed
         if self._lines is None:
             self._lines = container_lines(self._text)
-        p = path
-        while p:
-            found = self._lines.get(p)
-            if found is not None:
-                return found
-            p = p[:-1]
-        return self._lines.get((), 1)
+        return nearest_line(self._lines, path)
 
 
 def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputError]]:
@@ -257,6 +250,21 @@ class Conversation:
                        f"trace '{self.trace.id}'")
         self.unmatched.clear()
 
+    def is_object(self, value: Any, line: int, what: str) -> TypeGuard[dict[str, Any]]:
+        """True for a JSON object (the trace then reaches ``line``); else an error."""
+        if type(value) is not dict:
+            self.error(INPUT_INVALID_EVENT, line,
+                       f"{what} must be a JSON object, not {json_type(value)}")
+            return False
+        self.touch(line)
+        return True
+
+    def asked(self, request: dict[str, Any]) -> None:
+        """A request: the model it asks for is the model of the calls whose response
+        names none."""
+        if self.model is None and request.get("model") is not None:
+            self.model = str(request["model"])
+
     # ---------------------------------------------------------------- LLM calls
     def llm(self, model: Any, usage: Any, line: int, *, latency: float | None = None,
             cost: float | None = None) -> LlmCall:
@@ -293,11 +301,8 @@ class Conversation:
 def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> None:
     """One Chat Completions message; each tool call is located at its own object."""
     line = lines(path)
-    if type(m) is not dict:
-        conv.error(INPUT_INVALID_EVENT, line,
-                   f"a message must be a JSON object, not {json_type(m)}")
+    if not conv.is_object(m, line, "a message"):
         return
-    conv.touch(line)
     role = m.get("role")
     content = m.get("content")
     if role == "tool":
@@ -392,27 +397,60 @@ def unwrap(conv: Conversation, obj: Any, lines: Lines, path: JsonPath, what: str
     return obj
 
 
-def chat_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
-    """Any Chat Completions shape: message, request, response, pair, or a list."""
-    body = unwrap(conv, obj, lines, path, "a Chat Completions request, response or message",
-                  chat_value)
+class _Api(NamedTuple):
+    """How one OpenAI API's values read (see :func:`_api_value`)."""
+
+    visit: Callable[[Conversation, Any, Lines, JsonPath], None]  # any value of the API
+    what: str  # what a value must be, for the error
+    is_response: Callable[[dict[str, Any]], bool]
+    response: Callable[[Conversation, dict[str, Any], Lines, JsonPath], None]
+    request_key: str  # a request holds its conversation under it
+    request: Callable[[Conversation, dict[str, Any], Lines, JsonPath], None]
+    single: Callable[[Conversation, dict[str, Any], Lines, JsonPath], bool]  # one message
+    neither: str  # the error for a body that is none of them
+
+
+def _api_value(api: _Api, conv: Conversation, obj: Any, lines: Lines,
+               path: JsonPath) -> None:
+    """A value of ``api``: a response, a request, one message / item, or an envelope or
+    list of them (:func:`unwrap`)."""
+    body = unwrap(conv, obj, lines, path, api.what, api.visit)
     if body is None:
         return
-    obj = body
-    if is_chat_response(obj):
-        chat_response(conv, obj, lines, path)
-    elif "messages" in obj:
-        if conv.model is None and obj.get("model") is not None:
-            conv.model = str(obj["model"])
-        chat_messages(conv, obj.get("messages"), lines, (*path, "messages"))
-    elif "role" in obj:
-        chat_message(conv, obj, lines, path)
-    elif obj.get("object") == "chat.completion.chunk":
+    if api.is_response(body):
+        api.response(conv, body, lines, path)
+    elif api.request_key in body:
+        conv.asked(body)
+        api.request(conv, body, lines, path)
+    elif not api.single(conv, body, lines, path):
+        conv.error(INPUT_INVALID_EVENT, lines(path), api.neither)
+
+
+def chat_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
+    """Any Chat Completions shape: message, request, response, pair, or a list."""
+    _api_value(_CHAT, conv, obj, lines, path)
+
+
+def _chat_request(conv: Conversation, body: dict[str, Any], lines: Lines,
+                  path: JsonPath) -> None:
+    chat_messages(conv, body.get("messages"), lines, (*path, "messages"))
+
+
+def _chat_single(conv: Conversation, body: dict[str, Any], lines: Lines,
+                 path: JsonPath) -> bool:
+    if "role" in body:
+        chat_message(conv, body, lines, path)
+    elif body.get("object") == "chat.completion.chunk":
         conv.ignored += 1
     else:
-        conv.error(INPUT_INVALID_EVENT, lines(path),
-                   "not a Chat Completions request (messages), response (choices) or "
-                   "message (role)")
+        return False
+    return True
+
+
+_CHAT = _Api(chat_value, "a Chat Completions request, response or message",
+             is_chat_response, chat_response, "messages", _chat_request, _chat_single,
+             "not a Chat Completions request (messages), response (choices) or message "
+             "(role)")
 
 
 # ------------------------------------------------------------------ Responses API
@@ -450,11 +488,8 @@ def output_value(item: dict[str, Any]) -> Any:
 
 def responses_item(conv: Conversation, item: Any, line: int) -> None:
     """One Responses API item (also Agents SDK raw items and Codex rollout payloads)."""
-    if type(item) is not dict:
-        conv.error(INPUT_INVALID_EVENT, line,
-                   f"an item must be a JSON object, not {json_type(item)}")
+    if not conv.is_object(item, line, "an item"):
         return
-    conv.touch(line)
     t = item.get("type")
     if type(t) is not str:
         t = None
@@ -540,25 +575,28 @@ def is_response_object(obj: dict[str, Any]) -> bool:
 
 def responses_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
     """Any Responses API shape: request, response, item, pair, or a list."""
-    body = unwrap(conv, obj, lines, path, "a Responses API request, response or item",
-                  responses_value)
-    if body is None:
-        return
-    obj = body
-    if is_response_object(obj):
-        responses_object(conv, obj, lines, path)
-    elif "input" in obj:
-        if conv.model is None and obj.get("model") is not None:
-            conv.model = str(obj["model"])
-        if obj.get("previous_response_id") is not None:
-            conv.trace.metadata.setdefault("previous_response_id",
-                                           obj["previous_response_id"])
-        responses_items(conv, obj.get("input"), lines, (*path, "input"))
-    elif "type" in obj or "role" in obj:
-        responses_item(conv, obj, lines(path))
-    else:
-        conv.error(INPUT_INVALID_EVENT, lines(path),
-                   "not a Responses API request (input), response (output) or item (type)")
+    _api_value(_RESPONSES, conv, obj, lines, path)
+
+
+def _responses_request(conv: Conversation, body: dict[str, Any], lines: Lines,
+                       path: JsonPath) -> None:
+    if body.get("previous_response_id") is not None:
+        conv.trace.metadata.setdefault("previous_response_id", body["previous_response_id"])
+    responses_items(conv, body.get("input"), lines, (*path, "input"))
+
+
+def _responses_single(conv: Conversation, body: dict[str, Any], lines: Lines,
+                      path: JsonPath) -> bool:
+    if "type" in body or "role" in body:
+        responses_item(conv, body, lines(path))
+        return True
+    return False
+
+
+_RESPONSES = _Api(responses_value, "a Responses API request, response or item",
+                  is_response_object, responses_object, "input", _responses_request,
+                  _responses_single,
+                  "not a Responses API request (input), response (output) or item (type)")
 
 
 # ----------------------------------------------------------------------- sniffing
@@ -697,41 +735,44 @@ def _is_vcr_file(source: SourceFile) -> bool:
         return _is_vcr(fh.read(4096))
 
 
-class ChatReader:
-    name = "openai_chat"
+class OpenAiReader:
+    """One OpenAI API's reader: recorded bodies (or a VCR cassette of calls to the API's
+    path) read as one conversation."""
+
+    def __init__(self, name: str, vcr: re.Pattern[bytes], body: Callable[[bytes], bool],
+                 value: ValueFn, continued: Callable[[Conversation], bool]) -> None:
+        self.name = name
+        self._vcr = vcr
+        self._body = body
+        self._value = value
+        self._continued = continued
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if _is_vcr(head):
-            return _VCR_CHAT.search(head) is not None
+            return self._vcr.search(head) is not None
         if _foreign(head, source):
             return False
-        if _CHAT_STRONG.search(head):
-            return True
-        return _CHAT_LIST.search(head) is not None and _CHAT_MARKERS.search(head) is not None
+        return self._body(head)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        return _read_conversation(source, self.name, chat_value, lambda conv: False)
+        return _read_conversation(source, self.name, self._value, self._continued)
 
 
-class ResponsesReader:
-    name = "openai_responses"
-
-    def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if _is_vcr(head):
-            return _VCR_RESPONSES.search(head) is not None
-        if _foreign(head, source):
-            return False
-        return _RESP_STRONG.search(head) is not None or _RESP_MARKERS.search(head) is not None
-
-    def read(self, source: SourceFile) -> Iterator[ReadItem]:
-        # A request that continues a stored response (previous_response_id) sends only
-        # the outputs of calls made in that earlier response: not an error.
-        return _read_conversation(
-            source, self.name, responses_value,
-            lambda conv: conv.trace.metadata.get("previous_response_id") is not None)
+def _chat_body(head: bytes) -> bool:
+    return _CHAT_STRONG.search(head) is not None or (
+        _CHAT_LIST.search(head) is not None and _CHAT_MARKERS.search(head) is not None)
 
 
-CHAT_READER = ChatReader()
-RESPONSES_READER = ResponsesReader()
-READERS: tuple[ChatReader | ResponsesReader, ...] = (CHAT_READER, RESPONSES_READER)
+def _responses_body(head: bytes) -> bool:
+    return _RESP_STRONG.search(head) is not None or _RESP_MARKERS.search(head) is not None
+
+
+CHAT_READER = OpenAiReader("openai_chat", _VCR_CHAT, _chat_body, chat_value,
+                           lambda conv: False)
+# A request that continues a stored response (previous_response_id) sends only the
+# outputs of calls made in that earlier response: not an error.
+RESPONSES_READER = OpenAiReader(
+    "openai_responses", _VCR_RESPONSES, _responses_body, responses_value,
+    lambda conv: conv.trace.metadata.get("previous_response_id") is not None)
+READERS: tuple[OpenAiReader, ...] = (CHAT_READER, RESPONSES_READER)
 

@@ -19,14 +19,7 @@ import orjson
 
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
-from agent_eval.readers._foreign import (
-    add,
-    as_dict,
-    count,
-    new_trace,
-    set_result,
-    touch,
-)
+from agent_eval.readers._foreign import add, as_dict, count, new_trace, set_result, touch
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import EventReader, ReadState
