@@ -30,6 +30,7 @@ from agent_eval.readers.openai import (
     responses_item,
     text_of,
 )
+from agent_eval.readers.skeleton import dispatch
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UNREADABLE_FILE
 
 _loads = bounded_loads
@@ -116,19 +117,24 @@ class _Rollout:
             conv.error(INPUT_INVALID_EVENT, line,
                        f"'payload' must be a JSON object, not {json_type(payload)}")
             return
-        if kind == "response_item":
-            self.item(payload, line, ts)
-        elif kind == "event_msg":
-            self.event(payload, line)
-        elif kind == "session_meta":
-            self.meta(payload)
-        elif kind == "turn_context":
-            if payload.get("model") is not None:
-                conv.model = str(payload["model"])
-        elif kind == "compacted":
-            pass
-        else:
+        if not dispatch(self, _LINES, kind, payload, line, ts):
             conv.ignored += 1
+
+    def response_item(self, p: dict[str, Any], line: int, ts: float | None) -> None:
+        self.item(p, line, ts)
+
+    def event_msg(self, p: dict[str, Any], line: int, ts: float | None) -> None:
+        self.event(p, line)
+
+    def session_meta(self, p: dict[str, Any], line: int, ts: float | None) -> None:
+        self.meta(p)
+
+    def turn_context(self, p: dict[str, Any], line: int, ts: float | None) -> None:
+        if p.get("model") is not None:
+            self.conv.model = str(p["model"])
+
+    def compacted(self, p: dict[str, Any], line: int, ts: float | None) -> None:
+        """A compaction's summary: not a turn of its own."""
 
     def meta(self, p: dict[str, Any]) -> None:
         md = self.conv.trace.metadata
@@ -232,6 +238,11 @@ class _Rollout:
             tr.duration_ms = round(self.last_ts - self.first_ts, 3)
         conv.report_unmatched()
         yield from conv.finish()
+
+
+_LINES = {"response_item": _Rollout.response_item, "event_msg": _Rollout.event_msg,
+          "session_meta": _Rollout.session_meta, "turn_context": _Rollout.turn_context,
+          "compacted": _Rollout.compacted}
 
 
 class CodexReader:

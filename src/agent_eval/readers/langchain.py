@@ -310,28 +310,10 @@ class LangChainReader:
                     payload.get("messages"), list):
                 last_values = (payload["messages"], at, (*path, k, "messages"))
             elif mode == "messages" and isinstance(payload, list) and payload:
-                msg, meta = payload[0], payload[1] if len(payload) > 1 else None
-                if isinstance(meta, dict):
-                    thread = meta.get("thread_id")
-                    if isinstance(thread, str) and thread:
-                        conv.trace.id = thread
-                    ns = meta.get("langgraph_checkpoint_ns")
-                    if isinstance(ns, str):  # LangGraph node transitions: handoffs
-                        steps.append((ns, Location(conv.file, at(*path, k, 1))))
-                parts = message_parts(msg)
-                if parts is None:
+                if not self._chunk(payload, at, (*path, k), merged, order, steps, conv):
                     unknown += 1
                     continue
-                mid = parts[1].get("id")
-                if isinstance(mid, str) and mid in merged:
-                    merged[mid].absorb(parts[1])
-                else:
-                    m = _Merged(msg, (*path, k, 0))
-                    order.append(m)
-                    if isinstance(mid, str):
-                        merged[mid] = m
-                order_line = at(*path, k, 0)
-                touch(conv.trace, order_line)
+                touch(conv.trace, at(*path, k, 0))
             elif mode == "updates" and isinstance(payload, dict):
                 for node, update in payload.items():
                     if isinstance(update, dict) and isinstance(update.get("messages"), list):
@@ -351,6 +333,33 @@ class LangChainReader:
                 value, at, path = item
                 unknown += self._value(value, at, path, conv)
         return unknown
+
+    def _chunk(self, payload: list[Any], at: LineAt, path: tuple[str | int, ...],
+               merged: dict[str, _Merged], order: list[Any],
+               steps: list[tuple[str, Location]], conv: _Conv) -> bool:
+        """A ``messages`` event ``[chunk, metadata]`` at ``path``: the chunk merged into
+        the message with its id (or a new one in order), the LangGraph node it came from
+        kept in ``steps``; False when it is not a message."""
+        msg, meta = payload[0], payload[1] if len(payload) > 1 else None
+        if isinstance(meta, dict):
+            thread = meta.get("thread_id")
+            if isinstance(thread, str) and thread:
+                conv.trace.id = thread
+            ns = meta.get("langgraph_checkpoint_ns")
+            if isinstance(ns, str):  # LangGraph node transitions: handoffs
+                steps.append((ns, Location(conv.file, at(*path, 1))))
+        parts = message_parts(msg)
+        if parts is None:
+            return False
+        mid = parts[1].get("id")
+        if isinstance(mid, str) and mid in merged:
+            merged[mid].absorb(parts[1])
+        else:
+            m = _Merged(msg, (*path, 0))
+            order.append(m)
+            if isinstance(mid, str):
+                merged[mid] = m
+        return True
 
 
 _LC = re.compile(r'"lc"\s*:\s*1\b')

@@ -500,48 +500,50 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
             conv.user(text)
         elif role == "assistant":
             conv.assistant(text)
-        return
-    spec = _CALL_TYPES.get(t) if t is not None else None
-    if spec is not None:
-        name_key, args_key = spec
+    elif t is not None and t in _CALL_TYPES:
+        name_key, args_key = _CALL_TYPES[t]
         raw = item.get(args_key)
         if t == "custom_tool_call":
             raw = {"input": raw}
         conv.call(item.get(name_key), raw, item.get("call_id") or item.get("id"), line)
-        return
-    if t in OUTPUT_TYPES:
+    elif t in OUTPUT_TYPES:
         conv.result(item.get("call_id") or item.get("id"), output_value(item), line)
+    elif t == "mcp_call":
+        _mcp_call(conv, item, line)
+    elif t is not None and (t.endswith("_call") or t in ("program", "tool_search_call")):
+        _hosted_call(conv, t, item, line)
+    elif t not in _SILENT:
+        conv.ignored += 1
+
+
+def _mcp_call(conv: Conversation, item: dict[str, Any], line: int) -> None:
+    """A remote MCP tool's call, with its result in the same item."""
+    call = conv.call(item.get("name"), item.get("arguments"), item.get("id"), line)
+    if call is None:
         return
-    if t == "mcp_call":
-        call = conv.call(item.get("name"), item.get("arguments"), item.get("id"), line)
-        if call is not None:
-            conv.trace.metadata.setdefault("mcp_servers", [])
-            server = item.get("server_label")
-            if server is not None and server not in conv.trace.metadata["mcp_servers"]:
-                conv.trace.metadata["mcp_servers"].append(server)
-            err = item.get("error")
-            if "output" in item or err is not None:
-                conv.result(item.get("id"), item.get("output"), line,
-                            error=None if err is None else text_of(err) or str(err))
-        return
-    if t is not None and (t.endswith("_call") or t in ("program", "tool_search_call")):
-        # hosted and built-in tools: web_search_call, file_search_call, computer_call,
-        # code_interpreter_call, local_shell_call, shell_call, apply_patch_call, ...
-        name = item.get("name") or (t[:-len("_call")] if t.endswith("_call") else t)
-        cid = item.get("call_id") or item.get("id")
-        call = conv.call(name, _hosted_args(item), cid, line)
-        if call is not None and t not in ("computer_call", "local_shell_call", "shell_call",
-                                          "apply_patch_call", "tool_search_call",
-                                          "program"):
-            value = output_value(item)
-            status = item.get("status")
-            if value is not None or status in ("completed", "failed", "incomplete"):
-                conv.result(cid, value, line,
-                            error=f"status {status}" if status == "failed" else None)
-        return
-    if t in _SILENT:
-        return
-    conv.ignored += 1
+    servers = conv.trace.metadata.setdefault("mcp_servers", [])
+    server = item.get("server_label")
+    if server is not None and server not in servers:
+        servers.append(server)
+    err = item.get("error")
+    if "output" in item or err is not None:
+        conv.result(item.get("id"), item.get("output"), line,
+                    error=None if err is None else text_of(err) or str(err))
+
+
+def _hosted_call(conv: Conversation, t: str, item: dict[str, Any], line: int) -> None:
+    """Hosted and built-in tools: web_search_call, file_search_call, computer_call,
+    code_interpreter_call, local_shell_call, shell_call, apply_patch_call, ..."""
+    name = item.get("name") or (t[:-len("_call")] if t.endswith("_call") else t)
+    cid = item.get("call_id") or item.get("id")
+    call = conv.call(name, _hosted_args(item), cid, line)
+    if call is not None and t not in ("computer_call", "local_shell_call", "shell_call",
+                                      "apply_patch_call", "tool_search_call", "program"):
+        value = output_value(item)
+        status = item.get("status")
+        if value is not None or status in ("completed", "failed", "incomplete"):
+            conv.result(cid, value, line,
+                        error=f"status {status}" if status == "failed" else None)
 
 
 def responses_items(conv: Conversation, items: Any, lines: Lines, path: JsonPath) -> None:
