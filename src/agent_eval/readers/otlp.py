@@ -537,7 +537,6 @@ class _FileState:
         resources = doc[rkey]
         if type(resources) is not list:
             return
-        traces = self.traces
         for ri, rs in enumerate(resources):
             if type(rs) is not dict:
                 continue
@@ -551,55 +550,59 @@ class _FileState:
                 continue
             for si, ss in enumerate(scopes):
                 spans = ss.get("spans") if type(ss) is dict else None
-                if type(spans) is not list:
+                if type(spans) is list:
+                    self.spans(spans, rattrs, line, lines, (*path, rkey, ri, skey, si, "spans"))
+
+    def spans(self, spans: list[Any], rattrs: dict[str, Any], line: int,
+              lines: dict[JsonPath, int] | None, path: JsonPath) -> None:
+        """The spans of one scope (at ``path``), with their resource's attributes."""
+        traces = self.traces
+        order = self.order
+        start: int | None
+        end: int | None
+        for k, s in enumerate(spans):
+            try:  # the common shape: attributes flattened in one comprehension
+                attrs = {kv["key"]: v["stringValue"] if "stringValue" in
+                         (v := kv["value"]) else _any_value(v)
+                         for kv in s["attributes"]}
+                tid = s["traceId"]
+                start = int(s["startTimeUnixNano"])
+                end = int(s["endTimeUnixNano"])
+                sid = s["spanId"]
+            except (KeyError, TypeError, ValueError):
+                got = _irregular_span(s)
+                if got is None:
                     continue
-                order = self.order
-                start: int | None
-                end: int | None
-                for k, s in enumerate(spans):
-                    try:  # the common shape: attributes flattened in one comprehension
-                        attrs = {kv["key"]: v["stringValue"] if "stringValue" in
-                                 (v := kv["value"]) else _any_value(v)
-                                 for kv in s["attributes"]}
-                        tid = s["traceId"]
-                        start = int(s["startTimeUnixNano"])
-                        end = int(s["endTimeUnixNano"])
-                        sid = s["spanId"]
-                    except (KeyError, TypeError, ValueError):
-                        got = _irregular_span(s)
-                        if got is None:
-                            continue
-                        attrs, tid, start, end, sid = got
-                    if type(tid) is not str:
-                        tid = None
-                    if type(sid) is not str:
-                        sid = _sid(sid)
-                    parent = s.get("parentSpanId")
-                    if parent is None:
-                        parent = s.get("parent_span_id")
-                    if type(parent) is not str or not parent:
-                        parent = _sid(parent)
-                    ln = line if lines is None else lines.get(
-                        (*path, rkey, ri, skey, si, "spans", k), line)
-                    events = s.get("events")
-                    if type(events) is list and events:
-                        _event_attributes(events, attrs)
-                        for ev in events:
-                            if type(ev) is dict and ev.get("name") == EVALUATION_EVENT:
-                                self.evaluation(tid, _attributes(ev.get("attributes")), ln)
-                    if EVALUATION_NAME in attrs:  # an evaluation result sent as a span
-                        self.evaluation(tid, attrs, ln)
-                    status = s.get("status")
-                    order += 1
-                    span = _Span(sid, parent, s.get("name"), start, end, attrs,
-                                 _span_error(status, attrs, events) if status else None,
-                                 ln, order, rattrs)
-                    bucket = traces.get(tid)
-                    if bucket is None:
-                        traces[tid] = [span]
-                    else:
-                        bucket.append(span)
-                self.order = order
+                attrs, tid, start, end, sid = got
+            if type(tid) is not str:
+                tid = None
+            if type(sid) is not str:
+                sid = _sid(sid)
+            ln = line if lines is None else lines.get((*path, k), line)
+            events = s.get("events")
+            if type(events) is list and events:
+                self.events(events, attrs, tid, ln)
+            if EVALUATION_NAME in attrs:  # an evaluation result sent as a span
+                self.evaluation(tid, attrs, ln)
+            status = s.get("status")
+            order += 1
+            span = _Span(sid, _parent(s), s.get("name"), start, end, attrs,
+                         _span_error(status, attrs, events) if status else None,
+                         ln, order, rattrs)
+            bucket = traces.get(tid)
+            if bucket is None:
+                traces[tid] = [span]
+            else:
+                bucket.append(span)
+        self.order = order
+
+    def events(self, events: list[Any], attrs: dict[str, Any], tid: str | None,
+               line: int) -> None:
+        """A span's events: their attributes join the span's; evaluation results."""
+        _event_attributes(events, attrs)
+        for ev in events:
+            if type(ev) is dict and ev.get("name") == EVALUATION_EVENT:
+                self.evaluation(tid, _attributes(ev.get("attributes")), line)
 
     def jaeger(self, data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                path: JsonPath) -> None:
@@ -625,6 +628,15 @@ class _FileState:
             else:
                 out[key] = spans
         return iter(out.items())
+
+
+def _parent(s: dict[str, Any]) -> str | None:
+    parent = s.get("parentSpanId")
+    if parent is None:
+        parent = s.get("parent_span_id")
+    if type(parent) is not str or not parent:
+        return _sid(parent)
+    return parent
 
 
 def _irregular_span(s: Any) -> tuple[dict[str, Any], Any, int | None, int | None,
