@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
-import yaml
 
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import loads as bounded_loads
@@ -29,21 +28,19 @@ from agent_eval.readers._foreign import (
     head_text,
     is_native,
     new_trace,
-    read_bytes,
     set_result,
     text_of,
     touch,
 )
 from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.cassette import Body, Cassette, read_cassette
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, ReadState, feed
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
-    INPUT_LIMIT_EXCEEDED,
     INPUT_PARSE_ERROR,
     INPUT_UNMATCHED_RESULT,
 )
-from agent_eval.yamlpos import YamlLimitError, guard_yaml
 
 NAME = "anthropic"
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -330,14 +327,6 @@ class AnthropicReader(FormatReader):
 
 
 # -------------------------------------------------------------------- cassettes
-def _ynode(node: Any, key: str) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode) and k.value == key:
-                return v
-    return None
-
-
 def _body_text(body: Any) -> str | None:
     if isinstance(body, dict):
         body = body.get("string", body.get("body"))
@@ -350,96 +339,67 @@ def _body_text(body: Any) -> str | None:
     return body if isinstance(body, str) else None
 
 
-def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
-    data = read_bytes(source)
-    if isinstance(data, InputError):
-        yield data
-        return
-    text = data.decode("utf-8", errors="replace")
-    try:
-        guard_yaml(text, source.limits)
-        tree = yaml.compose(text, Loader=yaml.SafeLoader)
-        cassette = yaml.safe_load(text)
-    except YamlLimitError as exc:
-        yield INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, exc.message)
-        return
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        yield INPUT_PARSE_ERROR.input_error(source.file, mark.line + 1 if mark else 0,
-                                            f"file is not valid YAML ({exc})")
-        return
-    interactions = cassette.get("interactions") if isinstance(cassette, dict) else None
-    nodes = _ynode(tree, "interactions")
-    if not isinstance(interactions, list) or not isinstance(nodes, yaml.SequenceNode):
-        yield INPUT_INVALID_EVENT.input_error(source.file, 1,
-                                              "a VCR cassette needs an 'interactions' list")
-        return
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+class _BodyLines:
+    """The line of a block inside a body of a cassette: the line of its id (a tool
+    result: of the id of the call it answers, after the call's own) in the cassette's
+    text, else the body's first line."""
 
-    def line_at(offset: int) -> int:
-        lo, hi = 0, len(starts)
-        while lo + 1 < hi:
-            mid = (lo + hi) // 2
-            if starts[mid] <= offset:
-                lo = mid
+    def __init__(self, cassette: Cassette, value: Any, where: Body) -> None:
+        self.cassette = cassette
+        self.value = value
+        self.where = where
+
+    def __call__(self, *path: str | int) -> int:
+        target: Any = self.value
+        for p in path:
+            try:
+                target = target[p]
+            except (KeyError, IndexError, TypeError):
+                return self.where.line
+        if isinstance(target, dict):
+            text, start, end = self.cassette.text, self.where.start, self.where.end
+            key, result = target.get("id"), target.get("tool_use_id")
+            if isinstance(result, str) and result:  # after the call's own id
+                found = text.rfind(result, start, end)
+            elif isinstance(key, str) and key:
+                found = text.find(key, start, end)
             else:
-                hi = mid
-        return lo + 1
+                found = -1
+            if found >= 0:
+                return self.cassette.line_at(found)
+        return self.where.line
 
-    for i, inter in enumerate(interactions):
-        node = nodes.value[i] if i < len(nodes.value) else None
-        if not isinstance(inter, dict):
+
+def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
+    cassette = read_cassette(source)
+    if isinstance(cassette, InputError):
+        yield cassette
+        return
+    for inter in cassette.interactions:
+        value = inter.value
+        if not isinstance(value, dict):
             f.unknown += 1
             continue
-        request = as_dict(inter.get("request"))
-        uri = str(request.get("uri", ""))
+        uri = str(as_dict(value.get("request")).get("uri", ""))
         if (uri and "/messages" not in uri) or uri.rstrip("/").endswith("count_tokens"):
             f.unknown += 1  # another endpoint (models, token counting)
             continue
         for part in ("request", "response"):
-            part_node = _ynode(_ynode(node, part), "body")
-            body_value = (inter.get(part) or {}).get("body") if isinstance(
-                inter.get(part), dict) else None
-            body = _body_text(body_value)
-            if body is None or part_node is None:
+            body = _body_text(as_dict(value.get(part)).get("body"))
+            where = inter.bodies.get(part)
+            if body is None or where is None:
                 continue
-            start = part_node.start_mark.index
-            end = part_node.end_mark.index
-            body_line = part_node.start_mark.line + 1
             if part == "response" and body.lstrip().startswith(("event:", "data:")):
-                value: Any = parse_sse(body)
+                parsed: Any = parse_sse(body)
             else:
                 try:
-                    value = bounded_loads(body)
+                    parsed = bounded_loads(body)
                 except orjson.JSONDecodeError as exc:
                     yield INPUT_PARSE_ERROR.input_error(
-                        source.file, body_line, f"the {part} body is not valid JSON ({exc})")
+                        source.file, where.line, f"the {part} body is not valid JSON ({exc})")
                     continue
-            if value is None:
-                continue
-
-            def at(*path: str | int, _v: Any = value, _s: int = start, _e: int = end,
-                   _l: int = body_line) -> int:
-                """The line of the block's id in the cassette text, else the body's."""
-                target: Any = _v
-                for p in path:
-                    try:
-                        target = target[p]
-                    except (KeyError, IndexError, TypeError):
-                        return _l
-                if isinstance(target, dict):
-                    key, result = target.get("id"), target.get("tool_use_id")
-                    if isinstance(result, str) and result:  # after the call's own id
-                        found = text.rfind(result, _s, _e)
-                    elif isinstance(key, str) and key:
-                        found = text.find(key, _s, _e)
-                    else:
-                        found = -1
-                    if found >= 0:
-                        return line_at(found)
-                return _l
-
-            f.body(value, at)
+            if parsed is not None:
+                f.body(parsed, _BodyLines(cassette, parsed, where))
 
 
 READER = AnthropicReader()

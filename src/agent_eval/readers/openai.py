@@ -31,11 +31,11 @@ from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import BOM as _BOM
 from agent_eval.readers._foreign import LINE_SUFFIXES, is_native
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.cassette import Cassette, read_cassette
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
-    INPUT_LIMIT_EXCEEDED,
     INPUT_PARSE_ERROR,
     INPUT_UNMATCHED_RESULT,
     INPUT_UNREADABLE_FILE,
@@ -633,51 +633,21 @@ def _is_vcr(head: bytes) -> bool:
 
 
 # -------------------------------------------------------------------------- VCR
-def read_cassette(source: SourceFile) -> tuple[list[tuple[Any, Any, int, int]],
-                                               InputError | None]:
-    """The interactions of a VCR cassette: (request body, response body, request
-    line, response line)."""
-    import yaml
-
-    from agent_eval.yamlpos import YamlLimitError, safe_load
-
-    with open(source.path, "rb") as fh:
-        text = read_whole(fh, source.limits).decode("utf-8", errors="replace")
-    try:
-        doc = safe_load(text, source.limits)
-    except YamlLimitError as exc:
-        return [], INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, exc.message)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return [], INPUT_PARSE_ERROR.input_error(source.file,
-                                                 (mark.line + 1) if mark is not None else 1,
-                                                 f"the cassette is not valid YAML ({exc})")
-    inter = doc.get("interactions") if type(doc) is dict else None
-    if type(inter) is not list:
-        return [], INPUT_INVALID_EVENT.input_error(source.file, 1,
-                                                   "a VCR cassette needs an 'interactions:' list")
-    starts: list[int] = []
-    responses: list[int] = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        if raw.startswith("- "):
-            starts.append(n)
-        elif raw.startswith(("  response:", "- response:")):
-            responses.append(n)
-    out: list[tuple[Any, Any, int, int]] = []
-    for i, it in enumerate(inter):
-        if type(it) is not dict:
+def _cassette_bodies(cassette: Cassette) -> Iterator[tuple[Any, Lines]]:
+    """The request and response bodies of each interaction, at the interaction's line
+    and at its ``response:`` key's."""
+    for it in cassette.interactions:
+        if type(it.value) is not dict:
             continue
-        line = starts[i] if i < len(starts) else 1
-        rline = next((r for r in responses if r > line), line)
-        req = it.get("request")
-        resp = it.get("response")
+        req = it.value.get("request")
+        resp = it.value.get("response")
         req = req if type(req) is dict else {}
         resp = resp if type(resp) is dict else {}
         body = resp.get("body")
         if type(body) is dict:
             body = body.get("string", body)
-        out.append((_body(req.get("body")), _body(body), line, rline))
-    return out, None
+        yield _body(req.get("body")), Lines(None, it.line)
+        yield _body(body), Lines(None, it.parts.get("response", it.line))
 
 
 def _body(b: Any) -> Any:
@@ -699,14 +669,11 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
                        unmatched_ok: Callable[[Conversation], bool]) -> Iterator[ReadItem]:
     try:
         if _is_vcr_file(source):
-            interactions, err = read_cassette(source)
-            if err is not None:
-                yield err
+            cassette = read_cassette(source)
+            if isinstance(cassette, InputError):
+                yield cassette
                 return
-            docs: list[tuple[Any, Lines]] = []
-            for req, resp, line, rline in interactions:
-                docs += [(req, Lines(None, line)), (resp, Lines(None, rline))]
-            docs = [d for d in docs if d[0] is not None]
+            docs = [d for d in _cassette_bodies(cassette) if d[0] is not None]
             errors: list[InputError] = []
         else:
             docs, errors = load_file(source)

@@ -1,0 +1,105 @@
+"""VCR cassettes: the YAML files vcrpy (and the recorders built on it) write of HTTP calls.
+
+``interactions:`` is a list of ``{request: {uri, body, ...}, response: {body, ...}}``.
+The cassette is read once, within the suite's limits (:func:`agent_eval.yamlpos.guard_yaml`
+first), and every line number comes from the YAML parser's positions: the line of each
+interaction, of its ``request:`` / ``response:`` keys and of their bodies (with the
+bodies' character offsets, so a reader can find the line of a value inside a body).
+What a body holds is each reader's business (the Anthropic and OpenAI readers).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from agent_eval.errors import InputError
+from agent_eval.readers._foreign import read_bytes
+from agent_eval.readers.base import SourceFile
+from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_LIMIT_EXCEEDED, INPUT_PARSE_ERROR
+from agent_eval.yamlpos import YamlLimitError, guard_yaml
+
+__all__ = ["Body", "Cassette", "Interaction", "read_cassette"]
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """Where a request's or response's ``body:`` value is written."""
+
+    line: int  # the line its value starts on
+    start: int  # its character offsets in the cassette's text
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    value: Any  # the interaction as plain data (a reader checks its shape)
+    line: int  # the line of its list item
+    parts: dict[str, int]  # "request" / "response" -> the line of that key
+    bodies: dict[str, Body]  # "request" / "response" -> where its body is written
+
+
+@dataclass(frozen=True, slots=True)
+class Cassette:
+    text: str
+    interactions: list[Interaction]
+    _starts: list[int]  # the offset of every line's first character
+
+    def line_at(self, offset: int) -> int:
+        """The line of a character offset in the text."""
+        return bisect_right(self._starts, offset)
+
+
+def _member(node: Any, key: str) -> tuple[Any, Any]:
+    """The key node and value node of ``key`` in a mapping node (None, None if absent)."""
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return k, v
+    return None, None
+
+
+def _interaction(value: Any, node: Any) -> Interaction:
+    parts: dict[str, int] = {}
+    bodies: dict[str, Body] = {}
+    for part in ("request", "response"):
+        key, part_node = _member(node, part)
+        if key is None:
+            continue
+        parts[part] = key.start_mark.line + 1
+        _, body = _member(part_node, "body")
+        if body is not None:
+            bodies[part] = Body(body.start_mark.line + 1, body.start_mark.index,
+                                body.end_mark.index)
+    return Interaction(value, node.start_mark.line + 1, parts, bodies)
+
+
+def read_cassette(source: SourceFile) -> Cassette | InputError:
+    """The cassette in ``source``, or the input error that says why it cannot be read: not
+    readable, not YAML, over a limit, or without an ``interactions:`` list."""
+    data = read_bytes(source)
+    if isinstance(data, InputError):
+        return data
+    text = data.decode("utf-8", errors="replace")
+    try:
+        guard_yaml(text, source.limits)
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)  # offsets in characters
+        doc = (yaml.constructor.SafeConstructor().construct_document(tree)
+               if tree is not None else None)
+    except YamlLimitError as exc:
+        return INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, exc.message)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return INPUT_PARSE_ERROR.input_error(source.file, mark.line + 1 if mark else 1,
+                                             f"the cassette is not valid YAML ({exc})")
+    values = doc.get("interactions") if isinstance(doc, dict) else None
+    _, nodes = _member(tree, "interactions")
+    if not isinstance(values, list) or not isinstance(nodes, yaml.SequenceNode):
+        return INPUT_INVALID_EVENT.input_error(source.file, 1,
+                                               "a VCR cassette needs an 'interactions:' list")
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    return Cassette(text, [_interaction(v, n) for v, n in zip(values, nodes.value, strict=False)],
+                    starts)

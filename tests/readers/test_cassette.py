@@ -1,0 +1,82 @@
+"""The VCR cassette parser shared by the Anthropic and OpenAI readers (readers/cassette.py):
+every line comes from the YAML parser. Expected lines are counted by hand in the texts
+below."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_eval.errors import InputError
+from agent_eval.readers import SourceFile
+from agent_eval.readers.cassette import Cassette, read_cassette
+
+TEXT = """\
+# recorded by vcrpy
+interactions:
+- request:
+    body: '{"model": "m", "messages": []}'
+    uri: https://api.example.com/v1/messages
+  response:
+    status: {code: 200}
+    body:
+      string: '{"id": "r1"}'
+- response:
+    body: {string: 'ünïcödé then {"id": "r2"}'}
+  request:
+    uri: https://api.example.com/v1/models
+- just a string
+version: 1
+"""
+
+
+def _read(tmp_path: Path, text: str) -> Cassette | InputError:
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    return read_cassette(SourceFile(str(path), "c.yaml", "c.yaml"))
+
+
+def test_lines_of_interactions_parts_and_bodies(tmp_path: Path) -> None:
+    cassette = _read(tmp_path, TEXT)
+    assert isinstance(cassette, Cassette)
+    first, second, third = cassette.interactions
+    assert (first.line, first.parts) == (3, {"request": 3, "response": 6})
+    assert (first.bodies["request"].line, first.bodies["response"].line) == (4, 9)
+    # the response comes first in the second interaction: each key has its own line
+    assert (second.line, second.parts) == (10, {"response": 10, "request": 12})
+    assert "request" not in second.bodies and second.bodies["response"].line == 11
+    assert (third.line, third.value, third.parts, third.bodies) == (14, "just a string", {}, {})
+    assert first.value["request"]["uri"] == "https://api.example.com/v1/messages"
+
+
+def test_body_offsets_are_characters_of_the_text(tmp_path: Path) -> None:
+    cassette = _read(tmp_path, TEXT)
+    assert isinstance(cassette, Cassette)
+    body = cassette.interactions[1].bodies["response"]
+    found = cassette.text.find('"r2"', body.start, body.end)
+    assert found > 0 and cassette.line_at(found) == 11  # after non-ASCII characters
+    assert cassette.text[body.start] == "{" and cassette.text[body.end - 1] == "}"
+    assert (cassette.line_at(0), cassette.line_at(len("# recorded by vcrpy\n"))) == (1, 2)
+
+
+def test_what_is_not_a_cassette(tmp_path: Path) -> None:
+    err = _read(tmp_path, "interactions:\n- request: {\n")
+    assert isinstance(err, InputError) and err.rule == "input/parse_error"
+    assert err.line == 3 and err.message.startswith("the cassette is not valid YAML (")
+    for text in ("interactions: 3\n", "- a\n- b\n", ""):
+        err = _read(tmp_path, text)
+        assert isinstance(err, InputError), text
+        assert (err.rule, err.line, err.message) == (
+            "input/invalid_event", 1, "a VCR cassette needs an 'interactions:' list")
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 8)]
+    err = _read(tmp_path, "\n".join(lines) + "\ninteractions: []\n")
+    assert isinstance(err, InputError) and err.rule == "input/limit_exceeded"
+    assert "limits.max_alias_nodes" in err.message
+
+
+def test_an_unreadable_file(tmp_path: Path) -> None:
+    err = read_cassette(SourceFile(str(tmp_path / "missing.yaml"), "missing.yaml", "m"))
+    assert isinstance(err, InputError) and (err.rule, err.line) == ("input/unreadable_file", 0)
