@@ -63,6 +63,9 @@ def test_every_skip_of_one_reason_is_one_summary_line(tmp_path: Path) -> None:
         "    missing_system('Chromium', 'install it')\n")
     env = {k: v for k, v in os.environ.items() if k != REQUIRE_SYSTEM}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    # the inner run sees only this file's plugins: an installed one (CIAgent's, a test-only
+    # dependency) would add its own collection and warnings to the counts read below
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     argv = [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "--rootdir",
             str(tmp_path), "-c", os.devnull, str(tmp_path)]
     proc = subprocess.run(argv, cwd=tmp_path, env=env, text=True, capture_output=True,
