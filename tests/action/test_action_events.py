@@ -28,9 +28,10 @@ from action_harness import (
 )
 from tests.conftest import missing_system
 
-from agent_eval.commands.action import comment_marker, with_marker
+from agent_eval.commands.action import comment_marker
 from agent_eval.github.client import bot_login, is_author
 from agent_eval.github.event import Target, from_payload
+from agent_eval.github.publish import with_marker
 from agent_eval.results import Results
 
 MARKER = "<!-- agent-eval:customer-service-agent -->"

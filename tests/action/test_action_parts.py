@@ -17,10 +17,10 @@ from action_harness import (
     require_node_tools,
 )
 
-from agent_eval.commands.action import read_inputs
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient, next_link, retry_after
 from agent_eval.github.event import Target, from_payload
+from agent_eval.github.inputs import read_inputs
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"  # head.sha of the pull_request examples
 

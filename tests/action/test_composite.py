@@ -17,7 +17,7 @@ import pytest
 import yaml
 from tests.conftest import missing_system
 
-from agent_eval.commands.action import read_inputs
+from agent_eval.github.inputs import read_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 

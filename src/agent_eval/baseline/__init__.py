@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -42,13 +42,18 @@ from agent_eval.jsonutil import JsonLimitError
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import RESULTS as RESULTS_LIMITS
 from agent_eval.results import Results, clean_results
-from agent_eval.suite import load_suite
+from agent_eval.suite import Suite, load_suite
+
+if TYPE_CHECKING:  # for start-up time: the github package imports PyGithub and requests
+    from agent_eval.github.client import GitHubClient
+    from agent_eval.github.event import Event
 
 __all__ = [
     "MAX_BASELINE_BYTES",
     "MAX_BASELINE_ENV",
     "RESULTS_NAME",
     "BaselineError",
+    "BaselineSearch",
     "Found",
     "GitError",
     "ensure_commit",
@@ -314,7 +319,8 @@ def trusted_run(run: Any, repository: str, branch: str) -> bool:
             and repo_id is not None and repo_id == head_id)
 
 
-def latest_push_run(client: Any, branch: str, env: Mapping[str, str]) -> tuple[int | None, str]:
+def latest_push_run(client: GitHubClient, branch: str, env: Mapping[str, str]
+                    ) -> tuple[int | None, str]:
     """The id of the latest successful push run of this workflow on ``branch`` in this
     repository (:func:`trusted_run`), or None and why."""
     workflow = _workflow_id(env)
@@ -343,8 +349,8 @@ def _workflow_id(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def from_artifact(client: Any, branch: str | None, name: str, env: Mapping[str, str],
-                  tmp_root: Path | None = None) -> Found:
+def from_artifact(client: GitHubClient | None, branch: str | None, name: str,
+                  env: Mapping[str, str], tmp_root: Path | None = None) -> Found:
     """The ``results.json`` of the artifact ``name`` of the latest trusted push run on
     ``branch``: the zip is downloaded into a temporary folder under ``tmp_root`` and only
     that entry is read, in memory (nothing is unpacked)."""
@@ -368,8 +374,8 @@ def from_artifact(client: Any, branch: str | None, name: str, env: Mapping[str, 
             member, data = read_zip_member(archive, RESULTS_NAME, limit)
         results = parse_results(data, f"{member} of artifact {name!r} of run {run_id}")
     except ApiError as exc:
-        hint = " (the token needs actions: read)" if exc.denied else ""
-        return Found(None, source, f"artifact {name!r} on {branch}: {exc}{hint}")
+        return Found(None, source, f"artifact {name!r} on {branch}: {exc}"
+                     f"{exc.needs('actions: read')}")
     except (ValueError, OSError) as exc:  # BaselineError, a broken zip, a full disk
         return Found(None, source, f"artifact {name!r} of run {source.get('run_id')} on "
                      f"{branch}: {exc}")
@@ -404,7 +410,7 @@ def resolve(kind: str, *, file: str | None = None,
 
 
 # ------------------------------------------------------------------------ action
-def not_applicable(kind: str, event: Any, traces_from_artifact: bool) -> str | None:
+def not_applicable(kind: str, event: Event, traces_from_artifact: bool) -> str | None:
     """Why a comparison of ``kind`` has nothing to compare with for this event (a push has
     no base branch to take an artifact from), or None. A baseline that does not apply is
     skipped with a log line, never an error."""
@@ -421,37 +427,56 @@ def not_applicable(kind: str, event: Any, traces_from_artifact: bool) -> str | N
     return None
 
 
-def _base_sha(kind: str, event: Any) -> str | None:
+def _base_sha(kind: str, event: Event) -> str | None:
     from agent_eval.github.event import ZERO_SHA  # lazy: see from_artifact
 
     sha = event.base_sha if event.compares_with_base or kind == "git" else None
     return sha if sha and sha != ZERO_SHA else None
 
 
-def find_for_action(*, kind: str, event: Any, suite: Any, workdir: Path, client: Any,
-                    env: Mapping[str, str], traces: list[str] | None,
-                    traces_from_artifact: bool, baseline_file: str | None,
-                    baseline_artifact: str, log: Callable[[str], None],
-                    tmp_root: Path | None = None) -> Found | None:
-    """The action's baseline (None when none applies to this event), found as
-    :func:`for_action` does; :class:`BaselineError` for one asked for by name that cannot
-    be had. The action looks for it before evaluating when the suite's pairwise judge
-    checks need the base branch's outputs (docs/judge.md)."""
-    why = not_applicable(kind, event, traces_from_artifact)
+@dataclass(frozen=True)
+class BaselineSearch:
+    """Where the action looks for its baseline: its inputs ``baseline`` (``kind``),
+    ``baseline-file`` and ``baseline-artifact``, and the run's event, suite and traces."""
+
+    kind: str  # auto | git | artifact | file | none
+    event: Event
+    suite: Suite
+    workdir: Path
+    client: GitHubClient | None
+    env: Mapping[str, str]
+    traces: list[str] | None
+    traces_from_artifact: bool
+    baseline_file: str | None
+    baseline_artifact: str
+    log: Callable[[str], None]
+    tmp_root: Path | None = None  # the runner's temp folder, for the worktree and the zip
+
+
+def find_for_action(search: BaselineSearch) -> Found | None:
+    """The action's baseline (None when none applies to this event), and why when it has
+    none; :class:`BaselineError` for one asked for by name (``file``, ``git``,
+    ``artifact``) that cannot be had: the regression gates are never skipped silently.
+    The action looks for it before evaluating when the suite's pairwise judge checks need
+    the base branch's outputs (docs/judge.md), else after."""
+    kind, event, log = search.kind, search.event, search.log
+    why = not_applicable(kind, event, search.traces_from_artifact)
     if why is not None:
         if kind != "none":
             log(why)
         return None
     base_sha = _base_sha(kind, event)
     git = None
-    if base_sha and not traces_from_artifact:
+    if base_sha and not search.traces_from_artifact:
         def git() -> Found:
-            return from_git(workdir, base_sha, suite.path, traces, tmp_root=tmp_root)
+            return from_git(search.workdir, base_sha, search.suite.path, search.traces,
+                            tmp_root=search.tmp_root)
 
     def artifact() -> Found:
-        return from_artifact(client, event.base_ref, baseline_artifact, env, tmp_root)
+        return from_artifact(search.client, event.base_ref, search.baseline_artifact,
+                             search.env, search.tmp_root)
 
-    path = str(workdir / baseline_file) if baseline_file else None
+    path = str(search.workdir / search.baseline_file) if search.baseline_file else None
     found = resolve(kind, file=path, git=git, artifact=artifact)
     for note in found.notes:
         log(f"baseline: {note}")
@@ -462,33 +487,16 @@ def find_for_action(*, kind: str, event: Any, suite: Any, workdir: Path, client:
     return found
 
 
-_SEARCH = Found(None, {}, "")  # for_action's default: look for the baseline
-
-
-def for_action(results: Results, *, kind: str, event: Any, suite: Any, workdir: Path,
-               client: Any, env: Mapping[str, str], traces: list[str] | None,
-               traces_from_artifact: bool, baseline_file: str | None,
-               baseline_artifact: str, log: Callable[[str], None],
-               tmp_root: Path | None = None, found: Found | None = _SEARCH) -> Found | None:
-    """Find the action's baseline and compare ``results`` with it (in place): the
+def for_action(results: Results, found: Found | None, log: Callable[[str], None]) -> None:
+    """Compare ``results`` with the baseline :func:`find_for_action` found (in place): the
     comparison in ``results.baseline``, or, when ``auto`` found none, why (and how to get
-    one) in ``results.baseline`` as ``{"available": false, "reason": …}``. ``found``: what
-    :func:`find_for_action` already found (the search is not repeated).
-
-    A baseline asked for by name (``file``, ``git``, ``artifact``) that cannot be had
-    raises :class:`BaselineError`: the regression gates are never skipped silently."""
-    if found is _SEARCH:
-        found = find_for_action(
-            kind=kind, event=event, suite=suite, workdir=workdir, client=client, env=env,
-            traces=traces, traces_from_artifact=traces_from_artifact,
-            baseline_file=baseline_file, baseline_artifact=baseline_artifact, log=log,
-            tmp_root=tmp_root)
+    one) in ``results.baseline`` as ``{"available": false, "reason": …}``; nothing when
+    no baseline applies to the event (``found`` None)."""
     if found is None:
-        return None
+        return
     if found.results is None:
         log(f"not compared with the base branch: {found.reason}. To compare, {HOW}.")
         results.baseline = no_baseline(f"{found.reason}. To compare, {HOW}.", found.source)
-        return found
+        return
     log(f"baseline: {found.reason}")
     attach(results, found.results, found.source)
-    return found

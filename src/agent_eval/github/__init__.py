@@ -1,5 +1,7 @@
-"""Publishing to GitHub from the action: the API client (:mod:`.client`) and the
-workflow event (:mod:`.event`)."""
+"""Publishing to GitHub from the action: the API client (:mod:`.client`), the workflow
+event (:mod:`.event`), the action's inputs (:mod:`.inputs`), what a run says in the log,
+the job summary and the step outputs (:mod:`.step`, :mod:`.workflow`), the calls it makes
+after writing its files (:mod:`.publish`), and where it may write (:mod:`.workspace`)."""
 
 from __future__ import annotations
 

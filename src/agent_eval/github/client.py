@@ -88,6 +88,10 @@ class ApiError(AgentEvalError):
         """The token may not do this (GitHub answers 404 as well as 403 for that)."""
         return self.status in (401, 403, 404)
 
+    def needs(self, permission: str) -> str:
+        """`` (the token needs PERMISSION)`` when the token may not do this, else ""."""
+        return f" (the token needs {permission})" if self.denied else ""
+
     @property
     def ambiguous(self) -> bool:
         """The request may have taken effect anyway (a 5xx, or no answer at all)."""

@@ -8,13 +8,15 @@ through a symbolic link that the repository holds (a pull request can commit a l
   the workspace): no part of it below the root may be a link at all, so nothing outside
   is ever deleted or unpacked into, whatever the repository holds.
 - :func:`no_linked_files`: the files about to be written in a folder are not links.
+- :func:`mark_safe_directory`, :func:`git_head`: the workspace as a git work tree.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from agent_eval.errors import AgentEvalError
@@ -76,3 +78,40 @@ def no_linked_files(folder: Path, names: Iterable[str]) -> None:
         if (folder / name).is_symlink():
             raise OutsideWorkspace(f"{folder / name} is a symbolic link; agent-eval does not "
                                    "write through links: remove it from the repository")
+
+
+# ---------------------------------------------------------------- the git work tree
+def mark_safe_directory(workspace: Path, log: Callable[[str], None]) -> None:
+    """``git config --global --add safe.directory WORKSPACE``: the container runs as
+    another user than the one that checked the repository out. Never fails."""
+    git = shutil.which("git")
+    if git is None:
+        log("git is not installed; not marking the workspace as a safe.directory")
+        return
+    try:
+        got = subprocess.run([git, "config", "--global", "--get-all", "safe.directory"],
+                             capture_output=True, text=True, timeout=20, check=False)
+        if str(workspace) in got.stdout.splitlines() or "*" in got.stdout.splitlines():
+            return
+        done = subprocess.run([git, "config", "--global", "--add", "safe.directory",
+                               str(workspace)], capture_output=True, text=True, timeout=20,
+                              check=False)
+        if done.returncode != 0:
+            log(f"could not mark {workspace} as a git safe.directory: "
+                f"{done.stderr.strip() or done.returncode}")
+    except (OSError, subprocess.SubprocessError) as exc:
+        log(f"could not mark {workspace} as a git safe.directory: {exc}")
+
+
+def git_head(workspace: Path) -> str | None:
+    """The commit checked out in the workspace, if it is a git work tree."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        got = subprocess.run([git, "-C", str(workspace), "rev-parse", "--verify", "HEAD"],
+                             capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = got.stdout.strip()
+    return sha if got.returncode == 0 and len(sha) in (40, 64) else None
