@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["SEVERITIES", "ConfigRef", "Finding", "Severity", "TraceRef", "finding_dict",
-           "finding_from"]
+__all__ = ["SEVERITIES", "UNRANKED", "ConfigRef", "Finding", "Severity", "TraceRef", "by_severity",
+           "finding_dict", "finding_from", "severity_rank"]
 
 Severity = Literal["error", "warning", "note"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # the most severe first
+_RANK: dict[str, int] = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+UNRANKED = 9  # any other value: after every severity
+
+
+def severity_rank(severity: str) -> int:
+    """Where a severity sorts, the most severe first: ``error`` 0, ``warning`` 1, ``note``
+    2, anything else (SARIF's level ``none``, a results file's unknown value)
+    :data:`UNRANKED`. The one ranking every output orders its findings by."""
+    return _RANK.get(severity, UNRANKED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +109,8 @@ def finding_from(d: dict[str, Any]) -> Finding:
         related=tuple(TraceRef.from_dict(r) for r in d.get("related", [])),
         details=dict(d.get("details", {})), fingerprint=d.get("fingerprint", ""),
     )
+
+
+def by_severity(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings, the most severe first (stable: their order within a severity)."""
+    return sorted(findings, key=lambda f: severity_rank(f.severity))

@@ -25,7 +25,7 @@ from tests.conftest import assert_golden, example_results, missing_system
 
 from agent_eval.compare import compare
 from agent_eval.errors import InputError
-from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef, by_severity
 from agent_eval.renderers import RENDERERS, RenderContext, html
 from agent_eval.results import Results, Status, finding_dict
 from agent_eval.results import TestResult as TResult
@@ -512,7 +512,7 @@ def rich_results() -> Results:
 
 
 def expectations(r: Results, page: Page, filter_text: str) -> dict[str, Any]:
-    found = html._ordered(r)
+    found = by_severity(r.findings)
     tools = [v.tool or "" for v in found]
     by_violations = sorted(r.tests, key=lambda t: len(t.violations))
     severities: list[str] = [v.severity for v in found]

@@ -39,12 +39,13 @@ from agent_eval.commands._options import output_dir
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ExitCode, InputError
+from agent_eval.findings import by_severity
 from agent_eval.github import workflow
 from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
 from agent_eval.github.inputs import Inputs, read_inputs, token
 from agent_eval.github.ownership import give_back
-from agent_eval.github.publish import Report, by_severity, publish
+from agent_eval.github.publish import Report, publish
 from agent_eval.github.step import Step, relative, step_outputs
 from agent_eval.github.workspace import (
     allowed_roots,
@@ -302,7 +303,7 @@ def _say_results(step: Step, s: _Setup, report: Report, folder: Path,
     values = step_outputs(results, folder / RENDERERS["json"].filename,
                           folder / RENDERERS["sarif"].filename, s.workspace)
     step.outputs(values)
-    annotations = [workflow.finding_annotation(v) for v in by_severity(results)]
+    annotations = [workflow.finding_annotation(v) for v in by_severity(results.findings)]
     annotations += [workflow.input_error_annotation(e) for e in results.input_errors]
     for line in workflow.annotation_lines(
             annotations, f"see the job summary or {values['sarif-file']}"):

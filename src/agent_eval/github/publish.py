@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_eval.findings import Finding
+from agent_eval.findings import Finding, by_severity
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient
 from agent_eval.github.event import Event
@@ -20,12 +20,11 @@ from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
 from agent_eval.results import Results
 
-__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "by_severity", "check_annotation", "publish",
+__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "publish",
            "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 FORK_HELP = "see README 'Fork pull requests'"
-_RANK = {"error": 0, "warning": 1, "note": 2}
 
 
 @dataclass(frozen=True)
@@ -190,7 +189,7 @@ def _annotations(step: Step, results: Results, trace_files: set[str]) -> list[di
     (and at its trace line when its trace file is one of ``trace_files``), then each
     input error."""
     annotations = []
-    for v in by_severity(results):
+    for v in by_severity(results.findings):
         annotations.append(check_annotation(v.config.file, v.config.line, v.severity, v.rule,
                                             step.redact(v.message),
                                             _trace_text(v, step.redact)))
@@ -209,12 +208,6 @@ def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str
         return (f"skipped {call}: the token has no {permission} permission{extra} (fork pull "
                 f"requests get a read-only token){fork}; {FORK_HELP}. GitHub said: {said}")
     return f"skipped {call}: GitHub said: {said}"
-
-
-def by_severity(results: Results) -> list[Finding]:
-    """Every finding (rule violations, scenario findings, missed criteria), most severe
-    first."""
-    return sorted(results.findings, key=lambda v: _RANK.get(v.severity, 3))
 
 
 def _trace_text(v: Finding, redact: Redactor) -> str | None:

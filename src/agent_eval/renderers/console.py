@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_eval.findings import Finding
+from agent_eval.findings import SEVERITIES, Finding
 from agent_eval.jsonutil import json_type
 from agent_eval.renderers._judge import summary_line
 from agent_eval.results import Results, TestResult, blocking_checks
@@ -236,7 +236,7 @@ def finding_counts(results: Results) -> str:
     by_sev: dict[str, int] = {}
     for v in results.findings:
         by_sev[v.severity] = by_sev.get(v.severity, 0) + 1
-    sev = ", ".join(f"{by_sev[s]} {s}" for s in ("error", "warning", "note") if s in by_sev)
+    sev = ", ".join(f"{by_sev[s]} {s}" for s in SEVERITIES if s in by_sev)
     errors = results.counts.get("input_errors", len(results.input_errors))
     return f"{', '.join(parts)}{f' ({sev})' if sev else ''} · {_n(errors, 'input error')}"
 

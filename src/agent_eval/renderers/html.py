@@ -32,7 +32,7 @@ import orjson
 from markupsafe import Markup
 
 from agent_eval._version import __version__
-from agent_eval.findings import Finding
+from agent_eval.findings import SEVERITIES, Finding, by_severity, severity_rank
 from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
@@ -50,8 +50,6 @@ TRACE_CONTEXT = 2  # lines either side of the trace line
 LINE_CHARS = 300  # longer snippet lines are shortened to this many characters + "…"
 DETAIL_VALUE_CHARS = 300
 
-_RANK = {"error": 0, "warning": 1, "note": 2}
-SEVERITIES = ("error", "warning", "note")
 STATUSES = ("pass", "not_exercised", "warn", "fail", "error")
 # metrics where a rise is bad (Δ shown as worse / better)
 LOWER_IS_BETTER = frozenset({"violations", "input errors", "traces failing"})
@@ -276,12 +274,6 @@ def _pct(x: float, scale: float) -> str:
     return "0%" if not scale else f"{min(100.0, 100.0 * x / scale):.1f}%"
 
 
-def _ordered(results: Results) -> list[Finding]:
-    """Every finding (rule tests, scenarios, criteria and any other kind), most severe
-    first (stable: the results' order within a severity)."""
-    return sorted(results.findings, key=lambda v: _RANK.get(v.severity, 9))
-
-
 def _finding_rows(found: list[Finding], blob: str | None) -> list[FindingRow]:
     rows = []
     for n, v in enumerate(found, 1):
@@ -290,7 +282,7 @@ def _finding_rows(found: list[Finding], blob: str | None) -> list[FindingRow]:
         trace = f"{v.trace.file}:{v.trace.line}" if v.trace is not None else ""
         rows.append(FindingRow(
             n=n, rule=v.rule, message=" ".join(v.message.split()), severity=v.severity,
-            rank=_RANK.get(v.severity, 9), tool=v.tool or "", argument=v.argument or "",
+            rank=severity_rank(v.severity), tool=v.tool or "", argument=v.argument or "",
             value=_value(v), constraint=v.constraint or "",
             policy=f"{v.config.file}:{v.config.line}", policy_url=url, trace=trace,
             detailed=n <= MAX_DETAILS))
@@ -388,7 +380,7 @@ def _template() -> jinja2.Template:
 def render(results: Results, ctx: RenderContext | None = None) -> str:
     ctx = ctx or RenderContext()
     blob = _blob(ctx)
-    found = _ordered(results)
+    found = by_severity(results.findings)  # rule tests, scenarios, criteria, any other
     shown = found[:MAX_ROWS]
     metric_rows = _metric_rows(results)
     severities = [s for s in SEVERITIES if any(v.severity == s for v in found)]

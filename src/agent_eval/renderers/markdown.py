@@ -42,7 +42,7 @@ from urllib.parse import quote
 import orjson
 
 from agent_eval._version import __version__
-from agent_eval.findings import Finding
+from agent_eval.findings import Finding, severity_rank
 from agent_eval.renderers import _judge as j
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
@@ -59,7 +59,6 @@ VALUE_CHARS = 80
 
 ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌", "error": "💥", "not_exercised": "➖"}
 SEVERITY_ICON = {"error": "❌", "warning": "⚠️", "note": "ℹ️"}
-_RANK = {"error": 0, "warning": 1, "note": 2}
 
 
 # ---------------------------------------------------------------- text filters
@@ -260,7 +259,7 @@ def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = N
         by_rule.setdefault((section, v.severity, v.rule), []).append(v)
     order = {"": 0, "new": 0, "new_notes": 1, "unchanged": 2}
     ordered = sorted(by_rule.items(), key=lambda kv: (
-        order[kv[0][0]], _RANK.get(kv[0][1], 9), -len(kv[1]), kv[0][2]))
+        order[kv[0][0]], severity_rank(kv[0][1]), -len(kv[1]), kv[0][2]))
     blob = (f"{ctx.repo_url.rstrip('/')}/blob/{ctx.sha}/"
             if ctx.repo_url and ctx.sha else None)
     groups = []

@@ -29,7 +29,7 @@ import sarif_om as om  # type: ignore[import-untyped]
 
 from agent_eval import rules
 from agent_eval.errors import InputError
-from agent_eval.findings import Finding, TraceRef
+from agent_eval.findings import SEVERITIES, Finding, TraceRef, severity_rank
 from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results
 from agent_eval.sections import Comparison
@@ -47,7 +47,7 @@ MAX_RESULTS = 25_000  # results per run
 MAX_LOCATIONS_PER_RESULT = 1_000  # locations + relatedLocations of one result
 MAX_GZIP_BYTES = 10_000_000  # the whole file, gzip-compressed (GitHub: 10 MB)
 
-_LEVEL_RANK = {"error": 0, "warning": 1, "note": 2, "none": 3}
+_LEVELS = (*SEVERITIES, "none")  # SARIF's levels, the most severe first
 # The specification's property order (as in the official schema) for the objects written
 # here; any other object keeps the object model's order.
 _ORDER: dict[str, tuple[str, ...]] = {
@@ -220,7 +220,7 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
     dropped = _Dropped()
     for it in items:
         _cap_locations(it.result, dropped)
-    ranked = sorted(items, key=lambda it: (_LEVEL_RANK.get(it.level, 3), it.order))
+    ranked = sorted(items, key=lambda it: (severity_rank(it.level), it.order))
 
     def make(keep: int, for_size: int = 0) -> Any:
         """The log with the ``keep`` most severe results, in their original order."""
@@ -440,7 +440,7 @@ def _invocation(results: Results, dropped: _Dropped) -> Any:
 def _limit_notes(dropped: _Dropped) -> Iterable[Any]:
     total = sum(dropped.results.values())
     if total:
-        by_level = ", ".join(f"{dropped.results[lv]} {lv}" for lv in _LEVEL_RANK
+        by_level = ", ".join(f"{dropped.results[lv]} {lv}" for lv in _LEVELS
                              if dropped.results.get(lv))
         why = []
         if total > dropped.for_size:
