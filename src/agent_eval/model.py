@@ -7,7 +7,7 @@ trace did not record are ``None`` (unknown), never zero.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +103,19 @@ def score_value(value: object) -> float | None:
     return None
 
 
+_N = TypeVar("_N", int, float)
+
+
+def _known_sum(values: list[_N | None], start: _N) -> _N | None:
+    """``start`` plus the values in order; None when there are none or one is unknown."""
+    total = start
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total if values else None
+
+
 @dataclass(slots=True)
 class Trace:
     id: str
@@ -127,29 +140,18 @@ class Trace:
     def tokens(self) -> int | None:
         if self.total_tokens is not None:
             return self.total_tokens
-        total = 0
-        for call in self.llm_calls:
-            if call.total_tokens is None:
-                return None
-            total += call.total_tokens
-        return total if self.llm_calls else None
+        return _known_sum([call.total_tokens for call in self.llm_calls], 0)
 
     @property
     def cost(self) -> float | None:
         if self.cost_usd is not None:
             return self.cost_usd
-        total = 0.0
-        for call in self.llm_calls:
-            if call.cost_usd is None:
-                return None
-            total += call.cost_usd
-        return total if self.llm_calls else None
+        return _known_sum([call.cost_usd for call in self.llm_calls], 0.0)
 
     @property
     def latency_ms(self) -> float | None:
         if self.duration_ms is not None:
             return self.duration_ms
         known = [c.latency_ms for c in self.tool_calls] + [c.latency_ms for c in self.llm_calls]
-        if not known or any(v is None for v in known):
-            return None
-        return float(sum(v for v in known if v is not None))
+        total = _known_sum(known, 0)
+        return None if total is None else float(total)

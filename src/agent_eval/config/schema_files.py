@@ -44,6 +44,10 @@ def compile_schema(schema: Any, source: str, problem: Callable[[str], None]) -> 
     # only when a suite uses it: keeps the CLI's start-up fast
     import jsonschema  # type: ignore[import-untyped]
 
+    if not isinstance(schema, dict | bool):  # a file of `null` or `5`: validator_for fails
+        problem(f"invalid JSON Schema ({source}): {schema!r} is not of type 'object', "
+                "'boolean'")
+        return None
     cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)

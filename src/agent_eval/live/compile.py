@@ -14,7 +14,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from agent_eval.config.schema_files import LoaderLike, SchemaFiles
 from agent_eval.findings import ConfigRef
@@ -31,6 +33,7 @@ from agent_eval.yamlpos import Path, Positions
 SDK_HINT = ("install the MCP extra: pip install 'agent-eval-ci[mcp]' (the official `mcp` "
             "Python SDK)")
 _NAME = re.compile(NAME_PATTERN)
+_M = TypeVar("_M", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +122,18 @@ class _Compiler:
         pos = self.positions.get(path)
         return ConfigRef(self.file, pos.line, pos.col, key_path)
 
+    def validated(self, model: type[_M], value: Any, path: Path,
+                  not_a_mapping: str) -> _M | None:
+        """``value`` as ``model``; None after its problems were reported."""
+        if not isinstance(value, dict):
+            self.problem(path, not_a_mapping)
+            return None
+        found = self.loader.validate(model, value, self.positions, path)
+        if found is None:
+            return None
+        assert isinstance(found, model)
+        return found
+
     def refs_below(self, value: Any, path: Path, key_path: str) -> dict[str, ConfigRef]:
         """Every key (and list item) below ``value``, by dotted path."""
         out: dict[str, ConfigRef] = {}
@@ -153,14 +168,10 @@ class _Compiler:
                 self.problem(path, f"server name '{name}' must be letters, digits, '_', '.' "
                              "or '-' (it names the session's trace file)")
                 continue
-            if not isinstance(value, dict):
-                self.problem(path, f"server '{name}' must be a mapping with 'command' or "
-                             "'url'")
-                continue
-            model = self.loader.validate(Server, value, self.positions, path)
+            model = self.validated(Server, value, path, f"server '{name}' must be a mapping "
+                                   "with 'command' or 'url'")
             if model is None:
                 continue
-            assert isinstance(model, Server)
             cwd = (self.loader.base / (model.cwd or ".")).resolve()
             if model.command is not None and not cwd.is_dir():
                 self.problem((*path, "cwd"), f"server '{name}': cwd '{model.cwd}' is not a "
@@ -188,14 +199,11 @@ class _Compiler:
         out: list[ProbeSpec] = []
         for i, item in enumerate(raw):
             path: Path = ("probes", i)
-            if not isinstance(item, dict):
-                self.problem(path, "a probe must be a mapping with 'id' and one of tool, "
-                             "list, resource, resource_template, prompt, capabilities")
-                continue
-            model = self.loader.validate(Probe, item, self.positions, path)
+            model = self.validated(Probe, item, path, "a probe must be a mapping with 'id' "
+                                   "and one of tool, list, resource, resource_template, "
+                                   "prompt, capabilities")
             if model is None:
                 continue
-            assert isinstance(model, Probe)
             id_path: Path = (*path, "id")
             if model.id in seen or model.id in taken:
                 first = (f"probe at line {seen[model.id]}" if model.id in seen
