@@ -28,6 +28,8 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 import sarif_om as om  # type: ignore[import-untyped]
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.conftest import (
     assert_golden,
     evaluate_config,
@@ -904,6 +906,48 @@ def test_the_serializer_leaves_out_defaults() -> None:
     assert sarif.to_json(run) == {"tool": {"driver": {"name": "t"}}}  # no Factory defaults
     assert sarif.to_json(om.Location(id=1, properties={"a": [om.Message(text="y")]})) == {
         "id": 1, "properties": {"a": [{"text": "y"}]}}
+
+
+_VALUES = st.none() | st.integers(-2, 3) | st.text(max_size=3) | st.sampled_from(
+    ["warning", "error", "fail", "note"]) | st.lists(st.integers(0, 2), max_size=2) | \
+    st.dictionaries(st.text(max_size=2), st.integers(0, 2) | st.none(), max_size=2)
+# the classes a finding's result is made of, with the arguments it gives them
+_MADE = {om.Result: ["rule_id", "rule_index", "level", "message", "locations", "kind",
+                     "partial_fingerprints", "related_locations", "baseline_state", "rank",
+                     "properties"],
+         om.Location: ["id", "physical_location", "message", "properties"],
+         om.PhysicalLocation: ["artifact_location", "region"],
+         om.ArtifactLocation: ["uri", "uri_base_id", "index"],
+         om.Region: ["start_line", "start_column", "snippet", "byte_offset"],
+         om.ArtifactContent: ["text"], om.Message: ["text", "markdown"]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(_MADE, key=lambda c: c.__name__)).flatmap(
+    lambda cls: st.tuples(st.just(cls), st.lists(st.sampled_from(_MADE[cls]), unique=True)
+                          .flatmap(lambda names: st.fixed_dictionaries(
+                              {n: _VALUES for n in names})))),
+       st.booleans())
+def test_a_result_made_in_json_form_is_what_the_serializer_makes_of_the_object(
+        case: tuple[type, dict[str, Any]], nested: bool) -> None:
+    """The results of a large run are made as JSON directly (sarif._json): the members,
+    their values and their order are those of ``to_json`` on the sarif-om object, with
+    defaults (kind "fail", index -1, ...) left out and ``level`` always written, and
+    whatever order the arguments come in."""
+    cls, values = case
+    if nested and "message" in values:
+        values["message"] = sarif._json(om.Message, text=str(values["message"]))
+        objects = dict(values, message=om.Message(text=str(values["message"]["text"])))
+    else:
+        objects = dict(values)
+    if cls is om.Result and "message" not in objects:
+        objects["message"] = om.Message(text="m")
+        values["message"] = sarif._json(om.Message, text="m")
+    made = sarif._json(cls, **dict(reversed(values.items())))
+    expected = sarif.to_json(cls(**objects))
+    assert made == expected
+    assert list(made) == list(expected)
+    assert json.dumps(sarif.to_json(made)) == json.dumps(expected)
 
 
 def test_version_control_provenance_when_known(tmp_path: Path) -> None:

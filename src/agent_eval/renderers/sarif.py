@@ -115,12 +115,55 @@ def _plan(cls: type) -> _Plan:
     return plan
 
 
+class _Json(dict[str, Any]):
+    """A SARIF object already in its JSON form: :func:`to_json` passes it through."""
+
+
+_Fields = dict[str, tuple[int, str, Any, bool]]
+_FIELDS: dict[type, _Fields] = {}
+_WRITTEN: dict[type, tuple[tuple[str, Any], ...]] = {}  # always written, with their default
+
+
+def _json(cls: type, **values: Any) -> _Json:
+    """``to_json(cls(**values))`` without making the object: the same members in the
+    same order, for the results of a large run (tests/renderers/test_sarif.py checks
+    the two agree)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {attribute: (rank, name, default, always) for rank, (
+            attribute, name, default, always) in enumerate(_plan(cls))}
+        _WRITTEN[cls] = tuple((attribute, default) for attribute, (_, _, default, always)
+                              in fields.items() if always and default is not _NO_DEFAULT)
+    for attribute, default in _WRITTEN[cls]:
+        if attribute not in values:
+            values[attribute] = default  # written even when not given (level)
+    out = _Json()
+    last = -1
+    ordered = True
+    for attribute, value in values.items():
+        rank, name, default, always = fields[attribute]
+        if value is None or (not always and value == default
+                             and type(value) is type(default)):
+            continue
+        out[name] = value if type(value) in _SCALARS or type(value) is _Json else to_json(
+            value)
+        ordered = ordered and rank > last
+        last = rank
+    if ordered:  # the arguments were given in the specification's order
+        return out
+    rank_of = {name: rank for rank, name, _, _ in fields.values()}
+    return _Json(sorted(out.items(), key=lambda item: rank_of[item[0]]))
+
+
 def to_json(obj: Any) -> Any:
     """Plain JSON data for a ``sarif-om`` object (recursively), default values left out.
 
     Lists, dicts (property bags, partialFingerprints) and scalars pass through, with
     their items converted."""
-    plan = _PLANS.get(type(obj))
+    kind = type(obj)
+    if kind in _SCALARS or kind is _Json or obj is None:
+        return obj
+    plan = _PLANS.get(kind)
     if plan is None:
         if isinstance(obj, dict):
             return {str(k): to_json(v) for k, v in obj.items()}
@@ -155,11 +198,14 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
 
 @dataclass
 class _Item:
-    """One result to be, with what the limits need to know about it."""
+    """One result to be, with what the limits need to know about it: an input error's
+    ``om.Result``, or a finding whose result is made when first written (a run may hold
+    far more findings than a SARIF file keeps)."""
 
-    result: Any  # om.Result
+    result: Any  # om.Result, or the _Json of the finding's result once made
     level: str
     order: int
+    finding: Finding | None = None
 
 
 @dataclass
@@ -205,22 +251,30 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
                    for r in ids]
     sources = _Sources(ctx)
 
-    items = [_Item(_finding_result(v, index, sources), v.severity, n)
-             for n, v in enumerate(findings)]
-    compared = results.baseline
-    if isinstance(compared, Comparison):
-        for it, v in zip(items, findings, strict=True):
-            it.result.baseline_state = compared.state_of(v)
+    compared = results.baseline if isinstance(results.baseline, Comparison) else None
+    room = max(MAX_LOCATIONS_PER_RESULT - 1, 0)  # a finding's result has one location
+    dropped = _Dropped()
+    items: list[_Item] = []
+    for n, v in enumerate(findings):
+        related = (v.trace is not None) + len(v.related)
+        if related > room:  # counted now: the result itself may never be made
+            dropped.locations += related - room
+            dropped.results_with_locations += 1
+        items.append(_Item(None, v.severity, n, v))
     seen: dict[str, int] = {}
     for e in results.input_errors:
         level = catalogue[e.rule].level if e.rule in catalogue else "error"
-        items.append(_Item(_input_result(e, index, level, sources, seen, results.config),
-                           level, len(items)))
-
-    dropped = _Dropped()
-    for it in items:
-        _cap_locations(it.result, dropped)
+        item = _Item(_input_result(e, index, level, sources, seen, results.config), level,
+                     len(items))
+        _cap_locations(item.result, dropped)
+        items.append(item)
     ranked = sorted(items, key=lambda it: (severity_rank(it.level), it.order))
+
+    def result(it: _Item) -> Any:
+        if it.result is None:
+            assert it.finding is not None
+            it.result = _finding_result(it.finding, index, sources, room, compared)
+        return it.result
 
     def make(keep: int, for_size: int = 0) -> Any:
         """The log with the ``keep`` most severe results, in their original order."""
@@ -240,7 +294,7 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
                 information_uri=INFORMATION_URI, rules=descriptors)),
             invocations=[_invocation(results, lost)],
             version_control_provenance=vcs,
-            results=[it.result for it in sorted(ranked[:keep], key=lambda it: it.order)],
+            results=[result(it) for it in sorted(ranked[:keep], key=lambda it: it.order)],
             automation_details=om.RunAutomationDetails(id=_category(results, ctx)),
             column_kind="unicodeCodePoints",
             properties={"suite": results.suite, "config": results.config,
@@ -334,6 +388,19 @@ def _physical(file: str, line: int, col: int = 0, snippet: str | None = None) ->
         region=region)
 
 
+def _physical_json(file: str, line: int, col: int = 0, snippet: str | None = None) -> _Json:
+    """``to_json(_physical(...))``."""
+    region = None
+    if line > 0:
+        region = _json(om.Region, start_line=line, start_column=col if col > 0 else None,
+                       snippet=None if snippet is None else _json(om.ArtifactContent,
+                                                                  text=snippet))
+    return _json(om.PhysicalLocation,
+                 artifact_location=_json(om.ArtifactLocation, uri=_uri(file),
+                                         uri_base_id=SRCROOT),
+                 region=region)
+
+
 def _where(ref: TraceRef) -> str:
     return f"{ref.file}:{ref.line}" if ref.line > 0 else ref.file
 
@@ -355,22 +422,29 @@ def _category(results: Results, ctx: RenderContext) -> str:
     return f"{TOOL_NAME}/{results.suite}/{shard}"
 
 
-def _finding_result(v: Finding, index: dict[str, int], sources: _Sources) -> Any:
+def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: int,
+                    compared: Comparison | None) -> _Json:
+    """The result of one finding, in its JSON form (what ``to_json`` makes of the
+    ``om.Result``), with at most ``room`` related locations."""
     parts = [_sentence(v.message)]
-    related: list[Any] = []
+    related: list[_Json] = []
     if v.trace is not None:
         parts.append(f"Trace {v.trace.trace_id} at {_where(v.trace)}.")
-        related.append(om.Location(
-            id=1, physical_location=_physical(v.trace.file, v.trace.line),
-            message=om.Message(text=f"Trace {v.trace.trace_id}: where the rule is violated.")))
+    if v.trace is not None and room > 0:
+        related.append(_json(
+            om.Location, id=1, physical_location=_physical_json(v.trace.file, v.trace.line),
+            message=_json(om.Message,
+                          text=f"Trace {v.trace.trace_id}: where the rule is violated.")))
     if v.scenario:
         parts.append(f"Scenario {v.scenario}.")
     if v.related:
         parts.append(f"{len(v.related)} more related trace line(s).")
-    for n, ref in enumerate(v.related, len(related) + 1):
-        related.append(om.Location(
-            id=n, physical_location=_physical(ref.file, ref.line),
-            message=om.Message(text=f"Trace {ref.trace_id}: a related line.")))
+    for n, ref in enumerate(v.related, 2 if v.trace is not None else 1):
+        if n > room:
+            break
+        related.append(_json(
+            om.Location, id=n, physical_location=_physical_json(ref.file, ref.line),
+            message=_json(om.Message, text=f"Trace {ref.trace_id}: a related line.")))
     props: dict[str, Any] = {"test": v.test}
     for key, value in (("scenario", v.scenario),
                        ("trace_id", v.trace.trace_id if v.trace else None),
@@ -378,18 +452,24 @@ def _finding_result(v: Finding, index: dict[str, int], sources: _Sources) -> Any
                        ("constraint", v.constraint)):
         if value is not None:
             props[key] = value
+    total = (v.trace is not None) + len(v.related)
+    if total > room:
+        props["relatedLocationsDropped"] = total - room
     c = v.config
     text = sources.line(c.file, c.line)
     snippet = text[max(c.col, 1) - 1:] if text is not None else None
-    return om.Result(
+    return _json(
+        om.Result,
         rule_id=v.rule,
         rule_index=index[v.rule],
         level=v.severity,
-        message=om.Message(text=" ".join(parts)),
-        locations=[om.Location(physical_location=_physical(c.file, c.line, c.col, snippet))],
+        message=_json(om.Message, text=" ".join(parts)),
+        locations=[_json(om.Location,
+                         physical_location=_physical_json(c.file, c.line, c.col, snippet))],
         partial_fingerprints={"primaryLocationLineHash": v.fingerprint} if v.fingerprint
         else None,
         related_locations=related or None,
+        baseline_state=compared.state_of(v) if compared is not None else None,
         properties=props,
     )
 
