@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from tests.conftest import assert_golden, example_results
 
 from agent_eval.compare import compare
@@ -267,6 +268,23 @@ def test_huge_results_are_cut_to_60000_characters_keeping_the_most_severe() -> N
     assert text.splitlines()[0] == "<!-- agent-eval:s -->"
     assert "| violations | 8000 |" in text and "### Tests" in text
     assert text.endswith("[workflow run](https://github.com/acme/agent/actions/runs/1)\n")
+
+
+@pytest.mark.parametrize("max_chars", [300, 3_000, 30_000, 60_000, 100_000])
+def test_many_findings_give_the_page_that_rendering_all_of_them_first_gives(
+        max_chars: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With many findings the page with all of them is not rendered first (it cannot fit:
+    each adds the template's own text) and each finding's line is made only when shown:
+    the page is the same as when every attempt is made."""
+    found = [finding(i, "warning" if i % 3 else "error", message=f"m{i} " * (i % 4))
+             for i in range(9000)]
+    r = results_of([make_test("a", found[:5000]), make_test("b", found[5000:], "warn")],
+                   traces=9000)
+    assert markdown.ITEM_LEAST * 9000 > 100_000  # the quick path is taken here
+    quick = markdown.render(r, CTX, max_chars=max_chars)
+    monkeypatch.setattr(markdown, "ITEM_LEAST", 0)  # every page is tried, the whole first
+    assert quick == markdown.render(r, CTX, max_chars=max_chars)
+    assert len(quick) <= max_chars or max_chars < 1_000
 
 
 def test_the_cap_also_cuts_the_tests_table_when_it_alone_is_too_long() -> None:

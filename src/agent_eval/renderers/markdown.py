@@ -33,10 +33,10 @@ says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
 import orjson
@@ -155,12 +155,42 @@ class Item:
     ref: int = 0  # number of the reference link to ``url`` (set when cut)
 
 
+class _Items(Sequence[Item]):
+    """A group's items, each made when first read: a summary shows a few hundred of
+    them at most, and a run may have tens of thousands of findings."""
+
+    def __init__(self, make: Callable[[Finding], Item], found: list[Finding]) -> None:
+        self._make = make
+        self._found = found
+        self._made: list[Item] = []
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._found)))]
+        if index < 0:
+            index += len(self._found)
+        if not 0 <= index < len(self._found):
+            raise IndexError(index)
+        while len(self._made) <= index:
+            self._made.append(self._make(self._found[len(self._made)]))
+        return self._made[index]
+
+
 @dataclass
 class Group:
     rule: str
     icon: str
     count: int  # all findings of the rule (and severity), shown or not
-    items: list[Item] = field(default_factory=list)
+    items: Sequence[Item] = field(default_factory=list)
     # "" (no baseline), "new" (new violations), "new_notes" (new notes) or "unchanged"
     # (against the baseline; the last two are shown in <details>)
     section: str = ""
@@ -262,21 +292,26 @@ def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = N
         order[kv[0][0]], severity_rank(kv[0][1]), -len(kv[1]), kv[0][2]))
     blob = (f"{ctx.repo_url.rstrip('/')}/blob/{ctx.sha}/"
             if ctx.repo_url and ctx.sha else None)
-    groups = []
-    for (section, severity, rule), found in ordered:
-        group = Group(rule, SEVERITY_ICON.get(severity, "•"), len(found), section=section)
-        for v in found:
-            url = None
-            if blob is not None:
-                url = f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
-            trace = None
-            if v.trace is not None:
-                at = f"{v.trace.file}:{v.trace.line}"
-                trace = f"{md_code(v.trace.trace_id)} at {md_code(at)}"
-            group.items.append(Item(severity, _what(v), f"{v.config.file}:{v.config.line}",
-                                    url, trace))
-        groups.append(group)
-    return groups
+
+    def item(v: Finding) -> Item:
+        url = None
+        if blob is not None:
+            url = f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
+        trace = None
+        if v.trace is not None:
+            at = f"{v.trace.file}:{v.trace.line}"
+            trace = f"{md_code(v.trace.trace_id)} at {md_code(at)}"
+        return Item(v.severity, _what(v), _policy(v), url, trace)
+
+    return [Group(rule, SEVERITY_ICON.get(severity, "•"), len(found), _Items(item, found),
+                  section) for (section, severity, rule), found in ordered]
+
+
+ITEM_LEAST = len("\n  - policy ")  # literal text of summary.md.j2 per finding shown
+
+
+def _policy(v: Finding) -> str:
+    return f"{v.config.file}:{v.config.line}"
 
 
 def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, str]]]:
@@ -466,9 +501,12 @@ def render(results: Results, ctx: RenderContext | None = None,
             **fixed, groups=shown, links=links, total=total, hidden=total - keep,
             tests=tests[:keep_tests], tests_hidden=len(tests) - keep_tests)
 
-    text = page(total, len(tests))
-    if len(text) <= max_chars:
-        return text
+    # the whole page is rendered only when it may fit: each finding shown adds at least
+    # the template's own "\n  - policy " to it (tens of thousands of findings never fit)
+    if ITEM_LEAST * total <= max_chars:
+        text = page(total, len(tests))
+        if len(text) <= max_chars:
+            return text
     keep_tests = len(tests)
     if len(page(0, keep_tests)) > max_chars:
         keep_tests = _largest(lambda n: len(page(0, n)) <= max_chars, len(tests))
