@@ -320,6 +320,27 @@ class Bench:
         self.say("   peak RSS all formats / json: {} / {} MB".format(*fig.detail["peak_rss_mb"]))
 
 
+def summary(figures: list[Figure]) -> str:
+    """The figures as a Markdown table (docs/performance.md)."""
+    lines = ["| row | figure | value | pairs (min-max) | target | met |",
+             "|---|---|---|---|---|---|"]
+    for f in figures:
+        if f.value is None:
+            lines.append(f"| {f.row} | {f.name} | {f.note} | | {f.target} | |")
+            continue
+        value = f"{f.value}{f.unit}"
+        if "added_seconds" in f.detail:
+            value += f" (+{f.detail['added_seconds']} s)"
+        if "seconds" in f.detail and isinstance(f.detail["seconds"], list):
+            value += " ({} s / {} s)".format(*f.detail["seconds"])
+        if "findings" in f.detail and f.detail["findings"] is not None:
+            value += f", {f.detail['findings']:,} findings"
+        spread = f"{f.spread[0]}-{f.spread[1]}" if f.spread else ""
+        met = "" if f.met is None else ("yes" if f.met else "no")
+        lines.append(f"| {f.row} | {f.name} | {value} | {spread} | {f.target} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
 def _violations(out: Path) -> int | None:
     try:
         counts = json.loads((out / "results.json").read_text(encoding="utf-8"))["counts"]
@@ -421,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.say(f"done in {time.time() - started:.0f} s; load {machine['load_after']}")
     for f in bench.failures:
         bench.say(f"FAIL {f}")
+    out = sys.stderr if ns.json else sys.stdout
+    out.write(summary(bench.figures))
     if ns.json:
         sys.stdout.write(json.dumps({"exe": exe, "machine": machine, "repeat": ns.repeat,
                                      "figures": [asdict(f) for f in bench.figures],

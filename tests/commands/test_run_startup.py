@@ -22,7 +22,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 # what only other output formats, a baseline or judge checks need
 NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.renderers.html",
                 "agent_eval.renderers.junit", "agent_eval.renderers.markdown",
-                "agent_eval.baseline", "agent_eval.compare", "agent_eval.judge.run")
+                "agent_eval.baseline", "agent_eval.compare", "agent_eval.judge.run",
+                "agent_eval.importers.assay", "agent_eval.importers.ciagent",
+                "agent_eval.importers.evalview")
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:

@@ -9,10 +9,10 @@ native suite file, with comments saying where each key came from.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path as FsPath
 from typing import Any
 
-from agent_eval.importers import assay, ciagent, evalview
 from agent_eval.importers.base import Builder, Translate, Translation
 
 __all__ = ["DIALECTS", "Builder", "Translate", "Translation", "detect", "detect_folder",
@@ -47,15 +47,13 @@ def detect_folder(folder: FsPath) -> str | None:
     return "evalview" if folder.is_dir() else None
 
 
-TRANSLATORS: dict[str, Translate] = {
-    "assay": assay.translate,
-    "evalview": evalview.translate,
-    "ciagent": ciagent.translate,
-}
+# each peer's module is imported when a config of its dialect is read (start-up time)
+PEERS = ("assay", "evalview", "ciagent")
 
 
 def translator(dialect: str) -> Translate:
     """The translator of a peer's config (``ValueError`` for another dialect)."""
-    if dialect not in TRANSLATORS:
+    if dialect not in PEERS:
         raise ValueError(dialect)
-    return TRANSLATORS[dialect]
+    found: Translate = importlib.import_module(f"{__name__}.{dialect}").translate
+    return found
