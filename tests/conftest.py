@@ -123,6 +123,12 @@ def events(*items: dict[str, Any]) -> str:
     return "".join(json.dumps(e) + "\n" for e in items)
 
 
+def read_results(folder: Path) -> dict[str, Any]:
+    """The results.json that a run wrote into ``folder``."""
+    data: dict[str, Any] = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    return data
+
+
 def evaluate_config(config: Path) -> Results:
     """The suite at ``config`` with its own traces, evaluated as ``run --no-timings`` does."""
     suite = load_suite(config)

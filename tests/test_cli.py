@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import ROOT
+from tests.conftest import ROOT, read_results
 
 import agent_eval
 from agent_eval.checks import REGISTRY
@@ -69,11 +69,6 @@ def run(*args: str, cwd: Path, env: dict[str, str] | None = None
                           capture_output=True, text=True, timeout=60, check=False)
 
 
-def results(folder: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((folder / "results.json").read_text())
-    return data
-
-
 # ------------------------------------------------------------------- exit codes
 @pytest.mark.parametrize(("severity", "trace", "flags", "verdict", "code"), [
     ("error", call("noop"), [], "pass", 0),
@@ -88,7 +83,7 @@ def test_exit_codes(tmp_path: Path, severity: str, trace: str, flags: list[str],
     make(tmp_path, severity, {"t.jsonl": trace})
     p = run("run", "-q", *flags, cwd=tmp_path)
     assert p.returncode == code, p.stderr
-    assert results(tmp_path / "agent-eval-results")["verdict"] == verdict
+    assert read_results(tmp_path / "agent-eval-results")["verdict"] == verdict
     assert p.stdout.startswith(f"{verdict}: ")
 
 
@@ -108,7 +103,7 @@ def test_input_error_exits_2_and_the_rest_is_still_evaluated(tmp_path: Path) -> 
     })
     p = run("run", cwd=tmp_path)
     assert p.returncode == 2, p.stderr
-    data = results(tmp_path / "agent-eval-results")
+    data = read_results(tmp_path / "agent-eval-results")
     assert data["verdict"] == "error"
     assert [(e["rule"], e["file"], e["line"]) for e in data["input_errors"]] == [
         ("input/parse_error", "traces/a.jsonl", 2)]
@@ -128,7 +123,7 @@ def test_a_glob_matching_nothing_is_no_traces_at_the_traces_line(tmp_path: Path)
                "    blocklist: [x]\n")
     p = run("run", cwd=tmp_path)
     assert p.returncode == 2
-    errors = results(tmp_path / "agent-eval-results")["input_errors"]
+    errors = read_results(tmp_path / "agent-eval-results")["input_errors"]
     assert [(e["rule"], e["file"], e["line"]) for e in errors] == [
         ("input/no_traces", "agent-eval.yaml", 3)]
     assert "nothing/*.jsonl" in errors[0]["message"]
@@ -164,7 +159,7 @@ def test_traces_option_is_relative_to_the_cwd(tmp_path: Path) -> None:
     p = run("run", "--config", "../agent-eval.yaml", "--traces", "*.jsonl",
             "-o", "res", cwd=other)
     assert p.returncode == 1, p.stderr
-    data = results(other / "res")
+    data = read_results(other / "res")
     (v,) = [v for t in data["tests"] for v in t["violations"]]
     assert (v["tool"], v["trace"]["file"]) == ("x_other", "other/bad.jsonl")
     assert data["counts"]["traces"] == 1  # traces/t.jsonl was not read
@@ -369,7 +364,7 @@ def test_fail_on_never_exits_0_once_the_run_completed(tmp_path: Path) -> None:
     make(tmp_path, traces={"a.jsonl": call("x_one") + "{not json\n"})
     p = run("run", "-q", "--fail-on", "never", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    assert results(tmp_path / "agent-eval-results")["verdict"] == "error"
+    assert read_results(tmp_path / "agent-eval-results")["verdict"] == "error"
     # (the coverage finding: the policy key apply_discount matched no call)
     assert p.stdout.startswith("error: 1 rule violation, 1 coverage finding (1 error, 1 note) "
                                "· 1 input error in 1 trace")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import read_results
 
 from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
@@ -236,14 +237,14 @@ def test_strict_coverage_flag_and_suite_key(tmp_path: Path,
     assert cli(["run", "--config", str(config), "-o", str(out), "-q"]) == 0
     assert cli(["run", "--config", str(config), "-o", str(out), "-q",
                 "--strict-coverage"]) == 1
-    data = json.loads((out / "results.json").read_text())
+    data = read_results(out)
     assert data["verdict"] == "fail"
     assert {f["severity"] for f in data["unexercised"]} == {"error"}
     for key, verdict, code in (("warning", "warn", 0), ("error", "fail", 1),
                                ("note", "pass", 0)):
         config.write_text(SUITE.replace("suite: typos", f"suite: typos\nunexercised: {key}"))
         assert cli(["run", "--config", str(config), "-o", str(out), "-q"]) == code
-        data = json.loads((out / "results.json").read_text())
+        data = read_results(out)
         assert data["verdict"] == verdict
         assert {f["severity"] for f in data["unexercised"]} == {key}
     capsys.readouterr()

@@ -4,12 +4,12 @@ the rule ids of its ``text expect`` block."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from tests.conftest import read_results
 
 from agent_eval._cli import main
 
@@ -74,7 +74,7 @@ def test_doc_example(ex: Example, tmp_path: Path) -> None:
     code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output-dir",
                  str(out), "--fail-on", "never", "-q"])
     assert code == 0
-    results = json.loads((out / "results.json").read_text())
+    results = read_results(out)
     assert results["input_errors"] == []
     got = sorted({v["rule"] for t in results["tests"] for v in t["violations"]}
                  | {f["rule"] for s in results["scenarios"] for f in s["findings"]}

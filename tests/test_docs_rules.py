@@ -12,7 +12,6 @@ reader instead: the example's gives the page's input error, the "Use instead" on
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import rule_page_parts
+from tests.conftest import read_results, rule_page_parts
 
 import agent_eval
 from agent_eval._cli import main
@@ -134,11 +133,6 @@ def run_blocks(page: Path, blocks: dict[str, str], tmp_path: Path,
     return code, out
 
 
-def results_of(out: Path) -> dict[str, Any]:
-    results: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    return results
-
-
 def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                 monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Write the page's blocks, run ``agent-eval run`` on them, return results.json."""
@@ -147,7 +141,7 @@ def run_example(page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     captured = capsys.readouterr()
     errors_expected = page_id(page) in INPUT_ERROR_PAGES
     assert code == 0, f"{page}: exit {code}\n{captured.err}"  # --fail-on never
-    results = results_of(out)
+    results = read_results(out)
     if errors_expected:  # judge/missing, judge/error: the page's rule, nothing else
         assert {e["rule"] for e in results["input_errors"]} == {page_id(page)}
     else:
@@ -213,7 +207,7 @@ def test_use_instead_passes_clean(page: Path, tmp_path: Path,
     code, out = run_blocks(page, {**example, **fixed}, tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 0, f"{page}: exit {code}\n{err}"
-    results = results_of(out)
+    results = read_results(out)
     assert results["input_errors"] == []
     assert results["verdict"] == "pass"
     found = violations(results)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.conftest import read_results
 
 from agent_eval._cli import main
 from agent_eval.limits import Limits
@@ -73,7 +74,7 @@ def test_a_results_file_from_anyone_is_shown_clean(tmp_path: Path, capsys: objec
     (tmp_path / "t.jsonl").write_text('{"type":"tool_call","tool":"xx","arguments":{}}\n')
     assert main(["run", "-q", "--config", str(tmp_path / "agent-eval.yaml"),
                  "-o", str(tmp_path / "out")]) == 1
-    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    data = read_results(tmp_path / "out")
     v = data["tests"][0]["violations"][0]
     v["tool"] = "x\x1b]0;owned\x07" + "z" * 5000
     v["message"] = "Blocked \x1b[2J"

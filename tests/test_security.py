@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import read_results
 
 import agent_eval
 
@@ -127,8 +128,7 @@ def run(*args: str, cwd: Path, timeout: float = 60, memory: int | None = None,
 
 
 def results(root: Path, folder: str = "out") -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((root / folder / "results.json").read_text())
-    return data
+    return read_results(root / folder)
 
 
 def errors(data: dict[str, Any]) -> list[tuple[str, str, int]]:

@@ -33,7 +33,7 @@ from action_harness import (
     workflow_runs,
 )
 from markdown_check import problems
-from tests.conftest import copy_example
+from tests.conftest import copy_example, read_results
 
 from agent_eval._cli import main as cli
 from agent_eval.baseline import BaselineError, load_file, parse_results, trusted_run
@@ -60,7 +60,7 @@ def base_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     copy_example(d)
     subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings", "-o",
                     "out"], cwd=d, check=False, capture_output=True)
-    data: dict[str, Any] = json.loads((d / "out" / "results.json").read_text())
+    data: dict[str, Any] = read_results(d / "out")
     return data
 
 
@@ -118,7 +118,7 @@ def test_only_a_push_run_of_the_repository_itself_is_taken(
     assert [r.path.split("/")[-2] for r in github.calls("GET", r"/actions/runs/\d+/artifacts$")
             ] == ["4242"]
     assert "baseline: artifact agent-eval-results of run 4242 on master" in run.stderr
-    results = json.loads((run.workspace / "agent-eval-results" / "results.json").read_text())
+    results = read_results(run.workspace / "agent-eval-results")
     assert results["baseline"]["source"]["run_id"] == 4242
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import copy_example
+from tests.conftest import copy_example, read_results
 
 from agent_eval._cli import main as cli
 
@@ -43,7 +43,7 @@ def test_run_baseline_and_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         {"type": "tool_call", "tool": "refund", "arguments": {"amount": 250}}) + "\n")
     assert cli(["run", "-q", "--no-timings", "-o", "head", "--baseline",
                 "base/results.json"]) == 1
-    data = json.loads((tmp_path / "head" / "results.json").read_text())
+    data = read_results(tmp_path / "head")
     b = data["baseline"]
     assert b["source"] == {"kind": "file", "path": "base/results.json"}
     assert b["new_violations"] == 1 and b["unchanged_violations"] == 1

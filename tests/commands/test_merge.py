@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.conftest import read_results
 
 from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
@@ -170,7 +171,7 @@ def test_cli_shards_and_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
              "-f", "sarif"])
     sarif = json.loads((tmp_path / "part2" / "results.sarif").read_text())
     assert sarif["runs"][0]["automationDetails"]["id"] == "agent-eval/shards/shard-2-of-2/"
-    part = json.loads((tmp_path / "part1" / "results.json").read_text())
+    part = read_results(tmp_path / "part1")
     assert part["shard"]["index"] == 1 and part["shard"]["count"] == 2
     assert cli(["merge", "part*", "-q", "--no-timings", "-o", "merged",
                 "-f", "sarif,markdown"]) == 1

@@ -4,14 +4,13 @@ more. Each check runs the command in a fresh interpreter and lists its modules."
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import copy_example
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "customer-service"
 PROBE = """
 import sys
 from agent_eval._cli import main
@@ -29,7 +28,7 @@ NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:
     work = tmp_path / "suite"
-    shutil.copytree(EXAMPLE, work)
+    copy_example(work)
     (work / ".git").mkdir()
     done = subprocess.run(
         [sys.executable, "-c", PROBE, "run", "--config", "agent-eval.yaml", "--output-dir",

@@ -4,11 +4,11 @@ base branch's outputs: it finds the baseline before it evaluates (docs/judge.md
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import read_results
 
 from .conftest import Project, judge_block, native
 from .loopback import Loopback
@@ -35,7 +35,7 @@ def test_the_action_compares_pairwise_with_the_baseline_it_found(
                              "baseline": "file", "baseline-file": "base/results.json",
                              "config": "agent-eval.yaml", "output-dir": "action-out"})
     assert len(openai_server.requests) == 2, "the action must only replay"
-    results = json.loads((project.root / "action-out" / "results.json").read_text())
+    results = read_results(project.root / "action-out")
     rules = [f["rule"] for s in results["scenarios"] for f in s["findings"]]
     assert rules == ["judge/pairwise"], (rules, run.stdout[-2000:])
     assert results["judge"]["mode"] == "replay" and results["judge"]["judgements_used"] == 2

@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 
 import yaml
+from tests.conftest import copy_example
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
@@ -51,7 +52,7 @@ def test_the_shard_example_runs(tmp_path: Path) -> None:
     shards = shard["strategy"]["matrix"]["shard"]
     program = str(Path(sys.executable).parent / "agent-eval")
     work = tmp_path / "repo"
-    shutil.copytree(ROOT / "examples" / "customer-service", work)
+    copy_example(work)
 
     def commands(job: dict[str, object], env: dict[str, str]) -> list[list[str]]:
         out = []

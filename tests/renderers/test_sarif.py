@@ -36,6 +36,7 @@ from tests.conftest import (
     events,
     example_results,
     missing_system,
+    read_results,
     write_files,
 )
 
@@ -986,7 +987,7 @@ def test_registered_and_written_by_run(tmp_path: Path) -> None:
                 "--output-dir", str(out), "-q"])
     assert code == 1
     doc = json.loads((out / "results.sarif").read_text(encoding="utf-8"))
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results = read_results(out)
     assert [r["ruleId"] for r in run_of(doc)["results"]] == [
         v["rule"] for t in results["tests"] for v in t["violations"]]
 

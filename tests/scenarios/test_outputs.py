@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import rule_page_parts
+from tests.conftest import read_results, rule_page_parts
 
 import agent_eval
 from agent_eval.api import load_suite, suite_sources
@@ -189,7 +189,7 @@ def _run_page(page: Path, tmp_path: Path) -> dict[str, Any]:
     (tmp_path / "traces" / "example.jsonl").write_text(blocks["jsonl trace"])
     assert main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "-o",
                  str(tmp_path / "out"), "-q", "--fail-on", "never"]) == 0
-    data: dict[str, Any] = json.loads((tmp_path / "out" / "results.json").read_text())
+    data: dict[str, Any] = read_results(tmp_path / "out")
     return data
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.conftest import read_results
 
 from agent_eval._cli import main
 from agent_eval.results import Results
@@ -20,7 +21,7 @@ def cli(ws: Workspace, *extra: str) -> tuple[int, dict[str, object]]:
     out = ws.root / "out"
     code = main(["run", "--config", str(ws.root / "agent-eval.yaml"), "--output-dir",
                  str(out), "-q", *extra])
-    return code, json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return code, read_results(out)
 
 
 # ----------------------------------------------------------------- verdicts, exits
