@@ -2,8 +2,8 @@
 
 Each page has front matter (id, name, short, level, tags, security_severity) and the
 sections "What it does / Why is this bad? / Example / Use instead / How to fix" ("Use
-instead", the corrected example, is on most pages: rules/docs/README.md). The same text is
-printed by ``agent-eval explain`` and embedded as SARIF rule help.
+instead" is the corrected example: rules/docs/README.md). The same text is printed by
+``agent-eval explain`` and embedded as SARIF rule help.
 """
 
 from __future__ import annotations
