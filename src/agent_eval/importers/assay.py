@@ -153,6 +153,14 @@ class _Assay:
         k = len(self.scenarios) - 1
         self.b.at(("scenarios", k), self.src, at)
         self.b.at(("scenarios", k, "id"), self.src, (*at, "id"))
+        tests = self.doc.get("tests")
+        test = tests[at[1]] if len(at) == 2 and isinstance(tests, list) and isinstance(
+            at[1], int) and 0 <= at[1] < len(tests) else None  # at: ("tests", i)
+        inp = test.get("input") if isinstance(test, dict) else None
+        prompt = inp.get("prompt") if isinstance(inp, dict) else None
+        if isinstance(prompt, str) and prompt:  # Assay replays a test by its prompt
+            s["input"] = prompt
+            self.b.at(("scenarios", k, "input"), self.src, (*at, "input", "prompt"))
         return True, s, k
 
     def assertion(self, tid: str, a: dict[str, Any], at: Path) -> None:

@@ -19,6 +19,7 @@ from agent_eval.model import Trace
 from agent_eval.readers import (
     anthropic,
     anthropic_agents,
+    assay,
     atif,
     claude_code,
     codex,
@@ -73,6 +74,9 @@ READERS: dict[str, Reader] = {
         gemini_cli.READER,
         openhands.READER,
         vercel_ai.READER,
+        # Assay's recorded traces: its episode events share native's "tool_call" type name
+        # (its sniff wants "episode_id"), so before the native reader, the last
+        assay.READER,
         native.READER,
     )
 }

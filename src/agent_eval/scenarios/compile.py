@@ -180,6 +180,7 @@ class CompiledScenario:
     required_ref: ConfigRef
     traces_ref: ConfigRef | None
     globs: tuple[re.Pattern[str], ...] | None
+    input: str | None = None  # traces with exactly this input belong to it too (Assay)
     # expect
     tools: tuple[str, ...] | None = None  # expected patterns (deduplicated)
     tool_matchers: tuple[ToolMatcher, ...] = ()
@@ -270,6 +271,7 @@ class CompiledScenarios:
     by_id: dict[str, tuple[int, ...]] = field(default_factory=dict)
     by_stem: dict[str, tuple[int, ...]] = field(default_factory=dict)
     globbed: tuple[tuple[int, tuple[re.Pattern[str], ...]], ...] = ()
+    by_input: dict[str, tuple[int, ...]] = field(default_factory=dict)
     judge: JudgeRun | None = field(default=None, repr=False)  # the suite's judge, if used
     _files: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict,
                                                                        repr=False)
@@ -277,8 +279,11 @@ class CompiledScenarios:
     def __post_init__(self) -> None:
         by_id: dict[str, list[int]] = {}
         by_stem: dict[str, list[int]] = {}
+        by_input: dict[str, list[int]] = {}
         globbed = []
         for s in self.scenarios:
+            if s.input is not None:
+                by_input.setdefault(s.input, []).append(s.index)
             if s.globs is not None:
                 globbed.append((s.index, s.globs))
             else:
@@ -287,6 +292,7 @@ class CompiledScenarios:
         self.ids = frozenset(s.id for s in self.scenarios)
         self.by_id = {k: tuple(v) for k, v in by_id.items()}
         self.by_stem = {k: tuple(v) for k, v in by_stem.items()}
+        self.by_input = {k: tuple(v) for k, v in by_input.items()}
         self.globbed = tuple(globbed)
 
     def config_path(self, source: str) -> str:
@@ -299,10 +305,20 @@ class CompiledScenarios:
         return posixpath.normpath(os.path.relpath(os.path.join(self.root, source),
                                                   self.base).replace(os.sep, "/"))
 
-    def match(self, source: str, scenario: str | None) -> tuple[int, ...]:
+    def match(self, source: str, scenario: str | None, text: object = None
+              ) -> tuple[int, ...]:
         """The scenarios a trace belongs to: those whose `traces:` glob matches its file;
         among the others, the one its scenario id names or, for a trace without one,
-        the one named like its file (without extension, case-insensitively)."""
+        the one named like its file (without extension, case-insensitively); and those
+        whose `input:` is the trace's input ``text``."""
+        found = self._match(source, scenario)
+        if self.by_input and isinstance(text, str):
+            by_input = self.by_input.get(text)
+            if by_input:
+                return tuple(dict.fromkeys(found + by_input))
+        return found
+
+    def _match(self, source: str, scenario: str | None) -> tuple[int, ...]:
         files = self._files.get(source)
         if files is None:
             path = self.config_path(source)
@@ -448,7 +464,7 @@ class _Compiler:
             ref=ref("id"), required_ref=ref("required") if "required" in self._raw(at)
             else ref("id"),
             traces_ref=ref("traces") if cfg.traces is not None else None, globs=globs,
-            normalized=self.mode == "normalized")
+            input=cfg.input, normalized=self.mode == "normalized")
         if cfg.required and cfg.gate == "warn":
             self.problem((*base, "gate"), "'gate: warn' makes the scenario advisory, but it "
                          "is also 'required: true' (a required scenario fails the suite); "

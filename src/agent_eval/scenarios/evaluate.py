@@ -679,7 +679,7 @@ class ScenarioAccumulator:
         sid = trace.scenario
         if sid is not None and sid not in compiled.ids:
             self._unknown(sid)  # named in the hint of a scenario without traces
-        which = compiled.match(trace.source, sid)
+        which = compiled.match(trace.source, sid, trace.input)
         if not which:
             return
         clock = time.perf_counter

@@ -208,6 +208,10 @@ class Scenario(Strict):
     traces: ToolPatterns | None = Field(
         None, description="Glob(s) of trace files, relative to the suite file; default: "
         "traces whose scenario id is this id, or whose file name (without extension) is.")
+    input: str | None = Field(
+        None, description="Also the traces whose recorded input (the request, the first "
+        "user message; Assay's prompt) is exactly this text: how Assay matches a test to "
+        "its trace.")
     min_pass_ratio: Fraction = Field(
         1.0, description="With several traces (repeats): the share that must pass (a "
         "fraction, or a percentage above 1).")

@@ -1,0 +1,67 @@
+"""Assay's recorded traces (readers/assay.py): the hand-made fixtures are checked by their
+goldens (test_fixtures.py); here the detection against the other formats, and Assay's own
+recorded traces (the shared samples of its repository)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.conftest import FIXTURES, shared_path
+
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import READERS, SourceFile, pick_reader, read_file
+
+READER = READERS["assay"]
+
+
+def source(path: Path) -> SourceFile:
+    return SourceFile(str(path), path.name, path.name)
+
+
+def picked(path: Path) -> str:
+    reader = pick_reader(source(path), "auto")
+    assert not isinstance(reader, InputError), reader
+    return reader.name
+
+
+@pytest.mark.parametrize("name", ["episodes.jsonl", "records.jsonl", "legacy.jsonl"])
+def test_fixtures_are_picked_as_assay(name: str) -> None:
+    assert picked(FIXTURES / "assay" / name) == "assay"
+
+
+def test_no_other_fixture_is_assay() -> None:
+    """Every other format's fixture and every golden (native JSON lines) goes to its own
+    reader: a native file whose tool arguments hold an "args" key is still native."""
+    others = [p for p in sorted(FIXTURES.glob("*/*"))
+              if p.is_file() and (p.parent.name != "assay" or p.name.endswith(".native.jsonl"))
+              and not p.name.endswith(".stderr.txt")]
+    assert len(others) > 40
+    for path in others:
+        assert not READER.sniff(path.read_bytes()[:8192], source(path)), path
+
+
+def test_native_with_args_argument_is_native(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"type":"tool_call","tool":"run","arguments":{"args":["-x"]},'
+                    '"prompt":"p"}\n', encoding="utf-8")
+    assert picked(path) == "native"
+
+
+def test_assays_own_recorded_traces() -> None:
+    """Every trace file of Assay's repository (V1 records, untyped records, legacy tool
+    lines, V2 episodes, an MCP import) reads without an input error."""
+    repo = shared_path("samples", "peers", "assay", "repo")
+    files = sorted(repo.rglob("*.jsonl"))
+    assert len(files) >= 10
+    calls = 0
+    for path in files:
+        assert picked(path) == "assay", path
+        items = list(read_file(READER, source(path)))
+        assert [i for i in items if isinstance(i, InputError)] == [], path
+        traces = [i for i in items if isinstance(i, Trace)]
+        assert traces, path
+        calls += sum(len(t.tool_calls) for t in traces)
+    # golden (1), assay-demo (2), demo unsafe (1) and safe (read_file), the MCP import (3)
+    assert calls >= 7
