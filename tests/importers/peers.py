@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import events
 
 from agent_eval._cli import main
 
+__all__ = ["FIXTURES", "SHARED", "events", "findings", "imported", "located", "run",
+           "same_findings", "workspace"]
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "samples" / "peers"
-
-
-def events(*items: dict[str, Any]) -> str:
-    return "".join(json.dumps(e) + "\n" for e in items)
 
 
 def workspace(tmp_path: Path, peer: str, traces: dict[str, str]) -> Path:

@@ -3,7 +3,9 @@ it too (docs/scenarios.md; how an imported Assay test pairs with its trace)."""
 
 from __future__ import annotations
 
-from .scenario_harness import Workspace, events, scenario
+from tests.conftest import events
+
+from .scenario_harness import Workspace, scenario
 
 HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
 SUITE = HEAD + """scenarios:
