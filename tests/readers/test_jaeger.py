@@ -1,0 +1,57 @@
+"""Jaeger exports (readers/jaeger.py), the spans the OTLP reader takes from them. Expected
+values are written by hand from the export below."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_eval.readers.jaeger import looks_like, spans
+
+DATA: list[Any] = [
+    {"traceID": "t1", "processes": {"p1": {"serviceName": "shop"}},
+     "spans": [
+         {"spanID": "s1", "operationName": "execute_tool refund", "processID": "p1",
+          "startTime": 1000, "duration": 250,
+          "references": [{"refType": "FOLLOWS_FROM", "spanID": "f0"},
+                         {"refType": "CHILD_OF", "spanID": "s0"},
+                         {"refType": "CHILD_OF", "spanID": "later"}],
+          "tags": [{"key": "gen_ai.usage.input_tokens", "type": "int64", "value": "-12"},
+                   {"key": "note", "type": "string", "value": "42"},
+                   {"key": "otel.status_code", "value": "ERROR"},
+                   {"bad": "no key"}],
+          "logs": [{"fields": [{"key": "message", "value": "refund refused"}]}]},
+         {"spanID": 7, "traceID": "t2", "operationName": "chat", "startTime": "2000",
+          "references": [{"spanID": "s1"}], "tags": [{"key": "error", "value": True},
+                                                       {"key": "error.type", "value": "E"}]},
+         "not a span",
+     ]},
+    "not a trace",
+    {"traceID": "t3", "spans": {"not": "a list"}},
+]
+
+
+def test_spans_of_a_jaeger_export() -> None:
+    lines: dict[tuple[str | int, ...], int] = {("data", 0, "spans", 0): 4,
+                                              ("data", 0, "spans", 1): 20}
+    first, second = spans(DATA, 1, lines, ("data",))
+    assert (first.trace_id, first.sid, first.parent, first.name) == (
+        "t1", "s1", "s0", "execute_tool refund")  # the first CHILD_OF reference
+    assert (first.start, first.end, first.line) == (1_000_000, 1_250_000, 4)  # µs -> ns
+    assert first.attrs == {"gen_ai.usage.input_tokens": -12, "note": "42",
+                           "otel.status_code": "ERROR"}  # only int64 strings are numbers
+    assert (first.error, first.resource) == ("refund refused", {"service.name": "shop"})
+    # the span's own traceID wins; an integer span id becomes text; a reference without
+    # refType is CHILD_OF; no duration: no end; error = true without a description or a
+    # log message: error.type
+    assert (second.trace_id, second.sid, second.parent) == ("t2", "7", "s1")
+    assert (second.start, second.end, second.line) == (2_000_000, None, 20)
+    assert (second.error, second.resource) == ("E", {})
+
+
+def test_without_line_numbers_every_span_is_on_the_given_line() -> None:
+    assert [s.line for s in spans(DATA, 3, None, ())] == [3, 3]
+
+
+def test_looks_like() -> None:
+    assert looks_like(b'{"data": [{"traceID": "a", "spans": [{"operationName": "x"}]}]}')
+    assert not looks_like(b'{"data": [{"traceID": "a", "spans": []}]}')
