@@ -12,9 +12,11 @@ does all of that once; a reader says only what is its own:
 - ``empty``: the message for a file that holds no record of the format.
 
 :class:`EventReader` reads records one by one (``records``), :class:`DocumentReader`
-reads one JSON document whose list of items is under ``key``. The order of what a
-reader yields is fixed here: the input errors of unreadable records as they come, then
-the errors the state found, the traces, the "empty" error and the ignored-event count.
+reads one JSON document whose list of items is under ``key``; a reader whose file is one
+document of any shape or JSON lines reads it with :func:`feed` and ends with
+:meth:`FormatReader.finish`. The order of what a reader yields is fixed here: the input
+errors of unreadable records as they come, then the errors the state found, the traces,
+the "empty" error and the ignored-event count.
 """
 
 from __future__ import annotations
