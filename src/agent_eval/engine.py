@@ -285,7 +285,7 @@ def plan(files: list[SourceFile], fmt: str, jobs: int) -> list[Part]:
     target = max(PART_MIN_BYTES, sum(sizes) // max(1, jobs * PARTS_PER_JOB))
     parts: list[Part] = []
     for i, (source, size) in enumerate(zip(files, sizes, strict=True)):
-        if size >= 2 * target and _native_lines(source, fmt):
+        if 2 * size >= 3 * target and _native_lines(source, fmt):
             parts += _ranges(i, source, size, target)
         else:
             parts.append(Part(i))
@@ -303,11 +303,12 @@ def _ranges(index: int, source: SourceFile, size: int, target: int) -> list[Part
     """Byte ranges of about ``target`` bytes, each starting at a trace_start line (found
     by reading forward from each cut), with their first line numbers."""
     cap = source.limits.max_file_bytes
+    step = size // max(1, round(size / target))
     cuts = [0]
     try:
         with open(source.path, "rb") as fh:
-            for k in range(1, size // target):
-                at = k * target
+            for k in range(1, round(size / target)):
+                at = k * step
                 if at <= cuts[-1]:
                     continue
                 fh.seek(at - 1)
@@ -315,7 +316,7 @@ def _ranges(index: int, source: SourceFile, size: int, target: int) -> list[Part
                 while True:
                     pos = fh.tell()
                     raw = fh.readline(cap + 1)
-                    if not raw or len(raw) > cap or pos >= at + target:
+                    if not raw or len(raw) > cap or pos >= at + step:
                         break  # no trace starts near this cut: the range runs on
                     if trace_start_line(raw):
                         cuts.append(pos)
