@@ -19,6 +19,16 @@ from agent_eval.limits import Limits
 from agent_eval.model import Handoff, LlmCall, Location, Score, ToolCall, Trace, score_value
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
+from agent_eval.rule_ids import (
+    INPUT_EVENT_AFTER_END,
+    INPUT_INVALID_EVENT,
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_NO_TRACES,
+    INPUT_PARSE_ERROR,
+    INPUT_UNMATCHED_RESULT,
+    INPUT_UNREADABLE_FILE,
+    Rule,
+)
 
 EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "handoff",
                "score", "trace_end")
@@ -121,15 +131,15 @@ class _FileState:
         self.ids: list[str] = []
         self.implicit = 0
 
-    def error(self, rule: str, line: int, message: str) -> None:
+    def error(self, rule: Rule, line: int, message: str) -> None:
         self.error_count += 1
-        self.errors.append(InputError(rule, self.file, line, message))
+        self.errors.append(rule.input_error(self.file, line, message))
 
     def number(self, obj: dict[str, Any], key: str, line: int) -> Any:
         v = obj.get(key)
         if v is None or (isinstance(v, int | float) and not isinstance(v, bool)):
             return v
-        self.error("input/invalid_event", line,
+        self.error(INPUT_INVALID_EVENT, line,
                    f"'{key}' must be a number, not {json_type(v)} ({v!r}); it is treated "
                    "as not recorded")
         return None
@@ -149,7 +159,7 @@ class _FileState:
         else:
             tid = self.current or self.source.trace_id
         if tid in self.ended:
-            self.error("input/event_after_end", line,
+            self.error(INPUT_EVENT_AFTER_END, line,
                        f"event for trace '{tid}' after its trace_end line; move it before "
                        "the trace_end or give it another trace_id")
             return None
@@ -183,7 +193,7 @@ class _FileState:
         if isinstance(meta, dict):
             tr.metadata.update(meta)
         elif meta is not None:
-            self.error("input/invalid_event", line, "'metadata' must be an object")
+            self.error(INPUT_INVALID_EVENT, line, "'metadata' must be an object")
 
     def tool_call(self, obj: dict[str, Any], line: int) -> None:
         # the hot path (most lines are tool calls): dict lookups bound once, the open
@@ -193,7 +203,7 @@ class _FileState:
         if name is None:
             name = get("name")
         if type(name) is not str or not name:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        "tool_call without a tool name; add \"tool\": \"<name>\"")
             return
         tid = get("trace_id")
@@ -265,7 +275,7 @@ class _FileState:
                 call = next(reversed(pending.values()))  # the latest open one
         if call is None:
             what = f"id '{cid}'" if cid is not None else f"tool '{name}'"
-            self.error("input/unmatched_result", line,
+            self.error(INPUT_UNMATCHED_RESULT, line,
                        f"tool_result for {what} matches no earlier tool_call in trace "
                        f"'{t.trace.id}'; give it the call's id")
             return
@@ -319,7 +329,7 @@ class _FileState:
             return
         to, source = obj.get("to_agent"), obj.get("from_agent")
         if not isinstance(to, str) or not to:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        "a handoff needs 'to_agent': the name of the agent that takes over")
             return
         t.trace.handoffs.append(Handoff(to, Location(self.file, line),
@@ -332,14 +342,14 @@ class _FileState:
             return
         name = _first(obj, "name", "key")
         if not isinstance(name, str) or not name:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        "a score event needs 'name' (or 'key'): the name of the score")
             return
         raw = _first(obj, "value", "score")
         label = obj.get("label")
         value = score_value(raw)
         if raw is not None and value is None and not isinstance(raw, str):
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        f"'value' of score '{name}' must be a number, a boolean or a label, "
                        f"not {json_type(raw)}; it is treated as not recorded")
         if isinstance(raw, str) and value is None and label is None:
@@ -372,12 +382,12 @@ class _FileState:
     # ----------------------------------------------------------------- driving
     def event(self, obj: Any, line: int) -> None:
         if type(obj) is not dict:
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        f"an event must be a JSON object, not {json_type(obj)}")
             return
         kind = obj.get("type")
         if kind is not None and not isinstance(kind, str):
-            self.error("input/invalid_event", line,
+            self.error(INPUT_INVALID_EVENT, line,
                        f"'type' must be a string, not {json_type(kind)}")
             return
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
@@ -426,14 +436,14 @@ class NativeReader:
             else:
                 yield from self._read_lines(state)
         except OSError as exc:
-            state.error("input/unreadable_file", 0, f"cannot read the file: {exc}")
+            state.error(INPUT_UNREADABLE_FILE, 0, f"cannot read the file: {exc}")
         except JsonLimitError as exc:  # the traces read so far are still evaluated
-            state.error("input/limit_exceeded", exc.line, str(exc))
+            state.error(INPUT_LIMIT_EXCEEDED, exc.line, str(exc))
         if not state.traces and not state.error_count:
             # never silently skipped: an empty file, or one of unknown events only
             what = (f"only {state.unknown} event(s) of unknown type" if state.unknown
                     else "no events")
-            state.error("input/no_traces", 0,
+            state.error(INPUT_NO_TRACES, 0,
                         f"the file holds {what}, so no trace; native events have a "
                         f"\"type\" of {', '.join(EVENT_TYPES)}")
         yield from state.errors
@@ -469,7 +479,7 @@ class NativeReader:
                 obj = plain(raw) if len(raw) < short else _loads(raw)
             except _JSONDecodeError as exc:
                 if raw.strip():
-                    state.error("input/parse_error", number,
+                    state.error(INPUT_PARSE_ERROR, number,
                                 f"line is not valid JSON ({exc}); fix or remove the line")
                     yield from self._flush(state)
                 continue
@@ -492,7 +502,7 @@ class NativeReader:
                 line = data[: bad.start].count(b"\n") + 1
             else:
                 line = exc.lineno  # orjson's pos counts characters, not bytes
-            state.error("input/parse_error", line, f"file is not valid JSON ({exc})")
+            state.error(INPUT_PARSE_ERROR, line, f"file is not valid JSON ({exc})")
             return
         prefix: tuple[str, ...]
         if isinstance(doc, dict) and isinstance(doc.get("events"), list):
@@ -500,7 +510,7 @@ class NativeReader:
         elif isinstance(doc, list):
             events, prefix = doc, ()
         else:
-            state.error("input/invalid_event", 1,
+            state.error(INPUT_INVALID_EVENT, 1,
                         "expected a JSON array of events or an object {\"events\": [...]}")
             return
         lines = element_lines(data.decode("utf-8"), prefix[0] if prefix else None)
