@@ -7,20 +7,23 @@ The accumulator is mergeable, so files can be evaluated in several processes
 from __future__ import annotations
 
 import contextlib
+import io
 import multiprocessing
+import operator
 import os
+import pickle
 import signal
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
 from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
-from agent_eval.findings import Finding, Severity
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.model import Trace
 from agent_eval.readers import native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
@@ -367,9 +370,29 @@ def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str) -
             return
         key, part = task
         try:
-            conn.send((key, _eval_part(suite, files, part, fmt), None))
+            _send(conn, (key, _eval_part(suite, files, part, fmt), None))
         except Exception as exc:  # a bug: the parent reports it as an internal error
-            conn.send((key, None, f"{type(exc).__name__}: {exc}"))
+            _send(conn, (key, None, f"{type(exc).__name__}: {exc}"))
+
+
+def _by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    """A pickle reducer that rebuilds a dataclass by calling it with its fields: much
+    cheaper than the ``__setstate__`` of a slotted dataclass, which looks its fields up
+    again for every object."""
+    get = operator.attrgetter(*(f.name for f in fields(cls)))
+    return lambda obj: (cls, get(obj))
+
+
+# what a worker's results hold by the thousand
+_WIRE = {cls: _by_fields(cls) for cls in (Finding, ConfigRef, TraceRef, TraceSummary)}
+
+
+def _send(conn: Connection, obj: object) -> None:
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _WIRE  # type: ignore[assignment]
+    pickler.dump(obj)
+    conn.send_bytes(buffer.getbuffer())
 
 
 def _death(code: int | None) -> str:
@@ -447,7 +470,7 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
                 if conn not in ready and proc.sentinel not in ready:
                     continue
                 try:
-                    key, result, failure = conn.recv()
+                    key, result, failure = pickle.loads(conn.recv_bytes())
                 except (EOFError, OSError):
                     proc.join(1)
                     source = files[busy[w][1].file]
