@@ -15,7 +15,10 @@ import pytest
 from tests.conftest import ROOT, read_results
 
 import agent_eval
+from agent_eval.baseline import GitError
 from agent_eval.checks import REGISTRY
+from agent_eval.errors import ConfigError, ExitCode, ResultsFileError
+from agent_eval.github.client import ApiError
 
 SRC = str(Path(agent_eval.__file__).resolve().parents[1])
 ANSI = "\x1b["
@@ -371,3 +374,35 @@ def test_fail_on_never_exits_0_once_the_run_completed(tmp_path: Path) -> None:
     assert run("run", "-q", cwd=tmp_path).returncode == 2  # the default: fail
     make(tmp_path, suite="suite: s\ntests:\n  - id: a\n    metric: args_vaild\n")
     assert run("run", "--fail-on", "never", cwd=tmp_path).returncode == 2
+
+
+@pytest.mark.parametrize(("raise_", "said"), [
+    (lambda: GitError("git fetch: no network"), ["git fetch: no network"]),
+    (lambda: ApiError("GET", "https://api.github.com/x", 403, "Forbidden"),
+     ["GET https://api.github.com/x: 403 Forbidden"]),
+    (lambda: ResultsFileError("r.json is not JSON: bad"), ["r.json is not JSON: bad"]),
+    (lambda: ConfigError(["a.yaml:1:1: one", "a.yaml:2:3: two"]),
+     ["a.yaml:1:1: one", "a.yaml:2:3: two"]),
+])
+def test_an_error_that_stops_a_command_is_said_and_exits_2(
+        raise_: Any, said: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Every AgentEvalError (errors.py), whichever module raises it: one ``error:`` line
+    a problem on stderr, exit 2, no traceback."""
+    from agent_eval import _cli
+    from agent_eval.commands import validate
+
+    def fail(args: Any) -> int:
+        raise raise_()
+
+    monkeypatch.setattr(validate, "main", fail)
+    assert _cli.main(["validate"]) == 2
+    out = capsys.readouterr()
+    assert out.err == "".join(f"error: {line}\n" for line in said)
+    assert out.out == ""
+
+
+def test_the_exit_codes_are_those_of_the_docs() -> None:
+    """docs/results.md "Exit codes" (and 130 for Ctrl-C, as a shell reports it)."""
+    assert {c.name: int(c) for c in ExitCode} == {"OK": 0, "FAIL": 1, "ERROR": 2,
+                                                  "INTERRUPTED": 130}
