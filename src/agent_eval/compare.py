@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from agent_eval.results import Results, assign_fingerprints, verdict_of
+from agent_eval.results import Results, assign_fingerprints, verdict_of, worse
 from agent_eval.rule_ids import SCENARIO_NO_BASELINE, SCENARIO_THRESHOLD, SCENARIO_WARN_THRESHOLD
 from agent_eval.scenarios.metrics import at_most
 from agent_eval.sections import (
@@ -38,7 +38,6 @@ from agent_eval.sections import (
 
 __all__ = ["attach", "compare", "cost_multipliers", "no_baseline", "policy_change"]
 
-_RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
 GATE_SEVERITIES = ("error", "warning")  # what counts as a new violation
 # results.counts keys compared
 COUNT_KEYS = ("traces", "tool_calls", "violations", "input_errors", "traces_failing")
@@ -208,9 +207,7 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
                      "base_cost_usd": base_cost})
         assign_fingerprints([checked])
         out.append(checked)
-        missed = "warn" if warn else "fail"
-        if _RANK.get(missed, 0) > _RANK.get(status, 0):
-            status = missed
+        status = worse(status, "warn" if warn else "fail")
     return replace(s, findings=tuple(out), status=status)
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "tolerated",
     "trace_dict",
     "verdict_of",
+    "worse",
 ]
 
 SCHEMA_VERSION = "1"
@@ -304,7 +305,10 @@ BLOCKING_CRITERIA = ("blocking", "by_category", "composite", "required", "regres
 SEVERITY_VERDICT = {"error": "fail", "warning": "warn", "note": "pass"}
 
 
-def _worse(a: str, b: str) -> str:
+def worse(a: str, b: str) -> str:
+    """The worse of two verdicts or statuses: pass < warn < fail < error (any other status,
+    ``not_exercised``, counts as pass); ``a`` when they rank the same. The one ranking of
+    verdicts (the results', a scenario's, the live probes')."""
     return b if _RANK.get(b, 0) > _RANK.get(a, 0) else a
 
 
@@ -339,14 +343,14 @@ def scenario_verdict(scenarios: list[ScenarioResult], criteria: list[CriterionRe
     worst = "pass"
     for s in scenarios:
         if s.status in ("fail", "error"):
-            worst = _worse(worst, "warn" if tolerated(s, criteria) else "fail")
+            worst = worse(worst, "warn" if tolerated(s, criteria) else "fail")
         elif s.status == "warn":
-            worst = _worse(worst, "warn")
+            worst = worse(worst, "warn")
     for c in criteria:
         if c.status == "fail":
-            worst = _worse(worst, "fail")
+            worst = worse(worst, "fail")
         elif c.status == "warn":
-            worst = _worse(worst, "warn")
+            worst = worse(worst, "warn")
     return worst
 
 
@@ -358,11 +362,11 @@ def verdict_of(results: Results) -> Verdict:
         return "error"
     worst = "pass"
     for t in results.tests:
-        worst = _worse(worst, t.status)
+        worst = worse(worst, t.status)
     for f in results.unexercised:  # coverage/unexercised: a note unless made to count
-        worst = _worse(worst, SEVERITY_VERDICT[f.severity])
+        worst = worse(worst, SEVERITY_VERDICT[f.severity])
     if worst != "error":
-        worst = _worse(worst, scenario_verdict(results.scenarios, results.criteria))
+        worst = worse(worst, scenario_verdict(results.scenarios, results.criteria))
     return worst  # type: ignore[return-value]
 
 

@@ -11,10 +11,8 @@ from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.readers.base import SourceFile
-from agent_eval.results import Results, TestResult, test_dict, test_from
+from agent_eval.results import Results, TestResult, test_dict, test_from, worse
 from agent_eval.rule_ids import INPUT_NO_TRACES
-
-_RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 3}
 
 
 @dataclass
@@ -50,10 +48,9 @@ class LiveOutcome:
             statuses += [{"fail": "fail", "warn": "warn"}.get(c.status, "pass")
                          for c in results.criteria]
             for status in statuses:
-                worst = status if _RANK.get(status, 0) > _RANK[worst] else worst
+                worst = worse(worst, status)
         for t in self.tests:
-            if _RANK[t.status] > _RANK[worst]:
-                worst = t.status
+            worst = worse(worst, t.status)
         results.verdict = worst  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
