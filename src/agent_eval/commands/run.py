@@ -12,12 +12,13 @@ from typing import Any
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.commands._options import color_wanted, output_dir, parse_formats
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import ExitCode
+from agent_eval.errors import AgentEvalError, ExitCode
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
 from agent_eval.results import Results, exit_code
 from agent_eval.sharding import evaluate_shard, parse_shard
+from agent_eval.suite import Suite
 
 
 def write_outputs(results: Results, formats: list[str], folder: Path,
@@ -36,33 +37,13 @@ def main(args: argparse.Namespace) -> ExitCode:
     given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
     suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
     formats = given or list(suite.model.output.format)  # validated by the suite model
-    base = None
-    source: dict[str, Any] = {}
-    # what only some runs need is imported by them (start-up time, docs/performance.md)
-    if getattr(args, "baseline", None):
-        from agent_eval.baseline import load_file
-
-        try:  # missing, truncated, over the size limit or not the results schema: exit 2
-            base = load_file(args.baseline)
-        except ValueError as exc:
-            print(f"error: --baseline: {exc}", file=sys.stderr)
-            return ExitCode.ERROR
-        source = {"kind": "file", "path": args.baseline}
-    elif getattr(args, "baseline_ref", None):
-        from agent_eval.baseline import from_ref
-
-        found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
-        if found.results is None:
-            print(f"error: --baseline-ref: {found.reason}", file=sys.stderr)
-            return ExitCode.ERROR
-        base, source = found.results, found.source
+    base, source = _baseline(args, suite)
     shard = None
     if getattr(args, "shard", None):
         try:
             shard = parse_shard(args.shard)
         except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return ExitCode.ERROR
+            raise AgentEvalError(str(exc)) from exc
     folder = output_dir(args.output_dir, suite)
     live = None
     if suite.live is not None and (not getattr(args, "shard", None)
@@ -94,8 +75,7 @@ def main(args: argparse.Namespace) -> ExitCode:
         got = judged_results(suite.judge, mode, evaluate, base=base,
                              base_hint=_base_hint(args))
         if isinstance(got, str):
-            print(f"error: {got}", file=sys.stderr)
-            return ExitCode.ERROR
+            raise AgentEvalError(got)
         results = got
     else:
         if mode != "replay":
@@ -119,6 +99,27 @@ def main(args: argparse.Namespace) -> ExitCode:
         sys.stdout.write(console.render(results, color=color_wanted(args.color, sys.stdout)))
         print("Wrote " + ", ".join(str(p) for p in written))
     return exit_code(results.verdict, args.fail_on)
+
+
+def _baseline(args: argparse.Namespace, suite: Suite) -> tuple[Results | None, dict[str, Any]]:
+    """The base run of ``--baseline`` or ``--baseline-ref`` and where it came from; one
+    that cannot be had stops the run (exit 2)."""
+    # what only some runs need is imported by them (start-up time, docs/performance.md)
+    if getattr(args, "baseline", None):
+        from agent_eval.baseline import load_file
+
+        try:  # missing, truncated, over the size limit or not the results schema
+            return load_file(args.baseline), {"kind": "file", "path": args.baseline}
+        except ValueError as exc:
+            raise AgentEvalError(f"--baseline: {exc}") from exc
+    if getattr(args, "baseline_ref", None):
+        from agent_eval.baseline import from_ref
+
+        found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
+        if found.results is None:
+            raise AgentEvalError(f"--baseline-ref: {found.reason}")
+        return found.results, found.source
+    return None, {}
 
 
 def _base_hint(args: argparse.Namespace) -> str:
