@@ -6,6 +6,8 @@ are beside the repository, the real-world samples; each assertion cites the line
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -340,3 +342,35 @@ def test_forced_on_a_foreign_file_is_an_input_error(tmp_path: Path) -> None:
     assert errors(items) == [("input/invalid_event", 1)]
     assert [i for i in items if isinstance(i, Trace)] == []
     assert any(isinstance(i, IgnoredEvents) for i in items)
+
+
+def test_a_cut_gzip_body_in_a_cassette_is_an_error_at_its_line(tmp_path: Path) -> None:
+    """vcrpy writes a compressed response as ``!!binary`` gzip bytes. A cut one stopped the
+    reader (EOFError from gzip.decompress: every interaction of the file lost); now it is
+    an input error at the body's line and the other interactions are read."""
+    def message(tool: str) -> bytes:
+        return json.dumps({"id": f"msg_{tool}", "type": "message", "role": "assistant",
+                           "model": "claude-x", "stop_reason": "tool_use",
+                           "content": [{"type": "tool_use", "id": f"toolu_{tool}",
+                                        "name": tool, "input": {}}]}).encode()
+
+    def interaction(body: bytes) -> str:
+        request = json.dumps({"model": "claude-x", "max_tokens": 5,
+                              "messages": [{"role": "user", "content": "hi"}]})
+        return ("- request:\n    body: " + json.dumps(request) + "\n"
+                "    uri: https://api.anthropic.com/v1/messages\n"
+                "  response:\n    body:\n      string: !!binary |\n"
+                f"        {base64.b64encode(body).decode()}\n")
+
+    cut = gzip.compress(message("delete_all"))[:-10]
+    path = write(tmp_path, "gz.yaml", "interactions:\n" + interaction(cut)
+                 + interaction(gzip.compress(message("lookup"))))
+    name, items = read_auto(path)
+    assert name == "anthropic"
+    [error] = [i for i in items if isinstance(i, InputError)]
+    # line 7: where the first response's body value starts ("string: !!binary |"),
+    # counted in the text above
+    assert (error.rule, error.line, error.message) == (
+        "input/parse_error", 7,
+        "the response body is gzip data cut off before its end; record the cassette again")
+    assert [c.name for c in only_trace(items).tool_calls] == ["lookup"]

@@ -4,11 +4,16 @@ below."""
 
 from __future__ import annotations
 
+import gzip
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from agent_eval.errors import InputError
+from agent_eval.limits import DEFAULT
 from agent_eval.readers import SourceFile
-from agent_eval.readers.cassette import Cassette, read_cassette
+from agent_eval.readers.cassette import BodyError, Cassette, body_text, read_cassette
 
 TEXT = """\
 # recorded by vcrpy
@@ -80,3 +85,29 @@ def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path: Path) -> None:
 def test_an_unreadable_file(tmp_path: Path) -> None:
     err = read_cassette(SourceFile(str(tmp_path / "missing.yaml"), "missing.yaml", "m"))
     assert isinstance(err, InputError) and (err.rule, err.line) == ("input/unreadable_file", 0)
+
+
+# ------------------------------------------------- bodies recorded as bytes (!!binary)
+def test_a_gzip_body_is_decompressed_member_after_member() -> None:
+    assert body_text(b"caf\xc3\xa9 \xff", DEFAULT) == "café \ufffd"  # not gzip: UTF-8
+    assert body_text(gzip.compress(b'{"a": ') + gzip.compress(b"1}"), DEFAULT) == '{"a": 1}'
+
+
+def test_a_gzip_body_cut_corrupt_or_too_large_is_a_body_error() -> None:
+    data = gzip.compress(b'{"id": "msg_1"}' * 50)
+    with pytest.raises(BodyError) as cut:
+        body_text(data[:-10], DEFAULT)  # gzip.decompress: EOFError, which was uncaught
+    assert (cut.value.rule.id, cut.value.message) == (
+        "input/parse_error", "is gzip data cut off before its end; record the cassette again")
+    with pytest.raises(BodyError) as bad:
+        body_text(data[:10] + b"\xff" * 20 + data[30:], DEFAULT)  # zlib.error: uncaught
+    assert bad.value.rule.id == "input/parse_error"
+    assert bad.value.message.startswith("is gzip data that cannot be decompressed (Error -3")
+    # a bomb: 4 MB of zeros is 4 KB of gzip; never decompressed past max_file_bytes
+    bomb = gzip.compress(bytes(4 << 20))
+    assert len(bomb) < 10_000
+    with pytest.raises(BodyError) as big:
+        body_text(bomb, replace(DEFAULT, max_file_bytes=1 << 20))
+    assert (big.value.rule.id, big.value.message) == (
+        "input/limit_exceeded",
+        f"decompresses to more than {1 << 20} bytes (limits.max_file_bytes)")

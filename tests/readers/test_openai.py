@@ -452,3 +452,32 @@ def test_an_empty_file_is_an_input_error_not_a_pass(fmt: str, tmp_path: Path,
     (tmp_path / "empty.json").write_text("")
     [err] = read_path("empty.json", fmt)
     assert isinstance(err, InputError) and err.rule == "input/invalid_event"
+
+
+def test_a_cassette_body_that_is_not_json_is_an_error_not_dropped(tmp_path: Path) -> None:
+    """A response body cut off (or otherwise not JSON) was dropped without a word: the
+    tool call in it vanished from the trace. Now an input error at the body's line; an
+    empty body (a GET) is still no body."""
+    call = {"id": "c2", "type": "function", "function": {"name": "delete_all",
+                                                         "arguments": "{}"}}
+    whole = json.dumps({"object": "chat.completion", "model": "gpt-4o", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [
+            {**call, "id": "c1", "function": {"name": "lookup", "arguments": "{}"}}]}}]})
+    cut = json.dumps({"object": "chat.completion", "model": "gpt-4o", "choices": [
+        {"index": 0, "message": {"role": "assistant", "tool_calls": [call]}}]})[:-20]
+    request = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})
+    text = "interactions:\n"
+    for body in (whole, cut):
+        text += ("- request:\n    body: " + json.dumps(request) + "\n"
+                 "    uri: https://api.openai.com/v1/chat/completions\n"
+                 "  response:\n    body:\n      string: " + json.dumps(body) + "\n")
+    text += "- request:\n    body: ''\n    uri: https://api.openai.com/v1/models\n"
+    path = tmp_path / "cut.yaml"
+    path.write_text(text)
+    items = read_path(path)
+    # line 13: the second response's body value ("string: ..."), 6 lines per interaction
+    [error] = errors(items)
+    assert (error.rule, error.line) == ("input/parse_error", 13)
+    assert error.message.startswith("the response body is not valid JSON (unexpected end")
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    assert [c.name for c in trace.tool_calls] == ["lookup"]

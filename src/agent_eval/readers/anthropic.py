@@ -12,7 +12,6 @@ reader uses it too.
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -33,7 +32,7 @@ from agent_eval.readers._foreign import (
     touch,
 )
 from agent_eval.readers.base import ReadItem, SourceFile
-from agent_eval.readers.cassette import Body, Cassette, read_cassette
+from agent_eval.readers.cassette import Body, BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, ReadState, feed
 from agent_eval.rule_ids import (
@@ -327,15 +326,11 @@ class AnthropicReader(FormatReader):
 
 
 # -------------------------------------------------------------------- cassettes
-def _body_text(body: Any) -> str | None:
+def _body_text(body: Any, source: SourceFile) -> str | None:
     if isinstance(body, dict):
         body = body.get("string", body.get("body"))
     if isinstance(body, bytes):
-        try:
-            raw = gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
-            return raw.decode("utf-8", errors="replace")
-        except OSError:
-            return None
+        return body_text(body, source.limits)
     return body if isinstance(body, str) else None
 
 
@@ -385,8 +380,13 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
             f.unknown += 1  # another endpoint (models, token counting)
             continue
         for part in ("request", "response"):
-            body = _body_text(as_dict(value.get(part)).get("body"))
             where = inter.bodies.get(part)
+            try:
+                body = _body_text(as_dict(value.get(part)).get("body"), source)
+            except BodyError as exc:
+                yield exc.rule.input_error(source.file, where.line if where else inter.line,
+                                           f"the {part} body {exc.message}")
+                continue
             if body is None or where is None:
                 continue
             if part == "response" and body.lstrip().startswith(("event:", "data:")):

@@ -10,6 +10,7 @@ What a body holds is each reader's business (the Anthropic and OpenAI readers).
 
 from __future__ import annotations
 
+import zlib
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,18 @@ from typing import Any
 import yaml
 
 from agent_eval.errors import InputError
+from agent_eval.limits import Limits
 from agent_eval.readers._foreign import read_bytes
 from agent_eval.readers.base import SourceFile
-from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_LIMIT_EXCEEDED, INPUT_PARSE_ERROR
+from agent_eval.rule_ids import (
+    INPUT_INVALID_EVENT,
+    INPUT_LIMIT_EXCEEDED,
+    INPUT_PARSE_ERROR,
+    Rule,
+)
 from agent_eval.yamlpos import YamlLimitError, guard_yaml
 
-__all__ = ["Body", "Cassette", "Interaction", "read_cassette"]
+__all__ = ["Body", "BodyError", "Cassette", "Interaction", "body_text", "read_cassette"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +58,43 @@ class Cassette:
     def line_at(self, offset: int) -> int:
         """The line of a character offset in the text."""
         return bisect_right(self._starts, offset)
+
+
+class BodyError(Exception):
+    """A recorded body that cannot be read (:func:`body_text`): the rule and message of
+    the input error a reader reports at the body's line."""
+
+    def __init__(self, rule: Rule, message: str) -> None:
+        super().__init__(message)
+        self.rule, self.message = rule, message
+
+
+_GZIP = b"\x1f\x8b"
+
+
+def body_text(body: bytes, limits: Limits) -> str:
+    """The text of a body vcrpy recorded as bytes (``!!binary``): gzip-compressed when the
+    server compressed it (decompressed to at most ``limits.max_file_bytes``: a small
+    body may expand a thousandfold), then UTF-8 (an invalid byte becomes U+FFFD).
+    Raises :class:`BodyError` for gzip data that is corrupt, cut off or too large."""
+    if body[:2] != _GZIP:
+        return body.decode("utf-8", errors="replace")
+    cap, out, rest = limits.max_file_bytes, bytearray(), body
+    while rest[:2] == _GZIP:  # one gzip member after another, as gzip.decompress reads
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            out += inflate.decompress(rest, cap + 1 - len(out))
+        except zlib.error as exc:
+            raise BodyError(INPUT_PARSE_ERROR, f"is gzip data that cannot be decompressed "
+                            f"({exc}); record the cassette again") from None
+        if len(out) > cap:
+            raise BodyError(INPUT_LIMIT_EXCEEDED, f"decompresses to more than "
+                            f"{cap} bytes (limits.max_file_bytes)")
+        if not inflate.eof:
+            raise BodyError(INPUT_PARSE_ERROR, "is gzip data cut off before its end; "
+                            "record the cassette again")
+        rest = inflate.unused_data
+    return bytes(out).decode("utf-8", errors="replace")
 
 
 def _member(node: Any, key: str) -> tuple[Any, Any]:

@@ -31,7 +31,7 @@ from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers._foreign import BOM as _BOM
 from agent_eval.readers._foreign import LINE_SUFFIXES, is_native
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
-from agent_eval.readers.cassette import Cassette, read_cassette
+from agent_eval.readers.cassette import BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import (
@@ -633,9 +633,13 @@ def _is_vcr(head: bytes) -> bool:
 
 
 # -------------------------------------------------------------------------- VCR
-def _cassette_bodies(cassette: Cassette) -> Iterator[tuple[Any, Lines]]:
+def _cassette_bodies(cassette: Cassette, source: SourceFile
+                     ) -> tuple[list[tuple[Any, Lines]], list[InputError]]:
     """The request and response bodies of each interaction, at the interaction's line
-    and at its ``response:`` key's."""
+    and at its ``response:`` key's, and an input error for each body that is not JSON
+    (at the body's line: never dropped unsaid). An empty body is no body."""
+    docs: list[tuple[Any, Lines]] = []
+    errors: list[InputError] = []
     for it in cassette.interactions:
         if type(it.value) is not dict:
             continue
@@ -646,18 +650,32 @@ def _cassette_bodies(cassette: Cassette) -> Iterator[tuple[Any, Lines]]:
         body = resp.get("body")
         if type(body) is dict:
             body = body.get("string", body)
-        yield _body(req.get("body")), Lines(None, it.line)
-        yield _body(body), Lines(None, it.parts.get("response", it.line))
+        for part, raw, line in (("request", req.get("body"), it.line),
+                                ("response", body, it.parts.get("response", it.line))):
+            where = it.bodies.get(part)
+            at = where.line if where is not None else line
+            try:
+                value = _body(raw, source)
+            except BodyError as exc:
+                errors.append(exc.rule.input_error(source.file, at,
+                                                   f"the {part} body {exc.message}"))
+                continue
+            if value is not None:
+                docs.append((value, Lines(None, line)))
+    return docs, errors
 
 
-def _body(b: Any) -> Any:
+def _body(b: Any, source: SourceFile) -> Any:
+    """A body's JSON value (None for no body). Raises :class:`BodyError`."""
     if type(b) is bytes:
-        b = b.decode("utf-8", errors="replace")
+        b = body_text(b, source.limits)
     if type(b) is str:
+        if not b.strip():
+            return None
         try:
             return _loads(b)
-        except _JSONDecodeError:
-            return None
+        except _JSONDecodeError as exc:  # a limit's error too (read_file files it so)
+            raise BodyError(INPUT_PARSE_ERROR, f"is not valid JSON ({exc})") from None
     return b
 
 
@@ -673,8 +691,7 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
             if isinstance(cassette, InputError):
                 yield cassette
                 return
-            docs = [d for d in _cassette_bodies(cassette) if d[0] is not None]
-            errors: list[InputError] = []
+            docs, errors = _cassette_bodies(cassette, source)
         else:
             docs, errors = load_file(source)
     except OSError as exc:
