@@ -195,6 +195,48 @@ def test_glob_does_not_follow_a_symlink_loop(tmp_path: Path) -> None:
     assert data["counts"]["traces"] == 1 and data["input_errors"] == []
 
 
+# --------------------------------------------- 1b. files the config names (policies)
+@pytest.mark.parametrize("policy", ["../outside/policy.yaml", "{abs}/policy.yaml",
+                                    "/dev/zero", "fifo.yaml", "big.yaml"])
+def test_a_policy_path_outside_the_repository_or_not_a_file_is_a_config_error(
+        tmp_path: Path, policy: str) -> None:
+    """A policy (or JSON Schema, or a peer's policy) path is the pull request's: it was
+    read wherever it led (../../etc/passwd, whose keys the config error then showed), and
+    whole (/dev/zero: MemoryError, an internal error; a FIFO: a hang)."""
+    folder = outside(tmp_path)
+    (folder / "policy.yaml").write_text(f"tools:\n  {SECRET}: 1\n")
+    root = repo(tmp_path, files={"traces/t.jsonl": call(percent=10, code="a"),
+                                 "big.yaml": "#" * (70 << 20)})
+    os.mkfifo(root / "fifo.yaml")
+    # line 7 of SUITE (counted by hand): "    policy: policy.yaml"
+    suite = (root / "agent-eval.yaml").read_text()
+    (root / "agent-eval.yaml").write_text(suite.replace(
+        "policy: policy.yaml", f"policy: {policy.format(abs=folder)}"))
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=30, memory=GIB)
+    assert p.returncode == 2, p.stderr
+    reason = {"fifo.yaml": "not a regular file",
+              "big.yaml": "larger than 67108864 bytes (limits.max_file_bytes)"}.get(
+        policy, "outside the repository")
+    assert p.stderr.startswith(f"error: agent-eval.yaml:7:5: policy file "
+                               f"'{policy.format(abs=folder)}' cannot be read ({reason}"), p.stderr
+    assert SECRET not in p.stderr + p.stdout and "internal error" not in p.stderr
+
+
+def test_a_peer_policy_outside_the_repository_is_a_config_error(tmp_path: Path) -> None:
+    folder = outside(tmp_path)
+    (folder / "policy.yaml").write_text(f"tools:\n  {SECRET}: {{args: {{}}}}\n")
+    root = repo(tmp_path, files={"traces/t.jsonl": call(), "eval.yaml": (
+        "version: 1\nsuite: s\nmodel: trace\ntests:\n  - id: t\n    input: x\n"
+        "    expected:\n      type: args_valid\n      policy: ../outside/policy.yaml\n")})
+    p = run("run", "-q", "-o", "out", "-c", "eval.yaml", "-t", "traces/*.jsonl", cwd=root,
+            timeout=30)
+    assert p.returncode == 2, p.stderr
+    # line 9, column 7 (counted by hand): the key "policy:" of the Assay test
+    assert p.stderr.startswith("error: eval.yaml:9:7: policy file '../outside/policy.yaml' "
+                               "cannot be read (outside the repository"), p.stderr
+    assert SECRET not in p.stderr + p.stdout
+
+
 # ------------------------------------------------ 2. snippets of report and diff
 def test_report_and_diff_read_no_snippet_outside_the_root(tmp_path: Path) -> None:
     folder = outside(tmp_path)

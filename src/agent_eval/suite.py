@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ from agent_eval.coverage import CoveragePlan
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding
 from agent_eval.importers import detect, translator
-from agent_eval.limits import Limits
+from agent_eval.limits import CONFIG, Limits
 from agent_eval.paths import rel, repo_root
 from agent_eval.readers import READERS
 from agent_eval.rule_ids import IMPORT_UNSUPPORTED
@@ -153,12 +154,27 @@ class _Loader:
         self.selectors: SelectorCompiler | None = None  # the suite's selectors
 
     def read(self, path: FsPath) -> str:
+        """A config file's text (the suite file, a policy, a JSON Schema file, a peer's
+        file): only a regular file inside the repository (a path in the config is
+        hostile: ``../../etc/passwd``, ``/dev/zero``), of at most ``CONFIG``'s
+        max_file_bytes. Raises OSError (or UnicodeDecodeError) with the reason."""
         key = str(path)
         if key not in self.sources:
             if self.frozen:
                 raise FileNotFoundError(key)
-            with open(path, encoding="utf-8") as fh:
-                self.sources[key] = fh.read()
+            if path != self.config and not path.resolve().is_relative_to(self.root.resolve()):
+                raise PermissionError("outside the repository: agent-eval reads only files "
+                                      "inside the repository (the folder holding .git "
+                                      "above the suite file)")
+            # O_NONBLOCK: opening a FIFO does not wait for a writer
+            with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise OSError("not a regular file")
+                data = fh.read(CONFIG.max_file_bytes + 1)
+            if len(data) > CONFIG.max_file_bytes:
+                raise OSError(f"larger than {CONFIG.max_file_bytes} bytes "
+                              "(limits.max_file_bytes)")
+            self.sources[key] = data.decode("utf-8")
         return self.sources[key]
 
     def load(self) -> Suite:

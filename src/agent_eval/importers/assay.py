@@ -254,8 +254,9 @@ class _Assay:
         try:
             text = self.read(path)
         except (OSError, UnicodeDecodeError) as exc:
+            reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "not UTF-8"
             raise ConfigError([f"{self.src.where(where)}: policy file '{value}' cannot be "
-                               f"read ({exc.__class__.__name__}: {file})"]) from None
+                               f"read ({reason}: {file})"]) from None
         data, src = load_yaml(text, file)
         pb = Builder(file)
         native: dict[str, Any] = {"version": "1", "tools": {}}
