@@ -208,9 +208,11 @@ class _Runs(ReadState):
             patch: bool) -> int:
         rid = value.get("id")
         dotted = value.get("dotted_order")
-        if rid is None and isinstance(dotted, str) and "Z" in dotted:
-            # a patch without its id (it was in the URL): the id ends the dotted order
-            rid = dotted.rsplit(".", 1)[-1].split("Z", 1)[1]
+        if rid is None and isinstance(dotted, str):
+            # a patch without its id (it was in the URL): the id ends the dotted order,
+            # after its last segment's timestamp (…Z<id>)
+            _, z, after = dotted.rpartition(".")[2].partition("Z")
+            rid = after if z and after else None
         if rid is None:
             return 1
         key = str(rid)
