@@ -225,6 +225,21 @@ def test_tempo_export_of_a_real_kagent_run() -> None:
 
 
 @needs_samples
+@pytest.mark.parametrize("value", ["\u00b2", "1" * 5000])
+def test_jaeger_int64_tag_that_is_no_int64_stays_text(tmp_path: Path, value: str) -> None:
+    """An int64 tag's string value is converted only when it is ASCII digits that fit:
+    "²" passed str.isdigit and 5,000 digits passed too, and int() stopped the reader (the
+    file's every trace lost). Such a value is kept as written."""
+    data = json.loads((FIXTURE / "jaeger.json").read_text())
+    tags = data["data"][0]["spans"][1]["tags"]
+    assert tags[2] == {"key": "gen_ai.usage.prompt_tokens", "type": "int64", "value": 300}
+    tags[2]["value"] = value
+    path = tmp_path / "jaeger.json"
+    path.write_text(json.dumps(data))
+    [llm] = one(read_path(path)).llm_calls
+    assert (llm.input_tokens, llm.output_tokens) == (None, 40)
+
+
 def test_jaeger_export_of_a_real_kagent_run() -> None:
     path = SAMPLES / "agentevals__jaeger_k8s.kagent.json"
     t = one(read_path(path))

@@ -73,13 +73,16 @@ def spans(data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                 attrs, None if error is None else str(error), ln, res)
 
 
+_INT64 = re.compile(r"-?[0-9]{1,19}")
+
+
 def _tags(s: dict[str, Any]) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     for t in as_list(s.get("tags")):
         if type(t) is dict and type(t.get("key")) is str:
             v = t.get("value")
-            if t.get("type") == "int64" and type(v) is str and v.lstrip("-").isdigit():
-                v = int(v)
+            if t.get("type") == "int64" and type(v) is str and _INT64.fullmatch(v):
+                v = int(v)  # ASCII digits only ("²".isdigit()), at most int64's 19
             attrs[t["key"]] = v
     return attrs
 
