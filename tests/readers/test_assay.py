@@ -49,6 +49,21 @@ def test_native_with_args_argument_is_native(tmp_path: Path) -> None:
     assert picked(path) == "native"
 
 
+def test_native_with_an_episode_id_argument_is_native(tmp_path: Path) -> None:
+    """Assay's episode events are its "type" beside an "episode_id"; a native tool call
+    whose arguments hold an episode_id (a podcast's, a show's) was claimed by the Assay
+    reader, and its trace lost (an input error at each call, its other events ignored)."""
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"type":"trace_start","trace_id":"t1"}\n'
+                    '{"type":"tool_call","tool":"get_episode","arguments":{"episode_id":"e1"}}\n'
+                    '{"type":"trace_end"}\n', encoding="utf-8")
+    assert picked(path) == "native"
+    # an episode event is still Assay's, also as the head's one line, cut off
+    path.write_text('{"type":"tool_call","episode_id":"e1","tool_name":"t","args":{"p":"'
+                    + "x" * 9000 + '"}}\n', encoding="utf-8")
+    assert picked(path) == "assay"
+
+
 def test_assays_own_recorded_traces() -> None:
     """Every trace file of Assay's repository (V1 records, untyped records, legacy tool
     lines, V2 episodes, an MCP import) reads without an input error."""

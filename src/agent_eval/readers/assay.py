@@ -254,6 +254,25 @@ _LEGACY_CALLS = (re.compile(r'"tool_calls"\s*:\s*\['), re.compile(r'"tool_name"\
                  re.compile(r'"(?:prompt|response)"\s*:'))
 
 
+def _episode_line(text: str) -> bool:
+    """Whether a line of the head is an episode event: ``episode_id`` beside its ``type``
+    (a native tool call whose arguments hold an ``episode_id`` is not). A head of one
+    line, cut off, is judged by its marks alone."""
+    lines = text.split("\n")
+    cut = False
+    for line in lines:
+        if not line.lstrip().startswith("{"):
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            cut = True
+            continue
+        if isinstance(value, dict) and value.get("type") in EVENTS and "episode_id" in value:
+            return True
+    return cut and len(lines) == 1
+
+
 class AssayReader(EventReader):
     name = NAME
     state = AssayState
@@ -264,7 +283,7 @@ class AssayReader(EventReader):
         """Assay's own marks; not excluded by the native sniff: its V2 events share
         native's ``tool_call`` type name, but carry ``episode_id``."""
         text = head_text(head)
-        if _EPISODE.search(text) and _EPISODE_ID.search(text):
+        if _EPISODE.search(text) and _EPISODE_ID.search(text) and _episode_line(text):
             return True
         if _V1.search(text):
             return True
