@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import shared_path, write_files
 
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
+from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError
 from agent_eval.suite import CONFIG_NAMES, find_config
 
@@ -46,6 +47,20 @@ def one(problems: list[tuple[str, int, int, str]], word: str) -> tuple[str, int,
 
 
 # ------------------------------------------------------------------ single problems
+def test_a_date_that_does_not_exist_is_text_in_the_suite(tmp_path: Path) -> None:
+    """``suite: 2001-02-30``: the suite reads it as text (dates stay strings) and the run's
+    rule inventory no longer stops on it (datetime's ValueError was an internal error)."""
+    (tmp_path / ".git").mkdir()
+    write_files(tmp_path, {"agent-eval.yaml": "suite: 2001-02-30\ntraces: t.jsonl\ntests:\n"
+                           "  - id: b\n    metric: tool_blocklist\n    blocklist: [x]\n",
+                           "t.jsonl": '{"type": "tool_call", "tool": "y"}\n'})
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    assert suite.name == "2001-02-30"
+    files, errors = suite_sources(suite)
+    results = evaluate_files(suite, files, errors, timings=False)
+    assert (results.verdict, results.counts["traces"]) == ("pass", 1)
+
+
 def test_unknown_top_level_key_did_you_mean(tmp_path: Path) -> None:
     suite = "suite: s\ntset:\n  - id: a\n"
     probs = problems_of(tmp_path, suite)

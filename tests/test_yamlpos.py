@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
+import yaml
 
 from agent_eval.errors import ConfigError
-from agent_eval.yamlpos import Pos, load_yaml
+from agent_eval.yamlpos import Pos, load_yaml, safe_load
 
 DOC = """\
 suite: demo
@@ -122,6 +124,25 @@ def test_timestamps_stay_strings() -> None:
         "when": "2024-01-02 10:30:00",
         "list": ["2001-12-14t21:59:43.10-05:00"],
     }
+
+
+def test_a_value_yaml_cannot_build_is_an_error_at_its_line() -> None:
+    """An integer of 5,000 digits made PyYAML's int() raise ValueError (an internal error);
+    it is a config error at the value, saying how to keep it."""
+    with pytest.raises(ConfigError) as exc:
+        load_yaml("a: 1\nb: " + "1" * 5000 + "\n", "s.yaml")
+    [problem] = exc.value.problems
+    assert problem.startswith("s.yaml:2:4: cannot read this value: Exceeds the limit (4300 ")
+    assert "; quote the value to keep it as text" in problem
+
+
+def test_safe_load_raises_only_yaml_errors() -> None:
+    """``safe_load`` (the rule inventory, JSON Schema files) builds dates: one that does not
+    exist made datetime raise ValueError, which its callers, catching YAMLError, did not
+    expect (`run` stopped with an internal error on ``suite: 2001-02-30``)."""
+    with pytest.raises(yaml.YAMLError, match="day is out of range for month"):
+        safe_load("a: 1\nb: 2001-02-30\n")
+    assert safe_load("b: 2001-02-03\n") == {"b": datetime.date(2001, 2, 3)}  # as before
 
 
 def test_ordinary_scalars_are_typed() -> None:

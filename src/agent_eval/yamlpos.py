@@ -129,17 +129,39 @@ def _limit(event: Any, message: str) -> YamlLimitError:
     return YamlLimitError(mark.line + 1, mark.column + 1, message)
 
 
+class _Checked:
+    """A constructor mixin: a value YAML's constructors fail on with a ValueError (a date
+    that does not exist, ``2001-02-30``; an integer of more than 4,300 digits) is a
+    ``yaml.YAMLError`` at its node, like every other value that cannot be read."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)  # type: ignore[misc]
+        except (ValueError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{exc}; quote the value to keep it as text",
+                node.start_mark) from None
+
+
+class CheckedConstructor(_Checked, yaml.constructor.SafeConstructor):
+    """PyYAML's safe constructor, raising only ``yaml.YAMLError`` (:class:`_Checked`)."""
+
+
+class _CheckedLoader(_Checked, _Loader):  # type: ignore[misc]
+    pass
+
+
 def safe_load(text: str, limits: Limits = CONFIG) -> Any:
     """Plain data of one YAML document, within ``limits`` (raises
     :class:`YamlLimitError` or ``yaml.YAMLError``)."""
     guard_yaml(text, limits)
-    return yaml.load(text, Loader=_Loader)
+    return yaml.load(text, Loader=_CheckedLoader)
 
 
 class _Builder:
     def __init__(self, positions: Positions) -> None:
         self.positions = positions
-        self.constructor = yaml.constructor.SafeConstructor()
+        self.constructor = CheckedConstructor()
         self.built: set[int] = set()  # ids of the nodes built once (a repeat is an alias)
         self.open: set[int] = set()  # ids of the collections being built (recursion)
         self.alias_depth = 0

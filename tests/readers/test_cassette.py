@@ -111,3 +111,13 @@ def test_a_gzip_body_cut_corrupt_or_too_large_is_a_body_error() -> None:
     assert (big.value.rule.id, big.value.message) == (
         "input/limit_exceeded",
         f"decompresses to more than {1 << 20} bytes (limits.max_file_bytes)")
+
+
+def test_a_value_yaml_cannot_build_is_a_parse_error_at_its_line(tmp_path: Path) -> None:
+    """``recorded_at: 2001-02-30`` made datetime raise ValueError: the reader stopped."""
+    error = _read(tmp_path, TEXT.replace("    status: {code: 200}\n",
+                                         "    status: {code: 200}\n    at: 2001-02-30\n"))
+    assert isinstance(error, InputError)
+    assert (error.rule, error.line) == ("input/parse_error", 8)  # the line of "at:"
+    assert error.message.startswith("the cassette is not valid YAML (day is out of range for "
+                                    "month; quote the value to keep it as text")

@@ -27,7 +27,7 @@ from agent_eval.rule_ids import (
     INPUT_PARSE_ERROR,
     Rule,
 )
-from agent_eval.yamlpos import YamlLimitError, guard_yaml
+from agent_eval.yamlpos import CheckedConstructor, YamlLimitError, guard_yaml
 
 __all__ = ["Body", "BodyError", "Cassette", "Interaction", "body_text", "read_cassette"]
 
@@ -131,7 +131,7 @@ def read_cassette(source: SourceFile) -> Cassette | InputError:
     try:
         guard_yaml(text, source.limits)
         tree = yaml.compose(text, Loader=yaml.SafeLoader)  # offsets in characters
-        doc = (yaml.constructor.SafeConstructor().construct_document(tree)
+        doc = (CheckedConstructor().construct_document(tree)
                if tree is not None else None)
     except YamlLimitError as exc:
         return INPUT_LIMIT_EXCEEDED.input_error(source.file, exc.line, exc.message)
