@@ -244,6 +244,34 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
     assert "unknown Assay sequence rule type 'sometimes'" in exc.value.problems[0]
 
 
+@pytest.mark.parametrize(("peer", "file", "old", "new", "problem"), [
+    # a list where a name is expected: "unhashable type: 'list'", an internal error
+    ("ciagent", "agentci.yaml", "      - type: tool_called\n        tool: search_flights\n",
+     "      - type: [tool_called]\n        tool: search_flights\n",
+     "agentci.yaml:16:9: unknown CIAgent assertion type ['tool_called']"),
+    ("ciagent", "agentci.yaml", "      - type: arg_contains\n        tool: search_flights\n",
+     "      - type: arg_contains\n        tool: [search_flights]\n",
+     "agentci.yaml:19:9: the 'tool' of a CIAgent arg_contains assertion must be text"),
+    ("ciagent", "agentci.yaml", "        field: origin\n", "        field: {a: 1}\n",
+     "agentci.yaml:20:9: the 'field' of a CIAgent arg_contains assertion must be text"),
+    ("assay", "eval.yaml", "        - type: require\n", "        - type: [require]\n",
+     "eval.yaml:15:11: unknown Assay sequence rule type '['require']'"),
+    # a number where a list is expected: "'int' object is not iterable"
+    ("evalview", "01-list-files.yaml", "  tool_categories:\n    - file_list\n",
+     "  tool_categories: -1\n",
+     "01-list-files.yaml:16:3: 'tool_categories' must be a list of category names"),
+])
+def test_a_peer_config_value_of_the_wrong_type_is_a_config_error(
+        tmp_path: Path, peer: str, file: str, old: str, new: str, problem: str) -> None:
+    """Lines and columns (of the key) counted by hand in tests/importers/fixtures/."""
+    text = (FIXTURES / peer / file).read_text(encoding="utf-8")
+    assert text.count(old) >= 1
+    (tmp_path / file).write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / file, dialect=peer)
+    assert exc.value.problems[0].startswith(problem), exc.value.problems
+
+
 # ------------------------------------------------------- the bigger shared samples
 def test_every_shared_peer_config_loads_or_says_why() -> None:
     if not SHARED.is_dir():

@@ -196,7 +196,8 @@ class _Assay:
 
     def rule(self, r: Any, at: Path, out: Path, raw: bool) -> dict[str, Any] | None:
         b, src = self.b, self.src
-        if not isinstance(r, dict) or r.get("type") not in RULE_TYPES:
+        if not isinstance(r, dict) or not isinstance(r.get("type"), str) \
+                or r.get("type") not in RULE_TYPES:
             kind = r.get("type") if isinstance(r, dict) else None
             raise ConfigError([f"{src.where((*at, 'type') if isinstance(r, dict) else at)}: "
                                f"unknown Assay sequence rule type '{kind}'; known: "

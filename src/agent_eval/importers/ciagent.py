@@ -318,7 +318,7 @@ class _CIAgent:
         for n, a in enumerate(assertions):
             here: Path = (*at, "assertions", n)
             kind = a.get("type") if isinstance(a, dict) else None
-            if kind not in ASSERTIONS:
+            if not isinstance(kind, str) or kind not in ASSERTIONS:
                 raise ConfigError([f"{src.where(here)}: unknown CIAgent assertion type "
                                    f"{kind!r} (CIAgent fails the test; known: "
                                    f"{', '.join(sorted(ASSERTIONS))})"])
@@ -327,6 +327,9 @@ class _CIAgent:
                 if a.get(key) is None:
                     raise ConfigError([f"{src.where(here)}: a CIAgent {kind} assertion needs "
                                        f"'{key}'"])
+                if key in ("tool", "field") and not isinstance(a[key], str):
+                    raise ConfigError([f"{src.where((*here, key))}: the '{key}' of a CIAgent "
+                                       f"{kind} assertion must be text"])
             self.assertion(kind, a, here, (*base, "expect"), expect, limits, len(contains))
         for key, name in (("max_cost_usd", "max_cost_usd"), ("max_steps", "max_llm_calls")):
             value, where = test.get(key), (*at, key)

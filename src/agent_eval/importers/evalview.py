@@ -155,6 +155,9 @@ class _EvalView:
             if key == "tools" and value:
                 expect["tools"] = b.tree((*eb, "tools"), value, src, here)
             elif key == "tool_categories" and value:
+                if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+                    raise ConfigError([f"{src.where(here)}: 'tool_categories' must be a list "
+                                       "of category names"])
                 known = [c for c in value if c in CATEGORIES]
                 for c in value:
                     if c not in CATEGORIES:
