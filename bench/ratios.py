@@ -245,12 +245,8 @@ class Bench:
 
     def jobs(self) -> None:
         small = self.corpus("100k-5files", 5_000, 20, files=5)
-        cfg = small / "agent-eval.yaml"
-        a, b = self.pair(self.run_cmd(cfg, small / "out", "1"),
-                         self.run_cmd(cfg, small / "out-b", "2"), tree=True)
-        self.ratio("jobs", "100k calls in 5 files: jobs 1 / jobs 2 (speed-up)", a, b,
-                   ">= 1 (never slower)", lambda v: v >= 1)
-        probe = self.once(self.run_cmd(cfg, small / "out-b", "auto"))
+        self.speedup(small, "100k calls in 5 files", "2", ">= 1 (never slower)", 1)
+        probe = self.once(self.run_cmd(small / "agent-eval.yaml", small / "out-b", "auto"))
         if probe.exit_code == 2:
             self.failures.pop()  # not an error of the run: the option is not there
             fig = Figure("jobs", "--jobs auto", None, "x", ">= 1", None,
@@ -258,16 +254,17 @@ class Bench:
             self.figures.append(fig)
             self.show(fig)
         else:
-            a, b = self.pair(self.run_cmd(cfg, small / "out", "1"),
-                             self.run_cmd(cfg, small / "out-b", "auto"), tree=True)
-            self.ratio("jobs", "100k calls in 5 files: jobs 1 / jobs auto (speed-up)", a, b,
-                       ">= 1 (never slower)", lambda v: v >= 1)
+            self.speedup(small, "100k calls in 5 files", "auto", ">= 1 (never slower)", 1)
         big = self.corpus("1M", 50_000, 20, files=50)
-        cfg = big / "agent-eval.yaml"
-        a, b = self.pair(self.run_cmd(cfg, big / "out", "1"),
-                         self.run_cmd(cfg, big / "out-b", "2"), tree=True)
-        self.ratio("jobs", "1M calls in 50 files: jobs 1 / jobs 2 (speed-up)", a, b,
-                   ">= 1.8", lambda v: v >= 1.8)
+        self.speedup(big, "1M calls in 50 files", "2", ">= 1.8", 1.8)
+
+    def speedup(self, corpus: Path, name: str, jobs: str, target: str, least: float) -> None:
+        """--jobs 1 against --jobs ``jobs`` on the corpus's suite: the speed-up."""
+        cfg = corpus / "agent-eval.yaml"
+        a, b = self.pair(self.run_cmd(cfg, corpus / "out", "1"),
+                         self.run_cmd(cfg, corpus / "out-b", jobs), tree=True)
+        self.ratio("jobs", f"{name}: jobs 1 / jobs {jobs} (speed-up)", a, b, target,
+                   lambda v: v >= least)
 
     def sequence(self) -> None:
         d = self.root / "sequence"
