@@ -436,8 +436,7 @@ def bench_one(
                 "--fail-on",
                 "never",
             ]
-            if jobs > 1:
-                cmd += ["--jobs", str(jobs)]
+            cmd += ["--jobs", str(jobs)]  # always: the default is auto
             best: ChildRun | None = None
             for k in range(repeat):
                 shutil.rmtree(out, ignore_errors=True)
