@@ -3,7 +3,9 @@
 "Use instead" example really does not.
 
 The blocks are written to a temporary folder and run through the real command line
-(``agent-eval run``); the page's front-matter ``id`` must be among the reported rules. The
+(``agent-eval run``; the ``import/*`` pages' peer config in place of the suite, with the
+traces given by ``--traces`` as a peer's config names none); the page's front-matter ``id``
+must be among the reported rules. The
 "Use instead" section's blocks replace the example's blocks of the same kind; that run must
 succeed with no finding and no input error at all (a run that failed reports nothing, and
 must not count as "did not fire"). The ``input/*`` pages' blocks are read by the trace
@@ -52,7 +54,10 @@ TARGETS = {
     # judge pages: the judgements the example replays, and the base branch's results
     "jsonl store": ".agent-eval/judgements.jsonl",
     "json baseline": "base.json",
+    # import/* pages: a peer tool's config, run in place of a suite (docs/migrating.md)
+    "yaml assay": "eval.yaml",
 }
+PEER_CONFIGS = ("yaml assay",)
 LIVE_GROUPS = ("probe", "mcp")  # examples that start real MCP servers (docs/mcp.md)
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,7 +122,8 @@ def run_blocks(page: Path, blocks: dict[str, str], tmp_path: Path,
     """Write ``blocks`` of ``page`` into ``tmp_path``, run ``agent-eval run`` on them: the
     exit code and the output folder."""
     live = page.relative_to(DOCS).parts[0] in LIVE_GROUPS
-    assert "yaml suite" in blocks and ("jsonl trace" in blocks or live), \
+    configs = [info for info in ("yaml suite", *PEER_CONFIGS) if info in blocks]
+    assert len(configs) == 1 and ("jsonl trace" in blocks or live), \
         f"{page}: incomplete example"
     if live:  # the npm servers (npm ci) and this Python's scripts come first on PATH
         path = [str(ROOT / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
@@ -128,8 +134,12 @@ def run_blocks(page: Path, blocks: dict[str, str], tmp_path: Path,
         target.write_text(body, encoding="utf-8")
     out = tmp_path / "out"
     baseline = ["--baseline", str(tmp_path / "base.json")] if "json baseline" in blocks else []
-    code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"),
-                 "--output-dir", str(out), "-q", *fail_on, *baseline])
+    traces = []
+    if configs != ["yaml suite"]:  # a peer's config names no traces: --traces, from here
+        monkeypatch.chdir(tmp_path)
+        traces = ["--traces", "traces/*.jsonl"]
+    code = main(["run", "--config", str(tmp_path / TARGETS[configs[0]]),
+                 "--output-dir", str(out), "-q", *fail_on, *baseline, *traces])
     return code, out
 
 

@@ -65,7 +65,7 @@ class Rule:
     id: str  # args_valid/maximum
     name: str  # argument-above-maximum
     level: Level
-    page: str | None  # args_valid/maximum.md, under src/agent_eval/rules/docs/
+    page: str  # args_valid/maximum.md, under src/agent_eval/rules/docs/
 
     @property
     def key(self) -> str:
@@ -85,10 +85,10 @@ class Rule:
 _DECLARED: dict[str, Rule] = {}
 
 
-def _declare(rule_id: str, name: str, level: Level, documented: bool = True) -> Rule:
+def _declare(rule_id: str, name: str, level: Level) -> Rule:
     if rule_id in _DECLARED:
         raise ValueError(f"rule {rule_id} declared twice")
-    declared_rule = Rule(rule_id, name, level, f"{rule_id}.md" if documented else None)
+    declared_rule = Rule(rule_id, name, level, f"{rule_id}.md")
     _DECLARED[rule_id] = declared_rule
     return declared_rule
 
@@ -226,9 +226,8 @@ CRITERIA_BY_CATEGORY = _declare("criteria/by_category", "suite-category-pass-rat
 CRITERIA_COMPOSITE = _declare("criteria/composite", "suite-composite-below-minimum", "error")
 CRITERIA_REQUIRED = _declare("criteria/required", "suite-required-scenario-not-passed", "error")
 CRITERIA_WARNING = _declare("criteria/warning", "suite-warning-criterion-missed", "warning")
-# a `regression` criterion missed against the base run: it has no page of its own yet
 CRITERIA_REGRESSION = _declare(
-    "criteria/regression", "suite-regression-criterion-missed", "error", documented=False)
+    "criteria/regression", "suite-regression-criterion-missed", "error")
 
 # -- judge/: the replayed LLM judge (one per judge kind, and its own failures)
 JUDGE_ERROR = _declare("judge/error", "judge-judgement-failed", "error")
@@ -270,7 +269,6 @@ PROBE_RESULT = _declare("probe/result", "probe-result-mismatch", "error")
 PROBE_SAMPLING = _declare("probe/sampling", "probe-sampling", "error")
 PROBE_TIMEOUT = _declare("probe/timeout", "probe-timeout", "error")
 
-# -- import/: a peer tool's config key agent-eval cannot apply (docs/migrating.md); it has
-#    no page of its own yet
+# -- import/: a peer tool's config key agent-eval cannot apply (docs/migrating.md)
 IMPORT_UNSUPPORTED = _declare(
-    "import/unsupported", "peer-config-key-unsupported", "warning", documented=False)
+    "import/unsupported", "peer-config-key-unsupported", "warning")

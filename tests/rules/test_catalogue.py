@@ -10,7 +10,9 @@ from agent_eval.coverage import RULE as COVERAGE_RULE
 from agent_eval.judge.summary import RULES as JUDGE_RULES
 from agent_eval.live import INPUT_RULES as LIVE_INPUT_RULES
 from agent_eval.live import PROBE_RULES, SERVER_RULES
+from agent_eval.rule_ids import IMPORT_UNSUPPORTED
 from agent_eval.scenarios.evaluate import RULES as SCENARIO_RULES
+from agent_eval.sections import CRITERION_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTIONS = ["What it does", "Why is this bad?", "Example", "Use instead", "How to fix"]
@@ -24,7 +26,8 @@ def test_every_rule_a_check_can_report_is_documented() -> None:
     documented = set(rules.catalogue())
     produced = ({r for spec in REGISTRY.values() for r in spec.rules} | INPUT_RULES
                 | set(SCENARIO_RULES) | {COVERAGE_RULE} | set(JUDGE_RULES)
-                | {*PROBE_RULES, *SERVER_RULES, *LIVE_INPUT_RULES})
+                | {*PROBE_RULES, *SERVER_RULES, *LIVE_INPUT_RULES}
+                | {r.id for r in CRITERION_RULES.values()} | {IMPORT_UNSUPPORTED.id})
     assert produced - documented == set()
     assert documented - produced == set()
 
