@@ -24,6 +24,15 @@ def _jobs(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"expected a number or auto, not {text!r}") from None
 
 
+def _render_options(parser: argparse.ArgumentParser, formats: str) -> None:
+    """What `diff` and `report` share: the output format, file and the paths' root."""
+    parser.add_argument("--format", "-f", default="console", metavar="FMT",
+                        help=f"{formats} (default: console)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    parser.add_argument("--root", metavar="DIR",
+                        help="repository root the paths are relative to (default: .)")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="agent-eval",
@@ -70,11 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     dif = sub.add_parser("diff", help="compare two results files (base, head)")
     dif.add_argument("base", metavar="BASE.json", help="results of the base branch")
     dif.add_argument("head", metavar="HEAD.json", help="results of the head (this change)")
-    dif.add_argument("--format", "-f", default="console", metavar="FMT",
-                     help="console, markdown, json, sarif or html (default: console)")
-    dif.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
-    dif.add_argument("--root", metavar="DIR",
-                     help="repository root the paths are relative to (default: .)")
+    _render_options(dif, "console, markdown, json, sarif or html")
 
     mer = sub.add_parser("merge", help="combine the partial results of `run --shard i/n`")
     mer.add_argument("parts", nargs="+", metavar="PART", help="results.json of each shard "
@@ -101,11 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="render a results.json again in another format")
     rep.add_argument("results", metavar="RESULTS.json", help="a results file written by run")
-    rep.add_argument("--format", "-f", default="console", metavar="FMT",
-                     help="sarif, junit, markdown, html, console or json (default: console)")
-    rep.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
-    rep.add_argument("--root", metavar="DIR",
-                     help="repository root the paths are relative to (default: .)")
+    _render_options(rep, "sarif, junit, markdown, html, console or json")
     rep.add_argument("--repo-url", metavar="URL", help="https://github.com/OWNER/REPO, "
                      "to link policy lines (with --sha)")
     rep.add_argument("--sha", metavar="SHA", help="the commit the results are for")

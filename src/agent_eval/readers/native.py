@@ -131,6 +131,16 @@ class _FileState:
         self.ids: list[str] = []
         self.implicit = 0
 
+    def finish(self) -> Iterator[ReadItem]:
+        """The end of the file: its pending errors, the traces still open (ended by the
+        file's end) and how many unknown events it held."""
+        yield from self.errors
+        self.errors.clear()
+        for t in self.open.values():
+            yield t.finish()
+        if self.unknown:
+            yield IgnoredEvents(self.file, self.unknown)
+
     def error(self, rule: Rule, line: int, message: str) -> None:
         self.error_count += 1
         self.errors.append(rule.input_error(self.file, line, message))
@@ -446,12 +456,7 @@ class NativeReader:
             state.error(INPUT_NO_TRACES, 0,
                         f"the file holds {what}, so no trace; native events have a "
                         f"\"type\" of {', '.join(EVENT_TYPES)}")
-        yield from state.errors
-        state.errors.clear()
-        for t in state.open.values():
-            yield t.finish()
-        if state.unknown:
-            yield IgnoredEvents(source.file, state.unknown)
+        yield from state.finish()
 
     def _flush(self, state: _FileState) -> Iterable[ReadItem]:
         if state.errors:
@@ -564,12 +569,7 @@ class NativeRange:
                 yield from READER._read_events(state, self._lines(fh, source.limits))
         except (OSError, JsonLimitError):
             return  # not clean: the whole file is read instead, and reports it
-        yield from state.errors
-        state.errors.clear()
-        for t in state.open.values():
-            yield t.finish()
-        if state.unknown:
-            yield IgnoredEvents(source.file, state.unknown)
+        yield from state.finish()
         self.ids = state.ids
         self.clean = (state.traces > 0 and (self.start == 0 or not state.implicit)
                       and (self.last or not state.open))
