@@ -145,26 +145,36 @@ class _EvalView:
         sc: dict[str, Any] = {"id": str(doc.get("name"))}
         b.at(base, src, ())
         b.at((*base, "id"), src, ("name",))
-        expect: dict[str, Any] = {}
-        exp = _dict(doc.get("expected"))
         eb: Path = (*base, "expect")
         b.at(eb, src, ("expected",))
+        checks = _dict(doc.get("checks"))
+        expect, judged = self.expected(_dict(doc.get("expected")), src, eb)
+        self.judge_items(checks, judged, src, eb, expect)
+        if expect:
+            sc["expect"] = expect
+        self.thresholds(_dict(doc.get("thresholds")), src, base, expect, sc)
+        for key in doc:
+            if key not in ("name", "input", "expected", "thresholds", "turns", *IGNORED):
+                self.unsupported(src, (key,), f"'{key}' is not supported")
+        if doc.get("turns"):
+            self.unsupported(src, ("turns",), "multi-turn expectations are not imported")
+        if checks.get("pii"):
+            self.unsupported(src, ("checks", "pii"), "the PII check is not supported")
+        self.scenarios.append(sc)
+
+    def expected(self, exp: dict[str, Any], src: Positions, eb: Path
+                 ) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any], Path]]]:
+        """A case's ``expected:`` as our ``expect:``, and its judge checks (kind, value,
+        peer path) for :meth:`judge_items`."""
+        b = self.b
+        expect: dict[str, Any] = {}
         judged: list[tuple[str, dict[str, Any], Path]] = []
         for key, value in exp.items():
             here: Path = ("expected", key)
             if key == "tools" and value:
                 expect["tools"] = b.tree((*eb, "tools"), value, src, here)
             elif key == "tool_categories" and value:
-                if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-                    raise ConfigError([f"{src.where(here)}: 'tool_categories' must be a list "
-                                       "of category names"])
-                known = [c for c in value if c in CATEGORIES]
-                for c in value:
-                    if c not in CATEGORIES:
-                        self.unsupported(src, here, f"tool category '{c}' is not one of "
-                                         "EvalView's defaults; define it under tool_groups")
-                self.groups.update(known)
-                expect["tool_categories"] = b.tree((*eb, "tool_categories"), known, src, here)
+                expect["tool_categories"] = self.categories(value, src, eb, here)
             elif key in ("tool_sequence", "sequence") and value:
                 expect["sequence"] = b.tree((*eb, "sequence"), value, src, here)
             elif key == "forbidden_tools" and value:
@@ -179,7 +189,27 @@ class _EvalView:
             elif value not in (None, False, [], {}):
                 self.unsupported(src, here, f"expected.{key} is not deterministic or not "
                                  "supported")
-        checks = _dict(doc.get("checks"))
+        return expect, judged
+
+    def categories(self, value: Any, src: Positions, eb: Path, here: Path) -> Any:
+        """``expected.tool_categories``: EvalView's default categories, as tool groups."""
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise ConfigError([f"{src.where(here)}: 'tool_categories' must be a list "
+                               "of category names"])
+        known = [c for c in value if c in CATEGORIES]
+        for c in value:
+            if c not in CATEGORIES:
+                self.unsupported(src, here, f"tool category '{c}' is not one of "
+                                 "EvalView's defaults; define it under tool_groups")
+        self.groups.update(known)
+        return self.b.tree((*eb, "tool_categories"), known, src, here)
+
+    def judge_items(self, checks: dict[str, Any],
+                    judged: list[tuple[str, dict[str, Any], Path]], src: Positions,
+                    eb: Path, expect: dict[str, Any]) -> None:
+        """The case's hallucination / safety checks (``expected:`` or ``checks:``) as
+        ``expect.judge`` items."""
+        b = self.b
         for kind in ("hallucination", "safety"):
             if checks.get(kind) is True and not any(k == kind for k, _, _ in judged):
                 judged.append((kind, {"check": True}, ("checks", kind)))
@@ -198,9 +228,11 @@ class _EvalView:
             expect["judge"] = items
             b.at((*eb, "judge"), src, ("expected",))
             self.judged = True
-        if expect:
-            sc["expect"] = expect
-        th = _dict(doc.get("thresholds"))
+
+    def thresholds(self, th: dict[str, Any], src: Positions, base: Path,
+                   expect: dict[str, Any], sc: dict[str, Any]) -> None:
+        """The case's ``thresholds:`` (min_score, max_cost, max_latency, weights)."""
+        b = self.b
         limits: dict[str, Any] = {}
         for key, name in (("min_score", "min_score"), ("max_cost", "max_cost_usd"),
                           ("max_latency", "max_latency_ms")):
@@ -223,15 +255,6 @@ class _EvalView:
             w = {("sequence" if k == "sequence_correctness" else k): v
                  for k, v in weights.items() if v is not None}
             sc["weights"] = b.tree((*base, "weights"), w, src, ("thresholds", "weights"))
-        for key in doc:
-            if key not in ("name", "input", "expected", "thresholds", "turns", *IGNORED):
-                self.unsupported(src, (key,), f"'{key}' is not supported")
-        if doc.get("turns"):
-            self.unsupported(src, ("turns",), "multi-turn expectations are not imported")
-        if checks.get("pii"):
-            self.unsupported(src, ("checks", "pii"), "the PII check is not supported")
-        self.scenarios.append(sc)
-
 
 def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
               rel: Callable[[FsPath], str]) -> Translation:
