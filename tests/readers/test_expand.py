@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import signal
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -16,7 +17,8 @@ NAMES = st.sampled_from(["a", "b", ".h", "x.jsonl", "y.json", ".z.jsonl"])
 TREES = st.lists(st.lists(NAMES, min_size=1, max_size=4), max_size=12)
 PATTERNS = st.sampled_from(["*", "*.jsonl", "**", "**/*.jsonl", "a/*", "a/**/x.jsonl",
                             "*/x.jsonl", "**/.z.jsonl", ".*", "a/b/x.jsonl", "**/b/*",
-                            "?/*.json", "[ab]/*"])
+                            "?/*.json", "[ab]/*", "**/**/*.jsonl", "*/**/x.jsonl",
+                            "**/*/**", "a/**/**/b/**"])
 
 
 @settings(max_examples=150, deadline=None,
@@ -36,8 +38,35 @@ def test_same_matches_as_glob_without_links(tmp_path_factory: object, tree: list
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / parts[-1]).exists():
             (folder / parts[-1]).write_text("")
-    expected = sorted(set(glob.glob(pattern, root_dir=base, recursive=True)))
-    assert sorted(set(_glob(pattern, str(base)))) == [e.rstrip("/") for e in expected]
+    # glob gives a folder both as "a/a" and "a/a/" for some patterns ("**/*/**")
+    expected = {e.rstrip("/") for e in glob.glob(pattern, root_dir=base, recursive=True)}
+    assert sorted(set(_glob(pattern, str(base)))) == sorted(expected)
+
+
+def test_repeated_double_stars_walk_each_folder_once(tmp_path: Path) -> None:
+    """``**/`` thirty times (or ``*/**/`` alternating) matched the same files as one, but
+    walked every way of splitting the path among the stars: exponential, a hang on a tree
+    of five folders (a pattern in a pull request's config is hostile)."""
+    folder = tmp_path
+    for name in "abcde":
+        folder = folder / name
+        folder.mkdir()
+        (folder / "x.jsonl").write_text("")
+
+    def hang(signum: int, frame: object) -> None:
+        raise TimeoutError("the glob ran for 10 s")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(10)
+    try:
+        many = sorted(_glob("**/" * 30 + "x.jsonl", str(tmp_path)))
+        mixed = sorted(_glob("*/**/" * 8 + "x.jsonl", str(tmp_path)))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert many == sorted(_glob("**/x.jsonl", str(tmp_path))) == [
+        "a/b/c/d/e/x.jsonl", "a/b/c/d/x.jsonl", "a/b/c/x.jsonl", "a/b/x.jsonl", "a/x.jsonl"]
+    assert mixed == []  # eight folders at least: the tree has five
 
 
 def test_double_star_does_not_follow_links_to_folders(tmp_path: Path) -> None:

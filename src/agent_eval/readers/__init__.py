@@ -102,11 +102,19 @@ def _glob(pattern: str, base: str) -> list[str]:
     enters a symbolic link to a directory (a link to ``..`` would make it walk forever)."""
     if not glob.has_magic(pattern):
         return [pattern] if os.path.lexists(os.path.join(base, pattern)) else []
-    parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    parts: list[str] = []
+    for p in pattern.split("/"):
+        if p not in ("", ".") and not (p == "**" and parts and parts[-1] == "**"):
+            parts.append(p)  # **/** is **: each more made the walk exponential
     out: list[str] = []
     stack: list[tuple[str, int]] = [("", 0)]  # (folder relative to base, next part)
+    seen: set[tuple[str, int]] = set()  # a folder reached twice at one part (*/**/x)
     while stack:
-        folder, i = stack.pop()
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        folder, i = state
         if i == len(parts):
             if folder:
                 out.append(folder)
