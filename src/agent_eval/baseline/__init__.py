@@ -296,7 +296,7 @@ def from_git(workspace: Path, sha: str, config: Path, traces: list[str] | None =
 def _evaluate(tree: Path, rel: str, cwd_in_repo: Path, traces: list[str] | None) -> Results:
     suite = load_suite(tree / rel, root=str(tree))
     files, errors = suite_sources(suite, traces, base=tree / cwd_in_repo)
-    return evaluate_files(suite, files, errors, timings=False)
+    return evaluate_files(suite, files, errors, jobs="auto", timings=False)
 
 
 # ---------------------------------------------------------------------- artifact

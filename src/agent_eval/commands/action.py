@@ -221,7 +221,8 @@ def _evaluate(step: Step, s: _Setup, suite: Suite) -> Results:
             files, errors = suite_sources(suite, s.inputs.traces or ["**/*"], base=dest)
         else:
             files, errors = suite_sources(suite, s.inputs.traces, base=s.workdir)
-        return evaluate_files(suite, files, [_outside_hint(e, step.env) for e in errors])
+        return evaluate_files(suite, files, [_outside_hint(e, step.env) for e in errors],
+                              jobs="auto")
     except (ApiError, ValueError, OSError) as exc:
         hint = exc.needs("actions: read") if isinstance(exc, ApiError) else ""
         raise AgentEvalError(f"could not get the traces from artifact {s.inputs.artifact!r}: "
