@@ -89,17 +89,20 @@ def _stopped(run: Any) -> str:
     return "\n".join(run.lines("::error title=agent-eval::"))
 
 
-UNTRUSTED = [
-    # newest first: a fork's pull request on a branch it named like the base branch ...
-    workflow_run(5001, event="pull_request", branch="master", head_repo=FORK),
-    # ... a pull_request_target run in the base repository, for a fork's head ...
-    workflow_run(5002, event="pull_request_target", branch="master", head_repo=FORK),
-    # ... a workflow_run run, a "push" whose head repository is not this one ...
-    workflow_run(5003, event="workflow_run", branch="master"),
-    workflow_run(5004, event="push", branch="master", head_repo=FORK),
-    # ... and a push of this repository to another branch
-    workflow_run(5005, event="push", branch="release"),
-]
+def untrusted() -> list[dict[str, Any]]:
+    """Runs whose artifacts must never be taken as the baseline (built in the test, not at
+    import: the runs come from GitHub's description, an npm test tool that may be missing)."""
+    return [
+        # newest first: a fork's pull request on a branch it named like the base branch ...
+        workflow_run(5001, event="pull_request", branch="master", head_repo=FORK),
+        # ... a pull_request_target run in the base repository, for a fork's head ...
+        workflow_run(5002, event="pull_request_target", branch="master", head_repo=FORK),
+        # ... a workflow_run run, a "push" whose head repository is not this one ...
+        workflow_run(5003, event="workflow_run", branch="master"),
+        workflow_run(5004, event="push", branch="master", head_repo=FORK),
+        # ... and a push of this repository to another branch
+        workflow_run(5005, event="push", branch="release"),
+    ]
 
 
 # -------------------------------------------------------- item 14: trusted runs only
@@ -107,7 +110,7 @@ def test_only_a_push_run_of_the_repository_itself_is_taken(
         tmp_path: Path, github: FakeGitHub, base_results: dict[str, Any]) -> None:
     github.add_artifact("agent-eval-results",
                         _zip(**{"results.json": json.dumps(base_results).encode()}))
-    github.script("GET", RUNS, Reply(200, workflow_runs(*UNTRUSTED,
+    github.script("GET", RUNS, Reply(200, workflow_runs(*untrusted(),
                                                         workflow_run(4242, branch="master"))))
     run = _pr(tmp_path, github)
     assert run.code == 1, run.stderr
@@ -124,8 +127,8 @@ def test_only_a_push_run_of_the_repository_itself_is_taken(
 
 def test_no_trusted_run_is_an_error_when_asked_for_and_a_reason_under_auto(
         tmp_path: Path, github: FakeGitHub) -> None:
-    github.script("GET", RUNS, Reply(200, workflow_runs(*UNTRUSTED)),
-                  Reply(200, workflow_runs(*UNTRUSTED)))
+    github.script("GET", RUNS, Reply(200, workflow_runs(*untrusted())),
+                  Reply(200, workflow_runs(*untrusted())))
     said = _stopped(_pr(tmp_path / "a", github))
     assert ("baseline: artifact was asked for and cannot be had: artifact: no successful "
             "push run of this workflow on master in Codertocat/Hello-World (5 other run(s) "
@@ -141,7 +144,7 @@ def test_no_trusted_run_is_an_error_when_asked_for_and_a_reason_under_auto(
 
 def test_trusted_run_by_hand() -> None:
     assert trusted_run(workflow_run(1, branch="main"), "codertocat/hello-world", "main")
-    for run in UNTRUSTED:
+    for run in untrusted():
         assert not trusted_run(run, REPO[1], "master"), run["id"]
     failed = workflow_run(2, branch="main")
     failed["conclusion"] = "failure"
