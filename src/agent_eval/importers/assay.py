@@ -11,7 +11,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from agent_eval.errors import ConfigError
-from agent_eval.importers.base import Builder, Translation
+from agent_eval.importers.base import Builder, PeerConfig, Translation, as_dict
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 RULE_TYPES = {"require", "before", "blocklist", "max_calls", "count", "eventually",
@@ -30,22 +30,14 @@ def wildcard(pattern: str) -> str:
     return "*".join(exact_glob(part) for part in pattern.split("*"))
 
 
+class _Assay(PeerConfig):
+    dialect = "assay"
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-class _Assay:
     def __init__(self, path: FsPath, root: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
-        self.path = path
-        self.read = read
-        self.rel = rel
-        self.file = rel(path)
+        super().__init__(path, read, rel, {})
         data, self.src = load_yaml(read(path), self.file)
-        self.doc: dict[str, Any] = data if isinstance(data, dict) else {}
-        self.b = Builder(self.file)
-        self.out: dict[str, Any] = {}
-        self.t = Translation("assay", self.out, self.b.positions)
+        self.doc: dict[str, Any] = as_dict(data)
         self.tests: list[dict[str, Any]] = []
         self.scenarios: list[dict[str, Any]] = []
 
@@ -318,7 +310,7 @@ class _Assay:
         else:
             pb.at(("enforcement", "unconstrained_tools"), src, ())
         native["enforcement"] = {"unconstrained_tools": mode}
-        tools = _dict(doc.get("tools"))
+        tools = as_dict(doc.get("tools"))
         for key, where in (("deny", ("tools", "deny")), ("allow", ("tools", "allow"))):
             items, at = (tools.get(key), where) if key in tools else (doc.get(key), (key,))
             if not isinstance(items, list) or not items:

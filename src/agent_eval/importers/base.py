@@ -10,7 +10,13 @@ from typing import Any
 
 from agent_eval.yamlpos import Path, Pos, Positions
 
-__all__ = ["Builder", "Translate", "Translation"]
+__all__ = ["Builder", "PeerConfig", "Translate", "Translation", "as_dict"]
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A peer config's mapping, or an empty one where the file has something else (the
+    importers report wrong shapes where they matter, at their lines)."""
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -52,3 +58,20 @@ class Builder:
 # (config file, repository root, read a file, path relative to the root) -> translation
 Translate = Callable[[FsPath, FsPath, Callable[[FsPath], str], Callable[[FsPath], str]],
                      Translation]
+
+
+class PeerConfig:
+    """A peer's config being translated: its path, how files are read and named, the
+    native data (``out``) and the :class:`Builder` recording where each key came from."""
+
+    dialect: str
+
+    def __init__(self, path: FsPath, read: Callable[[FsPath], str],
+                 rel: Callable[[FsPath], str], out: dict[str, Any]) -> None:
+        self.path = path
+        self.read = read
+        self.rel = rel
+        self.file = rel(path)
+        self.b = Builder(self.file)
+        self.out = out
+        self.t = Translation(self.dialect, out, self.b.positions)

@@ -19,7 +19,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from agent_eval.errors import ConfigError
-from agent_eval.importers.base import Builder, Translation
+from agent_eval.importers.base import PeerConfig, Translation, as_dict
 from agent_eval.importers.judges import judge_block, judge_rubric
 from agent_eval.yamlpos import Path, load_yaml
 
@@ -77,21 +77,16 @@ def _merge(base: Any, over: Any) -> Any:
     return over
 
 
+class _CIAgent(PeerConfig):
+    dialect = "ciagent"
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-class _CIAgent:
     def __init__(self, path: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
-        self.path = path
-        file = rel(path)
-        data, self.src = load_yaml(read(path), file)
-        self.doc: dict[str, Any] = data if isinstance(data, dict) else {}
-        self.b = Builder(file)
-        self.out: dict[str, Any] = {"suite": str(self.doc.get("agent") or path.stem)}
+        super().__init__(path, read, rel, {})
+        data, self.src = load_yaml(read(path), self.file)
+        self.doc: dict[str, Any] = as_dict(data)
+        self.out["suite"] = str(self.doc.get("agent") or path.stem)
         self.b.at(("suite",), self.src, ("agent",))
-        self.t = Translation("ciagent", self.out, self.b.positions)
         self.judged = False
 
     def unsupported(self, path: Path, what: str) -> None:
@@ -135,7 +130,7 @@ class _CIAgent:
             raise ConfigError([f"{self.src.where(())}: this CIAgent spec has no queries "
                                "(multi-turn scenarios are not imported; see "
                                "docs/migrating.md)"])
-        defaults = _dict(self.doc.get("defaults"))
+        defaults = as_dict(self.doc.get("defaults"))
         scenarios: list[dict[str, Any]] = []
         for i, q in enumerate(queries):
             if isinstance(q, dict) and isinstance(q.get("query"), str):
@@ -146,12 +141,12 @@ class _CIAgent:
         self.b.at(("tool_match",), self.src, ())
         self.out["scenarios"] = scenarios
         if self.judged:
-            config = _dict(self.doc.get("judge_config"))
+            config = as_dict(self.doc.get("judge_config"))
             model = config.get("model")
             judge_block(self.out, self.b, self.src,
                         model if isinstance(model, str) and model else SPEC_JUDGE_MODEL,
                         ("judge_config", "model") if isinstance(model, str) and model else ())
-            if _dict(config.get("ensemble")).get("enabled"):
+            if as_dict(config.get("ensemble")).get("enabled"):
                 self.unsupported(("judge_config", "ensemble"), "a judge ensemble is not supported: "
                           "one judge model grades each check")
         return self.t
@@ -191,7 +186,7 @@ class _CIAgent:
         expect: dict[str, Any] = {}
         warn: dict[str, Any] = {}
         fail: dict[str, Any] = {}
-        corr = _dict(q.get("correctness"))
+        corr = as_dict(q.get("correctness"))
         output: dict[str, Any] = {}
         refutes = bool(corr.get("refutes_premise"))
         for key, value in corr.items():
@@ -208,7 +203,7 @@ class _CIAgent:
             expect["judge"] = judged
             b.at((*base, "expect", "judge"), src, ("queries", i, "correctness")
                  if "correctness" in self.doc["queries"][i] else ("defaults", "correctness"))
-        path = _dict(q.get("path"))
+        path = as_dict(q.get("path"))
         tools = path.get("expected_tools")
         if tools is not None:
             here = self.where(i, "path", "expected_tools")
@@ -246,7 +241,7 @@ class _CIAgent:
                 self.unsupported(self.where(i, "path", key), f"path.{key} needs the golden "
                                  "baseline trace or the agent's handoff list")
         for (layer, key), name in WARN_LIMITS.items():
-            layer_spec = _dict(q.get(layer))
+            layer_spec = as_dict(q.get(layer))
             if layer_spec.get(key) is not None and name not in warn:
                 warn[name] = layer_spec[key]
                 b.at((*base, "warn_thresholds", name), src, self.where(i, layer, key))
@@ -277,7 +272,7 @@ class _CIAgent:
         assertion, ``max_cost_usd`` and ``max_steps`` fail the test."""
         self.out["suite"] = str(self.doc.get("name") or "default")
         self.b.at(("suite",), self.src, ("name",))
-        defaults = _dict(self.doc.get("defaults"))
+        defaults = as_dict(self.doc.get("defaults"))
         for key in defaults:
             if key not in LEGACY_DEFAULTS:  # TestSuite rejects other keys
                 raise ConfigError([f"{self.src.where(('defaults', key))}: unsupported key "

@@ -12,7 +12,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from agent_eval.errors import ConfigError
-from agent_eval.importers.base import Builder, Translation
+from agent_eval.importers.base import PeerConfig, Translation, as_dict
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 # evalview/core/tool_categories.py DEFAULT_CATEGORIES (EvalView 0.8.1)
@@ -35,20 +35,14 @@ IGNORED = {"description", "meta", "adapter", "endpoint", "adapter_config", "tool
            "tags", "suite_type", "difficulty", "generated", "gate", "mocks", "checks"}
 
 
+class _EvalView(PeerConfig):
+    dialect = "evalview"
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-class _EvalView:
     def __init__(self, path: FsPath, root: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
-        self.path = path
+        super().__init__(path, read, rel,
+                         {"suite": path.stem if path.is_file() else path.name})
         self.root = root
-        self.read = read
-        self.rel = rel
-        self.b = Builder(rel(path))
-        self.out: dict[str, Any] = {"suite": path.stem if path.is_file() else path.name}
-        self.t = Translation("evalview", self.out, self.b.positions)
         self.scenarios: list[dict[str, Any]] = []
         self.groups: set[str] = set()
         self.judged = False
@@ -122,7 +116,7 @@ class _EvalView:
             config = d / ".evalview" / "config.yaml"
             if config.is_file():
                 data, src = load_yaml(self.read(config), self.rel(config))
-                judge = _dict(_dict(data).get("judge"))
+                judge = as_dict(as_dict(data).get("judge"))
                 provider, model = judge.get("provider"), judge.get("model")
                 if provider in ("openai", "anthropic") and isinstance(model, str) and model:
                     self.out["judge"] = {"provider": provider, "model": model}
@@ -147,12 +141,12 @@ class _EvalView:
         b.at((*base, "id"), src, ("name",))
         eb: Path = (*base, "expect")
         b.at(eb, src, ("expected",))
-        checks = _dict(doc.get("checks"))
-        expect, judged = self.expected(_dict(doc.get("expected")), src, eb)
+        checks = as_dict(doc.get("checks"))
+        expect, judged = self.expected(as_dict(doc.get("expected")), src, eb)
         self.judge_items(checks, judged, src, eb, expect)
         if expect:
             sc["expect"] = expect
-        self.thresholds(_dict(doc.get("thresholds")), src, base, expect, sc)
+        self.thresholds(as_dict(doc.get("thresholds")), src, base, expect, sc)
         for key in doc:
             if key not in ("name", "input", "expected", "thresholds", "turns", *IGNORED):
                 self.unsupported(src, (key,), f"'{key}' is not supported")

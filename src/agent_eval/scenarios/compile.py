@@ -60,25 +60,22 @@ FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
            "total_tokens", "latency_ms", "cost_usd")
 FIGURE_INDEX = {name: i for i, name in enumerate(FIGURES)}
 GATE_KEYS = tuple(Gates.model_fields)
+
+
+def _bound(key: str) -> tuple[str, str]:
+    """A threshold or gate key (``min_tool_recall``, ``max_loops``) as what it bounds and
+    how: ``("tool_recall", "min")``, ``("loops", "max")``."""
+    op, figure = key.split("_", 1)
+    return figure, op
+
+
 # (threshold key) -> (measured figure, "min" | "max")
-THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {
-    "min_tool_recall": ("tool_recall", "min"),
-    "min_tool_precision": ("tool_precision", "min"),
-    "min_sequence_similarity": ("sequence_similarity", "min"),
-    "max_loops": ("loops", "max"),
-    "max_tool_calls": ("tool_calls", "max"),
-    "max_llm_calls": ("llm_calls", "max"),
-    "max_total_tokens": ("total_tokens", "max"),
-    "max_latency_ms": ("latency_ms", "max"),
-    "max_cost_usd": ("cost_usd", "max"),
-    "max_cost_multiplier": ("cost_multiplier", "max"),
-    "min_score": ("score", "min"),
-    "min_output_quality": ("output_quality", "min"),
-}
+THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {key: _bound(key) for key in (
+    "min_tool_recall", "min_tool_precision", "min_sequence_similarity", "max_loops",
+    "max_tool_calls", "max_llm_calls", "max_total_tokens", "max_latency_ms", "max_cost_usd",
+    "max_cost_multiplier", "min_score", "min_output_quality")}
 UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost"}
-GATE_METRIC: dict[str, tuple[str, str]] = {
-    key: (key.split("_", 1)[1], key.split("_", 1)[0]) for key in GATE_KEYS
-}
+GATE_METRIC: dict[str, tuple[str, str]] = {key: _bound(key) for key in GATE_KEYS}
 
 
 # ---------------------------------------------------------------------- compiled parts
