@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import read_results, rule_page_parts
+from tests.conftest import missing_system, read_results, rule_page_parts
 
 import agent_eval
 from agent_eval._cli import main
@@ -60,6 +60,7 @@ TARGETS = {
 PEER_CONFIGS = ("yaml assay",)
 LIVE_GROUPS = ("probe", "mcp")  # examples that start real MCP servers (docs/mcp.md)
 ROOT = Path(__file__).resolve().parent.parent
+NPM_EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 
 
 def front_matter(page: Path) -> dict[str, Any]:
@@ -126,6 +127,9 @@ def run_blocks(page: Path, blocks: dict[str, str], tmp_path: Path,
     assert len(configs) == 1 and ("jsonl trace" in blocks or live), \
         f"{page}: incomplete example"
     if live:  # the npm servers (npm ci) and this Python's scripts come first on PATH
+        if "mcp-server-everything" in blocks["yaml suite"] and not NPM_EVERYTHING.is_file():
+            missing_system("the npm MCP test server (server-everything)",
+                           "run 'npm ci' at the repository root (scripts/test does)")
         path = [str(ROOT / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
         monkeypatch.setenv("PATH", os.pathsep.join([*path, os.environ.get("PATH", "")]))
     for info, body in blocks.items():

@@ -224,7 +224,6 @@ def test_tempo_export_of_a_real_kagent_run() -> None:
     assert t.metadata["service.name"] == "kagent-controller"
 
 
-@needs_samples
 @pytest.mark.parametrize("value", ["\u00b2", "1" * 5000])
 def test_jaeger_int64_tag_that_is_no_int64_stays_text(tmp_path: Path, value: str) -> None:
     """An int64 tag's string value is converted only when it is ASCII digits that fit:
@@ -240,6 +239,7 @@ def test_jaeger_int64_tag_that_is_no_int64_stays_text(tmp_path: Path, value: str
     assert (llm.input_tokens, llm.output_tokens) == (None, 40)
 
 
+@needs_samples
 def test_jaeger_export_of_a_real_kagent_run() -> None:
     path = SAMPLES / "agentevals__jaeger_k8s.kagent.json"
     t = one(read_path(path))
