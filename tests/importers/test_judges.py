@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.judge.loopback import Loopback, serve
+from tests.judge.loopback import Loopback
 
 from agent_eval._cli import main
 from agent_eval.api import load_suite
@@ -22,18 +21,6 @@ from agent_eval.api import load_suite
 from .peers import events, findings, located, run, same_findings, workspace
 
 STORE = Path(".agent-eval") / "judgements.jsonl"
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[Loopback]:
-    with serve("anthropic") as server:
-        yield server
-
-
-@pytest.fixture
-def openai_server() -> Iterator[Loopback]:
-    with serve("openai") as server:
-        yield server
 
 
 def trace(tid: str, scenario: str, tools: list[str], output: str) -> str:

@@ -4,7 +4,6 @@ traces) run through the real command line, and loopback API servers."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 
 from agent_eval._cli import main
 
-from .loopback import Loopback, serve
+from .loopback import Loopback, anthropic_server, openai_server, serve  # noqa: F401 (fixtures)
 
 REFUND_INPUT = "Refund order A-1 please."
 
@@ -91,18 +90,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("JUDGE_TEST_KEY", "sk-test-not-a-secret")
     return Project(tmp_path, capsys)
-
-
-@pytest.fixture
-def openai_server() -> Iterator[Loopback]:
-    with serve("openai") as server:
-        yield server
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[Loopback]:
-    with serve("anthropic") as server:
-        yield server
 
 
 def judge_block(server: Loopback, *, provider: str = "openai", extra: str = "") -> str:

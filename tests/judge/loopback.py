@@ -27,6 +27,7 @@ from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
 import yaml
 
 OPERATIONS = {"openai": ("/chat/completions", "/v1/chat/completions"),
@@ -188,3 +189,18 @@ def serve(protocol: str) -> Iterator[Loopback]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def openai_server() -> Iterator[Loopback]:
+    """A loopback server speaking OpenAI's chat completions (imported by the test modules
+    and conftests that use it)."""
+    with serve("openai") as server:
+        yield server
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[Loopback]:
+    """A loopback server speaking Anthropic's messages API."""
+    with serve("anthropic") as server:
+        yield server
