@@ -80,3 +80,19 @@ def test_assays_own_recorded_traces() -> None:
         calls += sum(len(t.tool_calls) for t in traces)
     # golden (1), assay-demo (2), demo unsafe (1) and safe (read_file), the MCP import (3)
     assert calls >= 7
+
+
+def test_a_call_without_step_id_has_no_id(tmp_path: Path) -> None:
+    """A tool_call's id is its step_id and call_index ("s1-0"); without a step_id the call
+    has no id (it was "None-0", one id shared by every such call)."""
+    path = tmp_path / "episode.jsonl"
+    path.write_text(
+        '{"type":"episode_start","episode_id":"e","timestamp":1,"input":{"prompt":"p"}}\n'
+        '{"type":"tool_call","episode_id":"e","step_id":"s1","call_index":2,'
+        '"tool_name":"a","args":{}}\n'
+        '{"type":"tool_call","episode_id":"e","tool_name":"b","args":{}}\n'
+        '{"type":"tool_call","episode_id":"e","tool_name":"c","args":{}}\n'
+        '{"type":"episode_end","episode_id":"e","timestamp":2}\n', encoding="utf-8")
+    [trace] = [i for i in read_file(READER, source(path)) if isinstance(i, Trace)]
+    assert [(c.name, c.id) for c in trace.tool_calls] == [("a", "s1-2"), ("b", None),
+                                                          ("c", None)]

@@ -215,18 +215,18 @@ def _runner_temp(env: Mapping[str, str]) -> Path | None:
 def _evaluate(step: Step, s: _Setup, suite: Suite) -> Results:
     """The suite over the traces: the globs' files, or those of the artifact ``artifact``
     of this run."""
-    try:
-        if s.inputs.artifact:
+    if s.inputs.artifact:
+        try:
             dest = _download_traces(step, s, s.inputs.artifact)
-            files, errors = suite_sources(suite, s.inputs.traces or ["**/*"], base=dest)
-        else:
-            files, errors = suite_sources(suite, s.inputs.traces, base=s.workdir)
-        return evaluate_files(suite, files, [_outside_hint(e, step.env) for e in errors],
-                              jobs="auto")
-    except (ApiError, ValueError, OSError) as exc:
-        hint = exc.needs("actions: read") if isinstance(exc, ApiError) else ""
-        raise AgentEvalError(f"could not get the traces from artifact {s.inputs.artifact!r}: "
-                             f"{exc}{hint}") from exc
+        except (ApiError, ValueError, OSError) as exc:
+            hint = exc.needs("actions: read") if isinstance(exc, ApiError) else ""
+            raise AgentEvalError(f"could not get the traces from artifact "
+                                 f"{s.inputs.artifact!r}: {exc}{hint}") from exc
+        files, errors = suite_sources(suite, s.inputs.traces or ["**/*"], base=dest)
+    else:
+        files, errors = suite_sources(suite, s.inputs.traces, base=s.workdir)
+    return evaluate_files(suite, files, [_outside_hint(e, step.env) for e in errors],
+                          jobs="auto")
 
 
 def _download_traces(step: Step, s: _Setup, name: str) -> Path:

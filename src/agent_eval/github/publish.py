@@ -178,8 +178,7 @@ def _annotated_trace_files(step: Step, inputs: Inputs, event: Event, results: Re
         changed = client.pull_request_files(event.pr_number)
     except ApiError as exc:  # the check run is still made, annotated at the policy lines
         step.log(f"the check run annotates the policy lines only: could not list the pull "
-                 f"request's files ({step.redact(str(exc))}; the token needs "
-                 "pull-requests: read)")
+                 f"request's files ({exc}{exc.needs('pull-requests: read')})")
         return set()
     return files & changed
 

@@ -147,8 +147,10 @@ class AssayState(ReadState):
         if name is None:
             self.invalid(line, "an Assay tool_call needs a 'tool_name'")
             return
-        index = value.get("call_index")
-        cid = f"{value.get('step_id')}-{index if isinstance(index, int) else 0}"
+        step, index = value.get("step_id"), value.get("call_index")
+        # the step's id and the call's index in it; without a step id the call has no id
+        cid = (f"{step}-{index if isinstance(index, int) else 0}"
+               if isinstance(step, str) and step else None)
         call = self.tool_call(ep.trace, name, value.get("args", {}), cid, line)
         error = value.get("error")
         if "result" in value or error is not None:
@@ -172,7 +174,8 @@ class AssayState(ReadState):
         input error (Assay refuses the file: "Duplicate request_id")."""
         if isinstance(tid, str) and tid:
             if tid in self.request_ids:
-                self.invalid(line, f"duplicate request_id {tid!r} (Assay refuses the file)")
+                self.invalid(line, f"duplicate request_id {tid!r} (Assay refuses the file); "
+                             "give each record its own request_id")
                 return None
             self.request_ids.add(tid)
         else:

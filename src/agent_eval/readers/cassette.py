@@ -10,6 +10,7 @@ What a body holds is each reader's business (the Anthropic and OpenAI readers).
 
 from __future__ import annotations
 
+import re
 import zlib
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from agent_eval.rule_ids import (
 from agent_eval.yamlpos import CheckedConstructor, YamlLimitError, guard_yaml
 
 __all__ = ["Body", "BodyError", "Cassette", "Interaction", "body_text", "read_cassette"]
+
+_NEWLINE = re.compile("\n")  # line starts: the offset after each newline
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,6 @@ def read_cassette(source: SourceFile) -> Cassette | InputError:
     if not isinstance(values, list) or not isinstance(nodes, yaml.SequenceNode):
         return INPUT_INVALID_EVENT.input_error(source.file, 1,
                                                "a VCR cassette needs an 'interactions:' list")
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
     return Cassette(text, [_interaction(v, n) for v, n in zip(values, nodes.value, strict=False)],
                     starts)
