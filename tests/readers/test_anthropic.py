@@ -376,10 +376,6 @@ def test_a_cut_gzip_body_in_a_cassette_is_an_error_at_its_line(tmp_path: Path) -
     assert [c.name for c in only_trace(items).tool_calls] == ["lookup"]
 
 
-@pytest.mark.xfail(strict=True, reason="a cassette body recorded as a YAML mapping (no "
-                   "'string:') is not read by the Anthropic reader (the OpenAI reader reads "
-                   "it): _body_text returns None and the interaction is skipped; reading it "
-                   "needs the body's lines from the mapping's nodes, not a text offset")
 def test_a_cassette_body_written_as_a_yaml_mapping_is_read(tmp_path: Path) -> None:
     cassette = ("interactions:\n- request:\n    body:\n      model: claude-x\n"
                 "      max_tokens: 5\n      messages: [{role: user, content: hi}]\n"
@@ -389,4 +385,6 @@ def test_a_cassette_body_written_as_a_yaml_mapping_is_read(tmp_path: Path) -> No
                 "      content: [{type: tool_use, id: tu1, name: delete_all, input: {}}]\n")
     name, items = read_auto(write(tmp_path, "map.yaml", cassette))
     assert name == "anthropic"
-    assert [c.name for c in only_trace(items).tool_calls] == ["delete_all"]
+    calls = only_trace(items).tool_calls
+    assert [c.name for c in calls] == ["delete_all"]
+    assert calls[0].location.line == 15  # the line of its id, inside the mapping body

@@ -326,8 +326,13 @@ class AnthropicReader(FormatReader):
 
 
 # -------------------------------------------------------------------- cassettes
-def _body_text(body: Any, source: SourceFile) -> str | None:
+def _body_text(body: Any, source: SourceFile) -> Any:
+    """A recorded body: its text (vcrpy's ``body: {string: ...}``, a plain string or
+    ``!!binary`` bytes), or the body itself when it was recorded as a YAML mapping of
+    the JSON document (None: no body)."""
     if isinstance(body, dict):
+        if "string" not in body and "body" not in body:
+            return body  # the JSON document written as YAML
         body = body.get("string", body.get("body"))
     if isinstance(body, bytes):
         return body_text(body, source.limits)
@@ -389,8 +394,10 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
                 continue
             if body is None or where is None:
                 continue
-            if part == "response" and body.lstrip().startswith(("event:", "data:")):
-                parsed: Any = parse_sse(body)
+            if isinstance(body, dict):
+                parsed: Any = body
+            elif part == "response" and body.lstrip().startswith(("event:", "data:")):
+                parsed = parse_sse(body)
             else:
                 try:
                     parsed = bounded_loads(body)
