@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from agent_eval._version import __version__
-from agent_eval.errors import AgentEvalError, ExitCode
+from agent_eval.errors import FAIL_ON, AgentEvalError, ExitCode
 
 
 def _jobs(text: str) -> int | str:
@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--format", "-f", action="append", metavar="FMT",
                      help="output formats besides results.json (repeatable or a,b)")
     run.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
-    run.add_argument("--fail-on", choices=("fail", "warn", "never"), default="fail",
+    run.add_argument("--fail-on", choices=FAIL_ON, default="fail",
                      help="verdict that makes the exit code 1 (default: fail)")
     run.add_argument("--jobs", "-j", type=_jobs, default="auto", metavar="N",
                      help="evaluate with N processes, or auto: one for a small input, one "
@@ -91,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="output formats besides results.json (repeatable or a,b)")
     mer.add_argument("--baseline", metavar="FILE",
                      help="a results.json of the base branch to compare with")
-    mer.add_argument("--fail-on", choices=("fail", "warn", "never"), default="fail")
+    mer.add_argument("--fail-on", choices=FAIL_ON, default="fail")
     mer.add_argument("--strict-coverage", action="store_true",
                      help="a tool named in the config that no trace calls is an error")
     mer.add_argument("--no-timings", action="store_true",

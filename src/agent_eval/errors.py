@@ -24,6 +24,10 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
 
 
+# ``--fail-on`` (and the action's ``fail-on``): the least verdict that exits FAIL, or never
+FAIL_ON = ("fail", "warn", "never")
+
+
 class AgentEvalError(Exception):
     """The base of the errors that stop a run; ``problems``: what to say, one line each."""
 

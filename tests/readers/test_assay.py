@@ -96,3 +96,19 @@ def test_a_call_without_step_id_has_no_id(tmp_path: Path) -> None:
     [trace] = [i for i in read_file(READER, source(path)) if isinstance(i, Trace)]
     assert [(c.name, c.id) for c in trace.tool_calls] == [("a", "s1-2"), ("b", None),
                                                           ("c", None)]
+
+
+@pytest.mark.parametrize(("start", "end", "duration"), [(1000, 3500, 2500.0), (5, 5, 0.0),
+                                                        (3500, 1000, None)])
+def test_episode_duration_is_end_minus_start_in_ms(tmp_path: Path, start: int, end: int,
+                                                    duration: float | None) -> None:
+    """An episode lasts from its start's timestamp to its end's (epoch milliseconds, not
+    seconds); an end before the start gives no duration (was 0 ms, which a max_duration
+    budget would take as a fact)."""
+    path = tmp_path / "episode.jsonl"
+    path.write_text(
+        f'{{"type":"episode_start","episode_id":"e","timestamp":{start},"input":{{}}}}\n'
+        '{"type":"tool_call","episode_id":"e","step_id":"s","tool_name":"a","args":{}}\n'
+        f'{{"type":"episode_end","episode_id":"e","timestamp":{end}}}\n', encoding="utf-8")
+    [trace] = [i for i in read_file(READER, source(path)) if isinstance(i, Trace)]
+    assert trace.duration_ms == duration

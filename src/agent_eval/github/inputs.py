@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from agent_eval.errors import FAIL_ON
 from agent_eval.github.client import API_DEADLINE
 from agent_eval.github.secrets import token_problem
 from agent_eval.github.step import Step
@@ -17,7 +18,6 @@ __all__ = ["BASELINES", "DEADLINE_ENV", "TRACE_ANNOTATIONS", "Inputs", "read_inp
 
 BASELINES = ("auto", "git", "artifact", "file", "none")
 TRACE_ANNOTATIONS = ("changed", "all", "none")
-FAIL_ON = ("fail", "warn", "never")
 DEADLINE_ENV = "AGENT_EVAL_API_DEADLINE"  # seconds for all GitHub API calls of a run
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

@@ -69,8 +69,10 @@ class AssayState(ReadState):
     def traces(self) -> Iterable[Trace]:
         out = [e.trace for e in self.episodes.values()] + self.lines
         for ep in self.episodes.values():
-            if ep.start_ts is not None and ep.end_ts is not None:
-                ep.trace.duration_ms = max(0.0, float(ep.end_ts - ep.start_ts))
+            # epoch milliseconds both; an end before the start is no duration (as
+            # _foreign.span_ms gives for the other formats), never a made-up 0 ms
+            if ep.start_ts is not None and ep.end_ts is not None and ep.end_ts >= ep.start_ts:
+                ep.trace.duration_ms = float(ep.end_ts - ep.start_ts)
         return sorted(out, key=lambda t: t.location.line)
 
     def record(self, value: Any, line: int) -> None:
