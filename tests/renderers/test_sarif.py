@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import functools
 import gzip
+import io
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import InputError
+from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, sarif
 from agent_eval.results import Results
 
@@ -914,46 +916,153 @@ def test_the_serializer_leaves_out_defaults() -> None:
         "id": 1, "properties": {"a": [{"text": "y"}]}}
 
 
-_VALUES = st.none() | st.integers(-2, 3) | st.text(max_size=3) | st.sampled_from(
-    ["warning", "error", "fail", "note"]) | st.lists(st.integers(0, 2), max_size=2) | \
-    st.dictionaries(st.text(max_size=2), st.integers(0, 2) | st.none(), max_size=2)
-# the classes a finding's result is made of, with the arguments it gives them
-_MADE = {om.Result: ["rule_id", "rule_index", "level", "message", "locations", "kind",
-                     "partial_fingerprints", "related_locations", "baseline_state", "rank",
-                     "properties"],
-         om.Location: ["id", "physical_location", "message", "properties"],
-         om.PhysicalLocation: ["artifact_location", "region"],
-         om.ArtifactLocation: ["uri", "uri_base_id", "index"],
-         om.Region: ["start_line", "start_column", "snippet", "byte_offset"],
-         om.ArtifactContent: ["text"], om.Message: ["text", "markdown"]}
+def _reference_result(v: Finding, index: dict[str, int], snippet: str | None, room: int,
+                      state: str | None) -> Any:
+    """A finding's ``om.Result``, made of sarif-om objects as the renderer once made it:
+    what :func:`sarif._finding_result` must equal once serialized."""
+    def physical(file: str, line: int, col: int = 0, text: str | None = None) -> Any:
+        region = None
+        if line > 0:
+            region = om.Region(start_line=line, start_column=col if col > 0 else None,
+                               snippet=None if text is None else om.ArtifactContent(text=text))
+        return om.PhysicalLocation(artifact_location=om.ArtifactLocation(
+            uri=sarif._uri(file), uri_base_id="%SRCROOT%"), region=region)
+
+    parts = [sarif._sentence(v.message)]
+    related = []
+    if v.trace is not None:
+        parts.append(f"Trace {v.trace.trace_id} at {sarif._where(v.trace)}.")
+        if room > 0:
+            related.append(om.Location(id=1, physical_location=physical(
+                v.trace.file, v.trace.line), message=om.Message(
+                text=f"Trace {v.trace.trace_id}: where the rule is violated.")))
+    if v.scenario:
+        parts.append(f"Scenario {v.scenario}.")
+    if v.related:
+        parts.append(f"{len(v.related)} more related trace line(s).")
+    for n, ref in enumerate(v.related, 2 if v.trace is not None else 1):
+        if n > room:
+            break
+        related.append(om.Location(
+            id=n, physical_location=physical(ref.file, ref.line),
+            message=om.Message(text=f"Trace {ref.trace_id}: a related line.")))
+    props: dict[str, Any] = {"test": v.test}
+    for key, value in (("scenario", v.scenario),
+                       ("trace_id", v.trace.trace_id if v.trace else None),
+                       ("tool", v.tool), ("argument", v.argument), ("value", v.value),
+                       ("constraint", v.constraint)):
+        if value is not None:
+            props[key] = value
+    total = (v.trace is not None) + len(v.related)
+    if total > room:
+        props["relatedLocationsDropped"] = total - room
+    c = v.config
+    return om.Result(
+        rule_id=v.rule, rule_index=index[v.rule], level=v.severity,
+        message=om.Message(text=" ".join(parts)),
+        locations=[om.Location(physical_location=physical(c.file, c.line, c.col, snippet))],
+        partial_fingerprints={"primaryLocationLineHash": v.fingerprint} if v.fingerprint
+        else None,
+        related_locations=related or None, baseline_state=state, properties=props)
+
+
+class _Compared:
+    """What a comparison tells a result: its baseline state."""
+
+    def state_of(self, finding: Finding) -> str:
+        return "unchanged" if finding.fingerprint.startswith("a") else "new"
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=4)
+_REF = st.builds(TraceRef, _TEXT, st.integers(-1, 3), _TEXT)
+_FINDINGS = st.builds(
+    Finding, rule=st.sampled_from(["r/a", "r/b"]),
+    severity=st.sampled_from(["error", "warning", "note", "none"]), message=_TEXT,
+    test=_TEXT, config=st.builds(ConfigRef, st.sampled_from(["p.yaml", "gone.yaml"]),
+                                 st.integers(-1, 4), st.integers(-1, 4), _TEXT),
+    trace=st.none() | _REF, tool=st.none() | _TEXT, argument=st.none() | _TEXT,
+    value=st.none() | st.integers(-2, 3) | _TEXT | st.lists(st.integers(0, 2), max_size=2)
+    | st.dictionaries(_TEXT, st.integers(0, 2) | st.none(), max_size=2),
+    constraint=st.none() | _TEXT, scenario=st.none() | _TEXT,
+    related=st.lists(_REF, max_size=3).map(tuple), fingerprint=st.sampled_from(["", "ab", "cd"]))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(sorted(_MADE, key=lambda c: c.__name__)).flatmap(
-    lambda cls: st.tuples(st.just(cls), st.lists(st.sampled_from(_MADE[cls]), unique=True)
-                          .flatmap(lambda names: st.fixed_dictionaries(
-                              {n: _VALUES for n in names})))),
-       st.booleans())
+@given(_FINDINGS, st.integers(0, 3), st.booleans())
 def test_a_result_made_in_json_form_is_what_the_serializer_makes_of_the_object(
-        case: tuple[type, dict[str, Any]], nested: bool) -> None:
-    """The results of a large run are made as JSON directly (sarif._json): the members,
-    their values and their order are those of ``to_json`` on the sarif-om object, with
-    defaults (kind "fail", index -1, ...) left out and ``level`` always written, and
-    whatever order the arguments come in."""
-    cls, values = case
-    if nested and "message" in values:
-        values["message"] = sarif._json(om.Message, text=str(values["message"]))
-        objects = dict(values, message=om.Message(text=str(values["message"]["text"])))
-    else:
-        objects = dict(values)
-    if cls is om.Result and "message" not in objects:
-        objects["message"] = om.Message(text="m")
-        values["message"] = sarif._json(om.Message, text="m")
-    made = sarif._json(cls, **dict(reversed(values.items())))
-    expected = sarif.to_json(cls(**objects))
+        v: Finding, room: int, compared: bool) -> None:
+    """The results of a large run are made as JSON directly (sarif._finding_result): the
+    members, their values and their order are those of ``to_json`` on the sarif-om
+    object (defaults such as a missing column or snippet left out)."""
+    sources = sarif._Sources(RenderContext(read=lambda path: "a: 1\n  b: [2]\n"
+                                           if path == "p.yaml" else None))
+    index = {"r/a": 0, "r/b": 1}
+    c = v.config
+    line = sources.line(c.file, c.line)
+    snippet = line[max(c.col, 1) - 1:] if line is not None else None
+    stand_in = _Compared() if compared else None
+    made = sarif._finding_result(v, index, sources, room, stand_in)  # type: ignore[arg-type]
+    expected = sarif.to_json(_reference_result(
+        v, index, snippet, room, None if stand_in is None else stand_in.state_of(v)))
     assert made == expected
-    assert list(made) == list(expected)
-    assert json.dumps(sarif.to_json(made)) == json.dumps(expected)
+    assert json.dumps(made) == json.dumps(expected)  # the same members in the same order
+
+
+def _whole(results: Results, ctx: RenderContext) -> str:
+    """The log made at once, as the renderer writes it when the stream gives up."""
+    return sarif._build(results, ctx)[1]
+
+
+def test_the_stream_writes_what_the_whole_log_would_be(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """results.sarif is written result by result (sarif._stream); its bytes are those of
+    the whole log made at once, whichever results the limits keep: ranked by severity
+    (levels of no severity last, in their order), ties in their order."""
+    results = every_rule_suite(tmp_path)
+    ctx = RenderContext.for_root(tmp_path)
+    odd = [replace(v, severity=level) for v, level in zip(  # type: ignore[arg-type]
+        results.findings[:4], ["none", "none", "bogus", "warning"], strict=True)]
+    results.unexercised = [*results.unexercised, *odd]
+    total = len(results.findings) + len(results.input_errors)
+    errors = _errors_first(results)
+    warnings = sum(1 for v in results.findings if v.severity == "warning")
+    for keep in (0, 1, errors - 1, errors, errors + 2, errors + warnings, total - 3,
+                 total - 2, total - 1, total, 25_000):
+        monkeypatch.setattr(sarif, "MAX_RESULTS", keep)
+        for room in (1, 2, 1_000):
+            monkeypatch.setattr(sarif, "MAX_LOCATIONS_PER_RESULT", room)
+            out = io.BytesIO()
+            assert sarif._stream(sarif._Prepared(results, ctx), out)
+            assert out.getvalue().decode() == _whole(results, ctx), (keep, room)
+            assert sarif.render(results, ctx) == out.getvalue().decode()
+    # gzip's size, counted as the stream is written, is what the whole text compresses to
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 25_000)
+    size = len(gzip.compress(sarif.render(results, ctx).encode(), compresslevel=6, mtime=0))
+    for limit, fits in ((size, True), (size - 1, False)):
+        monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", limit)
+        assert sarif._stream(sarif._Prepared(results, ctx), io.BytesIO()) is fits
+        assert sarif.render(results, ctx) == _whole(results, ctx)
+
+
+def test_the_whole_log_is_written_when_the_stream_cannot_be(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Over the size limit, or with a value orjson cannot write (an integer beyond 64
+    bits), what the stream wrote is thrown away and the whole log is written instead."""
+    results = every_rule_suite(tmp_path)
+    ctx = RenderContext.for_root(tmp_path)
+    results.tests[0].violations[0].value = 2 ** 70
+    out = tmp_path / "big.sarif"
+    RENDERERS["sarif"].write(results, ctx, out)
+    text = out.read_text(encoding="utf-8")
+    assert text == _whole(results, ctx) and str(2 ** 70) in text
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 0)
+    base = len(gzip.compress(sarif.render(results, ctx).encode(), mtime=0))
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 25_000)
+    monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", base + 1000)
+    RENDERERS["sarif"].write(results, ctx, out)
+    text = out.read_text(encoding="utf-8")
+    assert text == _whole(results, ctx)
+    assert len(gzip.compress(text.encode(), mtime=0)) <= base + 1000
 
 
 def test_version_control_provenance_when_known(tmp_path: Path) -> None:

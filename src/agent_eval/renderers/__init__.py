@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 from agent_eval.renderers import console, json
 from agent_eval.renderers.interface import SNIPPET_FILE_BYTES, RenderContext, Renderer
@@ -42,12 +42,23 @@ def _on_use(module: str) -> Callable[[Results, RenderContext], str]:
     return render
 
 
+def _write_on_use(module: str) -> Callable[[Results, RenderContext, BinaryIO], None]:
+    """``agent_eval.renderers.<module>.write``, imported at the first call."""
+    def write(results: Results, ctx: RenderContext, out: BinaryIO) -> None:
+        done: Callable[[Results, RenderContext, BinaryIO], None] = importlib.import_module(
+            f"{__name__}.{module}").write
+        done(results, ctx, out)
+
+    write.__qualname__ = f"{module}.write"
+    return write
+
+
 RENDERERS: dict[str, Renderer] = {
     r.name: r
     for r in (
         Renderer("json", "results.json", json.render, json.write),
         Renderer("console", "console.txt", console.render_plain),
-        Renderer("sarif", "results.sarif", _on_use("sarif")),
+        Renderer("sarif", "results.sarif", _on_use("sarif"), _write_on_use("sarif")),
         Renderer("junit", "junit.xml", _on_use("junit")),
         Renderer("markdown", "summary.md", _on_use("markdown")),
         Renderer("html", "report.html", _on_use("html")),

@@ -16,11 +16,13 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import io
 import json
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
 import attr
@@ -29,7 +31,7 @@ import sarif_om as om  # type: ignore[import-untyped]
 
 from agent_eval import rules
 from agent_eval.errors import InputError
-from agent_eval.findings import SEVERITIES, Finding, TraceRef, severity_rank
+from agent_eval.findings import SEVERITIES, UNRANKED, Finding, TraceRef, severity_rank
 from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results
 from agent_eval.sections import Comparison
@@ -119,42 +121,6 @@ class _Json(dict[str, Any]):
     """A SARIF object already in its JSON form: :func:`to_json` passes it through."""
 
 
-_Fields = dict[str, tuple[int, str, Any, bool]]
-_FIELDS: dict[type, _Fields] = {}
-_WRITTEN: dict[type, tuple[tuple[str, Any], ...]] = {}  # always written, with their default
-
-
-def _json(cls: type, **values: Any) -> _Json:
-    """``to_json(cls(**values))`` without making the object: the same members in the
-    same order, for the results of a large run (tests/renderers/test_sarif.py checks
-    the two agree)."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = {attribute: (rank, name, default, always) for rank, (
-            attribute, name, default, always) in enumerate(_plan(cls))}
-        _WRITTEN[cls] = tuple((attribute, default) for attribute, (_, _, default, always)
-                              in fields.items() if always and default is not _NO_DEFAULT)
-    for attribute, default in _WRITTEN[cls]:
-        if attribute not in values:
-            values[attribute] = default  # written even when not given (level)
-    out = _Json()
-    last = -1
-    ordered = True
-    for attribute, value in values.items():
-        rank, name, default, always = fields[attribute]
-        if value is None or (not always and value == default
-                             and type(value) is type(default)):
-            continue
-        out[name] = value if type(value) in _SCALARS or type(value) is _Json else to_json(
-            value)
-        ordered = ordered and rank > last
-        last = rank
-    if ordered:  # the arguments were given in the specification's order
-        return out
-    rank_of = {name: rank for rank, name, _, _ in fields.values()}
-    return _Json(sorted(out.items(), key=lambda item: rank_of[item[0]]))
-
-
 def to_json(obj: Any) -> Any:
     """Plain JSON data for a ``sarif-om`` object (recursively), default values left out.
 
@@ -193,7 +159,22 @@ def dumps(log: Any) -> str:
 
 # ------------------------------------------------------------------ rendering
 def render(results: Results, ctx: RenderContext | None = None) -> str:
-    return _build(results, ctx or RenderContext())[1]
+    buffer = io.BytesIO()
+    write(results, ctx, buffer)
+    return buffer.getvalue().decode("utf-8")
+
+
+def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
+    """The bytes of :func:`render` to ``out`` (a seekable file): written as a stream,
+    result by result, while gzip counts the size; should the file not fit GitHub's size
+    limit, or not be orjson's to write, it is written again from the start by
+    :func:`_build` (which looks for the largest number of results that fits)."""
+    ctx = ctx or RenderContext()
+    start = out.tell()
+    if not _stream(_Prepared(results, ctx), out):
+        out.seek(start)
+        out.truncate()
+        out.write(_build(results, ctx)[1].encode("utf-8"))
 
 
 @dataclass
@@ -233,55 +214,88 @@ class _Sources:
         return lines[line - 1]
 
 
-def build(results: Results, ctx: RenderContext) -> Any:
-    """The ``om.SarifLog`` for ``results``, GitHub's limits applied."""
-    return _build(results, ctx)[0]
+class _Prepared:
+    """What every SARIF file of ``results`` shares, from one walk over the findings
+    before any result is made: the rules that fired, how many results of each level
+    there are (which ones GitHub's result limit keeps), the related locations over
+    its limit, and the input errors' results."""
 
+    def __init__(self, results: Results, ctx: RenderContext) -> None:
+        self.results, self.ctx = results, ctx
+        catalogue = rules.catalogue()
+        self.findings = findings = results.findings  # rule violations, scenarios, criteria
+        self.room = room = max(MAX_LOCATIONS_PER_RESULT - 1, 0)  # one location per result
+        self.dropped = dropped = _Dropped()
+        used: set[str] = set()
+        self.levels: dict[str, int] = {}  # results per level
+        self.unranked: list[str] = []  # the levels of no severity, in order
+        for v in findings:
+            used.add(v.rule)
+            self._count(v.severity)
+            related = (v.trace is not None) + len(v.related)
+            if related > room:  # counted now: the result itself may never be made
+                dropped.locations += related - room
+                dropped.results_with_locations += 1
+        used.update(e.rule for e in results.input_errors)
+        # the rules that fired (as zizmor and semgrep do), in the catalogue's order: the
+        # whole catalogue would be most of the file (GitHub reads each rule from its run)
+        ids = [*(r for r in catalogue if r in used), *sorted(used - set(catalogue))]
+        self.index = {rule_id: i for i, rule_id in enumerate(ids)}
+        self.descriptors = [_descriptor(catalogue[r]) if r in catalogue
+                            else _undocumented(r) for r in ids]
+        self.sources = _Sources(ctx)
+        self.compared = (results.baseline if isinstance(results.baseline, Comparison)
+                         else None)
+        seen: dict[str, int] = {}
+        self.inputs: list[tuple[str, Any]] = []  # (level, om.Result) of each input error
+        for e in results.input_errors:
+            level = catalogue[e.rule].level if e.rule in catalogue else "error"
+            made = _input_result(e, self.index, level, self.sources, seen, results.config)
+            _cap_locations(made, dropped)
+            self.inputs.append((level, made))
+            self._count(level)
 
-def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
-    """The log and its text."""
-    catalogue = rules.catalogue()
-    findings = results.findings  # rule violations, scenario findings, missed criteria
-    # the rules that fired (as zizmor and semgrep do), in the catalogue's order: the whole
-    # catalogue would be most of the file (GitHub reads each rule from the run it is in)
-    used = {v.rule for v in findings} | {e.rule for e in results.input_errors}
-    ids = [*(r for r in catalogue if r in used), *sorted(used - set(catalogue))]
-    index = {rule_id: i for i, rule_id in enumerate(ids)}
-    descriptors = [_descriptor(catalogue[r]) if r in catalogue else _undocumented(r)
-                   for r in ids]
-    sources = _Sources(ctx)
+    def _count(self, level: str) -> None:
+        self.levels[level] = self.levels.get(level, 0) + 1
+        if severity_rank(level) == UNRANKED:
+            self.unranked.append(level)
 
-    compared = results.baseline if isinstance(results.baseline, Comparison) else None
-    room = max(MAX_LOCATIONS_PER_RESULT - 1, 0)  # a finding's result has one location
-    dropped = _Dropped()
-    items: list[_Item] = []
-    for n, v in enumerate(findings):
-        related = (v.trace is not None) + len(v.related)
-        if related > room:  # counted now: the result itself may never be made
-            dropped.locations += related - room
-            dropped.results_with_locations += 1
-        items.append(_Item(None, v.severity, n, v))
-    seen: dict[str, int] = {}
-    for e in results.input_errors:
-        level = catalogue[e.rule].level if e.rule in catalogue else "error"
-        item = _Item(_input_result(e, index, level, sources, seen, results.config), level,
-                     len(items))
-        _cap_locations(item.result, dropped)
-        items.append(item)
-    ranked = sorted(items, key=lambda it: (severity_rank(it.level), it.order))
+    @property
+    def total(self) -> int:
+        return sum(self.levels.values())
 
-    def result(it: _Item) -> Any:
-        if it.result is None:
-            assert it.finding is not None
-            it.result = _finding_result(it.finding, index, sources, room, compared)
-        return it.result
+    def cut(self, keep: int) -> tuple[int, int, dict[str, int]]:
+        """Which results the ``keep`` most severe are (the results sorted by severity,
+        then by their order): all of a rank below the first, the first ``quota`` of
+        that rank; and how many of each level are dropped."""
+        by_rank: dict[int, int] = {}
+        for level, n in self.levels.items():
+            rank = severity_rank(level)
+            by_rank[rank] = by_rank.get(rank, 0) + n
+        first, quota = UNRANKED + 1, 0
+        for rank in sorted(by_rank):
+            if by_rank[rank] > keep:
+                first, quota = rank, keep
+                break
+            keep -= by_rank[rank]
+        lost = dict(self.dropped.results)
+        for level, n in self.levels.items():
+            rank = severity_rank(level)
+            if rank == first == UNRANKED:
+                continue
+            if rank >= first:
+                lost[level] = lost.get(level, 0) + (n - quota if rank == first else n)
+        if first == UNRANKED:
+            for level in self.unranked[quota:]:
+                lost[level] = lost.get(level, 0) + 1
+        return first, quota, lost
 
-    def make(keep: int, for_size: int = 0) -> Any:
-        """The log with the ``keep`` most severe results, in their original order."""
-        lost = _Dropped(dict(dropped.results), for_size, dropped.locations,
-                        dropped.results_with_locations)
-        for it in ranked[keep:]:
-            lost.results[it.level] = lost.results.get(it.level, 0) + 1
+    def result(self, v: Finding) -> _Json:
+        return _finding_result(v, self.index, self.sources, self.room, self.compared)
+
+    def log(self, lost: dict[str, int], results: Any, for_size: int = 0) -> Any:
+        """The ``om.SarifLog`` with these results (a list, or a placeholder)."""
+        res, ctx, dropped = self.results, self.ctx, self.dropped
         vcs = None
         if ctx.repo_url:
             vcs = [om.VersionControlDetails(  # the repository's root is %SRCROOT%
@@ -289,18 +303,120 @@ def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
                 mapped_to=om.ArtifactLocation(uri_base_id=SRCROOT))]
         run = om.Run(
             tool=om.Tool(driver=om.ToolComponent(
-                name=TOOL_NAME, version=results.tool_version,
-                semantic_version=results.tool_version,
-                information_uri=INFORMATION_URI, rules=descriptors)),
-            invocations=[_invocation(results, lost)],
+                name=TOOL_NAME, version=res.tool_version,
+                semantic_version=res.tool_version,
+                information_uri=INFORMATION_URI, rules=self.descriptors)),
+            invocations=[_invocation(res, _Dropped(lost, for_size, dropped.locations,
+                                                   dropped.results_with_locations))],
             version_control_provenance=vcs,
-            results=[result(it) for it in sorted(ranked[:keep], key=lambda it: it.order)],
-            automation_details=om.RunAutomationDetails(id=_category(results, ctx)),
+            results=results,
+            automation_details=om.RunAutomationDetails(id=_category(res, ctx)),
             column_kind="unicodeCodePoints",
-            properties={"suite": results.suite, "config": results.config,
-                        "verdict": results.verdict, "counts": dict(results.counts)},
+            properties={"suite": res.suite, "config": res.config,
+                        "verdict": res.verdict, "counts": dict(res.counts)},
         )
         return om.SarifLog(version=SARIF_VERSION, schema_uri=SCHEMA_URI, runs=[run])
+
+
+_RESULTS = "\x00results\x00"  # where the results go in the text of the log
+_BATCH = 512  # results dumped, joined and written at a time
+
+
+def _stream(run: _Prepared, out: BinaryIO) -> bool:
+    """Write the log with the :data:`MAX_RESULTS` most severe results, one result at a
+    time; False when it does not fit :data:`MAX_GZIP_BYTES` compressed, or a value is
+    not orjson's to write (then what was written is to be thrown away)."""
+    first, quota, lost = run.cut(min(run.total, MAX_RESULTS))
+    dumps = orjson.dumps
+    try:
+        text = dumps(to_json(run.log(lost, _RESULTS)), option=orjson.OPT_INDENT_2)
+    except TypeError:
+        return False
+    head, tail = text.split(dumps(_RESULTS), 1)
+    del text
+    # what gzip.compress(text, 6, mtime=0) makes of the text, counted as it is written
+    gz = zlib.compressobj(6, zlib.DEFLATED, 31)
+    size = 0
+
+    def put(data: bytes) -> bool:
+        nonlocal size
+        out.write(data)
+        size += len(gz.compress(data))
+        return size <= MAX_GZIP_BYTES
+
+    line = head[head.rfind(b"\n") + 1:]
+    pad = b"\n" + b" " * (len(line) - len(line.lstrip(b" ")) + 2)
+    indent = orjson.OPT_INDENT_2
+    batch: list[bytes] = []
+    written = False
+
+    def flush() -> bool:
+        nonlocal written
+        data = b",".join(batch)
+        batch.clear()
+        ok = put(b"," + data if written else b"[" + data)
+        written = True
+        return ok
+
+    def kept(level: str) -> bool:
+        nonlocal quota
+        rank = severity_rank(level)
+        if rank < first:
+            return True
+        if rank == first and quota > 0:
+            quota -= 1
+            return True
+        return False
+
+    if not put(head):
+        return False
+    try:
+        for v in run.findings:
+            if kept(v.severity):
+                batch.append(pad + dumps(run.result(v), option=indent).replace(b"\n", pad))
+                if len(batch) >= _BATCH and not flush():
+                    return False
+        for level, made in run.inputs:
+            if kept(level):
+                batch.append(pad + dumps(to_json(made), option=indent).replace(b"\n", pad))
+    except TypeError:  # e.g. an integer beyond 64 bits in a trace value
+        return False
+    if batch and not flush():
+        return False
+    end = pad[:-2] + b"]" if written else b"[]"
+    if not put(end + tail + b"\n"):
+        return False
+    size += len(gz.flush())
+    return size <= MAX_GZIP_BYTES
+
+
+def build(results: Results, ctx: RenderContext) -> Any:
+    """The ``om.SarifLog`` for ``results``, GitHub's limits applied."""
+    return _build(results, ctx)[0]
+
+
+def _build(results: Results, ctx: RenderContext) -> tuple[Any, str]:
+    """The log and its text, the whole log made at once: over the size limit, the
+    largest number of most severe results that fits is searched for."""
+    run = _Prepared(results, ctx)
+    items = [_Item(None, v.severity, n, v) for n, v in enumerate(run.findings)]
+    items += [_Item(made, level, len(items) + n) for n, (level, made) in enumerate(run.inputs)]
+    ranked = sorted(items, key=lambda it: (severity_rank(it.level), it.order))
+
+    def result(it: _Item) -> Any:
+        if it.result is None:
+            assert it.finding is not None
+            it.result = run.result(it.finding)
+        return it.result
+
+    def make(keep: int, for_size: int = 0) -> Any:
+        """The log with the ``keep`` most severe results, in their original order."""
+        lost = dict(run.dropped.results)
+        for it in ranked[keep:]:
+            lost[it.level] = lost.get(it.level, 0) + 1
+        return run.log(lost, [result(it) for it in sorted(ranked[:keep],
+                                                          key=lambda it: it.order)],
+                       for_size)
 
     def fits(log: Any) -> tuple[Any, str] | None:
         text = dumps(log)
@@ -389,16 +505,16 @@ def _physical(file: str, line: int, col: int = 0, snippet: str | None = None) ->
 
 
 def _physical_json(file: str, line: int, col: int = 0, snippet: str | None = None) -> _Json:
-    """``to_json(_physical(...))``."""
-    region = None
+    """``to_json(_physical(...))``, made directly."""
+    out = _Json(artifactLocation={"uri": _uri(file), "uriBaseId": SRCROOT})
     if line > 0:
-        region = _json(om.Region, start_line=line, start_column=col if col > 0 else None,
-                       snippet=None if snippet is None else _json(om.ArtifactContent,
-                                                                  text=snippet))
-    return _json(om.PhysicalLocation,
-                 artifact_location=_json(om.ArtifactLocation, uri=_uri(file),
-                                         uri_base_id=SRCROOT),
-                 region=region)
+        region: dict[str, Any] = {"startLine": line}
+        if col > 0:
+            region["startColumn"] = col
+        if snippet is not None:
+            region["snippet"] = {"text": snippet}
+        out["region"] = region
+    return out
 
 
 def _where(ref: TraceRef) -> str:
@@ -422,56 +538,66 @@ def _category(results: Results, ctx: RenderContext) -> str:
     return f"{TOOL_NAME}/{results.suite}/{shard}"
 
 
+def _plain(value: Any) -> Any:
+    """A property's value as :func:`to_json` passes it on (scalars as they are)."""
+    return value if value is None or type(value) in _SCALARS else to_json(value)
+
+
 def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: int,
                     compared: Comparison | None) -> _Json:
     """The result of one finding, in its JSON form (what ``to_json`` makes of the
-    ``om.Result``), with at most ``room`` related locations."""
+    ``om.Result``: the same members in the specification's order, ``None`` left out),
+    with at most ``room`` related locations. Made directly, not from sarif-om objects:
+    a large run makes 25,000 of them (tests/renderers/test_sarif.py checks the two
+    agree)."""
+    trace = v.trace
     parts = [_sentence(v.message)]
     related: list[_Json] = []
-    if v.trace is not None:
-        parts.append(f"Trace {v.trace.trace_id} at {_where(v.trace)}.")
-    if v.trace is not None and room > 0:
-        related.append(_json(
-            om.Location, id=1, physical_location=_physical_json(v.trace.file, v.trace.line),
-            message=_json(om.Message,
-                          text=f"Trace {v.trace.trace_id}: where the rule is violated.")))
+    if trace is not None:
+        parts.append(f"Trace {trace.trace_id} at {_where(trace)}.")
+        if room > 0:
+            related.append(_Json(
+                id=1, physicalLocation=_physical_json(trace.file, trace.line),
+                message={"text": f"Trace {trace.trace_id}: where the rule is violated."}))
     if v.scenario:
         parts.append(f"Scenario {v.scenario}.")
     if v.related:
         parts.append(f"{len(v.related)} more related trace line(s).")
-    for n, ref in enumerate(v.related, 2 if v.trace is not None else 1):
-        if n > room:
-            break
-        related.append(_json(
-            om.Location, id=n, physical_location=_physical_json(ref.file, ref.line),
-            message=_json(om.Message, text=f"Trace {ref.trace_id}: a related line.")))
-    props: dict[str, Any] = {"test": v.test}
+        for n, ref in enumerate(v.related, 2 if trace is not None else 1):
+            if n > room:
+                break
+            related.append(_Json(
+                id=n, physicalLocation=_physical_json(ref.file, ref.line),
+                message={"text": f"Trace {ref.trace_id}: a related line."}))
+    props: dict[str, Any] = {"test": _plain(v.test)}
     for key, value in (("scenario", v.scenario),
-                       ("trace_id", v.trace.trace_id if v.trace else None),
+                       ("trace_id", trace.trace_id if trace else None),
                        ("tool", v.tool), ("argument", v.argument), ("value", v.value),
                        ("constraint", v.constraint)):
         if value is not None:
-            props[key] = value
-    total = (v.trace is not None) + len(v.related)
+            props[key] = _plain(value)
+    total = (trace is not None) + len(v.related)
     if total > room:
         props["relatedLocationsDropped"] = total - room
     c = v.config
     text = sources.line(c.file, c.line)
     snippet = text[max(c.col, 1) - 1:] if text is not None else None
-    return _json(
-        om.Result,
-        rule_id=v.rule,
-        rule_index=index[v.rule],
-        level=v.severity,
-        message=_json(om.Message, text=" ".join(parts)),
-        locations=[_json(om.Location,
-                         physical_location=_physical_json(c.file, c.line, c.col, snippet))],
-        partial_fingerprints={"primaryLocationLineHash": v.fingerprint} if v.fingerprint
-        else None,
-        related_locations=related or None,
-        baseline_state=compared.state_of(v) if compared is not None else None,
-        properties=props,
-    )
+    out = _Json()
+    if v.rule is not None:
+        out["ruleId"] = v.rule
+    out["ruleIndex"] = index[v.rule]
+    if v.severity is not None:
+        out["level"] = v.severity
+    out["message"] = {"text": " ".join(parts)}
+    out["locations"] = [{"physicalLocation": _physical_json(c.file, c.line, c.col, snippet)}]
+    if v.fingerprint:
+        out["partialFingerprints"] = {"primaryLocationLineHash": _plain(v.fingerprint)}
+    if related:
+        out["relatedLocations"] = related
+    if compared is not None:
+        out["baselineState"] = compared.state_of(v)
+    out["properties"] = props
+    return out
 
 
 def _input_result(e: InputError, index: dict[str, int], level: str, sources: _Sources,
