@@ -15,7 +15,7 @@ from tests.conftest import EXAMPLE, FIXTURES, SAMPLES, shared_path
 
 from agent_eval.errors import InputError
 from agent_eval.limits import DEFAULT
-from agent_eval.readers import READERS, SNIFF_BYTES, SourceFile, _foreign, pick_reader
+from agent_eval.readers import READERS, SNIFF_BYTES, Reader, SourceFile, _foreign, pick_reader
 from agent_eval.readers.native import EVENT_TYPES, NativeReader
 
 
@@ -107,3 +107,67 @@ def test_the_quick_native_check_never_rejects_a_native_head(
     source = SourceFile(f"t{suffix}", f"t{suffix}", f"t{suffix}", DEFAULT)
     if not _foreign._may_be_native(head):
         assert not NativeReader().sniff(head, source)
+
+
+
+# Texts made of the pieces the sniffs look for, cut and joined anywhere: the quick checks
+# put before the sniffs' patterns (a literal the pattern cannot match without) never
+# change an answer. The sniffs as they were written before those checks are the oracle.
+_PIECES = [
+    '\ninteractions:\n uri: x/chat/completions', '"traceID": 1, "spans": [], "tags": 1',
+    '"run_type": "llm", "trace_id": 1', '{"role": "system", "x": 1}', '{"llm.model_name": 1',
+    '"resource_spans":', '"resourceSpans" :', '"scopeSpans":', '["client.beta.sessions.x"',
+    '"traceID":', '"spans":', '"tags":', '"gen_ai.system":', '"llm.model_name":',
+    '"openinference.span.kind":', '"messages": [', '{"role":', '"run_type": "llm"',
+    '"trace_id":', '"role": "system"', '"type": "function_call"', '"run_type"', '"run_', 'type"',
+    '"llm"', '"trace_id"', '"client.beta.sessions.', '"client.beta', '.sessions.', '"messages"',
+    '"role"', '"tool_calls"', '"system"', 'interactions:', 'interactions',
+    'uri: x/chat/completions', 'uri: /responses', 'resourceSpans', 'resource_spans',
+    'scopeSpans', 'Spans', '_spans', '"traceID"', '"spans"', '"tags"', '"gen_ai.system"',
+    '"gen_ai.', '"openinference.span.kind"', '"llm.model_name"', '"llm.', '"object"',
+    '"response"', '"previous_response_id"', '"type"', '"tool_call"', '"tool_use"', '"', ':', ' ',
+    '\n', '[', '{', ']', '}', '1', 'x', 'ü', '\\u0022']
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+def _sniff_before(reader: Reader, head: bytes, source: SourceFile) -> bool:
+    import re
+
+    from agent_eval.readers import jaeger, openai, otlp
+    from agent_eval.readers._foreign import all_of, head_text
+    from agent_eval.readers.skeleton import FormatReader
+
+    native = _foreign.is_native(head, source)
+    if isinstance(reader, FormatReader):
+        return not native and all_of(head_text(head), *reader.marks)
+    if reader is otlp.READER:
+        start = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+        return bool(otlp._SNIFF_OTLP.search(head) or jaeger.looks_like(head)
+                    or (start == b"{" and otlp._SNIFF_FLAT.search(head) and not native))
+    assert isinstance(reader, openai.OpenAiReader)
+    if re.search(rb"^interactions:", head, re.M):
+        return reader._vcr.search(head) is not None
+    if openai._FOREIGN.search(head) or native:
+        return False
+    if reader is openai.RESPONSES_READER:
+        return openai._responses_body(head)
+    return openai._CHAT_STRONG.search(head) is not None or (
+        re.search(rb'"messages"\s*:\s*\[|\A\s*\[?\s*\{\s*"role"\s*:', head) is not None
+        and openai._CHAT_MARKERS.search(head) is not None)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_TEXT, st.sampled_from([".json", ".jsonl"]))
+def test_the_quick_checks_before_the_sniff_patterns_never_change_an_answer(
+        text: str, suffix: str) -> None:
+    from agent_eval.readers import openai, otlp
+    from agent_eval.readers.skeleton import FormatReader
+
+    head = text.encode()
+    source = SourceFile(f"t{suffix}", f"t{suffix}", f"t{suffix}", DEFAULT)
+    readers: list[Reader] = [r for r in READERS.values() if isinstance(r, FormatReader)
+                             and not any("sniff" in vars(c) for c in type(r).__mro__
+                                         if issubclass(c, FormatReader) and c is not FormatReader)]
+    assert len(readers) > 5
+    for reader in [*readers, otlp.READER, openai.CHAT_READER, openai.RESPONSES_READER]:
+        assert reader.sniff(head, source) == _sniff_before(reader, head, source), reader.name

@@ -144,6 +144,7 @@ _HANDLERS = {
 class AnthropicAgentsReader(EventReader):
     name = NAME
     marks = (_METHOD,)
+    needs = ('"client.beta.sessions.',)
     state = _State
     empty = "no client.beta.sessions record in this file"
 

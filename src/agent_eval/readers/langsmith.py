@@ -340,6 +340,7 @@ class _Runs(ReadState):
 class LangSmithReader(FormatReader):
     name = NAME
     marks = (_RUN_TYPE, _RUN_MARK)
+    needs = ('"run_type"',)
     empty = "no LangSmith run in this file (objects with an id and a run_type)"
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:

@@ -613,7 +613,8 @@ _CHAT_STRONG = re.compile(rb'"object"\s*:\s*"chat\.completion')
 _CHAT_MARKERS = re.compile(
     rb'"tool_calls"\s*:|"tool_call_id"\s*:|"function_call"\s*:\s*\{'
     rb'|"role"\s*:\s*"(?:tool|system|developer|function)"')
-_CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[|\A\s*\[?\s*\{\s*"role"\s*:')
+_CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[')
+_CHAT_FIRST_ROLE = re.compile(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
 _RESP_STRONG = re.compile(rb'"object"\s*:\s*"response"')
 _RESP_MARKERS = re.compile(
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
@@ -629,7 +630,8 @@ def _foreign(head: bytes, source: SourceFile) -> bool:
 
 
 def _is_vcr(head: bytes) -> bool:
-    return _VCR.search(head) is not None
+    # the literal first: a search for ^ with re.M tries every position of the head
+    return b"interactions:" in head and _VCR.search(head) is not None
 
 
 # -------------------------------------------------------------------------- VCR
@@ -736,9 +738,8 @@ class OpenAiReader:
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if _is_vcr(head):
             return self._vcr.search(head) is not None
-        if _foreign(head, source):
-            return False
-        return self._body(head)
+        # the body's marks before _FOREIGN's many alternatives: most heads fail them
+        return self._body(head) and not _foreign(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         return _read_conversation(source, self.name, self._value, self._continued)
@@ -746,7 +747,8 @@ class OpenAiReader:
 
 def _chat_body(head: bytes) -> bool:
     return _CHAT_STRONG.search(head) is not None or (
-        _CHAT_LIST.search(head) is not None and _CHAT_MARKERS.search(head) is not None)
+        (_CHAT_LIST.search(head) is not None or _CHAT_FIRST_ROLE.match(head) is not None)
+        and _CHAT_MARKERS.search(head) is not None)
 
 
 def _responses_body(head: bytes) -> bool:

@@ -1000,14 +1000,17 @@ class OtlpReader:
     name = "otlp"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if _SNIFF_OTLP.search(head):
+        # each pattern's literals looked for first (a quicker search than the pattern's)
+        if (b'Spans"' in head or b'_spans"' in head) and _SNIFF_OTLP.search(head):
             return True
-        if jaeger.looks_like(head):
+        if b'"traceID"' in head and jaeger.looks_like(head):
             return True
         # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
         start = head.removeprefix(_BOM).lstrip()[:1]
-        return (start == b"{" and _SNIFF_FLAT.search(head) is not None
-                and not is_native(head, source))
+        return (start == b"{"
+                and (b'"gen_ai.' in head or b'"openinference.' in head
+                     or b'"llm.model_name"' in head)
+                and _SNIFF_FLAT.search(head) is not None and not is_native(head, source))
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _FileState(source)

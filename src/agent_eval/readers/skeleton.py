@@ -235,11 +235,16 @@ class FormatReader:
 
     name: str
     marks: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    # texts a mark cannot match without (each a literal of one mark): looked for first,
+    # since a search for one text is much quicker than for most patterns
+    needs: ClassVar[tuple[str, ...]] = ()
     empty: ClassVar[str] = ""  # the message for a file without a record of the format
     quiet_when_bad: ClassVar[bool] = False  # no "empty" error after unreadable records
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        return not is_native(head, source) and all_of(head_text(head), *self.marks)
+        text = head_text(head)
+        return (all(t in text for t in self.needs) and all_of(text, *self.marks)
+                and not is_native(head, source))
 
     def finish(self, state: ReadState, bad: bool = False) -> Iterator[ReadItem]:
         """What ends every file: the state's errors, its traces, then an error for a file
