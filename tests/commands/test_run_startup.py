@@ -24,6 +24,16 @@ NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.
                 "agent_eval.baseline", "agent_eval.compare", "agent_eval.judge.run",
                 "agent_eval.importers.assay", "agent_eval.importers.ciagent",
                 "agent_eval.importers.evalview")
+# what the example (native traces, format auto; no tool_results test) does not need: the
+# checks of metrics it does not name, the readers that cannot take a native file, the
+# processes of a large run
+NOT_FOR_THE_EXAMPLE = (
+    "agent_eval.checks.tool_results", "agent_eval.live.checks", "agent_eval.live.compile",
+    "agent_eval.live.models", "multiprocessing",
+    *(f"agent_eval.readers.{name}" for name in (
+        "langsmith", "langchain", "codex", "openai_agents", "anthropic_agents", "claude_code",
+        "mcp", "atif", "gemini_cli", "openhands", "vercel_ai")),
+)
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:
@@ -43,7 +53,9 @@ def test_a_json_run_imports_no_other_renderer(tmp_path: Path) -> None:
     modules = _modules(tmp_path, "--format", "json")
     assert (tmp_path / "out" / "results.json").is_file()
     assert not modules & set(NOT_FOR_JSON)
+    assert not modules & set(NOT_FOR_THE_EXAMPLE)
     assert "agent_eval.renderers.json" in modules
+    assert {"agent_eval.checks.args_valid", "agent_eval.readers.native"} <= modules
 
 
 @pytest.mark.parametrize(("fmt", "module"), [("sarif", "sarif_om"), ("html", "jinja2"),

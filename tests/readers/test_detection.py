@@ -15,7 +15,16 @@ from tests.conftest import EXAMPLE, FIXTURES, SAMPLES, shared_path
 
 from agent_eval.errors import InputError
 from agent_eval.limits import DEFAULT
-from agent_eval.readers import READERS, SNIFF_BYTES, Reader, SourceFile, _foreign, pick_reader
+from agent_eval.readers import (
+    _FOR_NATIVE,
+    READERS,
+    SNIFF_BYTES,
+    SNIFFS_NATIVE,
+    Reader,
+    SourceFile,
+    _foreign,
+    pick_reader,
+)
 from agent_eval.readers.native import EVENT_TYPES, NativeReader
 
 
@@ -171,3 +180,28 @@ def test_the_quick_checks_before_the_sniff_patterns_never_change_an_answer(
     assert len(readers) > 5
     for reader in [*readers, otlp.READER, openai.CHAT_READER, openai.RESPONSES_READER]:
         assert reader.sniff(head, source) == _sniff_before(reader, head, source), reader.name
+
+
+def test_a_reader_not_said_to_take_native_files_says_no_to_every_native_head() -> None:
+    """``SNIFFS_NATIVE`` lists every reader whose sniff may accept a file the native sniff
+    accepts: a native file is offered only to those (and to native), so every other sniff
+    must say no whenever ``is_native`` says yes — checked on the head of every fixture,
+    example and real-world sample (each format's own files among them), with the
+    native sniff's answer for that head set to yes."""
+    files = _files(FIXTURES) + _files(EXAMPLE / "traces") + _files(SAMPLES)
+    others = [r for name, r in READERS.items() if name not in (*SNIFFS_NATIVE, "native")]
+    assert len(others) > 10
+    for path in files:
+        source = _source(path)
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+        for reader in others:
+            _foreign._last_native = (head, source.path, True)  # is_native: yes, this head
+            assert not reader.sniff(head, source), (reader.name, path)
+    _foreign._last_native = (b"", "", False)
+
+
+def test_a_native_file_is_offered_to_the_readers_that_may_take_it_in_registry_order() -> None:
+    order = list(READERS)
+    assert list(_FOR_NATIVE) == sorted([*SNIFFS_NATIVE, "native"], key=order.index)
+    assert _FOR_NATIVE[-1] == "native" == order[-1]

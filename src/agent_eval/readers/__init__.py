@@ -16,27 +16,10 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import reading
 from agent_eval.limits import DEFAULT, LimitError, Limits
 from agent_eval.model import Trace
-from agent_eval.readers import (
-    anthropic,
-    anthropic_agents,
-    assay,
-    atif,
-    claude_code,
-    codex,
-    gemini_cli,
-    inspect,
-    langchain,
-    langsmith,
-    mcp,
-    native,
-    openai,
-    openai_agents,
-    openhands,
-    otlp,
-    vercel_ai,
-)
+from agent_eval.readers import native
 from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
+from agent_eval.registry import LazyRegistry
 from agent_eval.rule_ids import (
     INPUT_LIMIT_EXCEEDED,
     INPUT_NO_TRACES,
@@ -48,38 +31,45 @@ from agent_eval.rule_ids import (
 )
 from agent_eval.safetext import clean_text, clean_trace
 
-READERS: dict[str, Reader] = {
-    reader.name: reader
-    for reader in (
-        # containers of other formats' payloads first: Inspect logs, LangSmith runs and
-        # LangChain messages embed raw OpenAI / Anthropic bodies
-        inspect.READER,
-        langsmith.READER,
-        langchain.READER,
-        # OTLP / OpenAI / Codex: their sniffs exclude the other formats
-        codex.READER,
-        openai_agents.READER,
-        otlp.READER,
-        openai.RESPONSES_READER,
-        openai.CHAT_READER,
-        # a Managed Agents session's events carry Anthropic fields (tool_use_id): before
-        # the Anthropic reader (its sniff wants lines starting ["client.beta.sessions.)
-        anthropic_agents.READER,
-        # the more specific first (Claude Code rows may hold Anthropic blocks)
-        claude_code.READER,
-        mcp.READER,
-        anthropic.READER,
-        # other agent formats (each sniff is specific to its own format)
-        atif.READER,
-        gemini_cli.READER,
-        openhands.READER,
-        vercel_ai.READER,
-        # Assay's recorded traces: its episode events share native's "tool_call" type name
-        # (its sniff wants "episode_id"), so before the native reader, the last
-        assay.READER,
-        native.READER,
-    )
-}
+# The registry, in the order auto-detection tries the readers: `"name": "module:READER"`.
+# A reader's module is imported when its format is read or its sniff is asked (start-up
+# time, docs/performance.md).
+READERS: LazyRegistry[Reader] = LazyRegistry("agent_eval.readers", {
+    # containers of other formats' payloads first: Inspect logs, LangSmith runs and
+    # LangChain messages embed raw OpenAI / Anthropic bodies
+    "inspect": "inspect:READER",
+    "langsmith": "langsmith:READER",
+    "langchain": "langchain:READER",
+    # OTLP / OpenAI / Codex: their sniffs exclude the other formats
+    "codex": "codex:READER",
+    "openai_agents": "openai_agents:READER",
+    "otlp": "otlp:READER",
+    "openai_responses": "openai:RESPONSES_READER",
+    "openai_chat": "openai:CHAT_READER",
+    # a Managed Agents session's events carry Anthropic fields (tool_use_id): before
+    # the Anthropic reader (its sniff wants lines starting ["client.beta.sessions.)
+    "anthropic_agents": "anthropic_agents:READER",
+    # the more specific first (Claude Code rows may hold Anthropic blocks)
+    "claude_code": "claude_code:READER",
+    "mcp": "mcp:READER",
+    "anthropic": "anthropic:READER",
+    # other agent formats (each sniff is specific to its own format)
+    "atif": "atif:READER",
+    "gemini_cli": "gemini_cli:READER",
+    "openhands": "openhands:READER",
+    "vercel_ai": "vercel_ai:READER",
+    # Assay's recorded traces: its episode events share native's "tool_call" type name
+    # (its sniff wants "episode_id"), so before the native reader, the last
+    "assay": "assay:READER",
+    "native": "native:READER",
+})
+# The readers whose sniff may accept a file the native sniff accepts: every other sniff
+# asks is_native first and says no (tests/readers/test_detection.py checks it). A native
+# file is offered only to these, in the registry's order, then to native: detecting it
+# imports no other reader. Inspect takes a zip archive, OTLP its own and Jaeger's marks,
+# OpenAI and Anthropic their VCR cassettes, Assay its episode events.
+SNIFFS_NATIVE = ("inspect", "otlp", "openai_responses", "openai_chat", "anthropic", "assay")
+_FOR_NATIVE = tuple(n for n in READERS if n in SNIFFS_NATIVE or n == native.READER.name)
 SNIFF_BYTES = 8192
 
 __all__ = ["READERS", "FileRead", "IgnoredEvents", "ReadItem", "Reader", "SourceFile", "expand",
@@ -258,8 +248,14 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
                                                  f"cannot read the file: {exc}")
     # The first reader whose sniff accepts the head. Nearly every sniff first asks whether
     # the file is native (is_native, which keeps its answer for this head): the native
-    # sniff runs once per file, here too.
-    for reader in READERS.values():
+    # sniff runs once per file, here first, and a native file is offered only to the
+    # readers that may take one (SNIFFS_NATIVE) before native.
+    try:
+        native_head = is_native(head, source)
+    except Exception:  # said by the first sniff that asks, with its reader's name
+        native_head = False
+    for name in _FOR_NATIVE if native_head else READERS:
+        reader = READERS[name]
         try:
             sniff = is_native if reader is native.READER else reader.sniff
             if sniff(head, source):
