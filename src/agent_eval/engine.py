@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import multiprocessing
 import operator
 import os
 import pickle
@@ -17,7 +16,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
-from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
 from agent_eval.coverage import CoverageAcc
@@ -43,6 +41,8 @@ from agent_eval.sections import CriterionResult, Metrics, ScenarioResult
 from agent_eval.suite import Suite, inventory
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from agent_eval.scenarios.evaluate import ScenarioAccumulator
 
 
@@ -426,6 +426,10 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
     ranges are not interchangeable with the whole file (:func:`_same_as_whole`) is read
     again whole. A worker that dies (a crash, the OOM killer) stops the run at once with
     :class:`WorkerDied` naming the file it was reading, never a hang."""
+    # lazy for start-up time: a run in one process (a small input) never needs them
+    import multiprocessing
+    from multiprocessing.connection import wait
+
     methods = multiprocessing.get_all_start_methods()
     ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     workers: list[tuple[Any, Connection]] = []
