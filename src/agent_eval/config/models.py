@@ -39,7 +39,7 @@ ARGUMENT_SCHEMA: JsonDict = {
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 def _version(value: Any) -> Any:
