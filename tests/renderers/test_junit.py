@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from junitparser import Error, Failure, JUnitXml, TestSuite
 from tests.conftest import assert_golden, example_results, missing_system
 
@@ -251,3 +253,16 @@ def test_deterministic_and_free_of_timestamps() -> None:
     b = junit.render(example_results(), RenderContext())
     assert a == b  # links and run URLs play no part in JUnit
     assert "timestamp" not in a and "hostname" not in a
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from('ab &<>"\'\t\n\r\x00\x08\x1f\x7f\ud7ff\ud800\udfff\ue000\ufffe'
+                               '\uffff\U00010000é;=?')))
+def test_the_escapes_skip_only_text_they_would_not_change(text: str) -> None:
+    """Text with nothing to escape is passed on as it is (most of a large run's names):
+    the result is always the full escape's, character for character."""
+    cleaned = junit._INVALID.sub("\ufffd", text)
+    full = cleaned.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert junit._text(text) == full
+    assert junit._attr(text) == (full.replace('"', "&quot;").replace("\n", "&#10;")
+                                 .replace("\r", "&#13;").replace("\t", "&#9;"))

@@ -59,7 +59,7 @@ RENDERERS: dict[str, Renderer] = {
         Renderer("json", "results.json", json.render, json.write),
         Renderer("console", "console.txt", console.render_plain),
         Renderer("sarif", "results.sarif", _on_use("sarif"), _write_on_use("sarif")),
-        Renderer("junit", "junit.xml", _on_use("junit")),
+        Renderer("junit", "junit.xml", _on_use("junit"), _write_on_use("junit")),
         Renderer("markdown", "summary.md", _on_use("markdown")),
         Renderer("html", "report.html", _on_use("html")),
     )

@@ -32,8 +32,10 @@ in a fixed order, characters XML 1.0 cannot carry replaced by ``\\uFFFD``. The
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable
+from typing import BinaryIO
 
 from agent_eval.errors import InputError
 from agent_eval.findings import Finding
@@ -41,6 +43,11 @@ from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results, TestResult
 
 _INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# text that _text / _attr would change: a character to escape or that XML cannot carry
+_TEXT_CHANGES = re.compile(
+    "[^\t\n\r\x20-\x25\x27-\x3b\x3d\x3f-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_ATTR_CHANGES = re.compile(
+    "[^\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _NO_TRACE = "(no trace)"
 
 
@@ -49,12 +56,17 @@ def _clean(text: str) -> str:
 
 
 def _text(text: str) -> str:
+    if not _TEXT_CHANGES.search(text):  # most text: nothing to do
+        return text
     return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _attr(text: str) -> str:
-    return (_text(text).replace('"', "&quot;").replace("\n", "&#10;")
-            .replace("\r", "&#13;").replace("\t", "&#9;"))
+    if not _ATTR_CHANGES.search(text):
+        return text
+    return (_clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
+            .replace("\t", "&#9;"))
 
 
 def _attrs(pairs: Iterable[tuple[str, object]]) -> str:
@@ -77,10 +89,13 @@ def finding_line(v: Finding) -> str:
 class _Case:
     """One ``<testcase>`` being built."""
 
-    def __init__(self, classname: str, name: str, file: str | None, ms: float) -> None:
-        self.head = _attrs([("classname", classname), ("name", name)]
-                           + ([("file", file)] if file is not None else [])
-                           + [("time", _seconds(ms))])
+    __slots__ = ("children", "errored", "failed", "head", "skipped")
+
+    def __init__(self, classname: str, name: str, file: str | None, ms: float,
+                 head: str | None = None) -> None:
+        self.head = head if head is not None else _attrs(
+            [("classname", classname), ("name", name)]
+            + ([("file", file)] if file is not None else []) + [("time", _seconds(ms))])
         self.children: list[str] = []
         self.failed = self.errored = self.skipped = False
 
@@ -88,8 +103,10 @@ class _Case:
                  noun: str = "violation") -> None:
         """A failure when ``failed`` (by default: when any finding is error-severity),
         else the findings go to ``<system-out>``."""
+        if not findings and failed is None:
+            return
         errors = [v for v in findings if v.severity == "error"]
-        text = "\n".join(finding_line(v) for v in findings)
+        text = "\n".join([finding_line(v) for v in findings])
         if failed is None:
             failed = bool(errors)
         if failed:
@@ -109,30 +126,35 @@ class _Case:
         self.skipped = True
         self.children.insert(0, f"<skipped>{_text(message)}</skipped>")
 
-    def xml(self) -> list[str]:
-        if not self.children:
-            return [f"    <testcase{self.head}/>"]
-        return [f"    <testcase{self.head}>", *("      " + c for c in self.children),
-                "    </testcase>"]
-
 
 class _Suite:
+    """One ``<testsuite>``: its cases' lines as they are added, and their counts."""
+
     def __init__(self, name: str, ms: float) -> None:
         self.name = name
         self.ms = ms
-        self.cases: list[_Case] = []
+        self.lines: list[str] = []
+        self.tests = self.failed = self.errored = self.skipped = 0
 
-    def count(self, what: str) -> int:
-        return sum(1 for c in self.cases if getattr(c, what))
+    def add(self, case: _Case) -> None:
+        self.tests += 1
+        self.failed += case.failed
+        self.errored += case.errored
+        self.skipped += case.skipped
+        if not case.children:
+            self.lines.append(f"    <testcase{case.head}/>")
+            return
+        self.lines.append(f"    <testcase{case.head}>")
+        self.lines.extend(["      " + c for c in case.children])
+        self.lines.append("    </testcase>")
 
-    def xml(self) -> list[str]:
-        head = _attrs([("name", self.name), ("tests", len(self.cases)),
-                       ("failures", self.count("failed")), ("errors", self.count("errored")),
-                       ("skipped", self.count("skipped")), ("time", _seconds(self.ms))])
-        if not self.cases:
-            return [f"  <testsuite{head}/>"]
-        return [f"  <testsuite{head}>", *(line for c in self.cases for line in c.xml()),
-                "  </testsuite>"]
+    def xml(self) -> str:
+        head = _attrs([("name", self.name), ("tests", self.tests),
+                       ("failures", self.failed), ("errors", self.errored),
+                       ("skipped", self.skipped), ("time", _seconds(self.ms))])
+        if not self.tests:
+            return f"  <testsuite{head}/>"
+        return "\n".join([f"  <testsuite{head}>", *self.lines, "  </testsuite>"])
 
 
 def _test_suite(results: Results, test: TestResult) -> _Suite:
@@ -151,20 +173,29 @@ def _test_suite(results: Results, test: TestResult) -> _Suite:
     # with the other findings)
     idle = "not exercised: no call to a tool this test names was made" \
         if test.status == "not_exercised" else ""
+    # a testcase per trace: the attributes all but the name share escaped once
+    before = f' classname="{_attr(classname)}" name="'
+    after = f'" time="{_seconds(per_trace)}"'
+    files: dict[str, str] = {}
+    none: list[Finding] = []
     for t in traces:
-        case = _Case(classname, t.id, t.file, per_trace)
-        case.findings(by_trace.pop((t.file, t.id), []))
+        file = files.get(t.file)
+        if file is None:
+            file = files[t.file] = _attr(str(t.file))
+        case = _Case(classname, t.id, t.file, per_trace,
+                     head=f'{before}{_attr(str(t.id))}" file="{file}{after}')
+        case.findings(by_trace.pop((t.file, t.id), none))
         if idle:
             case.skip(idle)
-        suite.cases.append(case)
+        suite.add(case)
     for (file, trace_id), found in by_trace.items():  # findings on a trace not listed
         case = _Case(classname, trace_id, file, 0)
         case.findings(found)
-        suite.cases.append(case)
+        suite.add(case)
     if loose:
         case = _Case(classname, _NO_TRACE, None, 0)
         case.findings(loose)
-        suite.cases.append(case)
+        suite.add(case)
     return suite
 
 
@@ -181,7 +212,7 @@ def _scenario_suite(results: Results) -> _Suite:
         else:
             # a scenario that passed with tolerated failures (min_pass_ratio) passes
             case.findings(found, failed=status == "fail", noun="finding")
-        suite.cases.append(case)
+        suite.add(case)
     return suite
 
 
@@ -198,7 +229,7 @@ def _criteria_suite(results: Results) -> _Suite:
             case.skip(c.message or "skipped")
         elif finding is not None:
             case.findings([finding], failed=status == "fail", noun="criterion")
-        suite.cases.append(case)
+        suite.add(case)
     return suite
 
 
@@ -211,7 +242,7 @@ def _other_suite(results: Results, found: list[Finding]) -> _Suite:
     for rule, items in by_rule.items():
         case = _Case(f"{results.suite}.findings", rule, None, 0)
         case.findings(items, noun="finding")
-        suite.cases.append(case)
+        suite.add(case)
     return suite
 
 
@@ -221,11 +252,11 @@ def _input_suite(results: Results, errors: list[InputError]) -> _Suite:
         where = f"{e.file}:{e.line}" if e.line else e.file
         case = _Case(f"{results.suite}.input", where, e.file, 0)
         case.error(" ".join(e.message.split()), e.rule, str(e))
-        suite.cases.append(case)
+        suite.add(case)
     return suite
 
 
-def render(results: Results, ctx: RenderContext | None = None) -> str:
+def _suites(results: Results) -> list[_Suite]:
     suites = [_test_suite(results, t) for t in results.tests]
     if results.scenarios:
         suites.append(_scenario_suite(results))
@@ -236,15 +267,30 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         suites.append(_other_suite(results, other))
     if results.input_errors:
         suites.append(_input_suite(results, results.input_errors))
+    return suites
+
+
+def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
+    """The bytes of :func:`render`, a testsuite at a time (the totals come first)."""
+    suites = _suites(results)
     head = _attrs([
         ("name", results.suite),
-        ("tests", sum(len(s.cases) for s in suites)),
-        ("failures", sum(s.count("failed") for s in suites)),
-        ("errors", sum(s.count("errored") for s in suites)),
+        ("tests", sum(s.tests for s in suites)),
+        ("failures", sum(s.failed for s in suites)),
+        ("errors", sum(s.errored for s in suites)),
         ("time", _seconds(sum(s.ms for s in suites))),
     ])
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<testsuites{head}>"]
-    for s in suites:
-        lines.extend(s.xml())
-    lines.append("</testsuites>")
-    return "\n".join(lines) + "\n"
+    out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuites{head}>\n'.encode())
+    for n, s in enumerate(suites):
+        out.write(s.xml().encode("utf-8") + b"\n")
+        suites[n] = _NO_SUITE  # its lines can go
+    out.write(b"</testsuites>\n")
+
+
+_NO_SUITE = _Suite("", 0)
+
+
+def render(results: Results, ctx: RenderContext | None = None) -> str:
+    buffer = io.BytesIO()
+    write(results, ctx, buffer)
+    return buffer.getvalue().decode("utf-8")
