@@ -19,13 +19,17 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import jinja2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.conftest import assert_golden, example_results, missing_system
 
 from agent_eval.compare import compare
 from agent_eval.errors import InputError
-from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef, by_severity
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef, by_severity, severity_rank
 from agent_eval.renderers import RENDERERS, RenderContext, html
 from agent_eval.results import Results, Status, finding_dict
 from agent_eval.results import TestResult as TResult
@@ -568,3 +572,64 @@ def test_report_in_headless_chromium(which: str, tmp_path: Path) -> None:
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert width == 1280 and height > 2000, (width, height)
     assert len(data) > 50_000
+
+
+# The findings table's rows as the template once made them (before html._finding_rows):
+# what the rows made in Python must be, character for character.
+_ROWS_TEMPLATE = """\
+{% macro wrappable(path) %}{% for part in path.split("/") %}<span class="nw">{{ part }}\
+{{ "/" if not loop.last }}</span>{% if not loop.last %}<wbr>{% endif %}{% endfor %}\
+{% endmacro %}
+{% for f in findings %}
+<tr data-cat="{{ f.severity }}">
+<td class="num">{% if f.detailed %}<a href="#v{{ f.n }}">{{ f.n }}</a>{% else %}{{ f.n }}\
+{% endif %}</td>
+<td data-sort="{{ f.rule }}"><code>{{ f.rule }}</code><div class="msg">{{ f.message | text }}\
+</div></td>
+<td data-sort="{{ f.rank }} {{ f.severity }}"><span class="sev sev-{{ f.severity }}">\
+{{ f.severity }}</span></td>
+<td class="tool">{% if f.tool %}<code>{{ f.tool }}</code>{% endif %}</td>
+<td>{% if f.argument %}<code>{{ f.argument }}</code>{% endif %}</td>
+<td class="value">{% if f.value %}<code>{{ f.value }}</code>{% endif %}</td>
+<td>{% if f.constraint %}<code>{{ f.constraint }}</code>{% endif %}</td>
+<td class="loc">{% if f.policy_url %}<a href="{{ f.policy_url }}">{{ wrappable(f.policy) }}</a>\
+{% else %}{{ wrappable(f.policy) }}{% endif %}</td>
+<td class="loc">{{ wrappable(f.trace) }}</td>
+</tr>
+{% endfor %}
+"""
+_AWKWARD = st.text(st.sampled_from('a/<>&"\' \n\té'), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.builds(
+    Finding, rule=_AWKWARD, severity=st.sampled_from(["error", "warning", "note", "<b>"]),
+    message=_AWKWARD, test=_AWKWARD,
+    config=st.builds(ConfigRef, _AWKWARD, st.integers(0, 9), st.integers(0, 9), _AWKWARD),
+    trace=st.none() | st.builds(TraceRef, _AWKWARD, st.integers(0, 9), _AWKWARD),
+    tool=st.none() | _AWKWARD, argument=st.none() | _AWKWARD,
+    value=st.none() | _AWKWARD | st.integers(), constraint=st.none() | _AWKWARD),
+    min_size=1, max_size=4), st.sampled_from([None, "https://x/blob/a&b/"]), st.integers(1, 3))
+def test_the_findings_rows_are_escaped_as_the_template_escaped_them(
+        found: list[Finding], blob: str | None, details: int) -> None:
+    """Trace and policy text in the findings table (made in Python, not by the template):
+    escaped exactly as jinja2's autoescape did, so never markup."""
+    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["text"] = html.text
+    rows = [{
+        "n": n, "rule": v.rule, "message": " ".join(v.message.split()),
+        "severity": v.severity, "rank": severity_rank(v.severity), "tool": v.tool or "",
+        "argument": v.argument or "", "value": html._value(v),
+        "constraint": v.constraint or "", "policy": f"{v.config.file}:{v.config.line}",
+        "policy_url": None if blob is None
+        else f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}",
+        "trace": f"{v.trace.file}:{v.trace.line}" if v.trace is not None else "",
+        "detailed": n <= details} for n, v in enumerate(found, 1)]
+    expected = env.from_string(_ROWS_TEMPLATE).render(findings=rows)
+    saved, html.MAX_DETAILS = html.MAX_DETAILS, details  # rows past it link to no detail
+    try:
+        made = str(html._finding_rows(found, blob))
+    finally:
+        html.MAX_DETAILS = saved
+    assert made + "\n" == expected.lstrip("\n")

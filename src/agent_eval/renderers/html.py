@@ -23,16 +23,17 @@ snippets.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import orjson
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from agent_eval._version import __version__
-from agent_eval.findings import SEVERITIES, Finding, by_severity, severity_rank
+from agent_eval.findings import SEVERITIES, Finding, severity_rank
 from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
@@ -91,23 +92,6 @@ class MetricRow:
     trend: str  # "worse", "better" or "" (no colour)
     head_pct: str | None  # bar widths, e.g. "62.5%"; None: no bars for this row
     base_pct: str | None
-
-
-@dataclass(frozen=True)
-class FindingRow:
-    n: int  # 1-based position in the table (and the detail's anchor when detailed)
-    rule: str
-    message: str
-    severity: str
-    rank: int
-    tool: str
-    argument: str
-    value: str
-    constraint: str
-    policy: str
-    policy_url: str | None
-    trace: str
-    detailed: bool
 
 
 @dataclass(frozen=True)
@@ -188,32 +172,38 @@ def _blob(ctx: RenderContext) -> str | None:
     return None
 
 
-class _Files:
-    """Repository files read once each through ``ctx.read``, split into lines."""
+def _lines(text: str) -> list[str]:
+    """A file's lines (``\\n`` or ``\\r\\n`` ends), without the last empty one."""
+    parts = text.split("\n")
+    if parts and parts[-1] == "":
+        parts.pop()
+    if "\r" not in text:
+        return parts
+    return [p[:-1] if p.endswith("\r") else p for p in parts]
 
-    def __init__(self, ctx: RenderContext) -> None:
-        self._read = ctx.read
-        self._lines: dict[str, list[str] | None] = {}
 
-    def lines(self, path: str) -> list[str] | None:
-        if path not in self._lines:
-            text = self._read(path)
-            if text is None:
-                self._lines[path] = None
-            else:
-                parts = text.split("\n")
-                if parts and parts[-1] == "":
-                    parts.pop()
-                self._lines[path] = [p[:-1] if p.endswith("\r") else p for p in parts]
-        return self._lines[path]
-
-    def snippet(self, path: str, line: int, context: int, url: str | None) -> Snippet:
-        lines = self.lines(path)
-        if lines is None or not 1 <= line <= len(lines):
-            return Snippet(path, line, url, None)
-        first, last = max(1, line - context), min(len(lines), line + context)
-        return Snippet(path, line, url, tuple(
-            Line(n, shorten(lines[n - 1]), n == line) for n in range(first, last + 1)))
+def _snippets(ctx: RenderContext, wanted: list[tuple[str, int, int, str | None]]
+              ) -> list[Snippet]:
+    """The snippet of each (path, line, context, url): each file read through
+    ``ctx.read`` once, and its lines let go before the next file is read (the trace
+    files of a large run are many megabytes each)."""
+    by_file: dict[str, list[int]] = {}
+    for n, (path, _, _, _) in enumerate(wanted):
+        by_file.setdefault(path, []).append(n)
+    out: list[Snippet | None] = [None] * len(wanted)
+    for path, numbers in by_file.items():
+        text = ctx.read(path)
+        lines = None if text is None else _lines(text)
+        del text
+        for n in numbers:
+            _, line, context, url = wanted[n]
+            if lines is None or not 1 <= line <= len(lines):
+                out[n] = Snippet(path, line, url, None)
+                continue
+            first, last = max(1, line - context), min(len(lines), line + context)
+            out[n] = Snippet(path, line, url, tuple(
+                Line(k, shorten(lines[k - 1]), k == line) for k in range(first, last + 1)))
+    return [s for s in out if s is not None]
 
 
 def shorten(text: str, limit: int = LINE_CHARS) -> str:
@@ -274,24 +264,79 @@ def _pct(x: float, scale: float) -> str:
     return "0%" if not scale else f"{min(100.0, 100.0 * x / scale):.1f}%"
 
 
-def _finding_rows(found: list[Finding], blob: str | None) -> list[FindingRow]:
+def _most_severe(findings: Iterable[Finding], limit: int
+                 ) -> tuple[list[Finding], int, set[str]]:
+    """The first ``limit`` of ``by_severity(findings)``, how many findings there are and
+    their severities: one walk over the findings, holding at most ``limit`` of each
+    severity (no sort of them all)."""
+    kept: dict[int, list[Finding]] = {}
+    ranks: dict[str, int] = {}
+    total = 0
+    for v in findings:
+        total += 1
+        rank = ranks.get(v.severity)
+        if rank is None:
+            rank = ranks[v.severity] = severity_rank(v.severity)
+        bucket = kept.get(rank)
+        if bucket is None:
+            bucket = kept[rank] = []
+        if len(bucket) < limit:
+            bucket.append(v)
+    shown = [v for rank in sorted(kept) for v in kept[rank]][:limit]
+    return shown, total, set(ranks)
+
+
+def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
+    """The findings table's rows, made here rather than in the template (thousands of
+    them): each value escaped with markupsafe's ``escape``, as autoescape does, the
+    message with :func:`text`."""
+    wrapped: dict[str, str] = {}
+
+    def wrappable(path: str) -> str:
+        """A path that may break after each "/" (the same path made once)."""
+        done = wrapped.get(path)
+        if done is None:
+            *dirs, name = path.split("/")
+            done = wrapped[path] = "".join(
+                [f'<span class="nw">{escape(d)}/</span><wbr>' for d in dirs]
+                + [f'<span class="nw">{escape(name)}</span>'])
+        return done
+
+    def code(value: str) -> str:
+        return f"<code>{escape(value)}</code>" if value else ""
+
     rows = []
     for n, v in enumerate(found, 1):
-        url = (f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
-               if blob is not None else None)
+        c = v.config
+        policy = wrappable(f"{c.file}:{c.line}")
+        if blob is not None:
+            url = f"{blob}{quote(c.file, safe='/')}#L{c.line}"
+            policy = f'<a href="{escape(url)}">{policy}</a>'
+
         trace = f"{v.trace.file}:{v.trace.line}" if v.trace is not None else ""
-        rows.append(FindingRow(
-            n=n, rule=v.rule, message=" ".join(v.message.split()), severity=v.severity,
-            rank=severity_rank(v.severity), tool=v.tool or "", argument=v.argument or "",
-            value=_value(v), constraint=v.constraint or "",
-            policy=f"{v.config.file}:{v.config.line}", policy_url=url, trace=trace,
-            detailed=n <= MAX_DETAILS))
-    return rows
+        sev, rule = escape(v.severity), escape(v.rule)
+        number = f'<a href="#v{n}">{n}</a>' if n <= MAX_DETAILS else str(n)
+        rows.append(
+            f'<tr data-cat="{sev}">\n'
+            f'<td class="num">{number}</td>\n'
+            f'<td data-sort="{rule}"><code>{rule}</code><div class="msg">'
+            f'{text(" ".join(v.message.split()))}</div></td>\n'
+            f'<td data-sort="{severity_rank(v.severity)} {sev}"><span class="sev sev-{sev}">'
+            f"{sev}</span></td>\n"
+            f'<td class="tool">{code(v.tool or "")}</td>\n'
+            f"<td>{code(v.argument or '')}</td>\n"
+            f'<td class="value">{code(_value(v))}</td>\n'
+            f"<td>{code(v.constraint or '')}</td>\n"
+            f'<td class="loc">{policy}</td>\n'
+            f'<td class="loc">{wrappable(trace)}</td>\n'
+            "</tr>")
+    return Markup("\n".join(rows))
 
 
-def _details(found: list[Finding], files: _Files, blob: str | None) -> list[Detail]:
-    out = []
-    for n, v in enumerate(found, 1):
+def _details(found: list[Finding], ctx: RenderContext, blob: str | None) -> list[Detail]:
+    wanted: list[tuple[str, int, int, str | None]] = []  # the snippets, two per finding
+    facts_of = []
+    for v in found:
         url = (f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
                if blob is not None else None)
         facts: list[tuple[str, str]] = [("test", v.test)]
@@ -312,14 +357,16 @@ def _details(found: list[Finding], files: _Files, blob: str | None) -> list[Deta
         facts.append(("policy key", v.config.key_path))
         if v.fingerprint:
             facts.append(("fingerprint", v.fingerprint))
-        trace = (None if v.trace is None
-                 else files.snippet(v.trace.file, v.trace.line, TRACE_CONTEXT, None))
-        out.append(Detail(
-            n=n, rule=v.rule, severity=v.severity, message=v.message, facts=tuple(facts),
-            related=tuple(f"{r.file}:{r.line} ({r.trace_id})" for r in v.related),
-            policy=files.snippet(v.config.file, v.config.line, POLICY_CONTEXT, url),
-            trace=trace))
-    return out
+        facts_of.append(tuple(facts))
+        wanted.append((v.config.file, v.config.line, POLICY_CONTEXT, url))
+        if v.trace is not None:
+            wanted.append((v.trace.file, v.trace.line, TRACE_CONTEXT, None))
+    snippets = iter(_snippets(ctx, wanted))
+    return [Detail(
+        n=n, rule=v.rule, severity=v.severity, message=v.message, facts=facts,
+        related=tuple(f"{r.file}:{r.line} ({r.trace_id})" for r in v.related),
+        policy=next(snippets), trace=None if v.trace is None else next(snippets))
+        for n, (v, facts) in enumerate(zip(found, facts_of, strict=True), 1)]
 
 
 def _test_rows(results: Results) -> list[dict[str, Any]]:
@@ -380,10 +427,10 @@ def _template() -> jinja2.Template:
 def render(results: Results, ctx: RenderContext | None = None) -> str:
     ctx = ctx or RenderContext()
     blob = _blob(ctx)
-    found = by_severity(results.findings)  # rule tests, scenarios, criteria, any other
-    shown = found[:MAX_ROWS]
+    # rule tests, scenarios, criteria, any other: the most severe first
+    shown, total, present = _most_severe(results.findings, MAX_ROWS)
     metric_rows = _metric_rows(results)
-    severities = [s for s in SEVERITIES if any(v.severity == s for v in found)]
+    severities = [s for s in SEVERITIES if s in present]
     return _template().render(
         suite=results.suite,
         verdict=results.verdict,
@@ -399,12 +446,13 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         criteria=_criteria_rows(results),
         input_errors=results.input_errors[:MAX_INPUT_ERRORS],
         input_errors_more=max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
-        total=len(found),
+        total=total,
         severities=severities or list(SEVERITIES[:1]),
-        findings=_finding_rows(shown, blob),
-        findings_more=len(found) - len(shown),
-        details=_details(found[:MAX_DETAILS], _Files(ctx), blob),
-        details_more=max(0, len(found) - MAX_DETAILS),
+        findings=len(shown),
+        finding_rows=_finding_rows(shown, blob),
+        findings_more=total - len(shown),
+        details=_details(shown[:MAX_DETAILS], ctx, blob),
+        details_more=max(0, total - MAX_DETAILS),
         tests=_test_rows(results),
         tests_total=len(results.tests),
         tests_more=max(0, len(results.tests) - MAX_ROWS),
