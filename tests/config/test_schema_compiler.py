@@ -799,6 +799,15 @@ CROSS_SCHEMAS: dict[str, Any] = {
                                     "additionalProperties": False}},
                  "$ref": "#/$defs/tree"},
     "false_property": {"properties": {"a": False, "b": True}},
+    # deeper than MAX_INLINE_DEPTH: the inner nodes' tests are called, not inlined
+    "deep": {"properties": {"a": {"properties": {"b": {"properties": {"c": {"properties": {
+        "x": {"type": "integer", "maximum": 3}}, "required": ["x"]}}}}}}},
+    "closed_strings": {"type": "object", "required": ["a", "b"],
+                       "properties": {"a": {"type": "string", "pattern": "^a", "minLength": 2},
+                                      "b": {"enum": ["x", "xy", 1]},
+                                      "c": {"const": "ab"}},
+                       "additionalProperties": False},
+    "bounds_ex": {"exclusiveMinimum": 0, "maximum": 1.5, "minimum": -1, "maxLength": 2},
 }
 
 # Small alphabets, so that generated values often hit the schemas' names and collide
@@ -834,10 +843,12 @@ def _known_difference(name: str, value: Any) -> bool:
     return False
 
 
-COMPILED = {
-    name: compile_checked(schema, Positions("cross.json"))
-    for name, schema in CROSS_SCHEMAS.items()
-}
+COMPILERS = {name: SchemaCompiler(schema, Positions("cross.json")) for name, schema in
+             CROSS_SCHEMAS.items()}
+COMPILED = {name: compiler.compile_root(CROSS_SCHEMAS[name], ())
+            for name, compiler in COMPILERS.items()}
+# the generated fast test of each schema (schema_compiler "Accepting fast")
+ACCEPT = {name: COMPILERS[name].accept(check) for name, check in COMPILED.items()}
 REFERENCE = {name: Draft202012Validator(schema) for name, schema in CROSS_SCHEMAS.items()}
 
 
@@ -855,6 +866,57 @@ def test_verdict_agrees_with_jsonschema(name: str, value: Any) -> None:
     if ours != theirs and _known_difference(name, value):
         return
     assert ours == theirs, (name, value, COMPILED[name](value))
+
+
+@pytest.mark.parametrize("name", sorted(CROSS_SCHEMAS))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON_VALUES)
+def test_fast_test_agrees_with_jsonschema(name: str, value: Any) -> None:
+    """The fast test accepts exactly the valid values (never an invalid one: it would hide
+    a finding; every valid one, or it would save nothing)."""
+    ours = ACCEPT[name](value)
+    theirs = REFERENCE[name].is_valid(value)
+    if ours != theirs and _known_difference(name, value):
+        return
+    assert ours == theirs, (name, value)
+
+
+def test_fast_tests_are_generated_for_the_common_keywords() -> None:
+    schema = CROSS_SCHEMAS["closed_strings"]
+    compiler = SchemaCompiler(schema, Positions("cross.json"))
+    check = compiler.compile_root(schema, ())
+    source = compiler.test_of(check).source("v")
+    # every keyword inlined: no call of a keyword's validator, one of the regex search
+    assert "is None" not in source and source.count("is not None") == 1, source
+    assert ACCEPT["closed_strings"]({"a": "abc", "b": 1}) is True
+    assert ACCEPT["closed_strings"]({"a": "abc", "b": 1, "d": 0}) is False
+    assert ACCEPT["closed_strings"]({"a": "abc", "b": True}) is False  # true is not 1
+    assert ACCEPT["closed_strings"]({"a": "abc"}) is False
+    # a value it rejects still gets every error from the validator
+    assert [e.constraint.rule for e in COMPILED["closed_strings"]({"a": "b", "c": "x"}) or []] == [
+        "args_valid/required", "args_valid/pattern", "args_valid/min_length",
+        "args_valid/const"]
+
+
+def test_fast_test_of_a_deep_schema_calls_its_inner_nodes() -> None:
+    compiler = COMPILERS["deep"]
+    source = compiler.test_of(COMPILED["deep"]).source("v")
+    assert "is None" in source  # an inner node called, not inlined
+    assert ACCEPT["deep"]({"a": {"b": {"c": {"x": 3}}}}) is True
+    assert ACCEPT["deep"]({"a": {"b": {"c": {"x": 4}}}}) is False
+    assert ACCEPT["deep"]({"a": {"b": {"c": {}}}}) is False
+    assert where(COMPILED["deep"]({"a": {"b": {"c": {"x": 4}}}})) == [
+        ("args_valid/maximum", ("a", "b", "c", "x"), 1, 1)]
+
+
+def test_names_in_a_schema_never_become_source_text() -> None:
+    name = "x') or __import__('os').system('false') or ('"
+    schema = {"properties": {name: {"const": name}}, "required": [name]}
+    compiler = SchemaCompiler(schema, Positions("cross.json"))
+    check = compiler.compile_root(schema, ())
+    assert "__import__" not in compiler.test_of(check).source("v")
+    assert check({name: name}) is None
+    assert where(check({name: 1})) == [("args_valid/const", (name,), 1, 1)]
 
 
 @pytest.mark.parametrize(("name", "value", "valid"), [

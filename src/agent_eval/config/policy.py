@@ -8,10 +8,10 @@ from typing import Any
 
 from agent_eval.config.schema_compiler import (
     Constraint,
+    Fast,
     SchemaCompiler,
     SchemaError,
     Validator,
-    all_of,
     ecma_regex,
 )
 from agent_eval.matching import ToolMatcher, ToolMatchMode
@@ -77,7 +77,7 @@ def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
         key_ref = Constraint(ARGS_VALID_NOT_AN_OBJECT.id, f"{key}: …", pos.file or file, pos.line,
                              pos.col,
                              ".".join(path))
-        rules.append(ToolRule(key, ToolMatcher([key], mode), all_of(checks), key_ref))
+        rules.append(ToolRule(key, ToolMatcher([key], mode), compiler.fused(checks), key_ref))
     enforcement = doc.get("enforcement")
     mode_of = enforcement.get("unconstrained_tools") if isinstance(enforcement, dict) else None
     unconstrained = None
@@ -134,7 +134,13 @@ def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str,
                         f"Argument '{name}' is not allowed by the policy")]
         return errors
 
-    return arguments
+    if closed and patterns:
+        return arguments  # no test of the pattern-matched names: always checked in full
+    members = compiler.members_test(tuple(n for n, _ in required), subs,
+                                    known if closed else None)
+    source = members.source("{x}")
+    return compiler.guarded(arguments, Fast(
+        lambda x: f"(isinstance({x}, dict) and {source.replace('{x}', x)})", members.depth))
 
 
 def _searches(patterns: Any) -> tuple[Callable[[str], object], ...]:
