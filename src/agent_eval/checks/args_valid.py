@@ -9,7 +9,7 @@ from pydantic import Field
 from agent_eval.checks._text import show_value
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import TestBase, ToolPatterns
-from agent_eval.config.policy import Policy
+from agent_eval.config.policy import Policy, ToolRule
 from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
@@ -27,6 +27,7 @@ from agent_eval.rule_ids import (
 )
 
 MAX_STORED_VALUE = 1000  # characters of JSON kept for a value in the results
+_UNSEEN: Any = object()
 
 
 class ArgsValidTest(TestBase):
@@ -61,6 +62,10 @@ class ArgsValid(CheckCore):
         self.policy = policy
         self.only = only
         self.strict_ref = strict_ref
+        # per tool name: the policy rules that apply to its calls, or None when the tools
+        # filter skips it (bounded like Policy.rules_for)
+        self._rules: dict[str, tuple[ToolRule, ...] | None] = {}
+        self._refs: dict[int, ConfigRef] = {}  # id(constraint) -> its ConfigRef, shared
 
     def touches(self, name: str) -> bool:
         """A call is checked when the filter lets it through and a policy key matches
@@ -70,15 +75,24 @@ class ArgsValid(CheckCore):
         return (self.strict_ref is not None or self.policy.unconstrained is not None
                 or bool(self.policy.rules_for(name)))
 
+    def _rules_of(self, name: str) -> tuple[ToolRule, ...] | None:
+        rules = (None if self.only is not None and not self.only(name)
+                 else self.policy.rules_for(name))
+        if len(self._rules) > 65536:
+            self._rules.clear()
+        self._rules[name] = rules
+        return rules
+
     def run(self, trace: Trace) -> list[Finding]:
         out: list[Finding] = []
-        only = self.only
-        rules_for = self.policy.rules_for
+        known = self._rules
         for call in trace.tool_calls:
             name = call.name
-            if only is not None and not only(name):
-                continue
-            rules = rules_for(name)
+            rules = known.get(name, _UNSEEN)
+            if rules is _UNSEEN:
+                rules = self._rules_of(name)
+            if rules is None:
+                continue  # not in the tools filter
             if not rules:
                 if self.strict_ref is not None:
                     out.append(self._unknown(call, trace))
@@ -95,13 +109,23 @@ class ArgsValid(CheckCore):
             for rule in rules:
                 errors = rule.validate(args)
                 if errors:
-                    out.extend(self._finding(e, call, trace) for e in errors)
+                    where = self._trace_ref(call, trace)
+                    out.extend(self._finding(e, call, trace, where) for e in errors)
         return out
 
     def _trace_ref(self, call: ToolCall, trace: Trace) -> TraceRef:
         return TraceRef(call.location.file, call.location.line, trace.id)
 
-    def _finding(self, e: SchemaError, call: ToolCall, trace: Trace) -> Finding:
+    def _ref(self, c: Constraint) -> ConfigRef:
+        """The constraint's ConfigRef, one object per constraint (immutable: findings
+        share it)."""
+        ref = self._refs.get(id(c))
+        if ref is None:
+            ref = self._refs[id(c)] = _ref(c)
+        return ref
+
+    def _finding(self, e: SchemaError, call: ToolCall, trace: Trace, where: TraceRef
+                 ) -> Finding:
         c = e.constraint
         arg = argument_path(e.path) if e.path else None
         if e.missing:
@@ -112,20 +136,11 @@ class ArgsValid(CheckCore):
             text = f"{call.name}: arguments = {show_value(e.value)}: {e.message} ({c.text})"
         else:
             text = f"{call.name}: argument '{arg}' = {show_value(e.value)}: {e.message} ({c.text})"
-        return Finding(
-            rule=c.rule,
-            severity=self.severity,
-            message=text,
-            test=self.id,
-            config=_ref(c),
-            trace=self._trace_ref(call, trace),
-            tool=call.name,
-            argument=arg,
-            value=None if e.missing else stored_value(e.value),
-            constraint=c.text,
-            scenario=trace.scenario,
-            details={"violation": e.message},
-        )
+        # positional: rule, severity, message, test, config, trace, tool, argument, value,
+        # constraint, scenario, related, details
+        return Finding(c.rule, self.severity, text, self.id, self._ref(c), where, call.name,
+                       arg, None if e.missing else stored_value(e.value), c.text,
+                       trace.scenario, (), {"violation": e.message})
 
     def _unreadable(self, call: ToolCall, trace: Trace, key: Constraint, rule: Rule,
                     severity: Severity, message: str, violation: str) -> Finding:
