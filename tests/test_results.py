@@ -9,11 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_eval.api import evaluate, load_suite, load_traces
-from agent_eval.findings import Finding
+from agent_eval.findings import ConfigRef, Finding, TraceRef
+from agent_eval.limits import Limits
 from agent_eval.renderers import json as json_renderer
-from agent_eval.results import Results, exit_code
+from agent_eval.results import Results, clean_finding, exit_code
+from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
 
 SUITE = """\
 suite: shop
@@ -252,3 +256,41 @@ def test_paths_without_a_repository_are_config_relative(tmp_path: Path) -> None:
     assert res.config == "agent-eval.yaml"
     assert v.config.file == "policies/p.yaml"
     assert v.trace is not None and v.trace.file == "traces/t.jsonl"
+
+
+# ------------------------------------------------------------------ clean_finding
+def _cleaned_field_by_field(v: Finding, limits: Limits) -> Finding:
+    """What clean_finding must give: every field through its safetext function (its fast
+    path, which leaves most fields untouched, must not change a byte of that)."""
+    name, size = limits.max_name_chars, limits.max_value_chars
+    return Finding(
+        v.rule, v.severity, clean_text(v.message, size), v.test, v.config,
+        v.trace, None if v.tool is None else clean_name(v.tool, name),
+        None if v.argument is None else clean_name(v.argument, name),
+        clean_value(v.value, limits),
+        None if v.constraint is None else clean_text(v.constraint, size),
+        None if v.scenario is None else clean_name(v.scenario, name), v.related,
+        clean_strings(v.details, size) if v.details else v.details)
+
+
+TEXTS = st.sampled_from(["plain", "a\nb", "tab\there", "bell\x07", "\x1b[31mred", "é ü",
+                         "nbsp\xa0", "x" * 12, "y" * 40, "esc\x1b" * 9])
+DETAIL_VALUES = TEXTS | st.none() | st.integers() | st.booleans() | st.floats(
+    allow_nan=False) | st.lists(TEXTS, max_size=2) | st.dictionaries(TEXTS, TEXTS, max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(message=TEXTS, tool=st.none() | TEXTS, argument=st.none() | TEXTS,
+       value=DETAIL_VALUES, constraint=st.none() | TEXTS, scenario=st.none() | TEXTS,
+       details=st.dictionaries(TEXTS | st.integers(0, 3), DETAIL_VALUES, max_size=3))
+def test_clean_finding_is_each_field_cleaned(message: str, tool: str | None,
+                                             argument: str | None, value: Any,
+                                             constraint: str | None, scenario: str | None,
+                                             details: dict[Any, Any]) -> None:
+    limits = Limits(max_name_chars=10, max_value_chars=30)  # so the cuts are reached
+    finding = Finding("r", "error", message, "t", ConfigRef("p.yaml", 1, 1, "k"),
+                      TraceRef("t.jsonl", 2, "id"), tool, argument, value, constraint,
+                      scenario, (), details)
+    expected = _cleaned_field_by_field(finding, limits)
+    clean_finding(finding, limits)
+    assert finding == expected

@@ -434,24 +434,52 @@ def _ref(ref: TraceRef, limit: int) -> TraceRef:
     return TraceRef(clean_name(ref.file, limit), ref.line, clean_name(ref.trace_id, limit))
 
 
+def _shown(text: str, limit: int) -> bool:
+    """Whether the cleaning functions leave ``text`` as it is: it is printable (no control
+    character to escape) and not over ``limit``. The common case, tested first, so that a
+    finding of plain text costs no cleaning call per field."""
+    return len(text) <= limit and text.isprintable()
+
+
+def _plain_details(details: dict[str, Any], limit: int) -> bool:
+    """Whether :func:`clean_strings` would give ``details`` back unchanged: string keys
+    and scalar values, every string shown as it is."""
+    for key, value in details.items():
+        if type(key) is not str or not _shown(key, limit):
+            return False
+        kind = type(value)
+        if kind is str:
+            if not _shown(value, limit):
+                return False
+        elif value is not None and kind is not int and kind is not float and kind is not bool:
+            return False
+    return True
+
+
 def clean_finding(v: Finding, limits: Limits) -> None:
     """A finding made safe to show, in place (agent_eval.safetext)."""
     name, size = limits.max_name_chars, limits.max_value_chars
-    v.message = clean_text(v.message, size)
-    if v.tool is not None:
-        v.tool = clean_name(v.tool, name)
-    if v.argument is not None:
-        v.argument = clean_name(v.argument, name)
-    v.value = clean_value(v.value, limits)
-    if v.constraint is not None:
-        v.constraint = clean_text(v.constraint, size)
-    if v.scenario is not None:
-        v.scenario = clean_name(v.scenario, name)
+    # each test inline is _shown's: the field is left as it is (most are)
+    message, tool, argument, constraint, scenario, value = (
+        v.message, v.tool, v.argument, v.constraint, v.scenario, v.value)
+    if len(message) > size or not message.isprintable():
+        v.message = clean_text(message, size)
+    if tool is not None and (len(tool) > name or not tool.isprintable()):
+        v.tool = clean_name(tool, name)
+    if argument is not None and (len(argument) > name or not argument.isprintable()):
+        v.argument = clean_name(argument, name)
+    if value is not None and (type(value) is not str or len(value) > size
+                              or not value.isprintable()):
+        v.value = clean_value(value, limits)
+    if constraint is not None and (len(constraint) > size or not constraint.isprintable()):
+        v.constraint = clean_text(constraint, size)
+    if scenario is not None and (len(scenario) > name or not scenario.isprintable()):
+        v.scenario = clean_name(scenario, name)
     if v.trace is not None:
         v.trace = _ref(v.trace, name)
     if v.related:
         v.related = tuple(_ref(r, name) for r in v.related)
-    if v.details:
+    if v.details and not _plain_details(v.details, size):
         v.details = clean_strings(v.details, size)
 
 

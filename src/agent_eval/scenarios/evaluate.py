@@ -764,7 +764,11 @@ class SuiteOutcome:
 def _column(figures: array[float], name: str) -> array[float]:
     """The known values of one figure across a scenario's traces (8 bytes each: no
     Python float per trace is kept)."""
-    return array("d", (x for x in figures[F[name]::K] if x == x))  # NaN != NaN
+    column = figures[F[name]::K]
+    total = sum(column)
+    if total == total:  # no NaN (one makes the sum NaN): every value is known
+        return column
+    return array("d", (x for x in column if x == x))  # NaN != NaN
 
 
 @dataclass
