@@ -123,6 +123,15 @@ def test_the_quick_native_check_never_rejects_a_native_head(
 # put before the sniffs' patterns (a literal the pattern cannot match without) never
 # change an answer. The sniffs as they were written before those checks are the oracle.
 _PIECES = [
+    '"object": "trace.span", "span_data": 1', '"messages": [{"role": "tool"}]',
+    '"eval": {"task": 1}, "samples"', '"lc": 1, "type": "constructor", "id": ["langchain"]',
+    '"$schemaVersion": 1, "generated_items": 2', '"type": "function_call_output"',
+    '"eval": {', '"task":', '"samples"', '{"version": 2, "status":', '"lc": 1',
+    '"type": "constructor"', 'langchain', '"type": "ai"', '"data": {', '"type": "session_meta"',
+    '"payload":', '"$schemaVersion":', '"generated_items":', '"object": "trace.span"',
+    '"span_data":', '"object": "response"', '"object": "chat.completion"',
+    '"previous_response_id":', '"type": "output_text"', '"type": "mcp_call"',
+    '{"id": 1, "timestamp": 2, "git": 3}', '"payload"', '"chat.completion', '"lc"',
     '\ninteractions:\n uri: x/chat/completions', '"traceID": 1, "spans": [], "tags": 1',
     '"run_type": "llm", "trace_id": 1', '{"role": "system", "x": 1}', '{"llm.model_name": 1',
     '"resource_spans":', '"resourceSpans" :', '"scopeSpans":', '["client.beta.sessions.x"',
@@ -142,24 +151,53 @@ _TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
 def _sniff_before(reader: Reader, head: bytes, source: SourceFile) -> bool:
     import re
 
-    from agent_eval.readers import jaeger, openai, otlp
+    from agent_eval.readers import codex, inspect, jaeger, langchain, openai, openai_agents, otlp
     from agent_eval.readers._foreign import all_of, head_text
     from agent_eval.readers.skeleton import FormatReader
 
     native = _foreign.is_native(head, source)
+    text = head_text(head)
     if isinstance(reader, FormatReader):
-        return not native and all_of(head_text(head), *reader.marks)
+        return not native and all_of(text, *reader.marks)
     if reader is otlp.READER:
         start = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
         return bool(otlp._SNIFF_OTLP.search(head) or jaeger.looks_like(head)
                     or (start == b"{" and otlp._SNIFF_FLAT.search(head) and not native))
+    if reader is inspect.READER:
+        return not native and bool(inspect._JSON_LOG.search(text) or (
+            inspect._EVAL.search(text) and inspect._TASK.search(text) and '"samples"' in text))
+    if reader is langchain.READER:
+        return not native and bool(
+            (langchain._LC.search(text) and langchain._CONSTRUCTOR.search(text)
+             and "langchain" in text)
+            or (langchain._LC_DICT.search(text) and langchain._LC_SHAPE.search(text)))
+    if reader is codex.READER:
+        if native:
+            return False
+        if codex._SNIFF.search(head) and codex._SNIFF_PAYLOAD.search(head):
+            return True
+        first, nl, _ = head.partition(b"\n")
+        try:
+            header = json.loads(first) if nl else None
+        except ValueError:
+            return False
+        return type(header) is dict and "type" not in header and "id" in header and \
+            "timestamp" in header and ("instructions" in header or "git" in header)
+    if reader is openai_agents.READER:
+        agents = openai_agents
+        return not native and bool(
+            (agents._SNIFF_STATE.search(head) and agents._SNIFF_STATE_KEYS.search(head))
+            or (agents._SNIFF_SPANS.search(head) and agents._SNIFF_SPAN_DATA.search(head)))
     assert isinstance(reader, openai.OpenAiReader)
     if re.search(rb"^interactions:", head, re.M):
         return reader._vcr.search(head) is not None
     if openai._FOREIGN.search(head) or native:
         return False
     if reader is openai.RESPONSES_READER:
-        return openai._responses_body(head)
+        return bool(openai._RESP_STRONG.search(head) or re.search(
+            rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
+            rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
+            rb'web_search_call|file_search_call)"|"previous_response_id"\s*:', head))
     return openai._CHAT_STRONG.search(head) is not None or (
         re.search(rb'"messages"\s*:\s*\[|\A\s*\[?\s*\{\s*"role"\s*:', head) is not None
         and openai._CHAT_MARKERS.search(head) is not None)
@@ -169,7 +207,7 @@ def _sniff_before(reader: Reader, head: bytes, source: SourceFile) -> bool:
 @given(_TEXT, st.sampled_from([".json", ".jsonl"]))
 def test_the_quick_checks_before_the_sniff_patterns_never_change_an_answer(
         text: str, suffix: str) -> None:
-    from agent_eval.readers import openai, otlp
+    from agent_eval.readers import codex, inspect, langchain, openai, openai_agents, otlp
     from agent_eval.readers.skeleton import FormatReader
 
     head = text.encode()
@@ -178,7 +216,9 @@ def test_the_quick_checks_before_the_sniff_patterns_never_change_an_answer(
                              and not any("sniff" in vars(c) for c in type(r).__mro__
                                          if issubclass(c, FormatReader) and c is not FormatReader)]
     assert len(readers) > 5
-    for reader in [*readers, otlp.READER, openai.CHAT_READER, openai.RESPONSES_READER]:
+    others: list[Reader] = [otlp.READER, openai.CHAT_READER, openai.RESPONSES_READER,
+                            inspect.READER, langchain.READER, codex.READER, openai_agents.READER]
+    for reader in [*readers, *others]:
         assert reader.sniff(head, source) == _sniff_before(reader, head, source), reader.name
 
 

@@ -251,7 +251,8 @@ class CodexReader:
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if is_native(head, source):
             return False
-        if _SNIFF.search(head) is not None and _SNIFF_PAYLOAD.search(head) is not None:
+        if b'"payload"' in head and _SNIFF.search(head) is not None and (  # literal first
+                _SNIFF_PAYLOAD.search(head) is not None):
             return True
         # an older rollout: a {"id", "timestamp", "instructions"} header, then bare items
         first, nl, _ = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")

@@ -298,8 +298,8 @@ class InspectReader:
         if is_native(head, source):
             return False
         text = head_text(head)
-        return bool(_JSON_LOG.search(text) or (_EVAL.search(text) and _TASK.search(text)
-                                                and '"samples"' in text))
+        return bool(_JSON_LOG.search(text) or ('"samples"' in text and _EVAL.search(text)
+                                                and _TASK.search(text)))
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         try:

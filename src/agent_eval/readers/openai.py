@@ -616,10 +616,11 @@ _CHAT_MARKERS = re.compile(
 _CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[')
 _CHAT_FIRST_ROLE = re.compile(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
 _RESP_STRONG = re.compile(rb'"object"\s*:\s*"response"')
-_RESP_MARKERS = re.compile(
+_RESP_TYPES = re.compile(  # every name ends in _call, _output or _text
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
     rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
-    rb'web_search_call|file_search_call)"|"previous_response_id"\s*:')
+    rb'web_search_call|file_search_call)"')
+_RESP_PREVIOUS = re.compile(rb'"previous_response_id"\s*:')
 _VCR = re.compile(rb"^interactions:", re.M)
 _VCR_CHAT = re.compile(rb"uri:\s*\S*/chat/completions")
 _VCR_RESPONSES = re.compile(rb"uri:\s*\S*/responses\b")
@@ -745,14 +746,20 @@ class OpenAiReader:
         return _read_conversation(source, self.name, self._value, self._continued)
 
 
+# A literal of each pattern is looked for before the pattern: a search for one text is
+# much quicker than for a pattern, and most heads hold neither.
 def _chat_body(head: bytes) -> bool:
-    return _CHAT_STRONG.search(head) is not None or (
-        (_CHAT_LIST.search(head) is not None or _CHAT_FIRST_ROLE.match(head) is not None)
+    return (b'"chat.completion' in head and _CHAT_STRONG.search(head) is not None) or (
+        ((b'"messages"' in head and _CHAT_LIST.search(head) is not None)
+         or _CHAT_FIRST_ROLE.match(head) is not None)
         and _CHAT_MARKERS.search(head) is not None)
 
 
 def _responses_body(head: bytes) -> bool:
-    return _RESP_STRONG.search(head) is not None or _RESP_MARKERS.search(head) is not None
+    return (b'"response"' in head and _RESP_STRONG.search(head) is not None) or (
+        (b'_call"' in head or b'_output"' in head or b'_text"' in head)
+        and _RESP_TYPES.search(head) is not None) or (
+        b'"previous_response_id"' in head and _RESP_PREVIOUS.search(head) is not None)
 
 
 CHAT_READER = OpenAiReader("openai_chat", _VCR_CHAT, _chat_body, chat_value,

@@ -351,9 +351,11 @@ class AgentsReader:
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         if is_native(head, source):
             return False
-        if _SNIFF_STATE.search(head) and _SNIFF_STATE_KEYS.search(head):
+        # each pattern's literal first: a quicker search than the pattern's
+        if b'"$schemaVersion"' in head and _SNIFF_STATE.search(head) and (
+                _SNIFF_STATE_KEYS.search(head)):
             return True
-        return _SNIFF_SPANS.search(head) is not None and \
+        return b'"span_data"' in head and _SNIFF_SPANS.search(head) is not None and \
             _SNIFF_SPAN_DATA.search(head) is not None
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
