@@ -74,3 +74,26 @@ def test_the_renderers_package_still_names_every_format() -> None:
         assert getattr(renderers, name).__name__ == f"agent_eval.renderers.{name}"
     with pytest.raises(AttributeError):
         renderers.nothing  # noqa: B018
+
+
+def test_the_collector_is_enabled_again_after_a_run_and_after_a_config_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_cli`` disables the cyclic garbage collector for the start-up of ``run``; the run
+    enables it once the suite is loaded, and ``main`` on every way out."""
+    import gc
+
+    from agent_eval._cli import main
+
+    work = copy_example(tmp_path / "suite")
+    (work / ".git").mkdir()
+    monkeypatch.chdir(work)
+    seen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: seen.append(gc.isenabled()))
+    assert main(["run", "--output-dir", str(tmp_path / "out"), "--quiet",
+                 "--fail-on", "never"]) == 0
+    assert seen == [False]  # frozen while still disabled, once
+    assert gc.isenabled()
+    (work / "broken.yaml").write_text("suite: x\ntests: 1\n", encoding="utf-8")
+    assert main(["run", "--config", "broken.yaml", "--output-dir", str(tmp_path / "out2"),
+                 "--quiet"]) == 2
+    assert gc.isenabled()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import shlex
 import sys
 from dataclasses import replace
@@ -58,6 +59,8 @@ def main(args: argparse.Namespace) -> ExitCode:
     else:
         files, errors = suite_sources(suite, args.traces)
     sessions = live.sessions if live is not None else []
+    gc.freeze()  # what start-up made stays: the collector need not walk it again
+    gc.enable()  # (disabled by _cli for the start-up)
 
     def evaluate() -> Results:
         if shard is not None:
