@@ -18,7 +18,6 @@ from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
 from agent_eval.results import Results, exit_code
-from agent_eval.sharding import evaluate_shard, parse_shard
 from agent_eval.suite import Suite
 
 
@@ -41,6 +40,8 @@ def main(args: argparse.Namespace) -> ExitCode:
     base, source = _baseline(args, suite)
     shard = None
     if getattr(args, "shard", None):
+        from agent_eval.sharding import parse_shard  # (start-up time)
+
         try:
             shard = parse_shard(args.shard)
         except ValueError as exc:
@@ -64,6 +65,8 @@ def main(args: argparse.Namespace) -> ExitCode:
 
     def evaluate() -> Results:
         if shard is not None:
+            from agent_eval.sharding import evaluate_shard
+
             return evaluate_shard(suite, files, errors, index=shard[0], count=shard[1],
                                   timings=not args.no_timings, pinned=sessions)
         with Progress(sys.stderr, enabled=not args.quiet) as progress:

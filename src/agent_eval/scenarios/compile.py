@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_eval.config.schema_compiler import (
     SchemaCompiler,
@@ -27,7 +27,6 @@ from agent_eval.config.schema_files import LoaderLike, SchemaFiles
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
-from agent_eval.judge.compile import CompiledJudge, JudgeRun, compile_check, compile_run
 from agent_eval.matching import ToolMatcher, ToolMatchMode, class_end, normalize_name
 from agent_eval.saferegex import (
     RegexError,
@@ -52,6 +51,9 @@ from agent_eval.selectors import (
 )
 from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
+
+if TYPE_CHECKING:  # the judge's modules are imported by suites with judge checks
+    from agent_eval.judge.compile import CompiledJudge, JudgeRun
 
 # The figures kept per (scenario, trace), in this order (evaluate.py).
 FIGURES = ("score", "tool_recall", "tool_precision", "tool_f1", "tool_hits",
@@ -579,6 +581,8 @@ class _Compiler:
                                [ref("expect", key, i, "sequence", k)
                                 for k in range(len(b.sequence))])
         if e.judge:
+            from agent_eval.judge.compile import compile_check  # (start-up time)
+
             compiled = (compile_check(self, i, check, (*ex, "judge", i),
                                       ref("expect", "judge", i).key_path)
                         for i, check in enumerate(e.judge))
@@ -790,6 +794,8 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     c = _Compiler(data, positions, file, mode, loader)
     if raw is None and raw_criteria is None:
         if data.get("judge") is not None:  # validated, though no scenario uses it
+            from agent_eval.judge.compile import compile_run  # (start-up time)
+
             compile_run(c, data, positions, root, [])
         return None
     before = len(loader.problems)
@@ -826,6 +832,8 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             criteria, weights, latency = c.criteria(pc, compiled)
     run = None
     if data.get("judge") is not None or any(sc.judge for sc in compiled):
+        from agent_eval.judge.compile import compile_run  # (start-up time)
+
         needs = [((*_scenario_path(raw, sc.id), "expect", "judge", j.index, j.kind), j.kind)
                  for sc in compiled for j in sc.judge if j.calls_model]
         run = compile_run(c, data, positions, root, needs)

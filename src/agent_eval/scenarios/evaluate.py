@@ -16,7 +16,7 @@ import time
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -25,8 +25,6 @@ from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.judge.evaluate import Judged, Request, judge_trace
-from agent_eval.judge.summary import JudgeAcc, input_errors, summary
 from agent_eval.model import ToolCall, Trace
 from agent_eval.results import assign_fingerprints, sort_key
 from agent_eval.rule_ids import (
@@ -77,6 +75,10 @@ from agent_eval.sections import (
     TraceStatus,
 )
 from agent_eval.textdist import suggest
+
+if TYPE_CHECKING:  # the judge's modules are imported by suites with judge checks
+    from agent_eval.judge.evaluate import Judged, Request
+    from agent_eval.judge.summary import JudgeAcc
 
 NAN = math.nan
 K = len(FIGURES)
@@ -269,6 +271,8 @@ def _judge(ev: _Eval, v: list[float], quality: float | None, forced_zero: bool
     (each on 0-1); a check without a score (skipped, missing) drops out."""
     sc = ev.sc
     assert sc.judge_run is not None
+    from agent_eval.judge.evaluate import judge_trace  # (start-up time)
+
     judged = judge_trace(ev, sc.judge_run, forced_zero)
     if not judged.quality:
         return judged, quality
@@ -672,6 +676,8 @@ class ScenarioAccumulator:
     def for_scenarios(cls, compiled: CompiledScenarios) -> ScenarioAccumulator:
         if compiled.judge is None:
             return cls([_Acc() for _ in compiled.scenarios])
+        from agent_eval.judge.summary import JudgeAcc  # (start-up time)
+
         return cls([_Acc(judge=JudgeAcc.for_checks(len(sc.judge)) if sc.judge else None)
                      for sc in compiled.scenarios])
 
@@ -742,6 +748,8 @@ class ScenarioAccumulator:
         criteria = [evaluate_criterion(c, metrics, views) for c in compiled.criteria]
         out = SuiteOutcome([v.to_result() for v in views], metrics, criteria)
         if compiled.judge is not None:  # docs/judge.md "In the results"
+            from agent_eval.judge.summary import input_errors, summary  # (start-up time)
+
             out.judge = summary(compiled.judge, [a.judge for a in self.per],
                                 compiled.judge.context.made)
             out.judge_errors = input_errors(compiled.judge, out.scenarios)
