@@ -620,6 +620,7 @@ _RESP_TYPES = re.compile(  # every name ends in _call, _output or _text
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
     rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
     rb'web_search_call|file_search_call)"')
+_RESP_TYPE_ENDS = re.compile(rb'_(?:call|output|text)"')  # "_" is rare: a quick search
 _RESP_PREVIOUS = re.compile(rb'"previous_response_id"\s*:')
 _VCR = re.compile(rb"^interactions:", re.M)
 _VCR_CHAT = re.compile(rb"uri:\s*\S*/chat/completions")
@@ -757,8 +758,7 @@ def _chat_body(head: bytes) -> bool:
 
 def _responses_body(head: bytes) -> bool:
     return (b'"response"' in head and _RESP_STRONG.search(head) is not None) or (
-        (b'_call"' in head or b'_output"' in head or b'_text"' in head)
-        and _RESP_TYPES.search(head) is not None) or (
+        _RESP_TYPE_ENDS.search(head) is not None and _RESP_TYPES.search(head) is not None) or (
         b'"previous_response_id"' in head and _RESP_PREVIOUS.search(head) is not None)
 
 
