@@ -56,14 +56,18 @@ def is_native(head: bytes, source: SourceFile) -> bool:
     return answer
 
 
-_QUOTED_TYPES = tuple(f'"{t}"'.encode() for t in NATIVE_EVENT_TYPES)
+# The names other formats hold most (Anthropic and Claude Code tool_result blocks, Responses
+# output) first: the search stops at the first found.
+_FIRST_TYPES = ("tool_result", "output", "tool_call")
+_QUOTED_TYPES = tuple(f'"{t}"'.encode() for t in (
+    *_FIRST_TYPES, *(t for t in NATIVE_EVENT_TYPES if t not in _FIRST_TYPES)))
 
 
 def _may_be_native(head: bytes) -> bool:
     """False only when the native sniff must say no: it needs a JSON string whose value
     is a native event type, which the head then holds as that very token in quotes (the
     names have no character that an escape other than ``\\u`` could write)."""
-    return b"\\u" in head or any(t in head for t in _QUOTED_TYPES)
+    return any(t in head for t in _QUOTED_TYPES) or b"\\u" in head
 
 
 def all_of(text: str, *patterns: re.Pattern[str]) -> bool:
