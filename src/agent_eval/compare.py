@@ -127,10 +127,18 @@ def compare(head: Results, base: Results, source: Source | None = None) -> Compa
     scenarios = _scenario_changes(head, base)
     base_found = base.findings
     base_fps = {v.fingerprint for v in base_found if v.fingerprint}
-    head_found = head.findings
-    head_fps = {v.fingerprint for v in head_found if v.fingerprint}
-    new = [v for v in head_found if v.fingerprint not in base_fps]
-    unchanged = [v for v in head_found if v.fingerprint in base_fps]
+    # the head's findings walked once, only their fingerprints kept (they may be spilled)
+    head_fps: set[str] = set()
+    new: list[str] = []
+    unchanged: list[str] = []
+    gated = {"new": 0, "unchanged": 0}
+    for v in head.findings:
+        if v.fingerprint:
+            head_fps.add(v.fingerprint)
+        kind = "unchanged" if v.fingerprint in base_fps else "new"
+        (unchanged if kind == "unchanged" else new).append(v.fingerprint)
+        if v.severity in GATE_SEVERITIES:
+            gated[kind] += 1
     absent = [v for v in base_found if v.fingerprint and v.fingerprint not in head_fps]
     return Comparison(
         source=source or {"kind": "results"},
@@ -146,11 +154,11 @@ def compare(head: Results, base: Results, source: Source | None = None) -> Compa
         scenarios=tuple(scenarios),
         regressed=tuple(s.id for s in scenarios if s.change == "regression"),
         fixed=tuple(s.id for s in scenarios if s.change == "fix"),
-        new_violations=sum(1 for v in new if v.severity in GATE_SEVERITIES),
-        unchanged_violations=sum(1 for v in unchanged if v.severity in GATE_SEVERITIES),
+        new_violations=gated["new"],
+        unchanged_violations=gated["unchanged"],
         absent_violations=sum(1 for v in absent if v.severity in GATE_SEVERITIES),
-        new=tuple(v.fingerprint for v in new),
-        unchanged=tuple(v.fingerprint for v in unchanged),
+        new=tuple(new),
+        unchanged=tuple(unchanged),
         absent=tuple(absent),
         policy=policy_change(base.inventory, head.inventory),
     )

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import contextlib
 import io
-import operator
 import os
 import pickle
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_eval import spill as spilling
 from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
-from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.findings import Finding, Severity
 from agent_eval.model import Trace
 from agent_eval.readers import native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
@@ -32,12 +32,15 @@ from agent_eval.results import (
     TestResult,
     TraceSummary,
     assign_fingerprints,
+    clean_finding,
     clean_results,
+    fingerprint,
     sort_key,
     verdict_of,
 )
 from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.sections import CriterionResult, Metrics, ScenarioResult
+from agent_eval.spill import Segment, Source, Spill, SpilledFindings
 from agent_eval.suite import Suite, inventory
 
 if TYPE_CHECKING:
@@ -48,11 +51,24 @@ if TYPE_CHECKING:
 
 @dataclass
 class _TestAcc:
-    violations: list[Finding] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)  # in memory, in the order found
     traces_checked: int = 0
     traces_failed: int = 0
     calls_checked: int = 0
     seconds: float = 0.0
+    # the findings found before ``violations``, in order: lists set aside by a merge and
+    # runs written to the spill (spill.py); empty unless a run was ever written
+    earlier: list[Source] = field(default_factory=list)
+
+    def sources(self) -> list[Source]:
+        """Every finding, in the order found: one stable sort of their concatenation
+        is what the results list."""
+        return [s for s in (*self.earlier, self.violations) if s]
+
+    def held(self) -> int:
+        """Findings held in memory."""
+        return len(self.violations) + sum(len(s) for s in self.earlier
+                                          if isinstance(s, list))
 
 
 @dataclass
@@ -69,9 +85,12 @@ class Accumulator:
     scenarios: ScenarioAccumulator | None = None
     coverage: CoverageAcc = field(default_factory=lambda: CoverageAcc(bytearray(),
                                                                       bytearray()))
+    # where findings go beyond spill.SPILL_AT held in memory (None: they stay in memory)
+    spill: Spill | None = None
+    held: int = 0  # findings held in memory (of the tests)
 
     @classmethod
-    def for_suite(cls, suite: Suite) -> Accumulator:
+    def for_suite(cls, suite: Suite, spill: Spill | None = None) -> Accumulator:
         scenarios = None
         if suite.scenarios is not None:
             # lazy for start-up time: the scenario modules load only for suites with scenarios
@@ -79,7 +98,7 @@ class Accumulator:
 
             scenarios = ScenarioAccumulator.for_scenarios(suite.scenarios)
         return cls({t.id: _TestAcc() for t in suite.tests}, scenarios=scenarios,
-                   coverage=CoverageAcc.for_plan(suite.coverage))
+                   coverage=CoverageAcc.for_plan(suite.coverage), spill=spill)
 
     def add(self, item: ReadItem, suite: Suite) -> None:
         if isinstance(item, Trace):
@@ -108,6 +127,7 @@ class Accumulator:
                 acc.violations.extend(found)
                 acc.traces_failed += 1
                 failed.append(test.id)
+                self.held += len(found)
         self.traces.append(TraceSummary(trace.id, trace.source, trace.location.line,
                                         trace.scenario, n, tuple(failed)))
         if self.scenarios is not None and suite.scenarios is not None:
@@ -117,10 +137,33 @@ class Accumulator:
         for call in trace.tool_calls:
             if call.name not in seen:
                 coverage.see(call.name, suite.coverage)
+        if self.held > spilling.SPILL_AT and self.spill is not None:
+            self.write_run()
+
+    def write_run(self) -> None:
+        """Every finding held in memory written to one new run of the spill, each list
+        sorted (in the order found when keys tie) and replaced by its segment."""
+        if self.spill is None or not self.held:
+            return
+        lists: list[tuple[_TestAcc, int]] = []
+        for acc in self.tests.values():
+            acc.earlier = acc.sources()
+            acc.violations = []
+            lists += [(acc, i) for i, s in enumerate(acc.earlier) if isinstance(s, list)]
+        segments = spilling.write_run(self.spill, (
+            sorted(acc.earlier[i], key=sort_key) for acc, i in lists))
+        for (acc, i), segment in zip(lists, segments, strict=True):
+            acc.earlier[i] = segment
+        self.held = 0
 
     def merge(self, other: Accumulator) -> None:
         for tid, acc in other.tests.items():
             mine = self.tests[tid]
+            self.held += acc.held()
+            if acc.earlier:  # what the other found comes after all that was found here
+                mine.earlier = mine.sources()
+                mine.violations = []
+                mine.earlier += acc.earlier
             mine.violations.extend(acc.violations)
             mine.traces_checked += acc.traces_checked
             mine.traces_failed += acc.traces_failed
@@ -137,6 +180,8 @@ class Accumulator:
             self.scenarios.merge(other.scenarios)
         if other.coverage is not self.coverage:
             self.coverage.merge(other.coverage)
+        if self.held > spilling.SPILL_AT and self.spill is not None:
+            self.write_run()
 
     def finish(self, suite: Suite, *, timings: bool = True,
                any_traces: bool | None = None, strict_coverage: bool = False) -> Results:
@@ -147,9 +192,14 @@ class Accumulator:
         touched = self.coverage.touched
         for j, test in enumerate(suite.tests):
             acc = self.tests[test.id]
-            violations = sorted(acc.violations, key=sort_key)
-            assign_fingerprints(violations)
-            status = _status(violations, acc.traces_checked)
+            violations: list[Finding] | SpilledFindings
+            if self.spill is not None and any(isinstance(s, Segment) for s in acc.earlier):
+                violations, severities = self._final_run(acc, suite, self.spill)
+            else:
+                violations = sorted((v for s in acc.sources() for v in s), key=sort_key)
+                assign_fingerprints(violations)
+                severities = {v.severity for v in violations}
+            status = _status(severities, acc.traces_checked)
             if status == "pass" and not touched[j]:
                 status = "not_exercised"  # no call it checks was ever made
             tests.append(TestResult(
@@ -204,33 +254,76 @@ class Accumulator:
             judge=judge,
         )
         results.verdict = verdict_of(results)
+        if self.spill is not None and self.spill.path is not None:
+            final = {s.path for t in tests if isinstance(t.violations, SpilledFindings)
+                     for s in t.violations.segments}
+            for entry in os.scandir(self.spill.path):  # every finding is in a final run
+                if entry.path not in final:
+                    with contextlib.suppress(OSError):
+                        os.remove(entry.path)
         return clean_results(results, suite.limits)
 
+    @staticmethod
+    def _final_run(acc: _TestAcc, suite: Suite, spill: Spill
+                   ) -> tuple[SpilledFindings, set[str]]:
+        """A test's findings merge-sorted from their runs, given their fingerprints and
+        made safe to show (as :func:`assign_fingerprints` and :func:`clean_results` do
+        with findings in memory), written to one final run."""
+        seen: dict[str, int] = {}
+        severities: set[str] = set()
+        limits = suite.limits
+        sources = [sorted(s, key=sort_key) if isinstance(s, list) else s
+                   for s in acc.sources()]
 
-def _status(violations: list[Finding], checked: int) -> Status:
+        def final() -> Iterable[Finding]:
+            for v in spilling.merged(spill, sources, sort_key):
+                fingerprint(v, seen)
+                clean_finding(v, limits)
+                severities.add(v.severity)
+                yield v
+
+        return SpilledFindings(spill, spilling.write_run(spill, [final()])), severities
+
+
+def _status(severities: set[str], checked: int) -> Status:
     if checked == 0:
         return "error"
-    if any(v.severity == "error" for v in violations):
+    if "error" in severities:
         return "fail"
-    if any(v.severity == "warning" for v in violations):
+    if "warning" in severities:
         return "warn"
     return "pass"
 
 
 def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
              progress: Callable[[int], None] | None = None,
-             strict_coverage: bool = False) -> Results:
-    """Evaluate a stream of traces (and reader records) against the suite."""
-    acc = Accumulator.for_suite(suite)
-    add = acc.add
-    count = 0
-    for item in items:
-        add(item, suite)
-        if progress is not None:
-            count += 1
-            if count % 1000 == 0:
-                progress(count)
-    return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
+             strict_coverage: bool = False,
+             spill_dir: str | os.PathLike[str] | None = None) -> Results:
+    """Evaluate a stream of traces (and reader records) against the suite. Beyond
+    :data:`spill.SPILL_AT` findings, findings are kept in a private folder made in
+    ``spill_dir`` (default: the system's temporary folder), removed with them."""
+    spill = Spill(spill_dir)
+    with _removed_on_error(spill):
+        acc = Accumulator.for_suite(suite, spill)
+        add = acc.add
+        count = 0
+        for item in items:
+            add(item, suite)
+            if progress is not None:
+                count += 1
+                if count % 1000 == 0:
+                    progress(count)
+        return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
+
+
+@contextlib.contextmanager
+def _removed_on_error(spill: Spill) -> Iterator[None]:
+    """The spill folder removed at once when the evaluation stops (an error, Ctrl-C)."""
+    try:
+        yield
+    except BaseException:
+        spill.close()
+        raise
 
 
 # ------------------------------------------------------------------ files, jobs
@@ -344,12 +437,12 @@ def _ranges(index: int, source: SourceFile, size: int, target: int) -> list[Part
             for k, (start, end, line) in enumerate(zip(cuts, ends, lines, strict=True))]
 
 
-def _eval_part(suite: Suite, files: list[SourceFile], part: Part, fmt: str
-               ) -> tuple[Accumulator, bool, list[str]]:
+def _eval_part(suite: Suite, files: list[SourceFile], part: Part, fmt: str,
+               spill: Spill | None = None) -> tuple[Accumulator, bool, list[str]]:
     """A part's accumulator; for a byte range, also whether it is clean (reading it alone
     cannot differ from reading the whole file) and the trace ids it opened."""
     source = files[part.file]
-    acc = Accumulator.for_suite(suite)
+    acc = Accumulator.for_suite(suite, spill)
     if part.end < 0:
         for item in read_sources([source], fmt):
             acc.add(item, suite)
@@ -362,35 +455,30 @@ def _eval_part(suite: Suite, files: list[SourceFile], part: Part, fmt: str
     return acc, rng.clean, rng.ids
 
 
-def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str) -> None:
-    """A --jobs process: evaluates each part it is sent, until None."""
+def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str,
+            spill: Spill) -> None:
+    """A --jobs process: evaluates each part it is sent, until None. Its findings beyond
+    spill.SPILL_AT go to runs in the parent's spill folder (the parent receives their
+    segments, not the findings)."""
     while True:
         task = conn.recv()
         if task is None:
             return
         key, part = task
         try:
-            _send(conn, (key, _eval_part(suite, files, part, fmt), None))
+            _send(conn, (key, _eval_part(suite, files, part, fmt, spill), None))
         except Exception as exc:  # a bug: the parent reports it as an internal error
             _send(conn, (key, None, f"{type(exc).__name__}: {exc}"))
 
 
-def _by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
-    """A pickle reducer that rebuilds a dataclass by calling it with its fields: much
-    cheaper than the ``__setstate__`` of a slotted dataclass, which looks its fields up
-    again for every object."""
-    get = operator.attrgetter(*(f.name for f in fields(cls)))
-    return lambda obj: (cls, get(obj))
-
-
 # what a worker's results hold by the thousand
-_WIRE = {cls: _by_fields(cls) for cls in (Finding, ConfigRef, TraceRef, TraceSummary)}
+_WIRE = {**spilling.WIRE, TraceSummary: spilling.by_fields(TraceSummary)}
 
 
 def _send(conn: Connection, obj: object) -> None:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _WIRE  # type: ignore[assignment]
+    pickler.dispatch_table = _WIRE
     pickler.dump(obj)
     conn.send_bytes(buffer.getbuffer())
 
@@ -430,6 +518,8 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
     import multiprocessing
     from multiprocessing.connection import wait
 
+    spill = acc.spill or Spill()
+    spill.folder()  # made before the workers start: they write their runs into it
     methods = multiprocessing.get_all_start_methods()
     ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     workers: list[tuple[Any, Connection]] = []
@@ -444,7 +534,8 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
     try:
         for _ in range(min(jobs, len(parts))):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, suite, files, fmt), daemon=True)
+            proc = ctx.Process(target=_worker, args=(child, suite, files, fmt, spill),
+                               daemon=True)
             proc.start()
             child.close()
             workers.append((proc, parent))
@@ -488,6 +579,9 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
                                        f"{failure}")
                 done[key] = result
                 del busy[w]
+                if sum(r[0].held for r in done.values()) > spilling.SPILL_AT:
+                    for r in done.values():  # results waiting for their turn: to runs
+                        r[0].write_run()
     finally:
         for _, conn in workers:
             with contextlib.suppress(OSError):
@@ -503,21 +597,25 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
 def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
                    *, jobs: int | str = 1, timings: bool = True, fmt: str | None = None,
                    progress: Callable[[int], None] | None = None,
-                   strict_coverage: bool = False) -> Results:
+                   strict_coverage: bool = False,
+                   spill_dir: str | os.PathLike[str] | None = None) -> Results:
     """Evaluate trace files, in several processes when ``jobs`` (a number, or ``"auto"``:
     :func:`resolve_jobs`) is more than 1. The merged result is identical to a
-    single-process run (parts are merged in read order)."""
+    single-process run (parts are merged in read order). ``spill_dir``: as
+    :func:`evaluate`."""
     fmt = fmt or suite.format
-    acc = Accumulator.for_suite(suite)
-    for item in errors:
-        acc.add(item, suite)
-    n = resolve_jobs(jobs, files)
-    parts = plan(files, fmt, n) if n > 1 else []
-    if len(parts) <= 1:
-        for count, item in enumerate(read_sources(files, fmt), 1):
+    spill = Spill(spill_dir)
+    with _removed_on_error(spill):
+        acc = Accumulator.for_suite(suite, spill)
+        for item in errors:
             acc.add(item, suite)
-            if progress is not None and count % 1000 == 0:
-                progress(len(acc.traces))
+        n = resolve_jobs(jobs, files)
+        parts = plan(files, fmt, n) if n > 1 else []
+        if len(parts) <= 1:
+            for count, item in enumerate(read_sources(files, fmt), 1):
+                acc.add(item, suite)
+                if progress is not None and count % 1000 == 0:
+                    progress(len(acc.traces))
+        else:
+            _evaluate_in_processes(suite, files, parts, fmt, n, acc, progress)
         return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
-    _evaluate_in_processes(suite, files, parts, fmt, n, acc, progress)
-    return acc.finish(suite, timings=timings, strict_coverage=strict_coverage)

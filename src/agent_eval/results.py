@@ -5,8 +5,9 @@ its trace text made safe to show (:func:`clean_results`)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any, Literal
 
 import orjson
@@ -27,6 +28,7 @@ from agent_eval.sections import (
     ShardInfo,
     baseline_from,
 )
+from agent_eval.spill import Chained, SpilledFindings
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -43,6 +45,7 @@ __all__ = [
     "failing_traces",
     "finding_dict",
     "finding_from",
+    "fingerprint",
     "scenario_verdict",
     "sort_key",
     "test_dict",
@@ -69,7 +72,9 @@ class TestResult:
     traces_checked: int
     traces_failed: int
     calls_checked: int
-    violations: list[Finding]
+    # in order; in memory (a list), or beyond spill.SPILL_AT findings in the run's spill
+    # (spill.SpilledFindings: walked as often as wanted, not indexable)
+    violations: Collection[Finding]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +115,10 @@ class Results:
     schema_version: str = SCHEMA_VERSION
 
     @property
-    def violations(self) -> list[Finding]:
-        """The rule tests' findings (``tests:``)."""
-        return [v for t in self.tests for v in t.violations]
+    def violations(self) -> Collection[Finding]:
+        """The rule tests' findings (``tests:``), test after test: walked as often as
+        wanted (each walk reads the spilled findings again), not indexable."""
+        return Chained(t.violations for t in self.tests)
 
     @property
     def scenario_findings(self) -> list[Finding]:
@@ -136,19 +142,24 @@ class Results:
         return out
 
     @property
-    def findings(self) -> list[Finding]:
+    def findings(self) -> Collection[Finding]:
         """Everything reported: rule violations, scenario findings, missed criteria,
-        unexercised rules (what SARIF lists)."""
-        return [*self.violations, *self.scenario_findings, *self.criteria_findings,
-                *self.unexercised]
+        unexercised rules (what SARIF lists); walked as :attr:`violations`."""
+        return Chained([*(t.violations for t in self.tests), self.scenario_findings,
+                        self.criteria_findings, self.unexercised])
 
     @property
     def other_findings(self) -> list[Finding]:
         """The findings of :attr:`findings` that belong to no test, scenario or
         criterion (renderers list them in a section of their own, whatever their kind,
         so that every output shows every finding)."""
+        if type(self).findings is Results.findings:
+            # findings are the violations, scenario findings and criteria findings, then
+            # the unexercised rules: matching them (below) always leaves exactly those,
+            # and would hold a key per finding
+            return list(self.unexercised)
         seen: dict[tuple[str, str, str], int] = {}
-        for v in (*self.violations, *self.scenario_findings, *self.criteria_findings):
+        for v in chain(self.violations, self.scenario_findings, self.criteria_findings):
             key = (v.rule, v.fingerprint, v.message)
             seen[key] = seen.get(key, 0) + 1
         out = []
@@ -159,6 +170,14 @@ class Results:
             else:
                 out.append(v)
         return out
+
+    def close(self) -> None:
+        """Remove the spill folder of findings kept on disk (spill.py), if any: their
+        walks fail after this. (Without it the folder goes when the last object using it
+        is garbage-collected, or at exit.)"""
+        for t in self.tests:
+            if isinstance(t.violations, SpilledFindings):
+                t.violations.spill.close()
 
     @property
     def exit_code(self) -> ExitCode:
@@ -409,16 +428,23 @@ def fingerprint_base(v: Finding) -> str:
                      v.argument or "", who))
 
 
-def assign_fingerprints(findings: list[Finding]) -> None:
+def assign_fingerprints(findings: Iterable[Finding]) -> None:
     """Set ``fingerprint`` on findings given in trace order; identical ones get an
     occurrence suffix ``:2``, ``:3``…"""
     seen: dict[str, int] = {}
     for v in findings:
-        base = fingerprint_base(v)
-        n = seen.get(base, 0) + 1
-        seen[base] = n
-        key = base if n == 1 else f"{base}:{n}"
-        v.fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
+        fingerprint(v, seen)
+
+
+def fingerprint(v: Finding, seen: dict[str, int]) -> None:
+    """Set the fingerprint of the next finding of :func:`assign_fingerprints`; ``seen``
+    counts the findings before it by :func:`fingerprint_base` (one entry per rule, key,
+    tool, argument and trace: not per finding)."""
+    base = fingerprint_base(v)
+    n = seen.get(base, 0) + 1
+    seen[base] = n
+    key = base if n == 1 else f"{base}:{n}"
+    v.fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
 def sort_key(v: Finding) -> tuple[Any, ...]:
@@ -500,8 +526,9 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     for convenience). Work per finding, not per tool call."""
     name, size = limits.max_name_chars, limits.max_value_chars
     for t in results.tests:
-        for v in t.violations:
-            clean_finding(v, limits)
+        if isinstance(t.violations, list):  # spilled ones were cleaned when written
+            for v in t.violations:
+                clean_finding(v, limits)
     results.traces = [
         t if t.id.isprintable() and len(t.id) <= name and (
             t.scenario is None or (t.scenario.isprintable() and len(t.scenario) <= name))

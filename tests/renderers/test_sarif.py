@@ -775,7 +775,7 @@ def test_the_seed_example_by_hand(tmp_path: Path) -> None:
     assert related["physicalLocation"] == {
         "artifactLocation": {"uri": "traces/discount.jsonl", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 1}}
-    trace_id = results.violations[0].trace.trace_id  # type: ignore[union-attr]
+    trace_id = next(iter(results.violations)).trace.trace_id  # type: ignore[union-attr]
     assert result["properties"] == {
         "test": "args_valid", "trace_id": trace_id, "tool": "apply_discount",
         "argument": "percent", "value": 50, "constraint": "max: 30"}

@@ -72,7 +72,8 @@ def main(args: argparse.Namespace) -> ExitCode:
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
             return evaluate_files(suite, [*files, *sessions], errors,
                                   jobs=args.jobs, timings=not args.no_timings,
-                                  progress=progress, strict_coverage=args.strict_coverage)
+                                  progress=progress, strict_coverage=args.strict_coverage,
+                                  spill_dir=folder)  # docs/architecture.md "Findings on disk"
 
     mode = getattr(args, "judge", "replay") or "replay"
     if suite.judge is not None:  # judge checks: docs/judge.md
@@ -98,12 +99,16 @@ def main(args: argparse.Namespace) -> ExitCode:
         from agent_eval.compare import attach
 
         attach(results, base, source)
-    written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
-    if args.quiet:
-        print(console.quiet_line(results))
-    else:
-        sys.stdout.write(console.render(results, color=color_wanted(args.color, sys.stdout)))
-        print("Wrote " + ", ".join(str(p) for p in written))
+    try:
+        written = write_outputs(results, formats, folder, RenderContext.for_root(suite.root))
+        if args.quiet:
+            print(console.quiet_line(results))
+        else:
+            sys.stdout.write(console.render(results,
+                                            color=color_wanted(args.color, sys.stdout)))
+            print("Wrote " + ", ".join(str(p) for p in written))
+    finally:
+        results.close()  # the spilled findings, if any
     return exit_code(results.verdict, args.fail_on)
 
 

@@ -3,6 +3,7 @@ Violation), with colour only when asked for (a TTY without ``NO_COLOR``)."""
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from agent_eval.findings import SEVERITIES, Finding
@@ -68,7 +69,7 @@ def _test_block(t: TestResult, color: bool) -> list[str]:
         return [f"{head}  ({note})"]
     out = [f"{head}  ({len(t.violations)} violation(s) in {t.traces_failed} of "
            f"{t.traces_checked} traces)", ""]
-    for v in t.violations[:SHOWN_PER_TEST]:
+    for v in islice(t.violations, SHOWN_PER_TEST):
         out.extend("   " + line for line in _finding_lines(v))
         out.append("")
     more = len(t.violations) - SHOWN_PER_TEST

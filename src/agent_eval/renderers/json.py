@@ -8,7 +8,9 @@ to the file: the whole text never exists twice in memory.
 from __future__ import annotations
 
 import io
+from collections.abc import Collection
 from dataclasses import replace
+from itertools import islice
 from typing import BinaryIO
 
 import orjson
@@ -54,7 +56,7 @@ def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
     out.write(b"\n")
 
 
-def _write_findings(out: BinaryIO, findings: list[Finding], head: bytes) -> None:
+def _write_findings(out: BinaryIO, findings: Collection[Finding], head: bytes) -> None:
     """A list of findings as ``orjson.OPT_INDENT_2`` writes it at the end of ``head``
     (the indentation of its key's line)."""
     if not findings:
@@ -64,11 +66,13 @@ def _write_findings(out: BinaryIO, findings: list[Finding], head: bytes) -> None
     pad = b"\n" + b" " * (len(line) - len(line.lstrip(b" ")) + 2)
     dumps, indent = orjson.dumps, orjson.OPT_INDENT_2
     out.write(b"[")
-    for start in range(0, len(findings), _CHUNK):
-        if start:
-            out.write(b",")
+    walk = iter(findings)  # in chunks: spilled findings are read as they are written
+    sep = b""
+    while chunk := list(islice(walk, _CHUNK)):
+        out.write(sep)
+        sep = b","
         out.write(b",".join(pad + dumps(finding_dict(v), option=indent).replace(b"\n", pad)
-                            for v in findings[start:start + _CHUNK]))
+                            for v in chunk))
     out.write(pad[:-2] + b"]")
 
 

@@ -1,0 +1,219 @@
+"""Findings beyond a bound kept on disk, so that memory does not grow with their number
+(docs/architecture.md "Findings on disk").
+
+An evaluation holds at most :data:`SPILL_AT` findings in memory; beyond it, the findings
+held are sorted and written as a *run* to a file of a private spill folder
+(:class:`Spill`), and the output walks them merge-sorted (:func:`merged`) from their runs.
+Runs are read back a chunk at a time, so a walk holds one chunk per run it merges.
+"""
+
+from __future__ import annotations
+
+import heapq
+import io
+import operator
+import os
+import pickle
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from agent_eval.findings import ConfigRef, Finding, TraceRef
+
+__all__ = ["CHUNK", "FAN_IN", "SPILL_AT", "Chained", "Segment", "Source", "Spill",
+           "SpilledFindings", "by_fields", "merged", "write_run"]
+
+SPILL_AT = 25_000  # findings one evaluation holds in memory before it writes them to a run
+CHUNK = 256  # findings pickled together: what a walk holds per run it reads
+FAN_IN = 32  # runs merged at once (more are merged in rounds: open files stay few)
+
+
+def by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    """A pickle reducer that rebuilds a dataclass by calling it with its fields: much
+    cheaper than the ``__setstate__`` of a slotted dataclass, which looks its fields up
+    again for every object."""
+    get = operator.attrgetter(*(f.name for f in fields(cls)))
+    return lambda obj: (cls, get(obj))
+
+
+# what runs hold by the thousand
+WIRE: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]] = {
+    cls: by_fields(cls) for cls in (Finding, ConfigRef, TraceRef)}
+
+
+def _remove(path: str, pid: int) -> None:
+    if os.getpid() == pid:  # never from a forked worker that inherited the object
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class Spill:
+    """The private folder of one evaluation's runs: made on first use by
+    :func:`tempfile.mkdtemp` (mode 0700, a name no one else can take) in ``parent`` (the
+    run's output folder) or, without one, the system's temporary folder; removed with
+    every run in it by :meth:`close`, when the last object using it is garbage-collected,
+    or when the interpreter exits (an error, Ctrl-C)."""
+
+    def __init__(self, parent: str | os.PathLike[str] | None = None) -> None:
+        self.parent = None if parent is None else Path(parent)
+        self.path: str | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def folder(self) -> str:
+        """The folder, made now if it is not there yet."""
+        if self.path is None:
+            if self.parent is not None:
+                self.parent.mkdir(parents=True, exist_ok=True)
+            self.path = os.path.abspath(tempfile.mkdtemp(prefix=".agent-eval-spill-",
+                                                         dir=self.parent))
+            self._finalizer = weakref.finalize(self, _remove, self.path, os.getpid())
+        return self.path
+
+    def close(self) -> None:
+        """Remove the folder and every run in it (safe to call again)."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy in a worker process (spawn) writes into the folder but never removes it
+        return {"parent": self.parent, "path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.parent, self.path, self._finalizer = state["parent"], state["path"], None
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """``count`` findings pickled in chunks from byte ``start`` of the run file ``path``."""
+
+    path: str
+    start: int
+    count: int
+
+    def __iter__(self) -> Iterator[Finding]:
+        left = self.count
+        with open(self.path, "rb") as fh:
+            fh.seek(self.start)
+            while left > 0:
+                chunk: list[Finding] = pickle.load(fh)  # one pickle per chunk
+                left -= len(chunk)
+                yield from chunk
+
+
+# where findings are: in memory (a list in the order they were found), or in a run
+Source = list[Finding] | Segment
+
+
+def _dump(fh: io.BufferedWriter, findings: Sequence[Finding]) -> None:
+    pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = WIRE
+    for i in range(0, len(findings), CHUNK):
+        pickler.dump(list(findings[i:i + CHUNK]))
+        pickler.clear_memo()
+
+
+def write_run(spill: Spill, groups: Iterable[Iterable[Finding]]) -> list[Segment]:
+    """Each group of findings written, in its order, to one new run file of ``spill``:
+    one segment per group."""
+    fd, path = tempfile.mkstemp(suffix=".run", dir=spill.folder())
+    out: list[Segment] = []
+    with os.fdopen(fd, "wb") as fh:
+        for group in groups:
+            start, count, buffer = fh.tell(), 0, []
+            for f in group:
+                buffer.append(f)
+                if len(buffer) == CHUNK:
+                    _dump(fh, buffer)
+                    count += CHUNK
+                    buffer = []
+            if buffer:
+                _dump(fh, buffer)
+                count += len(buffer)
+            out.append(Segment(path, start, count))
+    return out
+
+
+def merged(spill: Spill, sources: Sequence[Source],
+           key: Callable[[Finding], Any]) -> Iterator[Finding]:
+    """The findings of ``sources`` (each sorted by ``key``) in the order one stable sort
+    of them all, taken in the order of ``sources``, gives: :func:`heapq.merge` takes
+    equal keys from the earlier source first. More than :data:`FAN_IN` runs are merged
+    in rounds, each merging neighbours into one new run."""
+    runs = list(sources)
+    while len(runs) > FAN_IN:
+        runs = [runs[i] if len(runs[i:i + FAN_IN]) == 1 else
+                write_run(spill, [heapq.merge(*runs[i:i + FAN_IN], key=key)])[0]
+                for i in range(0, len(runs), FAN_IN)]
+    if len(runs) == 1:
+        return iter(runs[0])
+    return heapq.merge(*runs, key=key)
+
+
+class SpilledFindings(Collection[Finding]):
+    """Findings in runs of a :class:`Spill`, walked in order as often as wanted (each
+    walk reads the runs again, a chunk at a time); not indexable. Holds the spill, so its
+    folder lives while these findings do."""
+
+    __slots__ = ("_count", "segments", "spill")
+
+    def __init__(self, spill: Spill, segments: Sequence[Segment]) -> None:
+        self.spill = spill
+        self.segments = tuple(segments)
+        self._count = sum(s.count for s in self.segments)
+
+    def __iter__(self) -> Iterator[Finding]:
+        return chain.from_iterable(self.segments)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, item: object) -> bool:
+        return any(f == item for f in self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Collection):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} findings in {self.spill.path}>"
+
+
+class Chained(Collection[Finding]):
+    """Several collections of findings walked one after the other, as often as wanted
+    (what :attr:`Results.violations` and :attr:`Results.findings` are)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: Iterable[Collection[Finding]]) -> None:
+        self.parts = tuple(parts)
+
+    def __iter__(self) -> Iterator[Finding]:
+        return chain.from_iterable(self.parts)
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def __bool__(self) -> bool:
+        return any(self.parts)
+
+    def __contains__(self, item: object) -> bool:
+        return any(item in p for p in self.parts)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Collection):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Chained({list(self)!r})"

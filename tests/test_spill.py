@@ -1,0 +1,184 @@
+"""Findings spilled to disk beyond a bound (spill.py): every output exactly as with the
+findings in memory, in the same order; the spill folder private and always removed."""
+
+from __future__ import annotations
+
+import gc
+import json
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_eval import engine, spill
+from agent_eval._cli import main as cli
+from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
+from agent_eval.commands.run import write_outputs
+from agent_eval.engine import evaluate_files
+from agent_eval.readers.base import ReadItem
+from agent_eval.renderers import RenderContext, console
+from agent_eval.results import Results
+from agent_eval.spill import SpilledFindings
+from agent_eval.suite import Suite
+
+SUITE = """\
+suite: spill
+traces: traces/*.jsonl
+tests:
+  - id: errors
+    metric: tool_blocklist
+    blocklist: err_*
+  - id: warnings
+    metric: tool_blocklist
+    blocklist: warn_*
+    severity: warning
+  - id: order
+    metric: sequence_valid
+    rules:
+      - type: never_after
+        first: warn_*
+        then: err_*
+"""
+FORMATS = ["json", "sarif", "junit", "markdown", "html"]
+
+
+def _line(**event: object) -> str:
+    return json.dumps(event) + "\n"
+
+
+def _trace(tid: str, tools: list[str]) -> str:
+    return "".join([_line(type="trace_start", trace_id=tid),
+                    *(_line(type="tool_call", trace_id=tid, tool=t, arguments={"n": i})
+                      for i, t in enumerate(tools)),
+                    _line(type="trace_end", trace_id=tid)])
+
+
+def _corpus(root: Path) -> Suite:
+    """Seven files; trace ids reused across files (fingerprints ``:2``), several
+    findings of one rule in a trace, traces without findings."""
+    (root / ".git").mkdir()
+    (root / "traces").mkdir()
+    (root / "agent-eval.yaml").write_text(SUITE)
+    kinds = ["ok", "err_a", "warn_b", "err_a", "err_c", "warn_b", "ok", "err_a"]
+    for f in range(7):
+        text = "".join(_trace(f"T{(f * 5 + t) % 9}", kinds[(f + t) % 4:(f + t) % 4 + t + 1])
+                       for t in range(6))
+        (root / "traces" / f"f{f}.jsonl").write_text(text)
+    return load_suite(root / "agent-eval.yaml")
+
+
+def _outputs(results: Results, root: Path, folder: Path) -> dict[str, bytes]:
+    written = write_outputs(results, FORMATS, folder, RenderContext.for_root(root))
+    out = {p.name: p.read_bytes() for p in written}
+    out["console"] = console.render(results, color=False).encode()
+    return out
+
+
+def _spilled(results: Results) -> int:
+    return sum(isinstance(t.violations, SpilledFindings) for t in results.tests)
+
+
+def _folders(where: Path) -> list[Path]:
+    return sorted(where.glob(".agent-eval-spill-*"))
+
+
+@pytest.fixture
+def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound of 3 findings, runs of chunks of 2, merged 2 at a time (in rounds)."""
+    monkeypatch.setattr(spill, "SPILL_AT", 3)
+    monkeypatch.setattr(spill, "CHUNK", 2)
+    monkeypatch.setattr(spill, "FAN_IN", 2)
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_spilled_findings_give_every_output_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+    suite = _corpus(tmp_path)
+    files, errors = suite_sources(suite)
+    held = evaluate_files(suite, files, errors, jobs=1, timings=False)
+    assert not _spilled(held)
+    assert len(held.violations) > 40  # far beyond the bound below
+    fingerprints = [v.fingerprint for v in held.violations]
+    assert len(set(fingerprints)) == len(fingerprints)
+    before = _outputs(held, tmp_path, tmp_path / "held")
+
+    monkeypatch.setattr(spill, "SPILL_AT", 3)
+    monkeypatch.setattr(spill, "CHUNK", 2)
+    monkeypatch.setattr(spill, "FAN_IN", 2)
+    where = tmp_path / "spills"
+    spilled = evaluate_files(suite, files, errors, jobs=jobs, timings=False,
+                             spill_dir=where)
+    assert _spilled(spilled) == 3
+    [folder] = _folders(where)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    # walked twice, the same each time
+    assert list(spilled.violations) == list(spilled.violations) == list(held.violations)
+    assert [v.fingerprint for v in spilled.violations] == fingerprints
+    assert len(spilled.findings) == len(held.findings)
+    assert _outputs(spilled, tmp_path, tmp_path / "spilled") == before
+    assert spilled.to_dict() == held.to_dict()
+    # the runs merged into the final ones are gone; one final run per test is left
+    assert len(list(folder.iterdir())) == 3
+    spilled.close()
+    assert not where.exists() or not _folders(where)
+
+
+def test_the_library_spills_in_a_private_temporary_folder_gone_with_its_findings(
+        tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = _corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    results = evaluate(suite, load_traces(["traces/*.jsonl"], suite))
+    assert _spilled(results) == 3
+    found = [t.violations for t in results.tests if isinstance(t.violations, SpilledFindings)]
+    folder = found[0].spill.path
+    assert folder is not None and Path(folder).parent == Path(tempfile.gettempdir())
+    assert stat.S_IMODE(Path(folder).stat().st_mode) == 0o700
+    del results, found
+    gc.collect()
+    assert not Path(folder).exists()
+
+
+@pytest.mark.parametrize("stop", [RuntimeError("boom"), KeyboardInterrupt()])
+def test_the_folder_is_removed_when_the_evaluation_stops(
+        tmp_path: Path, tiny: None, stop: BaseException,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    suite = _corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    where = tmp_path / "spills"
+
+    def items() -> Iterator[ReadItem]:
+        for n, item in enumerate(load_traces(["traces/*.jsonl"], suite)):
+            if n == 30:
+                assert len(_folders(where)) == 1  # runs were written
+                raise stop
+            yield item
+
+    with pytest.raises(type(stop)):
+        engine.evaluate(suite, items(), spill_dir=where)
+    gc.collect()
+    assert _folders(where) == []
+
+
+def test_run_spills_in_its_output_folder_and_removes_it(tmp_path: Path, tiny: None,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    _corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    made: list[str] = []
+    real = spill.Spill.folder
+
+    def folder(self: spill.Spill) -> str:
+        made.append(real(self))
+        return made[-1]
+
+    monkeypatch.setattr(spill.Spill, "folder", folder)
+    code = cli(["run", "--output-dir", "out", "--format", ",".join(FORMATS),
+                "--fail-on", "never", "--jobs", "1"])
+    assert code == 0, capsys.readouterr().err
+    assert made and {Path(p).parent for p in made} == {(tmp_path / "out").resolve()}
+    assert not any(Path(p).exists() for p in made)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        ["results.json", "results.sarif", "junit.xml", "summary.md", "report.html"])
