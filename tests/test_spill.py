@@ -19,7 +19,7 @@ from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
 from agent_eval.readers.base import ReadItem
 from agent_eval.renderers import RenderContext, console
-from agent_eval.results import Results
+from agent_eval.results import Results, fingerprint_base
 from agent_eval.spill import SpilledFindings
 from agent_eval.suite import Suite
 
@@ -102,6 +102,11 @@ def test_spilled_findings_give_every_output_byte_for_byte(
     assert len(held.violations) > 40  # far beyond the bound below
     fingerprints = [v.fingerprint for v in held.violations]
     assert len(set(fingerprints)) == len(fingerprints)
+    # findings counted by occurrence (``:2``), in a trace and across files (a trace id
+    # reused): what the spilled walk must count without holding every finding
+    bases = [(fingerprint_base(v), v.trace.file if v.trace else "") for v in held.violations]
+    assert len({b for b, _ in bases}) < len(bases)
+    assert any(len({f for b, f in bases if b == base}) > 1 for base, _ in bases)
     before = _outputs(held, tmp_path, tmp_path / "held")
 
     monkeypatch.setattr(spill, "SPILL_AT", 3)

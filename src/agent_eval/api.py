@@ -60,6 +60,8 @@ def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = N
 
 def evaluate(suite: Suite, traces: Iterable[ReadItem], *,
              strict_coverage: bool = False) -> Results:
-    """Evaluate traces against a suite. Pure: no files are written. ``strict_coverage``:
-    a tool named in the config that no trace calls is an error (coverage/unexercised)."""
+    """Evaluate traces against a suite. No file is written, except beyond
+    :data:`agent_eval.spill.SPILL_AT` findings: those go to a private temporary folder,
+    removed with the results (:meth:`Results.close`). ``strict_coverage``: a tool named in
+    the config that no trace calls is an error (coverage/unexercised)."""
     return _evaluate(suite, traces, strict_coverage=strict_coverage)

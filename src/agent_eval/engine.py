@@ -7,6 +7,7 @@ The accumulator is mergeable, so files can be evaluated in several processes
 from __future__ import annotations
 
 import contextlib
+import heapq
 import io
 import os
 import pickle
@@ -35,6 +36,7 @@ from agent_eval.results import (
     clean_finding,
     clean_results,
     fingerprint,
+    fingerprint_base,
     sort_key,
     verdict_of,
 )
@@ -88,6 +90,9 @@ class Accumulator:
     # where findings go beyond spill.SPILL_AT held in memory (None: they stay in memory)
     spill: Spill | None = None
     held: int = 0  # findings held in memory (of the tests)
+    # trace id -> the last (file, line) of its findings, for the findings in runs: where a
+    # walk of the sorted findings can forget the trace's fingerprint counts (_final_run)
+    ends: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     @classmethod
     def for_suite(cls, suite: Suite, spill: Spill | None = None) -> Accumulator:
@@ -150,13 +155,29 @@ class Accumulator:
             acc.earlier = acc.sources()
             acc.violations = []
             lists += [(acc, i) for i, s in enumerate(acc.earlier) if isinstance(s, list)]
+        for acc, i in lists:
+            self._note_ends(acc.earlier[i])  # type: ignore[arg-type]
         segments = spilling.write_run(self.spill, (
             sorted(acc.earlier[i], key=sort_key) for acc, i in lists))
         for (acc, i), segment in zip(lists, segments, strict=True):
             acc.earlier[i] = segment
         self.held = 0
 
+    def _note_ends(self, findings: list[Finding]) -> None:
+        ends = self.ends
+        for f in findings:
+            t = f.trace
+            if t is not None:
+                end = (t.file, t.line)
+                seen = ends.get(t.trace_id)
+                if seen is None or seen < end:
+                    ends[t.trace_id] = end
+
     def merge(self, other: Accumulator) -> None:
+        for tid, end in other.ends.items():
+            seen = self.ends.get(tid)
+            if seen is None or seen < end:
+                self.ends[tid] = end
         for tid, acc in other.tests.items():
             mine = self.tests[tid]
             self.held += acc.held()
@@ -190,11 +211,16 @@ class Accumulator:
         a rule that never touched a call is an error, whatever the suite says)."""
         tests: list[TestResult] = []
         touched = self.coverage.touched
+        if any(isinstance(s, Segment) for acc in self.tests.values() for s in acc.earlier):
+            for acc in self.tests.values():
+                for s in acc.sources():
+                    if isinstance(s, list):
+                        self._note_ends(s)
         for j, test in enumerate(suite.tests):
             acc = self.tests[test.id]
             violations: list[Finding] | SpilledFindings
             if self.spill is not None and any(isinstance(s, Segment) for s in acc.earlier):
-                violations, severities = self._final_run(acc, suite, self.spill)
+                violations, severities = self._final_run(acc, suite, self.spill, self.ends)
             else:
                 violations = sorted((v for s in acc.sources() for v in s), key=sort_key)
                 assign_fingerprints(violations)
@@ -264,12 +290,19 @@ class Accumulator:
         return clean_results(results, suite.limits)
 
     @staticmethod
-    def _final_run(acc: _TestAcc, suite: Suite, spill: Spill
-                   ) -> tuple[SpilledFindings, set[str]]:
+    def _final_run(acc: _TestAcc, suite: Suite, spill: Spill,
+                   ends: dict[str, tuple[str, int]]) -> tuple[SpilledFindings, set[str]]:
         """A test's findings merge-sorted from their runs, given their fingerprints and
         made safe to show (as :func:`assign_fingerprints` and :func:`clean_results` do
-        with findings in memory), written to one final run."""
+        with findings in memory), written to one final run.
+
+        The occurrence counts of the fingerprints are kept per trace id only until the
+        walk has passed the last finding of that id (``ends``: the findings are sorted by
+        file and line first), so they are held for the traces around the walk, not for
+        every finding."""
         seen: dict[str, int] = {}
+        of_trace: dict[str, list[str]] = {}  # trace id -> its bases in seen
+        due: list[tuple[str, int, str]] = []  # heap: (last file, last line, trace id)
         severities: set[str] = set()
         limits = suite.limits
         sources = [sorted(s, key=sort_key) if isinstance(s, list) else s
@@ -277,7 +310,19 @@ class Accumulator:
 
         def final() -> Iterable[Finding]:
             for v in spilling.merged(spill, sources, sort_key):
-                fingerprint(v, seen)
+                base = fingerprint_base(v)
+                t = v.trace
+                if t is not None:
+                    while due and (due[0][0], due[0][1]) < (t.file, t.line):
+                        for gone in of_trace.pop(heapq.heappop(due)[2]):
+                            del seen[gone]
+                    if base not in seen:
+                        bases = of_trace.get(t.trace_id)
+                        if bases is None:
+                            bases = of_trace[t.trace_id] = []
+                            heapq.heappush(due, (*ends[t.trace_id], t.trace_id))
+                        bases.append(base)
+                fingerprint(v, seen, base)
                 clean_finding(v, limits)
                 severities.add(v.severity)
                 yield v

@@ -46,6 +46,7 @@ __all__ = [
     "finding_dict",
     "finding_from",
     "fingerprint",
+    "fingerprint_base",
     "scenario_verdict",
     "sort_key",
     "test_dict",
@@ -436,11 +437,11 @@ def assign_fingerprints(findings: Iterable[Finding]) -> None:
         fingerprint(v, seen)
 
 
-def fingerprint(v: Finding, seen: dict[str, int]) -> None:
+def fingerprint(v: Finding, seen: dict[str, int], base: str | None = None) -> None:
     """Set the fingerprint of the next finding of :func:`assign_fingerprints`; ``seen``
-    counts the findings before it by :func:`fingerprint_base` (one entry per rule, key,
-    tool, argument and trace: not per finding)."""
-    base = fingerprint_base(v)
+    counts the findings before it by :func:`fingerprint_base` (``base``, when known)."""
+    if base is None:
+        base = fingerprint_base(v)
     n = seen.get(base, 0) + 1
     seen[base] = n
     key = base if n == 1 else f"{base}:{n}"
