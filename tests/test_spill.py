@@ -27,13 +27,8 @@ SUITE = """\
 suite: spill
 traces: traces/*.jsonl
 tests:
-  - id: errors
-    metric: tool_blocklist
-    blocklist: err_*
-  - id: warnings
-    metric: tool_blocklist
-    blocklist: warn_*
-    severity: warning
+  - {id: errors, metric: tool_blocklist, blocklist: err_*}
+  - {id: warnings, metric: tool_blocklist, blocklist: warn_*, severity: warning}
   - id: order
     metric: sequence_valid
     rules:

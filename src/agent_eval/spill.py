@@ -153,7 +153,24 @@ def merged(spill: Spill, sources: Sequence[Source],
     return heapq.merge(*runs, key=key)
 
 
-class SpilledFindings(Collection[Finding]):
+class _Walk(Collection[Finding]):
+    """Findings walked in order as often as wanted; not indexable."""
+
+    __slots__ = ()
+
+    def __contains__(self, item: object) -> bool:
+        return any(f == item for f in self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Collection):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class SpilledFindings(_Walk):
     """Findings in runs of a :class:`Spill`, walked in order as often as wanted (each
     walk reads the runs again, a chunk at a time); not indexable. Holds the spill, so its
     folder lives while these findings do."""
@@ -171,22 +188,11 @@ class SpilledFindings(Collection[Finding]):
     def __len__(self) -> int:
         return self._count
 
-    def __contains__(self, item: object) -> bool:
-        return any(f == item for f in self)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Collection):
-            return NotImplemented
-        return len(self) == len(other) and all(
-            a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         return f"<{len(self)} findings in {self.spill.path}>"
 
 
-class Chained(Collection[Finding]):
+class Chained(_Walk):
     """Several collections of findings walked one after the other, as often as wanted
     (what :attr:`Results.violations` and :attr:`Results.findings` are)."""
 
@@ -203,17 +209,6 @@ class Chained(Collection[Finding]):
 
     def __bool__(self) -> bool:
         return any(self.parts)
-
-    def __contains__(self, item: object) -> bool:
-        return any(item in p for p in self.parts)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Collection):
-            return NotImplemented
-        return len(self) == len(other) and all(
-            a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Chained({list(self)!r})"
