@@ -14,13 +14,10 @@ import io
 import operator
 import os
 import pickle
-import shutil
-import tempfile
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from itertools import chain
-from pathlib import Path
 from typing import Any
 
 from agent_eval.findings import ConfigRef, Finding, TraceRef
@@ -48,6 +45,8 @@ WIRE: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]] = {
 
 def _remove(path: str, pid: int) -> None:
     if os.getpid() == pid:  # never from a forked worker that inherited the object
+        import shutil  # lazy for start-up time, as tempfile: only a run that spills needs it
+
         shutil.rmtree(path, ignore_errors=True)
 
 
@@ -59,15 +58,17 @@ class Spill:
     or when the interpreter exits (an error, Ctrl-C)."""
 
     def __init__(self, parent: str | os.PathLike[str] | None = None) -> None:
-        self.parent = None if parent is None else Path(parent)
+        self.parent = parent
         self.path: str | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def folder(self) -> str:
         """The folder, made now if it is not there yet."""
         if self.path is None:
+            import tempfile
+
             if self.parent is not None:
-                self.parent.mkdir(parents=True, exist_ok=True)
+                os.makedirs(self.parent, exist_ok=True)
             self.path = os.path.abspath(tempfile.mkdtemp(prefix=".agent-eval-spill-",
                                                          dir=self.parent))
             self._finalizer = weakref.finalize(self, _remove, self.path, os.getpid())
@@ -119,6 +120,8 @@ def _dump(fh: io.BufferedWriter, findings: Sequence[Finding]) -> None:
 def write_run(spill: Spill, groups: Iterable[Iterable[Finding]]) -> list[Segment]:
     """Each group of findings written, in its order, to one new run file of ``spill``:
     one segment per group."""
+    import tempfile
+
     fd, path = tempfile.mkstemp(suffix=".run", dir=spill.folder())
     out: list[Segment] = []
     with os.fdopen(fd, "wb") as fh:

@@ -1021,7 +1021,7 @@ def test_the_stream_writes_what_the_whole_log_would_be(
     results = every_rule_suite(tmp_path)
     ctx = RenderContext.for_root(tmp_path)
     odd = [replace(v, severity=level) for v, level in zip(  # type: ignore[arg-type]
-        results.findings[:4], ["none", "none", "bogus", "warning"], strict=True)]
+        list(results.findings)[:4], ["none", "none", "bogus", "warning"], strict=True)]
     results.unexercised = [*results.unexercised, *odd]
     total = len(results.findings) + len(results.input_errors)
     errors = _errors_first(results)
@@ -1050,7 +1050,7 @@ def test_the_whole_log_is_written_when_the_stream_cannot_be(
     bits), what the stream wrote is thrown away and the whole log is written instead."""
     results = every_rule_suite(tmp_path)
     ctx = RenderContext.for_root(tmp_path)
-    results.tests[0].violations[0].value = 2 ** 70
+    next(iter(results.tests[0].violations)).value = 2 ** 70
     out = tmp_path / "big.sarif"
     RENDERERS["sarif"].write(results, ctx, out)
     text = out.read_text(encoding="utf-8")
