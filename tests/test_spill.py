@@ -11,12 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_eval import engine, spill
 from agent_eval._cli import main as cli
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
+from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.readers.base import ReadItem
 from agent_eval.renderers import RenderContext, console
 from agent_eval.results import Results, fingerprint_base
@@ -182,3 +185,35 @@ def test_run_spills_in_its_output_folder_and_removes_it(tmp_path: Path, tiny: No
     assert not any(Path(p).exists() for p in made)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
         ["results.json", "results.sarif", "junit.xml", "summary.md", "report.html"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=9),
+                max_size=9),
+       st.integers(2, 4), st.integers(1, 3))
+def test_merged_is_one_stable_sort_of_the_sources_in_order(
+        groups: list[list[tuple[int, int]]], fan_in: int, chunk: int) -> None:
+    """Findings keyed by (line, n) and told apart by their message (the order they were
+    found in): however many sources, in memory or in runs, merged in rounds or not, the
+    walk is sorted() of them all."""
+    def finding(line: int, n: int, seq: int) -> Finding:
+        return Finding(rule="r", severity="error", message=str(seq), test="t",
+                       config=ConfigRef("c.yaml", n, 1, "k"), trace=TraceRef("f", line, "x"))
+
+    seq = iter(range(10_000))
+    found = [[finding(line, n, next(seq)) for line, n in g] for g in groups]
+    key = lambda v: (v.trace.line if v.trace else 0, v.config.line)  # noqa: E731
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(spill, "FAN_IN", fan_in)
+        mp.setattr(spill, "CHUNK", chunk)
+        where = spill.Spill()
+        try:
+            sources: list[spill.Source] = []
+            for i, g in enumerate(found):
+                ordered = sorted(g, key=key)
+                sources += [ordered] if i % 2 else spill.write_run(where, [ordered])
+            walked = [v.message for v in spill.merged(where, sources, key)]
+        finally:
+            where.close()
+    assert walked == [v.message for v in sorted((v for g in found for v in g), key=key)]
+    assert where.path is None or not Path(where.path).exists()

@@ -27,7 +27,7 @@ __all__ = ["CHUNK", "FAN_IN", "SPILL_AT", "Chained", "Segment", "Source", "Spill
 
 SPILL_AT = 25_000  # findings one evaluation holds in memory before it writes them to a run
 CHUNK = 256  # findings pickled together: what a walk holds per run it reads
-FAN_IN = 32  # runs merged at once (more are merged in rounds: open files stay few)
+FAN_IN = 64  # runs merged at once (more are merged in rounds: open files stay few)
 
 
 def by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
@@ -144,13 +144,12 @@ def merged(spill: Spill, sources: Sequence[Source],
            key: Callable[[Finding], Any]) -> Iterator[Finding]:
     """The findings of ``sources`` (each sorted by ``key``) in the order one stable sort
     of them all, taken in the order of ``sources``, gives: :func:`heapq.merge` takes
-    equal keys from the earlier source first. More than :data:`FAN_IN` runs are merged
-    in rounds, each merging neighbours into one new run."""
+    equal keys from the earlier source first. Of more than :data:`FAN_IN` sources, the
+    first ones are merged into one new run first, as few as leave :data:`FAN_IN`."""
     runs = list(sources)
     while len(runs) > FAN_IN:
-        runs = [runs[i] if len(runs[i:i + FAN_IN]) == 1 else
-                write_run(spill, [heapq.merge(*runs[i:i + FAN_IN], key=key)])[0]
-                for i in range(0, len(runs), FAN_IN)]
+        k = min(FAN_IN, len(runs) - FAN_IN + 1)
+        runs[:k] = write_run(spill, [heapq.merge(*runs[:k], key=key)])
     if len(runs) == 1:
         return iter(runs[0])
     return heapq.merge(*runs, key=key)
