@@ -226,7 +226,7 @@ def _evaluate(step: Step, s: _Setup, suite: Suite) -> Results:
     else:
         files, errors = suite_sources(suite, s.inputs.traces, base=s.workdir)
     return evaluate_files(suite, files, [_outside_hint(e, step.env) for e in errors],
-                          jobs="auto")
+                          jobs="auto", spill_dir=_runner_temp(step.env))  # architecture.md
 
 
 def _download_traces(step: Step, s: _Setup, name: str) -> Path:
