@@ -27,7 +27,6 @@ from pydantic import BaseModel, ValidationError
 
 from agent_eval.checks import REGISTRY
 from agent_eval.checks.base import CompileContext, CompiledTest
-from agent_eval.config.describe import describe, position_of
 from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler
@@ -258,6 +257,8 @@ class _Loader:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
+            from agent_eval.config.describe import describe  # (start-up time: on errors only)
+
             for err in exc.errors():
                 self.problems.append(describe(err, model, data, positions, prefix))
             return None
@@ -355,6 +356,8 @@ class _Loader:
         policy = compile_policy(data, compiler, file, self.mode)
         problems += [p for p in compiler.problems if p not in problems]
         if problems:
+            from agent_eval.config.describe import position_of  # (start-up time)
+
             raise ConfigError(sorted(problems, key=position_of))
         return policy
 
