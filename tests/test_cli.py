@@ -406,3 +406,26 @@ def test_the_exit_codes_are_those_of_the_docs() -> None:
     """docs/results.md "Exit codes" (and 130 for Ctrl-C, as a shell reports it)."""
     assert {c.name: int(c) for c in ExitCode} == {"OK": 0, "FAIL": 1, "ERROR": 2,
                                                   "INTERRUPTED": 130}
+
+
+@pytest.mark.parametrize("argv", [
+    ["run"], ["run", "--config", "x.yaml", "-f", "sarif,json", "-f", "html", "--jobs", "3",
+              "--no-timings", "--shard", "1/2", "--judge", "record"],
+    ["run", "--help"], ["run", "--jobs", "x"], ["run", "--fail-on", "maybe"],
+    ["run", "--nothing"], ["run", "extra"], ["run", "--version"],
+])
+def test_run_parses_as_with_every_command_built(argv: list[str],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``run`` builds only its own parser (start-up time): what it parses, prints and
+    exits with is what the parser of every command gives."""
+    from agent_eval._cli import _parser
+
+    got = []
+    for parser in (_parser("run"), _parser()):
+        try:
+            result: Any = vars(parser.parse_args(argv))
+        except SystemExit as exc:
+            result = exc.code
+        got.append((result, capsys.readouterr()))
+    assert got[0] == got[1]
+    assert got[0][0] not in (None, {})

@@ -34,7 +34,9 @@ def _render_options(parser: argparse.ArgumentParser, formats: str) -> None:
                         help="repository root the paths are relative to (default: .)")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; for ``run`` (``command``), only what ``run`` parses: the
+    other commands' parsers are not built (start-up time, docs/performance.md)."""
     p = argparse.ArgumentParser(
         prog="agent-eval",
         description="Check what an AI agent did against rules in YAML, deterministically.",
@@ -76,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="judge checks: replay verdicts from the store (default, no "
                      "network); record the missing ones; refresh every one this run uses "
                      "(docs/judge.md)")
+
+    if command == "run":
+        return p
 
     dif = sub.add_parser("diff", help="compare two results files (base, head)")
     dif.add_argument("base", metavar="BASE.json", help="results of the base branch")
@@ -167,7 +172,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(argv[0] if argv else None).parse_args(argv)
     try:  # each command's module is imported when it runs (start-up time)
         if args.command == "run":
             # start-up time (docs/performance.md): the imports and the suite make many
