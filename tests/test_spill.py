@@ -217,3 +217,27 @@ def test_merged_is_one_stable_sort_of_the_sources_in_order(
             where.close()
     assert walked == [v.message for v in sorted((v for g in found for v in g), key=key)]
     assert where.path is None or not Path(where.path).exists()
+
+
+def test_jobs_workers_send_their_runs_not_their_findings(
+        tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a --jobs worker sends the parent holds at most the bound in memory: beyond it
+    the places of its runs (in the parent's spill folder)."""
+    suite = _corpus(tmp_path)
+    files, errors = suite_sources(suite)
+    received: list[tuple[int, int]] = []  # (findings held, runs) of each part received
+
+    def spy(self: engine.Accumulator, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        tests = self.tests.values()
+        received.append((sum(t.held() for t in tests),
+                         sum(isinstance(s, spill.Segment) for t in tests for s in t.earlier)))
+
+    monkeypatch.setattr(engine.Accumulator, "__setstate__", spy, raising=False)
+    results = evaluate_files(suite, files, errors, jobs=2, timings=False,
+                             spill_dir=tmp_path / "spills")
+    assert len(received) == len(files) == 7
+    assert all(held <= spill.SPILL_AT for held, _ in received)
+    assert sum(runs for _, runs in received) >= 7  # every part spilled (≥ 6 findings each)
+    assert _spilled(results) == 3
+    results.close()
