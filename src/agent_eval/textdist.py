@@ -8,9 +8,12 @@ import difflib
 def edit_distance(a: str, b: str, limit: int | None = None) -> int:
     """Damerau-Levenshtein distance (optimal string alignment): a swap of two
     neighbouring letters, as in ``tset``, counts as one edit. With ``limit``, a distance
-    above it comes back as ``limit + 1``, found early (length difference, or a row of
-    the table already above the limit)."""
-    if limit is not None and abs(len(a) - len(b)) > limit:
+    above it comes back as ``limit + 1``, found early (length difference, the letters
+    only one word has, or a row of the table already above the limit)."""
+    if limit is not None and (abs(len(a) - len(b)) > limit
+                              or len(set(a) ^ set(b)) > 2 * limit):
+        # an edit changes the letters that one word has and the other has not by at most
+        # two, so more than 2 * limit of them takes more than limit edits
         return limit + 1
     rows = [list(range(len(b) + 1))]
     for i in range(1, len(a) + 1):

@@ -1,0 +1,41 @@
+"""Edit distance (textdist.py): the optimal string alignment distance, and its limit."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_eval.textdist import edit_distance
+
+
+def _osa(a: str, b: str) -> int:
+    """The textbook table: deletions, insertions, substitutions, adjacent swaps."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def test_known_distances() -> None:
+    assert edit_distance("tset", "test") == 1
+    assert edit_distance("send_emial", "send_email") == 1
+    assert edit_distance("kitten", "sitting") == 3
+    assert edit_distance("kitten", "sitting", 2) == 3
+    assert edit_distance("abcdef", "uvwxyz", 1) == 2  # six letters only one word has
+    assert edit_distance("abc", "cab", 2) == 2
+
+
+WORD = st.text(alphabet="abcde_", max_size=9)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WORD, WORD, st.integers(min_value=0, max_value=4))
+def test_the_distance_is_the_tables_and_above_a_limit_is_the_limit_plus_one(
+        a: str, b: str, limit: int) -> None:
+    full = _osa(a, b)
+    assert edit_distance(a, b) == full
+    assert edit_distance(a, b, limit) == min(full, limit + 1)
