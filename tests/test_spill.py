@@ -18,6 +18,7 @@ from agent_eval import engine, spill
 from agent_eval._cli import main as cli
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.commands.run import write_outputs
+from agent_eval.compare import compare
 from agent_eval.engine import evaluate_files
 from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.readers.base import ReadItem
@@ -122,6 +123,11 @@ def test_spilled_findings_give_every_output_byte_for_byte(
     assert len(spilled.findings) == len(held.findings)
     assert _outputs(spilled, tmp_path, tmp_path / "spilled") == before
     assert spilled.to_dict() == held.to_dict()
+    # the comparison with a base run (the PR comment's): the same, head spilled or not
+    base = Results.from_dict(held.to_dict())
+    base.tests[0].violations = list(base.tests[0].violations)[::2]  # half of them fixed
+    assert compare(spilled, base) == compare(held, base)
+    assert compare(spilled, base).new_violations > 0
     # the runs merged into the final ones are gone; one final run per test is left
     assert len(list(folder.iterdir())) == 3
     spilled.close()
@@ -241,3 +247,19 @@ def test_jobs_workers_send_their_runs_not_their_findings(
     assert sum(runs for _, runs in received) >= 7  # every part spilled (≥ 6 findings each)
     assert _spilled(results) == 3
     results.close()
+
+
+def test_run_removes_its_spill_when_writing_the_outputs_is_interrupted(
+        tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+
+    def interrupted(*args: object) -> None:
+        assert _folders(tmp_path / "out")  # the findings were spilled there
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("agent_eval.commands.run.write_outputs", interrupted)
+    code = cli(["run", "--output-dir", "out", "--fail-on", "never", "--jobs", "1"])
+    assert code == 130, capsys.readouterr().err
+    assert _folders(tmp_path / "out") == []
