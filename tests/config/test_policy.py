@@ -29,7 +29,10 @@ PLAIN = {"min_length": "minLength", "exclusive_min": "exclusiveMinimum", "max": 
 
 
 def as_json_schema(closed: bool) -> dict[str, Any]:
-    props = {name: {PLAIN.get(k, k): v for k, v in schema.items() if k != "required"}
+    # an argument's `required: true` is the object's "required" list; a list on an
+    # object-typed argument (d) is that object's own, kept as it is
+    props = {name: {PLAIN.get(k, k): v for k, v in schema.items()
+                    if not (k == "required" and isinstance(v, bool))}
              for name, schema in ARGUMENTS.items()}
     out: dict[str, Any] = {"type": "object", "properties": props, "required": ["a"]}
     if closed:
@@ -73,6 +76,7 @@ def test_arguments_verdict_agrees_with_jsonschema(closed: bool, args: dict[str, 
                                   "args_valid/exclusive_minimum"]),
     (False, {"a": "b", "d": {"e": 1.5}}, ["args_valid/pattern", "args_valid/min_length",
                                          "args_valid/type"]),
+    (False, {"a": "aa", "d": {}}, ["args_valid/required"]),  # d's own required: [e]
 ])
 def test_arguments_findings(closed: bool, args: dict[str, Any], rules: list[str]) -> None:
     # hand-picked: every value the fast test rejects still gets each of its errors
