@@ -18,7 +18,9 @@ import gzip
 import hashlib
 import io
 import json
+import queue
 import re
+import threading
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -229,13 +231,21 @@ class _Prepared:
         used: set[str] = set()
         self.levels: dict[str, int] = {}  # results per level
         self.unranked: list[str] = []  # the levels of no severity, in order
+        levels = self.levels
         for v in findings:
             used.add(v.rule)
-            self._count(v.severity)
-            related = (v.trace is not None) + len(v.related)
-            if related > room:  # counted now: the result itself may never be made
-                dropped.locations += related - room
-                dropped.results_with_locations += 1
+            level: str = v.severity
+            if level in levels:
+                levels[level] += 1
+            else:
+                levels[level] = 1
+            if level not in SEVERITIES:  # severity_rank(level) == UNRANKED
+                self.unranked.append(level)
+            if len(v.related) >= room:  # counted now: the result may never be made
+                related = (v.trace is not None) + len(v.related)
+                if related > room:
+                    dropped.locations += related - room
+                    dropped.results_with_locations += 1
         used.update(e.rule for e in results.input_errors)
         # the rules that fired (as zizmor and semgrep do), in the catalogue's order: the
         # whole catalogue would be most of the file (GitHub reads each rule from its run)
@@ -334,15 +344,54 @@ def _stream(run: _Prepared, out: BinaryIO) -> bool:
         return False
     head, tail = text.split(dumps(_RESULTS), 1)
     del text
-    # what gzip.compress(text, 6, mtime=0) makes of the text, counted as it is written
-    gz = zlib.compressobj(6, zlib.DEFLATED, 31)
-    size = 0
+    with _GzipSize() as gz:
+        return _write_results(run, out, head, tail, first, quota, gz)
+
+
+class _GzipSize:
+    """The size of what ``gzip.compress(data, 6, mtime=0)`` makes of everything given
+    to :meth:`add`, counted by a thread of its own: zlib lets go of the interpreter
+    while it compresses, so the 40 MB of a large run are compressed on the second core
+    while the results are made on the first."""
+
+    def __init__(self) -> None:
+        self._gz = zlib.compressobj(6, zlib.DEFLATED, 31)
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=8)
+        self.size = 0  # so far (a lower bound of the final size)
+        self._thread = threading.Thread(target=self._run, name="sarif-gzip", daemon=True)
+
+    def __enter__(self) -> _GzipSize:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            self.size += len(self._gz.compress(data))
+        self.size += len(self._gz.flush())
+
+    def add(self, data: bytes) -> None:
+        self._queue.put(data)
+
+    def close(self) -> int:
+        """The final size (once every piece is compressed)."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        return self.size
+
+
+def _write_results(run: _Prepared, out: BinaryIO, head: bytes, tail: bytes, first: int,
+                   quota: int, gz: _GzipSize) -> bool:
+    """:func:`_stream`'s writing: the head, the kept results, the tail."""
+    dumps = orjson.dumps
 
     def put(data: bytes) -> bool:
-        nonlocal size
         out.write(data)
-        size += len(gz.compress(data))
-        return size <= MAX_GZIP_BYTES
+        gz.add(data)
+        return gz.size <= MAX_GZIP_BYTES
 
     line = head[head.rfind(b"\n") + 1:]
     pad = b"\n" + b" " * (len(line) - len(line.lstrip(b" ")) + 2)
@@ -384,10 +433,7 @@ def _stream(run: _Prepared, out: BinaryIO) -> bool:
     if batch and not flush():
         return False
     end = pad[:-2] + b"]" if written else b"[]"
-    if not put(end + tail + b"\n"):
-        return False
-    size += len(gz.flush())
-    return size <= MAX_GZIP_BYTES
+    return put(end + tail + b"\n") and gz.close() <= MAX_GZIP_BYTES
 
 
 def build(results: Results, ctx: RenderContext) -> Any:
