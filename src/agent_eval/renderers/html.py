@@ -298,12 +298,23 @@ def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
         if done is None:
             *dirs, name = path.split("/")
             done = wrapped[path] = "".join(
-                [f'<span class="nw">{escape(d)}/</span><wbr>' for d in dirs]
-                + [f'<span class="nw">{escape(name)}</span>'])
+                [f'<span class="nw">{esc(d)}/</span><wbr>' for d in dirs]
+                + [f'<span class="nw">{esc(name)}</span>'])
+        return done
+
+    escaped: dict[str, str] = {}
+
+    def esc(value: str) -> str:
+        """``escape(value)``; a name repeated on many rows (rule, tool...) done once."""
+        if type(value) is not str:
+            return escape(value)
+        done = escaped.get(value)
+        if done is None:
+            done = escaped[value] = escape(value)
         return done
 
     def code(value: str) -> str:
-        return f"<code>{escape(value)}</code>" if value else ""
+        return f"<code>{esc(value)}</code>" if value else ""
 
     rows = []
     for n, v in enumerate(found, 1):
@@ -314,7 +325,7 @@ def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
             policy = f'<a href="{escape(url)}">{policy}</a>'
 
         trace = f"{v.trace.file}:{v.trace.line}" if v.trace is not None else ""
-        sev, rule = escape(v.severity), escape(v.rule)
+        sev, rule = esc(v.severity), esc(v.rule)
         number = f'<a href="#v{n}">{n}</a>' if n <= MAX_DETAILS else str(n)
         rows.append(
             f'<tr data-cat="{sev}">\n'
