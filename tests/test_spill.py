@@ -200,8 +200,8 @@ def test_run_spills_in_its_output_folder_and_removes_it(tmp_path: Path, tiny: No
 def test_merged_is_one_stable_sort_of_the_sources_in_order(
         groups: list[list[tuple[int, int]]], fan_in: int, chunk: int) -> None:
     """Findings keyed by (line, n) and told apart by their message (the order they were
-    found in): however many sources, in memory or in runs, merged in rounds or not, the
-    walk is sorted() of them all."""
+    found in): however many sources, in memory or in runs, chained or merged, in rounds
+    or not, the walk is sorted() of them all."""
     def finding(line: int, n: int, seq: int) -> Finding:
         return Finding(rule="r", severity="error", message=str(seq), test="t",
                        config=ConfigRef("c.yaml", n, 1, "k"), trace=TraceRef("f", line, "x"))
@@ -217,7 +217,9 @@ def test_merged_is_one_stable_sort_of_the_sources_in_order(
             sources: list[spill.Source] = []
             for i, g in enumerate(found):
                 ordered = sorted(g, key=key)
-                sources += [ordered] if i % 2 else spill.write_run(where, [ordered])
+                # in memory, in a run with its bounds (chained), in a run without them
+                sources += ([ordered] if i % 3 == 0 else
+                            spill.write_run(where, [ordered], key if i % 3 == 1 else None))
             walked = [v.message for v in spill.merged(where, sources, key)]
         finally:
             where.close()

@@ -158,7 +158,7 @@ class Accumulator:
         for acc, i in lists:
             self._note_ends(acc.earlier[i])  # type: ignore[arg-type]
         segments = spilling.write_run(self.spill, (
-            sorted(acc.earlier[i], key=sort_key) for acc, i in lists))
+            sorted(acc.earlier[i], key=sort_key) for acc, i in lists), sort_key)
         for (acc, i), segment in zip(lists, segments, strict=True):
             acc.earlier[i] = segment
         self.held = 0

@@ -94,6 +94,8 @@ class Segment:
     path: str
     start: int
     count: int
+    # the sort keys of its first and last finding, when it was written with a key
+    bounds: tuple[Any, Any] | None = None
 
     def __iter__(self) -> Iterator[Finding]:
         left = self.count
@@ -117,9 +119,10 @@ def _dump(fh: io.BufferedWriter, findings: Sequence[Finding]) -> None:
         pickler.clear_memo()
 
 
-def write_run(spill: Spill, groups: Iterable[Iterable[Finding]]) -> list[Segment]:
+def write_run(spill: Spill, groups: Iterable[Iterable[Finding]],
+              key: Callable[[Finding], Any] | None = None) -> list[Segment]:
     """Each group of findings written, in its order, to one new run file of ``spill``:
-    one segment per group."""
+    one segment per group (with the ``key`` of its first and last finding, if given)."""
     import tempfile
 
     fd, path = tempfile.mkstemp(suffix=".run", dir=spill.folder())
@@ -127,29 +130,60 @@ def write_run(spill: Spill, groups: Iterable[Iterable[Finding]]) -> list[Segment
     with os.fdopen(fd, "wb") as fh:
         for group in groups:
             start, count, buffer = fh.tell(), 0, []
+            first = last = None
             for f in group:
                 buffer.append(f)
                 if len(buffer) == CHUNK:
+                    first = buffer[0] if first is None else first
                     _dump(fh, buffer)
                     count += CHUNK
                     buffer = []
+                last = f
             if buffer:
+                first = buffer[0] if first is None else first
                 _dump(fh, buffer)
                 count += len(buffer)
-            out.append(Segment(path, start, count))
+            bounds = None if key is None or first is None or last is None else (
+                key(first), key(last))
+            out.append(Segment(path, start, count, bounds))
     return out
+
+
+def _bounds(source: Source, key: Callable[[Finding], Any]) -> tuple[Any, Any] | None:
+    if isinstance(source, list):
+        return (key(source[0]), key(source[-1])) if source else None
+    return source.bounds
+
+
+def _chains(sources: Sequence[Source], key: Callable[[Finding], Any]
+            ) -> list[list[Source]]:
+    """The sources in order, neighbours in one chain while each starts at or after the
+    end of the one before (by their bounds): a chain walked source after source is
+    sorted, and the sources read in turn (runs written in read order mostly are)."""
+    chains: list[list[Source]] = []
+    end = None
+    for source in sources:
+        bounds = _bounds(source, key)
+        if chains and end is not None and bounds is not None and not bounds[0] < end:
+            chains[-1].append(source)
+        else:
+            chains.append([source])
+        end = None if bounds is None else bounds[1]
+    return chains
 
 
 def merged(spill: Spill, sources: Sequence[Source],
            key: Callable[[Finding], Any]) -> Iterator[Finding]:
     """The findings of ``sources`` (each sorted by ``key``) in the order one stable sort
     of them all, taken in the order of ``sources``, gives: :func:`heapq.merge` takes
-    equal keys from the earlier source first. Of more than :data:`FAN_IN` sources, the
+    equal keys from the earlier source first, of neighbours that do not overlap
+    (:func:`_chains`) the earlier is read first. Of more than :data:`FAN_IN` chains, the
     first ones are merged into one new run first, as few as leave :data:`FAN_IN`."""
-    runs = list(sources)
+    runs: list[Iterable[Finding]] = [chain.from_iterable(c) if len(c) > 1 else c[0]
+                                     for c in _chains(sources, key)]
     while len(runs) > FAN_IN:
         k = min(FAN_IN, len(runs) - FAN_IN + 1)
-        runs[:k] = write_run(spill, [heapq.merge(*runs[:k], key=key)])
+        runs[:k] = write_run(spill, [heapq.merge(*runs[:k], key=key)], key)
     if len(runs) == 1:
         return iter(runs[0])
     return heapq.merge(*runs, key=key)
