@@ -20,7 +20,6 @@ from agent_eval.readers import (
     READERS,
     SNIFF_BYTES,
     SNIFFS_NATIVE,
-    Reader,
     SourceFile,
     _foreign,
     pick_reader,
@@ -148,33 +147,34 @@ _PIECES = [
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
 
 
-def _sniff_before(reader: Reader, head: bytes, source: SourceFile) -> bool:
+def _sniff_before(name: str, head: bytes, source: SourceFile) -> bool | None:
+    """The sniff ``name`` as written before its quick checks (None: not changed)."""
     import re
 
-    from agent_eval.readers import codex, inspect, jaeger, langchain, openai, openai_agents, otlp
+    from agent_eval.readers import sniffs as s
     from agent_eval.readers._foreign import all_of, head_text
-    from agent_eval.readers.skeleton import FormatReader
 
     native = _foreign.is_native(head, source)
     text = head_text(head)
-    if isinstance(reader, FormatReader):
-        return not native and all_of(text, *reader.marks)
-    if reader is otlp.READER:
+    marks = s.SNIFFS[name]
+    if isinstance(marks, s.Marks):
+        return not native and all_of(text, *marks.patterns)
+    if name == "otlp":
         start = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
-        return bool(otlp._SNIFF_OTLP.search(head) or jaeger.looks_like(head)
-                    or (start == b"{" and otlp._SNIFF_FLAT.search(head) and not native))
-    if reader is inspect.READER:
-        return not native and bool(inspect._JSON_LOG.search(text) or (
-            inspect._EVAL.search(text) and inspect._TASK.search(text) and '"samples"' in text))
-    if reader is langchain.READER:
+        return bool(s._OTLP.search(head) or all(p.search(head) for p in s.JAEGER)
+                    or (start == b"{" and s._OTLP_FLAT.search(head) and not native))
+    if name == "inspect":
+        return not native and bool(s._INSPECT_LOG.search(text) or (
+            s._INSPECT_EVAL.search(text) and s._INSPECT_TASK.search(text)
+            and '"samples"' in text))
+    if name == "langchain":
         return not native and bool(
-            (langchain._LC.search(text) and langchain._CONSTRUCTOR.search(text)
-             and "langchain" in text)
-            or (langchain._LC_DICT.search(text) and langchain._LC_SHAPE.search(text)))
-    if reader is codex.READER:
+            (s._LC.search(text) and s._LC_CONSTRUCTOR.search(text) and "langchain" in text)
+            or (s._LC_DICT.search(text) and s._LC_SHAPE.search(text)))
+    if name == "codex":
         if native:
             return False
-        if codex._SNIFF.search(head) and codex._SNIFF_PAYLOAD.search(head):
+        if s._CODEX.search(head) and s._CODEX_PAYLOAD.search(head):
             return True
         first, nl, _ = head.partition(b"\n")
         try:
@@ -183,43 +183,58 @@ def _sniff_before(reader: Reader, head: bytes, source: SourceFile) -> bool:
             return False
         return type(header) is dict and "type" not in header and "id" in header and \
             "timestamp" in header and ("instructions" in header or "git" in header)
-    if reader is openai_agents.READER:
-        agents = openai_agents
+    if name == "openai_agents":
         return not native and bool(
-            (agents._SNIFF_STATE.search(head) and agents._SNIFF_STATE_KEYS.search(head))
-            or (agents._SNIFF_SPANS.search(head) and agents._SNIFF_SPAN_DATA.search(head)))
-    assert isinstance(reader, openai.OpenAiReader)
+            (s._AGENTS_STATE.search(head) and s._AGENTS_STATE_KEYS.search(head))
+            or (s._AGENTS_SPANS.search(head) and s._AGENTS_SPAN_DATA.search(head)))
+    if name not in ("openai_chat", "openai_responses"):
+        return None
     if re.search(rb"^interactions:", head, re.M):
-        return reader._vcr.search(head) is not None
-    if openai._FOREIGN.search(head) or native:
+        vcr = s.VCR_CHAT if name == "openai_chat" else s.VCR_RESPONSES
+        return vcr.search(head) is not None
+    if s._OPENAI_FOREIGN.search(head) or native:
         return False
-    if reader is openai.RESPONSES_READER:
-        return bool(openai._RESP_STRONG.search(head) or re.search(
+    if name == "openai_responses":
+        return bool(s._RESP_STRONG.search(head) or re.search(
             rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
             rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
             rb'web_search_call|file_search_call)"|"previous_response_id"\s*:', head))
-    return openai._CHAT_STRONG.search(head) is not None or (
+    return s._CHAT_STRONG.search(head) is not None or (
         re.search(rb'"messages"\s*:\s*\[|\A\s*\[?\s*\{\s*"role"\s*:', head) is not None
-        and openai._CHAT_MARKERS.search(head) is not None)
+        and s._CHAT_MARKERS.search(head) is not None)
 
 
 @settings(max_examples=1000, deadline=None)
 @given(_TEXT, st.sampled_from([".json", ".jsonl"]))
 def test_the_quick_checks_before_the_sniff_patterns_never_change_an_answer(
         text: str, suffix: str) -> None:
-    from agent_eval.readers import codex, inspect, langchain, openai, openai_agents, otlp
-    from agent_eval.readers.skeleton import FormatReader
+    from agent_eval.readers.sniffs import SNIFFS
 
     head = text.encode()
     source = SourceFile(f"t{suffix}", f"t{suffix}", f"t{suffix}", DEFAULT)
-    readers: list[Reader] = [r for r in READERS.values() if isinstance(r, FormatReader)
-                             and not any("sniff" in vars(c) for c in type(r).__mro__
-                                         if issubclass(c, FormatReader) and c is not FormatReader)]
-    assert len(readers) > 5
-    others: list[Reader] = [otlp.READER, openai.CHAT_READER, openai.RESPONSES_READER,
-                            inspect.READER, langchain.READER, codex.READER, openai_agents.READER]
-    for reader in [*readers, *others]:
-        assert reader.sniff(head, source) == _sniff_before(reader, head, source), reader.name
+    checked = 0
+    for name, sniff in SNIFFS.items():
+        before = _sniff_before(name, head, source)
+        if before is not None:
+            checked += 1
+            assert sniff(head, source) == before, name
+    assert checked == 14
+
+
+def test_each_reader_sniffs_with_its_sniff_in_the_sniffs_module() -> None:
+    """Detection asks readers/sniffs.py and imports only the picked reader's module: each
+    reader's own sniff is the same function."""
+    from agent_eval.readers.sniffs import SNIFFS
+
+    assert list(SNIFFS) == list(READERS)
+    heads = [(p, p.read_bytes()[:SNIFF_BYTES]) for p in _files(FIXTURES)]
+    for name, sniff in SNIFFS.items():
+        reader = READERS[name]
+        for path, head in heads:
+            source = _source(path)
+            expected = _foreign.is_native(head, source) if name == "native" else reader.sniff(
+                head, source)
+            assert sniff(head, source) == expected, (name, path)
 
 
 def test_a_reader_not_said_to_take_native_files_says_no_to_every_native_head() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_eval.readers.jaeger import looks_like, spans
+from agent_eval.readers.jaeger import spans
+from agent_eval.readers.sniffs import jaeger as looks_like
 
 DATA: list[Any] = [
     {"traceID": "t1", "processes": {"p1": {"serviceName": "shop"}},

@@ -23,6 +23,7 @@ from agent_eval.readers.skeleton import (
     dispatch,
     named,
 )
+from agent_eval.readers.sniffs import Marks
 
 
 # ------------------------------------------------------------------- a toy format
@@ -57,7 +58,7 @@ _TOY = {"ask": _Toy.ask, "call": _Toy.call, "answer": _Toy.answer}
 
 class ToyReader(EventReader):
     name = "toy"
-    marks = (re.compile(r'"kind"\s*:'), re.compile(r'"toy"\s*:\s*1'))
+    marks = Marks((re.compile(r'"kind"\s*:'), re.compile(r'"toy"\s*:\s*1')))
     key = "events"
     state = _Toy
     empty = "no toy event in this file"

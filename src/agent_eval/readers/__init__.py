@@ -19,6 +19,7 @@ from agent_eval.model import Trace
 from agent_eval.readers import native
 from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
+from agent_eval.readers.sniffs import SNIFFS
 from agent_eval.registry import LazyRegistry
 from agent_eval.rule_ids import (
     INPUT_LIMIT_EXCEEDED,
@@ -254,14 +255,15 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
         native_head = is_native(head, source)
     except Exception:  # said by the first sniff that asks, with its reader's name
         native_head = False
+    # The sniffs are asked apart from their readers (readers/sniffs.py): only the module of
+    # the reader picked is imported.
     for name in _FOR_NATIVE if native_head else READERS:
-        reader = READERS[name]
         try:
-            sniff = is_native if reader is native.READER else reader.sniff
-            if sniff(head, source):
-                return reader
+            found = SNIFFS[name](head, source)
         except Exception as exc:  # a sniff never takes the run down either
-            return _failed(reader.name, source, exc)
+            return _failed(name, source, exc)
+        if found:
+            return READERS[name]
     return INPUT_UNKNOWN_FORMAT.input_error(
         source.file, 0,
         f"no reader recognises this file (tried: {', '.join(READERS)}); "

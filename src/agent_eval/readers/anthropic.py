@@ -12,7 +12,6 @@ reader uses it too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,11 +20,10 @@ import orjson
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     as_dict,
     count,
-    head_text,
-    is_native,
     new_trace,
     set_result,
     text_of,
@@ -281,25 +279,6 @@ class _File(ReadState):
             self.unknown += 1
 
 
-def _sniff_json(text: str) -> bool:
-    if _TOOL_USE.search(text) or _TOOL_RESULT.search(text):
-        return True
-    if _MESSAGE.search(text) and _ASSISTANT.search(text) and _STOP.search(text):
-        return True
-    return bool(_MESSAGES.search(text) and _MAX_TOKENS.search(text) and _CLAUDE.search(text))
-
-
-_TOOL_USE = re.compile(r'"type"\s*:\s*"(?:tool_use|server_tool_use|mcp_tool_use)"')
-_TOOL_RESULT = re.compile(r'"tool_use_id"\s*:\s*"')
-_MESSAGE = re.compile(r'"type"\s*:\s*"message"')
-_ASSISTANT = re.compile(r'"role"\s*:\s*"assistant"')
-_STOP = re.compile(r'"stop_reason"\s*:')
-_MESSAGES = re.compile(r'"messages"\s*:\s*\[')
-_MAX_TOKENS = re.compile(r'"max_tokens"\s*:')
-_CLAUDE = re.compile(r'"claude-|"input_schema"\s*:|"anthropic_version"\s*:')
-_CASSETTE = re.compile(r"^interactions:", re.M)
-_CASSETTE_ANTHROPIC = re.compile(
-    r"api\.anthropic\.com|anthropic-version|\"input_schema\"|\"tool_use\"|\"claude-")
 _YAML = (".yaml", ".yml")
 
 
@@ -309,12 +288,7 @@ class AnthropicReader(FormatReader):
              "response body, or a list of messages)")
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        text = head_text(head)
-        if source.path.lower().endswith(_YAML):
-            return bool(_CASSETTE.search(text) and _CASSETTE_ANTHROPIC.search(text))
-        if is_native(head, source):
-            return False
-        return _sniff_json(text)
+        return sniffs.anthropic(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         f = _File(source)

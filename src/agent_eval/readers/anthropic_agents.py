@@ -10,12 +10,12 @@ each). The streamed events are read: ``agent.custom_tool_use`` / ``agent.tool_us
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     add,
     as_dict,
@@ -29,7 +29,6 @@ from agent_eval.readers.base import SourceFile
 from agent_eval.readers.skeleton import EventReader, OneTrace, dispatch, named
 
 NAME = "anthropic_agents"
-_METHOD = re.compile(r'^\s*\[\s*"client\.beta\.sessions\.', re.M)
 _TOOL_USE = ("agent.custom_tool_use", "agent.tool_use", "agent.mcp_tool_use")
 _RESULT_IDS = {"user.custom_tool_result": "custom_tool_use_id",
                "agent.tool_result": "tool_use_id",
@@ -143,8 +142,7 @@ _HANDLERS = {
 
 class AnthropicAgentsReader(EventReader):
     name = NAME
-    marks = (_METHOD,)
-    needs = ('"client.beta.sessions.',)
+    marks = sniffs.ANTHROPIC_AGENTS
     state = _State
     empty = "no client.beta.sessions record in this file"
 

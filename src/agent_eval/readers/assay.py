@@ -14,17 +14,15 @@ Assay's documented format (``{"type": "tool_call", "tool", "arguments"}`` and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
 
 from agent_eval.model import LlmCall, Location, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     as_dict,
-    head_text,
-    is_native,
     new_trace,
     num,
     set_result,
@@ -249,33 +247,6 @@ EVENTS: dict[str, Callable[[AssayState, dict[str, Any], int], None]] = {
     "tool_call": AssayState.call,
     "episode_end": AssayState.end,
 }
-_EPISODE = re.compile(r'"type"\s*:\s*"(?:episode_start|step|tool_call|episode_end)"')
-_EPISODE_ID = re.compile(r'"episode_id"\s*:')
-_V1 = re.compile(r'"type"\s*:\s*"assay\.trace"')
-_V1_UNTYPED = (re.compile(r'"request_id"\s*:'), re.compile(r'"prompt"\s*:'),
-               re.compile(r'"response"\s*:'))
-_LEGACY_TOOL = (re.compile(r'"tool"\s*:\s*"'), re.compile(r'"args"\s*:'))
-_LEGACY_CALLS = (re.compile(r'"tool_calls"\s*:\s*\['), re.compile(r'"tool_name"\s*:'),
-                 re.compile(r'"(?:prompt|response)"\s*:'))
-
-
-def _episode_line(text: str) -> bool:
-    """Whether a line of the head is an episode event: ``episode_id`` beside its ``type``
-    (a native tool call whose arguments hold an ``episode_id`` is not). A head of one
-    line, cut off, is judged by its marks alone."""
-    lines = text.split("\n")
-    cut = False
-    for line in lines:
-        if not line.lstrip().startswith("{"):
-            continue
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            cut = True
-            continue
-        if isinstance(value, dict) and value.get("type") in EVENTS and "episode_id" in value:
-            return True
-    return cut and len(lines) == 1
 
 
 class AssayReader(EventReader):
@@ -285,17 +256,7 @@ class AssayReader(EventReader):
              "tool lines)")
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        """Assay's own marks; not excluded by the native sniff: its V2 events share
-        native's ``tool_call`` type name, but carry ``episode_id``."""
-        text = head_text(head)
-        if _EPISODE.search(text) and _EPISODE_ID.search(text) and _episode_line(text):
-            return True
-        if _V1.search(text):
-            return True
-        if is_native(head, source):
-            return False
-        return any(all(p.search(text) for p in marks)
-                   for marks in (_V1_UNTYPED, _LEGACY_TOOL, _LEGACY_CALLS))
+        return sniffs.assay(head, source)
 
 
 READER = AssayReader()

@@ -9,11 +9,11 @@ step is one LLM call (``metrics`` when recorded).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     JsonDoc,
     add,
@@ -27,7 +27,6 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers.skeleton import DocumentReader, DocumentState, named
 
 NAME = "atif"
-_SCHEMA = re.compile(r'"schema_version"\s*:\s*"ATIF-')
 
 
 def _result_value(res: dict[str, Any]) -> Any:
@@ -102,7 +101,7 @@ class _Trajectory(DocumentState):
 
 class AtifReader(DocumentReader):
     name = NAME
-    marks = (_SCHEMA,)
+    marks = sniffs.ATIF
     key = "steps"
     need = "an ATIF trajectory needs a 'steps' array"
     item_what = "an ATIF step"

@@ -14,13 +14,13 @@ One trace per session; a sidechain (a sub-agent of the Task tool) is a trace of 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
 from agent_eval.model import LlmCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     count,
     epoch_ms,
@@ -217,18 +217,12 @@ class _State(ReadState):
             yield tr
 
 
-_ROW_TYPE = re.compile(r'"type"\s*:\s*"(?:user|assistant|system|result|summary)"')
-_MARKER = re.compile(r'"(?:sessionId|session_id|parentUuid|uuid|isSidechain|loglines|leafUuid)"'
-                     r"\s*:")
-_SHAPE = re.compile(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')
-
-
 class ClaudeCodeReader(FormatReader):
     name = NAME
     empty = ("no Claude Code row in this file (rows of type user / assistant with a "
              "'message')")
     quiet_when_bad = True
-    marks = (_ROW_TYPE, _MARKER, _SHAPE)
+    marks = sniffs.CLAUDE_CODE
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)

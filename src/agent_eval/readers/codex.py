@@ -10,7 +10,6 @@ One file is one trace; a line that is not JSON is an input error and the rest is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +19,7 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import file_lines, json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall
-from agent_eval.readers._foreign import is_native
+from agent_eval.readers import sniffs
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.openai import (
     OUTPUT_TYPES,
@@ -35,9 +34,6 @@ from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UN
 
 _loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
-_SNIFF = re.compile(
-    rb'"type"\s*:\s*"(?:session_meta|turn_context|response_item|event_msg|compacted)"')
-_SNIFF_PAYLOAD = re.compile(rb'"payload"\s*:')
 # System-injected "user" messages: context, not the user's request.
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions instructions>",
              "<turn_context>", "# AGENTS.md instructions", "<INSTRUCTIONS>")
@@ -249,21 +245,7 @@ class CodexReader:
     name = "codex"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        if b'"payload"' in head and _SNIFF.search(head) is not None and (  # literal first
-                _SNIFF_PAYLOAD.search(head) is not None):
-            return True
-        # an older rollout: a {"id", "timestamp", "instructions"} header, then bare items
-        first, nl, _ = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
-        if not nl:
-            return False
-        try:
-            header = _loads(first)
-        except _JSONDecodeError:
-            return False
-        return type(header) is dict and "type" not in header and "id" in header and \
-            "timestamp" in header and ("instructions" in header or "git" in header)
+        return sniffs.codex(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         rollout = _Rollout(source)

@@ -9,16 +9,14 @@ the usage of the model turn. The first ``user`` message is the input, the last
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from agent_eval.model import LlmCall, Location
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import JsonDoc, as_dict, count, set_result, span_ms, text_of
 from agent_eval.readers.skeleton import DocumentReader, DocumentState, named
 
 NAME = "gemini_cli"
-_PROJECT = re.compile(r'"projectHash"\s*:')
-_MESSAGES = re.compile(r'"messages"\s*:\s*\[')
 _KNOWN = {"user", "gemini", "info", "error", "warning"}
 
 
@@ -93,7 +91,7 @@ class _Session(DocumentState):
 
 class GeminiCliReader(DocumentReader):
     name = NAME
-    marks = (_PROJECT, _MESSAGES)
+    marks = sniffs.GEMINI_CLI
     key = "messages"
     need = "a Gemini CLI session needs a 'messages' array"
     item_what = "a Gemini CLI message"

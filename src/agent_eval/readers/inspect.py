@@ -17,12 +17,11 @@ from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     JsonDoc,
     as_dict,
     count,
-    head_text,
-    is_native,
     new_trace,
     num,
     parse_document,
@@ -283,23 +282,11 @@ def _file_meta(header: Any) -> dict[str, Any]:
     return meta
 
 
-_JSON_LOG = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
-_EVAL = re.compile(r'"eval"\s*:\s*\{')
-_TASK = re.compile(r'"task"\s*:|"run_id"\s*:|"eval_id"\s*:')
-
-
 class InspectReader:
     name = NAME
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if head.startswith(b"PK\x03\x04"):
-            return source.path.endswith(".eval") or b"_journal/start.json" in head or (
-                b"header.json" in head)
-        if is_native(head, source):
-            return False
-        text = head_text(head)
-        return bool(_JSON_LOG.search(text) or ('"samples"' in text and _EVAL.search(text)
-                                                and _TASK.search(text)))
+        return sniffs.inspect(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         try:

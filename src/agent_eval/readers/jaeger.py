@@ -16,15 +16,7 @@ from typing import Any, NamedTuple
 from agent_eval.readers._otel import as_list, nanos, span_id
 from agent_eval.readers.jsonpos import JsonPath
 
-__all__ = ["SNIFF", "JaegerSpan", "looks_like", "spans"]
-
-SNIFF = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"spans"\s*:'),
-         re.compile(rb'"(?:operationName|tags)"\s*:'))
-
-
-def looks_like(head: bytes) -> bool:
-    """The first KiB of a file holds a Jaeger export's marks."""
-    return all(p.search(head) for p in SNIFF)
+__all__ = ["JaegerSpan", "spans"]
 
 
 class JaegerSpan(NamedTuple):

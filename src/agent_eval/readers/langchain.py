@@ -11,14 +11,12 @@ LangSmith runs are read by :mod:`agent_eval.readers.langsmith`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
-    head_text,
-    is_native,
     new_trace,
     set_result,
     text_of,
@@ -254,14 +252,7 @@ class LangChainReader:
     name = "langchain"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        text = head_text(head)
-        # a literal of the pattern first: a quicker search than the pattern's
-        if '"lc"' in text and _LC.search(text) and _CONSTRUCTOR.search(text) and (
-                "langchain" in text):
-            return True
-        return bool(_LC_DICT.search(text) and _LC_SHAPE.search(text))
+        return sniffs.langchain(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         values: list[tuple[Any, LineAt, bool]] = []
@@ -362,12 +353,6 @@ class LangChainReader:
             if isinstance(mid, str):
                 merged[mid] = m
         return True
-
-
-_LC = re.compile(r'"lc"\s*:\s*1\b')
-_CONSTRUCTOR = re.compile(r'"type"\s*:\s*"constructor"')
-_LC_DICT = re.compile(r'"type"\s*:\s*"(?:ai|human)"')
-_LC_SHAPE = re.compile(r'"data"\s*:\s*\{|"tool_calls"\s*:|"example"\s*:|"additional_kwargs"\s*:')
 
 
 READER = LangChainReader()

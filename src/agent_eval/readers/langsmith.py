@@ -8,11 +8,11 @@ per ``trace_id``. Feedback objects (``client.list_feedback``) and a run's
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     add,
     count,
@@ -167,11 +167,6 @@ def _graph_steps(members: list[_Run], file: str) -> Iterator[tuple[str, Location
         ns = meta.get("langgraph_checkpoint_ns") if isinstance(meta, dict) else None
         if isinstance(ns, str):
             yield ns, Location(file, run.line)
-
-
-_RUN_TYPE = re.compile(
-    r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"')
-_RUN_MARK = re.compile(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')
 
 
 class _Runs(ReadState):
@@ -339,8 +334,7 @@ class _Runs(ReadState):
 
 class LangSmithReader(FormatReader):
     name = NAME
-    marks = (_RUN_TYPE, _RUN_MARK)
-    needs = ('"run_type"',)
+    marks = sniffs.LANGSMITH
     empty = "no LangSmith run in this file (objects with an id and a run_type)"
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:

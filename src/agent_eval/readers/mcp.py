@@ -18,12 +18,11 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import file_lines, json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     BOM,
     JSONDecodeError,
     as_dict,
-    head_text,
-    is_native,
     iter_lines,
     new_trace,
     set_result,
@@ -188,16 +187,7 @@ class McpReader(FormatReader):
     quiet_when_bad = True
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        text = head_text(head)
-        rpc = _JSONRPC.search(text)
-        if rpc is None:
-            return False
-        # a JSON Schema that shows a message is not a log; a log whose tools/list
-        # answer carries input schemas is (the message comes first)
-        schema = _SCHEMA.search(text, 0, rpc.start())
-        return schema is None
+        return sniffs.mcp(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _State(source)
@@ -253,8 +243,5 @@ class McpReader(FormatReader):
                     continue
                 state.value(value, number, m.group("ts"), m.group("who"))
 
-
-_JSONRPC = re.compile(r'"jsonrpc"\s*:\s*"2\.0"')
-_SCHEMA = re.compile(r'"\$schema"\s*:')
 
 READER = McpReader()

@@ -17,7 +17,6 @@ items in file order; the Agents SDK and Codex readers use it too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple, TypeGuard
@@ -28,8 +27,9 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import BOM as _BOM
-from agent_eval.readers._foreign import LINE_SUFFIXES, is_native
+from agent_eval.readers._foreign import LINE_SUFFIXES
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.cassette import BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
@@ -602,38 +602,6 @@ _RESPONSES = _Api(responses_value, "a Responses API request, response or item",
 
 
 # ----------------------------------------------------------------------- sniffing
-_FOREIGN = re.compile(
-    rb'"(?:tool_use|tool_result|tool_use_id|input_schema|stop_reason)"'
-    rb'|"(?:jsonrpc|run_type|sessionId|lc_serializable|span_data|generated_items)"\s*:'
-    rb'|"\$schemaVersion"|"schema_version"\s*:\s*"ATIF|"kind"\s*:\s*"\w+Event"'
-    rb'|"type"\s*:\s*"(?:gemini|session_meta|response_item|turn_context|event_msg)"'
-    rb'|"(?:post|patch)"\s*:\s*\[|"eval"\s*:\s*\{|"resourceSpans"'
-    rb'|"lc"\s*:\s*1\b|"type"\s*:\s*"constructor"')
-_CHAT_STRONG = re.compile(rb'"object"\s*:\s*"chat\.completion')
-_CHAT_MARKERS = re.compile(
-    rb'"tool_calls"\s*:|"tool_call_id"\s*:|"function_call"\s*:\s*\{'
-    rb'|"role"\s*:\s*"(?:tool|system|developer|function)"')
-_CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[')
-_CHAT_FIRST_ROLE = re.compile(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
-_RESP_STRONG = re.compile(rb'"object"\s*:\s*"response"')
-_RESP_TYPES = re.compile(  # every name ends in _call, _output or _text
-    rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
-    rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
-    rb'web_search_call|file_search_call)"')
-_RESP_TYPE_ENDS = re.compile(rb'_(?:call|output|text)"')  # "_" is rare: a quick search
-_RESP_PREVIOUS = re.compile(rb'"previous_response_id"\s*:')
-_VCR = re.compile(rb"^interactions:", re.M)
-_VCR_CHAT = re.compile(rb"uri:\s*\S*/chat/completions")
-_VCR_RESPONSES = re.compile(rb"uri:\s*\S*/responses\b")
-
-
-def _foreign(head: bytes, source: SourceFile) -> bool:
-    return _FOREIGN.search(head) is not None or is_native(head, source)
-
-
-def _is_vcr(head: bytes) -> bool:
-    # the literal first: a search for ^ with re.M tries every position of the head
-    return b"interactions:" in head and _VCR.search(head) is not None
 
 
 # -------------------------------------------------------------------------- VCR
@@ -722,52 +690,32 @@ def _is_vcr_file(source: SourceFile) -> bool:
     if not source.path.lower().endswith((".yaml", ".yml")):
         return False
     with open(source.path, "rb") as fh:
-        return _is_vcr(fh.read(4096))
+        return sniffs.is_vcr(fh.read(4096))
 
 
 class OpenAiReader:
     """One OpenAI API's reader: recorded bodies (or a VCR cassette of calls to the API's
     path) read as one conversation."""
 
-    def __init__(self, name: str, vcr: re.Pattern[bytes], body: Callable[[bytes], bool],
-                 value: ValueFn, continued: Callable[[Conversation], bool]) -> None:
+    def __init__(self, name: str, sniff: sniffs.Sniff, value: ValueFn,
+                 continued: Callable[[Conversation], bool]) -> None:
         self.name = name
-        self._vcr = vcr
-        self._body = body
+        self._sniff = sniff
         self._value = value
         self._continued = continued
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if _is_vcr(head):
-            return self._vcr.search(head) is not None
-        # the body's marks before _FOREIGN's many alternatives: most heads fail them
-        return self._body(head) and not _foreign(head, source)
+        return self._sniff(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         return _read_conversation(source, self.name, self._value, self._continued)
 
 
-# A literal of each pattern is looked for before the pattern: a search for one text is
-# much quicker than for a pattern, and most heads hold neither.
-def _chat_body(head: bytes) -> bool:
-    return (b'"chat.completion' in head and _CHAT_STRONG.search(head) is not None) or (
-        ((b'"messages"' in head and _CHAT_LIST.search(head) is not None)
-         or _CHAT_FIRST_ROLE.match(head) is not None)
-        and _CHAT_MARKERS.search(head) is not None)
-
-
-def _responses_body(head: bytes) -> bool:
-    return (b'"response"' in head and _RESP_STRONG.search(head) is not None) or (
-        _RESP_TYPE_ENDS.search(head) is not None and _RESP_TYPES.search(head) is not None) or (
-        b'"previous_response_id"' in head and _RESP_PREVIOUS.search(head) is not None)
-
-
-CHAT_READER = OpenAiReader("openai_chat", _VCR_CHAT, _chat_body, chat_value,
-                           lambda conv: False)
+CHAT_READER = OpenAiReader("openai_chat", sniffs.openai_chat, chat_value, lambda conv: False)
 # A request that continues a stored response (previous_response_id) sends only the
 # outputs of calls made in that earlier response: not an error.
 RESPONSES_READER = OpenAiReader(
-    "openai_responses", _VCR_RESPONSES, _responses_body, responses_value,
+    "openai_responses", sniffs.openai_responses, responses_value,
     lambda conv: conv.trace.metadata.get("previous_response_id") is not None)
 READERS: tuple[OpenAiReader, ...] = (CHAT_READER, RESPONSES_READER)
 

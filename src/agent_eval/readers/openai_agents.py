@@ -13,14 +13,13 @@ Two shapes, detected by content:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
 from agent_eval.model import Handoff, LlmCall, Location, ToolCall, Trace
-from agent_eval.readers._foreign import is_native
+from agent_eval.readers import sniffs
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import JsonPath
 from agent_eval.readers.native import decode_arguments
@@ -35,12 +34,6 @@ from agent_eval.readers.openai import (
 )
 from agent_eval.readers.skeleton import dispatch
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_UNREADABLE_FILE
-
-_SNIFF_STATE = re.compile(rb'"\$schemaVersion"\s*:')
-_SNIFF_STATE_KEYS = re.compile(rb'"(?:generated_items|model_responses|current_agent|'
-                               rb'original_input)"\s*:')
-_SNIFF_SPANS = re.compile(rb'"object"\s*:\s*"trace(?:\.span)?"')
-_SNIFF_SPAN_DATA = re.compile(rb'"span_data"\s*:')
 
 
 def _str_id(v: Any) -> str | None:
@@ -349,14 +342,7 @@ class AgentsReader:
     name = "openai_agents"
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        if is_native(head, source):
-            return False
-        # each pattern's literal first: a quicker search than the pattern's
-        if b'"$schemaVersion"' in head and _SNIFF_STATE.search(head) and (
-                _SNIFF_STATE_KEYS.search(head)):
-            return True
-        return b'"span_data"' in head and _SNIFF_SPANS.search(head) is not None and \
-            _SNIFF_SPAN_DATA.search(head) is not None
+        return sniffs.openai_agents(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         try:

@@ -7,16 +7,15 @@ text), ``ActionEvent`` (a tool call), ``ObservationEvent`` (its result, by
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import as_dict, set_result, span_ms, text_of
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.skeleton import EventReader, OneTrace, dispatch, named
 
 NAME = "openhands"
-_KIND = re.compile(r'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent)"')
 _KNOWN = {"MessageEvent", "ActionEvent", "ObservationEvent", "UserRejectObservation",
           "AgentErrorEvent", "SystemPromptEvent", "PauseEvent", "ConversationStateUpdateEvent",
           "Condensation", "CondensationRequest"}
@@ -109,7 +108,7 @@ _HANDLERS = {"MessageEvent": _State.message, "ActionEvent": _State.action,
 
 class OpenHandsReader(EventReader):
     name = NAME
-    marks = (_KIND,)
+    marks = sniffs.OPENHANDS
     key = "events"
     state = _State
     empty = "no OpenHands event in this file"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import binascii
 import gc
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,8 +31,7 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
-from agent_eval.readers import jaeger
-from agent_eval.readers._foreign import is_native
+from agent_eval.readers import jaeger, sniffs
 from agent_eval.readers._otel import as_list as _list
 from agent_eval.readers._otel import nanos as _nanos
 from agent_eval.readers._otel import span_id as _sid
@@ -49,12 +47,6 @@ _BOM = b"\xef\xbb\xbf"
 LINE_SUFFIXES = (".jsonl", ".ndjson", ".log", ".txt")
 
 # ------------------------------------------------------------------------ sniffing
-_SNIFF_OTLP = re.compile(
-    rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
-_SNIFF_FLAT = re.compile(
-    rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
-    rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
-    rb'llm\.model_name)"\s*:')
 
 # ---------------------------------------------------------------------- attributes
 _LLM_OPS = frozenset(("chat", "text_completion", "generate_content", "completion",
@@ -1001,16 +993,7 @@ class OtlpReader:
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
         # each pattern's literals looked for first (a quicker search than the pattern's)
-        if (b'Spans"' in head or b'_spans"' in head) and _SNIFF_OTLP.search(head):
-            return True
-        if b'"traceID"' in head and jaeger.looks_like(head):
-            return True
-        # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
-        start = head.removeprefix(_BOM).lstrip()[:1]
-        return (start == b"{"
-                and (b'"gen_ai.' in head or b'"openinference.' in head
-                     or b'"llm.model_name"' in head)
-                and _SNIFF_FLAT.search(head) is not None and not is_native(head, source))
+        return sniffs.otlp(head, source)
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _FileState(source)

@@ -6,7 +6,8 @@ reports each bad record as an input error and goes on, collects traces, and repo
 file that held nothing of its format and the events it ignored. :class:`FormatReader`
 does all of that once; a reader says only what is its own:
 
-- ``name`` and ``marks`` (patterns that must all be found in the head of a file),
+- ``name`` and ``marks`` (its sniff, kept in readers/sniffs.py: a ``sniffs.Marks`` of
+  the patterns that must all be found in the head of a file),
 - ``state``: a :class:`ReadState` subclass that takes one record at a time (most
   dispatch on the record's type through a table of handlers, see :func:`dispatch`),
 - ``empty``: the message for a file that holds no record of the format.
@@ -21,18 +22,15 @@ the "empty" error and the ignored-event count.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from agent_eval.errors import InputError
 from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
     JsonDoc,
-    all_of,
     as_dict,
-    head_text,
-    is_native,
     iter_lines,
     new_trace,
     open_records,
@@ -234,17 +232,12 @@ class FormatReader:
     """The parts every reader shares: the sniff and the end of reading a file."""
 
     name: str
-    marks: ClassVar[tuple[re.Pattern[str], ...]] = ()
-    # texts a mark cannot match without (each a literal of one mark): looked for first,
-    # since a search for one text is much quicker than for most patterns
-    needs: ClassVar[tuple[str, ...]] = ()
+    marks: ClassVar[sniffs.Marks]  # the sniff (readers/sniffs.py), unless the reader writes its own
     empty: ClassVar[str] = ""  # the message for a file without a record of the format
     quiet_when_bad: ClassVar[bool] = False  # no "empty" error after unreadable records
 
     def sniff(self, head: bytes, source: SourceFile) -> bool:
-        text = head_text(head)
-        return (all(t in text for t in self.needs) and all_of(text, *self.marks)
-                and not is_native(head, source))
+        return self.marks(head, source)
 
     def finish(self, state: ReadState, bad: bool = False) -> Iterator[ReadItem]:
         """What ends every file: the state's errors, its traces, then an error for a file

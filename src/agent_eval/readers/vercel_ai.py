@@ -11,7 +11,6 @@ top-level ``ai.generateText`` / ``streamText`` / ... spans give the input and ou
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,14 +18,13 @@ import orjson
 
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
+from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import add, as_dict, count, new_trace, set_result, touch
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import EventReader, ReadState
 
 NAME = "vercel_ai"
-_SPAN_CONTEXT = re.compile(r'"spanContext"\s*:')
-_AI_ATTR = re.compile(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')
 _PROVIDER = (".doGenerate", ".doStream", ".doEmbed")
 
 
@@ -191,7 +189,7 @@ class _State(ReadState):
 
 class VercelAiReader(EventReader):
     name = NAME
-    marks = (_SPAN_CONTEXT, _AI_ATTR)
+    marks = sniffs.VERCEL_AI
     key = "spans"
     state = _State
     empty = "no span in this file"

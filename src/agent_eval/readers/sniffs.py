@@ -1,0 +1,348 @@
+"""Every reader's sniff, apart from the readers: ``format: auto`` asks the sniffs of this
+module and imports only the module of the reader it picks (start-up time: a reader's
+module is much larger than its sniff).
+
+A sniff says whether a file's head (its first 8 KiB) is of its reader's format. Each
+costly pattern is looked for only after a literal it cannot match without: a search for
+one text is much quicker than for most patterns, and most heads hold none of them
+(tests/readers/test_detection.py checks that no answer changes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import orjson
+
+from agent_eval.jsonutil import loads as _loads
+from agent_eval.readers._foreign import all_of, head_text, is_native
+from agent_eval.readers.base import SourceFile
+
+Sniff = Callable[[bytes, SourceFile], bool]
+_BOM = b"\xef\xbb\xbf"
+
+
+class Marks:
+    """The sniff of a skeleton reader (``readers/skeleton.py``): ``patterns`` must all be
+    found in the head, which is not a native file's; ``needs``, texts one of the patterns
+    cannot match without, are looked for first."""
+
+    __slots__ = ("needs", "patterns")
+
+    def __init__(self, patterns: tuple[re.Pattern[str], ...], needs: tuple[str, ...] = ()
+                 ) -> None:
+        self.patterns = patterns
+        self.needs = needs
+
+    def __call__(self, head: bytes, source: SourceFile) -> bool:
+        text = head_text(head)
+        return (all(t in text for t in self.needs) and all_of(text, *self.patterns)
+                and not is_native(head, source))
+
+
+def _text(head: bytes, source: SourceFile) -> str | None:
+    """The head's text, or None for a native file's head (never another format's)."""
+    return None if is_native(head, source) else head_text(head)
+
+
+# ------------------------------------------------------------------------ Inspect
+_INSPECT_LOG = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_INSPECT_EVAL = re.compile(r'"eval"\s*:\s*\{')
+_INSPECT_TASK = re.compile(r'"task"\s*:|"run_id"\s*:|"eval_id"\s*:')
+
+
+def inspect(head: bytes, source: SourceFile) -> bool:
+    if head.startswith(b"PK\x03\x04"):
+        return source.path.endswith(".eval") or b"_journal/start.json" in head or (
+            b"header.json" in head)
+    text = _text(head, source)
+    return text is not None and bool(_INSPECT_LOG.search(text) or (
+        '"samples"' in text and _INSPECT_EVAL.search(text) and _INSPECT_TASK.search(text)))
+
+
+# ---------------------------------------------------------------------- LangSmith
+LANGSMITH = Marks((
+    re.compile(r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"'),
+    re.compile(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')),
+    ('"run_type"',))
+
+# ---------------------------------------------------------------------- LangChain
+_LC = re.compile(r'"lc"\s*:\s*1\b')
+_LC_CONSTRUCTOR = re.compile(r'"type"\s*:\s*"constructor"')
+_LC_DICT = re.compile(r'"type"\s*:\s*"(?:ai|human)"')
+_LC_SHAPE = re.compile(r'"data"\s*:\s*\{|"tool_calls"\s*:|"example"\s*:|"additional_kwargs"\s*:')
+
+
+def langchain(head: bytes, source: SourceFile) -> bool:
+    text = _text(head, source)
+    if text is None:
+        return False
+    if '"lc"' in text and _LC.search(text) and _LC_CONSTRUCTOR.search(text) and (
+            "langchain" in text):
+        return True
+    return bool(_LC_DICT.search(text) and _LC_SHAPE.search(text))
+
+
+# -------------------------------------------------------------------------- Codex
+_CODEX = re.compile(
+    rb'"type"\s*:\s*"(?:session_meta|turn_context|response_item|event_msg|compacted)"')
+_CODEX_PAYLOAD = re.compile(rb'"payload"\s*:')
+
+
+def codex(head: bytes, source: SourceFile) -> bool:
+    if is_native(head, source):
+        return False
+    if b'"payload"' in head and _CODEX.search(head) is not None and (
+            _CODEX_PAYLOAD.search(head) is not None):
+        return True
+    # an older rollout: a {"id", "timestamp", "instructions"} header, then bare items
+    first, nl, _ = head.removeprefix(_BOM).partition(b"\n")
+    if not nl:
+        return False
+    try:
+        header = _loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return type(header) is dict and "type" not in header and "id" in header and \
+        "timestamp" in header and ("instructions" in header or "git" in header)
+
+
+# -------------------------------------------------------------- OpenAI Agents SDK
+_AGENTS_STATE = re.compile(rb'"\$schemaVersion"\s*:')
+_AGENTS_STATE_KEYS = re.compile(rb'"(?:generated_items|model_responses|current_agent|'
+                                rb'original_input)"\s*:')
+_AGENTS_SPANS = re.compile(rb'"object"\s*:\s*"trace(?:\.span)?"')
+_AGENTS_SPAN_DATA = re.compile(rb'"span_data"\s*:')
+
+
+def openai_agents(head: bytes, source: SourceFile) -> bool:
+    if is_native(head, source):
+        return False
+    if b'"$schemaVersion"' in head and _AGENTS_STATE.search(head) and (
+            _AGENTS_STATE_KEYS.search(head)):
+        return True
+    return b'"span_data"' in head and _AGENTS_SPANS.search(head) is not None and \
+        _AGENTS_SPAN_DATA.search(head) is not None
+
+
+# ----------------------------------------------------------------- OTLP and Jaeger
+_OTLP = re.compile(
+    rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
+_OTLP_FLAT = re.compile(
+    rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
+    rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
+    rb'llm\.model_name)"\s*:')
+JAEGER = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"spans"\s*:'),
+          re.compile(rb'"(?:operationName|tags)"\s*:'))
+
+
+def jaeger(head: bytes) -> bool:
+    """The head holds a Jaeger export's marks."""
+    return b'"traceID"' in head and all(p.search(head) for p in JAEGER)
+
+
+def otlp(head: bytes, source: SourceFile) -> bool:
+    if (b'Spans"' in head or b'_spans"' in head) and _OTLP.search(head):
+        return True
+    if jaeger(head):
+        return True
+    # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
+    start = head.removeprefix(_BOM).lstrip()[:1]
+    return (start == b"{"
+            and (b'"gen_ai.' in head or b'"openinference.' in head
+                 or b'"llm.model_name"' in head)
+            and _OTLP_FLAT.search(head) is not None and not is_native(head, source))
+
+
+# ------------------------------------------------------------------------- OpenAI
+_OPENAI_FOREIGN = re.compile(
+    rb'"(?:tool_use|tool_result|tool_use_id|input_schema|stop_reason)"'
+    rb'|"(?:jsonrpc|run_type|sessionId|lc_serializable|span_data|generated_items)"\s*:'
+    rb'|"\$schemaVersion"|"schema_version"\s*:\s*"ATIF|"kind"\s*:\s*"\w+Event"'
+    rb'|"type"\s*:\s*"(?:gemini|session_meta|response_item|turn_context|event_msg)"'
+    rb'|"(?:post|patch)"\s*:\s*\[|"eval"\s*:\s*\{|"resourceSpans"'
+    rb'|"lc"\s*:\s*1\b|"type"\s*:\s*"constructor"')
+_CHAT_STRONG = re.compile(rb'"object"\s*:\s*"chat\.completion')
+_CHAT_MARKERS = re.compile(
+    rb'"tool_calls"\s*:|"tool_call_id"\s*:|"function_call"\s*:\s*\{'
+    rb'|"role"\s*:\s*"(?:tool|system|developer|function)"')
+_CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[')
+_CHAT_FIRST_ROLE = re.compile(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
+_RESP_STRONG = re.compile(rb'"object"\s*:\s*"response"')
+_RESP_TYPES = re.compile(  # every name ends in _call, _output or _text
+    rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
+    rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
+    rb'web_search_call|file_search_call)"')
+_RESP_TYPE_ENDS = re.compile(rb'_(?:call|output|text)"')  # "_" is rare: a quick search
+_RESP_PREVIOUS = re.compile(rb'"previous_response_id"\s*:')
+_VCR = re.compile(rb"^interactions:", re.M)
+VCR_CHAT = re.compile(rb"uri:\s*\S*/chat/completions")
+VCR_RESPONSES = re.compile(rb"uri:\s*\S*/responses\b")
+
+
+def is_vcr(head: bytes) -> bool:
+    """The head is a VCR cassette's (the literal first: a search for ^ with re.M tries
+    every position of the head)."""
+    return b"interactions:" in head and _VCR.search(head) is not None
+
+
+def _openai(head: bytes, source: SourceFile, vcr: re.Pattern[bytes],
+            body: Callable[[bytes], bool]) -> bool:
+    if is_vcr(head):
+        return vcr.search(head) is not None
+    # the body's marks before _OPENAI_FOREIGN's many alternatives: most heads fail them
+    return body(head) and not (_OPENAI_FOREIGN.search(head) is not None
+                               or is_native(head, source))
+
+
+def _chat_body(head: bytes) -> bool:
+    return (b'"chat.completion' in head and _CHAT_STRONG.search(head) is not None) or (
+        ((b'"messages"' in head and _CHAT_LIST.search(head) is not None)
+         or _CHAT_FIRST_ROLE.match(head) is not None)
+        and _CHAT_MARKERS.search(head) is not None)
+
+
+def _responses_body(head: bytes) -> bool:
+    return (b'"response"' in head and _RESP_STRONG.search(head) is not None) or (
+        _RESP_TYPE_ENDS.search(head) is not None and _RESP_TYPES.search(head) is not None) or (
+        b'"previous_response_id"' in head and _RESP_PREVIOUS.search(head) is not None)
+
+
+def openai_responses(head: bytes, source: SourceFile) -> bool:
+    return _openai(head, source, VCR_RESPONSES, _responses_body)
+
+
+def openai_chat(head: bytes, source: SourceFile) -> bool:
+    return _openai(head, source, VCR_CHAT, _chat_body)
+
+
+# ------------------------------------------------------------ the skeleton readers
+ANTHROPIC_AGENTS = Marks((re.compile(r'^\s*\[\s*"client\.beta\.sessions\.', re.M),),
+                         ('"client.beta.sessions.',))
+CLAUDE_CODE = Marks((
+    re.compile(r'"type"\s*:\s*"(?:user|assistant|system|result|summary)"'),
+    re.compile(r'"(?:sessionId|session_id|parentUuid|uuid|isSidechain|loglines|leafUuid)"'
+               r"\s*:"),
+    re.compile(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')))
+ATIF = Marks((re.compile(r'"schema_version"\s*:\s*"ATIF-'),))
+GEMINI_CLI = Marks((re.compile(r'"projectHash"\s*:'), re.compile(r'"messages"\s*:\s*\[')))
+OPENHANDS = Marks((re.compile(r'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent)"'),))
+VERCEL_AI = Marks((re.compile(r'"spanContext"\s*:'),
+                   re.compile(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')))
+
+# ---------------------------------------------------------------------------- MCP
+_JSONRPC = re.compile(r'"jsonrpc"\s*:\s*"2\.0"')
+_JSON_SCHEMA = re.compile(r'"\$schema"\s*:')
+
+
+def mcp(head: bytes, source: SourceFile) -> bool:
+    text = _text(head, source)
+    rpc = None if text is None else _JSONRPC.search(text)
+    if text is None or rpc is None:
+        return False
+    # a JSON Schema that shows a message is not a log; a log whose tools/list
+    # answer carries input schemas is (the message comes first)
+    return _JSON_SCHEMA.search(text, 0, rpc.start()) is None
+
+
+# ---------------------------------------------------------------------- Anthropic
+_TOOL_USE = re.compile(r'"type"\s*:\s*"(?:tool_use|server_tool_use|mcp_tool_use)"')
+_TOOL_RESULT = re.compile(r'"tool_use_id"\s*:\s*"')
+_MESSAGE = re.compile(r'"type"\s*:\s*"message"')
+_ASSISTANT = re.compile(r'"role"\s*:\s*"assistant"')
+_STOP = re.compile(r'"stop_reason"\s*:')
+_MESSAGES = re.compile(r'"messages"\s*:\s*\[')
+_MAX_TOKENS = re.compile(r'"max_tokens"\s*:')
+_CLAUDE = re.compile(r'"claude-|"input_schema"\s*:|"anthropic_version"\s*:')
+_CASSETTE = re.compile(r"^interactions:", re.M)
+_CASSETTE_ANTHROPIC = re.compile(
+    r"api\.anthropic\.com|anthropic-version|\"input_schema\"|\"tool_use\"|\"claude-")
+YAML = (".yaml", ".yml")
+
+
+def _anthropic_json(text: str) -> bool:
+    if _TOOL_USE.search(text) or _TOOL_RESULT.search(text):
+        return True
+    if _MESSAGE.search(text) and _ASSISTANT.search(text) and _STOP.search(text):
+        return True
+    return bool(_MESSAGES.search(text) and _MAX_TOKENS.search(text) and _CLAUDE.search(text))
+
+
+def anthropic(head: bytes, source: SourceFile) -> bool:
+    text = head_text(head)
+    if source.path.lower().endswith(YAML):
+        return bool(_CASSETTE.search(text) and _CASSETTE_ANTHROPIC.search(text))
+    if is_native(head, source):
+        return False
+    return _anthropic_json(text)
+
+
+# -------------------------------------------------------------------------- Assay
+ASSAY_EVENTS = ("episode_start", "step", "tool_call", "episode_end")
+_EPISODE = re.compile(r'"type"\s*:\s*"(?:episode_start|step|tool_call|episode_end)"')
+_EPISODE_ID = re.compile(r'"episode_id"\s*:')
+_V1 = re.compile(r'"type"\s*:\s*"assay\.trace"')
+_V1_UNTYPED = (re.compile(r'"request_id"\s*:'), re.compile(r'"prompt"\s*:'),
+               re.compile(r'"response"\s*:'))
+_LEGACY_TOOL = (re.compile(r'"tool"\s*:\s*"'), re.compile(r'"args"\s*:'))
+_LEGACY_CALLS = (re.compile(r'"tool_calls"\s*:\s*\['), re.compile(r'"tool_name"\s*:'),
+                 re.compile(r'"(?:prompt|response)"\s*:'))
+
+
+def _episode_line(text: str) -> bool:
+    """Whether a line of the head is an episode event: ``episode_id`` beside its ``type``
+    (a native tool call whose arguments hold an ``episode_id`` is not). A head of one
+    line, cut off, is judged by its marks alone."""
+    lines = text.split("\n")
+    cut = False
+    for line in lines:
+        if not line.lstrip().startswith("{"):
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            cut = True
+            continue
+        if isinstance(value, dict) and value.get("type") in ASSAY_EVENTS and (
+                "episode_id" in value):
+            return True
+    return cut and len(lines) == 1
+
+
+def assay(head: bytes, source: SourceFile) -> bool:
+    """Assay's own marks; not excluded by the native sniff: its V2 events share
+    native's ``tool_call`` type name, but carry ``episode_id``."""
+    text = head_text(head)
+    if _EPISODE.search(text) and _EPISODE_ID.search(text) and _episode_line(text):
+        return True
+    if _V1.search(text):
+        return True
+    if is_native(head, source):
+        return False
+    return any(all(p.search(text) for p in marks)
+               for marks in (_V1_UNTYPED, _LEGACY_TOOL, _LEGACY_CALLS))
+
+
+# Every reader's sniff by the reader's name (the registry, readers/__init__.py, gives the
+# order they are asked in).
+SNIFFS: dict[str, Sniff] = {
+    "inspect": inspect,
+    "langsmith": LANGSMITH,
+    "langchain": langchain,
+    "codex": codex,
+    "openai_agents": openai_agents,
+    "otlp": otlp,
+    "openai_responses": openai_responses,
+    "openai_chat": openai_chat,
+    "anthropic_agents": ANTHROPIC_AGENTS,
+    "claude_code": CLAUDE_CODE,
+    "mcp": mcp,
+    "anthropic": anthropic,
+    "atif": ATIF,
+    "gemini_cli": GEMINI_CLI,
+    "openhands": OPENHANDS,
+    "vercel_ai": VERCEL_AI,
+    "assay": assay,
+    "native": is_native,
+}
