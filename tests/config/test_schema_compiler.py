@@ -21,7 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from agent_eval.config.schema_compiler import SchemaCompiler, SchemaError, Validator
+from agent_eval.config.schema_compiler import (
+    MAX_MEMBERS,
+    SchemaCompiler,
+    SchemaError,
+    Validator,
+)
 from agent_eval.errors import ConfigError
 from agent_eval.yamlpos import Positions, load_yaml
 
@@ -907,6 +912,23 @@ def test_fast_test_of_a_deep_schema_calls_its_inner_nodes() -> None:
     assert ACCEPT["deep"]({"a": {"b": {"c": {}}}}) is False
     assert where(COMPILED["deep"]({"a": {"b": {"c": {"x": 4}}}})) == [
         ("args_valid/maximum", ("a", "b", "c", "x"), 1, 1)]
+
+
+def test_an_object_of_many_properties_keeps_its_closures() -> None:
+    # over MAX_MEMBERS names, compiling a test would cost more than it saves: the node's
+    # test calls the properties' validator instead of inlining each name
+    names = [f"p{i}" for i in range(MAX_MEMBERS + 1)]
+    schema = {"properties": {n: {"type": "integer"} for n in names}, "required": names[:2]}
+    compiler = SchemaCompiler(schema, Positions("cross.json"))
+    check = compiler.compile_root(schema, ())
+    source = compiler.test_of(check).source("v")
+    assert source.count("is None") == 1  # the properties called; required (2 names) inline
+    assert check(dict.fromkeys(names, 1)) is None
+    assert where(check({"p0": 1, "p64": "x"})) == [
+        ("args_valid/type", ("p64",), 1, 1), ("args_valid/required", ("p1",), 1, 1)]
+    small = {"properties": {n: {"type": "integer"} for n in names[:MAX_MEMBERS]}}
+    inlined = SchemaCompiler(small, Positions("cross.json"))
+    assert "is None" not in inlined.test_of(inlined.compile_root(small, ())).source("v")
 
 
 def test_names_in_a_schema_never_become_source_text() -> None:

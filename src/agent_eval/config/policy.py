@@ -138,6 +138,8 @@ def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str,
         return arguments  # no test of the pattern-matched names: always checked in full
     members = compiler.members_test(tuple(n for n, _ in required), subs,
                                     known if closed else None)
+    if members is None:
+        return arguments  # too many names for a test: always checked in full
     source = members.source("{x}")
     return compiler.guarded(arguments, Fast(
         lambda x: f"(isinstance({x}, dict) and {source.replace('{x}', x)})", members.depth))

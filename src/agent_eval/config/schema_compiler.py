@@ -375,6 +375,9 @@ class Fast:
 
 
 MAX_INLINE_DEPTH = 3  # a deeper node's test is called, not inlined (bounded source nesting)
+# at most this many names in one object's test: compiling the source of a test costs about
+# 0.1 ms a name, once; an object schema with thousands of properties keeps its closures only
+MAX_MEMBERS = 64
 _MISSING = object()
 # the keyword ``type``'s tests as expressions, the same as _TYPE_TESTS
 _TYPE_SOURCES: dict[str, str] = {
@@ -601,10 +604,13 @@ class SchemaCompiler:
         return f"_v{self._vars}"
 
     def members_test(self, required: tuple[str, ...], subs: tuple[tuple[str, Validator], ...],
-                     closed: frozenset[str] | None) -> Fast:
+                     closed: frozenset[str] | None) -> Fast | None:
         """The test of an object's members (``properties``, a tool's ``arguments``) on a
         value known to be a dict: the ``required`` names present, each of ``subs`` valid
-        when present, no name outside ``closed`` (when given)."""
+        when present, no name outside ``closed`` (when given). None for more than
+        :data:`MAX_MEMBERS` names (compiling the test would cost more than it saves)."""
+        if len(required) + len(subs) > MAX_MEMBERS:
+            return None
         parts = [f"{self.bind(n)} in {{x}}" for n in required]
         depth = 0
         for name, check in subs:
@@ -744,9 +750,10 @@ class SchemaCompiler:
 
         kind_name = kind.__name__  # str, list or dict: a builtin's name
         op = "<=" if longer else ">="
+        bound = self.bind(limit)
 
         def test(x: str) -> str:
-            return f"(not isinstance({x}, {kind_name}) or len({x}) {op} {limit})"
+            return f"(not isinstance({x}, {kind_name}) or len({x}) {op} {bound})"
 
         if longer:
             def at_most(v: Any) -> list[SchemaError] | None:
@@ -849,8 +856,12 @@ class SchemaCompiler:
                    path, key, "a list of property names (or, on an argument, true/false)")
         items = tuple((n, self._required_constraint(path, key, i, value))
                       for i, n in enumerate(value))
-        test = self.members_test(tuple(value), (), None).source("{x}")
-        return self._leaf(_required_check(items),
+        check = _required_check(items)
+        members = self.members_test(tuple(value), (), None)
+        if members is None:
+            return check
+        test = members.source("{x}")
+        return self._leaf(check,
                           lambda x: f"(not isinstance({x}, dict) or {test.replace('{x}', x)})")
 
     def _required_constraint(self, path: Path, key: str, index: int, value: Any) -> Constraint:
@@ -885,6 +896,8 @@ class SchemaCompiler:
             return errors
 
         members = self.members_test(tuple(n for n, _ in required), subs, None)
+        if members is None:
+            return properties
         source = members.source("{x}")
         self._fast[properties] = Fast(
             lambda x: f"(not isinstance({x}, dict) or {source.replace('{x}', x)})",
