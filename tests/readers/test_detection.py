@@ -122,6 +122,7 @@ def test_the_quick_native_check_never_rejects_a_native_head(
 # put before the sniffs' patterns (a literal the pattern cannot match without) never
 # change an answer. The sniffs as they were written before those checks are the oracle.
 _PIECES = [
+    '"type": "session_meta", "payload": 1',
     '"object": "trace.span", "span_data": 1', '"messages": [{"role": "tool"}]',
     '"eval": {"task": 1}, "samples"', '"lc": 1, "type": "constructor", "id": ["langchain"]',
     '"$schemaVersion": 1, "generated_items": 2', '"type": "function_call_output"',
