@@ -52,7 +52,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # bench/generate.py
-from run import ChildRun, find_exe, run_child  # bench/run.py
+from run import ChildRun, find_exe, run_child, warm_bytecode  # bench/run.py
 
 ROWS = ("floor", "assay", "rss", "startup", "jobs", "sequence", "detect", "renderers")
 REPO = Path(__file__).resolve().parent.parent
@@ -446,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     bench = Bench(exe, root, ns.repeat, log)
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(),
                "platform": platform.platform(), "load": os.getloadavg()}
-    bench.say(f"{exe}; {machine}; repeat {ns.repeat}")
+    bench.say(f"{exe}; {machine}; repeat {ns.repeat}; {warm_bytecode(exe)}")
     try:
         for row in rows:
             getattr(bench, row)()
