@@ -189,15 +189,18 @@ class Results:
         """The traces with an error-severity rule violation."""
         return len(failing_traces(self.violations))
 
-    def summary_counts(self) -> dict[str, int]:
-        """The suite's numbers as every report shows them (:data:`SUMMARY_COUNTS`)."""
+    def summary_counts(self, traces_failing: int | None = None) -> dict[str, int]:
+        """The suite's numbers as every report shows them (:data:`SUMMARY_COUNTS`);
+        ``traces_failing`` is :attr:`traces_failing` when the caller has counted it (a
+        walk over every violation, which may be on disk)."""
         c = self.counts
         return {
             "traces": c.get("traces", len(self.traces)),
             "tool calls": c.get("tool_calls", 0),
             "violations": c.get("violations", len(self.violations)),
             "input errors": c.get("input_errors", len(self.input_errors)),
-            "traces failing": self.traces_failing,
+            "traces failing": self.traces_failing if traces_failing is None
+            else traces_failing,
         }
 
     def pass_rate(self) -> float | None:

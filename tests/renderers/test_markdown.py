@@ -14,7 +14,7 @@ from agent_eval.compare import compare
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, markdown
-from agent_eval.results import Results, Status
+from agent_eval.results import Results, Status, failing_traces
 from agent_eval.results import TestResult as TResult
 from agent_eval.sections import Comparison
 
@@ -329,3 +329,31 @@ def test_the_headline_and_the_section_count_the_same_new_violations() -> None:
     assert "<details><summary>Unchanged findings (1)</summary>" in text
     fresh = text[text.index("### 🆕 New violations"):text.index("<details><summary>New notes")]
     assert fresh.count("\n- ") == 2  # the two it counts, and nothing else
+
+
+_TALLIED: tuple[tuple[Severity, str | None], ...] = (
+    ("error", "a"), ("error", "a"), ("warning", "b"), ("error", None), ("note", "c"),
+    ("error", "b"))
+
+
+def test_the_tally_counts_what_each_walk_counted() -> None:
+    """Markdown and HTML count the rule tests' findings in one walk (markdown.tally): the
+    failing traces of each test and of all, and the findings of each severity, as
+    failing_traces and a count over each test's findings give them."""
+    res = example_results()
+    extra = [Finding(rule="r", severity=sev, message="m", test="t",
+                     config=ConfigRef("p.yaml", 1, 1, "k"),
+                     trace=None if trace is None else TraceRef("f.jsonl", 1, trace))
+             for sev, trace in _TALLIED]
+    res.tests.append(TResult("extra", "args_valid", "error", "fail", 0, 3, 2, 6, extra))
+    counted = markdown.tally(res)
+    assert counted.failing == tuple(len(failing_traces(t.violations)) for t in res.tests)
+    assert counted.failing[-1] == 2  # a and b: the finding without a trace counts none
+    assert counted.traces_failing == len(failing_traces(res.violations)) == res.traces_failing
+    severities = {v.severity for v in res.violations}
+    assert counted.by_severity == {s: sum(1 for v in res.violations if v.severity == s)
+                                   for s in severities}
+    assert counted.tests_by_severity == {
+        s: {t.id for t in res.tests if any(v.severity == s for v in t.violations)}
+        for s in severities}
+    assert counted.tests_by_severity["note"] >= {"extra"}

@@ -37,7 +37,7 @@ from agent_eval.findings import SEVERITIES, Finding, severity_rank
 from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
-from agent_eval.results import Results, blocking_checks, failing_traces
+from agent_eval.results import Results, blocking_checks
 from agent_eval.sections import Comparison
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word if n == 1 else word + 's'}"
 
 
-def reason(results: Results) -> str:
+def reason(results: Results, counted: markdown.Tally) -> str:
     """The verdict's one-line reason, as plain text (the Markdown summary's reason)."""
     errors = results.input_errors
     if errors:
@@ -156,7 +156,7 @@ def reason(results: Results) -> str:
             return f"1 input error: {errors[0]}"
         return f"{len(errors)} input errors, the first: {errors[0]}"
     # without input errors the Markdown reason holds only counts and fixed words
-    return markdown._reason(results)
+    return markdown._reason(results, counted)
 
 
 def text(value: object) -> Markup:
@@ -212,8 +212,8 @@ def shorten(text: str, limit: int = LINE_CHARS) -> str:
 
 
 # ------------------------------------------------------------------ sections
-def _metric_rows(results: Results) -> list[MetricRow]:
-    head: dict[str, Any] = dict(results.summary_counts())
+def _metric_rows(results: Results, counted: markdown.Tally) -> list[MetricRow]:
+    head: dict[str, Any] = dict(results.summary_counts(counted.traces_failing))
     base: dict[str, Any] | None = None
     got = markdown.base_counts(results)
     if got is not None:
@@ -380,10 +380,9 @@ def _details(found: list[Finding], ctx: RenderContext, blob: str | None) -> list
         for n, (v, facts) in enumerate(zip(found, facts_of, strict=True), 1)]
 
 
-def _test_rows(results: Results) -> list[dict[str, Any]]:
+def _test_rows(results: Results, counted: markdown.Tally) -> list[dict[str, Any]]:
     rows = []
-    for t in results.tests[:MAX_ROWS]:
-        failing = len(failing_traces(t.violations))
+    for t, failing in zip(results.tests[:MAX_ROWS], counted.failing, strict=False):
         rows.append({"id": t.id, "metric": t.metric, "severity": t.severity,
                      "status": t.status, "violations": len(t.violations),
                      "failing": failing, "checked": t.traces_checked,
@@ -440,12 +439,13 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
     blob = _blob(ctx)
     # rule tests, scenarios, criteria, any other: the most severe first
     shown, total, present = _most_severe(results.findings, MAX_ROWS)
-    metric_rows = _metric_rows(results)
+    counted = markdown.tally(results)
+    metric_rows = _metric_rows(results, counted)
     severities = [s for s in SEVERITIES if s in present]
     return _template().render(
         suite=results.suite,
         verdict=results.verdict,
-        reason=reason(results),
+        reason=reason(results, counted),
         nothing_blocking=None if blocking_checks(results) else markdown.NOTHING_BLOCKING,
         config=results.config,
         sha=ctx.sha,
@@ -464,7 +464,7 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         findings_more=total - len(shown),
         details=_details(shown[:MAX_DETAILS], ctx, blob),
         details_more=max(0, total - MAX_DETAILS),
-        tests=_test_rows(results),
+        tests=_test_rows(results, counted),
         tests_total=len(results.tests),
         tests_more=max(0, len(results.tests) - MAX_ROWS),
         scenarios=_scenario_rows(results),

@@ -46,7 +46,7 @@ from agent_eval.findings import Finding, severity_rank
 from agent_eval.renderers import _judge as j
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
-from agent_eval.results import Results, blocking_checks, failing_traces, tolerated
+from agent_eval.results import Results, blocking_checks, tolerated
 from agent_eval.sections import Comparison, NoBaseline, ScenarioChange
 
 if TYPE_CHECKING:
@@ -224,7 +224,42 @@ NOTHING_BLOCKING = ("Nothing in this suite can fail the run: no test has severit
                     "every scenario is advisory (gate: warn) and no blocking criterion is set.")
 
 
-def _reason(results: Results) -> str:
+@dataclass(frozen=True)
+class Tally:
+    """What the Markdown summary and the HTML report count over the rule tests' findings,
+    from one walk over them (they may be on disk: every walk reads them again)."""
+
+    failing: tuple[int, ...]  # per test: the traces with an error-severity finding of it
+    traces_failing: int  # the traces with an error-severity finding of any test
+    tests_by_severity: dict[str, set[str]]  # severity -> the tests with findings of it
+    by_severity: dict[str, int]  # severity -> how many findings
+
+
+def tally(results: Results) -> Tally:
+    """:class:`Tally` of ``results``: ``failing_traces`` of each test's findings and of
+    them all, and the findings of each severity, in one walk."""
+    every: set[tuple[str, str]] = set()
+    failing = []
+    tests_by_severity: dict[str, set[str]] = {}
+    by_severity: dict[str, int] = {}
+    for t in results.tests:
+        mine: set[tuple[str, str]] = set()
+        for v in t.violations:
+            severity = v.severity
+            if severity in by_severity:
+                by_severity[severity] += 1
+                tests_by_severity[severity].add(t.id)
+            else:
+                by_severity[severity] = 1
+                tests_by_severity[severity] = {t.id}
+            if severity == "error" and v.trace is not None:
+                mine.add((v.trace.file, v.trace.trace_id))
+        failing.append(len(mine))
+        every |= mine
+    return Tally(tuple(failing), len(every), tests_by_severity, by_severity)
+
+
+def _reason(results: Results, counted: Tally) -> str:
     errors = results.input_errors
     if errors:
         first = md_text(str(errors[0]))
@@ -234,12 +269,7 @@ def _reason(results: Results) -> str:
     unchecked = [t.id for t in results.tests if t.status == "error"]
     if results.verdict == "error" and unchecked:
         return f"{_plural(len(unchecked), 'test')} could not be checked"
-    by_sev: dict[str, set[str]] = {}
-    counts: dict[str, int] = {}
-    for t in results.tests:
-        for v in t.violations:
-            by_sev.setdefault(v.severity, set()).add(t.id)
-            counts[v.severity] = counts.get(v.severity, 0) + 1
+    by_sev, counts = counted.tests_by_severity, counted.by_severity
     failed = [s for s in results.scenarios if s.status in ("fail", "error")]
     blocking = [s for s in failed if not tolerated(s, results.criteria)]
     crit = [c for c in results.criteria if c.status == "fail"]
@@ -333,10 +363,9 @@ def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, s
     return out, [(n, url) for url, n in refs.items()]
 
 
-def _test_rows(results: Results) -> list[dict[str, Any]]:
+def _test_rows(results: Results, counted: Tally) -> list[dict[str, Any]]:
     rows = []
-    for t in results.tests:
-        failing = len(failing_traces(t.violations))
+    for t, failing in zip(results.tests, counted.failing, strict=True):
         rows.append({"id": t.id, "metric": t.metric, "icon": ICON.get(t.status, ""),
                      "status": t.status.replace("_", " "), "violations": len(t.violations),
                      "failing": failing, "checked": t.traces_checked})
@@ -459,7 +488,8 @@ def _template() -> jinja2.Template:
 def render(results: Results, ctx: RenderContext | None = None,
            max_chars: int = MAX_CHARS) -> str:
     ctx = ctx or RenderContext()
-    head = results.summary_counts()
+    counted = tally(results)
+    head = results.summary_counts(counted.traces_failing)
     base = base_counts(results)
     rows = [Metric(name, value, None if base is None else base.get(name))
             for name, value in head.items()]
@@ -469,13 +499,13 @@ def render(results: Results, ctx: RenderContext | None = None,
     # one count for the headline and the section: the new error / warning findings
     new_total = sum(g.count for g in groups if g.section == "new")
     new_notes = sum(g.count for g in groups if g.section == "new_notes")
-    tests = _test_rows(results)
+    tests = _test_rows(results, counted)
     fixed: dict[str, Any] = {
         "suite": results.suite,
         "marker": marker(results.suite),
         "verdict": results.verdict,
         "icon": ICON.get(results.verdict, ""),
-        "reason": _reason(results),
+        "reason": _reason(results, counted),
         "metrics": rows,
         "has_base": base is not None,
         "change": change,
