@@ -698,6 +698,38 @@ def test_ref_to_the_root() -> None:
                    ([[[1]]], [("args_valid/type", (0, 0, 0), 1, 1)])])
 
 
+@pytest.mark.parametrize(("text", "line_col"), [
+    # a definition that is itself, through keywords that apply to the same value: before,
+    # validating any value recursed until Python's recursion limit (an internal error)
+    ('$defs:\n  d: {not: {$ref: "#/$defs/d"}}\n$ref: "#/$defs/d"\n', "2:13"),
+    ('$defs:\n  a: {allOf: [{$ref: "#/$defs/b"}]}\n  b: {anyOf: [{$ref: "#/$defs/a"}]}\n'
+     '$ref: "#/$defs/a"\n', "3:16"),
+    ('$defs:\n  d: {if: {type: string}, then: {$ref: "#/$defs/d"}}\n$ref: "#/$defs/d"\n',
+     "2:34"),
+    ('allOf: [{$ref: "#"}]\n', "1:10"),
+])
+def test_ref_cycle_on_the_same_value_is_a_config_error(text: str, line_col: str) -> None:
+    problem = config_error(text)
+    assert problem.startswith(f"{FILE}:{line_col}: '#"), problem
+    assert problem.endswith("refers back to itself without descending into a property or "
+                            "an item"), problem
+
+
+def test_ref_cycle_through_a_member_or_an_item_is_allowed() -> None:
+    text = """\
+        $defs:
+          d:
+            anyOf:
+              - {type: string}
+              - {type: array, items: {$ref: "#/$defs/d"}}
+              - {type: object, additionalProperties: {$ref: "#/$defs/d"}}
+              - {type: object, properties: {k: {$ref: "#/$defs/d"}}}
+        $ref: "#/$defs/d"
+        """
+    check(text, valid=["a", ["a", ["b"]], {"x": {"k": ["c"]}}],
+          invalid=[([1], [("args_valid/any_of", (), 3, 5)])])
+
+
 # -------------------------------------------------------------------------- booleans
 def test_boolean_schemas() -> None:
     assert compile_yaml("true\n")({"anything": [1]}) is None

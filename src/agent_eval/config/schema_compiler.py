@@ -401,6 +401,13 @@ def _function(expression: str, names: dict[str, Any]) -> Callable[[Any], bool]:
     return accept
 
 
+# a schema node at a path ending in one of these applies to a part of the value: an item
+# (items, contains), a member's value (additionalProperties), a member's name
+# (propertyNames); or, a step before, to a named member or an item (properties/NAME, ...)
+_INTO_VALUE = frozenset({"items", "contains", "additionalProperties", "propertyNames"})
+_INTO_MEMBERS = frozenset({"properties", "patternProperties", "prefixItems", "arguments"})
+
+
 class SchemaCompiler:
     """Compiles the schema nodes of one policy document."""
 
@@ -409,6 +416,9 @@ class SchemaCompiler:
         self.positions = positions
         self._refs: dict[Path, Validator] = {}
         self._roots: list[Path] = []
+        # the $ref targets being compiled since the last step into a member or an item
+        # of the value: one reached again is a cycle that never descends (see _kw_ref)
+        self._in_place: list[Path] = []
         # every problem found so far (FILE:LINE:COL: message); a keyword with a problem
         # is left out and compiling goes on, so that one run reports them all
         self.problems: list[str] = []
@@ -476,11 +486,17 @@ class SchemaCompiler:
     def compile(self, node: Any, path: Path, *, as_property: bool = False) -> Validator:
         """The validator of one schema node. Problems are recorded in :attr:`problems`
         (the keyword that has one is left out); nothing is raised."""
+        chain = self._in_place
+        above = path[-2] if len(path) >= 2 else None
+        if path and above != "$defs" and (path[-1] in _INTO_VALUE or above in _INTO_MEMBERS):
+            self._in_place = []  # this node applies to a member or an item of the value
         try:
             return self._compile(node, path, as_property)
         except ConfigError as exc:
             self._record(exc)
             return _always_valid
+        finally:
+            self._in_place = chain
 
     def _compile(self, node: Any, path: Path, as_property: bool) -> Validator:
         if node is True or node is None:
@@ -1167,6 +1183,10 @@ class SchemaCompiler:
         self._need(isinstance(value, str) and value.startswith("#"), path, key,
                    "a reference within this file, like '#/$defs/name'")
         target = self._resolve(value, (*path, key))
+        if target in self._in_place:
+            # validating would call this $ref again on the same value, without end
+            raise self.fail((*path, key), f"'{value}' refers back to itself without "
+                                          f"descending into a property or an item")
         if target in self._refs:
             return self._refs[target]
         holder: list[Validator] = []
@@ -1176,7 +1196,11 @@ class SchemaCompiler:
 
         self._refs[target] = ref
         node_at = self._node_at(target)
-        holder.append(self.compile(node_at, target))
+        self._in_place.append(target)
+        try:
+            holder.append(self.compile(node_at, target))
+        finally:
+            self._in_place.pop()
         return ref
 
     def _node_at(self, path: Path) -> Any:
