@@ -231,6 +231,15 @@ def test_multiple_of_one_rejects_tiny_fractions() -> None:
                    (5.5, [("args_valid/multiple_of", (), 1, 1)])])
 
 
+def test_multiple_of_float_step_with_an_integer_beyond_the_float_range() -> None:
+    # a YAML trace may hold an integer of 400 digits: 10**400 / 0.5 overflows, and the
+    # check of the value's own finiteness raised OverflowError (an internal error)
+    bad = [("args_valid/multiple_of", (), 1, 1)]
+    check("multipleOf: 0.5\n", valid=[10**400, -(10**400) - 1], invalid=[])
+    # 10**400 / 0.3 = 10**401 / 3, not whole; 3 * 10**399 / 0.3 = 10**400
+    check("multipleOf: 0.3\n", valid=[3 * 10**399], invalid=[(10**400, bad)])
+
+
 # ------------------------------------------------------------------------------ strings
 def test_min_and_max_length_count_code_points() -> None:
     text = """\

@@ -351,7 +351,7 @@ def _is_multiple(v: int | float, m: int | float, step: tuple[int, int]) -> bool:
         # units in the last place (~1e-16 relative), far below this bound.
         if abs(q - round(q)) > 1e-9 * abs(q):
             return False
-    elif not math.isfinite(v):
+    elif isinstance(v, float) and not math.isfinite(v):  # (an int is finite, however large)
         return False
     a, ka = _decimal(v)
     b, kb = step
