@@ -438,8 +438,9 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
     ctx = ctx or RenderContext()
     blob = _blob(ctx)
     # rule tests, scenarios, criteria, any other: the most severe first
-    shown, total, present = _most_severe(results.findings, MAX_ROWS)
-    counted = markdown.tally(results)
+    tallies: list[markdown.Tally] = []  # one walk over the findings picks and counts them
+    shown, total, present = _most_severe(markdown.tallied(results, tallies), MAX_ROWS)
+    counted = tallies[0]
     metric_rows = _metric_rows(results, counted)
     severities = [s for s in SEVERITIES if s in present]
     return _template().render(

@@ -33,9 +33,10 @@ says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
@@ -238,6 +239,17 @@ class Tally:
 def tally(results: Results) -> Tally:
     """:class:`Tally` of ``results``: ``failing_traces`` of each test's findings and of
     them all, and the findings of each severity, in one walk."""
+    out: list[Tally] = []
+    for _ in tallied(results, out):
+        pass
+    return out[0]
+
+
+def tallied(results: Results, out: list[Tally]) -> Iterator[Finding]:
+    """``results.findings``, in order, with the rule tests' findings tallied on the way
+    (the :class:`Tally` appended to ``out`` once they are walked): one walk for both,
+    where the findings may be on disk."""
+    own = type(results).findings is Results.findings  # tests, scenarios, criteria, rest
     every: set[tuple[str, str]] = set()
     failing = []
     tests_by_severity: dict[str, set[str]] = {}
@@ -254,9 +266,16 @@ def tally(results: Results) -> Tally:
                 tests_by_severity[severity] = {t.id}
             if severity == "error" and v.trace is not None:
                 mine.add((v.trace.file, v.trace.trace_id))
+            if own:
+                yield v
         failing.append(len(mine))
         every |= mine
-    return Tally(tuple(failing), len(every), tests_by_severity, by_severity)
+    out.append(Tally(tuple(failing), len(every), tests_by_severity, by_severity))
+    if own:
+        yield from chain(results.scenario_findings, results.criteria_findings,
+                         results.unexercised)
+    else:  # a kind of results that lists findings of its own: walked apart
+        yield from results.findings
 
 
 def _reason(results: Results, counted: Tally) -> str:
@@ -304,14 +323,14 @@ def _what(v: Finding) -> str:
     return md_text(v.message)
 
 
-def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = None
-            ) -> list[Group]:
+def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = None,
+            findings: Iterable[Finding] | None = None) -> list[Group]:
     """Every finding (rule tests, scenarios, criteria and any other kind) grouped by
     (severity, rule): most severe first, then larger groups. With ``unchanged``
     (fingerprints of the findings the base run had too), the new violations first, then
     the new notes, then the unchanged findings."""
     by_rule: dict[tuple[str, str, str], list[Finding]] = {}
-    for v in results.findings:
+    for v in results.findings if findings is None else findings:
         section = ""
         if unchanged is not None:
             section = ("unchanged" if v.fingerprint in unchanged
@@ -488,13 +507,15 @@ def _template() -> jinja2.Template:
 def render(results: Results, ctx: RenderContext | None = None,
            max_chars: int = MAX_CHARS) -> str:
     ctx = ctx or RenderContext()
-    counted = tally(results)
+    change = _change(results.baseline) if isinstance(results.baseline, Comparison) else None
+    tallies: list[Tally] = []  # one walk over the findings groups and counts them
+    groups = _groups(results, ctx, None if change is None else set(change["unchanged_fps"]),
+                     tallied(results, tallies))
+    counted = tallies[0]
     head = results.summary_counts(counted.traces_failing)
     base = base_counts(results)
     rows = [Metric(name, value, None if base is None else base.get(name))
             for name, value in head.items()]
-    change = _change(results.baseline) if isinstance(results.baseline, Comparison) else None
-    groups = _groups(results, ctx, None if change is None else set(change["unchanged_fps"]))
     total = sum(g.count for g in groups)
     # one count for the headline and the section: the new error / warning findings
     new_total = sum(g.count for g in groups if g.section == "new")
