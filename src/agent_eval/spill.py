@@ -25,7 +25,7 @@ from agent_eval.findings import ConfigRef, Finding, TraceRef
 __all__ = ["CHUNK", "FAN_IN", "SPILL_AT", "Chained", "Segment", "Source", "Spill",
            "SpilledFindings", "by_fields", "merged", "write_run"]
 
-SPILL_AT = 25_000  # findings one evaluation holds in memory before it writes them to a run
+SPILL_AT = 60_000  # findings one evaluation holds in memory before it writes them to a run
 CHUNK = 256  # findings pickled together: what a walk holds per run it reads
 FAN_IN = 64  # runs merged at once (more are merged in rounds: open files stay few)
 
