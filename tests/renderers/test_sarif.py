@@ -1065,6 +1065,28 @@ def test_the_whole_log_is_written_when_the_stream_cannot_be(
     assert len(gzip.compress(text.encode(), mtime=0)) <= base + 1000
 
 
+def test_a_value_that_is_the_streams_placeholder_does_not_move_the_results(
+        tmp_path: Path) -> None:
+    """The stream writes the log's text around a placeholder string where the results go;
+    a results file (report, merge: it may come from anyone) whose rule id is that very
+    string put its descriptor, before the results, in their place: the results were
+    written inside tool.driver.rules and runs[0].results was the placeholder, so code
+    scanning saw none. The log is then made at once, as before the stream."""
+    results = every_rule_suite(tmp_path)
+    ctx = RenderContext.for_root(tmp_path)
+    first = next(iter(results.tests[0].violations))
+    first.rule = "\x00results\x00"
+    assert not sarif._stream(sarif._Prepared(results, ctx), io.BytesIO())
+    out = tmp_path / "results.sarif"
+    RENDERERS["sarif"].write(results, ctx, out)
+    text = out.read_text(encoding="utf-8")
+    assert text == _whole(results, ctx)
+    run = run_of(json.loads(text))
+    assert isinstance(run["results"], list)
+    assert "\x00results\x00" in [r["ruleId"] for r in run["results"]]
+    assert all(isinstance(d["id"], str) for d in run["tool"]["driver"]["rules"])
+
+
 def test_version_control_provenance_when_known(tmp_path: Path) -> None:
     results = every_rule_suite(tmp_path)
     ctx = RenderContext.for_root(tmp_path, repo_url="https://github.com/o/r", sha="abc123")

@@ -342,7 +342,10 @@ def _stream(run: _Prepared, out: BinaryIO) -> bool:
         text = dumps(to_json(run.log(lost, _RESULTS)), option=orjson.OPT_INDENT_2)
     except TypeError:
         return False
-    head, tail = text.split(dumps(_RESULTS), 1)
+    marker = dumps(_RESULTS)
+    if text.count(marker) != 1:  # a value of the log is the marker itself (a hostile
+        return False             # results file's rule id, say): the whole log at once
+    head, tail = text.split(marker, 1)
     del text
     with _GzipSize() as gz:
         return _write_results(run, out, head, tail, first, quota, gz)
