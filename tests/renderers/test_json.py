@@ -45,3 +45,34 @@ def test_streamed_findings_are_what_one_dump_writes(tmp_path: Path) -> None:
     data["baseline"] = data.pop("baseline")  # written last
     expected = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
     assert json_renderer.render(results).encode() == expected
+
+
+def test_a_suite_named_like_a_placeholder_keeps_the_findings_in_their_place(
+        tmp_path: Path) -> None:
+    """The findings and the traces are written where a placeholder string is in the text
+    of the rest; a suite (from anyone's pull request) named like the first test's one took
+    the findings into "suite", leaving the test's violations the placeholder: a merge or a
+    report of that results.json saw none. Each name tried, the document is one dump's."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    lines = [json.dumps({"type": "tool_call", "trace_id": f"T{i}", "tool": "bad_x",
+                         "arguments": {}}) for i in range(3)]
+    (tmp_path / "traces" / "t.jsonl").write_text("\n".join(lines) + "\n")
+    for name in ("\\0violations\\x000", "\\0violations\\x000:0", "\\0violations\\x000:1",
+                 "\\0traces\\0", "\\0traces\\x000"):
+        (tmp_path / "agent-eval.yaml").write_text(
+            SUITE.replace("suite: streamed", f'suite: "{name}"'))
+        suite = load_suite(tmp_path / "agent-eval.yaml")
+        files, errors = suite_sources(suite)
+        results = evaluate_files(suite, files, errors, timings=False)
+        assert [len(t.violations) for t in results.tests] == [0, 3, 3]
+        written = json_renderer.render(results).encode()
+        doc = json.loads(written)
+        assert doc["suite"] == results.suite and doc["suite"].startswith("\0")
+        assert [len(t["violations"]) for t in doc["tests"]] == [0, 3, 3], name
+        assert isinstance(doc["traces"], list) and len(doc["traces"]) == 3
+        results.traces = []
+        data = results.to_dict()
+        data["baseline"] = data.pop("baseline")
+        expected = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+        assert json_renderer.render(results).encode() == expected, name

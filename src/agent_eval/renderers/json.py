@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Collection
 from dataclasses import replace
-from itertools import islice
+from itertools import count, islice
 from typing import BinaryIO
 
 import orjson
@@ -29,17 +29,26 @@ def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
     # on its own and indented to its place, never the whole list as one document
     bare = replace(results, tests=[replace(t, violations=[]) for t in results.tests])
     data = bare.to_dict(with_traces=False)
-    for i, t in enumerate(data["tests"]):
-        t["violations"] = f"{_FINDINGS}{i}"
-    data["traces"] = _PLACEHOLDER
+    data["traces"] = None
     data["baseline"] = data.pop("baseline")  # keep it last
-    text = orjson.dumps(data, option=orjson.OPT_INDENT_2)
+    # placeholders where the findings and the traces go: each must be found once in the
+    # text, that is, be no other value of it (a suite named like one put the findings in
+    # "suite"); another salt until none is
+    for salt in count():
+        found = [orjson.dumps(f"{_FINDINGS}{salt}:{i}") for i in range(len(data["tests"]))]
+        for i, t in enumerate(data["tests"]):
+            t["violations"] = f"{_FINDINGS}{salt}:{i}"
+        data["traces"] = f"{_PLACEHOLDER}{salt}"
+        text = orjson.dumps(data, option=orjson.OPT_INDENT_2)
+        slot = orjson.dumps(data["traces"])
+        if all(text.count(m) == 1 for m in (*found, slot)):
+            break
     del data, bare
     for i, test in enumerate(results.tests):
-        head, text = text.split(orjson.dumps(f"{_FINDINGS}{i}"), 1)
+        head, text = text.split(found[i], 1)
         out.write(head)
         _write_findings(out, test.violations, head)
-    head, tail = text.split(orjson.dumps(_PLACEHOLDER), 1)
+    head, tail = text.split(slot, 1)
     out.write(head)
     traces = results.traces
     if not traces:
