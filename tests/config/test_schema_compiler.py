@@ -788,6 +788,15 @@ def test_unknown_keyword_in_then_without_if_is_still_an_error() -> None:
     ("min_length: 2\nminLength: 3\n", "2:1: 'minLength' repeats 'min_length'"),
     ("type: int\n", "1:1: unknown type 'int'"),
     ("multipleOf: 0\n", "1:1: 'multipleOf' must be a number greater than 0"),
+    # a properties / patternProperties that is no mapping, beside additionalProperties:
+    # false (which lists their names): a TypeError / KeyError, an internal error, before
+    ("properties: [{a: 1}]\nadditionalProperties: false\n",
+     "1:1: 'properties' must be a mapping of property names to schemas"),
+    ("patternProperties: [{x: 1}]\nadditionalProperties: false\n",
+     "1:1: 'patternProperties' must be a mapping of regexes to schemas"),
+    # a name that is no string: unhashable, a TypeError when a value had the property
+    ("dependentRequired: {a: [{x: 1}]}\n",
+     "1:1: 'dependentRequired' must be a mapping of property names to lists of names"),
     ("minLength: -1\n", "1:1: 'minLength' must be a whole number ≥ 0"),
     ("enum: []\n", "1:1: 'enum' must be a non-empty list"),
     ("anyOf: []\n", "1:1: 'anyOf' must be a non-empty list of schemas"),

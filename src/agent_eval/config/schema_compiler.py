@@ -950,9 +950,12 @@ class SchemaCompiler:
                                  value: Any) -> Validator | None:
         if value is True:
             return None
-        known = frozenset(node.get("properties") or ())
+        # a 'properties' or 'patternProperties' that is not a mapping is reported by its
+        # own keyword; here it names nothing
+        named, matched = node.get("properties"), node.get("patternProperties")
+        known = frozenset(named if isinstance(named, dict) else ())
         patterns = []
-        for p in node.get("patternProperties") or {}:
+        for p in matched if isinstance(matched, dict) else ():
             try:
                 patterns.append(ecma_regex(p).search)
             except RegexError:
@@ -1011,8 +1014,9 @@ class SchemaCompiler:
 
     def _kw_dependentRequired(self, node: dict[str, Any], path: Path, key: str,
                               value: Any) -> Validator:
-        self._need(isinstance(value, dict) and all(isinstance(v, list) for v in value.values()),
-                   path, key, "a mapping of property names to lists of names")
+        self._need(isinstance(value, dict) and all(
+            isinstance(v, list) and all(isinstance(n, str) for n in v) for v in value.values()),
+            path, key, "a mapping of property names to lists of names")
         deps = tuple((name, tuple(need), self.constraint((*path, key), name, need,
                                                          rule=ARGS_VALID_DEPENDENT_REQUIRED))
                      for name, need in value.items())
