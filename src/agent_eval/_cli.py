@@ -249,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return ExitCode.ERROR
     finally:
+        if args.command == "run":
+            gc.unfreeze()  # run.main froze start-up's objects; a caller's next run need not
         gc.enable()
     _parser().print_help()
     return ExitCode.ERROR

@@ -99,3 +99,20 @@ def test_the_collector_is_enabled_again_after_a_run_and_after_a_config_error(
     assert main(["run", "--config", "broken.yaml", "--output-dir", str(tmp_path / "out2"),
                  "--quiet"]) == 2
     assert gc.isenabled()
+
+
+def test_a_run_leaves_nothing_frozen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run freezes what its start-up made (``gc.freeze``); ``main`` unfreezes it on the way
+    out, so a program that calls ``main`` again and again does not keep each run's objects
+    out of the collector's reach for good."""
+    import gc
+
+    from agent_eval._cli import main
+
+    work = copy_example(tmp_path / "suite")
+    (work / ".git").mkdir()
+    monkeypatch.chdir(work)
+    gc.unfreeze()
+    assert main(["run", "--output-dir", str(tmp_path / "out"), "--quiet",
+                 "--fail-on", "never"]) == 0
+    assert gc.get_freeze_count() == 0
