@@ -12,7 +12,9 @@ Rows (--rows picks some; default all):
 
   floor      end to end on 200k calls (10,000 x 20, ~25 % of calls violating a rule, about
              50k findings) and on 1M calls (50,000 x 20, the planted few), against a Python
-             loop doing orjson.loads on every line of the same files      (target <= 6x)
+             loop doing orjson.loads on every line of the same files      (target <= 6x);
+             each with --jobs 1 (one process, like the loop) and as a user runs it (the
+             default --jobs auto: one process per CPU above 8 MB of traces)
   assay      Assay's native engine on the same traces                     (target >= 5x)
   rss        peak RSS: the 200k-call corpus, 1 trace of 1M calls, 200 sequence rules on
              200k calls (hundreds of thousands of findings)               (target <= 150 MB)
@@ -208,14 +210,14 @@ class Bench:
     # ---------------------------------------------------------------- rows
     def floor(self) -> None:
         d, cfg = self.findings_suite()
-        a, b = self.pair(self.floor_cmd(d), self.run_cmd(cfg, d / "out"))
-        self.ratio("floor", "200k calls, ~50k findings: run / orjson loop", b, a, "<= 6x",
-                   lambda v: v <= 6, findings=_violations(d / "out"))
         big = self.corpus("1M", 50_000, 20, files=50)
-        a, b = self.pair(self.floor_cmd(big), self.run_cmd(big / "agent-eval.yaml",
-                                                            big / "out"))
-        self.ratio("floor", "1M calls, few findings: run / orjson loop", b, a, "<= 6x",
-                   lambda v: v <= 6, findings=_violations(big / "out"))
+        for corpus, config, name in ((d, cfg, "200k calls, ~50k findings"),
+                                     (big, big / "agent-eval.yaml", "1M calls, few findings")):
+            for jobs in ("1", "auto"):
+                a, b = self.pair(self.floor_cmd(corpus),
+                                 self.run_cmd(config, corpus / "out", jobs))
+                self.ratio("floor", f"{name}: run --jobs {jobs} / orjson loop", b, a,
+                           "<= 6x", lambda v: v <= 6, findings=_violations(corpus / "out"))
 
     def assay(self) -> None:
         fig = Figure("assay", "agent-eval vs assay-it explain", None, "x", ">= 5x", None,
