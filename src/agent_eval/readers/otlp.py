@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gc
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import orjson
 
 from agent_eval.errors import InputError
+from agent_eval.gcpause import gc_paused
 from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
@@ -997,7 +996,7 @@ class OtlpReader:
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         state = _FileState(source)
-        with _no_cycle_gc():
+        with gc_paused():
             try:
                 if source.path.lower().endswith(LINE_SUFFIXES):
                     with open(source.path, "rb") as fh:
@@ -1017,7 +1016,7 @@ class OtlpReader:
         for raw, found in state.evals.items():
             evals.setdefault(trace_key(raw) or source.trace_id, []).extend(found)
         for key, spans in state.grouped():
-            with _no_cycle_gc():
+            with gc_paused():
                 trace = _build_trace(key, spans, state.file)
             for attrs, line in evals.pop(key, ()):
                 _add_evaluation(trace, attrs, line)
@@ -1053,21 +1052,6 @@ class OtlpReader:
             state.value(doc, 1, None, ())
         else:
             state.value(doc, 1, container_lines(text), ())
-
-
-@contextmanager
-def _no_cycle_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while spans are parsed and a trace is built:
-    that allocates many containers but no reference cycles (reference counting frees it
-    all), and the collector's passes over them were a third of the reading time. Never
-    held across a ``yield``; restored as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 READER = OtlpReader()

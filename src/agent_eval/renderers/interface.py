@@ -7,14 +7,13 @@ registry, which imports every renderer.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from agent_eval.gcpause import gc_paused
 from agent_eval.limits import DEFAULT
 from agent_eval.outputs import atomic_write
 from agent_eval.results import Results
@@ -82,19 +81,3 @@ class Renderer:
                 self.stream(results, ctx, fh)
             else:
                 fh.write(self.render(results, ctx).encode("utf-8"))
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for the block. A renderer makes a few
-    objects per finding, all freed by reference counting, while the results hold
-    hundreds of thousands of long-lived ones that each full collection (one every few
-    hundred thousand new objects) would walk again: a third of the time of writing
-    SARIF for 51k findings went there (docs/performance.md)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
