@@ -363,8 +363,7 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
             try:
                 body = _body_text(as_dict(value.get(part)).get("body"), source)
             except BodyError as exc:
-                yield exc.rule.input_error(source.file, where.line if where else inter.line,
-                                           f"the {part} body {exc.message}")
+                yield exc.input_error(source.file, where.line if where else inter.line, part)
                 continue
             if body is None or where is None:
                 continue

@@ -71,6 +71,10 @@ class BodyError(Exception):
         super().__init__(message)
         self.rule, self.message = rule, message
 
+    def input_error(self, file: str, line: int, part: str) -> InputError:
+        """The input error for the ``part`` ("request" / "response") body at ``line``."""
+        return self.rule.input_error(file, line, f"the {part} body {self.message}")
+
 
 _GZIP = b"\x1f\x8b"
 

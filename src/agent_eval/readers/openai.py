@@ -629,8 +629,7 @@ def _cassette_bodies(cassette: Cassette, source: SourceFile
             try:
                 value = _body(raw, source)
             except BodyError as exc:
-                errors.append(exc.rule.input_error(source.file, at,
-                                                   f"the {part} body {exc.message}"))
+                errors.append(exc.input_error(source.file, at, part))
                 continue
             if value is not None:
                 docs.append((value, Lines(None, line)))
