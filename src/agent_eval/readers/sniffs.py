@@ -16,11 +16,10 @@ from collections.abc import Callable
 import orjson
 
 from agent_eval.jsonutil import loads as _loads
-from agent_eval.readers._foreign import all_of, head_text, is_native
+from agent_eval.readers._foreign import BOM, all_of, head_text, is_native
 from agent_eval.readers.base import SourceFile
 
 Sniff = Callable[[bytes, SourceFile], bool]
-_BOM = b"\xef\xbb\xbf"
 
 
 class Marks:
@@ -97,7 +96,7 @@ def codex(head: bytes, source: SourceFile) -> bool:
             _CODEX_PAYLOAD.search(head) is not None):
         return True
     # an older rollout: a {"id", "timestamp", "instructions"} header, then bare items
-    first, nl, _ = head.removeprefix(_BOM).partition(b"\n")
+    first, nl, _ = head.removeprefix(BOM).partition(b"\n")
     if not nl:
         return False
     try:
@@ -148,7 +147,7 @@ def otlp(head: bytes, source: SourceFile) -> bool:
     if jaeger(head):
         return True
     # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
-    start = head.removeprefix(_BOM).lstrip()[:1]
+    start = head.removeprefix(BOM).lstrip()[:1]
     return (start == b"{"
             and (b'"gen_ai.' in head or b'"openinference.' in head
                  or b'"llm.model_name"' in head)
