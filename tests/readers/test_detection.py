@@ -247,14 +247,16 @@ def test_a_reader_not_said_to_take_native_files_says_no_to_every_native_head() -
     files = _files(FIXTURES) + _files(EXAMPLE / "traces") + _files(SAMPLES)
     others = [r for name, r in READERS.items() if name not in (*SNIFFS_NATIVE, "native")]
     assert len(others) > 10
-    for path in files:
-        source = _source(path)
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-        for reader in others:
-            _foreign._last_native = (head, source.path, True)  # is_native: yes, this head
-            assert not reader.sniff(head, source), (reader.name, path)
-    _foreign._last_native = (b"", "", False)
+    try:
+        for path in files:
+            source = _source(path)
+            with open(path, "rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+            for reader in others:
+                _foreign._last_native = (head, source.path, True)  # is_native: yes, this head
+                assert not reader.sniff(head, source), (reader.name, path)
+    finally:  # a failure must not leave the forced answer to the next test
+        _foreign._last_native = (b"", "", False)
 
 
 def test_a_native_file_is_offered_to_the_readers_that_may_take_it_in_registry_order() -> None:
