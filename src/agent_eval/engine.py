@@ -164,20 +164,19 @@ class Accumulator:
         self.held = 0
 
     def _note_ends(self, findings: list[Finding]) -> None:
-        ends = self.ends
         for f in findings:
             t = f.trace
             if t is not None:
-                end = (t.file, t.line)
-                seen = ends.get(t.trace_id)
-                if seen is None or seen < end:
-                    ends[t.trace_id] = end
+                self._note_end(t.trace_id, (t.file, t.line))
+
+    def _note_end(self, trace_id: str, end: tuple[str, int]) -> None:
+        seen = self.ends.get(trace_id)
+        if seen is None or seen < end:
+            self.ends[trace_id] = end
 
     def merge(self, other: Accumulator) -> None:
         for tid, end in other.ends.items():
-            seen = self.ends.get(tid)
-            if seen is None or seen < end:
-                self.ends[tid] = end
+            self._note_end(tid, end)
         for tid, acc in other.tests.items():
             mine = self.tests[tid]
             self.held += acc.held()
