@@ -132,15 +132,15 @@ def write_run(spill: Spill, groups: Iterable[Iterable[Finding]],
             start, count, buffer = fh.tell(), 0, []
             first = last = None
             for f in group:
+                if first is None:
+                    first = f
                 buffer.append(f)
                 if len(buffer) == CHUNK:
-                    first = buffer[0] if first is None else first
                     _dump(fh, buffer)
                     count += CHUNK
                     buffer = []
                 last = f
             if buffer:
-                first = buffer[0] if first is None else first
                 _dump(fh, buffer)
                 count += len(buffer)
             bounds = None if key is None or first is None or last is None else (
