@@ -392,6 +392,14 @@ _TYPE_SOURCES: dict[str, str] = {
 }
 
 
+def _on_dicts(members: Fast) -> Fast:
+    """The test of a keyword on an object's members (``members``, see
+    :meth:`SchemaCompiler.members_test`): true of any value that is not an object."""
+    source = members.source("{x}")
+    return Fast(lambda x: f"(not isinstance({x}, dict) or {source.replace('{x}', x)})",
+                members.depth)
+
+
 def _function(expression: str, names: dict[str, Any]) -> Callable[[Any], bool]:
     """The generated test function ``accept(v)``; ``names`` are its globals."""
     scope: dict[str, Any] = {}
@@ -876,9 +884,8 @@ class SchemaCompiler:
         members = self.members_test(tuple(value), (), None)
         if members is None:
             return check
-        test = members.source("{x}")
-        return self._leaf(check,
-                          lambda x: f"(not isinstance({x}, dict) or {test.replace('{x}', x)})")
+        self._fast[check] = _on_dicts(members)
+        return check
 
     def _required_constraint(self, path: Path, key: str, index: int, value: Any) -> Constraint:
         pos = self.positions.get((*path, key, index))
@@ -914,10 +921,7 @@ class SchemaCompiler:
         members = self.members_test(tuple(n for n, _ in required), subs, None)
         if members is None:
             return properties
-        source = members.source("{x}")
-        self._fast[properties] = Fast(
-            lambda x: f"(not isinstance({x}, dict) or {source.replace('{x}', x)})",
-            members.depth)
+        self._fast[properties] = _on_dicts(members)
         return properties
 
     def _kw_patternProperties(self, node: dict[str, Any], path: Path, key: str,
