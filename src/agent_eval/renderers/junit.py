@@ -64,8 +64,7 @@ def _text(text: str) -> str:
 def _attr(text: str) -> str:
     if not _ATTR_CHANGES.search(text):
         return text
-    return (_clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
+    return (_text(text).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
             .replace("\t", "&#9;"))
 
 
