@@ -270,20 +270,16 @@ def _most_severe(findings: Iterable[Finding], limit: int
     their severities: one walk over the findings, holding at most ``limit`` of each
     severity (no sort of them all)."""
     kept: dict[int, list[Finding]] = {}
-    ranks: dict[str, int] = {}
+    present: set[str] = set()
     total = 0
     for v in findings:
         total += 1
-        rank = ranks.get(v.severity)
-        if rank is None:
-            rank = ranks[v.severity] = severity_rank(v.severity)
-        bucket = kept.get(rank)
-        if bucket is None:
-            bucket = kept[rank] = []
+        present.add(v.severity)
+        bucket = kept.setdefault(severity_rank(v.severity), [])
         if len(bucket) < limit:
             bucket.append(v)
     shown = [v for rank in sorted(kept) for v in kept[rank]][:limit]
-    return shown, total, set(ranks)
+    return shown, total, present
 
 
 def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
