@@ -721,7 +721,8 @@ def test_ref_cycle_on_the_same_value_is_a_config_error(text: str, line_col: str)
     problem = config_error(text)
     assert problem.startswith(f"{FILE}:{line_col}: '#"), problem
     assert problem.endswith("refers back to itself without descending into a property or "
-                            "an item"), problem
+                            "an item; reach it again only under 'properties', 'items' or "
+                            "the like, or remove this $ref"), problem
 
 
 def test_ref_cycle_through_a_member_or_an_item_is_allowed() -> None:

@@ -1194,7 +1194,9 @@ class SchemaCompiler:
         if target in self._in_place:
             # validating would call this $ref again on the same value, without end
             raise self.fail((*path, key), f"'{value}' refers back to itself without "
-                                          f"descending into a property or an item")
+                                          f"descending into a property or an item; "
+                                          f"reach it again only under 'properties', "
+                                          f"'items' or the like, or remove this $ref")
         if target in self._refs:
             return self._refs[target]
         holder: list[Validator] = []
