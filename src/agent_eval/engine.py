@@ -23,7 +23,7 @@ from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
-from agent_eval.model import Trace
+from agent_eval.model import Trace, log_folder
 from agent_eval.readers import native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import NativeRange, trace_start_line
@@ -139,9 +139,15 @@ class Accumulator:
             self.scenarios.add(trace, suite.scenarios)
         coverage = self.coverage
         seen = coverage.names
-        for call in trace.tool_calls:
-            if call.name not in seen:
-                coverage.see(call.name, suite.coverage)
+        calls = trace.tool_calls
+        if isinstance(calls, list):
+            for call in calls:
+                if call.name not in seen:
+                    coverage.see(call.name, suite.coverage)
+        else:  # a CallLog: by its names, without reading its calls
+            for name in calls.names():
+                if name not in seen:
+                    coverage.see(name, suite.coverage)
         if self.held > spilling.SPILL_AT and self.spill is not None:
             self.write_run()
 
@@ -362,12 +368,17 @@ def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
 
 @contextlib.contextmanager
 def _removed_on_error(spill: Spill) -> Iterator[None]:
-    """The spill folder removed at once when the evaluation stops (an error, Ctrl-C)."""
+    """The spill folder removed at once when the evaluation stops (an error, Ctrl-C).
+    Meanwhile the very long traces' calls (:class:`agent_eval.model.CallLog`) are kept in
+    it too, as unnamed files."""
+    before = log_folder(spill.folder)
     try:
         yield
     except BaseException:
         spill.close()
         raise
+    finally:
+        log_folder(before)
 
 
 # ------------------------------------------------------------------ files, jobs

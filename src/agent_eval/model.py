@@ -6,8 +6,11 @@ trace did not record are ``None`` (unknown), never zero.
 
 from __future__ import annotations
 
+import pickle
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar, overload
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +19,21 @@ class Location:
 
     file: str
     line: int
+
+
+_new = object.__new__
+_set_file = vars(Location)["file"].__set__  # the slots' own setters
+_set_line = vars(Location)["line"].__set__
+
+
+def location(file: str, line: int) -> Location:
+    """``Location(file, line)``, built without the frozen dataclass's ``__init__`` (which
+    sets each field through ``object.__setattr__``): readers make one per event line, so
+    it counts."""
+    loc: Location = _new(Location)
+    _set_file(loc, file)
+    _set_line(loc, line)
+    return loc
 
 
 @dataclass(slots=True)
@@ -35,6 +53,183 @@ class ToolCall:
     # then None): a result without its call, or a format that records them only on
     # request (OpenTelemetry, Agents SDK, Vercel AI SDK). Not the same as ``null``.
     arguments_recorded: bool = True
+
+
+# ------------------------------------------------------------------ very long traces
+# A trace's calls are a list. A reader may hand a very long trace's calls over as a
+# CallLog instead (the native reader does beyond LONG_TRACE calls), which keeps only its
+# latest KEEP calls in memory and the others on disk, so that memory does not grow with
+# the length of one trace (docs/architecture.md "Very long traces").
+LONG_TRACE = 50_000  # calls of one trace held as a list; beyond, a CallLog
+LOG_CHUNK = 4_096  # calls written to disk together (and read back together)
+LOG_KEEP = 4_096  # the latest calls kept in memory, where a reader still updates them
+# where a CallLog makes its temporary file: a function giving the folder (the engine sets
+# its spill folder: the output folder's, or RUNNER_TEMP's for the action), or None for
+# the system's temporary folder
+_intern = sys.intern
+_log_folder: list[Callable[[], str] | None] = [None]
+
+
+def log_folder(where: Callable[[], str] | None) -> Callable[[], str] | None:
+    """Set where CallLogs make their temporary file; returns the setting it replaces."""
+    before, _log_folder[0] = _log_folder[0], where
+    return before
+
+
+class CallLog(Sequence[ToolCall]):
+    """The tool calls of a very long trace, in order: a sequence like the list it
+    replaces, but all except the latest :data:`LOG_KEEP` calls are pickled in chunks of
+    :data:`LOG_CHUNK` to an anonymous temporary file (unlinked when made: nothing is left
+    on disk, whatever ends the process) and made again each time their chunk is read
+    (the chunk read last is kept).
+
+    So a change made to a call read from the log is lost once its chunk is read again;
+    :meth:`update` is how a call is changed (how a reader attaches a result to a call that
+    may be on disk already, and how ``clean_trace`` renames one)."""
+
+    __slots__ = ("_cache", "_cache_at", "_chunks", "_file", "_names", "_patches", "_spilled",
+                 "_tail")
+
+    def __init__(self, calls: Sequence[ToolCall] = ()) -> None:
+        self._file: IO[bytes] | None = None
+        self._chunks: list[tuple[int, int]] = []  # (offset, size) of each written chunk
+        self._spilled = 0  # calls in the written chunks: the first ones
+        self._tail: list[ToolCall] = []  # the calls after them, in memory
+        # index of a written call -> the fields set on it since (see update)
+        self._patches: dict[int, dict[str, Any]] = {}
+        self._cache: list[ToolCall] = []  # the calls of the chunk read last
+        self._cache_at = -1  # that chunk's number
+        # every call's name, in memory (8 bytes a call: the names are interned), for the
+        # walks that need only them (call_names)
+        self._names: list[str] = []
+        for call in calls:
+            self.append(call)
+
+    # ------------------------------------------------------------ writing
+    def append(self, call: ToolCall) -> None:
+        self._names.append(_intern(call.name))
+        tail = self._tail
+        tail.append(call)
+        if len(tail) >= LOG_KEEP + LOG_CHUNK:
+            self._write(tail[:LOG_CHUNK])
+            del tail[:LOG_CHUNK]
+
+    def _write(self, calls: list[ToolCall]) -> None:
+        fh = self._file
+        if fh is None:
+            import tempfile  # lazy for start-up time: only a very long trace needs it
+
+            where = _log_folder[0]
+            fh = self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by __del__)
+                prefix=".agent-eval-calls-", dir=None if where is None else where())
+        data = pickle.dumps([_pack(c) for c in calls], protocol=pickle.HIGHEST_PROTOCOL)
+        offset = fh.seek(0, 2)
+        fh.write(data)
+        self._chunks.append((offset, len(data)))
+        self._spilled += len(calls)
+
+    def update(self, index: int, fields: dict[str, Any]) -> None:
+        """Set fields of the call at ``index`` (``call.result = ...``), wherever it is."""
+        if "name" in fields:
+            self._names[index] = _intern(fields["name"])
+        if index >= self._spilled:
+            call = self._tail[index - self._spilled]
+            for name, value in fields.items():
+                setattr(call, name, value)
+            return
+        self._patches.setdefault(index, {}).update(fields)
+        if index // LOG_CHUNK == self._cache_at:
+            self._cache_at = -1  # read again, with the change
+
+    def names(self) -> list[str]:
+        """The calls' names, in order (a new list)."""
+        return self._names.copy()
+
+    def live(self, index: int) -> ToolCall | None:
+        """The call at ``index`` when it is still in memory (a change to it is kept)."""
+        return self._tail[index - self._spilled] if index >= self._spilled else None
+
+    # ------------------------------------------------------------ reading
+    def _chunk(self, number: int) -> list[ToolCall]:
+        if number == self._cache_at:
+            return self._cache
+        fh = self._file
+        assert fh is not None
+        offset, size = self._chunks[number]
+        fh.seek(offset)
+        data = fh.read(size)
+        if len(data) != size:
+            raise OSError("the temporary file of a long trace's calls was cut short")
+        first = number * LOG_CHUNK
+        calls = [_unpack(p) for p in pickle.loads(data)]
+        patches = self._patches
+        if patches:
+            for i, call in enumerate(calls, first):
+                fields = patches.get(i)
+                if fields is not None:
+                    for name, value in fields.items():
+                        setattr(call, name, value)
+        self._cache, self._cache_at = calls, number
+        return calls
+
+    def __len__(self) -> int:
+        return self._spilled + len(self._tail)
+
+    def __iter__(self) -> Iterator[ToolCall]:
+        for number in range(len(self._chunks)):
+            yield from self._chunk(number)
+        yield from list(self._tail)  # a copy: appending while walking is not seen
+
+    @overload
+    def __getitem__(self, index: int) -> ToolCall: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolCall]: ...
+
+    def __getitem__(self, index: int | slice) -> ToolCall | list[ToolCall]:
+        n = len(self)
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(n))]
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("call index out of range")
+        if index >= self._spilled:
+            return self._tail[index - self._spilled]
+        return self._chunk(index // LOG_CHUNK)[index % LOG_CHUNK]
+
+    def __del__(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CallLog, (list(self),))  # the calls themselves, not the file
+
+    def __repr__(self) -> str:
+        return f"CallLog({len(self)} calls, {self._spilled} on disk)"
+
+
+def call_names(calls: Sequence[ToolCall]) -> list[str]:
+    """The names of the calls, in order (of a CallLog without reading its calls)."""
+    if isinstance(calls, CallLog):
+        return calls.names()
+    return [c.name for c in calls]
+
+
+def _pack(c: ToolCall) -> tuple[Any, ...]:
+    rl = c.result_location
+    return (c.name, c.arguments, c.location.file, c.location.line, c.id, c.result, c.error,
+            c.ok, c.latency_ms, None if rl is None else rl.file,
+            None if rl is None else rl.line, c.arguments_error, c.has_result,
+            c.arguments_recorded)
+
+
+def _unpack(p: tuple[Any, ...]) -> ToolCall:
+    (name, args, file, line, cid, result, error, ok, latency, rfile, rline, why, has_result,
+     recorded) = p
+    return ToolCall(name, args, location(file, line), cid, result, error, ok, latency,
+                    None if rfile is None else location(rfile, rline), why, has_result,
+                    recorded)
 
 
 @dataclass(slots=True)
@@ -125,7 +320,8 @@ class Trace:
     scenario: str | None = None
     input: Any = None
     output: Any = None
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    # a list; for a very long trace, a CallLog (the same calls, most of them on disk)
+    tool_calls: list[ToolCall] | CallLog = field(default_factory=list)
     llm_calls: list[LlmCall] = field(default_factory=list)
     duration_ms: float | None = None
     cost_usd: float | None = None  # recorded on the trace itself (trace_end)
@@ -152,6 +348,12 @@ class Trace:
     def latency_ms(self) -> float | None:
         if self.duration_ms is not None:
             return self.duration_ms
-        known = [c.latency_ms for c in self.tool_calls] + [c.latency_ms for c in self.llm_calls]
-        total = _known_sum(known, 0)
-        return None if total is None else float(total)
+        total: float = 0
+        count = 0
+        for calls in (self.tool_calls, self.llm_calls):  # one walk: a CallLog is on disk
+            for c in calls:
+                if c.latency_ms is None:
+                    return None
+                total += c.latency_ms
+                count += 1
+        return float(total) if count else None

@@ -100,10 +100,16 @@ def clean_trace(trace: Trace, limits: Limits) -> None:
     if trace.scenario is not None and (not trace.scenario.isprintable()
                                        or len(trace.scenario) > limit):
         trace.scenario = clean_name(trace.scenario, limit)
-    for call in trace.tool_calls:
-        name = call.name
-        if not name.isprintable() or len(name) > limit:
-            call.name = clean_name(name, limit)
+    calls = trace.tool_calls
+    if isinstance(calls, list):
+        for call in calls:
+            name = call.name
+            if not name.isprintable() or len(name) > limit:
+                call.name = clean_name(name, limit)
+    else:  # a CallLog: by its names (a call read from it is made anew: changed by update)
+        for i, name in enumerate(calls.names()):
+            if not name.isprintable() or len(name) > limit:
+                calls.update(i, {"name": clean_name(name, limit)})
     if trace.handoffs:  # agent names, as tool names
         trace.handoffs = [_clean_handoff(h, limit) for h in trace.handoffs]
 

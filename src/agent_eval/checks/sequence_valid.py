@@ -8,8 +8,10 @@ whose name matched.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -20,7 +22,7 @@ from agent_eval.config.models import Selectors, Strict, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
-from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.model import Location, ToolCall, Trace, call_names
 from agent_eval.rule_ids import Rule, member
 from agent_eval.selectors import Selector
 
@@ -145,7 +147,13 @@ class _Emit:
         )
 
 
-RuleFn = Callable[[Trace, list[ToolCall], list[str]], list[Finding]]
+def _true(flags: list[bool], value: bool = True) -> Iterable[int]:
+    """The indexes of the flags that are ``value``, in order. The rules find their calls by
+    index, so a :class:`~agent_eval.model.CallLog` is read only where there are findings."""
+    return compress(range(len(flags)), flags if value else map(operator.not_, flags))
+
+
+RuleFn = Callable[[Trace, Sequence[ToolCall], list[str]], list[Finding]]
 
 
 def _then_pair(r: BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule,
@@ -162,7 +170,7 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
     items = [(p, Selector([item], ctx.tool_match)) for p, item in zip(sel.patterns, sel.items,
                                                                        strict=True)]
 
-    def require(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def require(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         out = []
         for p, m in items:
             if True not in m.flags(calls, names):
@@ -177,14 +185,15 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
 def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def before(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def before(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         is_then = then.flags(calls, names)
         if True not in is_then:
             return []  # vacuous: no then call
         is_first = first.flags(calls, names)
         out = []
-        for k, c in enumerate(calls):
+        for k in range(len(names)):  # by index: a CallLog's calls are read for findings only
             if is_then[k]:
+                c = calls[k]
                 out.append(emit(trace, c.location, f"{c.name} called without a prior {a}",
                                 c.name, f"{a} before {b}",
                                 f"{c.name} called without prior {a}"))
@@ -199,15 +208,16 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
                         emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def immediately_before(trace: Trace, calls: list[ToolCall],
+    def immediately_before(trace: Trace, calls: Sequence[ToolCall],
                            names: list[str]) -> list[Finding]:
         is_then = then.flags(calls, names)
         if not any(is_then):
             return []
         is_first = first.flags(calls, names)
         out = []
-        for k, c in enumerate(calls):
-            if is_then[k] and (k == 0 or not is_first[k - 1]):
+        for k in _true(is_then):
+            if k == 0 or not is_first[k - 1]:
+                c = calls[k]
                 actual = (f"{c.name} was the first call" if k == 0
                           else f"{c.name} called right after {names[k - 1]}")
                 out.append(emit(trace, c.location,
@@ -223,7 +233,7 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     within = r.within
     scope = f" within {within} call(s)" if within else ""
 
-    def after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def after(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         is_tool = tool.flags(calls, names)
         if not any(is_tool):
             return []
@@ -237,14 +247,14 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
             if is_then[k]:
                 nxt = k
             next_then[k] = nxt
-        for k, c in enumerate(calls):
-            if is_tool[k]:
-                j = next_then[k + 1]
-                if j == n or (within is not None and j - k > within):
-                    out.append(emit(trace, c.location,
-                                    f"{c.name} (call #{k + 1}) not followed by {b}{scope}",
-                                    c.name, f"{b} after {a}{scope}",
-                                    f"{c.name} not followed by {b}{scope}"))
+        for k in _true(is_tool):
+            j = next_then[k + 1]
+            if j == n or (within is not None and j - k > within):
+                c = calls[k]
+                out.append(emit(trace, c.location,
+                                f"{c.name} (call #{k + 1}) not followed by {b}{scope}",
+                                c.name, f"{b} after {a}{scope}",
+                                f"{c.name} not followed by {b}{scope}"))
         return out
 
     return after
@@ -253,7 +263,7 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def never_after(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def never_after(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         is_first = first.flags(calls, names)
         if True not in is_first:
             return []
@@ -279,18 +289,18 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     block = isinstance(r, BlocklistRule)
     listed = tools_text(m)
 
-    def check(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def check(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         hits = m.flags(calls, names)
         if (True not in hits) if block else (False not in hits):
             return []
         out = []
-        for k, c in enumerate(calls):
-            hit = hits[k]
-            if block and hit:
+        for k in _true(hits) if block else _true(hits, False):
+            c = calls[k]
+            if block:
                 out.append(emit(trace, c.location,
                                 f"{c.name} is blocked by the rule (tools: {listed})", c.name,
                                 f"none of {listed} called", f"{c.name} called"))
-            elif not block and not hit:
+            else:
                 out.append(emit(trace, c.location,
                                 f"{c.name} is not in the allowlist ({listed})", c.name,
                                 f"only {listed} called", f"{c.name} called"))
@@ -299,7 +309,7 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     return check
 
 
-def _called(calls: list[ToolCall], flags: list[bool], fallback: str) -> str:
+def _called(calls: Sequence[ToolCall], flags: list[bool], fallback: str) -> str:
     """The distinct names of the flagged calls, as the agent called them (``fallback``,
     the rule's own spelling, when none was called)."""
     seen = list(dict.fromkeys(c.name for c, f in zip(calls, flags, strict=True) if f))
@@ -315,7 +325,7 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     hi_ref = ctx.ref("rules", i, "max") if hi is not None else None
     lo_ref = ctx.ref("rules", i, "min") if lo is not None else None
 
-    def count(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def count(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         flags = m.flags(calls, names)
         n = flags.count(True)
         if (hi is None or n <= hi) and (lo is None or n >= lo):
@@ -344,7 +354,7 @@ def _eventually(r: EventuallyRule, ctx: CompileContext, i: int, emit: _Emit) -> 
     within = r.within
     name = tools_text(m)
 
-    def eventually(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def eventually(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         flags = m.flags(calls, names)
         k = flags.index(True) if True in flags else -1
         if 0 <= k < within:
@@ -371,7 +381,7 @@ def _sequence(r: SequenceRule, ctx: CompileContext, i: int, emit: _Emit) -> Rule
     order = " -> ".join(texts)
     expected = f"{order} in this order" + (", back to back" if strict else "")
 
-    def sequence(trace: Trace, calls: list[ToolCall], names: list[str]) -> list[Finding]:
+    def sequence(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
         flags = [s.flags(calls, names) for s in steps]
         done = 0  # steps matched so far (greedily, as Assay does)
         for k in range(len(calls)):
@@ -429,7 +439,7 @@ class SequenceValid(CheckCore):
 
     def run(self, trace: Trace) -> list[Finding]:
         calls = trace.tool_calls
-        names = [c.name for c in calls]
+        names = call_names(calls)
         out: list[Finding] = []
         for rule in self.rules:
             found = rule(trace, calls, names)

@@ -188,9 +188,11 @@ class _Sample:
                 latency = span_ms(e.get("timestamp"), e.get("completed"))
             call = ToolCall(name=name, arguments=args, location=self.loc(*path), id=cid,
                             arguments_error=why, latency_ms=latency)
+            calls = self.trace.tool_calls
+            assert isinstance(calls, list)  # this reader makes lists, never a CallLog
             if cid is not None and cid in by_id:  # a pending event completed later
-                self.trace.tool_calls.remove(by_id[cid])
-            self.trace.tool_calls.append(call)
+                calls.remove(by_id[cid])
+            calls.append(call)
             if cid is not None:
                 by_id[cid] = call
             if e.get("pending") is True:

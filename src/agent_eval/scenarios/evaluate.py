@@ -14,7 +14,7 @@ import hashlib
 import math
 import time
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -188,11 +188,15 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     v = [NAN] * K
     calls = trace.tool_calls
     memo = sc._names
-    try:
-        infos = [memo[c.name] for c in calls]
-    except KeyError:  # a name this scenario has not seen yet
+    if isinstance(calls, list):
+        try:
+            infos = [memo[c.name] for c in calls]
+        except KeyError:  # a name this scenario has not seen yet
+            info = sc.info
+            infos = [info(c.name) for c in calls]
+    else:  # a CallLog: its names, without reading its calls
         info = sc.info
-        infos = [info(c.name) for c in calls]
+        infos = [info(name) for name in calls.names()]
     loops = 0
     prev = None
     forbidden = False
@@ -309,7 +313,7 @@ def _handoffs(ev: _Eval) -> None:
         ev.warned = ev.warned or severity == "warning"
 
 
-def _forbidden(ev: _Eval, infos: list[NameInfo], calls: list[ToolCall]) -> bool:
+def _forbidden(ev: _Eval, infos: list[NameInfo], calls: Sequence[ToolCall]) -> bool:
     sc = ev.sc
     forbidden = sc.forbidden
     assert forbidden is not None
@@ -336,7 +340,7 @@ def _forbidden(ev: _Eval, infos: list[NameInfo], calls: list[ToolCall]) -> bool:
     return True
 
 
-def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInfo]
+def _tools(ev: _Eval, v: list[float], calls: Sequence[ToolCall], infos: list[NameInfo]
            ) -> float | None:
     sc = ev.sc
     if sc.tools is None:
@@ -370,7 +374,7 @@ def _tools(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInf
     return recall
 
 
-def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[NameInfo]
+def _sequence(ev: _Eval, v: list[float], calls: Sequence[ToolCall], infos: list[NameInfo]
               ) -> float | None:
     """The score's sequence component: 1.0 when ``sequence_mode`` holds, else the
     similarity by ``sequence_metric`` (None without ``expect.sequence``)."""
@@ -425,7 +429,7 @@ def _sequence(ev: _Eval, v: list[float], calls: list[ToolCall], infos: list[Name
     return similarity
 
 
-def _args(ev: _Eval, calls: list[ToolCall]) -> None:
+def _args(ev: _Eval, calls: Sequence[ToolCall]) -> None:
     sc = ev.sc
     for ax in sc.args:
         call = next((c for c in calls if ax.matcher(c.name)), None)
@@ -540,7 +544,7 @@ def _output_check(ev: _Eval, c: OutputCheck) -> list[tuple[ConfigRef, str, str]]
              f"json_schema: {c.source}")]
 
 
-def _health(ev: _Eval, calls: list[ToolCall]) -> None:
+def _health(ev: _Eval, calls: Sequence[ToolCall]) -> None:
     sc = ev.sc
     assert sc.health_ref is not None
     expected_error = sc.expected_error
@@ -563,7 +567,7 @@ def _health(ev: _Eval, calls: list[ToolCall]) -> None:
                    value=call.error, details={"violation": call.error or "error"})
 
 
-def _behavior(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall], *, missed: bool
+def _behavior(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *, missed: bool
               ) -> TraceRef | None:
     """Where the behavior was observed (None: not observed). ``missed``: report a
     miss (a `behaviors` item); otherwise report a hit (a `must_not` item)."""
@@ -578,7 +582,7 @@ def _behavior(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall], *, missed: boo
     return where
 
 
-def _observe(ev: _Eval, b: BehaviorCheck, calls: list[ToolCall]) -> TraceRef | None:
+def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall]) -> TraceRef | None:
     kind = b.kind
     if kind == "tool_called":
         assert b.matcher is not None
