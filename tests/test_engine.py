@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.results import Results
 from agent_eval.suite import Suite
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "customer-service"
 
 # three tests that differ only in severity: calling err_* is an error, warn_* a
 # warning, note_* a note
@@ -208,3 +211,65 @@ def test_violations_are_in_trace_order(tmp_path: Path) -> None:
     res = evaluate(suite, b_first)
     where = [(v.trace.file, v.trace.line) for v in res.violations if v.trace is not None]
     assert where == [("traces/a.jsonl", 2), ("traces/a.jsonl", 3), ("traces/b.jsonl", 1)]
+
+
+# ------------------------------------------------------------- very long traces
+_RESULTS_TEST = """\
+  - id: results
+    metric: tool_results
+    calls:
+      - tool: lookup_order
+        expect_result: {contains: [shipped]}
+        max_latency_ms: 300
+      - tool: issue_refund
+        expect_error: false
+"""
+
+
+@pytest.mark.parametrize(("chunk", "keep", "jobs"), [(1, 0, 1), (2, 1, 1), (3, 2, 2)])
+def test_long_traces_on_disk_give_every_output_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, keep: int,
+        jobs: int) -> None:
+    """The bundled example (every check, scenarios) plus a tool_results test, with every
+    trace of more than two calls held as a CallLog (most of its calls on disk): every
+    output is what holding them in lists gives."""
+    from agent_eval import model
+    from agent_eval.commands.run import write_outputs
+    from agent_eval.readers import native
+    from agent_eval.renderers import RenderContext, console
+
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root / "example")
+    (root / ".git").mkdir()
+    config = root / "example" / "agent-eval.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("\noutput:", _RESULTS_TEST + "\noutput:", 1),
+                      encoding="utf-8")
+    suite = load_suite(config)
+    files, errors = suite_sources(suite)
+
+    def outputs(where: str) -> dict[str, bytes]:
+        results = evaluate_files(suite, files, errors, jobs=jobs, timings=False)
+        written = write_outputs(results, ["json", "sarif", "junit", "markdown", "html"],
+                                tmp_path / where, RenderContext.for_root(root))
+        out = {p.name: p.read_bytes() for p in written}
+        out["console"] = console.render(results, color=False).encode()
+        return out
+
+    held = outputs("held")
+    assert b'"results"' in held["results.json"] and b"tool_results/" in held["results.json"]
+    made: list[model.CallLog] = []
+    real = model.CallLog.__init__
+
+    def counted(self: model.CallLog, *args: Any) -> None:
+        real(self, *args)
+        made.append(self)
+
+    monkeypatch.setattr(native, "LONG_TRACE", 2)
+    monkeypatch.setattr(model, "LOG_CHUNK", chunk)
+    monkeypatch.setattr(model, "LOG_KEEP", keep)
+    monkeypatch.setattr(model.CallLog, "__init__", counted)
+    on_disk = outputs("on-disk")
+    if jobs == 1:  # (the workers' logs are made in their own processes)
+        assert len(made) >= 8 and all(log._spilled for log in made)
+    assert on_disk == held

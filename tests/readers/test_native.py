@@ -3,6 +3,7 @@ load_traces."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -13,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.conftest import FIXTURES, SAMPLES
 
+from agent_eval import model
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.errors import InputError
-from agent_eval.model import ToolCall, Trace
-from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, read_file, read_sources
+from agent_eval.model import CallLog, ToolCall, Trace
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, native, read_file, read_sources
 from agent_eval.readers.native import READER, NativeRange, trace_start_line
 
 FOREIGN = FIXTURES / "claude_code" / "bad-lines.jsonl"
@@ -871,3 +873,115 @@ def test_ranges_that_cannot_stand_alone_are_not_clean(tmp_path: Path) -> None:
         (False, ["D", "C"]),  # an event of a trace it did not start
         (True, ["C"]),        # clean alone, but C is also in the third range
     ]
+
+
+# ------------------------------------------------------------- very long traces
+# Beyond LONG_TRACE calls a trace's calls are a CallLog (most of them on disk) and the
+# reader knows them by index: reading with tiny bounds must give what reading in memory
+# gives, call for call, error for error.
+_NAMES = st.sampled_from(["x", "x", "y", "z\x00", "w" * 300])  # two need cleaning (clean_trace)
+_IDS = st.sampled_from([None, None, "1", "2", "3", 4])
+
+
+@st.composite
+def _long_event(draw: st.DrawFn) -> dict[str, Any] | str:
+    kind = draw(st.sampled_from(["tool_call"] * 8 + ["tool_result"] * 6
+                                + ["trace_start", "trace_end", "bad"]))
+    if kind == "bad":
+        return "{not json"
+    e: dict[str, Any] = {"type": kind}
+    tid = draw(st.sampled_from([None, None, "A", "A", "A", "B"]))
+    if tid is not None:
+        e["trace_id"] = tid
+    if kind in ("tool_call", "tool_result"):
+        if draw(st.integers(0, 5)):
+            e["tool"] = draw(_NAMES)
+        cid = draw(_IDS)
+        if cid is not None:
+            e["call_id" if draw(st.booleans()) else "id"] = cid
+        extra: dict[str, Any] = draw(st.sampled_from([
+            {}, {}, {"result": [1, {"a": "b"}]}, {"error": "boom"},
+            {"is_error": True, "result": {"x": 1}}, {"latency_ms": 5.5},
+            {"latency_ms": "slow"}, {"output": "text"}, {"arguments": '{"q": 1}'}]))
+        e.update(extra)
+    return e
+
+
+def _materialised(items: list[ReadItem]) -> list[Any]:
+    out: list[Any] = []
+    for i in items:
+        if isinstance(i, Trace):
+            out.append(repr(dataclasses.replace(i, tool_calls=list(i.tool_calls))))
+        else:
+            out.append(repr(i))
+    return out
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(events=st.lists(_long_event(), min_size=4, max_size=40), long=st.integers(1, 6),
+       chunk=st.integers(1, 4), keep=st.integers(0, 3))
+def test_a_long_trace_on_disk_reads_as_in_memory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, events: list[dict[str, Any] | str],
+        long: int, chunk: int, keep: int) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(jsonl(*events), encoding="utf-8")
+    source = SourceFile(str(path), "t.jsonl", "t.jsonl")
+    in_memory = list(read_file(READER, source))
+    assert not any(isinstance(i, Trace) and isinstance(i.tool_calls, CallLog)
+                   for i in in_memory)
+    with monkeypatch.context() as m:
+        m.setattr(native, "LONG_TRACE", long)
+        m.setattr(model, "LOG_CHUNK", chunk)
+        m.setattr(model, "LOG_KEEP", keep)
+        on_disk = list(read_file(READER, source))
+        assert _materialised(on_disk) == _materialised(in_memory)
+    made_long = [i for i in on_disk if isinstance(i, Trace) and len(i.tool_calls) >= long]
+    assert all(isinstance(t.tool_calls, CallLog) for t in made_long)
+
+
+def test_a_long_trace_matches_late_results_by_id_and_by_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results for calls written to disk long before: by id (the latest call of that id),
+    by tool name (the latest call of that tool still without a result), and one for no
+    call at all."""
+    monkeypatch.setattr(native, "LONG_TRACE", 3)
+    monkeypatch.setattr(model, "LOG_CHUNK", 2)
+    monkeypatch.setattr(model, "LOG_KEEP", 1)
+    calls = [{"type": "tool_call", "trace_id": "T", "tool": f"t{i % 3}", "id": f"c{i % 7}"}
+             for i in range(20)]
+    events: list[dict[str, Any] | str] = [{"type": "trace_start", "trace_id": "T"}, *calls,
+              {"type": "tool_result", "trace_id": "T", "id": "c1", "result": "by id"},
+              {"type": "tool_result", "trace_id": "T", "tool": "t0", "result": "t0 a"},
+              {"type": "tool_result", "trace_id": "T", "tool": "t0", "result": "t0 b",
+               "latency_ms": 7},
+              {"type": "tool_result", "trace_id": "T", "id": "nope", "result": "lost"},
+              {"type": "trace_end", "trace_id": "T"}]
+    items = read(tmp_path, monkeypatch, jsonl(*events))
+    [trace] = traces(items).values()
+    assert isinstance(trace.tool_calls, CallLog)
+    got = {i: (c.result, c.result_location.line if c.result_location else None,
+               c.latency_ms) for i, c in enumerate(trace.tool_calls) if c.has_result}
+    # c1 last on call 15 (line 17); t0 calls are 0, 3, ..., 18: 18 then 15 is by id, so 12
+    assert got == {15: ("by id", 22, None), 18: ("t0 a", 23, None), 12: ("t0 b", 24, 7)}
+    assert errors(items) == [("input/unmatched_result", "t.jsonl", 25)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(st.tuples(st.booleans(), st.integers(0, 6000), st.integers(0, 10**6)),
+                    max_size=300),
+       many=st.integers(0, 5000))
+def test_the_id_table_is_a_dict_of_the_latest_index(
+        ops: list[tuple[bool, int, int]], many: int) -> None:
+    ids, reference = native._Ids(), {}
+    for k in range(many):  # enough ids to grow the table (4,096 slots at first)
+        ids.put(f"id{k}", k)
+        reference[f"id{k}"] = k
+    for put, key, index in ops:
+        cid = f"id{key}"
+        if put:
+            ids.put(cid, index)
+            reference[cid] = index
+        assert ids.get(cid) == reference.get(cid)
+    assert all(ids.get(cid) == index for cid, index in reference.items())
+    assert ids.count == len(reference) and 2 * ids.count <= ids.mask

@@ -7,6 +7,7 @@ several traces by ``trace_id``, so only then are they known to be complete).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, ClassVar
 
@@ -16,7 +17,18 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import Limits
-from agent_eval.model import Handoff, LlmCall, Location, Score, ToolCall, Trace, score_value
+from agent_eval.model import (
+    LONG_TRACE,
+    CallLog,
+    Handoff,
+    LlmCall,
+    Location,
+    Score,
+    ToolCall,
+    Trace,
+    location,
+    score_value,
+)
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
 from agent_eval.rule_ids import (
@@ -77,24 +89,135 @@ def _first(obj: dict[str, Any], *names: str) -> Any:
 
 
 _MISSING = object()
-_new = object.__new__
-_set_file = vars(Location)["file"].__set__  # the slots' own setters
-_set_line = vars(Location)["line"].__set__
+_location = location
 
 
-def _location(file: str, line: int) -> Location:
-    """``Location(file, line)``, built without the frozen dataclass's ``__init__`` (which
-    sets each field through ``object.__setattr__``): one per event line, so it counts."""
-    loc: Location = _new(Location)
-    _set_file(loc, file)
-    _set_line(loc, line)
-    return loc
+def _result_of(obj: dict[str, Any]) -> tuple[Any, bool, str | None]:
+    """A tool_result event's (result, ok, error)."""
+    error = obj.get("error")
+    if error is False or error == "":
+        error = None
+    is_error = bool(obj.get("is_error")) or error is not None
+    result = obj["result"] if "result" in obj else obj.get("output")
+    return result, not is_error, (
+        str(error) if error is not None else
+        (result if isinstance(result, str) else orjson.dumps(result).decode())
+        if is_error else None)
+
+
+class _Ids:
+    """A call id -> the index of the latest call with that id, for a very long trace
+    (:class:`_Long`): an open-addressing table in two arrays (12 bytes a slot, at most
+    half of them used), where a dict would hold every id string (about 120 bytes a call).
+    A key is the id's hash (``hash(str)``: 64 bits, keyed at random per process), so two
+    ids of one trace are taken for one only if their hashes agree, which for a million
+    ids happens about once in 30 million traces (docs/architecture.md)."""
+
+    __slots__ = ("count", "keys", "mask", "values")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.mask = (1 << 12) - 1
+        self.keys = array("q", bytes(8 << 12))  # 0: an empty slot (a hash of 0 is put as 1)
+        self.values = array("i", bytes(4 << 12))
+
+    def put(self, cid: str, index: int) -> None:
+        h = hash(cid) or 1
+        keys, mask = self.keys, self.mask
+        slot = h & mask
+        while True:
+            k = keys[slot]
+            if k == h:
+                break
+            if k == 0:
+                keys[slot] = h
+                self.count += 1
+                break
+            slot = (slot + 1) & mask
+        self.values[slot] = index
+        if 2 * self.count > mask:
+            self._grow()
+
+    def get(self, cid: str) -> int | None:
+        h = hash(cid) or 1
+        keys, mask = self.keys, self.mask
+        slot = h & mask
+        while True:
+            k = keys[slot]
+            if k == h:
+                return self.values[slot]
+            if k == 0:
+                return None
+            slot = (slot + 1) & mask
+
+    def _grow(self) -> None:
+        keys, values = self.keys, self.values
+        size = 2 * len(keys)
+        self.mask = mask = size - 1
+        self.keys = new_keys = array("q", bytes(8 * size))
+        self.values = new_values = array("i", bytes(4 * size))
+        for k, v in zip(keys, values, strict=True):
+            if k:
+                slot = k & mask
+                while new_keys[slot]:
+                    slot = (slot + 1) & mask
+                new_keys[slot] = k
+                new_values[slot] = v
+
+
+class _Long:
+    """The bookkeeping of a trace beyond :data:`LONG_TRACE` calls, whose calls are a
+    :class:`CallLog` (most of them on disk): calls are known by index. ``ids`` maps an id
+    to its latest call, ``pending`` holds per tool name the calls made without a result,
+    in order, and ``closed`` marks the calls a result was matched to since (a pending list
+    drops them when they reach its end: the latest open call is then its last entry)."""
+
+    __slots__ = ("closed", "ids", "log", "pending")
+
+    def __init__(self, calls: list[ToolCall], by_id: dict[str, ToolCall],
+                 open_by_tool: dict[str, dict[int, ToolCall]]) -> None:
+        at = {id(call): i for i, call in enumerate(calls)}
+        self.ids = _Ids()
+        for cid, call in by_id.items():
+            self.ids.put(cid, at[id(call)])
+        self.pending = {name: array("i", [at[key] for key in open_calls])
+                        for name, open_calls in open_by_tool.items() if open_calls}
+        self.closed = bytearray(len(calls))
+        self.log = CallLog(calls)
+
+    def add(self, call: ToolCall, name: str, cid: str | None, has_result: bool) -> None:
+        index = len(self.log)
+        self.log.append(call)
+        self.closed.append(0)
+        if cid is not None:
+            self.ids.put(cid, index)
+        if not has_result:
+            pending = self.pending.get(name)
+            if pending is None:
+                self.pending[name] = array("i", [index])
+            else:
+                pending.append(index)
+
+    def match(self, cid: Any, name: Any) -> int | None:
+        """The index of the call a result is for (as :meth:`_FileState.tool_result` finds
+        it in a trace held in memory), marked as no longer open; None: no call."""
+        index = self.ids.get(str(cid)) if cid is not None else None
+        if index is None and isinstance(name, str):
+            pending = self.pending.get(name)
+            closed = self.closed
+            while pending and closed[pending[-1]]:
+                pending.pop()
+            if pending:
+                index = pending[-1]
+        if index is not None:
+            self.closed[index] = 1
+        return index
 
 
 class _Open:
     """A trace being assembled."""
 
-    __slots__ = ("by_id", "end_line", "ended", "open_by_tool", "trace")
+    __slots__ = ("by_id", "end_line", "ended", "long", "open_by_tool", "trace")
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
@@ -105,6 +228,15 @@ class _Open:
         self.open_by_tool: dict[str, dict[int, ToolCall]] = {}
         self.ended = False
         self.end_line = trace.location.line
+        self.long: _Long | None = None  # beyond LONG_TRACE calls (then by_id etc. are empty)
+
+    def go_long(self) -> None:
+        """From now on the calls are a :class:`CallLog`, known by index (:class:`_Long`)."""
+        calls = self.trace.tool_calls
+        assert isinstance(calls, list)
+        self.long = long = _Long(calls, self.by_id, self.open_by_tool)
+        self.trace.tool_calls = long.log
+        self.by_id, self.open_by_tool = {}, {}
 
     def finish(self) -> Trace:
         """The trace, with its last line set (kept as a number while reading)."""
@@ -258,7 +390,12 @@ class _FileState:
             latency = self.number(obj, "latency_ms", line)
         call = ToolCall(name, args, _location(self.file, line), cid, get("result"), error, ok,
                         latency, None, why, has_result, recorded)
-        t.trace.tool_calls.append(call)
+        calls = t.trace.tool_calls
+        if type(calls) is not list:
+            assert t.long is not None
+            t.long.add(call, name, cid, has_result)
+            return
+        calls.append(call)
         if cid is not None:
             t.by_id[cid] = call
         if not has_result:
@@ -267,6 +404,8 @@ class _FileState:
                 t.open_by_tool[name] = {id(call): call}
             else:
                 pending[id(call)] = call
+        if len(calls) >= LONG_TRACE:
+            t.go_long()
 
     def tool_result(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
@@ -275,38 +414,46 @@ class _FileState:
         cid = obj.get("id")
         if cid is None:
             cid = obj.get("call_id")
-        call = t.by_id.get(str(cid)) if cid is not None else None
         name = obj.get("tool")
         if name is None:
             name = obj.get("name")
+        long = t.long
+        if long is not None:
+            index = long.match(cid, name)
+            if index is None:
+                self._unmatched(t, cid, name, line)
+                return
+            result, ok, error = _result_of(obj)
+            fields = {"result": result, "has_result": True, "ok": ok, "error": error,
+                      "result_location": Location(self.file, line)}
+            latency = self.number(obj, "latency_ms", line)
+            if latency is not None:
+                fields["latency_ms"] = latency
+            long.log.update(index, fields)
+            return
+        call = t.by_id.get(str(cid)) if cid is not None else None
         if call is None and isinstance(name, str):
             pending = t.open_by_tool.get(name)
             if pending:
                 call = next(reversed(pending.values()))  # the latest open one
         if call is None:
-            what = f"id '{cid}'" if cid is not None else f"tool '{name}'"
-            self.error(INPUT_UNMATCHED_RESULT, line,
-                       f"tool_result for {what} matches no earlier tool_call in trace "
-                       f"'{t.trace.id}'; give it the call's id")
+            self._unmatched(t, cid, name, line)
             return
         pending = t.open_by_tool.get(call.name)
         if pending:
             pending.pop(id(call), None)
-        error = obj.get("error")
-        if error is False or error == "":
-            error = None
-        is_error = bool(obj.get("is_error")) or error is not None
-        result = obj["result"] if "result" in obj else obj.get("output")
-        call.result = result
+        call.result, call.ok, call.error = _result_of(obj)
         call.has_result = True
-        call.ok = not is_error
-        call.error = (str(error) if error is not None else
-                      (result if isinstance(result, str) else orjson.dumps(result).decode())
-                      if is_error else None)
         call.result_location = Location(self.file, line)
         latency = self.number(obj, "latency_ms", line)
         if latency is not None:
             call.latency_ms = latency
+
+    def _unmatched(self, t: _Open, cid: Any, name: Any, line: int) -> None:
+        what = f"id '{cid}'" if cid is not None else f"tool '{name}'"
+        self.error(INPUT_UNMATCHED_RESULT, line,
+                   f"tool_result for {what} matches no earlier tool_call in trace "
+                   f"'{t.trace.id}'; give it the call's id")
 
     def llm_call(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
