@@ -52,6 +52,8 @@ def test_a_log_is_the_list_it_replaces(small: None) -> None:
     with pytest.raises(IndexError):
         log[-21]
     assert log.names() == call_names(calls) == call_names(log) == [c.name for c in calls]
+    for picked in ([], [0], [0, 1, 2, 3, 17, 18, 19], [5, 11, 19], list(range(20))):
+        assert _fields(log.pick(picked)) == _fields(calls[i] for i in picked)
     assert calls[4] in log  # Sequence's own methods, by equality
     assert log.index(calls[7]) == 7
     assert _fields(reversed(log)) == _fields(reversed(calls))

@@ -269,7 +269,7 @@ class ToolMatcher:
             return hit >= 0
         return self.which(name) is not None
 
-    def flags(self, names: list[str]) -> list[bool]:
+    def flags(self, names: Sequence[str]) -> list[bool]:
         """``[self(n) for n in names]``, without a function call per name once the
         names are memoised (the sequence rules ask this for every call of a trace)."""
         memo = self._memo

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pickle
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar, overload
 
@@ -141,9 +141,10 @@ class CallLog(Sequence[ToolCall]):
         if index // LOG_CHUNK == self._cache_at:
             self._cache_at = -1  # read again, with the change
 
-    def names(self) -> list[str]:
-        """The calls' names, in order (a new list)."""
-        return self._names.copy()
+    def names(self) -> Sequence[str]:
+        """The calls' names, in order: the log's own list (no copy of a million names for
+        each check that reads them), so not to be changed."""
+        return self._names
 
     def live(self, index: int) -> ToolCall | None:
         """The call at ``index`` when it is still in memory (a change to it is kept)."""
@@ -180,6 +181,20 @@ class CallLog(Sequence[ToolCall]):
             yield from self._chunk(number)
         yield from list(self._tail)  # a copy: appending while walking is not seen
 
+    def pick(self, indexes: Iterable[int]) -> Iterator[ToolCall]:
+        """The calls at these indexes (ascending), each chunk read once: how a check
+        reads only the calls it needs (its names tell which)."""
+        spilled, tail = self._spilled, self._tail
+        number, chunk = -1, self._cache
+        for i in indexes:
+            if i >= spilled:
+                yield tail[i - spilled]
+                continue
+            if i // LOG_CHUNK != number:
+                number = i // LOG_CHUNK
+                chunk = self._chunk(number)
+            yield chunk[i - number * LOG_CHUNK]
+
     @overload
     def __getitem__(self, index: int) -> ToolCall: ...
 
@@ -209,7 +224,7 @@ class CallLog(Sequence[ToolCall]):
         return f"CallLog({len(self)} calls, {self._spilled} on disk)"
 
 
-def call_names(calls: Sequence[ToolCall]) -> list[str]:
+def call_names(calls: Sequence[ToolCall]) -> Sequence[str]:
     """The names of the calls, in order (of a CallLog without reading its calls)."""
     if isinstance(calls, CallLog):
         return calls.names()

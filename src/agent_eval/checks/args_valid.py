@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import Field
@@ -14,7 +15,7 @@ from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
-from agent_eval.model import ToolCall, Trace
+from agent_eval.model import CallLog, ToolCall, Trace
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_ARGUMENTS,
     ARGS_VALID_FALSE_SCHEMA,
@@ -86,7 +87,12 @@ class ArgsValid(CheckCore):
     def run(self, trace: Trace) -> list[Finding]:
         out: list[Finding] = []
         known = self._rules
-        for call in trace.tool_calls:
+        walk: Iterable[ToolCall] = trace.tool_calls
+        if isinstance(walk, CallLog):  # read from disk only the calls this test checks
+            log = walk
+            touches = self.touches
+            walk = log.pick(i for i, name in enumerate(log.names()) if touches(name))
+        for call in walk:
             name = call.name
             rules = known.get(name, _UNSEEN)
             if rules is _UNSEEN:

@@ -153,7 +153,7 @@ def _true(flags: list[bool], value: bool = True) -> Iterable[int]:
     return compress(range(len(flags)), flags if value else map(operator.not_, flags))
 
 
-RuleFn = Callable[[Trace, Sequence[ToolCall], list[str]], list[Finding]]
+RuleFn = Callable[[Trace, Sequence[ToolCall], Sequence[str]], list[Finding]]
 
 
 def _then_pair(r: BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule,
@@ -170,7 +170,7 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
     items = [(p, Selector([item], ctx.tool_match)) for p, item in zip(sel.patterns, sel.items,
                                                                        strict=True)]
 
-    def require(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def require(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         out = []
         for p, m in items:
             if True not in m.flags(calls, names):
@@ -185,7 +185,7 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
 def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def before(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def before(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         is_then = then.flags(calls, names)
         if True not in is_then:
             return []  # vacuous: no then call
@@ -209,7 +209,7 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
     def immediately_before(trace: Trace, calls: Sequence[ToolCall],
-                           names: list[str]) -> list[Finding]:
+                           names: Sequence[str]) -> list[Finding]:
         is_then = then.flags(calls, names)
         if not any(is_then):
             return []
@@ -233,7 +233,7 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     within = r.within
     scope = f" within {within} call(s)" if within else ""
 
-    def after(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def after(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         is_tool = tool.flags(calls, names)
         if not any(is_tool):
             return []
@@ -263,7 +263,7 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def never_after(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def never_after(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         is_first = first.flags(calls, names)
         if True not in is_first:
             return []
@@ -289,7 +289,7 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     block = isinstance(r, BlocklistRule)
     listed = tools_text(m)
 
-    def check(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def check(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         hits = m.flags(calls, names)
         if (True not in hits) if block else (False not in hits):
             return []
@@ -325,7 +325,7 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     hi_ref = ctx.ref("rules", i, "max") if hi is not None else None
     lo_ref = ctx.ref("rules", i, "min") if lo is not None else None
 
-    def count(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def count(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         flags = m.flags(calls, names)
         n = flags.count(True)
         if (hi is None or n <= hi) and (lo is None or n >= lo):
@@ -354,7 +354,7 @@ def _eventually(r: EventuallyRule, ctx: CompileContext, i: int, emit: _Emit) -> 
     within = r.within
     name = tools_text(m)
 
-    def eventually(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def eventually(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         flags = m.flags(calls, names)
         k = flags.index(True) if True in flags else -1
         if 0 <= k < within:
@@ -381,7 +381,7 @@ def _sequence(r: SequenceRule, ctx: CompileContext, i: int, emit: _Emit) -> Rule
     order = " -> ".join(texts)
     expected = f"{order} in this order" + (", back to back" if strict else "")
 
-    def sequence(trace: Trace, calls: Sequence[ToolCall], names: list[str]) -> list[Finding]:
+    def sequence(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
         flags = [s.flags(calls, names) for s in steps]
         done = 0  # steps matched so far (greedily, as Assay does)
         for k in range(len(calls)):

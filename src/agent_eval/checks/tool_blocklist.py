@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import Field
@@ -10,7 +11,7 @@ from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Selectors, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.findings import ConfigRef, Finding, TraceRef
-from agent_eval.model import ToolCall, Trace
+from agent_eval.model import CallLog, ToolCall, Trace
 from agent_eval.rule_ids import TOOL_BLOCKLIST
 from agent_eval.selectors import Selector
 
@@ -37,7 +38,13 @@ class ToolBlocklist(CheckCore):
     def run(self, trace: Trace) -> list[Finding]:
         which = self.matcher.which
         hits: dict[tuple[str, int], list[ToolCall]] | None = None
-        for call in trace.tool_calls:
+        walk: Iterable[ToolCall] = trace.tool_calls
+        if isinstance(walk, CallLog):  # read from disk only the calls a name may block
+            by_name = self.matcher.names.which
+            log = walk
+            walk = log.pick(i for i, name in enumerate(log.names())
+                            if by_name(name) is not None)
+        for call in walk:
             index = which(call)
             if index is not None:
                 if hits is None:
