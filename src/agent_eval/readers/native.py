@@ -121,34 +121,29 @@ class _Ids:
         self.keys = array("q", bytes(8 << 12))  # 0: an empty slot (a hash of 0 is put as 1)
         self.values = array("i", bytes(4 << 12))
 
-    def put(self, cid: str, index: int) -> None:
-        h = hash(cid) or 1
+    def _slot(self, h: int) -> int:
+        """The slot of the key ``h``, or the empty slot where it would go."""
         keys, mask = self.keys, self.mask
         slot = h & mask
         while True:
             k = keys[slot]
-            if k == h:
-                break
-            if k == 0:
-                keys[slot] = h
-                self.count += 1
-                break
+            if k == h or k == 0:
+                return slot
             slot = (slot + 1) & mask
+
+    def put(self, cid: str, index: int) -> None:
+        h = hash(cid) or 1
+        slot = self._slot(h)
+        if self.keys[slot] == 0:
+            self.keys[slot] = h
+            self.count += 1
         self.values[slot] = index
-        if 2 * self.count > mask:
+        if 2 * self.count > self.mask:
             self._grow()
 
     def get(self, cid: str) -> int | None:
-        h = hash(cid) or 1
-        keys, mask = self.keys, self.mask
-        slot = h & mask
-        while True:
-            k = keys[slot]
-            if k == h:
-                return self.values[slot]
-            if k == 0:
-                return None
-            slot = (slot + 1) & mask
+        slot = self._slot(hash(cid) or 1)
+        return None if self.keys[slot] == 0 else self.values[slot]
 
     def _grow(self) -> None:
         keys, values = self.keys, self.values
