@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from tests.conftest import copy_example
@@ -16,7 +17,18 @@ import sys
 from agent_eval._cli import main
 code = main(sys.argv[1:])
 import json
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+from agent_eval.lazyre import LazyPattern
+lazy = {}  # "module.NAME" of each module-level LazyPattern (alone, in a tuple, in Marks)
+for name, module in list(sys.modules.items()):
+    if name.startswith("agent_eval"):
+        for key, value in vars(module).items():
+            parts = getattr(value, "patterns", None)
+            if not isinstance(parts, tuple):
+                parts = value if isinstance(value, tuple) else (value,)
+            for p in parts:
+                if isinstance(p, LazyPattern):
+                    lazy[f"{name}.{key}"] = lazy.get(f"{name}.{key}") or p.compiled is not None
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "lazy": lazy}))
 """
 # what only other output formats, a baseline or judge checks need
 NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.renderers.html",
@@ -39,6 +51,10 @@ NOT_FOR_THE_EXAMPLE = (
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:
+    return set(_probe(tmp_path, *args)["modules"])
+
+
+def _probe(tmp_path: Path, *args: str) -> dict[str, Any]:
     work = tmp_path / "suite"
     copy_example(work)
     (work / ".git").mkdir()
@@ -48,7 +64,7 @@ def _modules(tmp_path: Path, *args: str) -> set[str]:
         cwd=work, capture_output=True, text=True, check=True, timeout=120)
     last = json.loads(done.stdout.strip().splitlines()[-1])
     assert last["code"] == 0
-    return set(last["modules"])
+    return cast(dict[str, Any], last)
 
 
 def test_a_json_run_imports_no_other_renderer(tmp_path: Path) -> None:
@@ -58,6 +74,44 @@ def test_a_json_run_imports_no_other_renderer(tmp_path: Path) -> None:
     assert not modules & set(NOT_FOR_THE_EXAMPLE)
     assert "agent_eval.renderers.json" in modules
     assert {"agent_eval.checks.args_valid", "agent_eval.readers.native"} <= modules
+
+
+# the sniffs' patterns of readers that never take a native file (the example's traces)
+NOT_ASKED = ("LANGSMITH", "CLAUDE_CODE", "ATIF", "GEMINI_CLI", "OPENHANDS", "VERCEL_AI",
+             "ANTHROPIC_AGENTS", "_LC", "_CODEX", "_AGENTS_SPANS", "_JSONRPC", "_TOOL_USE")
+
+
+def test_a_json_run_compiles_only_the_patterns_it_searches_with(tmp_path: Path) -> None:
+    """The module-level regular expressions of the sniffs, the schema formats and the
+    JSON line finder are compiled when first used (lazyre.py): the example's run compiles
+    a few of the sniffs' (those asked of a native file) and of its policy's formats."""
+    lazy = _probe(tmp_path, "--format", "json")["lazy"]
+    assert len(lazy) >= 60  # names (a tuple or a Marks of patterns is one)
+    compiled = {name for name, done in lazy.items() if done}
+    assert 0 < len(compiled) <= 10, compiled
+    assert not {f"agent_eval.readers.sniffs.{n}" for n in NOT_ASKED} & compiled
+    assert "agent_eval.config.schema_compiler._HOSTNAME" not in compiled
+
+
+COMPILES = """
+import json, re, sys
+compile, seen = re.compile, set()
+def counted(*args, **kwargs):
+    seen.add(sys._getframe(1).f_globals.get("__name__"))
+    return compile(*args, **kwargs)
+re.compile = counted
+import agent_eval.readers.sniffs, agent_eval.config.schema_compiler, agent_eval.readers.jsonpos
+print(json.dumps(sorted(str(name) for name in seen)))
+"""
+
+
+def test_importing_the_sniffs_the_schema_compiler_and_jsonpos_compiles_no_pattern() -> None:
+    done = subprocess.run([sys.executable, "-c", COMPILES], capture_output=True, text=True,
+                          check=True, timeout=120)
+    compiled_by = set(json.loads(done.stdout))
+    assert "yaml.reader" in compiled_by  # the probe sees the compiles of an import
+    assert not compiled_by & {"agent_eval.readers.sniffs", "agent_eval.config.schema_compiler",
+                              "agent_eval.readers.jsonpos"}
 
 
 @pytest.mark.parametrize(("fmt", "module"), [("sarif", "sarif_om"), ("html", "jinja2"),

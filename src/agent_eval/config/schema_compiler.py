@@ -25,6 +25,7 @@ import yaml
 
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
+from agent_eval.lazyre import LazyPattern
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_PROPERTIES,
     ARGS_VALID_ANY_OF,
@@ -201,7 +202,7 @@ def render(value: Any) -> str:
     return str(value)
 
 
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_PLAIN = LazyPattern(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _YAML_WORDS = frozenset(("yes", "no", "on", "off", "true", "false", "null"))
 
 
@@ -242,22 +243,22 @@ def ecma_regex(pattern: str) -> SafeRegex:
 # ----------------------------------------------------------------------------- formats
 # ASCII only (\d must not match other scripts' digits) and anchored with \Z: in Python,
 # ``$`` also matches before a trailing newline, so "…\n" would pass.
-_DATE_TIME = re.compile(
+_DATE_TIME = LazyPattern(
     r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))\Z",
     re.ASCII,
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
-_TIME = re.compile(r"^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))\Z",
-                   re.ASCII)
+_DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+_TIME = LazyPattern(r"^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))\Z",
+                    re.ASCII)
 # RFC 5322 dot-atom local part (no leading, trailing or doubled dot) @ a dotted domain.
 _ATEXT = r"[^@\s\"(),.:;<>\[\\\]]+"
-_EMAIL = re.compile(rf"^{_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S*\Z")
-_UUID = re.compile(
+_EMAIL = LazyPattern(rf"^{_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+                     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
+_URI = LazyPattern(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S*\Z")
+_UUID = LazyPattern(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
 )
-_HOSTNAME = re.compile(
+_HOSTNAME = LazyPattern(
     r"^(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
 )

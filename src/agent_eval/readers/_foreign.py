@@ -15,6 +15,7 @@ import orjson
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
+from agent_eval.lazyre import LazyPattern
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
@@ -70,7 +71,7 @@ def _may_be_native(head: bytes) -> bool:
     return any(t in head for t in _QUOTED_TYPES) or b"\\u" in head
 
 
-def all_of(text: str, *patterns: re.Pattern[str]) -> bool:
+def all_of(text: str, *patterns: re.Pattern[str] | LazyPattern[str]) -> bool:
     return all(p.search(text) is not None for p in patterns)
 
 

@@ -13,7 +13,9 @@ import json
 import re
 from collections.abc import Iterator
 
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]')
+from agent_eval.lazyre import LazyPattern
+
+_TOKEN = LazyPattern(r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]')
 
 JsonPath = tuple[str | int, ...]
 
@@ -26,7 +28,7 @@ class _Walk:
     ``path`` is the path of the value it starts or belongs to, ``line`` its line and
     ``after_colon`` whether it follows a member's colon."""
 
-    def __init__(self, text: str, token: re.Pattern[str]) -> None:
+    def __init__(self, text: str, token: LazyPattern[str]) -> None:
         self._tokens = token.finditer(text)
         self.kinds: list[str] = []
         self.path: list[str | int] = []
@@ -82,7 +84,7 @@ def container_lines(text: str) -> dict[JsonPath, int]:
     return out
 
 
-_VALUE_TOKEN = re.compile(
+_VALUE_TOKEN = LazyPattern(
     r'"(?:[^"\\\n]|\\.)*"|[\[\]{},:\n]|-?[0-9][0-9.eE+\-]*|true|false|null')
 
 
@@ -127,8 +129,8 @@ def string_members(text: str, key: str) -> Iterator[tuple[JsonPath, str]]:
 
 # Strings and everything between brackets in one token, so that the inside of a large
 # value (ten million numbers, a long string) costs one regex step, not one per item.
-_COARSE = re.compile(r'(?:[^"\[\]{}\n]+|"(?:[^"\\\n]|\\.)*")+|[\[\]{}]|\n')
-_PIECE = re.compile(r'"(?:[^"\\\n]|\\.)*"|,|[^",]+')
+_COARSE = LazyPattern(r'(?:[^"\[\]{}\n]+|"(?:[^"\\\n]|\\.)*")+|[\[\]{}]|\n')
+_PIECE = LazyPattern(r'"(?:[^"\\\n]|\\.)*"|,|[^",]+')
 
 
 def element_lines(text: str, key: str | None = None) -> list[int]:

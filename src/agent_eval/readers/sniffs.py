@@ -16,6 +16,7 @@ from collections.abc import Callable
 import orjson
 
 from agent_eval.jsonutil import loads as _loads
+from agent_eval.lazyre import LazyPattern
 from agent_eval.readers._foreign import BOM, all_of, head_text, is_native
 from agent_eval.readers.base import SourceFile
 
@@ -29,8 +30,8 @@ class Marks:
 
     __slots__ = ("needs", "patterns")
 
-    def __init__(self, patterns: tuple[re.Pattern[str], ...], needs: tuple[str, ...] = ()
-                 ) -> None:
+    def __init__(self, patterns: tuple[re.Pattern[str] | LazyPattern[str], ...],
+                 needs: tuple[str, ...] = ()) -> None:
         self.patterns = patterns
         self.needs = needs
 
@@ -46,9 +47,9 @@ def _text(head: bytes, source: SourceFile) -> str | None:
 
 
 # ------------------------------------------------------------------------ Inspect
-_INSPECT_LOG = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
-_INSPECT_EVAL = re.compile(r'"eval"\s*:\s*\{')
-_INSPECT_TASK = re.compile(r'"task"\s*:|"run_id"\s*:|"eval_id"\s*:')
+_INSPECT_LOG = LazyPattern(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_INSPECT_EVAL = LazyPattern(r'"eval"\s*:\s*\{')
+_INSPECT_TASK = LazyPattern(r'"task"\s*:|"run_id"\s*:|"eval_id"\s*:')
 
 
 def inspect(head: bytes, source: SourceFile) -> bool:
@@ -62,15 +63,15 @@ def inspect(head: bytes, source: SourceFile) -> bool:
 
 # ---------------------------------------------------------------------- LangSmith
 LANGSMITH = Marks((
-    re.compile(r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"'),
-    re.compile(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')),
+    LazyPattern(r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"'),
+    LazyPattern(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')),
     ('"run_type"',))
 
 # ---------------------------------------------------------------------- LangChain
-_LC = re.compile(r'"lc"\s*:\s*1\b')
-_LC_CONSTRUCTOR = re.compile(r'"type"\s*:\s*"constructor"')
-_LC_DICT = re.compile(r'"type"\s*:\s*"(?:ai|human)"')
-_LC_SHAPE = re.compile(r'"data"\s*:\s*\{|"tool_calls"\s*:|"example"\s*:|"additional_kwargs"\s*:')
+_LC = LazyPattern(r'"lc"\s*:\s*1\b')
+_LC_CONSTRUCTOR = LazyPattern(r'"type"\s*:\s*"constructor"')
+_LC_DICT = LazyPattern(r'"type"\s*:\s*"(?:ai|human)"')
+_LC_SHAPE = LazyPattern(r'"data"\s*:\s*\{|"tool_calls"\s*:|"example"\s*:|"additional_kwargs"\s*:')
 
 
 def langchain(head: bytes, source: SourceFile) -> bool:
@@ -84,9 +85,9 @@ def langchain(head: bytes, source: SourceFile) -> bool:
 
 
 # -------------------------------------------------------------------------- Codex
-_CODEX = re.compile(
+_CODEX = LazyPattern(
     rb'"type"\s*:\s*"(?:session_meta|turn_context|response_item|event_msg|compacted)"')
-_CODEX_PAYLOAD = re.compile(rb'"payload"\s*:')
+_CODEX_PAYLOAD = LazyPattern(rb'"payload"\s*:')
 
 
 def codex(head: bytes, source: SourceFile) -> bool:
@@ -108,11 +109,11 @@ def codex(head: bytes, source: SourceFile) -> bool:
 
 
 # -------------------------------------------------------------- OpenAI Agents SDK
-_AGENTS_STATE = re.compile(rb'"\$schemaVersion"\s*:')
-_AGENTS_STATE_KEYS = re.compile(rb'"(?:generated_items|model_responses|current_agent|'
+_AGENTS_STATE = LazyPattern(rb'"\$schemaVersion"\s*:')
+_AGENTS_STATE_KEYS = LazyPattern(rb'"(?:generated_items|model_responses|current_agent|'
                                 rb'original_input)"\s*:')
-_AGENTS_SPANS = re.compile(rb'"object"\s*:\s*"trace(?:\.span)?"')
-_AGENTS_SPAN_DATA = re.compile(rb'"span_data"\s*:')
+_AGENTS_SPANS = LazyPattern(rb'"object"\s*:\s*"trace(?:\.span)?"')
+_AGENTS_SPAN_DATA = LazyPattern(rb'"span_data"\s*:')
 
 
 def openai_agents(head: bytes, source: SourceFile) -> bool:
@@ -126,14 +127,14 @@ def openai_agents(head: bytes, source: SourceFile) -> bool:
 
 
 # ----------------------------------------------------------------- OTLP and Jaeger
-_OTLP = re.compile(
+_OTLP = LazyPattern(
     rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
-_OTLP_FLAT = re.compile(
+_OTLP_FLAT = LazyPattern(
     rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
     rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
     rb'llm\.model_name)"\s*:')
-JAEGER = (re.compile(rb'"traceID"\s*:'), re.compile(rb'"spans"\s*:'),
-          re.compile(rb'"(?:operationName|tags)"\s*:'))
+JAEGER = (LazyPattern(rb'"traceID"\s*:'), LazyPattern(rb'"spans"\s*:'),
+          LazyPattern(rb'"(?:operationName|tags)"\s*:'))
 
 
 def jaeger(head: bytes) -> bool:
@@ -155,29 +156,29 @@ def otlp(head: bytes, source: SourceFile) -> bool:
 
 
 # ------------------------------------------------------------------------- OpenAI
-_OPENAI_FOREIGN = re.compile(
+_OPENAI_FOREIGN = LazyPattern(
     rb'"(?:tool_use|tool_result|tool_use_id|input_schema|stop_reason)"'
     rb'|"(?:jsonrpc|run_type|sessionId|lc_serializable|span_data|generated_items)"\s*:'
     rb'|"\$schemaVersion"|"schema_version"\s*:\s*"ATIF|"kind"\s*:\s*"\w+Event"'
     rb'|"type"\s*:\s*"(?:gemini|session_meta|response_item|turn_context|event_msg)"'
     rb'|"(?:post|patch)"\s*:\s*\[|"eval"\s*:\s*\{|"resourceSpans"'
     rb'|"lc"\s*:\s*1\b|"type"\s*:\s*"constructor"')
-_CHAT_STRONG = re.compile(rb'"object"\s*:\s*"chat\.completion')
-_CHAT_MARKERS = re.compile(
+_CHAT_STRONG = LazyPattern(rb'"object"\s*:\s*"chat\.completion')
+_CHAT_MARKERS = LazyPattern(
     rb'"tool_calls"\s*:|"tool_call_id"\s*:|"function_call"\s*:\s*\{'
     rb'|"role"\s*:\s*"(?:tool|system|developer|function)"')
-_CHAT_LIST = re.compile(rb'"messages"\s*:\s*\[')
-_CHAT_FIRST_ROLE = re.compile(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
-_RESP_STRONG = re.compile(rb'"object"\s*:\s*"response"')
-_RESP_TYPES = re.compile(  # every name ends in _call, _output or _text
+_CHAT_LIST = LazyPattern(rb'"messages"\s*:\s*\[')
+_CHAT_FIRST_ROLE = LazyPattern(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
+_RESP_STRONG = LazyPattern(rb'"object"\s*:\s*"response"')
+_RESP_TYPES = LazyPattern(  # every name ends in _call, _output or _text
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
     rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
     rb'web_search_call|file_search_call)"')
-_RESP_TYPE_ENDS = re.compile(rb'_(?:call|output|text)"')  # "_" is rare: a quick search
-_RESP_PREVIOUS = re.compile(rb'"previous_response_id"\s*:')
-_VCR = re.compile(rb"^interactions:", re.M)
-VCR_CHAT = re.compile(rb"uri:\s*\S*/chat/completions")
-VCR_RESPONSES = re.compile(rb"uri:\s*\S*/responses\b")
+_RESP_TYPE_ENDS = LazyPattern(rb'_(?:call|output|text)"')  # "_" is rare: a quick search
+_RESP_PREVIOUS = LazyPattern(rb'"previous_response_id"\s*:')
+_VCR = LazyPattern(rb"^interactions:", re.M)
+VCR_CHAT = LazyPattern(rb"uri:\s*\S*/chat/completions")
+VCR_RESPONSES = LazyPattern(rb"uri:\s*\S*/responses\b")
 
 
 def is_vcr(head: bytes) -> bool:
@@ -186,7 +187,7 @@ def is_vcr(head: bytes) -> bool:
     return b"interactions:" in head and _VCR.search(head) is not None
 
 
-def _openai(head: bytes, source: SourceFile, vcr: re.Pattern[bytes],
+def _openai(head: bytes, source: SourceFile, vcr: LazyPattern[bytes],
             body: Callable[[bytes], bool]) -> bool:
     if is_vcr(head):
         return vcr.search(head) is not None
@@ -217,22 +218,22 @@ def openai_chat(head: bytes, source: SourceFile) -> bool:
 
 
 # ------------------------------------------------------------ the skeleton readers
-ANTHROPIC_AGENTS = Marks((re.compile(r'^\s*\[\s*"client\.beta\.sessions\.', re.M),),
+ANTHROPIC_AGENTS = Marks((LazyPattern(r'^\s*\[\s*"client\.beta\.sessions\.', re.M),),
                          ('"client.beta.sessions.',))
 CLAUDE_CODE = Marks((
-    re.compile(r'"type"\s*:\s*"(?:user|assistant|system|result|summary)"'),
-    re.compile(r'"(?:sessionId|session_id|parentUuid|uuid|isSidechain|loglines|leafUuid)"'
+    LazyPattern(r'"type"\s*:\s*"(?:user|assistant|system|result|summary)"'),
+    LazyPattern(r'"(?:sessionId|session_id|parentUuid|uuid|isSidechain|loglines|leafUuid)"'
                r"\s*:"),
-    re.compile(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')))
-ATIF = Marks((re.compile(r'"schema_version"\s*:\s*"ATIF-'),))
-GEMINI_CLI = Marks((re.compile(r'"projectHash"\s*:'), re.compile(r'"messages"\s*:\s*\[')))
-OPENHANDS = Marks((re.compile(r'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent)"'),))
-VERCEL_AI = Marks((re.compile(r'"spanContext"\s*:'),
-                   re.compile(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')))
+    LazyPattern(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')))
+ATIF = Marks((LazyPattern(r'"schema_version"\s*:\s*"ATIF-'),))
+GEMINI_CLI = Marks((LazyPattern(r'"projectHash"\s*:'), LazyPattern(r'"messages"\s*:\s*\[')))
+OPENHANDS = Marks((LazyPattern(r'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent)"'),))
+VERCEL_AI = Marks((LazyPattern(r'"spanContext"\s*:'),
+                   LazyPattern(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')))
 
 # ---------------------------------------------------------------------------- MCP
-_JSONRPC = re.compile(r'"jsonrpc"\s*:\s*"2\.0"')
-_JSON_SCHEMA = re.compile(r'"\$schema"\s*:')
+_JSONRPC = LazyPattern(r'"jsonrpc"\s*:\s*"2\.0"')
+_JSON_SCHEMA = LazyPattern(r'"\$schema"\s*:')
 
 
 def mcp(head: bytes, source: SourceFile) -> bool:
@@ -246,16 +247,16 @@ def mcp(head: bytes, source: SourceFile) -> bool:
 
 
 # ---------------------------------------------------------------------- Anthropic
-_TOOL_USE = re.compile(r'"type"\s*:\s*"(?:tool_use|server_tool_use|mcp_tool_use)"')
-_TOOL_RESULT = re.compile(r'"tool_use_id"\s*:\s*"')
-_MESSAGE = re.compile(r'"type"\s*:\s*"message"')
-_ASSISTANT = re.compile(r'"role"\s*:\s*"assistant"')
-_STOP = re.compile(r'"stop_reason"\s*:')
-_MESSAGES = re.compile(r'"messages"\s*:\s*\[')
-_MAX_TOKENS = re.compile(r'"max_tokens"\s*:')
-_CLAUDE = re.compile(r'"claude-|"input_schema"\s*:|"anthropic_version"\s*:')
-_CASSETTE = re.compile(r"^interactions:", re.M)
-_CASSETTE_ANTHROPIC = re.compile(
+_TOOL_USE = LazyPattern(r'"type"\s*:\s*"(?:tool_use|server_tool_use|mcp_tool_use)"')
+_TOOL_RESULT = LazyPattern(r'"tool_use_id"\s*:\s*"')
+_MESSAGE = LazyPattern(r'"type"\s*:\s*"message"')
+_ASSISTANT = LazyPattern(r'"role"\s*:\s*"assistant"')
+_STOP = LazyPattern(r'"stop_reason"\s*:')
+_MESSAGES = LazyPattern(r'"messages"\s*:\s*\[')
+_MAX_TOKENS = LazyPattern(r'"max_tokens"\s*:')
+_CLAUDE = LazyPattern(r'"claude-|"input_schema"\s*:|"anthropic_version"\s*:')
+_CASSETTE = LazyPattern(r"^interactions:", re.M)
+_CASSETTE_ANTHROPIC = LazyPattern(
     r"api\.anthropic\.com|anthropic-version|\"input_schema\"|\"tool_use\"|\"claude-")
 YAML = (".yaml", ".yml")
 
@@ -279,14 +280,14 @@ def anthropic(head: bytes, source: SourceFile) -> bool:
 
 # -------------------------------------------------------------------------- Assay
 ASSAY_EVENTS = ("episode_start", "step", "tool_call", "episode_end")
-_EPISODE = re.compile(r'"type"\s*:\s*"(?:episode_start|step|tool_call|episode_end)"')
-_EPISODE_ID = re.compile(r'"episode_id"\s*:')
-_V1 = re.compile(r'"type"\s*:\s*"assay\.trace"')
-_V1_UNTYPED = (re.compile(r'"request_id"\s*:'), re.compile(r'"prompt"\s*:'),
-               re.compile(r'"response"\s*:'))
-_LEGACY_TOOL = (re.compile(r'"tool"\s*:\s*"'), re.compile(r'"args"\s*:'))
-_LEGACY_CALLS = (re.compile(r'"tool_calls"\s*:\s*\['), re.compile(r'"tool_name"\s*:'),
-                 re.compile(r'"(?:prompt|response)"\s*:'))
+_EPISODE = LazyPattern(r'"type"\s*:\s*"(?:episode_start|step|tool_call|episode_end)"')
+_EPISODE_ID = LazyPattern(r'"episode_id"\s*:')
+_V1 = LazyPattern(r'"type"\s*:\s*"assay\.trace"')
+_V1_UNTYPED = (LazyPattern(r'"request_id"\s*:'), LazyPattern(r'"prompt"\s*:'),
+               LazyPattern(r'"response"\s*:'))
+_LEGACY_TOOL = (LazyPattern(r'"tool"\s*:\s*"'), LazyPattern(r'"args"\s*:'))
+_LEGACY_CALLS = (LazyPattern(r'"tool_calls"\s*:\s*\['), LazyPattern(r'"tool_name"\s*:'),
+                 LazyPattern(r'"(?:prompt|response)"\s*:'))
 
 
 def _episode_line(text: str) -> bool:
