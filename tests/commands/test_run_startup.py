@@ -170,3 +170,29 @@ def test_a_run_leaves_nothing_frozen(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert main(["run", "--output-dir", str(tmp_path / "out"), "--quiet",
                  "--fail-on", "never"]) == 0
     assert gc.get_freeze_count() == 0
+
+
+def test_no_default_factory_of_a_config_model_has_a_text_signature() -> None:
+    """pydantic asks each default factory's signature when it builds a validator; for a
+    builtin such as ``list`` that means parsing its text signature with tokenize (about
+    2 ms of start-up): the models' list fields use ``config.models.no_items``."""
+    import importlib
+
+    from pydantic import BaseModel
+
+    from agent_eval.checks import REGISTRY
+
+    names = ["agent_eval.config.models", "agent_eval.scenarios.models",
+             "agent_eval.judge.models", "agent_eval.live.models",
+             *(REGISTRY.module_of(metric) for metric in REGISTRY)]
+    factories = 0
+    for name in names:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and issubclass(value, BaseModel) and (
+                    value.__module__ == name):
+                for field, info in value.model_fields.items():
+                    if info.default_factory is not None:
+                        factories += 1
+                        assert getattr(info.default_factory, "__text_signature__", None) is None, (
+                            value.__name__, field)
+    assert factories >= 5

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from agent_eval.config.models import JSON_SCHEMA_REF, Strict
+from agent_eval.config.models import JSON_SCHEMA_REF, Strict, no_items
 
 PROBE_KINDS = ("tool", "list", "resource", "resource_template", "prompt", "capabilities")
 LISTABLE = ("tools", "resources", "resource_templates", "prompts")
@@ -93,7 +93,7 @@ class Server(Strict):
 
     command: str | None = Field(None, description="The program to start (stdio); looked up "
                                 "on PATH, then next to the running Python.")
-    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    args: list[str] = Field(default_factory=no_items, description="Its arguments.")
     env: dict[str, str] = Field(
         default_factory=dict, description="Extra environment variables (the server gets "
         "only HOME, LOGNAME, PATH, SHELL, TERM, USER and these). A value `${NAME}` is "

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
-from agent_eval.config.models import Strict, ToolPatterns
+from agent_eval.config.models import Strict, ToolPatterns, no_items
 from agent_eval.judge.models import JudgeCheck
 
 
@@ -98,7 +98,7 @@ class Behavior(Strict):
 
 class ToolHealth(Strict):
     expected_error: ToolPatterns = Field(
-        default_factory=list, description="Tools whose failure is the expected outcome: "
+        default_factory=no_items, description="Tools whose failure is the expected outcome: "
         "their calls must fail, every other call must succeed.")
 
 
