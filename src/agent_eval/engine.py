@@ -10,8 +10,6 @@ import contextlib
 import heapq
 import io
 import os
-import pickle
-import signal
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -531,6 +529,8 @@ _WIRE = {**spilling.WIRE, TraceSummary: spilling.by_fields(TraceSummary)}
 
 
 def _send(conn: Connection, obj: object) -> None:
+    import pickle  # (start-up time: as multiprocessing, only in runs with workers)
+
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _WIRE
@@ -540,6 +540,8 @@ def _send(conn: Connection, obj: object) -> None:
 
 def _death(code: int | None) -> str:
     if code is not None and code < 0:
+        import signal  # (start-up time: its enums are made when imported)
+
         try:
             return f"it was killed by signal {signal.Signals(-code).name}"
         except ValueError:
@@ -571,6 +573,7 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
     :class:`WorkerDied` naming the file it was reading, never a hang."""
     # lazy for start-up time: a run in one process (a small input) never needs them
     import multiprocessing
+    import pickle
     from multiprocessing.connection import wait
 
     spill = acc.spill or Spill()

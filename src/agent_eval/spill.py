@@ -13,7 +13,6 @@ import heapq
 import io
 import operator
 import os
-import pickle
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -98,6 +97,8 @@ class Segment:
     bounds: tuple[Any, Any] | None = None
 
     def __iter__(self) -> Iterator[Finding]:
+        import pickle  # (start-up time: only a run that spills needs it)
+
         left = self.count
         with open(self.path, "rb") as fh:
             fh.seek(self.start)
@@ -112,6 +113,8 @@ Source = list[Finding] | Segment
 
 
 def _dump(fh: io.BufferedWriter, findings: Sequence[Finding]) -> None:
+    import pickle  # (start-up time: only a run that spills needs it)
+
     pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = WIRE
     for i in range(0, len(findings), CHUNK):

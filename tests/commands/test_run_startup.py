@@ -38,10 +38,11 @@ NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.
                 "agent_eval.importers.evalview")
 # what the example (native traces, format auto; no tool_results test) does not need: the
 # checks of metrics it does not name, the readers that cannot take a native file, the
-# processes of a large run, shards, judge checks, the description of a config error
+# processes of a large run (and pickle, which they and a spill use), shards, judge checks,
+# the description of a config error, the names of the signals that killed a worker
 NOT_FOR_THE_EXAMPLE = (
     "agent_eval.checks.tool_results", "agent_eval.live.checks", "agent_eval.live.compile",
-    "agent_eval.live.models", "multiprocessing", "agent_eval.sharding",
+    "agent_eval.live.models", "multiprocessing", "pickle", "signal", "agent_eval.sharding",
     "agent_eval.judge.compile", "agent_eval.judge.evaluate", "agent_eval.judge.summary",
     "agent_eval.judge.store", "agent_eval.config.describe",
     *(f"agent_eval.readers.{name}" for name in (
