@@ -8,7 +8,6 @@ from typing import Any
 
 from agent_eval.findings import SEVERITIES, Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.renderers._judge import summary_line
 from agent_eval.results import Results, TestResult, blocking_checks
 from agent_eval.rule_ids import TOOL_BLOCKLIST, group
 from agent_eval.sections import ScenarioResult
@@ -180,7 +179,9 @@ def render(results: Results, color: bool = False) -> str:
     other = results.other_findings
     if other:
         out.extend(_other_block(other, color))
-    if results.judge:  # how the run judged and what judging cost (renderers/_judge.py)
+    if results.judge:  # how the run judged and what judging cost
+        from agent_eval.renderers._judge import summary_line  # (start-up time: judge runs only)
+
         out.extend([f"{summary_line(results)}", ""])
     errors = results.input_errors
     if errors:
