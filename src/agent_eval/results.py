@@ -8,27 +8,22 @@ import hashlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from agent_eval import sections
 from agent_eval._version import __version__
 from agent_eval.errors import ExitCode, InputError, ResultsFileError
 from agent_eval.findings import Finding, TraceRef, finding_dict, finding_from
 from agent_eval.jsonutil import JsonLimitError, loads, read_whole
 from agent_eval.limits import DEFAULT, RESULTS, Limits
 from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
-from agent_eval.sections import (
-    Baseline,
-    CriterionResult,
-    Inventory,
-    JudgeSummary,
-    Metrics,
-    ScenarioResult,
-    ShardInfo,
-    baseline_from,
-)
+from agent_eval.sections import CriterionResult, Inventory, Metrics, ScenarioResult
 from agent_eval.spill import Chained, SpilledFindings
+
+if TYPE_CHECKING:  # sections not every run has: imported when a run or a file has them
+    from agent_eval.sections import Baseline, JudgeSummary, ShardInfo
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -260,11 +255,11 @@ class Results:
             scenarios=[ScenarioResult.from_dict(s) for s in data.get("scenarios") or ()],
             metrics=dict(data.get("metrics") or {}),
             criteria=[CriterionResult.from_dict(c) for c in data.get("criteria") or ()],
-            baseline=_optional(baseline_from, data.get("baseline")),
+            baseline=_optional(lambda d: sections.baseline_from(d), data.get("baseline")),
             inventory=_optional(Inventory.from_dict, data.get("inventory")),
-            shard=_optional(ShardInfo.from_dict, data.get("shard")),
+            shard=_optional(lambda d: sections.ShardInfo.from_dict(d), data.get("shard")),
             unexercised=[finding_from(v) for v in data.get("unexercised") or ()],
-            judge=_optional(JudgeSummary.from_dict, data.get("judge")),
+            judge=_optional(lambda d: sections.JudgeSummary.from_dict(d), data.get("judge")),
             tool_version=data["tool"]["version"],
             schema_version=data["schema_version"],
         )
@@ -547,7 +542,9 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     results.criteria = [CriterionResult.from_dict(clean_strings(c.to_dict(), size))
                         for c in results.criteria]
     if results.baseline is not None:
-        results.baseline = baseline_from(clean_strings(results.baseline.to_dict(), size))
+        results.baseline = sections.baseline_from(clean_strings(results.baseline.to_dict(),
+                                                                size))
     if results.judge is not None:
-        results.judge = JudgeSummary.from_dict(clean_strings(results.judge.to_dict(), size))
+        results.judge = sections.JudgeSummary.from_dict(clean_strings(results.judge.to_dict(),
+                                                                      size))
     return results

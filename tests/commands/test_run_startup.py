@@ -33,7 +33,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules), "lazy": lazy}))
 # what only other output formats, a baseline or judge checks need
 NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.renderers.html",
                 "agent_eval.renderers.junit", "agent_eval.renderers.markdown",
-                "agent_eval.baseline", "agent_eval.compare", "agent_eval.judge.run",
+                "agent_eval.baseline", "agent_eval.compare", "agent_eval.sections.baseline",
+                "agent_eval.judge.run",
                 "agent_eval.importers.assay", "agent_eval.importers.ciagent",
                 "agent_eval.importers.evalview")
 # what the example (native traces, format auto; no tool_results test) does not need: the
@@ -43,6 +44,7 @@ NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.
 NOT_FOR_THE_EXAMPLE = (
     "agent_eval.checks.tool_results", "agent_eval.live.checks", "agent_eval.live.compile",
     "agent_eval.live.models", "multiprocessing", "pickle", "signal", "agent_eval.sharding",
+    "agent_eval.sections.shard", "agent_eval.sections.judge",
     "agent_eval.judge.compile", "agent_eval.judge.evaluate", "agent_eval.judge.summary",
     "agent_eval.judge.store", "agent_eval.renderers._judge", "agent_eval.config.describe",
     *(f"agent_eval.readers.{name}" for name in (
@@ -131,6 +133,22 @@ def test_the_renderers_package_still_names_every_format() -> None:
         assert getattr(renderers, name).__name__ == f"agent_eval.renderers.{name}"
     with pytest.raises(AttributeError):
         renderers.nothing  # noqa: B018
+
+
+def test_the_sections_package_still_names_every_section() -> None:
+    """The sections a run may not make live in modules of their own, imported on first
+    use; ``agent_eval.sections`` still names each (the library's API, docs/library.md)."""
+    from agent_eval import sections
+    from agent_eval.sections import baseline, judge, shard
+
+    for name in sections.__all__:
+        assert getattr(sections, name) is not None
+    assert sections.Comparison is baseline.Comparison
+    assert sections.baseline_from is baseline.baseline_from
+    assert sections.JudgeSummary is judge.JudgeSummary
+    assert sections.ShardInfo is shard.ShardInfo
+    with pytest.raises(AttributeError):
+        sections.nothing  # noqa: B018
 
 
 def test_the_collector_is_enabled_again_after_a_run_and_after_a_config_error(

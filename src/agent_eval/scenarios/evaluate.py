@@ -69,7 +69,6 @@ from agent_eval.scenarios.compile import (
 from agent_eval.sections import (
     CRITERION_RULES,
     CriterionResult,
-    JudgeSummary,
     Metrics,
     ScenarioResult,
     TraceStatus,
@@ -79,6 +78,7 @@ from agent_eval.textdist import suggest
 if TYPE_CHECKING:  # the judge's modules are imported by suites with judge checks
     from agent_eval.judge.evaluate import Judged, Request
     from agent_eval.judge.summary import JudgeAcc
+    from agent_eval.sections import JudgeSummary
 
 NAN = math.nan
 K = len(FIGURES)
