@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class _TestAcc:
+    """What one rule test found so far."""
+
     violations: list[Finding] = field(default_factory=list)  # in memory, in the order found
     traces_checked: int = 0
     traces_failed: int = 0

@@ -58,6 +58,9 @@ class TraceRef:
 
 @dataclass(slots=True)
 class Finding:
+    """One reported problem: the rule broken, where in the config and in the traces,
+    and what was found (docs/results.md)."""
+
     rule: str
     severity: Severity
     message: str

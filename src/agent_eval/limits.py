@@ -19,6 +19,8 @@ MiB = 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Limits:
+    """The bounds of what agent-eval reads into memory (docs/security.md)."""
+
     # the largest file (or archive member, or JSON line) read into memory whole
     max_file_bytes: int = 64 * MiB
     # the decompressed bytes read from one archive (.eval zip), all members together

@@ -38,6 +38,9 @@ def location(file: str, line: int) -> Location:
 
 @dataclass(slots=True)
 class ToolCall:
+    """One call of a tool in a trace: its name, arguments and result, and where the
+    trace holds them."""
+
     name: str
     arguments: Any  # a dict when decodable; otherwise the raw value (see arguments_error)
     location: Location
@@ -250,6 +253,8 @@ def _unpack(p: tuple[Any, ...]) -> ToolCall:
 
 @dataclass(slots=True)
 class LlmCall:
+    """One call of a model in a trace: the model, its tokens, cost and latency."""
+
     location: Location
     model: str | None = None
     input_tokens: int | None = None
@@ -329,6 +334,9 @@ def _known_sum(values: list[_N | None], start: _N) -> _N | None:
 
 @dataclass(slots=True)
 class Trace:
+    """One run of the agent, read from a trace file: its tool and model calls, output
+    and figures (the canonical trace model every reader makes)."""
+
     id: str
     source: str  # repo-relative path of the file it was read from
     location: Location  # the first line of the trace

@@ -60,6 +60,8 @@ Status = Literal["pass", "not_exercised", "warn", "fail", "error"]
 
 @dataclass(slots=True)
 class TestResult:
+    """One rule test (``tests:``) of the run: its status, counts and findings."""
+
     id: str
     metric: str
     severity: str
@@ -75,6 +77,8 @@ class TestResult:
 
 @dataclass(frozen=True, slots=True)
 class TraceSummary:
+    """One trace of the run: where it is, its scenario, and the tests it failed."""
+
     id: str
     file: str
     line: int
@@ -85,6 +89,8 @@ class TraceSummary:
 
 @dataclass
 class Results:
+    """Everything a run found (docs/results.md): what every renderer reads."""
+
     suite: str
     config: str
     verdict: Verdict

@@ -29,6 +29,8 @@ Path = tuple[str | int, ...]
 
 @dataclass(frozen=True, slots=True)
 class Pos:
+    """Where a key or an item was written: its 1-based line and column."""
+
     line: int
     col: int
     file: str | None = None  # another file than the Positions' own (an imported config)

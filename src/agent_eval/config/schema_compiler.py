@@ -74,6 +74,8 @@ class Constraint:
 
 @dataclass(slots=True)
 class SchemaError:
+    """A value that breaks a constraint of a policy schema, and where in the arguments."""
+
     constraint: Constraint
     path: tuple[str | int, ...]  # where in the arguments (relative)
     value: Any

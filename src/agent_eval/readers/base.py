@@ -38,6 +38,8 @@ ReadItem = Trace | InputError | IgnoredEvents | FileRead
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
+    """A trace file to read: where it is on disk and in the repository."""
+
     path: str  # absolute path on disk
     file: str  # repo-relative path, used in every location
     trace_id: str  # default trace id: the path relative to the config's folder

@@ -68,6 +68,8 @@ class RenderContext:
 
 @dataclass(frozen=True)
 class Renderer:
+    """One output format: its name, its file and how it is rendered."""
+
     name: str
     filename: str
     render: Callable[[Results, RenderContext], str]

@@ -83,6 +83,8 @@ GATE_METRIC: dict[str, tuple[str, str]] = {key: _bound(key) for key in GATE_KEYS
 # ---------------------------------------------------------------------- compiled parts
 @dataclass(frozen=True, slots=True)
 class Term:
+    """A text an output check looks for, with its lower-case form."""
+
     text: str
     lower: str
     ref: ConfigRef
@@ -115,6 +117,8 @@ class Mismatch:
 
 @dataclass(frozen=True, slots=True)
 class ArgExpect:
+    """The expected arguments of a tool (``expect.args``)."""
+
     tool: str
     matcher: ToolMatcher
     ref: ConfigRef
@@ -124,6 +128,8 @@ class ArgExpect:
 
 @dataclass(frozen=True, slots=True)
 class OutputCheck:
+    """One check of a trace's output (``expect.output``)."""
+
     kind: str  # contains | contains_any | not_contains | equals | regex | json_schema
     ref: ConfigRef
     terms: tuple[Term, ...] = ()
@@ -135,6 +141,8 @@ class OutputCheck:
 
 @dataclass(frozen=True, slots=True)
 class BehaviorCheck:
+    """One check of what a trace did (``expect.behavior``)."""
+
     kind: str  # tool_called | tool_not_called | output_contains | output_regex | sequence
     ref: ConfigRef
     text: str  # "tool_called: issue_refund with args {amount: {min: 500}}"
@@ -147,6 +155,8 @@ class BehaviorCheck:
 
 @dataclass(frozen=True, slots=True)
 class Limit:
+    """One threshold of a scenario (``thresholds``): a figure's bound."""
+
     key: str  # max_cost_usd
     figure: str  # cost_usd
     op: str  # min | max
@@ -168,6 +178,8 @@ class NameInfo(NamedTuple):
 
 @dataclass
 class CompiledScenario:
+    """One scenario, compiled: how its traces are matched and judged."""
+
     index: int
     id: str
     category: str | None
@@ -247,6 +259,8 @@ class CompiledScenario:
 
 @dataclass(frozen=True, slots=True)
 class Criterion:
+    """One pass criterion (``pass_criteria``), compiled."""
+
     name: str  # min_pass_rate, adversarial, composite, required:REFUND-001
     kind: str  # blocking | warning | by_category | composite | required | regression
     metric: str  # pass_rate, pass_rate.adversarial, composite, scenario status
