@@ -52,8 +52,8 @@ NOT_FOR_JSON = ("sarif_om", "jinja2", "agent_eval.renderers.sarif", "agent_eval.
 NOT_FOR_THE_EXAMPLE = (
     "agent_eval.checks.tool_results", "agent_eval.live.checks", "agent_eval.live.compile",
     "agent_eval.live.models", "multiprocessing", "pickle", "signal", "agent_eval.sharding",
-    "agent_eval.sections.shard", "agent_eval.sections.judge",
-    "agent_eval.judge.compile", "agent_eval.judge.evaluate", "agent_eval.judge.summary",
+    "agent_eval.sections.shard", "agent_eval.sections.judge", "agent_eval.judge.compile",
+    "agent_eval.judge.config", "agent_eval.judge.evaluate", "agent_eval.judge.summary",
     "agent_eval.judge.store", "agent_eval.renderers._judge", "agent_eval.config.describe",
     *(f"agent_eval.readers.{name}" for name in (
         "langsmith", "langchain", "codex", "openai_agents", "anthropic_agents", "claude_code",

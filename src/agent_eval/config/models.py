@@ -167,7 +167,7 @@ class SuiteFile(Strict):
         None, description="The lock file of the servers' tools, relative to this file "
         "(written by `agent-eval lock`); its absence with servers pinned is an error.")
     weights: dict[str, Any] | None = None  # scenarios/models.py SuiteWeights
-    judge: dict[str, Any] | None = None  # judge/models.py JudgeConfig
+    judge: dict[str, Any] | None = None  # judge/config.py JudgeConfig
     output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
 

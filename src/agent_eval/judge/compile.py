@@ -11,7 +11,8 @@ from typing import Any, Protocol
 
 from agent_eval.findings import ConfigRef
 from agent_eval.judge import prompts
-from agent_eval.judge.models import DEFAULT_STORE, JudgeCheck, JudgeConfig, check_text
+from agent_eval.judge.config import JudgeConfig
+from agent_eval.judge.models import DEFAULT_STORE, JudgeCheck, check_text
 from agent_eval.judge.store import Store, read_store
 from agent_eval.yamlpos import Path as YamlPath
 from agent_eval.yamlpos import Positions

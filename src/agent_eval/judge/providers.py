@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from agent_eval.judge.models import JudgeConfig
+from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.prompts import Prompt
 
 INSTALL = "pip install 'agent-eval-ci[judge]'"

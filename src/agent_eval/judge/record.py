@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent_eval.judge.compile import JudgeRun
+from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.evaluate import Request
-from agent_eval.judge.models import JudgeConfig
 from agent_eval.judge.providers import Answer, CallError, Provider, make_provider
 from agent_eval.judge.store import MAX_REASONING, Judgement
 

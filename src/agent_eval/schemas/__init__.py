@@ -16,7 +16,7 @@ from pydantic import Field, create_model
 
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
-from agent_eval.judge.models import JudgeConfig
+from agent_eval.judge.config import JudgeConfig
 from agent_eval.live.models import NAME_PATTERN, Probe, Server
 from agent_eval.scenarios.models import PassCriteria, Scenario, SuiteWeights
 
