@@ -6,7 +6,6 @@ trace did not record are ``None`` (unknown), never zero.
 
 from __future__ import annotations
 
-import pickle
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -119,6 +118,8 @@ class CallLog(Sequence[ToolCall]):
             del tail[:LOG_CHUNK]
 
     def _write(self, calls: list[ToolCall]) -> None:
+        import pickle  # lazy for start-up time, as tempfile: only a very long trace needs it
+
         fh = self._file
         if fh is None:
             import tempfile  # lazy for start-up time: only a very long trace needs it
@@ -165,6 +166,8 @@ class CallLog(Sequence[ToolCall]):
         data = fh.read(size)
         if len(data) != size:
             raise OSError("the temporary file of a long trace's calls was cut short")
+        import pickle  # (start-up time: see _write)
+
         first = number * LOG_CHUNK
         calls = [_unpack(p) for p in pickle.loads(data)]
         patches = self._patches
