@@ -27,6 +27,9 @@ Rows (--rows picks some; default all):
   detect     one file per trace (2,000 Claude Code sessions, 2,000 OpenAI chat requests):
              format auto against the explicit format:                    (target <= 1.2x)
   renderers  every output format against JSON only on the 200k-call corpus (target <= 1.5x)
+  long       one trace of 200,000 calls, its calls kept mostly on disk (a CallLog, beyond
+             50,000 calls) against held in a list as before: the time it costs and the
+             memory it saves (no target: the price of the rss row's 1M-call figure)
 
 Corpora are generated into a temporary folder, or kept in --keep DIR and reused. Exit status:
 0 when every run exited as expected, 1 otherwise, 2 on usage errors. Targets are printed,
@@ -56,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # bench/generate.py
 from run import ChildRun, find_exe, run_child, warm_bytecode  # bench/run.py
 
-ROWS = ("floor", "assay", "rss", "startup", "jobs", "sequence", "detect", "renderers")
+ROWS = ("floor", "assay", "rss", "startup", "jobs", "sequence", "detect", "renderers", "long")
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 # ~25 % of the generated calls break it (lookup_order 17 %, search_kb 8 %): one finding each
@@ -73,6 +76,11 @@ ASSAY_REASON = (
     "not installable from the reachable registries; PyPI's assay-it 1.0.0 is Assay's Python "
     "SDK (a trace recorder whose CLI has only `doctor`), npm has no assay-it, Debian no assay"
 )
+# `agent-eval` with every trace's calls held in a list, whatever its length (as before
+# CallLog): the other side of the long row
+LISTED_CODE = ("import sys\nfrom agent_eval.readers import native\n"
+               "native.LONG_TRACE = 1 << 62\n"
+               "from agent_eval._cli import main\nsys.exit(main(sys.argv[1:]))\n")
 FLOOR_CODE = (
     "import sys, orjson\n"
     "n = 0\n"
@@ -328,6 +336,20 @@ class Bench:
         fig.detail["peak_rss_mb"] = [round(max(c.maxrss_kb for c in b) / 1024, 1),
                                      round(max(c.maxrss_kb for c in a) / 1024, 1)]
         self.say("   peak RSS all formats / json: {} / {} MB".format(*fig.detail["peak_rss_mb"]))
+
+    def long(self) -> None:
+        d = self.corpus("1x200k", 1, 200_000)
+        cfg = d / "agent-eval.yaml"
+        logged = self.run_cmd(cfg, d / "out")
+        listed = [sys.executable, "-c", LISTED_CODE, *self.run_cmd(cfg, d / "out-b")[1:]]
+        a, b = self.pair(listed, logged)
+        fig = self.ratio("long", "1 trace of 200k calls: time, CallLog / list", b, a, "none",
+                         lambda v: True, show=False)
+        fig.met = None
+        fig.detail["peak_rss_mb"] = [round(max(c.maxrss_kb for c in b) / 1024, 1),
+                                     round(max(c.maxrss_kb for c in a) / 1024, 1)]
+        self.show(fig)
+        self.say("   peak RSS CallLog / list: {} / {} MB".format(*fig.detail["peak_rss_mb"]))
 
 
 def summary(figures: list[Figure]) -> str:
