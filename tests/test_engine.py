@@ -273,3 +273,34 @@ def test_long_traces_on_disk_give_every_output_byte_for_byte(
     if jobs == 1:  # (the workers' logs are made in their own processes)
         assert len(made) >= 8 and all(log._spilled for log in made)
     assert on_disk == held
+
+
+@pytest.mark.parametrize("where", ["out", None])
+def test_a_long_trace_s_calls_go_unnamed_where_the_spill_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str | None) -> None:
+    """In the output folder for run (the spill's parent), the system's temporary folder
+    for the library: an unnamed file, and no spill folder made for it."""
+    import tempfile
+
+    from agent_eval import model
+    from agent_eval.readers import native
+
+    suite = corpus(tmp_path, {"t.jsonl": "".join(ev(t) for t in "abcdef")})
+    files, errors = suite_sources(suite)
+    made: list[str | None] = []
+    real = tempfile.TemporaryFile
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        made.append(kwargs.get("dir"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", recorded)
+    monkeypatch.setattr(native, "LONG_TRACE", 2)
+    monkeypatch.setattr(model, "LOG_CHUNK", 1)
+    monkeypatch.setattr(model, "LOG_KEEP", 0)
+    out = tmp_path / "out" if where else None
+    results = evaluate_files(suite, files, errors, timings=False, spill_dir=out)
+    assert results.counts["tool_calls"] == 6
+    assert made == [None if out is None else str(out)]
+    if out is not None:
+        assert list(out.iterdir()) == []  # no spill folder, no named file

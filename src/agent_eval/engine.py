@@ -370,8 +370,8 @@ def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
 def _removed_on_error(spill: Spill) -> Iterator[None]:
     """The spill folder removed at once when the evaluation stops (an error, Ctrl-C).
     Meanwhile the very long traces' calls (:class:`agent_eval.model.CallLog`) are kept in
-    it too, as unnamed files."""
-    before = log_folder(spill.folder)
+    unnamed files beside it (:meth:`Spill.beside`)."""
+    before = log_folder(spill.beside)
     try:
         yield
     except BaseException:

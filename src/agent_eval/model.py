@@ -66,14 +66,14 @@ class ToolCall:
 LONG_TRACE = 50_000  # calls of one trace held as a list; beyond, a CallLog
 LOG_CHUNK = 4_096  # calls written to disk together (and read back together)
 LOG_KEEP = 4_096  # the latest calls kept in memory, where a reader still updates them
-# where a CallLog makes its temporary file: a function giving the folder (the engine sets
-# its spill folder: the output folder's, or RUNNER_TEMP's for the action), or None for
-# the system's temporary folder
 _intern = sys.intern
-_log_folder: list[Callable[[], str] | None] = [None]
+# where a CallLog makes its temporary file: a function giving the folder (the engine's
+# gives where its spill folder goes: the output folder, or RUNNER_TEMP for the action;
+# None from it, or no function, is the system's temporary folder)
+_log_folder: list[Callable[[], str | None] | None] = [None]
 
 
-def log_folder(where: Callable[[], str] | None) -> Callable[[], str] | None:
+def log_folder(where: Callable[[], str | None] | None) -> Callable[[], str | None] | None:
     """Set where CallLogs make their temporary file; returns the setting it replaces."""
     before, _log_folder[0] = _log_folder[0], where
     return before

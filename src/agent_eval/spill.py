@@ -61,6 +61,16 @@ class Spill:
         self.path: str | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
+    def beside(self) -> str | None:
+        """Where an unnamed temporary file of the evaluation goes (a very long trace's
+        calls, :class:`agent_eval.model.CallLog`): the folder the spill folder is made
+        in (made now if needed), or None for the system's temporary folder. The file has
+        no name, so nothing is left there, whatever ends the process."""
+        if self.parent is None:
+            return None
+        os.makedirs(self.parent, exist_ok=True)
+        return os.fspath(self.parent)
+
     def folder(self) -> str:
         """The folder, made now if it is not there yet."""
         if self.path is None:
