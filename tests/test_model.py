@@ -143,3 +143,27 @@ def test_a_log_with_updates_is_a_list_with_the_same_changes(
         assert [asdict(log[i]) for i in range(n - 1, -1, -1)] == reference[::-1]
     finally:
         model.LOG_CHUNK, model.LOG_KEEP = saved
+
+
+def test_renaming_calls_on_disk_keeps_no_change_per_call_in_memory(small: None) -> None:
+    """clean_trace renames every call whose name is unprintable or too long: a trace whose
+    names all need it must not hold a change per call (the names are the log's own, in
+    memory already), or it takes as much memory as the list it replaces."""
+    from agent_eval.limits import DEFAULT
+    from agent_eval.safetext import clean_name, clean_trace
+
+    bad = "t\x01" + "n" * 300
+    calls = [_call(i, bad if i % 2 else "fine") for i in range(20)]
+    log = CallLog(calls)
+    trace = Trace("t", "a", Location("a", 1), Location("a", 9), tool_calls=log)
+    clean_trace(trace, DEFAULT)
+    assert log._patches == {}
+    clean = clean_name(bad, DEFAULT.max_name_chars)
+    expected = _fields(calls)
+    for i in range(1, 20, 2):
+        expected[i]["name"] = clean
+    assert _fields(log) == expected
+    assert log.names() == [e["name"] for e in expected]
+    log.update(3, {"name": "again", "result": "kept"})  # with another field: that one kept
+    assert log._patches == {3: {"result": "kept"}}
+    assert (log[3].name, log[3].result, log[5].name) == ("again", "kept", clean)

@@ -142,7 +142,10 @@ class CallLog(Sequence[ToolCall]):
             for name, value in fields.items():
                 setattr(call, name, value)
             return
-        self._patches.setdefault(index, {}).update(fields)
+        if "name" in fields:  # a call read from disk takes its name from _names: no patch
+            fields = {k: v for k, v in fields.items() if k != "name"}
+        if fields:
+            self._patches.setdefault(index, {}).update(fields)
         if index // LOG_CHUNK == self._cache_at:
             self._cache_at = -1  # read again, with the change
 
@@ -169,7 +172,9 @@ class CallLog(Sequence[ToolCall]):
         import pickle  # (start-up time: see _write)
 
         first = number * LOG_CHUNK
-        calls = [_unpack(p) for p in pickle.loads(data)]
+        calls = [_unpack(p, name) for p, name in zip(pickle.loads(data),
+                                                     self._names[first:first + LOG_CHUNK],
+                                                     strict=True)]
         patches = self._patches
         if patches:
             for i, call in enumerate(calls, first):
@@ -246,8 +251,10 @@ def _pack(c: ToolCall) -> tuple[Any, ...]:
             c.arguments_recorded)
 
 
-def _unpack(p: tuple[Any, ...]) -> ToolCall:
-    (name, args, file, line, cid, result, error, ok, latency, rfile, rline, why, has_result,
+def _unpack(p: tuple[Any, ...], name: str) -> ToolCall:
+    """The call packed as ``p``, with its name as the log has it now (a rename is not
+    written to disk)."""
+    (_, args, file, line, cid, result, error, ok, latency, rfile, rline, why, has_result,
      recorded) = p
     return ToolCall(name, args, location(file, line), cid, result, error, ok, latency,
                     None if rfile is None else location(rfile, rline), why, has_result,
