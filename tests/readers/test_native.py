@@ -936,7 +936,7 @@ def test_a_long_trace_on_disk_reads_as_in_memory(
         m.setattr(model, "LOG_KEEP", keep)
         on_disk = list(read_file(READER, source))
         assert _materialised(on_disk) == _materialised(in_memory)
-    made_long = [i for i in on_disk if isinstance(i, Trace) and len(i.tool_calls) >= long]
+    made_long = [i for i in on_disk if isinstance(i, Trace) and len(i.tool_calls) > long]
     assert all(isinstance(t.tool_calls, CallLog) for t in made_long)
 
 
@@ -985,3 +985,14 @@ def test_the_id_table_is_a_dict_of_the_latest_index(
         assert ids.get(cid) == reference.get(cid)
     assert all(ids.get(cid) == index for cid, index in reference.items())
     assert ids.count == len(reference) and 2 * ids.count <= ids.mask
+
+
+def test_a_trace_of_long_trace_calls_is_a_list_one_more_a_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond LONG_TRACE calls (docs/library.md: "more than 50,000"), not at it."""
+    monkeypatch.setattr(native, "LONG_TRACE", 3)
+    events = [{"type": "tool_call", "trace_id": tid, "tool": "t"}
+              for tid, n in (("at", 3), ("beyond", 4)) for _ in range(n)]
+    got = traces(read(tmp_path, monkeypatch, jsonl(*events)))
+    assert type(got["at"].tool_calls) is list
+    assert isinstance(got["beyond"].tool_calls, CallLog) and len(got["beyond"].tool_calls) == 4

@@ -399,7 +399,7 @@ class _FileState:
                 t.open_by_tool[name] = {id(call): call}
             else:
                 pending[id(call)] = call
-        if len(calls) >= LONG_TRACE:
+        if len(calls) > LONG_TRACE:
             t.go_long()
 
     def tool_result(self, obj: dict[str, Any], line: int) -> None:
