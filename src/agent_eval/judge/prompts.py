@@ -11,6 +11,7 @@ and the delimiters around untrusted text cannot be closed from inside it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -83,11 +84,14 @@ PAIRWISE_SCHEMA: dict[str, Any] = {
                    "winner": {"type": "string", "enum": ["A", "B", "tie"]}}}
 
 
-def cut(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
+def cut(text: str, limit: int, length: int | None = None) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out (of ``length``
+    characters in all, when ``text`` is only their start)."""
+    if length is None:
+        length = len(text)
+    if length <= limit:
         return text
-    return text[:limit] + f"\n[... {len(text) - limit} more characters not shown]"
+    return text[:limit] + f"\n[... {length - limit} more characters not shown]"
 
 
 def fenced(tag: str, text: str) -> str:
@@ -190,11 +194,16 @@ def pairwise(criteria: str, request: str, first: str, second: str,
     return Prompt(TEMPLATES["pairwise"], system, "\n\n".join(parts), PAIRWISE_SCHEMA)
 
 
-def tool_context(calls: list[Any], limit: int) -> str:
+def tool_context(calls: Sequence[Any], limit: int) -> str:
     """The tool calls of a trace and their results, one numbered entry each, as the
-    context of a hallucination check (EvalView's "tool results available")."""
+    context of a hallucination check (EvalView's "tool results available"): the entries
+    joined and cut to ``limit``. Only the entries within the limit are kept (a very long
+    trace's would take hundreds of MB); the others are only counted."""
+    if not calls:
+        return cut("(no tool was called)", limit)
     lines = []
-    each = max(200, limit // max(1, len(calls))) if calls else limit
+    size = -1  # the length of the entries joined by newlines
+    each = max(200, limit // len(calls))
     for i, c in enumerate(calls, 1):
         args = as_text(c.arguments)
         if not c.ok:
@@ -203,5 +212,8 @@ def tool_context(calls: list[Any], limit: int) -> str:
             got = as_text(c.result)
         else:
             got = "(no result recorded)"
-        lines.append(f"{i}. {c.name}({cut(args, each // 4)}) -> {cut(got, each)}")
-    return cut("\n".join(lines) if lines else "(no tool was called)", limit)
+        line = f"{i}. {c.name}({cut(args, each // 4)}) -> {cut(got, each)}"
+        if size < limit:
+            lines.append(line)
+        size += 1 + len(line)
+    return cut("\n".join(lines), limit, size)
