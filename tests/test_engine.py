@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from agent_eval import engine
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.engine import evaluate_files
+from agent_eval.model import Location, Trace
 from agent_eval.results import Results
 from agent_eval.suite import Suite
 
@@ -304,3 +307,51 @@ def test_a_long_trace_s_calls_go_unnamed_where_the_spill_would(
     assert made == [None if out is None else str(out)]
     if out is not None:
         assert list(out.iterdir()) == []  # no spill folder, no named file
+
+
+_LOOP = 20_000  # calls of a runaway loop of one tool
+
+
+def _peak_per_call(run: Callable[[Trace], object], scenario: str | None = None) -> float:
+    """The peak memory per call of ``run`` on a trace that calls one tool (blocked,
+    forbidden) _LOOP times, held as a CallLog."""
+    from agent_eval import model
+    from agent_eval.model import CallLog, ToolCall
+
+    saved = model.LOG_CHUNK, model.LOG_KEEP
+    model.LOG_CHUNK = model.LOG_KEEP = 256
+    try:
+        log = CallLog()
+        for i in range(_LOOP):
+            log.append(ToolCall("delete_customer", {"customer_id": f"C-{i}", "why": "r" * 100},
+                                Location("t.jsonl", i + 2), result={"ok": True, "n": i},
+                                has_result=True))
+        trace = Trace("t", "t.jsonl", Location("t.jsonl", 1), Location("t.jsonl", _LOOP + 2),
+                      tool_calls=log, scenario=scenario)
+        tracemalloc.start()
+        try:
+            run(trace)
+            return tracemalloc.get_traced_memory()[1] / _LOOP
+        finally:
+            tracemalloc.stop()
+    finally:
+        model.LOG_CHUNK, model.LOG_KEEP = saved
+
+
+def test_a_blocked_or_forbidden_tool_called_in_a_loop_keeps_where_not_the_calls(
+        tmp_path: Path) -> None:
+    """A very long trace is most often an agent looping on one tool: its calls, read from
+    disk, must not be held to report them (about 740 bytes a call, as a list of them
+    takes), only where they are (a TraceRef each, which the finding holds)."""
+    from agent_eval.scenarios.evaluate import evaluate_trace
+
+    config = tmp_path / "agent-eval.yaml"
+    config.write_text('version: "1"\nsuite: s\ntests:\n  - id: b\n    metric: tool_blocklist\n'
+                      "    blocklist: [delete_customer]\nscenarios:\n  - id: S\n"
+                      "    expect:\n      forbidden_tools: [delete_customer]\n",
+                      encoding="utf-8")
+    suite = load_suite(config)
+    assert suite.scenarios is not None
+    assert _peak_per_call(suite.tests[0].run) < 250
+    scenario = suite.scenarios.scenarios[0]
+    assert _peak_per_call(lambda t: evaluate_trace(scenario, t), "S") < 250

@@ -37,7 +37,9 @@ class ToolBlocklist(CheckCore):
 
     def run(self, trace: Trace) -> list[Finding]:
         which = self.matcher.which
-        hits: dict[tuple[str, int], list[ToolCall]] | None = None
+        # where the calls are, not the calls: a very long trace's, read from disk, would
+        # be held again (an agent looping on a blocked tool)
+        hits: dict[tuple[str, int], list[TraceRef]] | None = None
         walk: Iterable[ToolCall] = trace.tool_calls
         if isinstance(walk, CallLog):  # read from disk only the calls a name may block
             by_name = self.matcher.names.which
@@ -49,27 +51,27 @@ class ToolBlocklist(CheckCore):
             if index is not None:
                 if hits is None:
                     hits = {}
-                hits.setdefault((call.name, index), []).append(call)
+                loc = call.location
+                hits.setdefault((call.name, index), []).append(
+                    TraceRef(loc.file, loc.line, trace.id))
         if hits is None:
             return []
         out = []
-        for (name, index), calls in hits.items():
+        for (name, index), where in hits.items():
             pattern = self.matcher.patterns[index]
-            first = calls[0]
             out.append(Finding(
                 rule=TOOL_BLOCKLIST.id,
                 severity=self.severity,
                 message=f"Blocked tool called: {name} (blocklist includes '{pattern}'); "
-                f"calls found: {len(calls)}",
+                f"calls found: {len(where)}",
                 test=self.id,
                 config=self.refs[index],
-                trace=TraceRef(first.location.file, first.location.line, trace.id),
+                trace=where[0],
                 tool=name,
                 constraint=f"blocklist: {pattern}",
                 scenario=trace.scenario,
-                related=tuple(TraceRef(c.location.file, c.location.line, trace.id)
-                              for c in calls[1:]),
-                details={"calls": len(calls), "pattern": pattern},
+                related=tuple(where[1:]),
+                details={"calls": len(where), "pattern": pattern},
             ))
         return out
 

@@ -317,25 +317,26 @@ def _forbidden(ev: _Eval, infos: list[NameInfo], calls: Sequence[ToolCall]) -> b
     sc = ev.sc
     forbidden = sc.forbidden
     assert forbidden is not None
-    hits: dict[str, list[ToolCall]] | None = None
+    # where the calls are, not the calls (a very long trace's, read from disk, would be
+    # held again: an agent looping on a forbidden tool)
+    hits: dict[str, list[TraceRef]] | None = None
     for info, call in zip(infos, calls, strict=True):
         if info.forbidden >= 0:
             if hits is None:
                 hits = {}
-            hits.setdefault(call.name, []).append(call)
+            hits.setdefault(call.name, []).append(ev.at_call(call))
     if hits is None:
         return False
     ev.failed = True
     for name, found in hits.items():
         index = sc.info(name).forbidden
         pattern = forbidden.patterns[index]
-        first = found[0]
         ev.add(SCENARIO_FORBIDDEN_TOOLS, "error",
                f"Forbidden tool called: {name} (forbidden_tools includes '{pattern}'); calls "
                f"found: {len(found)}; the scenario fails with score 0",
-               sc.forbidden_refs[index], ev.at_call(first), tool=name,
+               sc.forbidden_refs[index], found[0], tool=name,
                constraint=f"forbidden_tools: {pattern}",
-               related=tuple(ev.at_call(c) for c in found[1:]),
+               related=tuple(found[1:]),
                details={"calls": len(found), "pattern": pattern})
     return True
 
