@@ -355,3 +355,24 @@ def test_a_blocked_or_forbidden_tool_called_in_a_loop_keeps_where_not_the_calls(
     assert _peak_per_call(suite.tests[0].run) < 250
     scenario = suite.scenarios.scenarios[0]
     assert _peak_per_call(lambda t: evaluate_trace(scenario, t), "S") < 250
+
+
+def test_hand_built_calls_may_be_any_sequence() -> None:
+    """A hand-built trace's calls held in a tuple (not a list, nor a CallLog) are checked
+    as a list of them is: by every test, the scenarios and the coverage."""
+    from agent_eval.engine import evaluate as evaluate_items
+    from agent_eval.model import ToolCall
+
+    suite = load_suite(EXAMPLE / "agent-eval.yaml")
+    where = "examples/customer-service/traces/refund-happy.jsonl"
+    calls = [ToolCall(n, {"order_id": "A-1"}, Location(where, k + 2)) for k, n in
+             enumerate(["authenticate_user", "lookup_order", "issue_refund", "purge_data"])]
+
+    def results(held: Any) -> dict[str, Any]:
+        trace = Trace("x", where, Location(where, 1), Location(where, 9), tool_calls=held,
+                      scenario="REFUND-001")
+        return evaluate_items(suite, [trace], timings=False).to_dict()
+
+    as_list = results(calls)
+    assert as_list["counts"]["violations"] and as_list["scenarios"]
+    assert results(tuple(calls)) == as_list

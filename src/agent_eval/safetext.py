@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from agent_eval.limits import DEFAULT, Limits
-from agent_eval.model import Handoff, Trace
+from agent_eval.model import CallLog, Handoff, Trace
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
@@ -101,15 +101,15 @@ def clean_trace(trace: Trace, limits: Limits) -> None:
                                        or len(trace.scenario) > limit):
         trace.scenario = clean_name(trace.scenario, limit)
     calls = trace.tool_calls
-    if isinstance(calls, list):
+    if isinstance(calls, CallLog):  # by its names (a call read from it is made anew)
+        for i, name in enumerate(calls.names()):
+            if not name.isprintable() or len(name) > limit:
+                calls.update(i, {"name": clean_name(name, limit)})
+    else:
         for call in calls:
             name = call.name
             if not name.isprintable() or len(name) > limit:
                 call.name = clean_name(name, limit)
-    else:  # a CallLog: by its names (a call read from it is made anew: changed by update)
-        for i, name in enumerate(calls.names()):
-            if not name.isprintable() or len(name) > limit:
-                calls.update(i, {"name": clean_name(name, limit)})
     if trace.handoffs:  # agent names, as tool names
         trace.handoffs = [_clean_handoff(h, limit) for h in trace.handoffs]
 

@@ -25,7 +25,7 @@ from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.model import ToolCall, Trace
+from agent_eval.model import CallLog, ToolCall, Trace
 from agent_eval.results import assign_fingerprints, sort_key
 from agent_eval.rule_ids import (
     CRITERIA_BLOCKING,
@@ -188,15 +188,15 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     v = [NAN] * K
     calls = trace.tool_calls
     memo = sc._names
-    if isinstance(calls, list):
+    if isinstance(calls, CallLog):  # its names, without reading its calls
+        info = sc.info
+        infos = [info(name) for name in calls.names()]
+    else:
         try:
             infos = [memo[c.name] for c in calls]
         except KeyError:  # a name this scenario has not seen yet
             info = sc.info
             infos = [info(c.name) for c in calls]
-    else:  # a CallLog: its names, without reading its calls
-        info = sc.info
-        infos = [info(name) for name in calls.names()]
     loops = 0
     prev = None
     forbidden = False
