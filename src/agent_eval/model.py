@@ -79,6 +79,11 @@ def log_folder(where: Callable[[], str | None] | None) -> Callable[[], str | Non
     return before
 
 
+class CallLogError(RuntimeError):
+    """A CallLog could not write its temporary file: the reader reports it as an input
+    error of the trace's file (``read_file``), never as a file it could not read."""
+
+
 class CallLog(Sequence[ToolCall]):
     """The tool calls of a very long trace, in order: a sequence like the list it
     replaces, but all except the latest :data:`LOG_KEEP` calls are pickled in chunks of
@@ -121,15 +126,23 @@ class CallLog(Sequence[ToolCall]):
         import pickle  # lazy for start-up time, as tempfile: only a very long trace needs it
 
         fh = self._file
-        if fh is None:
-            import tempfile  # lazy for start-up time: only a very long trace needs it
-
-            where = _log_folder[0]
-            fh = self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by __del__)
-                prefix=".agent-eval-calls-", dir=None if where is None else where())
         data = pickle.dumps([_pack(c) for c in calls], protocol=pickle.HIGHEST_PROTOCOL)
-        offset = fh.seek(0, 2)
-        fh.write(data)
+        folder = None
+        try:
+            if fh is None:
+                import tempfile  # lazy for start-up time: only a very long trace needs it
+
+                where = _log_folder[0]
+                folder = None if where is None else where()
+                fh = self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by __del__)
+                    prefix=".agent-eval-calls-", dir=folder)
+            offset = fh.seek(0, 2)
+            fh.write(data)
+        except OSError as exc:  # the disk is full, the folder cannot be written
+            raise CallLogError(
+                f"cannot keep the calls of a trace of more than {LONG_TRACE:,} calls in a "
+                f"temporary file ({folder or 'the temporary folder'}: {exc}); free space "
+                "there, or point TMPDIR (or run's --output-dir) at a disk with room") from exc
         self._chunks.append((offset, len(data)))
         self._spilled += len(calls)
 
@@ -153,10 +166,6 @@ class CallLog(Sequence[ToolCall]):
         """The calls' names, in order: the log's own list (no copy of a million names for
         each check that reads them), so not to be changed."""
         return self._names
-
-    def live(self, index: int) -> ToolCall | None:
-        """The call at ``index`` when it is still in memory (a change to it is kept)."""
-        return self._tail[index - self._spilled] if index >= self._spilled else None
 
     # ------------------------------------------------------------ reading
     def _chunk(self, number: int) -> list[ToolCall]:

@@ -996,3 +996,29 @@ def test_a_trace_of_long_trace_calls_is_a_list_one_more_a_log(
     got = traces(read(tmp_path, monkeypatch, jsonl(*events)))
     assert type(got["at"].tool_calls) is list
     assert isinstance(got["beyond"].tool_calls, CallLog) and len(got["beyond"].tool_calls) == 4
+
+
+def test_a_long_trace_that_cannot_be_written_is_an_input_error_saying_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk (or a folder that cannot be written) under a long trace: an input
+    error of that file naming the temporary file, not "cannot read the file"; the next
+    file is still read."""
+    import tempfile
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    monkeypatch.setattr(native, "LONG_TRACE", 3)
+    monkeypatch.setattr(model, "LOG_CHUNK", 1)
+    monkeypatch.setattr(model, "LOG_KEEP", 0)
+    monkeypatch.chdir(tmp_path)
+    calls = [{"type": "tool_call", "tool": "x"}] * 5
+    (tmp_path / "a.jsonl").write_text(jsonl(*calls), encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(jsonl(*calls[:2]), encoding="utf-8")
+    items = list(load_traces(["a.jsonl", "b.jsonl"], format="native"))
+    [error] = [i for i in items if isinstance(i, InputError)]
+    assert (error.rule, error.file) == ("input/reader_error", "a.jsonl")
+    assert "temporary file" in error.message and "No space left" in error.message
+    assert "cannot read the file" not in error.message
+    assert [t.source for t in traces(items).values()] == ["b.jsonl"]
