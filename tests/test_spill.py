@@ -265,3 +265,37 @@ def test_run_removes_its_spill_when_writing_the_outputs_is_interrupted(
     code = cli(["run", "--output-dir", "out", "--fail-on", "never", "--jobs", "1"])
     assert code == 130, capsys.readouterr().err
     assert _folders(tmp_path / "out") == []
+
+
+def test_one_trace_s_findings_are_spilled_as_they_are_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound holds within one trace: a trace with 40 findings of one test (a loop on a
+    tool the order rule forbids, and blocked ones) is written to runs while it is checked,
+    never more than the bound held; every output as when all are held."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(SUITE)
+    (tmp_path / "traces" / "one.jsonl").write_text(
+        _trace("T", ["warn_b", *(["err_a", "err_c", "ok"] * 20)]))
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(suite)
+    held = evaluate_files(suite, files, errors, timings=False)
+    assert not _spilled(held) and len(held.violations) == 43  # 40 order, 2 errors, 1 warning
+    before = _outputs(held, tmp_path, tmp_path / "held")
+
+    monkeypatch.setattr(spill, "SPILL_AT", 3)
+    monkeypatch.setattr(spill, "CHUNK", 2)
+    monkeypatch.setattr(spill, "FAN_IN", 2)
+    sizes: list[int] = []
+    real = engine.Accumulator.write_run
+
+    def write_run(self: engine.Accumulator) -> None:
+        sizes.append(self.held)
+        real(self)
+
+    monkeypatch.setattr(engine.Accumulator, "write_run", write_run)
+    spilled = evaluate_files(suite, files, errors, timings=False, spill_dir=tmp_path / "s")
+    assert len(sizes) >= 10 and max(sizes) == spill.SPILL_AT + 1  # during the one trace
+    assert _spilled(spilled) == 3
+    assert _outputs(spilled, tmp_path, tmp_path / "spilled") == before
+    spilled.close()

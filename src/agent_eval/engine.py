@@ -121,18 +121,24 @@ class Accumulator:
         self.llm_calls += len(trace.llm_calls)
         failed: list[str] = []
         clock = time.perf_counter
+        spill = self.spill
         for test in suite.tests:
             acc = self.tests[test.id]
             start = clock()
-            found = test.run(trace)
+            found = 0
+            # one at a time: beyond SPILL_AT held, to a run at once, even within one trace
+            for finding in test.findings(trace):
+                acc.violations.append(finding)
+                found += 1
+                self.held += 1
+                if self.held > spilling.SPILL_AT and spill is not None:
+                    self.write_run()
             acc.seconds += clock() - start
             acc.traces_checked += 1
             acc.calls_checked += n
             if found:
-                acc.violations.extend(found)
                 acc.traces_failed += 1
                 failed.append(test.id)
-                self.held += len(found)
         self.traces.append(TraceSummary(trace.id, trace.source, trace.location.line,
                                         trace.scenario, n, tuple(failed)))
         if self.scenarios is not None and suite.scenarios is not None:
@@ -148,8 +154,6 @@ class Accumulator:
             for call in calls:
                 if call.name not in seen:
                     coverage.see(call.name, suite.coverage)
-        if self.held > spilling.SPILL_AT and self.spill is not None:
-            self.write_run()
 
     def write_run(self) -> None:
         """Every finding held in memory written to one new run of the spill, each list

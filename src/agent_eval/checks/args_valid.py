@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from pydantic import Field
@@ -84,8 +84,7 @@ class ArgsValid(CheckCore):
         self._rules[name] = rules
         return rules
 
-    def run(self, trace: Trace) -> list[Finding]:
-        out: list[Finding] = []
+    def findings(self, trace: Trace) -> Iterator[Finding]:
         known = self._rules
         walk: Iterable[ToolCall] = trace.tool_calls
         if isinstance(walk, CallLog):  # read from disk only the calls this test checks
@@ -101,23 +100,23 @@ class ArgsValid(CheckCore):
                 continue  # not in the tools filter
             if not rules:
                 if self.strict_ref is not None:
-                    out.append(self._unknown(call, trace))
+                    yield self._unknown(call, trace)
                 elif self.policy.unconstrained is not None:
-                    out.append(self._unconstrained(call, trace))
+                    yield self._unconstrained(call, trace)
                 continue
             if not call.arguments_recorded:
-                out.append(self._not_recorded(call, trace, rules[0].key_ref))
+                yield self._not_recorded(call, trace, rules[0].key_ref)
                 continue
             if call.arguments_error is not None:
-                out.append(self._not_object(call, trace, rules[0].key_ref))
+                yield self._not_object(call, trace, rules[0].key_ref)
                 continue
             args = call.arguments
             for rule in rules:
                 errors = rule.validate(args)
                 if errors:
                     where = self._trace_ref(call, trace)
-                    out.extend(self._finding(e, call, trace, where) for e in errors)
-        return out
+                    for e in errors:
+                        yield self._finding(e, call, trace, where)
 
     def _trace_ref(self, call: ToolCall, trace: Trace) -> TraceRef:
         return TraceRef(call.location.file, call.location.line, trace.id)

@@ -3,6 +3,7 @@ function; the compiled test is a pure function of one trace (no I/O)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,13 +30,19 @@ class CompiledTest(Protocol):
         """All findings of this test on one trace (empty: the trace passes)."""
         ...
 
+    def findings(self, trace: Trace) -> Iterable[Finding]:
+        """The same findings, in the same order, found one at a time where the check can:
+        the engine spills them to disk as they come, so a very long trace's findings are
+        not all held at once (docs/architecture.md "Findings on disk")."""
+        ...
+
     def touches(self, name: str) -> bool:
         """Whether a call to this tool is checked by this test (coverage.py: a test
         that touched no call is reported as not exercised)."""
         ...
 
 
-class CheckCore:
+class CheckCore(ABC):
     """What every compiled test sets from its config (see :class:`CompiledTest`); a
     subclass names its ``metric``."""
 
@@ -45,6 +52,13 @@ class CheckCore:
         self.id = cfg.id
         self.severity: Severity = cfg.severity
         self.tool_refs = tuple(tool_refs)
+
+    @abstractmethod
+    def findings(self, trace: Trace) -> Iterable[Finding]:
+        """See :class:`CompiledTest`."""
+
+    def run(self, trace: Trace) -> list[Finding]:
+        return list(self.findings(trace))
 
 
 @dataclass(frozen=True)

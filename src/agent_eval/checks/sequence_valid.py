@@ -9,9 +9,9 @@ whose name matched.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, islice
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -153,7 +153,8 @@ def _true(flags: list[bool], value: bool = True) -> Iterable[int]:
     return compress(range(len(flags)), flags if value else map(operator.not_, flags))
 
 
-RuleFn = Callable[[Trace, Sequence[ToolCall], Sequence[str]], list[Finding]]
+# a rule's findings on one trace: a list, or found one at a time (a generator)
+RuleFn = Callable[[Trace, Sequence[ToolCall], Sequence[str]], Iterable[Finding]]
 
 
 def _then_pair(r: BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule,
@@ -185,21 +186,20 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
 def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def before(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
+    def before(trace: Trace, calls: Sequence[ToolCall],
+               names: Sequence[str]) -> Iterator[Finding]:
         is_then = then.flags(calls, names)
         if True not in is_then:
-            return []  # vacuous: no then call
+            return  # vacuous: no then call
         is_first = first.flags(calls, names)
-        out = []
         for k in range(len(names)):  # by index: a CallLog's calls are read for findings only
             if is_then[k]:
                 c = calls[k]
-                out.append(emit(trace, c.location, f"{c.name} called without a prior {a}",
-                                c.name, f"{a} before {b}",
-                                f"{c.name} called without prior {a}"))
+                yield emit(trace, c.location, f"{c.name} called without a prior {a}",
+                           c.name, f"{a} before {b}",
+                           f"{c.name} called without prior {a}")
             if is_first[k]:
                 break  # every later call has an earlier first call
-        return out
 
     return before
 
@@ -209,21 +209,19 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
     def immediately_before(trace: Trace, calls: Sequence[ToolCall],
-                           names: Sequence[str]) -> list[Finding]:
+                           names: Sequence[str]) -> Iterator[Finding]:
         is_then = then.flags(calls, names)
         if not any(is_then):
-            return []
+            return
         is_first = first.flags(calls, names)
-        out = []
         for k in _true(is_then):
             if k == 0 or not is_first[k - 1]:
                 c = calls[k]
                 actual = (f"{c.name} was the first call" if k == 0
                           else f"{c.name} called right after {names[k - 1]}")
-                out.append(emit(trace, c.location,
-                                f"{c.name} not called directly after {a} ({actual})",
-                                c.name, f"{a} directly before {b}", actual))
-        return out
+                yield emit(trace, c.location,
+                           f"{c.name} not called directly after {a} ({actual})",
+                           c.name, f"{a} directly before {b}", actual)
 
     return immediately_before
 
@@ -233,12 +231,12 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     within = r.within
     scope = f" within {within} call(s)" if within else ""
 
-    def after(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
+    def after(trace: Trace, calls: Sequence[ToolCall],
+              names: Sequence[str]) -> Iterator[Finding]:
         is_tool = tool.flags(calls, names)
         if not any(is_tool):
-            return []
+            return
         is_then = then.flags(calls, names)
-        out = []
         n = len(calls)
         # next_then[k] = index of the first then-call at or after k (n when none)
         nxt = n
@@ -251,11 +249,10 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
             j = next_then[k + 1]
             if j == n or (within is not None and j - k > within):
                 c = calls[k]
-                out.append(emit(trace, c.location,
-                                f"{c.name} (call #{k + 1}) not followed by {b}{scope}",
-                                c.name, f"{b} after {a}{scope}",
-                                f"{c.name} not followed by {b}{scope}"))
-        return out
+                yield emit(trace, c.location,
+                           f"{c.name} (call #{k + 1}) not followed by {b}{scope}",
+                           c.name, f"{b} after {a}{scope}",
+                           f"{c.name} not followed by {b}{scope}")
 
     return after
 
@@ -263,22 +260,21 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
 def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     first, then, a, b = _then_pair(r, ctx, i, "first")
 
-    def never_after(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
+    def never_after(trace: Trace, calls: Sequence[ToolCall],
+                    names: Sequence[str]) -> Iterator[Finding]:
         is_first = first.flags(calls, names)
         if True not in is_first:
-            return []
+            return
         start = is_first.index(True)
         seen = names[start]
         is_then = then.flags(calls, names)
-        out = []
         for k in range(start + 1, len(calls)):
             if is_then[k]:
                 c = calls[k]
-                out.append(emit(trace, c.location,
-                                f"{c.name} called after {seen}", c.name,
-                                f"no {b} after {a}",
-                                f"{c.name} called after {seen}"))
-        return out
+                yield emit(trace, c.location,
+                           f"{c.name} called after {seen}", c.name,
+                           f"no {b} after {a}",
+                           f"{c.name} called after {seen}")
 
     return never_after
 
@@ -289,30 +285,29 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     block = isinstance(r, BlocklistRule)
     listed = tools_text(m)
 
-    def check(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
+    def check(trace: Trace, calls: Sequence[ToolCall],
+              names: Sequence[str]) -> Iterator[Finding]:
         hits = m.flags(calls, names)
         if (True not in hits) if block else (False not in hits):
-            return []
-        out = []
+            return
         for k in _true(hits) if block else _true(hits, False):
             c = calls[k]
             if block:
-                out.append(emit(trace, c.location,
-                                f"{c.name} is blocked by the rule (tools: {listed})", c.name,
-                                f"none of {listed} called", f"{c.name} called"))
+                yield emit(trace, c.location,
+                           f"{c.name} is blocked by the rule (tools: {listed})", c.name,
+                           f"none of {listed} called", f"{c.name} called")
             else:
-                out.append(emit(trace, c.location,
-                                f"{c.name} is not in the allowlist ({listed})", c.name,
-                                f"only {listed} called", f"{c.name} called"))
-        return out
+                yield emit(trace, c.location,
+                           f"{c.name} is not in the allowlist ({listed})", c.name,
+                           f"only {listed} called", f"{c.name} called")
 
     return check
 
 
-def _called(calls: Sequence[ToolCall], flags: list[bool], fallback: str) -> str:
+def _called(names: Sequence[str], flags: list[bool], fallback: str) -> str:
     """The distinct names of the flagged calls, as the agent called them (``fallback``,
     the rule's own spelling, when none was called)."""
-    seen = list(dict.fromkeys(c.name for c, f in zip(calls, flags, strict=True) if f))
+    seen = list(dict.fromkeys(compress(names, flags)))
     if not seen:
         return fallback
     return ", ".join(seen[:3]) + (f" and {len(seen) - 3} more" if len(seen) > 3 else "")
@@ -330,10 +325,10 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
         n = flags.count(True)
         if (hi is None or n <= hi) and (lo is None or n >= lo):
             return []
-        called = _called(calls, flags, name)
+        called = _called(names, flags, name)
         rule = "" if called == name else f"count of {name}"
         if hi is not None and n > hi:
-            c = [c for c, f in zip(calls, flags, strict=True) if f][hi]
+            c = calls[next(islice(_true(flags), hi, None))]  # the call over the limit
             why = f"{rule}; " if rule else ""
             return [emit(trace, c.location,
                          f"{called} called {n} times, more than max {hi} ({why}call "
@@ -437,15 +432,11 @@ class SequenceValid(CheckCore):
     def touches(self, name: str) -> bool:
         return any(r.matcher(name) for r in self.tool_refs)
 
-    def run(self, trace: Trace) -> list[Finding]:
+    def findings(self, trace: Trace) -> Iterator[Finding]:
         calls = trace.tool_calls
         names = call_names(calls)
-        out: list[Finding] = []
         for rule in self.rules:
-            found = rule(trace, calls, names)
-            if found:
-                out.extend(found)
-        return out
+            yield from rule(trace, calls, names)
 
 
 TOOL_FIELDS = ("tool", "tools", "first", "then")

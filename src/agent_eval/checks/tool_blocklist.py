@@ -35,7 +35,7 @@ class ToolBlocklist(CheckCore):
     def touches(self, name: str) -> bool:
         return self.matcher(name)
 
-    def run(self, trace: Trace) -> list[Finding]:
+    def findings(self, trace: Trace) -> list[Finding]:  # one per tool: held until the end
         which = self.matcher.which
         # where the calls are, not the calls: a very long trace's, read from disk, would
         # be held again (an agent looping on a blocked tool)

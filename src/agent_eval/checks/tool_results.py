@@ -10,6 +10,7 @@ latency). A check whose input the trace did not record (no result, no latency) i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -80,13 +81,11 @@ class ToolResults(CheckCore):
     def touches(self, name: str) -> bool:
         return any(e.matcher(name) for e in self.entries)
 
-    def run(self, trace: Trace) -> list[Finding]:
-        out: list[Finding] = []
+    def findings(self, trace: Trace) -> Iterator[Finding]:
         for call in trace.tool_calls:
             for e in self.entries:
                 if e.matcher(call.name) and _args_match(call.arguments, e.args):
-                    out.extend(self._check(e, call, trace))
-        return out
+                    yield from self._check(e, call, trace)
 
     def _check(self, e: _Compiled, call: ToolCall, trace: Trace) -> list[Finding]:
         found: list[tuple[Rule, ConfigRef, str, str | None, Any]] = []
