@@ -115,6 +115,12 @@ def test_the_quick_native_check_never_rejects_a_native_head(
     source = SourceFile(f"t{suffix}", f"t{suffix}", f"t{suffix}", DEFAULT)
     if not _foreign._may_be_native(head):
         assert not NativeReader().sniff(head, source)
+    # the lines it parses (those holding a native name in quotes, or any line of a head
+    # holding an escape) give the answer of parsing every line
+    assert NativeReader().sniff(head, source) == _native_before(head, source)
+    joined = "\n".join([text, '{"x": 1}', text[:cut], "  " + text, '{"type": "user"}', text])
+    for head in (joined.encode(), joined.encode()[:cut * 3]):
+        assert NativeReader().sniff(head, source) == _native_before(head, source)
 
 
 
@@ -144,8 +150,52 @@ _PIECES = [
     'scopeSpans', 'Spans', '_spans', '"traceID"', '"spans"', '"tags"', '"gen_ai.system"',
     '"gen_ai.', '"openinference.span.kind"', '"llm.model_name"', '"llm.', '"object"',
     '"response"', '"previous_response_id"', '"type"', '"tool_call"', '"tool_use"', '"', ':', ' ',
-    '\n', '[', '{', ']', '}', '1', 'x', 'ü', '\\u0022']
+    '\n', '[', '{', ']', '}', '1', 'x', 'ü', '\\u0022',
+    # the tokens asked before the patterns (readers/_head.py), each beside its pattern
+    '"run_id":', '"eval_id":', '"dotted_order":', '"start_time":', '"type": "human"',
+    '"additional_kwargs":', '"example":', '"constructor"', '"ai"', '"human"',
+    '{"id": 1, "timestamp": 2, "instructions": 3}', '{"i\\u0064": 1, "timestamp": 2, "git": 3}',
+    '{"id": 1, "time\\u0073tamp": 2, "git": 3}', '"git"', '"instructions"', '"timestamp"', '"id"',
+    '"type": "event_msg"', '"model_responses":', '"object": "trace"',
+    '"instrumentationLibrarySpans":', '"gen_ai.operation.name":', '"gen_ai.provider.name":',
+    '"gen_ai.request.model":', '"gen_ai.tool.name":', '"gen_ai.system"', '"openinference.span',
+    '"type": "web_search_call"', '"type": "input_text"', '"type": "custom_tool_call"',
+    '"function_call"', '"input_text"', '"object": "chat.completion.chunk"', '"object":',
+    '"chat.completion"', '"response"', '"type": "user"', '"type": "summary"', '"sessionId":',
+    '"uuid":', '"message": {', '"leafUuid":', '"subtype": "init"', '"user"', '"message"',
+    '"uuid"', '"schema_version": "ATIF-v1"', '"schema_version"', '"projectHash":',
+    '"kind": "ActionEvent"', '"kind": "MessageEvent"', '"ActionEvent"', '"spanContext":',
+    '"ai.model.id":', '"ai.toolCall.name":', '"spanContext"', '"jsonrpc": "2.0"', '"jsonrpc"',
+    '"$schema":', '{"type": "tool_call"}', '{"type": "tool_\\u0063all"}', '"tool_result"',
+    '{"type": "trace_start", "x": {"type": "output"}}', '{"x": {"type": "handoff"}}',
+    '"type": "score"', '\\u', '\\"tool_call\\"']
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+def _native_before(head: bytes, source: SourceFile) -> bool:
+    """The native sniff as written before it asked the head's tokens: every line that
+    starts with ``{`` is parsed."""
+    from agent_eval.jsonutil import loads
+    from agent_eval.readers.jsonpos import string_members
+    from agent_eval.readers.native import _is_event_path
+
+    text = head.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+    if source.path.endswith(".json"):
+        return any(_is_event_path(path) and value in EVENT_TYPES
+                   for path, value in string_members(text, "type"))
+    for line in text.split("\n"):
+        if not line.lstrip().startswith("{"):
+            continue
+        try:
+            obj = loads(line)
+        except ValueError:
+            if any(path == () and value in EVENT_TYPES
+                   for path, value in string_members(line, "type")):
+                return True
+            continue
+        if type(obj) is dict and obj.get("type") in EVENT_TYPES:
+            return True
+    return False
 
 
 def _sniff_before(name: str, head: bytes, source: SourceFile) -> bool | None:
@@ -188,6 +238,11 @@ def _sniff_before(name: str, head: bytes, source: SourceFile) -> bool | None:
         return not native and bool(
             (s._AGENTS_STATE.search(head) and s._AGENTS_STATE_KEYS.search(head))
             or (s._AGENTS_SPANS.search(head) and s._AGENTS_SPAN_DATA.search(head)))
+    if name == "mcp":
+        rpc = None if native else s._JSONRPC.search(text)
+        return rpc is not None and s._JSON_SCHEMA.search(text, 0, rpc.start()) is None
+    if name == "native":
+        return _native_before(head, source)
     if name not in ("openai_chat", "openai_responses"):
         return None
     if re.search(rb"^interactions:", head, re.M):
@@ -219,7 +274,92 @@ def test_the_quick_checks_before_the_sniff_patterns_never_change_an_answer(
         if before is not None:
             checked += 1
             assert sniff(head, source) == before, name
-    assert checked == 14
+    assert checked == 16
+
+
+# For each sniff, the texts its patterns and quick checks are about (with and without what
+# makes them match), so that the texts drawn reach each of its patterns in every way.
+_SNIFF_PIECES = {
+    "inspect": ['{"version": 2, "status":', '"eval": {', '"task":', '"run_id":', '"eval_id":',
+                '"samples"', '"version"', '"status"', '"eval"'],
+    "langsmith": ['"run_type": "llm"', '"run_type": "parser"', '"run_type"', '"dotted_order":',
+                  '"trace_id":', '"child_runs":', '"parent_run_id":', '"start_time":',
+                  '"start_time"'],
+    "langchain": ['"lc": 1', '"lc"', '"type": "constructor"', '"constructor"', 'langchain',
+                  '"type": "ai"', '"type": "human"', '"ai"', '"human"', '"data": {',
+                  '"tool_calls":', '"example":', '"additional_kwargs":'],
+    "codex": [h + "\n" for h in (  # an older rollout's header line
+        '{"id": 1, "timestamp": 2, "git": 3}', '{"id": 1, "timestamp": 2, "instructions": 3}',
+        '{"i\\u0064": 1, "timestamp": 2, "git": 3}', '{"id": 1, "timestamp": 2, "gi\\u0074": 3}',
+        '{"id": 1, "time\\u0073tamp": 2, "instructions": 3}', '{"id": 1, "timestamp": 2}',
+        '{"id": 1, "timestamp": 2, "type": 3, "git": 4}')] + [
+              '"type": "session_meta"',
+              '"type": "compacted"', '"payload":', '"payload"', '"git"', '"id"', '"timestamp"'],
+    "openai_agents": ['"$schemaVersion": 1', '"$schemaVersion"', '"generated_items":',
+                      '"current_agent":', '"object": "trace.span"', '"object": "trace"',
+                      '"span_data":', '"span_data"'],
+    "otlp": ['"resourceSpans":', '"resource_spans" :', '"scopeSpans":',
+             '"instrumentationLibrarySpans":', '"resourceSpans"', '"traceID":', '"spans":',
+             '"tags":', '"operationName":', '"traceID"', '"gen_ai.operation.name":',
+             '"gen_ai.system":', '"gen_ai.provider.name":', '"gen_ai.request.model":',
+             '"gen_ai.tool.name":', '"openinference.span.kind":', '"llm.model_name":',
+             '"gen_ai.system"', '"llm.model_name"'],
+    "openai_responses": ['"object": "response"', '"response"', '"object"',
+                         '"previous_response_id":', '"previous_response_id"',
+                         '"type": "function_call_output"', '"type": "web_search_call"',
+                         '"type": "input_text"', '"type": "custom_tool_call"',
+                         '"type": "file_search_call"', '"mcp_call"',
+                         '\ninteractions:\n uri: x/responses', 'interactions:'],
+    "openai_chat": ['"object": "chat.completion"', '"object": "chat.completion.chunk"',
+                    '"chat.completion"', '"object"', '"messages": [', '"messages"',
+                    '{"role": "system", "x": 1}', '{"role":', '"tool_calls":', '"role": "tool"',
+                    '"tool_call_id":', '\ninteractions:\n uri: x/chat/completions'],
+    "anthropic_agents": ['["client.beta.sessions.x"', '[ "client.beta.sessions.events"',
+                         '"client.beta.sessions.', '"client.beta'],
+    "claude_code": ['"type": "user"', '"type": "summary"', '"type":"result"', '"user"',
+                    '"summary"', '"sessionId":', '"session_id":', '"leafUuid":', '"loglines":',
+                    '"isSidechain":', '"uuid"', '"message": {', '"subtype": "init"', '"message"',
+                    '"subtype"'],
+    "mcp": ['"jsonrpc": "2.0"', '"jsonrpc"', '"$schema":', '"2.0"'],
+    "atif": ['"schema_version": "ATIF-v1"', '"schema_version"', '"ATIF-'],
+    "gemini_cli": ['"projectHash":', '"projectHash"', '"messages": [', '"messages"'],
+    "openhands": ['"kind": "ActionEvent"', '"kind": "MessageEvent"', '"kind": "ObservationEvent"',
+                  '"kind"', '"ActionEvent"'],
+    "vercel_ai": ['"spanContext":', '"spanContext"', '"ai.operationId":', '"ai.model.id":',
+                  '"ai.toolCall.name":', '"ai.model.id"'],
+    "native": ['{"type": "tool_call"}', '{"type": "tool_\\u0063all"}', '{"type": "output"}',
+               '{"x": {"type": "tool_result"}}', '{"type": "user", "c": [{"type": "tool_result"}]}',
+               '"tool_result"', '{"type": "handoff", "x": 1', '\\u'],
+}
+_GLUE = ["\n", " ", "{", "}", "[", "]", ",", ":", '"', "x", "ü", "\\u0022", '"type": "tool_call"']
+
+
+@pytest.mark.parametrize("name", sorted(_SNIFF_PIECES))
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), suffix=st.sampled_from([".json", ".jsonl"]))
+def test_each_sniff_gives_the_answer_of_its_patterns_alone(name: str, data: st.DataObject,
+                                                           suffix: str) -> None:
+    from agent_eval.readers.sniffs import SNIFFS
+
+    pieces = st.sampled_from(_SNIFF_PIECES[name] + _GLUE)
+    head = "".join(data.draw(st.lists(pieces, max_size=10))).encode()
+    source = SourceFile(f"t{suffix}", f"t{suffix}", f"t{suffix}", DEFAULT)
+    assert SNIFFS[name](head, source) == _sniff_before(name, head, source)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(EVENT | JSON, min_size=1, max_size=5), st.lists(st.booleans(), min_size=5,
+                                                                 max_size=5),
+       st.integers(min_value=0, max_value=2000))
+def test_the_native_sniff_parses_the_lines_that_may_be_events(
+        docs: list[object], escapes: list[bool], cut: int) -> None:
+    """Only the lines holding a native name (or any line, when the head holds an escape):
+    the answer of parsing every line, whatever line holds which names."""
+    text = "\n".join(json.dumps(d, ensure_ascii=e).replace("_", "\\u005f" if e else "_")
+                     for d, e in zip(docs, escapes, strict=False))
+    source = SourceFile("t.jsonl", "t.jsonl", "t.jsonl", DEFAULT)
+    for head in (text.encode(), text.encode()[:cut]):
+        assert NativeReader().sniff(head, source) == _native_before(head, source)
 
 
 def test_each_reader_sniffs_with_its_sniff_in_the_sniffs_module() -> None:
@@ -263,3 +403,24 @@ def test_a_native_file_is_offered_to_the_readers_that_may_take_it_in_registry_or
     order = list(READERS)
     assert list(_FOR_NATIVE) == sorted([*SNIFFS_NATIVE, "native"], key=order.index)
     assert _FOR_NATIVE[-1] == "native" == order[-1]
+
+
+@pytest.mark.parametrize("size", [0, 1, SNIFF_BYTES - 1, SNIFF_BYTES, SNIFF_BYTES + 1, 50_000])
+def test_the_head_is_what_a_buffered_read_gives(size: int, tmp_path: Path) -> None:
+    from agent_eval.readers import _head
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(bytes(i % 251 for i in range(size)))
+    with open(path, "rb") as fh:
+        assert _head(str(path)) == fh.read(SNIFF_BYTES)
+
+
+def test_a_head_that_cannot_be_read_is_reported_as_open_words_it(tmp_path: Path) -> None:
+    """``os.open`` opens a folder (its read fails): the error is the one ``open`` gives."""
+    for path in (tmp_path, tmp_path / "missing.jsonl"):
+        got = pick_reader(_source(path), "auto")
+        assert isinstance(got, InputError)
+        with pytest.raises(OSError) as raised:
+            open(path, "rb")  # noqa: SIM115
+        assert got.message == f"cannot read the file: {raised.value}"
+        assert str(path) in got.message

@@ -238,15 +238,34 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     return files, errors
 
 
+def _head(path: str) -> bytes:
+    """The first ``SNIFF_BYTES`` of a file, or all of a shorter one (what ``read`` of an
+    ``open(path, "rb")`` file gives, in about half its time: no buffered file made)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        head = os.read(fd, SNIFF_BYTES)
+        while 0 < len(head) < SNIFF_BYTES:
+            more = os.read(fd, SNIFF_BYTES - len(head))
+            if not more:
+                break
+            head += more
+    finally:
+        os.close(fd)
+    return head
+
+
 def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
     if fmt not in ("auto", ""):
         return READERS[fmt]
     try:
-        with open(source.path, "rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError as exc:
-        return INPUT_UNREADABLE_FILE.input_error(source.file, 0,
-                                                 f"cannot read the file: {exc}")
+        head = _head(source.path)
+    except OSError:
+        try:  # again as before, for the error's words (os.open opens a folder)
+            with open(source.path, "rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError as exc:
+            return INPUT_UNREADABLE_FILE.input_error(source.file, 0,
+                                                     f"cannot read the file: {exc}")
     # The first reader whose sniff accepts the head. Nearly every sniff first asks whether
     # the file is native (is_native, which keeps its answer for this head): the native
     # sniff runs once per file, here first, and a native file is offered only to the

@@ -17,6 +17,7 @@ from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whol
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.lazyre import LazyPattern
 from agent_eval.model import Location, ToolCall, Trace
+from agent_eval.readers._head import ESCAPE, head_tokens
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import EVENT_TYPES as NATIVE_EVENT_TYPES
@@ -57,18 +58,15 @@ def is_native(head: bytes, source: SourceFile) -> bool:
     return answer
 
 
-# The names other formats hold most (Anthropic and Claude Code tool_result blocks, Responses
-# output) first: the search stops at the first found.
-_FIRST_TYPES = ("tool_result", "output", "tool_call")
-_QUOTED_TYPES = tuple(f'"{t}"'.encode() for t in (
-    *_FIRST_TYPES, *(t for t in NATIVE_EVENT_TYPES if t not in _FIRST_TYPES)))
+_EVENT_TOKENS = frozenset(t.encode() for t in NATIVE_EVENT_TYPES)
 
 
 def _may_be_native(head: bytes) -> bool:
     """False only when the native sniff must say no: it needs a JSON string whose value
     is a native event type, which the head then holds as that very token in quotes (the
     names have no character that an escape other than ``\\u`` could write)."""
-    return any(t in head for t in _QUOTED_TYPES) or b"\\u" in head
+    return (not head_tokens(head).isdisjoint(_EVENT_TOKENS)
+            or ESCAPE.search(head) is not None)
 
 
 def all_of(text: str, *patterns: re.Pattern[str] | LazyPattern[str]) -> bool:

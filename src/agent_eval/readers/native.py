@@ -29,6 +29,7 @@ from agent_eval.model import (
     location,
     score_value,
 )
+from agent_eval.readers._head import ESCAPE, head_tokens
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
 from agent_eval.rule_ids import (
@@ -48,6 +49,23 @@ _loads = bounded_loads
 _orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
+_QUOTED_EVENT_TYPES = tuple((t.encode(), f'"{t}"') for t in EVENT_TYPES)
+
+
+def _lines_holding(text: str, names: list[str]) -> list[str]:
+    """The lines of ``text`` (split at newlines) that hold one of ``names``, in order."""
+    starts: set[int] = set()
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            end = text.find("\n", at)
+            at = -1 if end < 0 else text.find(name, end)
+    lines = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        lines.append(text[start:] if end < 0 else text[start:end])
+    return lines
 
 
 def _is_event_path(path: tuple[str | int, ...]) -> bool:
@@ -566,7 +584,15 @@ class NativeReader:
         if source.path.endswith(".json"):
             return any(_is_event_path(path) and value in EVENT_TYPES
                        for path, value in string_members(text, "type"))
-        for line in text.split("\n"):
+        # A line whose own type is a native event type holds that name in quotes, or writes
+        # it with a \u escape (the names have no other character an escape could write):
+        # only those lines are parsed. The names in quotes are among the head's tokens.
+        tokens = head_tokens(head)
+        names = [quoted for token, quoted in _QUOTED_EVENT_TYPES if token in tokens]
+        escaped = ESCAPE.search(head) is not None
+        if not names and not escaped:
+            return False
+        for line in text.split("\n") if escaped else _lines_holding(text, names):
             if not line.lstrip().startswith("{"):
                 continue
             try:

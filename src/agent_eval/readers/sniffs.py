@@ -3,9 +3,11 @@ module and imports only the module of the reader it picks (start-up time: a read
 module is much larger than its sniff).
 
 A sniff says whether a file's head (its first 8 KiB) is of its reader's format. Each
-costly pattern is looked for only after a literal it cannot match without: a search for
-one text is much quicker than for most patterns, and most heads hold none of them
-(tests/readers/test_detection.py checks that no answer changes).
+costly pattern is looked for only after a token it cannot match without: ``"X"`` in the
+head only when X is among the head's tokens (``readers/_head.py``: one split of the head,
+shared by every sniff, where each literal was a search of the whole head), or else a
+literal text; most heads hold none of them (tests/readers/test_detection.py checks that
+no answer changes).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import orjson
 from agent_eval.jsonutil import loads as _loads
 from agent_eval.lazyre import LazyPattern
 from agent_eval.readers._foreign import BOM, all_of, head_text, is_native
+from agent_eval.readers._head import head_tokens
 from agent_eval.readers.base import SourceFile
 
 Sniff = Callable[[bytes, SourceFile], bool]
@@ -25,20 +28,26 @@ Sniff = Callable[[bytes, SourceFile], bool]
 
 class Marks:
     """The sniff of a skeleton reader (``readers/skeleton.py``): ``patterns`` must all be
-    found in the head, which is not a native file's; ``needs``, texts one of the patterns
-    cannot match without, are looked for first."""
+    found in the head, which is not a native file's. Asked first: ``tokens``, for each
+    pattern that cannot match without one of some quoted tokens, those tokens (the head's
+    tokens must hold one of each); ``needs``, ASCII texts a pattern cannot match without
+    (in the head's bytes: the same answer as in its text)."""
 
-    __slots__ = ("needs", "patterns")
+    __slots__ = ("needs", "patterns", "tokens")
 
     def __init__(self, patterns: tuple[re.Pattern[str] | LazyPattern[str], ...],
-                 needs: tuple[str, ...] = ()) -> None:
+                 tokens: tuple[tuple[bytes, ...], ...] = (),
+                 needs: tuple[bytes, ...] = ()) -> None:
         self.patterns = patterns
+        self.tokens = tuple(frozenset(t) for t in tokens)
         self.needs = needs
 
     def __call__(self, head: bytes, source: SourceFile) -> bool:
-        text = head_text(head)
-        return (all(t in text for t in self.needs) and all_of(text, *self.patterns)
-                and not is_native(head, source))
+        held = head_tokens(head)
+        if any(held.isdisjoint(t) for t in self.tokens) or not all(
+                t in head for t in self.needs):
+            return False
+        return all_of(head_text(head), *self.patterns) and not is_native(head, source)
 
 
 def _text(head: bytes, source: SourceFile) -> str | None:
@@ -56,32 +65,43 @@ def inspect(head: bytes, source: SourceFile) -> bool:
     if head.startswith(b"PK\x03\x04"):
         return source.path.endswith(".eval") or b"_journal/start.json" in head or (
             b"header.json" in head)
+    tokens = head_tokens(head)
+    log = b"version" in tokens and b"status" in tokens
+    if not log and not (b"samples" in tokens and b"eval" in tokens):
+        return False
     text = _text(head, source)
-    return text is not None and bool(_INSPECT_LOG.search(text) or (
-        '"samples"' in text and _INSPECT_EVAL.search(text) and _INSPECT_TASK.search(text)))
+    return text is not None and bool((log and _INSPECT_LOG.search(text)) or (
+        b"samples" in tokens and _INSPECT_EVAL.search(text) and _INSPECT_TASK.search(text)))
 
 
 # ---------------------------------------------------------------------- LangSmith
 LANGSMITH = Marks((
     LazyPattern(r'"run_type"\s*:\s*"(?:llm|chain|tool|retriever|prompt|parser|embedding)"'),
     LazyPattern(r'"(?:dotted_order|trace_id|child_runs|parent_run_id|start_time)"\s*:')),
-    ('"run_type"',))
+    ((b"run_type",),
+     (b"dotted_order", b"trace_id", b"child_runs", b"parent_run_id", b"start_time")))
 
 # ---------------------------------------------------------------------- LangChain
 _LC = LazyPattern(r'"lc"\s*:\s*1\b')
 _LC_CONSTRUCTOR = LazyPattern(r'"type"\s*:\s*"constructor"')
 _LC_DICT = LazyPattern(r'"type"\s*:\s*"(?:ai|human)"')
+_LC_DICT_TYPES = frozenset((b"ai", b"human"))
 _LC_SHAPE = LazyPattern(r'"data"\s*:\s*\{|"tool_calls"\s*:|"example"\s*:|"additional_kwargs"\s*:')
 
 
 def langchain(head: bytes, source: SourceFile) -> bool:
+    tokens = head_tokens(head)
+    serialized = b"lc" in tokens and b"constructor" in tokens
+    if not serialized and tokens.isdisjoint(_LC_DICT_TYPES):
+        return False
     text = _text(head, source)
     if text is None:
         return False
-    if '"lc"' in text and _LC.search(text) and _LC_CONSTRUCTOR.search(text) and (
+    if serialized and _LC.search(text) and _LC_CONSTRUCTOR.search(text) and (
             "langchain" in text):
         return True
-    return bool(_LC_DICT.search(text) and _LC_SHAPE.search(text))
+    return not tokens.isdisjoint(_LC_DICT_TYPES) and bool(
+        _LC_DICT.search(text) and _LC_SHAPE.search(text))
 
 
 # -------------------------------------------------------------------------- Codex
@@ -93,13 +113,17 @@ _CODEX_PAYLOAD = LazyPattern(rb'"payload"\s*:')
 def codex(head: bytes, source: SourceFile) -> bool:
     if is_native(head, source):
         return False
-    if b'"payload"' in head and _CODEX.search(head) is not None and (
+    tokens = head_tokens(head)
+    if b"payload" in tokens and _CODEX.search(head) is not None and (
             _CODEX_PAYLOAD.search(head) is not None):
         return True
     # an older rollout: a {"id", "timestamp", "instructions"} header, then bare items
     first, nl, _ = head.removeprefix(BOM).partition(b"\n")
     if not nl:
         return False
+    if b"\\" not in first and not (b"id" in tokens and b"timestamp" in tokens and (
+            b"instructions" in tokens or b"git" in tokens)):
+        return False  # without an escape, the header's keys are tokens of the head
     try:
         header = _loads(first)
     except orjson.JSONDecodeError:
@@ -119,16 +143,22 @@ _AGENTS_SPAN_DATA = LazyPattern(rb'"span_data"\s*:')
 def openai_agents(head: bytes, source: SourceFile) -> bool:
     if is_native(head, source):
         return False
-    if b'"$schemaVersion"' in head and _AGENTS_STATE.search(head) and (
+    tokens = head_tokens(head)
+    if b"$schemaVersion" in tokens and _AGENTS_STATE.search(head) and (
             _AGENTS_STATE_KEYS.search(head)):
         return True
-    return b'"span_data"' in head and _AGENTS_SPANS.search(head) is not None and \
+    return b"span_data" in tokens and _AGENTS_SPANS.search(head) is not None and \
         _AGENTS_SPAN_DATA.search(head) is not None
 
 
 # ----------------------------------------------------------------- OTLP and Jaeger
 _OTLP = LazyPattern(
     rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
+_OTLP_KEYS = frozenset((b"resourceSpans", b"resource_spans", b"scopeSpans",
+                        b"instrumentationLibrarySpans"))
+_OTLP_FLAT_KEYS = frozenset((b"gen_ai.operation.name", b"gen_ai.system", b"gen_ai.provider.name",
+                             b"gen_ai.request.model", b"gen_ai.tool.name",
+                             b"openinference.span.kind", b"llm.model_name"))
 _OTLP_FLAT = LazyPattern(
     rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
     rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
@@ -139,19 +169,18 @@ JAEGER = (LazyPattern(rb'"traceID"\s*:'), LazyPattern(rb'"spans"\s*:'),
 
 def jaeger(head: bytes) -> bool:
     """The head holds a Jaeger export's marks."""
-    return b'"traceID"' in head and all(p.search(head) for p in JAEGER)
+    return b"traceID" in head_tokens(head) and all(p.search(head) for p in JAEGER)
 
 
 def otlp(head: bytes, source: SourceFile) -> bool:
-    if (b'Spans"' in head or b'_spans"' in head) and _OTLP.search(head):
+    tokens = head_tokens(head)
+    if not tokens.isdisjoint(_OTLP_KEYS) and _OTLP.search(head):
         return True
     if jaeger(head):
         return True
     # a single span's flat attribute map: {"gen_ai.operation.name": ..., ...}
-    start = head.removeprefix(BOM).lstrip()[:1]
-    return (start == b"{"
-            and (b'"gen_ai.' in head or b'"openinference.' in head
-                 or b'"llm.model_name"' in head)
+    return (not tokens.isdisjoint(_OTLP_FLAT_KEYS)
+            and head.removeprefix(BOM).lstrip()[:1] == b"{"
             and _OTLP_FLAT.search(head) is not None and not is_native(head, source))
 
 
@@ -174,17 +203,29 @@ _RESP_TYPES = LazyPattern(  # every name ends in _call, _output or _text
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
     rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
     rb'web_search_call|file_search_call)"')
-_RESP_TYPE_ENDS = LazyPattern(rb'_(?:call|output|text)"')  # "_" is rare: a quick search
+_RESP_TYPE_NAMES = frozenset((b"function_call", b"function_call_output", b"custom_tool_call",
+                              b"custom_tool_call_output", b"input_text", b"output_text",
+                              b"computer_call", b"mcp_call", b"web_search_call",
+                              b"file_search_call"))
 _RESP_PREVIOUS = LazyPattern(rb'"previous_response_id"\s*:')
 _VCR = LazyPattern(rb"^interactions:", re.M)
 VCR_CHAT = LazyPattern(rb"uri:\s*\S*/chat/completions")
 VCR_RESPONSES = LazyPattern(rb"uri:\s*\S*/responses\b")
 
 
+_last_vcr: tuple[bytes, bool] = (b"", False)
+
+
 def is_vcr(head: bytes) -> bool:
     """The head is a VCR cassette's (the literal first: a search for ^ with re.M tries
-    every position of the head)."""
-    return b"interactions:" in head and _VCR.search(head) is not None
+    every position of the head). The answer for the last head is kept: both OpenAI
+    sniffs ask it."""
+    global _last_vcr
+    last, answer = _last_vcr
+    if head is not last:
+        answer = b"interactions:" in head and _VCR.search(head) is not None
+        _last_vcr = (head, answer)
+    return answer
 
 
 def _openai(head: bytes, source: SourceFile, vcr: LazyPattern[bytes],
@@ -197,16 +238,20 @@ def _openai(head: bytes, source: SourceFile, vcr: LazyPattern[bytes],
 
 
 def _chat_body(head: bytes) -> bool:
-    return (b'"chat.completion' in head and _CHAT_STRONG.search(head) is not None) or (
-        ((b'"messages"' in head and _CHAT_LIST.search(head) is not None)
+    tokens = head_tokens(head)
+    return (b"object" in tokens and b'"chat.completion' in head
+            and _CHAT_STRONG.search(head) is not None) or (
+        ((b"messages" in tokens and _CHAT_LIST.search(head) is not None)
          or _CHAT_FIRST_ROLE.match(head) is not None)
         and _CHAT_MARKERS.search(head) is not None)
 
 
 def _responses_body(head: bytes) -> bool:
-    return (b'"response"' in head and _RESP_STRONG.search(head) is not None) or (
-        _RESP_TYPE_ENDS.search(head) is not None and _RESP_TYPES.search(head) is not None) or (
-        b'"previous_response_id"' in head and _RESP_PREVIOUS.search(head) is not None)
+    tokens = head_tokens(head)
+    return (b"response" in tokens and b"object" in tokens
+            and _RESP_STRONG.search(head) is not None) or (
+        not tokens.isdisjoint(_RESP_TYPE_NAMES) and _RESP_TYPES.search(head) is not None) or (
+        b"previous_response_id" in tokens and _RESP_PREVIOUS.search(head) is not None)
 
 
 def openai_responses(head: bytes, source: SourceFile) -> bool:
@@ -219,17 +264,24 @@ def openai_chat(head: bytes, source: SourceFile) -> bool:
 
 # ------------------------------------------------------------ the skeleton readers
 ANTHROPIC_AGENTS = Marks((LazyPattern(r'^\s*\[\s*"client\.beta\.sessions\.', re.M),),
-                         ('"client.beta.sessions.',))
+                         needs=(b'"client.beta.sessions.',))
 CLAUDE_CODE = Marks((
     LazyPattern(r'"type"\s*:\s*"(?:user|assistant|system|result|summary)"'),
     LazyPattern(r'"(?:sessionId|session_id|parentUuid|uuid|isSidechain|loglines|leafUuid)"'
                r"\s*:"),
-    LazyPattern(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')))
-ATIF = Marks((LazyPattern(r'"schema_version"\s*:\s*"ATIF-'),))
-GEMINI_CLI = Marks((LazyPattern(r'"projectHash"\s*:'), LazyPattern(r'"messages"\s*:\s*\[')))
-OPENHANDS = Marks((LazyPattern(r'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent)"'),))
+    LazyPattern(r'"message"\s*:\s*\{|"leafUuid"\s*:|"subtype"\s*:\s*"init"')),
+    ((b"user", b"assistant", b"system", b"result", b"summary"),
+     (b"sessionId", b"session_id", b"parentUuid", b"uuid", b"isSidechain", b"loglines",
+      b"leafUuid"),
+     (b"message", b"leafUuid", b"subtype")))
+ATIF = Marks((LazyPattern(r'"schema_version"\s*:\s*"ATIF-'),), ((b"schema_version",),))
+GEMINI_CLI = Marks((LazyPattern(r'"projectHash"\s*:'), LazyPattern(r'"messages"\s*:\s*\[')),
+                   ((b"projectHash",), (b"messages",)))
+OPENHANDS = Marks((LazyPattern(r'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent)"'),),
+                  ((b"MessageEvent", b"ActionEvent", b"ObservationEvent"),))
 VERCEL_AI = Marks((LazyPattern(r'"spanContext"\s*:'),
-                   LazyPattern(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')))
+                   LazyPattern(r'"ai\.(?:operationId|model\.id|toolCall\.name)"\s*:')),
+                  ((b"spanContext",), (b"ai.operationId", b"ai.model.id", b"ai.toolCall.name")))
 
 # ---------------------------------------------------------------------------- MCP
 _JSONRPC = LazyPattern(r'"jsonrpc"\s*:\s*"2\.0"')
@@ -237,7 +289,7 @@ _JSON_SCHEMA = LazyPattern(r'"\$schema"\s*:')
 
 
 def mcp(head: bytes, source: SourceFile) -> bool:
-    text = _text(head, source)
+    text = None if b"jsonrpc" not in head_tokens(head) else _text(head, source)
     rpc = None if text is None else _JSONRPC.search(text)
     if text is None or rpc is None:
         return False
