@@ -407,12 +407,12 @@ def test_a_native_file_is_offered_to_the_readers_that_may_take_it_in_registry_or
 
 @pytest.mark.parametrize("size", [0, 1, SNIFF_BYTES - 1, SNIFF_BYTES, SNIFF_BYTES + 1, 50_000])
 def test_the_head_is_what_a_buffered_read_gives(size: int, tmp_path: Path) -> None:
-    from agent_eval.readers import _head
+    from agent_eval.readers import _read_head
 
     path = tmp_path / "t.jsonl"
     path.write_bytes(bytes(i % 251 for i in range(size)))
     with open(path, "rb") as fh:
-        assert _head(str(path)) == fh.read(SNIFF_BYTES)
+        assert _read_head(str(path)) == fh.read(SNIFF_BYTES)
 
 
 def test_a_head_that_cannot_be_read_is_reported_as_open_words_it(tmp_path: Path) -> None:

@@ -238,7 +238,7 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     return files, errors
 
 
-def _head(path: str) -> bytes:
+def _read_head(path: str) -> bytes:
     """The first ``SNIFF_BYTES`` of a file, or all of a shorter one (what ``read`` of an
     ``open(path, "rb")`` file gives, in about half its time: no buffered file made)."""
     fd = os.open(path, os.O_RDONLY)
@@ -258,7 +258,7 @@ def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
     if fmt not in ("auto", ""):
         return READERS[fmt]
     try:
-        head = _head(source.path)
+        head = _read_head(source.path)
     except OSError:
         try:  # again as before, for the error's words (os.open opens a folder)
             with open(source.path, "rb") as fh:
