@@ -466,3 +466,27 @@ def test_memo_gives_the_same_answer(name: str, pattern: str) -> None:
     assert m.which(name) == (0 if first else None)
     fresh = ToolMatcher([pattern])
     assert fresh.which(name) == (0 if first else None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(patterns=st.lists(st.sampled_from(["read_*", "Edit-File", "x", "*_db", "A?"]),
+                         min_size=1, max_size=3),
+       names=st.lists(st.sampled_from(["read_file", "edit_file", "EditFile", "x", "drop_db",
+                                       "AB", "ab", "other"]), max_size=30),
+       limit=st.sampled_from([3, 65536]))
+def test_flags_are_one_byte_per_name_as_the_matcher_answers(
+        patterns: list[str], names: list[str], limit: int) -> None:
+    """The sequence rules' flags: a bytearray (1 when the name matches), the matcher's own
+    answers whether the names are memoised or not, and when the memo is cleared midway."""
+    saved = matching._MEMO_LIMIT
+    matching._MEMO_LIMIT = limit
+    try:
+        for mode in ("normalized", "exact"):
+            m = ToolMatcher(patterns, mode)
+            expected = [int(ToolMatcher(patterns, mode)(n)) for n in names]
+            first = m.flags(names)  # nothing memoised yet
+            again = m.flags(names)  # every name memoised (unless the memo was cleared)
+            assert type(first) is bytearray and list(first) == expected
+            assert list(again) == expected
+    finally:
+        matching._MEMO_LIMIT = saved

@@ -231,7 +231,7 @@ def is_glob(pattern: str) -> bool:
 class ToolMatcher:
     """Matches a tool name against a list of patterns ("any of")."""
 
-    __slots__ = ("_compiled", "_memo", "_normalized", "patterns")
+    __slots__ = ("_compiled", "_hits", "_memo", "_normalized", "patterns")
 
     def __init__(self, patterns: Sequence[str], mode: ToolMatchMode = "normalized") -> None:
         self.patterns = tuple(patterns)
@@ -246,6 +246,7 @@ class ToolMatcher:
                 compiled.append((p, re.compile(fnmatch.translate(p))))
         self._compiled = tuple(compiled)
         self._memo: dict[str, int] = {}
+        self._hits: dict[str, int] = {}  # the same names -> 1 when one matches, else 0
 
     def which(self, name: str) -> int | None:
         """Index of the first pattern that matches ``name``, or None."""
@@ -260,7 +261,9 @@ class ToolMatcher:
                 break
         if len(self._memo) >= _MEMO_LIMIT:
             self._memo.clear()
+            self._hits.clear()
         self._memo[name] = found
+        self._hits[name] = found >= 0
         return found if found >= 0 else None
 
     def __call__(self, name: str) -> bool:
@@ -269,11 +272,12 @@ class ToolMatcher:
             return hit >= 0
         return self.which(name) is not None
 
-    def flags(self, names: Sequence[str]) -> list[bool]:
-        """``[self(n) for n in names]``, without a function call per name once the
-        names are memoised (the sequence rules ask this for every call of a trace)."""
-        memo = self._memo
+    def flags(self, names: Sequence[str]) -> bytearray:
+        """``bytearray(self(n) for n in names)``: one byte per name, 1 when it matches
+        (a list of booleans took 8 bytes a name: a million calls, 8 MB per rule), made in
+        C once the names are memoised (the sequence rules ask this for every trace)."""
         try:
-            return [memo[n] >= 0 for n in names]
+            return bytearray(map(self._hits.__getitem__, names))
         except KeyError:
-            return [self.which(n) is not None for n in names]
+            which = self.which
+            return bytearray(which(n) is not None for n in names)

@@ -138,7 +138,7 @@ class Selector:
                 return k
         return None
 
-    def flags(self, calls: Sequence[ToolCall], names: Sequence[str]) -> list[bool]:
+    def flags(self, calls: Sequence[ToolCall], names: Sequence[str]) -> bytearray:
         """Which calls are selected; argument conditions are evaluated only for the calls
         whose name matched."""
         base = self.names.flags(names)

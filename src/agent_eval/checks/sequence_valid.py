@@ -147,7 +147,7 @@ class _Emit:
         )
 
 
-def _true(flags: list[bool], value: bool = True) -> Iterable[int]:
+def _true(flags: bytearray, value: bool = True) -> Iterable[int]:
     """The indexes of the flags that are ``value``, in order. The rules find their calls by
     index, so a :class:`~agent_eval.model.CallLog` is read only where there are findings."""
     return compress(range(len(flags)), flags if value else map(operator.not_, flags))
@@ -304,7 +304,7 @@ def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
     return check
 
 
-def _called(names: Sequence[str], flags: list[bool], fallback: str) -> str:
+def _called(names: Sequence[str], flags: bytearray, fallback: str) -> str:
     """The distinct names of the flagged calls, as the agent called them (``fallback``,
     the rule's own spelling, when none was called)."""
     seen = list(dict.fromkeys(compress(names, flags)))
