@@ -7,6 +7,7 @@ import gc
 import json
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -299,3 +300,25 @@ def test_one_trace_s_findings_are_spilled_as_they_are_found(
     assert _spilled(spilled) == 3
     assert _outputs(spilled, tmp_path, tmp_path / "spilled") == before
     spilled.close()
+
+
+def test_a_test_s_time_leaves_out_the_runs_written_while_it_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny: None) -> None:
+    """A run written while a test hands over its findings (every test's findings held)
+    is not that test's time: duration_ms is the checks' time, as when runs were written
+    between traces."""
+    now = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
+    real = engine.Accumulator.write_run
+
+    def slow(self: engine.Accumulator) -> None:
+        now[0] += 100.0  # a run that takes 100 s to write; the checks take no time
+        real(self)
+
+    monkeypatch.setattr(engine.Accumulator, "write_run", slow)
+    suite = _corpus(tmp_path)
+    files, errors = suite_sources(suite)
+    results = evaluate_files(suite, files, errors, jobs=1, spill_dir=tmp_path / "s")
+    assert _spilled(results) == 3 and now[0] >= 1000
+    assert [t.duration_ms for t in results.tests] == [0, 0, 0]
+    results.close()
