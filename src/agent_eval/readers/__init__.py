@@ -240,8 +240,10 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
 
 def _read_head(path: str) -> bytes:
     """The first ``SNIFF_BYTES`` of a file, or all of a shorter one (what ``read`` of an
-    ``open(path, "rb")`` file gives, in about half its time: no buffered file made)."""
-    fd = os.open(path, os.O_RDONLY)
+    ``open(path, "rb")`` file gives, in about half its time: no buffered file made).
+    O_BINARY (Windows only): there ``os.open`` opens a file as text, read with CRLF as
+    LF and ending at a Ctrl-Z."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
         head = os.read(fd, SNIFF_BYTES)
         while 0 < len(head) < SNIFF_BYTES:
