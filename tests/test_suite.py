@@ -526,3 +526,30 @@ def test_loading_by_path_ignores_the_cwd(tmp_path: Path) -> None:
     suite = load_suite(tmp_path / "a" / "agent-eval.yaml")
     assert os.getcwd() == cwd
     assert suite.base_dir == (tmp_path / "a").resolve()
+
+
+def test_config_files_are_read_where_the_system_has_no_o_nonblock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows has no ``os.O_NONBLOCK`` and opens a file as text without ``O_BINARY``: the
+    suite and its policy still load there, read as bytes."""
+    monkeypatch.delattr(os, "O_NONBLOCK")
+    binary = 0x8000  # O_BINARY's value on Windows
+    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
+    flags: list[int] = []
+    real = os.open
+
+    def os_open(path: str, flag: int, *args: int) -> int:
+        flags.append(flag)
+        return real(path, flag & ~binary, *args)
+
+    monkeypatch.setattr(os, "open", os_open)
+    write_files(tmp_path, {
+        ".git/HEAD": "",
+        "agent-eval.yaml": "suite: s\r\ntraces: t.jsonl\r\ntests:\r\n"
+                           "  - {id: a, metric: args_valid, policy: p.yaml}\r\n",
+        "p.yaml": "version: '1'\r\ntools:\r\n  x:\r\n    arguments:\r\n"
+                  "      n: {type: integer}\r\n",
+    })
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    assert [t.id for t in suite.tests] == ["a"]
+    assert len(flags) >= 2 and all(f & binary for f in flags)

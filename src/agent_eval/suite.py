@@ -165,8 +165,11 @@ class _Loader:
                 raise PermissionError("outside the repository: agent-eval reads only files "
                                       "inside the repository (the folder holding .git "
                                       "above the suite file)")
-            # O_NONBLOCK: opening a FIFO does not wait for a writer
-            with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+            # O_NONBLOCK: opening a FIFO does not wait for a writer; O_BINARY: Windows opens
+            # a file as text without it. Each only where the system has it (Windows has no
+            # O_NONBLOCK, the others no O_BINARY).
+            flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+            with open(os.open(path, flags), "rb") as fh:
                 if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                     raise OSError("not a regular file")
                 data = fh.read(CONFIG.max_file_bytes + 1)
