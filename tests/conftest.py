@@ -160,3 +160,24 @@ def rule_page_parts(page: Path) -> tuple[str, str]:
     text = page.read_text(encoding="utf-8")
     m = USE_INSTEAD.search(text)
     return (text, "") if m is None else (text[:m.start()] + text[m.end():], m.group(1))
+
+
+# O_BINARY's value on Windows (other systems' os has none)
+O_BINARY = 0x8000
+
+
+@pytest.fixture
+def windows_open(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """``os.O_BINARY`` as Windows has it, and the flags of every ``os.open`` (which opens
+    the file without it, as the system here needs), for the tests that files are read as
+    bytes there."""
+    monkeypatch.setattr(os, "O_BINARY", O_BINARY, raising=False)
+    flags: list[int] = []
+    real = os.open
+
+    def os_open(path: str, flag: int, *args: int) -> int:
+        flags.append(flag)
+        return real(path, flag & ~O_BINARY, *args)
+
+    monkeypatch.setattr(os, "open", os_open)
+    return flags

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import shared_path, write_files
+from tests.conftest import O_BINARY, shared_path, write_files
 
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.engine import evaluate_files
@@ -529,20 +529,10 @@ def test_loading_by_path_ignores_the_cwd(tmp_path: Path) -> None:
 
 
 def test_config_files_are_read_where_the_system_has_no_o_nonblock(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, windows_open: list[int]) -> None:
     """Windows has no ``os.O_NONBLOCK`` and opens a file as text without ``O_BINARY``: the
     suite and its policy still load there, read as bytes."""
     monkeypatch.delattr(os, "O_NONBLOCK")
-    binary = 0x8000  # O_BINARY's value on Windows
-    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
-    flags: list[int] = []
-    real = os.open
-
-    def os_open(path: str, flag: int, *args: int) -> int:
-        flags.append(flag)
-        return real(path, flag & ~binary, *args)
-
-    monkeypatch.setattr(os, "open", os_open)
     write_files(tmp_path, {
         ".git/HEAD": "",
         "agent-eval.yaml": "suite: s\r\ntraces: t.jsonl\r\ntests:\r\n"
@@ -552,4 +542,4 @@ def test_config_files_are_read_where_the_system_has_no_o_nonblock(
     })
     suite = load_suite(tmp_path / "agent-eval.yaml")
     assert [t.id for t in suite.tests] == ["a"]
-    assert len(flags) >= 2 and all(f & binary for f in flags)
+    assert len(windows_open) >= 2 and all(f & O_BINARY for f in windows_open)

@@ -6,13 +6,12 @@ and the native sniff, which every other reader's sniff asks, runs once per file.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import EXAMPLE, FIXTURES, SAMPLES, shared_path
+from tests.conftest import EXAMPLE, FIXTURES, O_BINARY, SAMPLES, shared_path
 
 from agent_eval.errors import InputError
 from agent_eval.limits import DEFAULT
@@ -417,26 +416,16 @@ def test_the_head_is_what_a_buffered_read_gives(size: int, tmp_path: Path) -> No
 
 
 def test_the_head_is_read_in_binary_mode_where_the_system_has_one(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, windows_open: list[int]) -> None:
     """On Windows ``os.open`` opens a file as text unless given ``O_BINARY`` (CRLF read
     as LF, a Ctrl-Z read as the end): the head is the file's bytes, as ``open(path,
     "rb")`` gives them."""
     from agent_eval.readers import _read_head
 
-    binary = 0x8000  # O_BINARY's value on Windows; on other systems os has none
-    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
-    flags: list[int] = []
-    real = os.open
-
-    def os_open(path: str, flag: int, *args: int) -> int:
-        flags.append(flag)
-        return real(path, flag & ~binary, *args)
-
-    monkeypatch.setattr(os, "open", os_open)
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"type": "trace_start"}\r\n\x1a{"type": "trace_end"}\r\n')
     assert _read_head(str(path)) == path.read_bytes()
-    assert flags and all(f & binary for f in flags)
+    assert windows_open and all(f & O_BINARY for f in windows_open)
 
 
 def test_a_head_that_cannot_be_read_is_reported_as_open_words_it(tmp_path: Path) -> None:
