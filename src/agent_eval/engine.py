@@ -21,7 +21,7 @@ from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
-from agent_eval.model import CallLog, Trace, log_folder
+from agent_eval.model import Trace, call_names, log_folder
 from agent_eval.readers import native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import NativeRange, trace_start_line
@@ -147,15 +147,9 @@ class Accumulator:
             self.scenarios.add(trace, suite.scenarios)
         coverage = self.coverage
         seen = coverage.names
-        calls = trace.tool_calls
-        if isinstance(calls, CallLog):  # by its names, without reading its calls
-            for name in calls.names():
-                if name not in seen:
-                    coverage.see(name, suite.coverage)
-        else:
-            for call in calls:
-                if call.name not in seen:
-                    coverage.see(call.name, suite.coverage)
+        for name in call_names(trace.tool_calls):  # a CallLog's without reading its calls
+            if name not in seen:
+                coverage.see(name, suite.coverage)
 
     def write_run(self) -> None:
         """Every finding held in memory written to one new run of the spill, each list

@@ -252,9 +252,20 @@ def call_names(calls: Sequence[ToolCall]) -> Sequence[str]:
     return [c.name for c in calls]
 
 
+def calls_to_read(calls: Sequence[ToolCall], wanted: Callable[[str], object]
+                  ) -> Iterable[ToolCall]:
+    """The calls a check walks: all of a list; of a CallLog only those whose name
+    ``wanted`` accepts, read from disk (the others would be read for nothing). The check
+    still tests each call it gets, as for a list."""
+    if isinstance(calls, CallLog):
+        return calls.pick(i for i, name in enumerate(calls.names()) if wanted(name))
+    return calls
+
+
 def _pack(c: ToolCall) -> tuple[Any, ...]:
+    """A call as written to disk, without its name (the log holds the names)."""
     rl = c.result_location
-    return (c.name, c.arguments, c.location.file, c.location.line, c.id, c.result, c.error,
+    return (c.arguments, c.location.file, c.location.line, c.id, c.result, c.error,
             c.ok, c.latency_ms, None if rl is None else rl.file,
             None if rl is None else rl.line, c.arguments_error, c.has_result,
             c.arguments_recorded)
@@ -263,7 +274,7 @@ def _pack(c: ToolCall) -> tuple[Any, ...]:
 def _unpack(p: tuple[Any, ...], name: str) -> ToolCall:
     """The call packed as ``p``, with its name as the log has it now (a rename is not
     written to disk)."""
-    (_, args, file, line, cid, result, error, ok, latency, rfile, rline, why, has_result,
+    (args, file, line, cid, result, error, ok, latency, rfile, rline, why, has_result,
      recorded) = p
     return ToolCall(name, args, location(file, line), cid, result, error, ok, latency,
                     None if rfile is None else location(rfile, rline), why, has_result,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import Field
@@ -15,7 +15,7 @@ from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
-from agent_eval.model import CallLog, ToolCall, Trace
+from agent_eval.model import ToolCall, Trace, calls_to_read
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_ARGUMENTS,
     ARGS_VALID_FALSE_SCHEMA,
@@ -86,12 +86,7 @@ class ArgsValid(CheckCore):
 
     def findings(self, trace: Trace) -> Iterator[Finding]:
         known = self._rules
-        walk: Iterable[ToolCall] = trace.tool_calls
-        if isinstance(walk, CallLog):  # read from disk only the calls this test checks
-            log = walk
-            touches = self.touches
-            walk = log.pick(i for i, name in enumerate(log.names()) if touches(name))
-        for call in walk:
+        for call in calls_to_read(trace.tool_calls, self.touches):
             name = call.name
             rules = known.get(name, _UNSEEN)
             if rules is _UNSEEN:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import Field
@@ -11,7 +10,7 @@ from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Selectors, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.findings import ConfigRef, Finding, TraceRef
-from agent_eval.model import CallLog, ToolCall, Trace
+from agent_eval.model import Trace, calls_to_read
 from agent_eval.rule_ids import TOOL_BLOCKLIST
 from agent_eval.selectors import Selector
 
@@ -40,13 +39,7 @@ class ToolBlocklist(CheckCore):
         # where the calls are, not the calls: a very long trace's, read from disk, would
         # be held again (an agent looping on a blocked tool)
         hits: dict[tuple[str, int], list[TraceRef]] | None = None
-        walk: Iterable[ToolCall] = trace.tool_calls
-        if isinstance(walk, CallLog):  # read from disk only the calls a name may block
-            by_name = self.matcher.names.which
-            log = walk
-            walk = log.pick(i for i, name in enumerate(log.names())
-                            if by_name(name) is not None)
-        for call in walk:
+        for call in calls_to_read(trace.tool_calls, self.matcher.names):  # a name may block
             index = which(call)
             if index is not None:
                 if hits is None:

@@ -107,9 +107,6 @@ def _first(obj: dict[str, Any], *names: str) -> Any:
 
 
 _MISSING = object()
-_location = location
-
-
 def _result_of(obj: dict[str, Any]) -> tuple[Any, bool, str | None]:
     """A tool_result event's (result, ok, error)."""
     error = obj.get("error")
@@ -198,16 +195,16 @@ class _Long:
         self.closed = bytearray(len(calls))
         self.log = CallLog(calls)
 
-    def add(self, call: ToolCall, name: str, cid: str | None, has_result: bool) -> None:
+    def add(self, call: ToolCall) -> None:
         index = len(self.log)
         self.log.append(call)
         self.closed.append(0)
-        if cid is not None:
-            self.ids.put(cid, index)
-        if not has_result:
-            pending = self.pending.get(name)
+        if call.id is not None:
+            self.ids.put(call.id, index)
+        if not call.has_result:
+            pending = self.pending.get(call.name)
             if pending is None:
-                self.pending[name] = array("i", [index])
+                self.pending[call.name] = array("i", [index])
             else:
                 pending.append(index)
 
@@ -401,12 +398,12 @@ class _FileState:
         latency = get("latency_ms")
         if latency is not None and type(latency) is not int and type(latency) is not float:
             latency = self.number(obj, "latency_ms", line)
-        call = ToolCall(name, args, _location(self.file, line), cid, get("result"), error, ok,
+        call = ToolCall(name, args, location(self.file, line), cid, get("result"), error, ok,
                         latency, None, why, has_result, recorded)
         calls = t.trace.tool_calls
         if type(calls) is not list:
             assert t.long is not None
-            t.long.add(call, name, cid, has_result)
+            t.long.add(call)
             return
         calls.append(call)
         if cid is not None:
@@ -484,7 +481,7 @@ class _FileState:
         if total is None and i is not None and o is not None:
             total = i + o
         model = get("model")
-        t.trace.llm_calls.append(LlmCall(_location(self.file, line),
+        t.trace.llm_calls.append(LlmCall(location(self.file, line),
                                          None if model is None else str(model),
                                          i, o, total, cost, latency))
 
