@@ -15,7 +15,7 @@ from agent_eval import engine
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.model import Location, Trace
-from agent_eval.results import Results
+from agent_eval.results import Results, assign_fingerprints
 from agent_eval.suite import Suite
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "customer-service"
@@ -203,6 +203,58 @@ def test_jobs_auto_uses_one_process_for_a_small_input(tmp_path: Path,
     assert engine.resolve_jobs(3, files) == 3
     monkeypatch.setattr(engine, "AUTO_MIN_BYTES", 1)
     assert engine.resolve_jobs("auto", files) == 8
+
+
+def test_the_collector_is_paused_where_the_parent_merges_and_finishes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent merges the workers' results and finishes them with the cyclic collector
+    paused (each full collection would walk every finding held again); the workers read
+    with it on (a reader may make cycles), and it is on again after the run."""
+    import gc
+
+    suite = corpus(tmp_path, {f"f{i}.jsonl": _trace(f"T{i}", ["err_a"]) for i in range(4)})
+    seen: dict[str, list[bool]] = {"merge": [], "finish": []}
+    real_merge, real_finish, real_part = (engine.Accumulator.merge,
+                                          engine.Accumulator.finish, engine._eval_part)
+
+    def merge(self: engine.Accumulator, other: engine.Accumulator) -> None:
+        seen["merge"].append(gc.isenabled())
+        real_merge(self, other)
+
+    def finish(self: engine.Accumulator, *args: Any, **kwargs: Any) -> Results:
+        result = real_finish(self, *args, **kwargs)
+        seen["finish"].append(gc.isenabled())  # the pause ends when finish returns
+        return result
+
+    def part(*args: Any, **kwargs: Any) -> Any:
+        if not gc.isenabled():  # in the worker: the parent reports it as an error
+            raise AssertionError("a worker read with the collector paused")
+        return real_part(*args, **kwargs)
+
+    monkeypatch.setattr(engine.Accumulator, "merge", merge)
+    monkeypatch.setattr(engine.Accumulator, "finish", finish)
+    monkeypatch.setattr(engine, "_eval_part", part)
+    monkeypatch.setattr(engine, "PART_MIN_BYTES", 1)
+    statuses: list[bool] = []
+    monkeypatch.setattr(engine, "assign_fingerprints", _spy_gc(assign_fingerprints,
+                                                                statuses))
+    gc.enable()
+    res = run_files(suite, jobs=2)
+    assert res.counts["violations"] == 4
+    assert seen["merge"] == [False] * 4
+    assert seen["finish"] == [True]  # on again after
+    assert statuses and not any(statuses)  # fingerprints given with the collector paused
+    assert gc.isenabled()
+
+
+def _spy_gc(real: Callable[..., Any], statuses: list[bool]) -> Callable[..., Any]:
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        import gc
+
+        statuses.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    return spy
 
 
 def test_violations_are_in_trace_order(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from agent_eval.coverage import CoverageAcc
 from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
+from agent_eval.gcpause import gc_paused
 from agent_eval.model import Trace, call_names, log_folder
 from agent_eval.readers import native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
@@ -209,6 +210,7 @@ class Accumulator:
         if self.held > spilling.SPILL_AT and self.spill is not None:
             self.write_run()
 
+    @gc_paused()  # sorts, fingerprints and cleans every finding: no cycles made
     def finish(self, suite: Suite, *, timings: bool = True,
                any_traces: bool | None = None, strict_coverage: bool = False) -> Results:
         """The results (``any_traces``: whether any trace was read at all, when this
@@ -599,49 +601,54 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
             proc.start()
             child.close()
             workers.append((proc, parent))
-        while merged < len(files):
-            for w, (_, conn) in enumerate(workers):
-                if w not in busy and todo:
-                    busy[w] = todo.popleft()
-                    conn.send(busy[w])
-            while merged < len(files) and all(k in done for k in of_file[merged]):
-                results = [done.pop(k) for k in of_file[merged]]
-                if not _same_as_whole(results):  # read again, whole, first
-                    of_file[merged] = [next_key]
-                    todo.appendleft((next_key, Part(merged)))
-                    next_key += 1
-                    break
-                for part_acc, _, _ in results:  # in read order: as one process
-                    acc.merge(part_acc)
-                merged += 1
-                if progress is not None:
-                    progress(len(acc.traces))
-            if merged == len(files) or not busy:
-                continue
-            ready = wait([workers[w][1] for w in busy] + [workers[w][0].sentinel
-                                                        for w in busy])
-            for w in list(busy):
-                proc, conn = workers[w]
-                if conn not in ready and proc.sentinel not in ready:
+        # The parent only receives, unpickles and merges here: many objects and no
+        # cycles, where each full collection would walk every finding merged so far
+        # again. Paused once the workers are started (a forked worker keeps the
+        # collector's state, and its reading may make cycles).
+        with gc_paused():
+            while merged < len(files):
+                for w, (_, conn) in enumerate(workers):
+                    if w not in busy and todo:
+                        busy[w] = todo.popleft()
+                        conn.send(busy[w])
+                while merged < len(files) and all(k in done for k in of_file[merged]):
+                    results = [done.pop(k) for k in of_file[merged]]
+                    if not _same_as_whole(results):  # read again, whole, first
+                        of_file[merged] = [next_key]
+                        todo.appendleft((next_key, Part(merged)))
+                        next_key += 1
+                        break
+                    for part_acc, _, _ in results:  # in read order: as one process
+                        acc.merge(part_acc)
+                    merged += 1
+                    if progress is not None:
+                        progress(len(acc.traces))
+                if merged == len(files) or not busy:
                     continue
-                try:
-                    key, result, failure = pickle.loads(conn.recv_bytes())
-                except (EOFError, OSError):
-                    proc.join(1)
-                    source = files[busy[w][1].file]
-                    raise WorkerDied([
-                        f"{source.file}: the worker process reading this file died "
-                        f"({_death(proc.exitcode)}); nothing was written. Run again with "
-                        "--jobs 1 to see the problem, or check the machine's memory"
-                    ]) from None
-                if failure is not None:
-                    raise RuntimeError(f"while reading {files[busy[w][1].file].file}: "
-                                       f"{failure}")
-                done[key] = result
-                del busy[w]
-                if sum(r[0].held for r in done.values()) > spilling.SPILL_AT:
-                    for r in done.values():  # results waiting for their turn: to runs
-                        r[0].write_run()
+                ready = wait([workers[w][1] for w in busy] + [workers[w][0].sentinel
+                                                            for w in busy])
+                for w in list(busy):
+                    proc, conn = workers[w]
+                    if conn not in ready and proc.sentinel not in ready:
+                        continue
+                    try:
+                        key, result, failure = pickle.loads(conn.recv_bytes())
+                    except (EOFError, OSError):
+                        proc.join(1)
+                        source = files[busy[w][1].file]
+                        raise WorkerDied([
+                            f"{source.file}: the worker process reading this file died "
+                            f"({_death(proc.exitcode)}); nothing was written. Run again with "
+                            "--jobs 1 to see the problem, or check the machine's memory"
+                        ]) from None
+                    if failure is not None:
+                        raise RuntimeError(f"while reading {files[busy[w][1].file].file}: "
+                                           f"{failure}")
+                    done[key] = result
+                    del busy[w]
+                    if sum(r[0].held for r in done.values()) > spilling.SPILL_AT:
+                        for r in done.values():  # results waiting for their turn: to runs
+                            r[0].write_run()
     finally:
         for _, conn in workers:
             with contextlib.suppress(OSError):
