@@ -361,6 +361,48 @@ def test_a_long_trace_s_calls_go_unnamed_where_the_spill_would(
         assert list(out.iterdir()) == []  # no spill folder, no named file
 
 
+def test_a_worker_puts_long_traces_beside_the_spill_even_when_spawned(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker started by spawn (macOS, Windows) does not inherit the parent's folder for
+    a very long trace's calls: it sets it itself. A fresh thread stands for the fresh
+    interpreter (it starts without the setting too)."""
+    import multiprocessing
+    import pickle
+    import tempfile
+    import threading
+
+    from agent_eval import model
+    from agent_eval.readers import native
+    from agent_eval.spill import Spill
+
+    suite = corpus(tmp_path, {"t.jsonl": "".join(ev(t) for t in "abcdef")})
+    files, _ = suite_sources(suite)
+    made: list[str | None] = []
+    real = tempfile.TemporaryFile
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        made.append(kwargs.get("dir"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", recorded)
+    monkeypatch.setattr(native, "LONG_TRACE", 2)
+    monkeypatch.setattr(model, "LOG_CHUNK", 1)
+    monkeypatch.setattr(model, "LOG_KEEP", 0)
+    spill = Spill(tmp_path / "out")
+    parent, child = multiprocessing.Pipe()
+    worker = threading.Thread(target=engine._worker,
+                              args=(child, suite, files, suite.format, spill))
+    worker.start()
+    parent.send((0, engine.Part(0)))
+    key, (acc, clean, _), failure = pickle.loads(parent.recv_bytes())
+    parent.send(None)
+    worker.join(10)
+    assert (key, clean, failure) == (0, True, None)
+    assert acc.tool_calls == 6
+    assert made == [str(tmp_path / "out")]
+    assert model._log_folder.get() is None  # this thread's own: never set
+
+
 _LOOP = 20_000  # calls of a runaway loop of one tool
 
 

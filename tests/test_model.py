@@ -97,6 +97,38 @@ def test_the_file_is_unnamed_and_made_where_it_is_told(small: None, tmp_path: Pa
     assert len(log) == 10
 
 
+def test_each_thread_keeps_its_own_folder(small: None, tmp_path: Path) -> None:
+    """Evaluations running at once in one process (a library user's threads) each put
+    their long traces' files where they were told, whatever the other one set since."""
+    import threading
+
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for f in folders:
+        f.mkdir()
+    both_set = threading.Barrier(2)
+    made: dict[int, str] = {}
+    failed: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            log_folder(lambda: str(folders[i]))
+            both_set.wait(5)  # the other thread has set its own folder by now
+            log = CallLog([_call(n) for n in range(10)])
+            assert log._file is not None
+            made[i] = os.path.dirname(os.readlink(f"/proc/self/fd/{log._file.fileno()}"))
+        except BaseException as exc:  # reported by the main thread
+            failed.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert not failed
+    assert made == {0: str(folders[0]), 1: str(folders[1])}
+    assert model._log_folder.get() is None  # this thread's setting: untouched
+
+
 def test_a_short_log_writes_nothing(small: None) -> None:
     log = CallLog([_call(i) for i in range(4)])
     assert log._file is None and log._spilled == 0

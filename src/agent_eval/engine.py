@@ -516,7 +516,9 @@ def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str,
             spill: Spill) -> None:
     """A --jobs process: evaluates each part it is sent, until None. Its findings beyond
     spill.SPILL_AT go to runs in the parent's spill folder (the parent receives their
-    segments, not the findings)."""
+    segments, not the findings). Its very long traces' calls go beside the spill folder,
+    as in the parent (a spawned worker starts without the parent's setting)."""
+    log_folder(spill.beside)
     while True:
         task = conn.recv()
         if task is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar, overload
 
@@ -69,13 +70,18 @@ LOG_KEEP = 4_096  # the latest calls kept in memory, where a reader still update
 _intern = sys.intern
 # where a CallLog makes its temporary file: a function giving the folder (the engine's
 # gives where its spill folder goes: the output folder, or RUNNER_TEMP for the action;
-# None from it, or no function, is the system's temporary folder)
-_log_folder: list[Callable[[], str | None] | None] = [None]
+# None from it, or no function, is the system's temporary folder). A context variable:
+# each thread (and asyncio task) has its own, so that evaluations running at once in one
+# process each keep their long traces beside their own output.
+_log_folder: ContextVar[Callable[[], str | None] | None] = ContextVar(
+    "agent_eval_log_folder", default=None)
 
 
 def log_folder(where: Callable[[], str | None] | None) -> Callable[[], str | None] | None:
-    """Set where CallLogs make their temporary file; returns the setting it replaces."""
-    before, _log_folder[0] = _log_folder[0], where
+    """Set where the CallLogs made in this thread (this context) make their temporary
+    file; returns the setting it replaces."""
+    before = _log_folder.get()
+    _log_folder.set(where)
     return before
 
 
@@ -132,7 +138,7 @@ class CallLog(Sequence[ToolCall]):
             if fh is None:
                 import tempfile  # lazy for start-up time: only a very long trace needs it
 
-                where = _log_folder[0]
+                where = _log_folder.get()
                 folder = None if where is None else where()
                 fh = self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by __del__)
                     prefix=".agent-eval-calls-", dir=folder)
