@@ -6,13 +6,12 @@ Each rule is one pass over the calls; argument conditions are evaluated only for
 whose name matched.
 """
 
-from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -39,7 +38,7 @@ class RequireRule(_Rule):
     tools: ToolPatterns | None = None
 
     @model_validator(mode="after")
-    def _one(self) -> RequireRule:
+    def _one(self) -> Self:
         if (self.tool is None) == (self.tools is None):
             raise ValueError("give exactly one of 'tool' or 'tools'")
         return self
@@ -87,7 +86,7 @@ class CountRule(_Rule):
     max: int | None = Field(None, ge=0)
 
     @model_validator(mode="after")
-    def _bounds(self) -> CountRule:
+    def _bounds(self) -> Self:
         if self.min is None and self.max is None:
             raise ValueError("give 'min', 'max' or both")
         if self.min is not None and self.max is not None and self.min > self.max:

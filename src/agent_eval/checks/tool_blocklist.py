@@ -1,6 +1,5 @@
 """tool_blocklist: forbidden tools were never called (docs/config.md "tool_blocklist")."""
 
-from __future__ import annotations
 
 from typing import Literal
 

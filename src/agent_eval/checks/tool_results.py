@@ -8,7 +8,6 @@ latency). A check whose input the trace did not record (no result, no latency) i
 ``tool_results/not_recorded`` finding, never a pass.
 """
 
-from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass

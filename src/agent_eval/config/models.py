@@ -5,7 +5,6 @@ Schemas. Positions are not in the models: the loader maps every validation error
 to the YAML line through :mod:`agent_eval.yamlpos`.
 """
 
-from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 

@@ -3,9 +3,8 @@
 time, docs/performance.md). Like the other config models it only validates structure and
 generates the suite's JSON Schema; ``judge/compile.py`` turns it into what evaluation uses."""
 
-from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -67,7 +66,7 @@ class JudgeCheck(Strict):
         return next(k for k in JUDGE_KINDS if getattr(self, k) not in (None, False))
 
     @model_validator(mode="after")
-    def _one_kind(self) -> JudgeCheck:
+    def _one_kind(self) -> Self:
         given = [k for k in JUDGE_KINDS if getattr(self, k) not in (None, False)]
         if len(given) != 1:
             raise ValueError(f"a judge check needs exactly one of {', '.join(JUDGE_KINDS)}"

@@ -5,9 +5,8 @@ the suite's JSON Schema. Nothing here imports the MCP SDK: a suite is loaded, va
 and its schema generated without it.
 """
 
-from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -40,7 +39,7 @@ class TextExpect(Strict):
         json_schema_extra={"anyOf": [{"type": "string"}, JSON_SCHEMA_REF]})
 
     @model_validator(mode="after")
-    def _something(self) -> TextExpect:
+    def _something(self) -> Self:
         if not self.model_fields_set:
             raise ValueError("give at least one of equals, contains, not_contains, regex, "
                              "json_schema")
@@ -119,7 +118,7 @@ class Server(Strict):
         "instructions in descriptions).")
 
     @model_validator(mode="after")
-    def _one_transport(self) -> Server:
+    def _one_transport(self) -> Self:
         if (self.command is None) == (self.url is None):
             raise ValueError("a server needs exactly one of 'command' (stdio) or 'url' "
                              "(Streamable HTTP)")
@@ -231,7 +230,7 @@ class Probe(Strict):
         return next(k for k in PROBE_KINDS if getattr(self, _FIELD.get(k, k)) is not None)
 
     @model_validator(mode="after")
-    def _one_kind(self) -> Probe:
+    def _one_kind(self) -> Self:
         given = [k for k in PROBE_KINDS if getattr(self, _FIELD.get(k, k)) is not None]
         if len(given) != 1:
             raise ValueError(f"a probe needs exactly one of {', '.join(PROBE_KINDS)}"

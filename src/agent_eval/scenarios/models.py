@@ -5,9 +5,8 @@ suite's JSON Schema. Positions are not in the models: the loader maps every vali
 error back to its YAML line, and the compiler reads each key's line from the positions.
 """
 
-from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
@@ -86,7 +85,7 @@ class Behavior(Strict):
                                        "order (other calls in between allowed).")
 
     @model_validator(mode="after")
-    def _one_check(self) -> Behavior:
+    def _one_check(self) -> Self:
         given = [k for k in BEHAVIOR_KEYS if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"a behavior needs exactly one of {', '.join(BEHAVIOR_KEYS)}"
