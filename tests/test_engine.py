@@ -394,9 +394,11 @@ def test_a_worker_puts_long_traces_beside_the_spill_even_when_spawned(
                               args=(child, suite, files, suite.format, spill))
     worker.start()
     parent.send((0, engine.Part(0)))
+    assert parent.poll(30), "the worker sent nothing"  # (a worker that raised: no hang)
     key, (acc, clean, _), failure = pickle.loads(parent.recv_bytes())
     parent.send(None)
     worker.join(10)
+    assert not worker.is_alive()
     assert (key, clean, failure) == (0, True, None)
     assert acc.tool_calls == 6
     assert made == [str(tmp_path / "out")]

@@ -33,3 +33,41 @@ def test_a_collector_that_was_off_stays_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_pauses_nest() -> None:
+    gc.enable()
+    with gc_paused():
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer pause still runs
+    assert gc.isenabled()
+
+
+def test_overlapping_pauses_in_two_threads_end_together() -> None:
+    """Two evaluations in two threads (the collector is one per process): the first pause
+    to end does not turn the collector on under the other, which turns it on at its end."""
+    import threading
+
+    gc.enable()
+    first_in, second_in, first_out = (threading.Event(), threading.Event(),
+                                      threading.Event())
+    seen: dict[str, bool] = {}
+
+    def second() -> None:
+        assert first_in.wait(5)
+        with gc_paused():
+            second_in.set()
+            assert first_out.wait(5)  # the first pause has ended by now
+            seen["after the first ended"] = gc.isenabled()
+        seen["after both"] = gc.isenabled()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with gc_paused():
+        first_in.set()
+        assert second_in.wait(5)
+    first_out.set()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert seen == {"after the first ended": False, "after both": True}
