@@ -437,3 +437,87 @@ def test_a_head_that_cannot_be_read_is_reported_as_open_words_it(tmp_path: Path)
             open(path, "rb")  # noqa: SIM115
         assert got.message == f"cannot read the file: {raised.value}"
         assert str(path) in got.message
+
+
+def _asked_in(module: object) -> list[tuple[int, object]]:
+    """What ``module``'s code asks a head's tokens (``head_tokens``): each bytes literal
+    tested with ``in`` / ``not in`` against them, and each value given to their
+    ``isdisjoint``, with its line; a name is looked up in the module (None: not found)."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    held: set[str] = set()  # names bound to head_tokens(...)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
+                getattr(node.value.func, "id", None) == "head_tokens"):
+            held |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+
+    def is_held(expr: ast.expr) -> bool:
+        return (isinstance(expr, ast.Name) and expr.id in held) or (
+            isinstance(expr, ast.Call) and getattr(expr.func, "id", None) == "head_tokens")
+
+    def value(expr: ast.expr) -> object:
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        if isinstance(expr, ast.Name):
+            return getattr(module, expr.id, None)
+        return None
+
+    found: list[tuple[int, object]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                if isinstance(op, ast.In | ast.NotIn) and is_held(right):
+                    found.append((node.lineno, value(node.left)))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr == "isdisjoint" and is_held(node.func.value)):
+            found += [(node.lineno, value(a)) for a in node.args]
+    return found
+
+
+def test_every_token_a_sniff_asks_is_declared() -> None:
+    """The head's tokens are found among the declared ones only (readers/_head.py): a
+    token asked without being declared would never be there. Read off the sniffs' code:
+    every literal asked and every set given to ``isdisjoint`` is declared; the two that
+    ask through a loop variable (the native sniff's event names, a skeleton reader's
+    ``Marks``) declare what they loop over."""
+    from agent_eval.readers import _head, native, sniffs
+
+    declared = _head.declared()
+    asked = [(m.__name__, line, v) for m in (sniffs, native, _foreign) for line, v in _asked_in(m)]
+    assert len(asked) >= 25
+    loops = {("agent_eval.readers.native", None), ("agent_eval.readers.sniffs", None)}
+    for module, line, v in asked:
+        if v is None:
+            assert (module, v) in loops, f"{module}:{line}: a token asked through a name"
+            continue
+        tokens = {v} if isinstance(v, bytes) else v
+        assert isinstance(tokens, set | frozenset) and tokens <= declared, (
+            f"{module}:{line}: {v!r} is not declared (readers/_head.py asked)")
+    assert {t for t, _ in native._QUOTED_EVENT_TYPES} <= declared
+    marks = [m for m in vars(sniffs).values() if isinstance(m, sniffs.Marks)]
+    assert len(marks) >= 6 and all(t <= declared for m in marks for t in m.tokens)
+
+
+def test_the_head_s_tokens_are_the_declared_ones_it_holds_in_quotes() -> None:
+    """What the split of the head at its quotes gave (every piece between two quotes),
+    for the declared tokens: on every fixture and example head, and on texts made of the
+    sniffs' pieces."""
+    from agent_eval.readers import _head
+
+    declared = _head.declared()
+    heads = [p.read_bytes()[:SNIFF_BYTES] for p in _files(FIXTURES) + _files(EXAMPLE / "traces")]
+    heads += [b'"id"', b'id"', b'"id', b'""id""', b'"i"d"', b'"\xff"id"\xfe', b'"ID"']
+    for head in heads:
+        pieces = head.split(b'"')[1:-1]  # between two quotes
+        assert _head.head_tokens(bytes(bytearray(head))) == declared & set(pieces)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_the_tokens_of_texts_made_of_the_sniffs_pieces(text: str) -> None:
+    from agent_eval.readers import _head
+
+    head = text.encode()
+    assert _head.head_tokens(head) == _head.declared() & set(head.split(b'"')[1:-1])

@@ -17,7 +17,7 @@ from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whol
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.lazyre import LazyPattern
 from agent_eval.model import Location, ToolCall, Trace
-from agent_eval.readers._head import ESCAPE, head_tokens
+from agent_eval.readers._head import ESCAPE, asked, head_tokens
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import EVENT_TYPES as NATIVE_EVENT_TYPES
@@ -58,7 +58,7 @@ def is_native(head: bytes, source: SourceFile) -> bool:
     return answer
 
 
-_EVENT_TOKENS = frozenset(t.encode() for t in NATIVE_EVENT_TYPES)
+_EVENT_TOKENS = asked(*(t.encode() for t in NATIVE_EVENT_TYPES))
 
 
 def _may_be_native(head: bytes) -> bool:

@@ -29,7 +29,7 @@ from agent_eval.model import (
     location,
     score_value,
 )
-from agent_eval.readers._head import ESCAPE, head_tokens
+from agent_eval.readers._head import ESCAPE, asked, head_tokens
 from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.jsonpos import element_lines, string_members
 from agent_eval.rule_ids import (
@@ -50,6 +50,7 @@ _orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 _QUOTED_EVENT_TYPES = tuple((t.encode(), f'"{t}"') for t in EVENT_TYPES)
+asked(*(token for token, _ in _QUOTED_EVENT_TYPES))
 
 
 def _lines_holding(text: str, names: list[str]) -> list[str]:

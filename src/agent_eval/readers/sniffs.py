@@ -4,10 +4,11 @@ module is much larger than its sniff).
 
 A sniff says whether a file's head (its first 8 KiB) is of its reader's format. Each
 costly pattern is looked for only after a token it cannot match without: ``"X"`` in the
-head only when X is among the head's tokens (``readers/_head.py``: one split of the head,
-shared by every sniff, where each literal was a search of the whole head), or else a
-literal text; most heads hold none of them (tests/readers/test_detection.py checks that
-no answer changes).
+head only when X is among the head's tokens (``readers/_head.py``: one pass of RE2's set
+matcher over the head finds every token asked, where each literal was a search of the
+whole head; a token asked is declared with ``asked``), or else a literal text; most heads
+hold none of them (tests/readers/test_detection.py checks that no answer changes and that
+every token asked is declared).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import orjson
 from agent_eval.jsonutil import loads as _loads
 from agent_eval.lazyre import LazyPattern
 from agent_eval.readers._foreign import BOM, all_of, head_text, is_native
-from agent_eval.readers._head import head_tokens
+from agent_eval.readers._head import asked, head_tokens
 from agent_eval.readers.base import SourceFile
 
 Sniff = Callable[[bytes, SourceFile], bool]
@@ -39,7 +40,7 @@ class Marks:
                  tokens: tuple[tuple[bytes, ...], ...] = (),
                  needs: tuple[bytes, ...] = ()) -> None:
         self.patterns = patterns
-        self.tokens = tuple(frozenset(t) for t in tokens)
+        self.tokens = tuple(asked(*t) for t in tokens)
         self.needs = needs
 
     def __call__(self, head: bytes, source: SourceFile) -> bool:
@@ -59,6 +60,7 @@ def _text(head: bytes, source: SourceFile) -> str | None:
 _INSPECT_LOG = LazyPattern(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 _INSPECT_EVAL = LazyPattern(r'"eval"\s*:\s*\{')
 _INSPECT_TASK = LazyPattern(r'"task"\s*:|"run_id"\s*:|"eval_id"\s*:')
+asked(b"version", b"status", b"samples", b"eval")
 
 
 def inspect(head: bytes, source: SourceFile) -> bool:
@@ -85,7 +87,8 @@ LANGSMITH = Marks((
 _LC = LazyPattern(r'"lc"\s*:\s*1\b')
 _LC_CONSTRUCTOR = LazyPattern(r'"type"\s*:\s*"constructor"')
 _LC_DICT = LazyPattern(r'"type"\s*:\s*"(?:ai|human)"')
-_LC_DICT_TYPES = frozenset((b"ai", b"human"))
+_LC_DICT_TYPES = asked(b"ai", b"human")
+asked(b"lc", b"constructor")
 _LC_SHAPE = LazyPattern(r'"data"\s*:\s*\{|"tool_calls"\s*:|"example"\s*:|"additional_kwargs"\s*:')
 
 
@@ -108,6 +111,7 @@ def langchain(head: bytes, source: SourceFile) -> bool:
 _CODEX = LazyPattern(
     rb'"type"\s*:\s*"(?:session_meta|turn_context|response_item|event_msg|compacted)"')
 _CODEX_PAYLOAD = LazyPattern(rb'"payload"\s*:')
+asked(b"payload", b"id", b"timestamp", b"instructions", b"git")
 
 
 def codex(head: bytes, source: SourceFile) -> bool:
@@ -138,6 +142,7 @@ _AGENTS_STATE_KEYS = LazyPattern(rb'"(?:generated_items|model_responses|current_
                                 rb'original_input)"\s*:')
 _AGENTS_SPANS = LazyPattern(rb'"object"\s*:\s*"trace(?:\.span)?"')
 _AGENTS_SPAN_DATA = LazyPattern(rb'"span_data"\s*:')
+asked(b"$schemaVersion", b"span_data")
 
 
 def openai_agents(head: bytes, source: SourceFile) -> bool:
@@ -154,17 +159,18 @@ def openai_agents(head: bytes, source: SourceFile) -> bool:
 # ----------------------------------------------------------------- OTLP and Jaeger
 _OTLP = LazyPattern(
     rb'"(?:resourceSpans|resource_spans|scopeSpans|instrumentationLibrarySpans)"\s*:')
-_OTLP_KEYS = frozenset((b"resourceSpans", b"resource_spans", b"scopeSpans",
-                        b"instrumentationLibrarySpans"))
-_OTLP_FLAT_KEYS = frozenset((b"gen_ai.operation.name", b"gen_ai.system", b"gen_ai.provider.name",
-                             b"gen_ai.request.model", b"gen_ai.tool.name",
-                             b"openinference.span.kind", b"llm.model_name"))
+_OTLP_KEYS = asked(b"resourceSpans", b"resource_spans", b"scopeSpans",
+                   b"instrumentationLibrarySpans")
+_OTLP_FLAT_KEYS = asked(b"gen_ai.operation.name", b"gen_ai.system", b"gen_ai.provider.name",
+                        b"gen_ai.request.model", b"gen_ai.tool.name",
+                        b"openinference.span.kind", b"llm.model_name")
 _OTLP_FLAT = LazyPattern(
     rb'"(?:gen_ai\.operation\.name|gen_ai\.system|gen_ai\.provider\.name|'
     rb'gen_ai\.request\.model|gen_ai\.tool\.name|openinference\.span\.kind|'
     rb'llm\.model_name)"\s*:')
 JAEGER = (LazyPattern(rb'"traceID"\s*:'), LazyPattern(rb'"spans"\s*:'),
           LazyPattern(rb'"(?:operationName|tags)"\s*:'))
+asked(b"traceID")
 
 
 def jaeger(head: bytes) -> bool:
@@ -203,10 +209,10 @@ _RESP_TYPES = LazyPattern(  # every name ends in _call, _output or _text
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
     rb'custom_tool_call_output|input_text|output_text|computer_call|mcp_call|'
     rb'web_search_call|file_search_call)"')
-_RESP_TYPE_NAMES = frozenset((b"function_call", b"function_call_output", b"custom_tool_call",
-                              b"custom_tool_call_output", b"input_text", b"output_text",
-                              b"computer_call", b"mcp_call", b"web_search_call",
-                              b"file_search_call"))
+_RESP_TYPE_NAMES = asked(b"function_call", b"function_call_output", b"custom_tool_call",
+                         b"custom_tool_call_output", b"input_text", b"output_text",
+                         b"computer_call", b"mcp_call", b"web_search_call", b"file_search_call")
+asked(b"object", b"messages", b"response", b"previous_response_id")
 _RESP_PREVIOUS = LazyPattern(rb'"previous_response_id"\s*:')
 _VCR = LazyPattern(rb"^interactions:", re.M)
 VCR_CHAT = LazyPattern(rb"uri:\s*\S*/chat/completions")
@@ -286,6 +292,7 @@ VERCEL_AI = Marks((LazyPattern(r'"spanContext"\s*:'),
 # ---------------------------------------------------------------------------- MCP
 _JSONRPC = LazyPattern(r'"jsonrpc"\s*:\s*"2\.0"')
 _JSON_SCHEMA = LazyPattern(r'"\$schema"\s*:')
+asked(b"jsonrpc")
 
 
 def mcp(head: bytes, source: SourceFile) -> bool:
