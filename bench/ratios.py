@@ -178,15 +178,21 @@ class Bench:
 
     def ratio(self, row: str, name: str, num: list[ChildRun], den: list[ChildRun],
               target: str, ok: Callable[[float], bool], show: bool = True,
-              **detail: Any) -> Figure:
+              cpu: bool = True, **detail: Any) -> Figure:
         tn = [c.seconds for c in num]
         td = [c.seconds for c in den]
         value = statistics.median(tn) / statistics.median(td)
         pairs = [x / y for x, y in zip(tn, td, strict=True)]
+        cn = statistics.median(c.cpu_seconds for c in num)
+        cd = statistics.median(c.cpu_seconds for c in den)
         fig = Figure(row, name, round(value, 2), "x", target, ok(value),
                      (round(min(pairs), 2), round(max(pairs), 2)),
                      {"seconds": [round(statistics.median(tn), 3),
-                                  round(statistics.median(td), 3)], **detail})
+                                  round(statistics.median(td), 3)],
+                      # the same ratio of the medians by CPU time (user + system, the
+                      # workers included): steadier than the wall time here
+                      "cpu_seconds": [round(cn, 3), round(cd, 3)],
+                      "cpu_ratio": round(cn / cd, 2) if cpu and cd > 0 else None, **detail})
         self.figures.append(fig)
         if show:
             self.show(fig)
@@ -201,6 +207,9 @@ class Bench:
         extra = ""
         if "seconds" in f.detail:
             extra = " [{} s / {} s]".format(*f.detail["seconds"])
+        if f.detail.get("cpu_ratio") is not None:
+            extra += " cpu {}x [{} s / {} s]".format(f.detail["cpu_ratio"],
+                                                     *f.detail["cpu_seconds"])
         self.say(f"== {f.row}: {f.name}: {f.value}{f.unit}{spread}{extra}; "
                  f"target {f.target}{mark}")
 
@@ -285,7 +294,7 @@ class Bench:
         a, b = self.pair(self.run_cmd(cfg, corpus / "out", "1"),
                          self.run_cmd(cfg, corpus / "out-b", jobs), tree=True)
         self.ratio("jobs", f"{name}: jobs 1 / jobs {jobs} (speed-up)", a, b, target,
-                   lambda v: v >= least)
+                   lambda v: v >= least, cpu=False)  # (more processes, more CPU in all)
 
     def sequence(self) -> None:
         d = self.root / "sequence"
@@ -365,6 +374,8 @@ def summary(figures: list[Figure]) -> str:
             value += f" (+{f.detail['added_seconds']} s)"
         if "seconds" in f.detail and isinstance(f.detail["seconds"], list):
             value += " ({} s / {} s)".format(*f.detail["seconds"])
+        if f.detail.get("cpu_ratio") is not None:
+            value += f"; CPU {f.detail['cpu_ratio']}x"
         if "findings" in f.detail and f.detail["findings"] is not None:
             value += f", {f.detail['findings']:,} findings"
         spread = f"{f.spread[0]}-{f.spread[1]}" if f.spread else ""

@@ -134,6 +134,9 @@ class ChildRun:
     tree_peak_bytes: int | None
     stdout: str
     stderr: str
+    # user + system CPU of the child and of the children it waited for (--jobs workers),
+    # from wait4(): steadier than the wall time on a shared machine
+    cpu_seconds: float = 0.0
 
 
 def run_child(cmd: list[str], sample_tree: bool = False) -> ChildRun:
@@ -159,6 +162,7 @@ def run_child(cmd: list[str], sample_tree: bool = False) -> ChildRun:
             tree_peak_bytes=sampler.peak if sampler else None,
             stdout=out.read().decode("utf-8", "replace"),
             stderr=err.read().decode("utf-8", "replace"),
+            cpu_seconds=usage.ru_utime + usage.ru_stime,
         )
 
 
