@@ -168,7 +168,9 @@ _PIECES = [
     '"ai.model.id":', '"ai.toolCall.name":', '"spanContext"', '"jsonrpc": "2.0"', '"jsonrpc"',
     '"$schema":', '{"type": "tool_call"}', '{"type": "tool_\\u0063all"}', '"tool_result"',
     '{"type": "trace_start", "x": {"type": "output"}}', '{"x": {"type": "handoff"}}',
-    '"type": "score"', '\\u', '\\"tool_call\\"']
+    '"type": "score"', '\\u', '\\"tool_call\\"',
+    # a head cut inside a token's quotes (the token then is not in quotes)
+    '"samples', 'samples"', '"payload', 'span_data"']
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
 
 
@@ -457,22 +459,24 @@ def _asked_in(module: object) -> list[tuple[int, object]]:
         return (isinstance(expr, ast.Name) and expr.id in held) or (
             isinstance(expr, ast.Call) and getattr(expr.func, "id", None) == "head_tokens")
 
-    def value(expr: ast.expr) -> object:
-        if isinstance(expr, ast.Constant):
+    def value(expr: ast.expr, whole: ast.expr) -> object:
+        """A literal's value, a module constant's, else the text of ``whole``."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, bytes):
             return expr.value
-        if isinstance(expr, ast.Name):
-            return getattr(module, expr.id, None)
-        return None
+        if isinstance(expr, ast.Name) and isinstance(getattr(module, expr.id, None),
+                                                     frozenset):
+            return getattr(module, expr.id)
+        return ast.unparse(whole)
 
     found: list[tuple[int, object]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             for op, right in zip(node.ops, node.comparators, strict=True):
                 if isinstance(op, ast.In | ast.NotIn) and is_held(right):
-                    found.append((node.lineno, value(node.left)))
+                    found.append((node.lineno, value(node.left, node)))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
                 node.func.attr == "isdisjoint" and is_held(node.func.value)):
-            found += [(node.lineno, value(a)) for a in node.args]
+            found += [(node.lineno, value(a, node)) for a in node.args]
     return found
 
 
@@ -482,15 +486,23 @@ def test_every_token_a_sniff_asks_is_declared() -> None:
     every literal asked and every set given to ``isdisjoint`` is declared; the two that
     ask through a loop variable (the native sniff's event names, a skeleton reader's
     ``Marks``) declare what they loop over."""
+    import pkgutil
+
+    import agent_eval.readers as readers
     from agent_eval.readers import _head, native, sniffs
 
     declared = _head.declared()
+    asking = {info.name for info in pkgutil.iter_modules(readers.__path__)
+              if "head_tokens" in (Path(readers.__path__[0]) / f"{info.name}.py").read_text(
+                  encoding="utf-8")} - {"_head"}
+    assert asking == {"sniffs", "native", "_foreign"}  # a new one: scan it below too
     asked = [(m.__name__, line, v) for m in (sniffs, native, _foreign) for line, v in _asked_in(m)]
     assert len(asked) >= 25
-    loops = {("agent_eval.readers.native", None), ("agent_eval.readers.sniffs", None)}
+    loops = {("agent_eval.readers.native", "token in tokens"),
+             ("agent_eval.readers.sniffs", "held.isdisjoint(t)")}
     for module, line, v in asked:
-        if v is None:
-            assert (module, v) in loops, f"{module}:{line}: a token asked through a name"
+        if isinstance(v, str):  # not a literal nor a module's constant: the expression
+            assert (module, v) in loops, f"{module}:{line}: a token asked through {v}"
             continue
         tokens = {v} if isinstance(v, bytes) else v
         assert isinstance(tokens, set | frozenset) and tokens <= declared, (
@@ -521,3 +533,23 @@ def test_the_tokens_of_texts_made_of_the_sniffs_pieces(text: str) -> None:
 
     head = text.encode()
     assert _head.head_tokens(head) == _head.declared() & set(head.split(b'"')[1:-1])
+
+
+def test_a_token_declared_late_is_found_in_a_head_asked_before() -> None:
+    """Declaring a token compiles the matcher again and forgets the answer kept for the
+    last head (the same bytes object asked again)."""
+    from agent_eval.readers import _head
+
+    saved = list(_head._declared), dict(_head._index), list(_head._matcher), _head._last
+    try:
+        head = b'{"zz-late-token": 1, "id": 2}'
+        assert b"zz-late-token" not in _head.head_tokens(head)
+        _head.asked(b"zz-late-token")
+        assert {b"zz-late-token", b"id"} <= _head.head_tokens(head)
+        with pytest.raises(ValueError, match="without a quote"):
+            _head.asked(b'a"b')
+    finally:
+        _head._declared[:], _head._matcher[:] = saved[0], saved[2]
+        _head._index.clear()
+        _head._index.update(saved[1])
+        _head._last = saved[3]

@@ -32,6 +32,7 @@ _last: tuple[bytes, frozenset[bytes]] = (b"", frozenset())
 def asked(*tokens: bytes) -> frozenset[bytes]:
     """Declare ``tokens`` (texts without a quote) as ones a sniff asks
     :func:`head_tokens` about; returns them as a set."""
+    global _last
     for token in tokens:
         if b'"' in token or not token:
             raise ValueError(f"a token is a text without a quote, not {token!r}")
@@ -39,6 +40,7 @@ def asked(*tokens: bytes) -> frozenset[bytes]:
             _index[token] = len(_declared)
             _declared.append(token)
             _matcher.clear()  # compiled again, with it, when next asked
+            _last = (b"", frozenset())  # and no answer kept that lacks it
     return frozenset(tokens)
 
 
@@ -58,7 +60,7 @@ def _compile() -> Any:
             raise ValueError(f"cannot look for the token {token!r}")
     if not matcher.Compile():  # pragma: no cover - a few literals fit RE2's memory
         raise ValueError("cannot compile the set of the sniffs' tokens")
-    _matcher.append(matcher)
+    _matcher[:] = [matcher]  # (two threads compiling at once: either one, both right)
     return matcher
 
 
