@@ -330,18 +330,14 @@ def test_long_traces_on_disk_give_every_output_byte_for_byte(
     assert on_disk == held
 
 
-@pytest.mark.parametrize("where", ["out", None])
-def test_a_long_trace_s_calls_go_unnamed_where_the_spill_would(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str | None) -> None:
-    """In the output folder for run (the spill's parent), the system's temporary folder
-    for the library: an unnamed file, and no spill folder made for it."""
+def _log_files(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """Every trace of more than 2 calls kept in a CallLog, one call a chunk on disk: the
+    folder each CallLog's temporary file is made in, in order."""
     import tempfile
 
     from agent_eval import model
     from agent_eval.readers import native
 
-    suite = corpus(tmp_path, {"t.jsonl": "".join(ev(t) for t in "abcdef")})
-    files, errors = suite_sources(suite)
     made: list[str | None] = []
     real = tempfile.TemporaryFile
 
@@ -353,6 +349,17 @@ def test_a_long_trace_s_calls_go_unnamed_where_the_spill_would(
     monkeypatch.setattr(native, "LONG_TRACE", 2)
     monkeypatch.setattr(model, "LOG_CHUNK", 1)
     monkeypatch.setattr(model, "LOG_KEEP", 0)
+    return made
+
+
+@pytest.mark.parametrize("where", ["out", None])
+def test_a_long_trace_s_calls_go_unnamed_where_the_spill_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str | None) -> None:
+    """In the output folder for run (the spill's parent), the system's temporary folder
+    for the library: an unnamed file, and no spill folder made for it."""
+    suite = corpus(tmp_path, {"t.jsonl": "".join(ev(t) for t in "abcdef")})
+    files, errors = suite_sources(suite)
+    made = _log_files(monkeypatch)
     out = tmp_path / "out" if where else None
     results = evaluate_files(suite, files, errors, timings=False, spill_dir=out)
     assert results.counts["tool_calls"] == 6
@@ -368,26 +375,14 @@ def test_a_worker_puts_long_traces_beside_the_spill_even_when_spawned(
     interpreter (it starts without the setting too)."""
     import multiprocessing
     import pickle
-    import tempfile
     import threading
 
     from agent_eval import model
-    from agent_eval.readers import native
     from agent_eval.spill import Spill
 
     suite = corpus(tmp_path, {"t.jsonl": "".join(ev(t) for t in "abcdef")})
     files, _ = suite_sources(suite)
-    made: list[str | None] = []
-    real = tempfile.TemporaryFile
-
-    def recorded(*args: Any, **kwargs: Any) -> Any:
-        made.append(kwargs.get("dir"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(tempfile, "TemporaryFile", recorded)
-    monkeypatch.setattr(native, "LONG_TRACE", 2)
-    monkeypatch.setattr(model, "LOG_CHUNK", 1)
-    monkeypatch.setattr(model, "LOG_KEEP", 0)
+    made = _log_files(monkeypatch)
     spill = Spill(tmp_path / "out")
     parent, child = multiprocessing.Pipe()
     worker = threading.Thread(target=engine._worker,
