@@ -540,7 +540,7 @@ def test_a_token_declared_late_is_found_in_a_head_asked_before() -> None:
     last head (the same bytes object asked again)."""
     from agent_eval.readers import _head
 
-    saved = list(_head._declared), dict(_head._index), list(_head._matcher), _head._last
+    saved = list(_head._declared), _head._matcher, _head._last
     try:
         head = b'{"zz-late-token": 1, "id": 2}'
         assert b"zz-late-token" not in _head.head_tokens(head)
@@ -549,7 +549,5 @@ def test_a_token_declared_late_is_found_in_a_head_asked_before() -> None:
         with pytest.raises(ValueError, match="without a quote"):
             _head.asked(b'a"b')
     finally:
-        _head._declared[:], _head._matcher[:] = saved[0], saved[2]
-        _head._index.clear()
-        _head._index.update(saved[1])
-        _head._last = saved[3]
+        _head._declared[:] = saved[0]
+        _head._matcher, _head._last = saved[1], saved[2]

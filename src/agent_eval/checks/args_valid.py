@@ -1,6 +1,5 @@
 """args_valid: every tool call's arguments against the policy file (docs/config.md)."""
 
-
 from collections.abc import Iterator
 from typing import Any, Literal
 

@@ -6,7 +6,6 @@ Each rule is one pass over the calls; argument conditions are evaluated only for
 whose name matched.
 """
 
-
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass

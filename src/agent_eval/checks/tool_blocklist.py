@@ -1,6 +1,5 @@
 """tool_blocklist: forbidden tools were never called (docs/config.md "tool_blocklist")."""
 
-
 from typing import Literal
 
 from pydantic import Field

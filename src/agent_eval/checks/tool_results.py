@@ -8,7 +8,6 @@ latency). A check whose input the trace did not record (no result, no latency) i
 ``tool_results/not_recorded`` finding, never a pass.
 """
 
-
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal

@@ -5,7 +5,6 @@ Schemas. Positions are not in the models: the loader maps every validation error
 to the YAML line through :mod:`agent_eval.yamlpos`.
 """
 
-
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator

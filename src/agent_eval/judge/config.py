@@ -3,7 +3,6 @@ judgement store, the budget and the price. Apart from ``judge/models.py`` (the s
 judge checks) so that a suite without a ``judge:`` block does not make these models
 (start-up time, docs/performance.md)."""
 
-
 from typing import Literal
 
 from pydantic import Field

@@ -3,7 +3,6 @@
 time, docs/performance.md). Like the other config models it only validates structure and
 generates the suite's JSON Schema; ``judge/compile.py`` turns it into what evaluation uses."""
 
-
 from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator

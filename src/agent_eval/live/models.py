@@ -5,7 +5,6 @@ the suite's JSON Schema. Nothing here imports the MCP SDK: a suite is loaded, va
 and its schema generated without it.
 """
 
-
 from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator, model_validator

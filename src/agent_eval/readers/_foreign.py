@@ -17,10 +17,10 @@ from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whol
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.lazyre import LazyPattern
 from agent_eval.model import Location, ToolCall, Trace
-from agent_eval.readers._head import ESCAPE, asked, head_tokens
+from agent_eval.readers._head import ESCAPE, head_tokens
 from agent_eval.readers.base import SourceFile
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
-from agent_eval.readers.native import EVENT_TYPES as NATIVE_EVENT_TYPES
+from agent_eval.readers.native import EVENT_TOKENS as NATIVE_EVENT_TOKENS
 from agent_eval.readers.native import READER as NATIVE_READER
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
@@ -58,14 +58,13 @@ def is_native(head: bytes, source: SourceFile) -> bool:
     return answer
 
 
-_EVENT_TOKENS = asked(*(t.encode() for t in NATIVE_EVENT_TYPES))
 
 
 def _may_be_native(head: bytes) -> bool:
     """False only when the native sniff must say no: it needs a JSON string whose value
     is a native event type, which the head then holds as that very token in quotes (the
     names have no character that an escape other than ``\\u`` could write)."""
-    return (not head_tokens(head).isdisjoint(_EVENT_TOKENS)
+    return (not head_tokens(head).isdisjoint(NATIVE_EVENT_TOKENS)
             or ESCAPE.search(head) is not None)
 
 

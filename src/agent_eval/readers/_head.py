@@ -24,22 +24,20 @@ from agent_eval.lazyre import LazyPattern
 ESCAPE = LazyPattern(rb"\\u")
 
 _declared: list[bytes] = []  # the tokens, in the order declared (a match gives an index)
-_index: dict[bytes, int] = {}
-_matcher: list[Any] = []  # the compiled set of the declared tokens, once asked
+_matcher: Any = None  # the compiled set of the declared tokens, once asked
 _last: tuple[bytes, frozenset[bytes]] = (b"", frozenset())
 
 
 def asked(*tokens: bytes) -> frozenset[bytes]:
     """Declare ``tokens`` (texts without a quote) as ones a sniff asks
     :func:`head_tokens` about; returns them as a set."""
-    global _last
+    global _last, _matcher
     for token in tokens:
         if b'"' in token or not token:
             raise ValueError(f"a token is a text without a quote, not {token!r}")
-        if token not in _index:
-            _index[token] = len(_declared)
+        if token not in _declared:  # (at import: a few dozen tokens)
             _declared.append(token)
-            _matcher.clear()  # compiled again, with it, when next asked
+            _matcher = None  # compiled again, with it, when next asked
             _last = (b"", frozenset())  # and no answer kept that lacks it
     return frozenset(tokens)
 
@@ -50,6 +48,7 @@ def declared() -> frozenset[bytes]:
 
 
 def _compile() -> Any:
+    global _matcher
     options = _re2.RE2.Options()
     options.literal = True  # the tokens are texts, not patterns
     options.encoding = _re2.RE2.Options.Encoding.LATIN1  # bytes as they are
@@ -60,7 +59,7 @@ def _compile() -> Any:
             raise ValueError(f"cannot look for the token {token!r}")
     if not matcher.Compile():  # pragma: no cover - a few literals fit RE2's memory
         raise ValueError("cannot compile the set of the sniffs' tokens")
-    _matcher[:] = [matcher]  # (two threads compiling at once: either one, both right)
+    _matcher = matcher  # (two threads compiling at once: either one, both right)
     return matcher
 
 
@@ -71,7 +70,7 @@ def head_tokens(head: bytes) -> frozenset[bytes]:
     global _last
     last, tokens = _last
     if head is not last:
-        matcher = _matcher[0] if _matcher else _compile()
+        matcher = _matcher or _compile()
         names = _declared
         tokens = frozenset([names[i] for i in matcher.Match(head)])
         _last = (head, tokens)

@@ -50,7 +50,7 @@ _orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 _QUOTED_EVENT_TYPES = tuple((t.encode(), f'"{t}"') for t in EVENT_TYPES)
-asked(*(token for token, _ in _QUOTED_EVENT_TYPES))
+EVENT_TOKENS = asked(*(token for token, _ in _QUOTED_EVENT_TYPES))  # (as the head's tokens)
 
 
 def _lines_holding(text: str, names: list[str]) -> list[str]:

@@ -5,7 +5,6 @@ suite's JSON Schema. Positions are not in the models: the loader maps every vali
 error back to its YAML line, and the compiler reads each key's line from the positions.
 """
 
-
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
