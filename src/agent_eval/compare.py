@@ -22,7 +22,12 @@ from dataclasses import replace
 from typing import Any
 
 from agent_eval.results import Results, assign_fingerprints, verdict_of, worse
-from agent_eval.rule_ids import SCENARIO_NO_BASELINE, SCENARIO_THRESHOLD, SCENARIO_WARN_THRESHOLD
+from agent_eval.rule_ids import (
+    SCENARIO_NO_BASELINE,
+    SCENARIO_NOT_RECORDED,
+    SCENARIO_THRESHOLD,
+    SCENARIO_WARN_THRESHOLD,
+)
 from agent_eval.scenarios.metrics import at_most
 from agent_eval.sections import (
     Comparison,
@@ -196,10 +201,25 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
             continue
         limit = float(m.group(1))
         head_cost = s.cost_usd
-        if head_cost is None or not isinstance(base_cost, int | float) or base_cost <= 0:
-            why = ("the base run did not record this scenario's cost" if known
-                   else "the scenario is not in the base run")
+        if not known or not isinstance(base_cost, int | float) or base_cost <= 0:
+            why = ("the scenario is not in the base run" if not known
+                   else "the base run did not record this scenario's cost"
+                   if not isinstance(base_cost, int | float)
+                   else "the scenario cost nothing in the base run")
             out.append(replace(f, message=f"{f.constraint} skipped: {why}"))
+            continue
+        unknown = s.not_recorded.get("cost_usd", 0)
+        if head_cost is None or unknown:
+            # never a pass: the cost of a trace this run did not record may be any
+            checked = replace(
+                f, rule=SCENARIO_NOT_RECORDED.id, severity="warning",
+                message=f"cost not recorded by {unknown or s.traces_total} of "
+                f"{s.traces_total} trace(s): {f.constraint} cannot be checked",
+                details={"figure": "cost_multiplier", "threshold": limit,
+                         "base_cost_usd": base_cost})
+            assign_fingerprints([checked])
+            out.append(checked)
+            status = worse(status, "warn")
             continue
         ratio = head_cost / base_cost
         if at_most(ratio, limit):

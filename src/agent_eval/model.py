@@ -404,6 +404,38 @@ class Trace:
             return self.cost_usd
         return _known_sum([call.cost_usd for call in self.llm_calls], 0.0)
 
+    def recorded_part(self, figure: str) -> tuple[float, int]:
+        """For a figure the trace did not record in full (``total_tokens``, ``cost_usd``
+        or ``latency_ms`` is None): the sum of the values it did record, and how many
+        calls recorded none. No value is below 0 (a reader's negative one is an input
+        error and unknown: :func:`agent_eval.readers.negative_figures`), so the figure
+        is at least that sum."""
+        total: float = 0
+        missing = 0
+        if figure == "latency_ms":
+            for calls in (self.tool_calls, self.llm_calls):  # one walk: a CallLog is on disk
+                for c in calls:
+                    if c.latency_ms is None:
+                        missing += 1
+                    else:
+                        total += c.latency_ms
+            return total, missing
+        for call in self.llm_calls:
+            if figure == "cost_usd":
+                value = call.cost_usd
+            else:  # total_tokens: an unknown total is at least its known parts
+                value = call.total_tokens
+                if value is None:
+                    value = (call.input_tokens or 0) + (call.output_tokens or 0)
+                    missing += 1
+                    total += value
+                    continue
+            if value is None:
+                missing += 1
+            else:
+                total += value
+        return total, missing
+
     @property
     def latency_ms(self) -> float | None:
         if self.duration_ms is not None:

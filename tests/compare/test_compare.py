@@ -45,16 +45,17 @@ tools:
 """
 
 
-def trace(tid: str, scenario: str, tool: str, amount: int, cost: float) -> str:
-    lines = [{"type": "trace_start", "trace_id": tid, "scenario": scenario},
-             {"type": "llm_call", "model": "m", "input_tokens": 10, "output_tokens": 5,
-              "cost_usd": cost},
+def trace(tid: str, scenario: str, tool: str, amount: int, cost: float | None) -> str:
+    llm = {"type": "llm_call", "model": "m", "input_tokens": 10, "output_tokens": 5}
+    if cost is not None:  # None: not recorded
+        llm["cost_usd"] = cost
+    lines = [{"type": "trace_start", "trace_id": tid, "scenario": scenario}, llm,
              {"type": "tool_call", "tool": tool, "arguments": {"amount": amount}},
              {"type": "output", "output": "ok"}, {"type": "trace_end"}]
     return "\n".join(json.dumps(x) for x in lines) + "\n"
 
 
-def run(root: Path, a: tuple[str, int, float], b: tuple[str, int, float],
+def run(root: Path, a: tuple[str, int, float | None], b: tuple[str, int, float | None],
         policy: str = POLICY, suite: str = SUITE) -> Results:
     root.mkdir(parents=True, exist_ok=True)
     (root / "agent-eval.yaml").write_text(suite)
@@ -148,6 +149,37 @@ def test_max_cost_multiplier_against_the_base_cost(tmp_path: Path) -> None:
     cheap = run(tmp_path / "c", ("refund", 50, 0.011), ("lookup", 1, 0.010))
     attach(cheap, base)
     assert all(not s.findings for s in cheap.scenarios)
+
+
+def test_max_cost_multiplier_when_a_cost_is_not_recorded(tmp_path: Path) -> None:
+    """Never a pass on a cost this run did not record: a scenario/not_recorded warning.
+    Without a base cost to compare with, the check is skipped with a note saying why."""
+    base = run(tmp_path / "b", ("refund", 50, 0.010), ("lookup", 1, None))
+    head = run(tmp_path / "h", ("refund", 50, None), ("lookup", 1, 0.5))
+    attach(head, base)
+    sc = {s.id: s for s in head.scenarios}
+    [fa] = sc["A"].findings
+    assert (fa.rule, fa.severity) == ("scenario/not_recorded", "warning")
+    assert fa.message == ("cost not recorded by 1 of 1 trace(s): max_cost_multiplier: 2 "
+                          "cannot be checked")
+    assert fa.config.key_path == "scenarios.A.thresholds.max_cost_multiplier"
+    assert sc["A"].status == "warn" and fa.fingerprint
+    # B's base cost is unknown: the check is skipped, and the note says why
+    [fb] = sc["B"].findings
+    assert (fb.rule, fb.severity) == ("scenario/no_baseline", "note")
+    assert fb.message == ("max_cost_multiplier: 1.5 skipped: the base run did not record "
+                          "this scenario's cost")
+    assert sc["B"].status == "pass"
+    # the warning is new on head, which this suite's regression gate does not allow
+    assert {c.name: c.status for c in head.criteria if c.kind == "regression"}[
+        "fail_on_new_violations"] == "fail"
+    assert head.verdict == "fail"
+    free = run(tmp_path / "f", ("refund", 50, 0.0), ("lookup", 1, 0.0))
+    head = run(tmp_path / "h2", ("refund", 50, 0.5), ("lookup", 1, 0.5))
+    attach(head, free)
+    assert {f.message for s in head.scenarios for f in s.findings} == {
+        "max_cost_multiplier: 2 skipped: the scenario cost nothing in the base run",
+        "max_cost_multiplier: 1.5 skipped: the scenario cost nothing in the base run"}
 
 
 def test_policy_change_is_detected(tmp_path: Path) -> None:

@@ -132,7 +132,7 @@ def test_trace_id_grouping_with_interleaved_lines(tmp_path: Path,
     ))
     assert errors(items) == []
     got = traces(items)
-    assert sorted(got) == ["7", "A", "B"]
+    assert sorted(got, key=lambda e: e[0]) == ["7", "A", "B"]
     a, b = got["A"], got["B"]
     assert calls(a) == [("a1", 3), ("a2", 5), ("a3", 7)]
     assert (a.location.line, a.end_location.line, a.scenario, a.input) == (1, 7, "S1", "hi")
@@ -157,7 +157,7 @@ def test_lines_without_trace_id_go_to_latest_trace_start(
     ))
     assert errors(items) == []
     got = traces(items)
-    assert sorted(got) == ["A", "B", "t.jsonl"]
+    assert sorted(got, key=lambda e: e[0]) == ["A", "B", "t.jsonl"]
     assert calls(got["t.jsonl"]) == [("pre", 1)]
     assert calls(got["A"]) == [("x", 3), ("z", 6)]
     assert calls(got["B"]) == [("y", 5)]
@@ -533,7 +533,7 @@ def test_event_after_trace_end_with_trace_ids(tmp_path: Path,
     assert errors(items) == [("input/event_after_end", "t.jsonl", 3),
                              ("input/event_after_end", "t.jsonl", 4)]
     got = traces(items)
-    assert sorted(got) == ["A", "B"]
+    assert sorted(got, key=lambda e: e[0]) == ["A", "B"]
     assert calls(got["A"]) == []
     assert calls(got["B"]) == [("z", 6)]
 
@@ -1022,3 +1022,106 @@ def test_a_long_trace_that_cannot_be_written_is_an_input_error_saying_why(
     assert "temporary file" in error.message and "No space left" in error.message
     assert "cannot read the file" not in error.message
     assert [t.source for t in traces(items).values()] == ["b.jsonl"]
+
+
+# ------------------------------------------------------------ figures below 0
+def test_negative_figures_are_input_errors_and_unknown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token count, cost, latency or duration below 0 could only come from a broken or
+    edited trace, and would cancel the real spend in a sum: an input error at its line,
+    and unknown."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "t"},                                  # 1
+        {"type": "llm_call", "input_tokens": -90000, "output_tokens": 0,
+         "cost_usd": -5.0, "latency_ms": 3},                                       # 2
+        {"type": "llm_call", "input_tokens": 4, "output_tokens": 6,
+         "total_tokens": -1},                                                      # 3
+        {"type": "tool_call", "tool": "a", "id": "c1", "latency_ms": -2},          # 4
+        {"type": "tool_call", "tool": "b", "id": "c2", "latency_ms": 7},           # 5
+        {"type": "tool_result", "id": "c2", "latency_ms": -1.5},                   # 6
+        {"type": "trace_end", "duration_ms": -10, "cost_usd": -0.0001,
+         "total_tokens": 5},                                                       # 7
+    ))
+    got = [(e.line, e.message) for e in items if isinstance(e, InputError)]
+    assert all(e.rule == "input/invalid_event" and e.file == "t.jsonl"
+               for e in items if isinstance(e, InputError))
+    assert sorted(got, key=lambda e: e[0]) == [
+        (2, "'input_tokens' must be a number of at least 0, not -90000; it is treated as "
+            "not recorded"),
+        (2, "'cost_usd' must be a number of at least 0, not -5.0; it is treated as not "
+            "recorded"),
+        (3, "'total_tokens' must be a number of at least 0, not -1; it is treated as not "
+            "recorded"),
+        (4, "a: 'latency_ms' must be a number of at least 0, not -2; it is treated as not "
+            "recorded"),
+        (6, "tool_result: 'latency_ms' must be a number of at least 0, not -1.5; it is "
+            "treated as not recorded"),
+        (7, "the trace's 'duration_ms' must be a number of at least 0, not -10; it is "
+            "treated as not recorded"),
+        (7, "the trace's 'cost_usd' must be a number of at least 0, not -0.0001; it is "
+            "treated as not recorded"),
+    ]
+    t = traces(items)["t"]
+    first, second = t.llm_calls
+    # the total made from a negative count is unknown too
+    assert (first.input_tokens, first.output_tokens, first.total_tokens, first.cost_usd,
+            first.latency_ms) == (None, 0, None, None, 3)
+    assert (second.input_tokens, second.output_tokens, second.total_tokens) == (4, 6, None)
+    assert [c.latency_ms for c in t.tool_calls] == [None, None]
+    assert (t.duration_ms, t.cost_usd, t.total_tokens) == (None, None, 5)
+    assert t.cost is None and t.tokens == 5 and t.latency_ms is None
+
+
+def test_zero_figures_are_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "llm_call", "input_tokens": 0, "output_tokens": 0, "cost_usd": 0,
+         "latency_ms": 0.0},
+        {"type": "tool_call", "tool": "a", "latency_ms": 0},
+        {"type": "trace_end", "duration_ms": 0}))
+    assert not [e for e in items if isinstance(e, InputError)]
+    (t,) = traces(items).values()
+    assert (t.cost, t.tokens, t.latency_ms) == (0, 0, 0)
+
+
+def test_negative_latencies_of_a_long_trace_are_reported_as_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The calls of a trace kept on disk are not walked again after reading: the native
+    reader checks their latencies as it reads them, with the same errors."""
+    text = jsonl(
+        {"type": "trace_start", "trace_id": "t"},
+        *({"type": "tool_call", "tool": "a", "id": f"c{i}", "latency_ms": 1}
+          for i in range(4)),
+        {"type": "tool_call", "tool": "a", "id": "c4", "latency_ms": -3},           # 6
+        {"type": "tool_result", "id": "c1", "latency_ms": -4},                      # 7
+        {"type": "trace_end"})
+    in_memory = read(tmp_path, monkeypatch, text)
+    monkeypatch.setattr(native, "LONG_TRACE", 2)
+    monkeypatch.setattr(model, "LOG_CHUNK", 1)
+    monkeypatch.setattr(model, "LOG_KEEP", 1)
+    on_disk = read(tmp_path, monkeypatch, text)
+    (t,) = traces(on_disk).values()
+    assert isinstance(t.tool_calls, CallLog)
+    assert [c.latency_ms for c in t.tool_calls] == [1, None, 1, 1, None]
+    # the same items (reported at other moments: the run sorts its input errors)
+    assert sorted(_materialised(on_disk)) == sorted(_materialised(in_memory))
+    assert sorted((e.line, e.message.split(" must")[0]) for e in on_disk
+                  if isinstance(e, InputError)) == [(6, "a: 'latency_ms'"),
+                                                     (7, "tool_result: 'latency_ms'")]
+
+
+def test_negative_figures_of_any_format(tmp_path: Path) -> None:
+    """The check is made on every reader's traces (read_file), not in the native reader
+    alone: an OpenTelemetry span with negative token counts."""
+    span = json.loads((FIXTURES / "otlp" / "flat-client-span.json").read_text())
+    span["gen_ai.usage.input_tokens"] = -120
+    path = tmp_path / "span.json"
+    path.write_text(json.dumps(span), encoding="utf-8")
+    from agent_eval.readers import READERS
+
+    items = list(read_file(READERS["otlp"], SourceFile(str(path), "span.json", "span.json")))
+    (e,) = [i for i in items if isinstance(i, InputError)]
+    assert (e.rule, e.file, e.line) == ("input/invalid_event", "span.json", 1)
+    assert e.message.startswith("'input_tokens' must be a number of at least 0, not -120")
+    (t,) = [i for i in items if isinstance(i, Trace)]
+    (llm,) = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens, llm.total_tokens) == (None, 30, None)

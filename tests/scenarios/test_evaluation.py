@@ -413,6 +413,57 @@ def test_latency_falls_back_to_the_sum_of_call_latencies(ws: Workspace) -> None:
     assert f["message"] == "latency_ms = 700 exceeds max_latency_ms: 500"
 
 
+def test_a_recorded_part_over_a_max_threshold_is_a_miss(ws: Workspace) -> None:
+    """A figure some calls did not record is unknown, but what the others recorded is a
+    floor (no figure is below 0): over a max_* limit already, the threshold is missed,
+    not a not_recorded warning. Under the limit, it is still that warning."""
+    from tests.conftest import events
+
+    suite = HEAD + """scenarios:
+  - id: P
+    thresholds: {max_cost_usd: 0.10, max_total_tokens: 1000, max_latency_ms: 1000}
+  - id: W
+    warn_thresholds: {max_cost_usd: 0.10}
+  - id: U
+    thresholds: {max_cost_usd: 10, max_total_tokens: 200000, max_latency_ms: 200000}
+"""
+
+    def text(tid: str, scenario: str) -> str:
+        return events(
+            {"type": "trace_start", "trace_id": tid, "scenario": scenario},
+            {"type": "llm_call", "trace_id": tid, "model": "m", "input_tokens": 100000,
+             "output_tokens": 10, "cost_usd": 5.0, "latency_ms": 150000},
+            {"type": "llm_call", "trace_id": tid, "model": "m", "input_tokens": 7},
+            {"type": "tool_call", "trace_id": tid, "tool": "a", "arguments": {}},
+            {"type": "trace_end", "trace_id": tid})
+
+    res = ws.run(suite, {"p.jsonl": text("p", "P"), "w.jsonl": text("w", "W"),
+                         "u.jsonl": text("u", "U")})
+    p = scenario(res, "P")
+    assert p["status"] == "fail"
+    assert sorted((f["rule"], f["message"], f["value"]) for f in p["findings"]) == [
+        ("scenario/threshold", "cost_usd = at least 5 (1 call of the trace did not record "
+         "it) exceeds max_cost_usd: 0.1", 5),
+        # the second call's total is unknown, its input tokens are counted
+        ("scenario/threshold", "latency_ms = at least 150000 (2 calls of the trace did not "
+         "record it) exceeds max_latency_ms: 1000", 150000),
+        ("scenario/threshold", "total_tokens = at least 100017 (1 call of the trace did "
+         "not record it) exceeds max_total_tokens: 1000", 100017)]
+    assert p["not_recorded"] == {"total_tokens": 1, "latency_ms": 1, "cost_usd": 1}
+    w = scenario(res, "W")
+    assert w["status"] == "warn"
+    assert [(f["rule"], f["message"]) for f in w["findings"]] == [
+        ("scenario/warn_threshold", "cost_usd = at least 5 (1 call of the trace did not "
+         "record it) exceeds max_cost_usd: 0.1 (warn_thresholds)")]
+    u = scenario(res, "U")
+    assert u["status"] == "warn"  # under the limits: still unknown, never a pass
+    assert [r["status"] for r in u["traces_not_passed"]] == ["warn"]
+    assert sorted(f["message"] for f in u["findings"]) == [
+        "cost not recorded: max_cost_usd: 10 cannot be checked",
+        "latency not recorded: max_latency_ms: 200000 cannot be checked",
+        "tokens not recorded: max_total_tokens: 200000 cannot be checked"]
+
+
 def test_min_score_and_weights(ws: Workspace) -> None:
     suite = HEAD + """scenarios:
   - id: W

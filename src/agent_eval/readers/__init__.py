@@ -345,9 +345,49 @@ def read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
             return
         if type(item) is Trace:
             clean_trace(item, limits)
+            yield from negative_figures(item)
         elif type(item) is InputError:
             item = _clean_error(item, limits)
         yield item
+
+
+_FIGURES = ("input_tokens", "output_tokens", "total_tokens", "cost_usd", "latency_ms")
+
+
+def negative_figures(trace: Trace) -> list[InputError]:
+    """Token counts, costs, latencies and durations of ``trace`` that are below 0 (or
+    NaN), each an input error at its line and made unknown (None) in place, whatever
+    the format: a negative figure can only come from a broken or edited trace, and
+    summed with the others it would hide a budget overrun. An LLM call with a negative
+    token count has no token counts (its total may have been made from it). The tool
+    calls of a very long trace (a CallLog) are checked by the native reader as it reads
+    them (docs/formats.md "Numbers")."""
+    errors: list[InputError] = []
+    for key in ("duration_ms", "cost_usd", "total_tokens"):
+        value = getattr(trace, key)
+        if value is not None and not value >= 0:
+            errors.append(native.negative("the trace's ", key, value, trace.end_location.file,
+                                    trace.end_location.line))
+            setattr(trace, key, None)
+    for call in trace.llm_calls:
+        for key in _FIGURES:
+            value = getattr(call, key)
+            if value is not None and not value >= 0:
+                loc = call.location
+                errors.append(native.negative("", key, value, loc.file, loc.line))
+                setattr(call, key, None)
+                if key in ("input_tokens", "output_tokens"):
+                    call.total_tokens = None
+    calls = trace.tool_calls
+    if type(calls) is list:
+        for tool_call in calls:
+            value = tool_call.latency_ms
+            if value is not None and not value >= 0:
+                loc = tool_call.location
+                errors.append(native.negative(f"{tool_call.name}: ", "latency_ms", value,
+                                        loc.file, loc.line))
+                tool_call.latency_ms = None
+    return errors
 
 
 def read_sources(sources: Iterable[SourceFile], fmt: str = "auto") -> Iterator[ReadItem]:

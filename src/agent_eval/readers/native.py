@@ -257,6 +257,13 @@ class _Open:
         return t
 
 
+def negative(what: str, key: str, value: object, file: str, line: int) -> InputError:
+    """The input error of a figure below 0 (see :func:`agent_eval.readers.negative_figures`)."""
+    return INPUT_INVALID_EVENT.input_error(
+        file, line, f"{what}'{key}' must be a number of at least 0, not {value!r}; it is "
+        "treated as not recorded")
+
+
 class _FileState:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
@@ -287,6 +294,10 @@ class _FileState:
     def error(self, rule: Rule, line: int, message: str) -> None:
         self.error_count += 1
         self.errors.append(rule.input_error(self.file, line, message))
+
+    def negative(self, name: str, key: str, value: object, line: int) -> None:
+        self.error_count += 1
+        self.errors.append(negative(f"{name}: ", key, value, self.file, line))
 
     def number(self, obj: dict[str, Any], key: str, line: int) -> Any:
         v = obj.get(key)
@@ -404,6 +415,9 @@ class _FileState:
         calls = t.trace.tool_calls
         if type(calls) is not list:
             assert t.long is not None
+            if latency is not None and not latency >= 0:  # a CallLog is not checked after
+                self.negative(call.name, "latency_ms", latency, line)
+                call.latency_ms = None
             t.long.add(call)
             return
         calls.append(call)
@@ -438,7 +452,10 @@ class _FileState:
             fields = {"result": result, "has_result": True, "ok": ok, "error": error,
                       "result_location": Location(self.file, line)}
             latency = self.number(obj, "latency_ms", line)
-            if latency is not None:
+            if latency is not None and not latency >= 0:  # a CallLog is not checked after
+                self.negative("tool_result", "latency_ms", latency, line)
+                fields["latency_ms"] = None
+            elif latency is not None:
                 fields["latency_ms"] = latency
             long.log.update(index, fields)
             return
@@ -457,7 +474,10 @@ class _FileState:
         call.has_result = True
         call.result_location = Location(self.file, line)
         latency = self.number(obj, "latency_ms", line)
-        if latency is not None:
+        if latency is not None and not latency >= 0:  # reported at the result's line
+            self.negative("tool_result", "latency_ms", latency, line)
+            call.latency_ms = None
+        elif latency is not None:
             call.latency_ms = latency
 
     def _unmatched(self, t: _Open, cid: Any, name: Any, line: int) -> None:

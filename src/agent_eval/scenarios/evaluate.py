@@ -629,6 +629,14 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
     if limit.index < 0:
         return  # cost_multiplier needs a baseline: noted once per scenario (finish)
     value = v[limit.index]
+    shown = ""
+    if math.isnan(value) and limit.op == "max" and limit.figure in UNRECORDED:
+        # not recorded in full, but what was recorded may already be over the limit
+        part, missing = ev.trace.recorded_part(limit.figure)
+        if not m.at_most(part, limit.value):
+            value = part
+            shown = (f"at least {_num(value)} ({missing} call{'s' if missing != 1 else ''} "
+                     "of the trace did not record it)")
     if math.isnan(value):
         what = UNRECORDED.get(limit.figure, limit.figure)
         ev.warned = True
@@ -644,13 +652,14 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
     if blocking:
         ev.failed = True
         ev.add(SCENARIO_THRESHOLD, "error",
-               f"{limit.figure} = {_num(value)} {relation} {limit.text}", limit.ref,
+               f"{limit.figure} = {shown or _num(value)} {relation} {limit.text}", limit.ref,
                ev.at_end(), value=value, constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})
     else:
         ev.warned = True
         ev.add(SCENARIO_WARN_THRESHOLD, "warning",
-               f"{limit.figure} = {_num(value)} {relation} {limit.text} (warn_thresholds)",
+               f"{limit.figure} = {shown or _num(value)} {relation} {limit.text} "
+               "(warn_thresholds)",
                limit.ref, ev.at_end(), value=value, constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})
 
