@@ -174,6 +174,25 @@ def test_symlink_to_a_file_outside_is_refused_whether_or_not_it_exists(tmp_path:
     assert SECRET not in every_output(root) + p.stdout + p.stderr
 
 
+def test_a_traces_option_inside_the_repository_is_confined_too(tmp_path: Path) -> None:
+    """--traces (the action's traces: input) names a folder of the repository: a link
+    committed in it leads where the pull request wants, so it is refused as in a suite's
+    glob. A --traces glob that itself points outside is the operator's choice."""
+    folder = outside(tmp_path)
+    root = repo(tmp_path, files={"traces/ok.jsonl": call()})
+    os.symlink(folder / "secret.jsonl", root / "traces" / "link.jsonl")
+    for pattern in ("traces/*.jsonl", str(root / "traces" / "*.jsonl")):
+        p = run("run", "-o", "out", *ALL, "--traces", pattern, cwd=root)
+        assert p.returncode == 2, p.stderr
+        data = results(root)
+        assert errors(data) == [("input/outside_root", "traces/link.jsonl", 0)]
+        assert data["counts"]["traces"] == 1  # ok.jsonl is still evaluated
+        assert SECRET not in every_output(root) + p.stdout + p.stderr
+    p = run("run", "-q", "-o", "out", "--traces", str(folder / "*.jsonl"), cwd=root)
+    assert p.returncode == 1, p.stderr  # read where it points: its violation is found
+    assert results(root)["counts"]["traces"] == 1
+
+
 def test_symlink_inside_the_repository_is_read(tmp_path: Path) -> None:
     root = repo(tmp_path, files={"data/real.jsonl": call(percent=50)})
     os.symlink(root / "data" / "real.jsonl", root / "traces" / "link.jsonl")

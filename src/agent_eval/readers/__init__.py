@@ -93,6 +93,9 @@ def _glob(pattern: str, base: str) -> list[str]:
     enters a symbolic link to a directory (a link to ``..`` would make it walk forever)."""
     if not glob.has_magic(pattern):
         return [pattern] if os.path.lexists(os.path.join(base, pattern)) else []
+    anchor = Path(pattern).anchor
+    if anchor:  # an absolute glob: walked from its anchor, its matches absolute too
+        return [os.path.join(anchor, m) for m in _glob(pattern[len(anchor):], anchor)]
     parts: list[str] = []
     for p in pattern.split("/"):
         if p not in ("", ".") and not (p == "**" and parts and parts[-1] == "**"):
@@ -180,9 +183,11 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     Patterns written in the suite (``where`` given) never read outside ``root``: one
     that leaves it (``../x/*.jsonl``, an absolute path) is an input error before
     anything is listed, and a match that is a symbolic link leading out of it is an
-    input error naming the link (whether or not its target exists). Patterns from the
-    command line or the library are the operator's own choice and are read where they
-    point. ``**`` never follows symbolic links to folders."""
+    input error naming the link (whether or not its target exists). A pattern from the
+    command line or the library that leaves ``root`` is the operator's own choice and
+    is read where it points; one inside ``root`` is confined as a suite's is (the
+    operator chose a folder of the repository, not where a committed link in it
+    leads). ``**`` never follows symbolic links to folders."""
     files: list[SourceFile] = []
     errors: list[InputError] = []
     seen: set[Path] = set()
@@ -196,9 +201,10 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
                 "a trace path or glob holds control characters; "
                 "rename the files"))
             continue
-        confined = where is not None
         lexical = os.path.normpath(os.path.join(os.path.abspath(base), pattern))
-        if confined and not _inside(lexical, os.path.normpath(os.path.abspath(root))):
+        inside = _inside(lexical, os.path.normpath(os.path.abspath(root)))
+        confined = where is not None or inside
+        if confined and not inside:
             errors.append(INPUT_OUTSIDE_ROOT.input_error(file, line,
                                                          f"'{pattern}' is {OUTSIDE}"))
             continue
