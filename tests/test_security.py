@@ -449,6 +449,36 @@ def test_catastrophic_pattern_runs_in_linear_time(tmp_path: Path) -> None:
     assert lines == [1, 2]  # the two values that do not match; "aaaa" does
 
 
+@pytest.mark.parametrize("mode", ["normalized", "exact"])
+def test_catastrophic_globs_run_in_linear_time(tmp_path: Path, mode: str) -> None:
+    """A tool-name glob and a scenario's traces: glob from the suite, against a long tool
+    name and a long file name (Python's re took minutes on each)."""
+    glob = "*a*a*a*a*a*a*a*a*a*a*a*a*b"
+    root = repo(tmp_path, files={
+        "traces/t.jsonl": call() + call("a" * 250) + call("a" * 249 + "b"),  # names <= 256
+        f"traces/{'a' * 200}.jsonl": call()})
+    (root / "agent-eval.yaml").write_text(f"""\
+version: "1"
+suite: s
+traces: traces/*.jsonl
+tool_match: {mode}
+tests:
+  - {{id: bl, metric: tool_blocklist, blocklist: ["{glob}"]}}
+scenarios:
+  - id: S
+    traces: "traces/{glob}.jsonl"
+""")
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=60)
+    assert p.seconds < 15, p.seconds
+    assert p.returncode == 1, p.stderr
+    data = results(root)
+    assert data["counts"]["tool_calls"] == 4
+    [v] = data["tests"][0]["violations"]  # the name ending in "b"
+    assert (v["rule"], v["trace"]["line"]) == ("tool_blocklist", 3)
+    [s] = data["scenarios"]
+    assert s["status"] == "error"  # no file name ends in "b": no trace for the scenario
+
+
 @pytest.mark.parametrize("pattern", ["^(?=a)a$", "^(a)\\\\1$", "^(?<!b)a$"])
 def test_a_pattern_that_cannot_run_in_linear_time_is_a_config_error(
         tmp_path: Path, pattern: str) -> None:

@@ -14,18 +14,18 @@ separator touching a glob token is kept as one ``_``: ``delete_*`` is ``delete_*
 class, a member matches a name character when it folds to it (``[A-C]`` holds ``a``,
 ``[-]`` holds ``_``).
 
-Patterns are compiled once per suite; per-name answers are memoised, so the hot path
-is a dict lookup.
+Patterns are compiled once per suite, by RE2 (:mod:`agent_eval.globre`: no glob can
+make a run hang); per-name answers are memoised, so the hot path is a dict lookup.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
+
+from agent_eval.globre import NEVER, FullMatch, class_end, literal, translate
 
 ToolMatchMode = Literal["normalized", "exact"]
 _GLOB_CHARS = frozenset("*?[")
@@ -128,20 +128,6 @@ def _fold_table() -> tuple[tuple[int, str], ...]:
 
 
 # ------------------------------------------------------------------------ globs
-def class_end(pattern: str, i: int) -> int:
-    """Index of the ``]`` closing the class whose ``[`` is at ``i - 1`` (delimited
-    the way ``fnmatch`` delimits it), or -1 when the class is never closed."""
-    n = len(pattern)
-    j = i
-    if j < n and pattern[j] == "!":
-        j += 1
-    if j < n and pattern[j] == "]":
-        j += 1
-    while j < n and pattern[j] != "]":
-        j += 1
-    return j if j < n else -1
-
-
 def _class_members(body: str) -> list[tuple[str, str]]:
     """Members of a class body as inclusive (low, high) pairs: ``a-c`` is a range; a
     ``-`` that cannot form one (first, last, right after a range) is literal."""
@@ -176,25 +162,25 @@ def _class_regex(body: str) -> str:
                 if len(f) == 1:
                     chars.add(f)
         else:
-            spans.append(f"{re.escape(low)}-{re.escape(high)}")
+            spans.append(f"{literal(low)}-{literal(high)}")
             chars.update(f for cp, f in _fold_table() if ord(low) <= cp <= ord(high))
-    items = "".join(re.escape(c) for c in sorted(chars)) + "".join(spans)
+    items = "".join(literal(c) for c in sorted(chars)) + "".join(spans)
     if not items:
-        return "." if negated else "(?!)"
+        return "." if negated else NEVER
     return f"[{'^' if negated else ''}{items}]"
 
 
 def translate_normalized(pattern: str) -> str:
-    """A regex, matched against a :func:`normalize_name`-d name, for a glob under
-    ``tool_match: normalized``."""
+    """A regex in RE2 syntax (:mod:`agent_eval.globre`), matched against the whole of a
+    :func:`normalize_name`-d name, for a glob under ``tool_match: normalized``."""
     parts: list[tuple[bool, str]] = []  # (is a glob token, raw literal text or regex)
     i, n = 0, len(pattern)
-    literal: list[str] = []
+    text: list[str] = []
 
     def flush() -> None:
-        if literal:
-            parts.append((False, "".join(literal)))
-            literal.clear()
+        if text:
+            parts.append((False, "".join(text)))
+            text.clear()
 
     while i < n:
         c = pattern[i]
@@ -211,17 +197,17 @@ def translate_normalized(pattern: str) -> str:
             parts.append((True, _class_regex(pattern[i:end])))
             i = end + 1
         else:
-            literal.append(c)
+            text.append(c)
     flush()
     out = []
-    for k, (glob, text) in enumerate(parts):
+    for k, (glob, part) in enumerate(parts):
         if glob:
-            out.append(text)
+            out.append(part)
         else:
             before = k > 0 and parts[k - 1][0]
             after = k + 1 < len(parts) and parts[k + 1][0]
-            out.append(re.escape(normalize_literal(text, before, after)))
-    return "(?s:" + "".join(out) + r")\Z"
+            out.extend(literal(c) for c in normalize_literal(part, before, after))
+    return "".join(out)
 
 
 def is_glob(pattern: str) -> bool:
@@ -236,14 +222,14 @@ class ToolMatcher:
     def __init__(self, patterns: Sequence[str], mode: ToolMatchMode = "normalized") -> None:
         self.patterns = tuple(patterns)
         self._normalized = mode == "normalized"
-        compiled: list[tuple[str, re.Pattern[str] | None]] = []
-        for p in self.patterns:
+        compiled: list[tuple[str, FullMatch | None]] = []
+        for p in self.patterns:  # globs in RE2: a suite's glob cannot make a run hang
             if not is_glob(p):
                 compiled.append((normalize_name(p) if self._normalized else p, None))
             elif self._normalized:
-                compiled.append((p, re.compile(translate_normalized(p))))
+                compiled.append((p, FullMatch(translate_normalized(p))))
             else:
-                compiled.append((p, re.compile(fnmatch.translate(p))))
+                compiled.append((p, FullMatch(translate(p))))
         self._compiled = tuple(compiled)
         self._memo: dict[str, int] = {}
         self._hits: dict[str, int] = {}  # the same names -> 1 when one matches, else 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
@@ -27,7 +26,8 @@ from agent_eval.config.schema_files import LoaderLike, SchemaFiles
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
-from agent_eval.matching import ToolMatcher, ToolMatchMode, class_end, normalize_name
+from agent_eval.globre import FullMatch, class_end, literal, python_class
+from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
@@ -190,7 +190,7 @@ class CompiledScenario:
     ref: ConfigRef  # the scenario's `id:` line
     required_ref: ConfigRef
     traces_ref: ConfigRef | None
-    globs: tuple[re.Pattern[str], ...] | None
+    globs: tuple[FullMatch, ...] | None
     input: str | None = None  # traces with exactly this input belong to it too (Assay)
     # expect
     tools: tuple[str, ...] | None = None  # expected patterns (deduplicated)
@@ -283,7 +283,7 @@ class CompiledScenarios:
     ids: frozenset[str] = frozenset()
     by_id: dict[str, tuple[int, ...]] = field(default_factory=dict)
     by_stem: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    globbed: tuple[tuple[int, tuple[re.Pattern[str], ...]], ...] = ()
+    globbed: tuple[tuple[int, tuple[FullMatch, ...]], ...] = ()
     by_input: dict[str, tuple[int, ...]] = field(default_factory=dict)
     judge: JudgeRun | None = field(default=None, repr=False)  # the suite's judge, if used
     _files: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict,
@@ -346,9 +346,10 @@ class CompiledScenarios:
 
 
 # ------------------------------------------------------------------------ compiler
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex for a `traces:` glob over '/'-separated paths: ``**`` spans folders,
-    ``*`` and ``?`` stay within one, ``[...]`` as in fnmatch."""
+def glob_regex(pattern: str) -> FullMatch:
+    """A `traces:` glob over '/'-separated paths, compiled by RE2 (a suite's glob
+    cannot make a run hang: :mod:`agent_eval.globre`): ``**`` spans folders, ``*`` and
+    ``?`` stay within one, ``[...]`` as in fnmatch."""
     pattern = pattern.replace(os.sep, "/")
     if pattern.startswith("./"):
         pattern = posixpath.normpath(pattern)
@@ -372,7 +373,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif c == "[":
             j = class_end(pattern, i)
             if j < 0:
-                out.append(r"\[")
+                out.append(literal("["))
                 continue
             body = pattern[i:j].replace("\\", "\\\\")
             i = j + 1
@@ -380,10 +381,10 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
                 body = "^" + body[1:]
             elif body.startswith("^"):
                 body = "\\" + body
-            out.append(f"[{body}]")
+            out.append(python_class(body))
         else:
-            out.append(re.escape(c))
-    return re.compile("".join(out) + r"\Z", re.S)
+            out.append(literal(c))
+    return FullMatch("".join(out))
 
 
 class _Compiler:
