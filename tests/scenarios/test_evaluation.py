@@ -326,14 +326,49 @@ def test_state_and_tool_health(ws: Workspace) -> None:
                          "your refund issued today"),
         "e.jsonl": trace("e", "E", ["search_help_center", ("get", {}, "503")])})
     h = scenario(res, "H")
-    (f,) = h["findings"]  # the state is found case-insensitively
+    f, unknown = h["findings"]  # the state is found case-insensitively
     assert f["rule"] == "scenario/tool_health" and at(f) == ws.line("tool_health: true")
     assert f["message"] == "Tool call failed: send_email: relay timeout"
     assert f["trace"]["line"] == 3
+    # x has no result in the trace: whether it succeeded is unknown, never a pass
+    assert (unknown["rule"], unknown["severity"], unknown["tool"]) == (
+        "scenario/not_recorded", "warning", "x")
+    assert unknown["message"] == ("x: no result recorded: tool_health cannot tell whether "
+                                  "the call succeeded")
+    assert at(unknown) == ws.line("tool_health: true")
     e = scenario(res, "E")
-    assert sorted((f["tool"], at(f)) for f in e["findings"]) == [
-        ("get", ws.line("tool_health: {")),  # an unexpected failure
-        ("search_help_center", ws.line("search_help_center"))]  # expected to fail
+    assert sorted((f["rule"], f["tool"], at(f)) for f in e["findings"]) == [
+        ("scenario/not_recorded", "search_help_center", ws.line("search_help_center")),
+        ("scenario/tool_health", "get", ws.line("tool_health: {"))]  # an unexpected failure
+
+
+def test_tool_health_of_a_call_that_succeeded(ws: Workspace) -> None:
+    """A result recorded without an error is a success: for tool_health: true nothing is
+    reported, for an expected_error tool it is the failure that did not happen."""
+    from tests.conftest import events
+
+    suite = HEAD + """scenarios:
+  - id: H
+    expect: {tool_health: true}
+  - id: E
+    expect:
+      tool_health: {expected_error: [search_help_center]}
+"""
+
+    def text(tid: str, scenario: str) -> str:
+        return events({"type": "trace_start", "trace_id": tid, "scenario": scenario},
+                      {"type": "tool_call", "tool": "search_help_center", "id": "c1",
+                       "arguments": {}},
+                      {"type": "tool_result", "id": "c1", "result": {"articles": 0}},
+                      {"type": "trace_end"})
+
+    res = ws.run(suite, {"h.jsonl": text("h", "H"), "e.jsonl": text("e", "E")})
+    h = scenario(res, "H")
+    assert h["status"] == "pass" and h["findings"] == []
+    (f,) = scenario(res, "E")["findings"]
+    assert (f["rule"], f["message"]) == (
+        "scenario/tool_health", "search_help_center succeeded, but its failure is the "
+        "expected outcome (tool_health.expected_error)")
 
 
 def test_state_missing(ws: Workspace) -> None:
