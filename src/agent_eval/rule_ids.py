@@ -165,7 +165,8 @@ ARGS_VALID_MINIMUM = _declare("args_valid/minimum", "argument-below-minimum", "e
 ARGS_VALID_MULTIPLE_OF = _declare("args_valid/multiple_of", "argument-not-multiple-of", "error")
 ARGS_VALID_NOT = _declare("args_valid/not", "forbidden-schema-matched", "error")
 ARGS_VALID_NOT_AN_OBJECT = _declare("args_valid/not_an_object", "arguments-not-an-object", "error")
-ARGS_VALID_NOT_RECORDED = _declare("args_valid/not_recorded", "arguments-not-recorded", "note")
+ARGS_VALID_NOT_RECORDED = _declare("args_valid/not_recorded", "arguments-not-recorded",
+                                   "warning")
 ARGS_VALID_ONE_OF = _declare("args_valid/one_of", "not-exactly-one-alternative", "error")
 ARGS_VALID_PATTERN = _declare("args_valid/pattern", "argument-pattern-mismatch", "error")
 ARGS_VALID_PROPERTY_NAMES = _declare("args_valid/property_names", "invalid-property-name", "error")

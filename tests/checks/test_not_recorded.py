@@ -1,7 +1,7 @@
 """Arguments a trace did not record (issue 10 §6): an Inspect log with a tool's result but
 not its call, an OpenTelemetry span without the opt-in gen_ai.tool.call.arguments, an
 Agents SDK span without input, a Vercel AI SDK span under recordInputs: false. They are
-an ``args_valid/not_recorded`` note (not an ``args_valid/not_an_object`` error), a
+an ``args_valid/not_recorded`` warning (not an ``args_valid/not_an_object`` error), a
 ``scenario/not_recorded`` warning for a scenario's ``args``, and ``convert --to native``
 keeps them apart from ``"arguments": null``."""
 
@@ -74,22 +74,37 @@ def workspace(root: Path, traces: dict[str, str]) -> Results:
     return evaluate_files(suite, files, errors, timings=False)
 
 
-def test_inspect_result_without_call_is_a_note(tmp_path: Path) -> None:
+def test_inspect_result_without_call_is_a_warning(tmp_path: Path) -> None:
     results = workspace(tmp_path, {"log.json": INSPECT_LOG})
     assert results.input_errors == []
     (v,) = results.violations
     assert (v.rule, v.severity, v.tool, v.trace and v.trace.line) == (
-        "args_valid/not_recorded", "note", "bash", 9)
+        "args_valid/not_recorded", "warning", "bash", 9)
     assert (v.config.file, v.config.line, v.config.col) == ("policy.yaml", 3, 3)
     assert v.message == ("bash: arguments not recorded in the trace; the policy could not "
                          "be checked for this call")
-    assert results.tests[0].status == "pass"  # a note: the verdict is not failed by it
+    # the policy could not run for the call: never a pass, but not a violation either
+    assert results.tests[0].status == "warn" and results.verdict == "warn"
     (s,) = results.scenarios
     (f,) = s.findings
     assert (f.rule, f.severity) == ("scenario/not_recorded", "warning")
     assert f.message == "bash: arguments not recorded: args cannot be compared " \
                            "(args_mode: subset)"
     assert s.status == "warn"  # could not be checked: never a pass
+
+
+def test_a_note_test_keeps_it_a_note(tmp_path: Path) -> None:
+    """The test's severity caps the finding's, as it does its violations'."""
+    (tmp_path / ".git").mkdir()
+    results = workspace(tmp_path, {"log.json": INSPECT_LOG})  # writes the files
+    (tmp_path / "agent-eval.yaml").write_text(
+        SUITE.replace("    policy: policy.yaml\n", "    policy: policy.yaml\n    severity: note\n"))
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(suite)
+    results = evaluate_files(suite, files, errors, timings=False)
+    (v,) = results.violations
+    assert (v.rule, v.severity) == ("args_valid/not_recorded", "note")
+    assert results.tests[0].status == "pass"
 
 
 def test_null_arguments_are_an_empty_object_not_unrecorded(tmp_path: Path) -> None:

@@ -165,8 +165,10 @@ class ArgsValid(CheckCore):
             "against the policy", "Arguments are not a JSON object")
 
     def _not_recorded(self, call: ToolCall, trace: Trace, key: Constraint) -> Finding:
+        # never a pass: a warning (a note when the test's severity is note)
         return self._unreadable(
-            call, trace, key, ARGS_VALID_NOT_RECORDED, "note",
+            call, trace, key, ARGS_VALID_NOT_RECORDED,
+            "note" if self.severity == "note" else "warning",
             "arguments not recorded in the trace; the policy could not be checked for this "
             "call", "Arguments not recorded")
 
