@@ -2,9 +2,10 @@
 
 In a pull request every input may be written by a stranger, so every read has a bound:
 a file read whole, an archive, the nesting of a JSON or YAML value, what YAML aliases
-expand to, and the length of a name shown in an output. A suite sets them under
-``limits:`` (:class:`agent_eval.config.models.LimitsConfig`); hitting one is an input
-error for that file (or a config error for a config file), never a crash or a hang.
+expand to, the input errors kept per file, and the length of a name shown in an output. A
+suite sets them under ``limits:`` (:class:`agent_eval.config.models.LimitsConfig`);
+hitting one is an input error for that file (or a config error for a config file), never
+a crash or a hang.
 
 The suite file and its policies are read before the suite's own ``limits:`` are known:
 they are read with :data:`CONFIG` (the defaults).
@@ -35,6 +36,9 @@ class Limits:
     max_name_chars: int = 256
     # a finding's value whose JSON text is longer than this is shown cut, with a marker
     max_value_chars: int = 2000
+    # the input errors of one file kept, each with its line; beyond them they are counted
+    # (one more input error says how many, of which rules, on which lines)
+    max_input_errors: int = 1000
 
 
 DEFAULT = Limits()

@@ -96,6 +96,9 @@ class LimitsConfig(Strict):
     max_value_chars: int = _limit(
         _LIMITS.max_value_chars, "Longest value (as JSON text) shown in a finding; a "
         "longer one is cut, with a visible marker")
+    max_input_errors: int = _limit(
+        _LIMITS.max_input_errors, "Input errors of one trace file listed one by one; the "
+        "others are counted in one more input error")
 
     def limits(self) -> Limits:
         return Limits(**self.model_dump())
