@@ -82,6 +82,8 @@ class LimitsConfig(Strict):
     max_archive_bytes: int = _limit(
         _LIMITS.max_archive_bytes, "Decompressed bytes read from one archive (an Inspect "
         ".eval), all members together")
+    max_archive_members: int = _limit(
+        _LIMITS.max_archive_members, "Members one archive (an Inspect .eval) may hold")
     max_containers: int = _limit(
         _LIMITS.max_containers, "Objects and arrays in one JSON document or line")
     max_depth: int = _limit(
