@@ -118,6 +118,21 @@ def write_files(folder: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def retyped_fixture(dest: Path, fixture: str, old: str, new: str) -> tuple[Path, list[Any]]:
+    """A copy of ``tests/fixtures/<fixture>`` at ``dest`` with the one occurrence of
+    ``old`` written ``new`` (a value of another JSON type: every line stays where it is),
+    and what a run reads from it (``read_file``: a reader that stops is an
+    ``input/reader_error`` there)."""
+    from agent_eval.readers import READERS, SourceFile, read_file
+
+    text = (FIXTURES / fixture).read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path = dest / Path(fixture).name
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    reader = READERS[Path(fixture).parent.name]
+    return path, list(read_file(reader, SourceFile(str(path), path.name, path.name)))
+
+
 def events(*items: dict[str, Any]) -> str:
     """The events as native JSONL: one object per line."""
     return "".join(json.dumps(e) + "\n" for e in items)

@@ -194,6 +194,41 @@ def test_jobs_auto_cuts_large_native_files_and_gives_the_same_results(
     ]
 
 
+def test_jobs_bound_a_file_s_input_errors_as_one_process_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """limits.max_input_errors holds for a file read in byte ranges by several
+    processes: each range keeps its first errors and counts the others, and the parent
+    bounds them again in read order: the results of one process, byte for byte."""
+    text = "".join(_trace(f"T{i}", ["err_a"]) + "x\n" + json.dumps({"type": "tool_call"})
+                   + "\n" for i in range(60))
+    suite = corpus(tmp_path, {"big.jsonl": text},
+                   SUITE + "limits:\n  max_input_errors: 3\n")
+    monkeypatch.setattr(engine, "AUTO_MIN_BYTES", 0)
+    monkeypatch.setattr(engine, "PART_MIN_BYTES", 1)
+    monkeypatch.setattr(engine, "cpu_count", lambda: 2)
+    files, _ = suite_sources(suite)
+    assert len(engine.plan(files, suite.format, 2)) > 2
+    verdicts: list[bool] = []
+    real = engine._same_as_whole
+
+    def spy(results: list[Any]) -> bool:
+        verdicts.append(real(results))
+        return verdicts[-1]
+
+    monkeypatch.setattr(engine, "_same_as_whole", spy)
+    one = run_files(suite, jobs=1).to_dict()
+    auto = evaluate_files(suite, files, [], jobs="auto", timings=False).to_dict()
+    assert verdicts == [True]  # its ranges, each with errors beyond the bound
+    assert one == auto
+    assert one["counts"]["traces"] == 60
+    assert [(e["rule"], e["line"]) for e in one["input_errors"]] == [
+        ("input/parse_error", 4), ("input/invalid_event", 5), ("input/parse_error", 9),
+        ("input/limit_exceeded", 10)]
+    assert one["input_errors"][-1]["message"].startswith(
+        "117 more input error(s) on lines 10-300 are counted, not listed "
+        "(59 input/invalid_event, 58 input/parse_error)")
+
+
 def test_jobs_auto_uses_one_process_for_a_small_input(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     suite = corpus(tmp_path, {f"f{i}.jsonl": _trace(f"T{i}", ["err_a"]) for i in range(4)})

@@ -191,3 +191,74 @@ def test_seeds_cover_every_reader() -> None:
                 picked.add(reader.name)
                 break
     assert sorted(set(READERS) - picked) == []
+
+
+# A JSON fixture of every format, and values of every JSON type (and out of range) to put
+# in place of one of its values: a reader takes the bad value as an input error of its
+# element (input/invalid_event, or a value it ignores), never stops on the file
+# (input/reader_error: "TypeError: 'int' object is not iterable" lost every trace).
+JSON_FIXTURES = [(p.parent.name, p) for p in sorted((REPO / "tests" / "fixtures").rglob("*"))
+                 if p.suffix in (".json", ".jsonl") and not p.name.endswith(".native.jsonl")
+                 and p.parent.name in READERS]
+OTHER_VALUES: list[Any] = [None, -1, 0, 1e308, -1e308, 2**63, "x", "", "1e999", [], {}, True,
+                           False, [None], [[]], {"a": [1]}, "\x1b[2J\n::error::x"]
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*path, i))
+
+
+def _put(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    parent = value
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = new
+    return value
+
+
+@st.composite
+def retyped(draw: st.DrawFn) -> tuple[str, str, bytes]:
+    """(reader, file name, content): a fixture with one value replaced by another."""
+    reader, path = draw(st.sampled_from(JSON_FIXTURES))
+    text = path.read_text(encoding="utf-8")
+    new = draw(st.sampled_from(OTHER_VALUES))
+    if path.suffix == ".jsonl":
+        lines = text.splitlines()
+        k = draw(st.sampled_from([i for i, ln in enumerate(lines) if _parses(ln)]))
+        doc = json.loads(lines[k])
+        lines[k] = json.dumps(_put(doc, draw(st.sampled_from(list(_paths(doc)))), new))
+        return reader, path.name, "\n".join(lines).encode() + b"\n"
+    doc = json.loads(text)
+    doc = _put(doc, draw(st.sampled_from(list(_paths(doc)))), new)
+    return reader, path.name, json.dumps(doc, indent=1).encode()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(case=retyped())
+def test_no_reader_stops_on_a_value_of_another_type(tmp_path: Path,
+                                                    case: tuple[str, str, bytes]) -> None:
+    reader, name, data = case
+    path = tmp_path / name
+    path.write_bytes(data)
+    with bounded():
+        items = list(read_file(READERS[reader], SourceFile(str(path), name, name)))
+    stopped = [str(i) for i in items if isinstance(i, InputError)
+               and i.rule == "input/reader_error"]
+    assert not stopped, (reader, data[:2000])

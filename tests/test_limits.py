@@ -144,3 +144,67 @@ def test_the_files_after_a_failed_one_are_read(tmp_path: Path,
     assert [(type(i).__name__, getattr(i, "rule", None)) for i in items
             if isinstance(i, InputError | Trace)] == [
         ("InputError", "input/reader_error"), ("Trace", None)]
+
+
+# ------------------------------------------------------ max_input_errors (per file)
+def test_max_input_errors_lists_the_first_and_counts_the_others(tmp_path: Path) -> None:
+    bad = "x\n"
+    invalid = json.dumps({"type": "tool_call"}) + "\n"  # no tool: input/invalid_event
+    res = run(tmp_path, "  max_input_errors: 2",
+              {"t.jsonl": line() + bad * 3 + invalid * 4 + line() + bad,
+               "u.jsonl": bad + line()})
+    assert errors(res) == [("input/parse_error", "traces/t.jsonl", 2),
+                           ("input/parse_error", "traces/t.jsonl", 3),
+                           ("input/limit_exceeded", "traces/t.jsonl", 4),
+                           ("input/parse_error", "traces/u.jsonl", 1)]  # its own bound
+    assert res.input_errors[2].message == (
+        "6 more input error(s) on lines 4-10 are counted, not listed (4 input/invalid_event, "
+        "2 input/parse_error): only the first 2 of this file are listed "
+        "(limits.max_input_errors); fix those, or raise the limit to list more")
+    assert type(res.input_errors[2]) is InputError  # the results hold plain errors
+    assert res.counts["input_errors"] == 4
+    assert res.counts["tool_calls"] == 3  # the lines after the bound were still read
+
+
+def test_a_flood_of_bad_lines_is_held_in_bounded_memory(tmp_path: Path) -> None:
+    """The regression: every input error was kept, so 1,000,000 bad lines (a 2 MB file)
+    took 858 MB, and 3 GB and a MemoryError with every output format."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        res = run(tmp_path, "  max_depth: 100", {"bad.jsonl": line() + "x\n" * 30_000})
+        held, _ = tracemalloc.get_traced_memory()  # (the peak is a read's 64 MiB buffer)
+    finally:
+        tracemalloc.stop()
+    assert len(res.input_errors) == 1001 and res.counts["tool_calls"] == 1
+    assert errors(res)[-1] == ("input/limit_exceeded", "traces/bad.jsonl", 1002)
+    assert res.input_errors[-1].message.startswith(
+        "29,000 more input error(s) on lines 1002-30001 are counted, not listed "
+        "(29,000 input/parse_error): only the first 1,000 of this file are listed")
+    assert held < 2_000_000, held  # the 30,000 errors all kept: 8 MB
+
+
+def test_the_bound_counts_what_a_part_counted() -> None:
+    """A part of a file read apart (--jobs) counts its errors beyond the bound in one
+    MoreInputErrors: bounded again with the other parts', in read order, they are what
+    the whole file gives."""
+    from agent_eval.errors import MoreInputErrors
+    from agent_eval.readers import ErrorBound
+
+    def err(n: int, rule: str = "input/parse_error") -> InputError:
+        return InputError(rule, "f", n, "bad")
+
+    whole, first, second = ErrorBound("f", 2), ErrorBound("f", 2), ErrorBound("f", 2)
+    kept_whole = [e for e in map(err, range(1, 9)) if whole.keep(e)]
+    kept_first = [e for e in map(err, range(1, 5)) if first.keep(e)]
+    kept_second = [e for e in map(err, range(5, 9)) if second.keep(e)]
+    parts = [*kept_first, first.more(), *kept_second, second.more()]
+    again = ErrorBound("f", 2)
+    assert [e for e in parts if e is not None and again.keep(e)] == kept_whole
+    assert again.more() == whole.more()
+    more = whole.more()
+    assert isinstance(more, MoreInputErrors)
+    assert (more.line, more.rules, more.first, more.last) == (
+        3, (("input/parse_error", 6),), 3, 8)
+    assert ErrorBound("f", 2).more() is None  # nothing counted: nothing said

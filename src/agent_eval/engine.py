@@ -23,7 +23,7 @@ from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
 from agent_eval.gcpause import gc_paused
 from agent_eval.model import Trace, call_names, log_folder
-from agent_eval.readers import native, pick_reader, read_file, read_sources
+from agent_eval.readers import ErrorBound, native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.native import NativeRange, trace_start_line
 from agent_eval.results import (
@@ -570,6 +570,18 @@ def _same_as_whole(results: list[tuple[Accumulator, bool, list[str]]]) -> bool:
     return True
 
 
+def _bound_errors(parts: list[Accumulator], source: SourceFile) -> None:
+    """The input errors of a file's parts bounded again as the whole file's are
+    (``limits.max_input_errors``): each part kept its first ones and counted the others;
+    in read order, the file keeps its first ones and one error counts all the others."""
+    bound = ErrorBound(source.file, source.limits.max_input_errors)
+    for part in parts:
+        part.input_errors = [e for e in part.input_errors if bound.keep(e)]
+    more = bound.more()
+    if more is not None:
+        parts[-1].input_errors.append(more)
+
+
 def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Part],
                            fmt: str, jobs: int, acc: Accumulator,
                            progress: Callable[[int], None] | None) -> None:
@@ -620,6 +632,8 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
                         todo.appendleft((next_key, Part(merged)))
                         next_key += 1
                         break
+                    if len(results) > 1:  # one file's input errors: one bound
+                        _bound_errors([r[0] for r in results], files[merged])
                     for part_acc, _, _ in results:  # in read order: as one process
                         acc.merge(part_acc)
                     merged += 1

@@ -73,3 +73,16 @@ class InputError:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class MoreInputErrors(InputError):
+    """The input errors of one file beyond ``limits.max_input_errors``: counted, not
+    kept. An input error itself (``rule``: input/limit_exceeded, ``line``: the first of
+    them, ``message``: how many, of which rules, on which lines); the counts are kept
+    too, so that the errors of a file read in parts (``--jobs``) are bounded again as
+    one file's (``readers.ErrorBound``)."""
+
+    rules: tuple[tuple[str, int], ...]  # (rule, how many), by rule
+    first: int  # the least and the greatest line among them (0: none had a line)
+    last: int

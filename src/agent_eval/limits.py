@@ -1,10 +1,11 @@
 """The bounds on everything agent-eval reads (docs/security.md "Limits").
 
 In a pull request every input may be written by a stranger, so every read has a bound:
-a file read whole, an archive, the nesting of a JSON or YAML value, what YAML aliases
-expand to, and the length of a name shown in an output. A suite sets them under
-``limits:`` (:class:`agent_eval.config.models.LimitsConfig`); hitting one is an input
-error for that file (or a config error for a config file), never a crash or a hang.
+a file read whole, an archive (its bytes and its members), the nesting of a JSON or YAML
+value, what YAML aliases expand to, the input errors kept per file, and the length of a
+name shown in an output. A suite sets them under ``limits:``
+(:class:`agent_eval.config.models.LimitsConfig`); hitting one is an input error for that
+file (or a config error for a config file), never a crash or a hang.
 
 The suite file and its policies are read before the suite's own ``limits:`` are known:
 they are read with :data:`CONFIG` (the defaults).
@@ -25,6 +26,8 @@ class Limits:
     max_file_bytes: int = 64 * MiB
     # the decompressed bytes read from one archive (.eval zip), all members together
     max_archive_bytes: int = 512 * MiB
+    # the members one archive may hold (its central directory is read whole)
+    max_archive_members: int = 100_000
     # objects and arrays in one JSON document or line ({ and [ counted in its bytes)
     max_containers: int = 1_000_000
     # how deeply JSON / YAML values may nest
@@ -35,6 +38,9 @@ class Limits:
     max_name_chars: int = 256
     # a finding's value whose JSON text is longer than this is shown cut, with a marker
     max_value_chars: int = 2000
+    # the input errors of one file kept, each with its line; beyond them they are counted
+    # (one more input error says how many, of which rules, on which lines)
+    max_input_errors: int = 1000
 
 
 DEFAULT = Limits()

@@ -178,3 +178,26 @@ def test_cli_shards_and_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     for name in ("results.json", "results.sarif", "summary.md"):
         assert (tmp_path / "merged" / name).read_bytes() == (
             tmp_path / "whole" / name).read_bytes(), name
+
+
+def test_merge_of_a_file_with_more_input_errors_than_listed(tmp_path: Path) -> None:
+    """A file's input errors beyond limits.max_input_errors are counted in one more
+    error: every output of the merged shards is still the unsharded run's."""
+    write_corpus(tmp_path, [[(f"t{i}", "S1", [("auth", 1)], True, True) for i in range(6)],
+                            [("u", "S2", [("refund", 80)], False, True)]])
+    (tmp_path / "agent-eval.yaml").write_text(SUITE + "limits: {max_input_errors: 2}\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    sources, errors = suite_sources(suite, base=tmp_path)
+    results = evaluate_files(suite, sources, errors, timings=False)
+    assert [(e.rule, e.file) for e in results.input_errors] == [
+        ("input/parse_error", "traces/f0.jsonl"), ("input/parse_error", "traces/f0.jsonl"),
+        ("input/limit_exceeded", "traces/f0.jsonl"), ("input/parse_error", "traces/f1.jsonl")]
+    assert results.input_errors[2].message.startswith(
+        "4 more input error(s) on lines 13-28 are counted, not listed (4 input/parse_error)")
+    whole = render(results, tmp_path)
+    assert "limits.max_input_errors" in whole["junit"] and "input/limit_exceeded" in (
+        whole["sarif"]) and "limits.max_input_errors" in whole["html"]
+    for count in (1, 2, 3):
+        parts = [via_file(evaluate_shard(suite, sources, errors, index=i, count=count,
+                                         timings=False)) for i in range(1, count + 1)]
+        assert render(merge(suite, parts, timings=False), tmp_path) == whole, count

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES, SAMPLES
+from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -123,3 +123,29 @@ def test_not_a_trajectory(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text('{"schema_version": "ATIF-v1.7"}')
     assert errors(list(READER.read(source(path)))) == [("input/invalid_event", 1)]
+
+
+# ------------------------------------------- a value of another type: that element only
+def test_tool_calls_that_are_not_an_array_are_an_input_error_of_their_step(
+        tmp_path: Path) -> None:
+    """The regression: ``"tool_calls": 5`` stopped the reader (TypeError: 'int' object is
+    not iterable): input/reader_error at line 0, and the trace lost."""
+    _, items = retyped_fixture(tmp_path, "atif/trajectory.json", '"tool_calls": [',
+                               '"tool_calls": 5, "was": [')
+    # step 2 starts on line 20; its results (lines 41, 48) find no call now
+    assert errors(items) == [("input/invalid_event", 20), ("input/unmatched_result", 41),
+                             ("input/unmatched_result", 48)]
+    assert "an ATIF step's tool_calls must be an array, not integer" in str(items[0])
+    [t] = traces(items)
+    assert t.output == "Order A-9 is eligible, but the refund was refused."  # step 3
+    assert len(t.llm_calls) == 2 and t.tool_calls == []
+
+
+def test_results_that_are_not_an_array_are_an_input_error_of_their_observation(
+        tmp_path: Path) -> None:
+    _, items = retyped_fixture(tmp_path, "atif/trajectory.json", '"results": [',
+                               '"results": "refused", "was": [')
+    assert errors(items) == [("input/invalid_event", 39)]  # the observation, line 39
+    [t] = traces(items)
+    assert [(c.name, c.has_result) for c in t.tool_calls] == [
+        ("check_eligibility", False), ("issue_refund", False)]

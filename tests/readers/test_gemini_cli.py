@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES, SAMPLES
+from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -107,3 +107,25 @@ def test_error_status_tokens_and_unknown(tmp_path: Path) -> None:
     assert t.output == "done" and t.input == "hi"
     assert (t.llm_calls[0].input_tokens, t.llm_calls[0].total_tokens) == (7, 10)
     assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]
+
+
+# ------------------------------------------- a value of another type: that element only
+def test_a_type_that_is_not_a_string_is_an_input_error_of_its_message(tmp_path: Path) -> None:
+    """The regression: ``"type": []`` stopped the reader (TypeError: unhashable type:
+    'list'): input/reader_error at line 0, and the session lost."""
+    _, items = retyped_fixture(tmp_path, "gemini_cli/session.json", '"type": "user"',
+                               '"type": []')
+    assert errors(items) == [("input/invalid_event", 13)]  # the message m1, line 13
+    assert "a Gemini CLI message's type must be a string, not array" in str(items[0])
+    [t] = traces(items)
+    assert t.input is None  # m1 was the user's request
+    assert [c.name for c in t.tool_calls] == ["count_refunds", "export_csv"]
+
+
+def test_tool_calls_that_are_not_an_array_are_an_input_error_of_their_message(
+        tmp_path: Path) -> None:
+    _, items = retyped_fixture(tmp_path, "gemini_cli/session.json", '"toolCalls": [',
+                               '"toolCalls": true, "was": [')
+    assert errors(items) == [("input/invalid_event", 23)]  # the message m2, line 23
+    [t] = traces(items)
+    assert t.tool_calls == [] and len(t.llm_calls) == 2

@@ -246,3 +246,85 @@ def test_eval_archive_with_two_samples(tmp_path: Path) -> None:
         zf.writestr("samples/b_epoch_1.json", json.dumps(sample(id="b"), indent=1))
     _, items = read_auto(path)
     assert [t.id for t in traces(items)] == ["a/epoch-1", "b/epoch-1"]
+
+
+# ------------------------------------------------- the members of an archive (limits)
+def raw_zip(path: Path, members: dict[str, bytes], *, declared: int | None = None,
+            zip64: bool = False) -> None:
+    """A zip of stored members, written by hand: its end record declares ``declared``
+    members (default: as many as there are), in a zip64 end record too when ``zip64``."""
+    import struct
+    import zlib
+
+    local, central = bytearray(), bytearray()
+    for name, data in members.items():
+        raw, crc, offset = name.encode(), zlib.crc32(data), len(local)
+        local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0, crc, len(data),
+                             len(data), len(raw), 0) + raw + data
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0, crc,
+                               len(data), len(data), len(raw), 0, 0, 0, 0, 0, offset) + raw
+    n = len(members) if declared is None else declared
+    tail = b""
+    if zip64:
+        tail = (struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n, n, len(central),
+                            len(local))
+                + struct.pack("<IIQI", 0x07064B50, 0, len(local) + len(central), 1))
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF if zip64 else n,
+                      0xFFFF if zip64 else n, len(central), len(local), 0)
+    path.write_bytes(bytes(local + central) + tail + end)
+
+
+def members(n: int) -> dict[str, bytes]:
+    return {"header.json": b'{"version": 2, "eval": {"task": "t"}}',
+            **{f"samples/s{i}_epoch_1.json": json.dumps(sample(id=f"s{i}")).encode()
+               for i in range(n)}}
+
+
+def read_limited(path: Path, **limits: int) -> list[ReadItem]:
+    from agent_eval.limits import Limits
+
+    source = SourceFile(str(path), path.name, path.name, Limits(**limits))
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError), reader
+    return list(reader.read(source))
+
+
+@pytest.mark.parametrize("zip64", [False, True])
+def test_an_archive_of_more_members_than_the_limit_is_not_read(tmp_path: Path,
+                                                               zip64: bool) -> None:
+    """The regression: 300,001 empty members took 280 MB and 10 s (zipfile makes an
+    object per member before anything is read). Counted first, from the end record."""
+    path = tmp_path / "many.eval"
+    raw_zip(path, members(4), zip64=zip64)
+    assert len(traces(read_limited(path, max_archive_members=5))) == 4  # at the limit
+    items = read_limited(path, max_archive_members=4)
+    assert errors(items) == [("input/limit_exceeded", 0)] and not traces(items)
+    [error] = [i for i in items if isinstance(i, InputError)]
+    assert error.message == ("the archive declares 5 members, more than "
+                             "limits.max_archive_members (4); it was not read")
+
+
+@pytest.mark.parametrize("zip64", [False, True])
+def test_an_archive_declaring_fewer_members_than_it_holds_is_counted(tmp_path: Path,
+                                                                     zip64: bool) -> None:
+    """zipfile reads every entry of the central directory, whatever the end record says:
+    the entries are counted in the directory's bytes."""
+    path = tmp_path / "liar.eval"
+    raw_zip(path, members(4), declared=1, zip64=zip64)
+    with zipfile.ZipFile(path) as zf:  # what the count guards against
+        assert len(zf.namelist()) == 5
+    items = read_limited(path, max_archive_members=4)
+    [error] = [i for i in items if isinstance(i, InputError)]
+    assert (error.rule, error.line, error.message) == (
+        "input/limit_exceeded", 0, "the archive's central directory holds 5 members, more "
+        "than limits.max_archive_members (4); it was not read")
+    assert len(traces(read_limited(path, max_archive_members=5))) == 4
+
+
+def test_a_central_directory_over_max_file_bytes_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "long-names.eval"
+    raw_zip(path, {"header.json": b"{}", "samples/" + "x" * 900 + ".json": b"{}"})
+    items = read_limited(path, max_file_bytes=1000)
+    assert errors(items) == [("input/limit_exceeded", 0)]
+    assert "central directory is 1,016 bytes, more than limits.max_file_bytes (1,000)" in (
+        str(items[0]))

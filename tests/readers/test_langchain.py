@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES, SAMPLES
+from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -323,3 +323,19 @@ def test_forced_on_a_foreign_file_is_an_input_error(tmp_path: Path) -> None:
         items = list(reader.read(SourceFile(str(path), "x.json", "x.json")))
         assert errors(items) == [("input/invalid_event", 1)], reader.name
         assert [i for i in items if isinstance(i, Trace)] == []
+
+
+# ------------------------------------------- a value of another type: that element only
+def test_tool_call_chunks_that_are_not_an_array_are_an_input_error_of_their_chunk(
+        tmp_path: Path) -> None:
+    """The regression: ``"tool_call_chunks": 5`` stopped the reader (TypeError: 'int'
+    object is not iterable): input/reader_error at line 0, and the conversation lost."""
+    _, items = retyped_fixture(tmp_path, "langchain/stream.json",
+                               '"content": "", "tool_call_chunks": [',
+                               '"content": "", "tool_call_chunks": 5, "was": [')
+    assert errors(items) == [("input/invalid_event", 3)]  # the messages event, line 3
+    assert "a message chunk's tool_call_chunks must be an array, not integer" in str(items[0])
+    t = only_trace(items)  # the last values event holds the whole conversation
+    assert [(c.name, c.arguments) for c in t.tool_calls] == [
+        ("lookup_order", {"order_id": "A-8"})]
+    assert t.output == "Order A-8 has shipped."

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES, SAMPLES
+from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -105,3 +105,18 @@ def test_errors_and_unknown(tmp_path: Path) -> None:
     assert [(c.ok, c.error) for c in t.tool_calls] == [(False, "boom"), (False, "bad tool")]
     assert errors(items) == [("input/unmatched_result", 5)]
     assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]
+
+
+# ------------------------------------------- a value of another type: that element only
+def test_a_kind_that_is_not_a_string_is_an_input_error_of_its_event(tmp_path: Path) -> None:
+    """The regression: ``"kind": {}`` stopped the reader (TypeError: unhashable type:
+    'dict'): input/reader_error at line 0, and the conversation lost."""
+    _, items = retyped_fixture(tmp_path, "openhands/conversation.json",
+                               '"kind": "MessageEvent",\n    "id": "message-1"',
+                               '"kind": {},\n    "id": "message-1"')
+    assert errors(items) == [("input/invalid_event", 2)]  # the first event, line 2
+    assert "an OpenHands event's kind must be a string, not object" in str(items[0])
+    [t] = traces(items)
+    assert t.input is None  # that event was the user's request
+    assert [c.name for c in t.tool_calls] == ["terminal", "file_editor"]
+    assert not any(isinstance(i, IgnoredEvents) for i in items)  # reported, not ignored

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, retyped_fixture
 from tests.conftest import SAMPLES as ALL_SAMPLES
 
 from agent_eval.api import load_traces
@@ -538,3 +538,31 @@ def test_a_file_without_spans_is_an_input_error_not_a_pass(
     [err] = [x for x in load_traces(["empty.jsonl"], format="otlp") if not isinstance(x, FileRead)]
     assert isinstance(err, InputError) and err.rule == "input/invalid_event"
     assert "no spans" in err.message
+
+
+# ------------------------------------------- a value of another type: that element only
+@pytest.mark.parametrize("value", ["1e308", "-1e308", '"1' + "0" * 400 + '"', '"soon"'])
+def test_a_jaeger_time_that_is_no_time_is_an_input_error_of_its_span(
+        tmp_path: Path, value: str) -> None:
+    """The regression: ``"startTime": 1e308`` stopped the reader (OverflowError: int too
+    large to convert to float): input/reader_error at line 0, and the trace lost."""
+    _, items = retyped_fixture(tmp_path, "otlp/jaeger.json", '"startTime": 1771000000010000',
+                               f'"startTime": {value}')
+    [error] = errors(items)
+    assert (error.rule, error.line) == ("input/invalid_event", 17)  # span a2, line 17
+    assert "a span's startTime must be a time in microseconds" in error.message
+    [t] = only_traces(items)
+    assert [c.name for c in t.tool_calls] == ["cancel_order"] and len(t.llm_calls) == 1
+
+
+@pytest.mark.parametrize("value", ["1e308", '"1' + "0" * 400 + '"', "[]"])
+def test_an_otlp_time_that_is_no_time_is_an_input_error_of_its_span(
+        tmp_path: Path, value: str) -> None:
+    _, items = retyped_fixture(tmp_path, "otlp/resource-spans.json",
+                               '"startTimeUnixNano": "1544712660200000000"',
+                               f'"startTimeUnixNano": {value}')
+    [error] = errors(items)
+    assert (error.rule, error.line) == ("input/invalid_event", 58)  # the span, line 58
+    assert "a span's startTimeUnixNano must be a time in nanoseconds" in error.message
+    whole = [i for i in read_path(FIXTURE / "resource-spans.json") if isinstance(i, Trace)]
+    assert [t.id for t in only_traces(items)] == [t.id for t in whole]  # nothing else lost

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES, SAMPLES
+from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -132,3 +132,33 @@ def test_tool_calls_and_errors(tmp_path: Path) -> None:
     assert t.tool_calls[0].latency_ms == 500.0
     assert t.llm_calls[0].total_tokens == 7
     assert [r for r, _ in errors(items)] == ["input/invalid_event"]
+
+
+# ------------------------------------------- a value of another type: that element only
+def test_response_tool_calls_that_are_not_an_array_are_an_input_error_of_their_span(
+        tmp_path: Path) -> None:
+    """The regression: ``"ai.response.toolCalls": true`` stopped the reader (TypeError:
+    'bool' object is not iterable): input/reader_error at line 0, both traces lost."""
+    _, items = retyped_fixture(tmp_path, "vercel_ai/spans.json",
+                               '"ai.response.toolCalls": "[', '"ai.response.toolCalls": true, '
+                               '"was": "[')
+    assert errors(items) == [("input/invalid_event", 19)]  # the doGenerate span, line 19
+    assert "a span's ai.response.toolCalls (or its JSON text) must be an array, not boolean" in (
+        str(items[0]))
+    first, second = traces(items)
+    # the calls of their own ai.toolCall spans; log_event was only in the response
+    assert [c.name for c in first.tool_calls] == ["issue_refund", "send_email"]
+    assert len(first.llm_calls) == 2 and len(second.llm_calls) == 1
+
+
+def test_events_that_are_not_an_array_are_an_input_error_of_their_span(tmp_path: Path) -> None:
+    # the first span (line 2) made an error span, which reads its events
+    _, items = retyped_fixture(
+        tmp_path, "vercel_ai/spans.json",
+        '"status": { "code": 0 },\n    "startTime": [1770000000, 0],\n    '
+        '"endTime": [1770000003, 500000000],\n    "events": []',
+        '"status": { "code": 2 },\n    "startTime": [1770000000, 0],\n    '
+        '"endTime": [1770000003, 500000000],\n    "events": 7')
+    assert errors(items) == [("input/invalid_event", 2)]
+    assert "a span's events must be an array, not integer" in str(items[0])
+    assert len(traces(items)) == 2

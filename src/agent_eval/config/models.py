@@ -82,6 +82,8 @@ class LimitsConfig(Strict):
     max_archive_bytes: int = _limit(
         _LIMITS.max_archive_bytes, "Decompressed bytes read from one archive (an Inspect "
         ".eval), all members together")
+    max_archive_members: int = _limit(
+        _LIMITS.max_archive_members, "Members one archive (an Inspect .eval) may hold")
     max_containers: int = _limit(
         _LIMITS.max_containers, "Objects and arrays in one JSON document or line")
     max_depth: int = _limit(
@@ -96,6 +98,9 @@ class LimitsConfig(Strict):
     max_value_chars: int = _limit(
         _LIMITS.max_value_chars, "Longest value (as JSON text) shown in a finding; a "
         "longer one is cut, with a visible marker")
+    max_input_errors: int = _limit(
+        _LIMITS.max_input_errors, "Input errors of one trace file listed one by one; the "
+        "others are counted in one more input error")
 
     def limits(self) -> Limits:
         return Limits(**self.model_dump())

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from agent_eval.errors import InputError
+from agent_eval.errors import InputError, MoreInputErrors
 from agent_eval.jsonutil import reading
 from agent_eval.limits import DEFAULT, LimitError, Limits
 from agent_eval.model import Trace
@@ -73,8 +73,8 @@ SNIFFS_NATIVE = ("inspect", "otlp", "openai_responses", "openai_chat", "anthropi
 _FOR_NATIVE = tuple(n for n in READERS if n in SNIFFS_NATIVE or n == native.READER.name)
 SNIFF_BYTES = 8192
 
-__all__ = ["READERS", "FileRead", "IgnoredEvents", "ReadItem", "Reader", "SourceFile", "expand",
-           "read_file", "read_sources"]
+__all__ = ["READERS", "ErrorBound", "FileRead", "IgnoredEvents", "ReadItem", "Reader",
+           "SourceFile", "expand", "read_file", "read_sources"]
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -330,10 +330,79 @@ def _clean_error(item: InputError, limits: Limits) -> InputError:
     return InputError(rule, item.file, item.line, message)
 
 
+class ErrorBound:
+    """The input errors of one file, bounded: the first ``limit``
+    (``limits.max_input_errors``) are kept, each with its line; the others are counted,
+    by rule and with the least and greatest of their lines, into one
+    :class:`~agent_eval.errors.MoreInputErrors` (:meth:`more`), so that a file of a
+    million bad lines is a thousand and one input errors, not a million records in
+    memory, and none is skipped unsaid. A ``MoreInputErrors`` given to :meth:`keep` (a
+    part of the file read apart, ``--jobs``) is counted in with what it counted: the
+    errors of a file's parts, bounded again in read order, are those of the whole file."""
+
+    __slots__ = ("file", "first", "kept", "last", "limit", "rules")
+
+    def __init__(self, file: str, limit: int) -> None:
+        self.file = file
+        self.limit = limit
+        self.kept = 0
+        self.rules: dict[str, int] = {}
+        self.first = 0  # the least and greatest line of the errors counted (0: none)
+        self.last = 0
+
+    def keep(self, error: InputError) -> bool:
+        """Whether ``error`` is kept (one of the first ``limit``); if not, it is counted."""
+        if isinstance(error, MoreInputErrors):
+            for rule, n in error.rules:
+                self._count(rule, n, error.first, error.last)
+            return False
+        if self.kept < self.limit:
+            self.kept += 1
+            return True
+        self._count(error.rule, 1, error.line, error.line)
+        return False
+
+    def _count(self, rule: str, n: int, first: int, last: int) -> None:
+        self.rules[rule] = self.rules.get(rule, 0) + n
+        if first > 0 and (self.first == 0 or first < self.first):
+            self.first = first
+        self.last = max(self.last, last)
+
+    def more(self) -> MoreInputErrors | None:
+        """The one input error that says what was counted (None: nothing was)."""
+        if not self.rules:
+            return None
+        total = sum(self.rules.values())
+        rules = tuple(sorted(self.rules.items()))
+        which = ", ".join(f"{n:,} {rule}" for rule, n in rules)
+        first, last = self.first, self.last
+        where = ("the file as a whole" if first == 0 else f"line {first}" if first == last
+                 else f"lines {first}-{last}")
+        return MoreInputErrors(
+            INPUT_LIMIT_EXCEEDED.id, self.file, first,
+            f"{total:,} more input error(s) on {where} are counted, not listed ({which}): "
+            f"only the first {self.limit:,} of this file are listed "
+            "(limits.max_input_errors); fix those, or raise the limit to list more",
+            rules, first, last)
+
+
 def read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
     """``reader.read(source)``, where every failure is an input error for this file
-    (the files before and after it are still read), within the file's limits, and with
-    every trace's names made safe to show (:func:`agent_eval.safetext.clean_trace`)."""
+    (the files before and after it are still read), within the file's limits, with
+    every trace's names made safe to show (:func:`agent_eval.safetext.clean_trace`),
+    and with at most ``limits.max_input_errors`` input errors, then one that counts the
+    others (:class:`ErrorBound`)."""
+    bound = ErrorBound(source.file, source.limits.max_input_errors)
+    for item in _read_file(reader, source):
+        if isinstance(item, InputError) and not bound.keep(item):
+            continue
+        yield item
+    more = bound.more()
+    if more is not None:
+        yield more
+
+
+def _read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
     reading(source.limits)
     limits = source.limits
     try:

@@ -66,7 +66,9 @@ class _Trajectory(DocumentState):
             location=Location(self.file, line), model=model if isinstance(model, str) else None,
             input_tokens=inp, output_tokens=out, total_tokens=add(inp, out),
             cost_usd=float(cost) if cost is not None else None))
-        for j, tc in enumerate(raw.get("tool_calls") or []):
+        calls = self.array(raw.get("tool_calls"), self.doc.line("steps", index, "tool_calls"),
+                           "an ATIF step's tool_calls")
+        for j, tc in enumerate(calls):
             cline = self.doc.line("steps", index, "tool_calls", j)
             tc = as_dict(tc)
             name = named(tc.get("function_name"))
@@ -77,9 +79,12 @@ class _Trajectory(DocumentState):
                                   cline)
             if call.id is not None:
                 self.calls[call.id] = call
-        self.results(as_dict(raw.get("observation")).get("results") or [], index)
+        results = as_dict(raw.get("observation")).get("results")
+        self.results(self.array(results, self.doc.line("steps", index, "observation",
+                                                       "results"),
+                                "an ATIF observation's results"), index)
 
-    def results(self, results: Any, index: int) -> None:
+    def results(self, results: list[Any], index: int) -> None:
         for j, res in enumerate(results):
             rline = self.doc.line("steps", index, "observation", "results", j)
             res = as_dict(res)

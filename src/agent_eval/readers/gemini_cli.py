@@ -55,6 +55,8 @@ class _Session(DocumentState):
     def item(self, raw: dict[str, Any], line: int, index: int) -> None:
         trace = self.trace
         kind = raw.get("type")
+        if self.bad_kind(kind, line, "a Gemini CLI message's type"):
+            return
         if kind not in _KNOWN:
             self.unknown += 1
             return
@@ -68,7 +70,9 @@ class _Session(DocumentState):
             input_tokens=count(tokens.get("input")),
             output_tokens=count(tokens.get("output")),
             total_tokens=count(tokens.get("total"))))
-        for j, tc in enumerate(raw.get("toolCalls") or []):
+        calls = self.array(raw.get("toolCalls"), self.doc.line("messages", index, "toolCalls"),
+                           "a Gemini CLI message's toolCalls")
+        for j, tc in enumerate(calls):
             self.call(as_dict(tc), index, j)
 
     def call(self, tc: dict[str, Any], index: int, j: int) -> None:

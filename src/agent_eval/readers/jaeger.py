@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from agent_eval.readers._otel import as_list, nanos, span_id
+from agent_eval.readers._otel import as_list, bad_times, nanos, span_id
 from agent_eval.readers.jsonpos import JsonPath
 
 __all__ = ["JaegerSpan", "spans"]
@@ -30,6 +30,7 @@ class JaegerSpan(NamedTuple):
     error: str | None
     line: int
     resource: dict[str, Any]
+    problems: list[str]  # its times that are written but are not times (input errors)
 
 
 def spans(data: list[Any], line: int, lines: dict[JsonPath, int] | None,
@@ -51,6 +52,8 @@ def spans(data: list[Any], line: int, lines: dict[JsonPath, int] | None,
             error = _error(s, attrs)
             start = nanos(s.get("startTime"))
             dur = nanos(s.get("duration"))
+            problems = ([] if start is not None and dur is not None
+                        else bad_times(s, _TIMES, "microseconds"))
             pid = s.get("processID")
             proc = processes.get(pid) if processes and type(pid) is str else None
             res: dict[str, Any] = {}
@@ -62,9 +65,10 @@ def spans(data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                 span_id(_parent(s)), s.get("operationName"),
                 None if start is None else start * 1000,
                 None if start is None or dur is None else (start + dur) * 1000,
-                attrs, None if error is None else str(error), ln, res)
+                attrs, None if error is None else str(error), ln, res, problems)
 
 
+_TIMES = ("startTime", "duration")
 _INT64 = re.compile(r"-?[0-9]{1,19}")
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
@@ -97,6 +99,7 @@ class _Conv:
         self.calls: dict[str, ToolCall] = {}
         self.has_input = False
         self.messages = 0
+        self.errors: list[InputError] = []  # values of a type the format does not allow
 
     def loc(self, line: int) -> Location:
         touch(self.trace, line)
@@ -211,9 +214,10 @@ class _Merged:
         self.fields: dict[str, Any] = dict(fields)
         self.text: list[str] = []
         self.chunks: dict[int, dict[str, Any]] = {}
-        self.absorb(fields)
 
-    def absorb(self, fields: dict[str, Any]) -> None:
+    def absorb(self, fields: dict[str, Any]) -> str | None:
+        """The chunk's fields merged in; what is wrong with them (an input error), if
+        anything."""
         text = text_of(fields.get("content"))
         if text:
             self.text.append(text)
@@ -223,7 +227,11 @@ class _Merged:
                     self.fields[k] = {**self.fields[k], **v}
                 else:
                     self.fields[k] = v
-        for tc in fields.get("tool_call_chunks") or []:
+        chunks = fields.get("tool_call_chunks")
+        if chunks is not None and not isinstance(chunks, list):
+            return (f"a message chunk's tool_call_chunks must be an array, not "
+                    f"{json_type(chunks)}; they were not read")
+        for tc in chunks or []:
             if not isinstance(tc, dict):
                 continue
             idx = tc.get("index")
@@ -234,6 +242,7 @@ class _Merged:
                     have[f] = tc[f]
             if isinstance(tc.get("args"), str):
                 have["args"] += tc["args"]
+        return None
 
     def message(self) -> dict[str, Any]:
         fields = dict(self.fields)
@@ -272,6 +281,7 @@ class LangChainReader:
                 unknown = self._stream([(v, at, ()) for v, at, _ in values], conv)
             else:
                 unknown = sum(self._value(v, at, (), conv) for v, at, _ in values)
+        yield from conv.errors
         if conv.messages:
             yield conv.trace
         else:
@@ -346,12 +356,16 @@ class LangChainReader:
             return False
         mid = parts[1].get("id")
         if isinstance(mid, str) and mid in merged:
-            merged[mid].absorb(parts[1])
+            m = merged[mid]
         else:
             m = _Merged(msg, (*path, 0))
             order.append(m)
             if isinstance(mid, str):
                 merged[mid] = m
+        problem = m.absorb(parts[1])
+        if problem is not None:
+            conv.errors.append(INPUT_INVALID_EVENT.input_error(
+                conv.file, at(*path, 0, *parts[2], "tool_call_chunks"), problem))
         return True
 
 

@@ -34,6 +34,8 @@ class _State(OneTrace):
             self.invalid(line, "an OpenHands event must be a JSON object")
             return
         kind = value.get("kind")
+        if self.bad_kind(kind, line, "an OpenHands event's kind"):
+            return
         if kind not in _KNOWN:
             self.unknown += 1
             return

@@ -31,7 +31,10 @@ from agent_eval.jsonutil import json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import jaeger, sniffs
+from agent_eval.readers._otel import NANOS_MAX as _NANOS_MAX
+from agent_eval.readers._otel import NANOS_MIN as _NANOS_MIN
 from agent_eval.readers._otel import as_list as _list
+from agent_eval.readers._otel import bad_times as _bad_times
 from agent_eval.readers._otel import nanos as _nanos
 from agent_eval.readers._otel import span_id as _sid
 from agent_eval.readers._scores import add_score
@@ -560,7 +563,9 @@ class _FileState:
                 start = int(s["startTimeUnixNano"])
                 end = int(s["endTimeUnixNano"])
                 sid = s["spanId"]
-            except (KeyError, TypeError, ValueError):
+                if not (_NANOS_MIN <= start < _NANOS_MAX and _NANOS_MIN <= end < _NANOS_MAX):
+                    raise ValueError  # beyond 64 bits: read as irregular, and reported
+            except (KeyError, TypeError, ValueError, OverflowError):
                 got = _irregular_span(s)
                 if got is None:
                     continue
@@ -570,6 +575,9 @@ class _FileState:
             if type(sid) is not str:
                 sid = _sid(sid)
             ln = line if lines is None else lines.get((*path, k), line)
+            if start is None or end is None:  # a time written that is not one: said
+                for problem in _bad_times(s, _TIMES, "nanoseconds"):
+                    self.error(INPUT_INVALID_EVENT, ln, problem)
             events = s.get("events")
             if type(events) is list and events:
                 self.events(events, attrs, tid, ln)
@@ -598,6 +606,8 @@ class _FileState:
     def jaeger(self, data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                path: JsonPath) -> None:
         for j in jaeger.spans(data, line, lines, path):
+            for problem in j.problems:
+                self.error(INPUT_INVALID_EVENT, j.line, problem)
             self.order += 1
             self.add(j.trace_id, _Span(j.sid, j.parent, j.name, j.start, j.end, j.attrs,
                                        j.error, j.line, self.order, j.resource))
@@ -669,6 +679,8 @@ def _looks_like_schema(v: Any) -> bool:
     return type(d) is dict and ("properties" in d or d.get("type") == "object")
 
 
+_TIMES = ("startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano",
+          "end_time_unix_nano")
 _NO_TIME = 1 << 80  # spans without a start time sort last (stable: in file order)
 
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from agent_eval.errors import InputError
+from agent_eval.jsonutil import json_type
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
@@ -142,6 +143,28 @@ class ReadState:
     def unmatched(self, line: int, message: str) -> None:
         """A result whose call is nowhere before it (``input/unmatched_result``)."""
         self.error(INPUT_UNMATCHED_RESULT, line, message)
+
+    def array(self, value: Any, line: int, what: str) -> list[Any]:
+        """``value`` when it is a JSON array, else none: missing (null) is empty, and
+        any other value (``"tool_calls": 5``) an input error at ``line`` (``what``
+        names it: "an ATIF step's tool_calls"); the rest of the record is still read."""
+        if type(value) is list:
+            return value
+        if value is not None:
+            self.invalid(line, f"{what} must be an array, not {json_type(value)}; it was "
+                               "not read")
+        return []
+
+    def bad_kind(self, value: Any, line: int, what: str) -> bool:
+        """Whether a record's type is neither a string nor missing (null): then it is an
+        input error at ``line`` (``what``: "a Gemini CLI message's type") and the record
+        is not read. A type that is a string the reader does not know is not an error:
+        the record is counted as ignored (forward compatibility)."""
+        if value is None or type(value) is str:
+            return False
+        self.invalid(line, f"{what} must be a string, not {json_type(value)}; the record "
+                           "was not read")
+        return True
 
     # ------------------------------------------------------------------- times
     def stamp(self, ts: Any) -> None:

@@ -60,18 +60,19 @@ def _prompt_text(attrs: dict[str, Any]) -> Any:
                     content = m.get("content")
                     if isinstance(content, str):
                         return content
-                    texts = [as_dict(b).get("text") for b in content or []]
+                    blocks = content if isinstance(content, list) else []
+                    texts = [as_dict(b).get("text") for b in blocks]
                     joined = "\n".join(t for t in texts if isinstance(t, str))
                     return joined or content
         return prompt
     return prompt
 
 
-def _error(span: dict[str, Any]) -> str | None:
+def _error(span: dict[str, Any], events: list[Any]) -> str | None:
     status = as_dict(span.get("status"))
     if status.get("code") != 2:
         return None
-    for ev in span.get("events") or []:
+    for ev in events:
         ea = as_dict(as_dict(ev).get("attributes"))
         if isinstance(ea.get("exception.message"), str):
             return str(ea["exception.message"])
@@ -108,11 +109,11 @@ class _State(ReadState):
         op = attrs.get("ai.operationId", span.get("name"))
         op = op if isinstance(op, str) else ""
         loc = Location(self.file, line)
-        error = _error(span)
+        error = _error(span, self.array(span.get("events"), line, "a span's events"))
         if op == "ai.toolCall" or "ai.toolCall.name" in attrs:
             self.tool_span(trace, key, attrs, loc, error, latency)
         elif op.endswith(_PROVIDER):
-            self.llm_call(trace, key, attrs, loc, latency)
+            self.llm_call(trace, key, attrs, loc, latency, line)
         elif op.startswith("ai."):
             if trace.input is None and "ai.prompt" in attrs:
                 trace.input = _prompt_text(attrs)
@@ -151,7 +152,7 @@ class _State(ReadState):
         call.latency_ms = latency
 
     def llm_call(self, trace: Trace, key: str, attrs: dict[str, Any], loc: Location,
-                 latency: float | None) -> None:
+                 latency: float | None, line: int) -> None:
         inp = count(attrs.get("ai.usage.inputTokens", attrs.get("ai.usage.promptTokens")))
         out = count(attrs.get("ai.usage.outputTokens",
                               attrs.get("ai.usage.completionTokens")))
@@ -165,7 +166,9 @@ class _State(ReadState):
             location=loc, model=model if isinstance(model, str) else None,
             input_tokens=inp, output_tokens=out,
             total_tokens=total if total is not None else add(inp, out), latency_ms=latency))
-        for tc in _json(attrs.get("ai.response.toolCalls")) or []:
+        calls = self.array(_json(attrs.get("ai.response.toolCalls")), line,
+                           "a span's ai.response.toolCalls (or its JSON text)")
+        for tc in calls:
             tc = as_dict(tc)
             cid = tc.get("toolCallId")
             if cid is None or str(cid) in self.calls[key]:
