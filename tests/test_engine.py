@@ -15,6 +15,7 @@ from agent_eval import engine
 from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.model import Location, Trace
+from agent_eval.readers.base import SourceFile
 from agent_eval.results import Results, assign_fingerprints
 from agent_eval.suite import Suite
 
@@ -171,16 +172,7 @@ def test_jobs_auto_cuts_large_native_files_and_gives_the_same_results(
     assert [f.file for f in files] == ["traces/big.jsonl", "traces/clean.jsonl",
                                        "traces/small.jsonl", "traces/tangled.jsonl"]
     assert by_file[0] > 1 and by_file[1] > 1 and by_file[2] == 1 and by_file[3] > 1
-    verdicts: list[bool] = []
-    real = engine._same_as_whole
-
-    def spy(results: list[Any]) -> bool:
-        verdicts.append(real(results))
-        return verdicts[-1]
-
-    monkeypatch.setattr(engine, "_same_as_whole", spy)
-    one = run_files(suite, jobs=1).to_dict()
-    auto = evaluate_files(suite, files, [], jobs="auto", timings=False).to_dict()
+    one, auto, verdicts = _one_and_auto(suite, files, monkeypatch)
     # big: T7 in two ranges, read again whole; clean: its ranges; small: whole; tangled:
     # A open at every cut
     assert verdicts == [False, True, True, True, False, True]
@@ -192,6 +184,23 @@ def test_jobs_auto_cuts_large_native_files_and_gives_the_same_results(
         ("input/event_after_end", big.count("\n") - 1),
         ("input/event_after_end", big.count("\n")),
     ]
+
+
+def _one_and_auto(suite: Suite, files: list[SourceFile], monkeypatch: pytest.MonkeyPatch
+                  ) -> tuple[dict[str, Any], dict[str, Any], list[bool]]:
+    """The results of one process and of ``--jobs auto``, and whether each file's
+    ranges were taken as the whole file (engine._same_as_whole, in call order)."""
+    verdicts: list[bool] = []
+    real = engine._same_as_whole
+
+    def spy(results: list[Any]) -> bool:
+        verdicts.append(real(results))
+        return verdicts[-1]
+
+    monkeypatch.setattr(engine, "_same_as_whole", spy)
+    one = run_files(suite, jobs=1).to_dict()
+    auto = evaluate_files(suite, files, [], jobs="auto", timings=False).to_dict()
+    return one, auto, verdicts
 
 
 def test_jobs_bound_a_file_s_input_errors_as_one_process_does(
@@ -208,16 +217,7 @@ def test_jobs_bound_a_file_s_input_errors_as_one_process_does(
     monkeypatch.setattr(engine, "cpu_count", lambda: 2)
     files, _ = suite_sources(suite)
     assert len(engine.plan(files, suite.format, 2)) > 2
-    verdicts: list[bool] = []
-    real = engine._same_as_whole
-
-    def spy(results: list[Any]) -> bool:
-        verdicts.append(real(results))
-        return verdicts[-1]
-
-    monkeypatch.setattr(engine, "_same_as_whole", spy)
-    one = run_files(suite, jobs=1).to_dict()
-    auto = evaluate_files(suite, files, [], jobs="auto", timings=False).to_dict()
+    one, auto, verdicts = _one_and_auto(suite, files, monkeypatch)
     assert verdicts == [True]  # its ranges, each with errors beyond the bound
     assert one == auto
     assert one["counts"]["traces"] == 60
