@@ -314,6 +314,22 @@ def test_output_dir_outside_the_repository_is_a_config_error(tmp_path: Path) -> 
     assert not (tmp_path / "x").exists()
 
 
+def test_an_output_folder_that_is_a_file_is_a_config_error(tmp_path: Path) -> None:
+    """`output.dir: agent-eval.yaml` said "error: [Errno 17] File exists: '/tmp/…'"."""
+    root = repo(tmp_path, extra="output:\n  dir: agent-eval.yaml\n",
+                files={"traces/t.jsonl": call()})
+    p = run("run", "-q", cwd=root)
+    assert p.returncode == 2
+    assert p.stderr == (f"error: agent-eval.yaml:12:3: output.dir "  # 12: "  dir:"
+                        f"'{root.resolve() / 'agent-eval.yaml'}' is a file, not a folder; "
+                        "write another folder as output.dir, or move the file away\n")
+    p = run("run", "-q", "-o", "agent-eval.yaml/sub", cwd=root)
+    assert p.returncode == 2
+    assert p.stderr == ("error: agent-eval.yaml/sub: the output folder 'agent-eval.yaml/sub' "
+                        "cannot be made: 'agent-eval.yaml' in its path is a file, not a "
+                        "folder; pass another folder, or move the file away\n")
+
+
 def test_symlinked_output_folder_leading_outside_is_refused(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
