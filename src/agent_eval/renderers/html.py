@@ -38,6 +38,7 @@ from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results, blocking_checks
+from agent_eval.safetext import clean_text
 from agent_eval.sections import Comparison
 
 if TYPE_CHECKING:
@@ -207,8 +208,9 @@ def _snippets(ctx: RenderContext, wanted: list[tuple[str, int, int, str | None]]
 
 
 def shorten(text: str, limit: int = LINE_CHARS) -> str:
-    """A snippet line: at most ``limit`` characters of it, then "…" when cut."""
-    return text if len(text) <= limit else text[:limit] + "…"
+    """A snippet line: at most ``limit`` characters of it, then "…" when cut, its
+    control characters written ``\\xNN`` (a trace line may hold raw C1 characters)."""
+    return clean_text(text if len(text) <= limit else text[:limit] + "…")
 
 
 # ------------------------------------------------------------------ sections
