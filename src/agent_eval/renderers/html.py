@@ -160,11 +160,28 @@ def reason(results: Results, counted: markdown.Tally) -> str:
     return markdown._reason(results, counted)
 
 
+def _breaks(html: str) -> str:
+    """Escaped text whose line breaks are character references: the same page, and no
+    text of a trace or a results file starts a line of the file (printed to a CI log by
+    ``report -f html``, a line ``::error::…`` would be a workflow command)."""
+    if "\n" not in html and "\r" not in html:
+        return html
+    return html.replace("\r", "&#13;").replace("\n", "&#10;")
+
+
 def text(value: object) -> Markup:
     """Escape for element content (never an attribute): ``&``, ``<`` and ``>`` only, so
     the JSON of trace lines does not turn every quote into ``&#34;``."""
     s = str(value)
-    return Markup(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return Markup(_breaks(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")))
+
+
+def _finalize(value: Any) -> Any:
+    """A value of the template, escaped as autoescape would, its line breaks as
+    :func:`_breaks` writes them (what the renderer made, Markup, is left as it is)."""
+    if type(value) is str and ("\n" in value or "\r" in value):
+        return Markup(_breaks(escape(value)))
+    return value
 
 
 def _blob(ctx: RenderContext) -> str | None:
@@ -308,7 +325,7 @@ def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
             return escape(value)
         done = escaped.get(value)
         if done is None:
-            done = escaped[value] = escape(value)
+            done = escaped[value] = _breaks(escape(value))
         return done
 
     def code(value: str) -> str:
@@ -427,7 +444,7 @@ def _criteria_rows(results: Results) -> list[dict[str, str]]:
 
 @cache
 def _template() -> jinja2.Template:
-    env = environment(autoescape=True)
+    env = environment(autoescape=True, finalize=_finalize)
     env.filters["text"] = text
     return env.get_template("report.html.j2")
 
