@@ -13,7 +13,7 @@ from tests.conftest import read_results
 from agent_eval._cli import main
 from agent_eval.limits import Limits
 from agent_eval.model import Location, ToolCall, Trace
-from agent_eval.safetext import clean_name, clean_text, clean_trace, clean_value, cut
+from agent_eval.safetext import clean_name, clean_text, clean_trace, clean_value, cut, one_line
 
 CONTROLS = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
 
@@ -41,6 +41,20 @@ def test_cutting_is_idempotent_and_says_how_much(text: str, limit: int) -> None:
 
 def test_text_keeps_tabs_and_line_breaks() -> None:
     assert clean_text("a\tb\nc\x1b[31m\x9b\x00") == "a\tb\nc\\x1b[31m\\x9b\\x00"
+
+
+@given(st.text())
+def test_one_line_leaves_no_control_character_but_tabs(text: str) -> None:
+    line = one_line(text)
+    assert not has_control(line, "\t")
+    assert one_line(line) == line
+
+
+def test_one_line_keeps_only_the_consoles_own_colour_codes() -> None:
+    assert one_line("a\n::error::b\r") == "a\\x0a::error::b\\x0d"
+    painted = "\x1b[31m❌ FAIL: t\x1b[2J\n::x\x1b[0m  (1)\t"
+    assert one_line(painted, colour=True) == "\x1b[31m❌ FAIL: t\\x1b[2J\\x0a::x\x1b[0m  (1)\t"
+    assert one_line(painted) == "\\x1b[31m❌ FAIL: t\\x1b[2J\\x0a::x\\x1b[0m  (1)\t"
 
 
 def test_values_are_cleaned_and_bounded() -> None:

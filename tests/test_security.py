@@ -256,6 +256,47 @@ def test_a_peer_policy_outside_the_repository_is_a_config_error(tmp_path: Path) 
     assert SECRET not in p.stderr + p.stdout
 
 
+def test_a_config_error_names_a_link_never_where_it_leads(tmp_path: Path) -> None:
+    """`policy: p/exe.yaml` with p/exe.yaml -> /proc/self/exe said "…outside the
+    repository…: ../../../root/.pyenv/versions/3.11.7/bin/python3.11": where the link led.
+    A link in a loop was an internal error (RuntimeError from Path.resolve)."""
+    folder = outside(tmp_path)
+    root = repo(tmp_path, files={"traces/t.jsonl": call(percent=10, code="a")}, extra=(
+        "  - {id: a2, metric: args_valid, policy: p/out/missing.yaml}\n"
+        "  - {id: a3, metric: args_valid, policy: p/loop.yaml}\n"
+        "scenarios:\n"
+        "  - {id: s1, traces: traces/*.jsonl, expect: {output: {json_schema: p/s.json}}}\n"
+        "  - {id: s2, traces: traces/*.jsonl, expect: {output: {json_schema: p/loop.json}}}\n"))
+    (root / "p").mkdir()
+    os.symlink("/proc/self/exe", root / "p" / "exe.yaml")
+    os.symlink(folder, root / "p" / "out")
+    os.symlink("loop.yaml", root / "p" / "loop.yaml")
+    os.symlink("loop.json", root / "p" / "loop.json")
+    os.symlink(folder / "secret.jsonl", root / "p" / "s.json")
+    suite = (root / "agent-eval.yaml").read_text()
+    (root / "agent-eval.yaml").write_text(suite.replace("policy: policy.yaml",
+                                                        "policy: p/exe.yaml"))
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=30)
+    assert p.returncode == 2, p.stderr
+    outside_root = ("outside the repository: agent-eval reads only files inside the "
+                    "repository (the folder holding .git above the suite file)")
+    assert p.stderr.splitlines() == [
+        f"error: agent-eval.yaml:7:5: policy file 'p/exe.yaml' cannot be read "
+        f"({outside_root}: p/exe.yaml); the path is relative to the folder of agent-eval.yaml",
+        f"error: agent-eval.yaml:11:34: policy file 'p/out/missing.yaml' cannot be read "
+        f"({outside_root}: p/out/missing.yaml); the path is relative to the folder of "
+        "agent-eval.yaml",
+        "error: agent-eval.yaml:12:34: policy file 'p/loop.yaml' cannot be read (Too many "
+        "levels of symbolic links: p/loop.yaml); the path is relative to the folder of "
+        "agent-eval.yaml",
+        f"error: agent-eval.yaml:14:56: JSON Schema file 'p/s.json' cannot be read "
+        f"({outside_root}); the path is relative to the folder of the suite file",
+        "error: agent-eval.yaml:15:56: JSON Schema file 'p/loop.json' cannot be read (Too "
+        "many levels of symbolic links); the path is relative to the folder of the suite "
+        "file"], p.stderr
+    assert SECRET not in p.stderr and "python" not in p.stderr and "outside/" not in p.stderr
+
+
 # ------------------------------------------------ 2. snippets of report and diff
 def test_report_and_diff_read_no_snippet_outside_the_root(tmp_path: Path) -> None:
     folder = outside(tmp_path)
@@ -290,6 +331,22 @@ def test_output_dir_outside_the_repository_is_a_config_error(tmp_path: Path) -> 
     assert p.returncode == 2
     assert p.stderr.startswith("error: agent-eval.yaml:12:3: output.dir ")  # 12: "  dir:"
     assert not (tmp_path / "x").exists()
+
+
+def test_an_output_folder_that_is_a_file_is_a_config_error(tmp_path: Path) -> None:
+    """`output.dir: agent-eval.yaml` said "error: [Errno 17] File exists: '/tmp/…'"."""
+    root = repo(tmp_path, extra="output:\n  dir: agent-eval.yaml\n",
+                files={"traces/t.jsonl": call()})
+    p = run("run", "-q", cwd=root)
+    assert p.returncode == 2
+    assert p.stderr == (f"error: agent-eval.yaml:12:3: output.dir "  # 12: "  dir:"
+                        f"'{root.resolve() / 'agent-eval.yaml'}' is a file, not a folder; "
+                        "write another folder as output.dir, or move the file away\n")
+    p = run("run", "-q", "-o", "agent-eval.yaml/sub", cwd=root)
+    assert p.returncode == 2
+    assert p.stderr == ("error: agent-eval.yaml/sub: the output folder 'agent-eval.yaml/sub' "
+                        "cannot be made: 'agent-eval.yaml' in its path is a file, not a "
+                        "folder; pass another folder, or move the file away\n")
 
 
 def test_symlinked_output_folder_leading_outside_is_refused(tmp_path: Path) -> None:

@@ -228,8 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return judge.main(args)
     except AgentEvalError as exc:  # errors.py: a config error, a results file, …
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+        from agent_eval.safetext import one_line  # (start-up time: on errors only)
+
+        for problem in exc.problems:  # one line each, whatever name it quotes
+            print(f"error: {one_line(problem)}", file=sys.stderr)
         return ExitCode.ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

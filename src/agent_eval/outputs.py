@@ -84,8 +84,31 @@ def output_folder(folder: Path, root: Path, where: str | None = None) -> Path:
         raise ConfigError([f"{shown}: the output folder '{folder}' leads outside the "
                            "repository through a symbolic link; nothing was written "
                            "(remove the link, or pass another --output-dir)"])
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way, a read-only or full disk
+        if where is not None:
+            what, todo = f"output.dir '{folder}'", "write another folder as output.dir"
+        else:
+            what, todo = f"the output folder '{folder}'", "pass another folder"
+        file = _file_in_the_way(folder)
+        if file is None:
+            why = f"cannot be made ({exc.strerror or exc})"
+        elif file == folder:
+            why, todo = "is a file, not a folder", f"{todo}, or move the file away"
+        else:
+            why, todo = (f"cannot be made: '{file}' in its path is a file, not a folder",
+                         f"{todo}, or move the file away")
+        raise ConfigError([f"{shown}: {what} {why}; {todo}"]) from None
     return folder
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The first part of ``folder`` (as written) that is there but is not a folder."""
+    for part in (*reversed(folder.parents), folder):
+        if part.exists() and not part.is_dir():
+            return part
+    return None
 
 
 def output_file(path: Path, root: Path) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["rel", "repo_root"]
+__all__ = ["as_written", "real", "rel", "repo_root"]
 
 
 def repo_root(start: Path) -> Path:
@@ -17,9 +17,27 @@ def repo_root(start: Path) -> Path:
     return start
 
 
+def real(path: Path | str) -> Path:
+    """``path`` absolute, with every symbolic link followed (``Path.resolve``); a link
+    loop is left in it (``resolve`` raises ``RuntimeError`` on one in Python 3.11): opening
+    the path then fails with ``ELOOP``, which its caller reports as for any unreadable
+    file."""
+    return Path(os.path.realpath(path))
+
+
 def rel(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` (``../`` steps when it is outside)."""
+    """``path`` relative to ``root`` (``../`` steps when it is outside), every symbolic
+    link followed."""
+    real_path, real_root = real(path), real(root)
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return real_path.relative_to(real_root).as_posix()
     except ValueError:
-        return os.path.relpath(path.resolve(), root.resolve()).replace(os.sep, "/")
+        return os.path.relpath(real_path, real_root).replace(os.sep, "/")
+
+
+def as_written(path: Path | str, root: Path | str) -> str:
+    """``path`` relative to ``root`` as it is written: ``.`` and ``..`` folded, no
+    symbolic link followed. What an error about a file the config names shows: it names a
+    link, never where the link leads (docs/security.md)."""
+    return os.path.relpath(os.path.normpath(os.path.abspath(path)),
+                           os.path.abspath(root)).replace(os.sep, "/")

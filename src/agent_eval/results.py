@@ -1,12 +1,15 @@
 """The one results object every renderer reads (docs/results.md); its sections are
 typed in :mod:`agent_eval.sections`. :meth:`Results.load` reads a results file back,
-its trace text made safe to show (:func:`clean_results`)."""
+checked against the results JSON Schema; every results object, made by a run or read
+back, has its text made safe to show (:func:`clean_results`)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -15,7 +18,7 @@ import orjson
 from agent_eval import sections
 from agent_eval._version import __version__
 from agent_eval.errors import ExitCode, InputError, ResultsFileError
-from agent_eval.findings import Finding, TraceRef, finding_dict, finding_from
+from agent_eval.findings import ConfigRef, Finding, TraceRef, finding_dict, finding_from
 from agent_eval.jsonutil import JsonLimitError, loads, read_whole
 from agent_eval.limits import DEFAULT, RESULTS, Limits
 from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
@@ -35,14 +38,18 @@ __all__ = [
     "assign_fingerprints",
     "blocking_checks",
     "clean_finding",
+    "clean_input_error",
     "clean_results",
+    "clean_test",
     "exit_code",
     "failing_traces",
     "finding_dict",
     "finding_from",
     "fingerprint",
     "fingerprint_base",
+    "results_schema",
     "scenario_verdict",
+    "schema_problems",
     "sort_key",
     "test_dict",
     "test_from",
@@ -272,28 +279,85 @@ class Results:
 
     @classmethod
     def load(cls, path: str) -> Results:
-        """Read a results file, its trace text made safe to show (a results file may
-        come from anyone: a baseline artifact); ``ValueError`` with a one-line reason
-        when it is not one (a :class:`ResultsFileError`)."""
+        """Read a results file (:meth:`parse`); a :class:`ResultsFileError` with a
+        one-line reason when it cannot be read or is not one."""
         try:
             with open(path, "rb") as fh:
-                data = loads(read_whole(fh, RESULTS), RESULTS)
+                data = read_whole(fh, RESULTS)
         except OSError as exc:
             raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
         except JsonLimitError as exc:
             raise ResultsFileError(f"{path} is not read: it {exc}") from exc
-        except orjson.JSONDecodeError as exc:
-            raise ResultsFileError(f"{path} is not JSON: {exc}") from exc
-        tool = data.get("tool") if isinstance(data, dict) else None
-        if not isinstance(tool, dict) or tool.get("name") != "agent-eval":
-            raise ResultsFileError(f"{path} is not an agent-eval results file")
+        return cls.parse(data, path)
+
+    @classmethod
+    def parse(cls, data: bytes, where: str) -> Results:
+        """A results file's bytes (a results file may come from anyone: a baseline
+        artifact, a pull request), read within :data:`~agent_eval.limits.RESULTS`, checked
+        against the results JSON Schema and made safe to show (:func:`clean_results`);
+        :class:`ResultsFileError` naming ``where`` and the first problems otherwise. The
+        one way every command reads a results file (``report``, ``diff``, ``merge``, a
+        baseline)."""
         try:
-            return clean_results(cls.from_dict(data))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ResultsFileError(f"{path} is not an agent-eval results file of a version "
-                                   f"this tool can read (schema_version "
-                                   f"{data.get('schema_version')!r}): "
-                                   f"{type(exc).__name__}: {exc}") from exc
+            doc = loads(data, RESULTS)
+        except JsonLimitError as exc:
+            raise ResultsFileError(f"{where} is not read: it {exc}") from None
+        except orjson.JSONDecodeError as exc:
+            raise ResultsFileError(f"{where} is not JSON (truncated?): {exc}") from None
+        tool = doc.get("tool") if isinstance(doc, dict) else None
+        if not isinstance(tool, dict) or tool.get("name") != "agent-eval":
+            raise ResultsFileError(f"{where} is not an agent-eval results file")
+        problems = schema_problems(doc)
+        if problems:
+            raise ResultsFileError(f"{where} does not match the results schema (schema_version "
+                                   f"{str(doc.get('schema_version'))[:20]!r}): "
+                                   + "; ".join(problems))
+        try:
+            return clean_results(cls.from_dict(doc))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pragma: no cover
+            # the schema let through what from_dict cannot read: a bug, said in one line
+            raise ResultsFileError(f"{where} cannot be read: {type(exc).__name__}: "
+                                   f"{clean_name(str(exc), 200)} (this is a bug in "
+                                   "agent-eval: the results schema allows it)") from None
+
+
+# ------------------------------------------------------------------------ schema
+_SCHEMA_PROBLEMS = 3  # schema problems named in a message
+
+
+def results_schema() -> dict[str, Any]:
+    """The results JSON Schema (schemas/results.schema.json, shipped in the package),
+    parsed anew."""
+    text = (resources.files("agent_eval") / "schemas" / "results.schema.json").read_bytes()
+    schema: dict[str, Any] = orjson.loads(text)
+    return schema
+
+
+@cache
+def _validator() -> Any:
+    import jsonschema  # type: ignore[import-untyped]  # lazy: start-up time
+
+    return jsonschema.Draft202012Validator(results_schema())
+
+
+def _where_in(path: Iterable[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out.lstrip(".") or "(the document)"
+
+
+def schema_problems(doc: Any) -> list[str]:
+    """The first problems of ``doc`` against the results JSON Schema (none: it matches),
+    each ``at tests[0].status: …``, their text made safe to show (a key or a value quoted
+    in a message is the file's)."""
+    problems = []
+    for error in _validator().iter_errors(doc):
+        where = clean_name(_where_in(error.absolute_path), 200)
+        problems.append(f"at {where}: {clean_name(error.message, 200)}")
+        if len(problems) == _SCHEMA_PROBLEMS:
+            break
+    return problems
 
 
 def _optional(read: Any, value: Any) -> Any:
@@ -459,10 +523,11 @@ def sort_key(v: Finding) -> tuple[Any, ...]:
 
 
 # ------------------------------------------------------------------ safe to show
-def _ref(ref: TraceRef, limit: int) -> TraceRef:
-    if ref.trace_id.isprintable() and len(ref.trace_id) <= limit:
+def _ref(ref: TraceRef, name: int, size: int) -> TraceRef:
+    tid, file = ref.trace_id, ref.file
+    if len(tid) <= name and tid.isprintable() and len(file) <= size and file.isprintable():
         return ref
-    return TraceRef(clean_name(ref.file, limit), ref.line, clean_name(ref.trace_id, limit))
+    return TraceRef(clean_name(file, size), ref.line, clean_name(tid, name))
 
 
 def _shown(text: str, limit: int) -> bool:
@@ -470,6 +535,28 @@ def _shown(text: str, limit: int) -> bool:
     character to escape) and not over ``limit``. The common case, tested first, so that a
     finding of plain text costs no cleaning call per field."""
     return len(text) <= limit and text.isprintable()
+
+
+def _label(text: str, limit: int) -> str:
+    """A name, id or path (from a trace, the suite or a results file): as it is when
+    :func:`_shown`, else every control character escaped, line breaks too, and cut."""
+    return text if len(text) <= limit and text.isprintable() else clean_name(text, limit)
+
+
+def _labels(data: dict[str, Any], keys: tuple[str, ...], limit: int) -> dict[str, Any]:
+    """``data`` (a section's dict, cleaned as free text) with the strings at ``keys``, and
+    at ``file`` and ``key_path`` of its ``config``, shown as :func:`_label` shows them:
+    names with no line break, as the same names elsewhere in the results."""
+    for key in keys:
+        value = data.get(key)
+        if type(value) is str:
+            data[key] = _label(value, limit)
+    config = data.get("config")
+    if type(config) is dict:
+        for key in ("file", "key_path"):
+            if type(config.get(key)) is str:
+                config[key] = _label(config[key], limit)
+    return data
 
 
 def _plain_details(details: dict[str, Any], limit: int) -> bool:
@@ -488,13 +575,31 @@ def _plain_details(details: dict[str, Any], limit: int) -> bool:
 
 
 def clean_finding(v: Finding, limits: Limits) -> None:
-    """A finding made safe to show, in place (agent_eval.safetext)."""
+    """A finding made safe to show, in place (agent_eval.safetext): its names, ids and
+    paths as :func:`_label` (no control character, no line break), its message,
+    constraint, value and details as free text (control characters escaped but tabs and
+    line breaks)."""
     name, size = limits.max_name_chars, limits.max_value_chars
     # each test inline is _shown's: the field is left as it is (most are)
     message, tool, argument, constraint, scenario, value = (
         v.message, v.tool, v.argument, v.constraint, v.scenario, v.value)
+    rule, test, severity, fingerprint, config = (
+        v.rule, v.test, v.severity, v.fingerprint, v.config)
     if len(message) > size or not message.isprintable():
         v.message = clean_text(message, size)
+    if len(rule) > name or not rule.isprintable():
+        v.rule = clean_name(rule, name)
+    if len(test) > name or not test.isprintable():
+        v.test = clean_name(test, name)
+    if len(severity) > name or not severity.isprintable():
+        v.severity = clean_name(severity, name)  # type: ignore[assignment]
+    if len(fingerprint) > name or not fingerprint.isprintable():
+        v.fingerprint = clean_name(fingerprint, name)
+    file, key_path = config.file, config.key_path
+    if (len(file) > size or not file.isprintable() or len(key_path) > size
+            or not key_path.isprintable()):
+        v.config = ConfigRef(clean_name(file, size), config.line, config.col,
+                             clean_name(key_path, size))
     if tool is not None and (len(tool) > name or not tool.isprintable()):
         v.tool = clean_name(tool, name)
     if argument is not None and (len(argument) > name or not argument.isprintable()):
@@ -507,11 +612,33 @@ def clean_finding(v: Finding, limits: Limits) -> None:
     if scenario is not None and (len(scenario) > name or not scenario.isprintable()):
         v.scenario = clean_name(scenario, name)
     if v.trace is not None:
-        v.trace = _ref(v.trace, name)
+        v.trace = _ref(v.trace, name, size)
     if v.related:
-        v.related = tuple(_ref(r, name) for r in v.related)
+        v.related = tuple(_ref(r, name, size) for r in v.related)
     if v.details and not _plain_details(v.details, size):
         v.details = clean_strings(v.details, size)
+
+
+def clean_test(t: TestResult, limits: Limits) -> None:
+    """A rule test's result made safe to show, in place: its id, metric, severity and
+    status as :func:`_label`, its findings held in memory by :func:`clean_finding`
+    (spilled ones were cleaned when they were written)."""
+    name = limits.max_name_chars
+    t.id = _label(t.id, name)
+    t.metric = _label(t.metric, name)
+    t.severity = _label(t.severity, name)
+    t.status = _label(t.status, name)  # type: ignore[assignment]
+    if isinstance(t.violations, list):
+        for v in t.violations:
+            clean_finding(v, limits)
+
+
+def clean_input_error(e: InputError, limits: Limits) -> InputError:
+    """An input error made safe to show: its rule and file as :func:`_label`, its message
+    as free text."""
+    name, size = limits.max_name_chars, limits.max_value_chars
+    return InputError(_label(e.rule, name), _label(e.file, size), e.line,
+                      clean_text(e.message, size))
 
 
 def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
@@ -522,31 +649,65 @@ def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
     data = s.to_dict()
     data.pop("findings")
     outputs = data.pop("outputs", None)
-    cleaned = ScenarioResult.from_dict(clean_strings(data, limits.max_value_chars))
+    size, name = limits.max_value_chars, limits.max_name_chars
+    data = _labels(clean_strings(data, size), ("id", "category", "status", "gate"), name)
+    data["traces_not_passed"] = [_labels(_labels(t, ("file",), size), ("trace_id", "status"),
+                                         name)
+                                 for t in data.get("traces_not_passed") or ()]
+    if data.get("judge"):
+        data["judge"] = [_labels(j, ("kind", "name", "severity"), name)
+                         for j in data["judge"]]
+    cleaned = ScenarioResult.from_dict(data)
     return replace(cleaned, findings=s.findings, outputs=outputs)
 
 
+def _clean_keys(d: dict[str, Any], limit: int) -> dict[str, Any]:
+    """A mapping whose keys are names (files, metrics): each key as :func:`_label`, each
+    string value as free text."""
+    if all(type(k) is str and _shown(k, limit) and (type(v) is not str or _shown(v, limit))
+           for k, v in d.items()):
+        return d
+    return {_label(str(k), limit): clean_text(v, limit) if type(v) is str else v
+            for k, v in d.items()}
+
+
 def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
-    """Every trace-derived string of ``results`` made safe to show (in place; returned
-    for convenience). Work per finding, not per tool call."""
+    """Every string of ``results`` made safe to show (in place; returned for
+    convenience): what traces wrote, and what the suite named (the suite, tests,
+    scenarios, categories, criteria), for a results file may hold anything there. Names,
+    ids and paths lose every control character, line breaks too (:func:`_label`); free
+    text (messages) keeps tabs and line breaks, escaped where an output is made of lines.
+    Work per finding, not per tool call."""
     name, size = limits.max_name_chars, limits.max_value_chars
+    results.suite = _label(results.suite, size)
+    results.config = _label(results.config, size)
+    results.tool_version = _label(results.tool_version, name)
+    results.counts = _clean_keys(results.counts, name)
     for t in results.tests:
-        if isinstance(t.violations, list):  # spilled ones were cleaned when written
-            for v in t.violations:
-                clean_finding(v, limits)
+        clean_test(t, limits)
     results.traces = [
-        t if t.id.isprintable() and len(t.id) <= name and (
-            t.scenario is None or (t.scenario.isprintable() and len(t.scenario) <= name))
-        else TraceSummary(clean_name(t.id, name), t.file, t.line,
+        t if _shown(t.id, name) and _shown(t.file, size) and (
+            t.scenario is None or _shown(t.scenario, name))
+        and all(_shown(f, name) for f in t.failed_tests)
+        else TraceSummary(clean_name(t.id, name), _label(t.file, size), t.line,
                           None if t.scenario is None else clean_name(t.scenario, name),
-                          t.tool_calls, t.failed_tests)
+                          t.tool_calls, tuple(_label(f, name) for f in t.failed_tests))
         for t in results.traces]
-    results.input_errors = [
-        InputError(e.rule, clean_name(e.file, size), e.line, clean_text(e.message, size))
-        for e in results.input_errors]
+    results.input_errors = [clean_input_error(e, limits) for e in results.input_errors]
+    results.ignored_events = _clean_keys(results.ignored_events, size)
+    results.formats = _clean_keys(results.formats, size)
+    results.metrics = _clean_keys(results.metrics, name)  # pass_rate.<category>
     results.scenarios = [_clean_scenario(s, limits) for s in results.scenarios]
-    results.criteria = [CriterionResult.from_dict(clean_strings(c.to_dict(), size))
-                        for c in results.criteria]
+    results.criteria = [
+        CriterionResult.from_dict(_labels(clean_strings(c.to_dict(), size),
+                                          ("name", "kind", "metric", "status", "fingerprint"),
+                                          name))
+        for c in results.criteria]
+    for v in results.unexercised:
+        clean_finding(v, limits)
+    if results.inventory is not None:
+        results.inventory = Inventory.from_dict(clean_strings(results.inventory.to_dict(),
+                                                              size))
     if results.baseline is not None:
         results.baseline = sections.baseline_from(clean_strings(results.baseline.to_dict(),
                                                                 size))

@@ -11,8 +11,12 @@ bury every other finding and blow up report.html. So:
   ``limits.max_value_chars`` are cut, with a visible ``…[+N chars]`` marker.
 
 Readers pass every trace through :func:`clean_trace`; :func:`agent_eval.results.clean_results`
-does the same for a whole results object (what ``run`` wrote, or a results file read
-back), so every renderer and log line gets clean text.
+does the same for a whole results object (what ``run`` made, whatever the suite named its
+tests and scenarios, or a results file read back), so every renderer and log line gets
+clean text. What is printed as lines (the console, ``diff``, error messages) goes through
+:func:`one_line` as well: a line break kept in a message cannot start a line of its own
+there (a GitHub workflow command such as ``::error::`` is any line that starts with
+``::``, after spaces).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from agent_eval.model import CallLog, Handoff, Trace
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
+_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # keeps \t
+# the colour codes renderers/console.py paints with (Select Graphic Rendition)
+_SGR = re.compile("(\x1b\\[(?:0|3[1-6])m)")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -59,6 +66,20 @@ def clean_text(text: str, limit: int | None = None) -> str:
     if not text.isprintable():
         text = _CONTROL_IN_TEXT.sub(_escape, text)
     return text if limit is None else cut(text, limit)
+
+
+def one_line(text: str, *, colour: bool = False) -> str:
+    """One line of a terminal or a log: every control character written ``\\xNN``, line
+    breaks too (tabs are kept). With ``colour``, the colour codes a renderer painted the
+    line with (``ESC[31m``…) are kept; the text they paint was cleaned before, by
+    :func:`agent_eval.results.clean_results`."""
+    if text.isprintable():
+        return text
+    if not colour:
+        return _CONTROL_IN_LINE.sub(_escape, text)
+    parts = _SGR.split(text)  # text, code, text, code, …, text
+    return "".join(p if i % 2 else _CONTROL_IN_LINE.sub(_escape, p)
+                   for i, p in enumerate(parts))
 
 
 def clean_value(value: Any, limits: Limits = DEFAULT) -> Any:

@@ -35,7 +35,7 @@ from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding
 from agent_eval.importers import detect, translator
 from agent_eval.limits import CONFIG, Limits
-from agent_eval.paths import rel, repo_root
+from agent_eval.paths import as_written, real, rel, repo_root
 from agent_eval.readers import READERS
 from agent_eval.rule_ids import IMPORT_UNSUPPORTED
 from agent_eval.sections import Inventory
@@ -161,7 +161,7 @@ class _Loader:
         if key not in self.sources:
             if self.frozen:
                 raise FileNotFoundError(key)
-            if path != self.config and not path.resolve().is_relative_to(self.root.resolve()):
+            if path != self.config and not real(path).is_relative_to(real(self.root)):
                 raise PermissionError("outside the repository: agent-eval reads only files "
                                       "inside the repository (the folder holding .git "
                                       "above the suite file)")
@@ -169,7 +169,11 @@ class _Loader:
             # a file as text without it. Each only where the system has it (Windows has no
             # O_NONBLOCK, the others no O_BINARY).
             flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-            with open(os.open(path, flags), "rb") as fh:
+            try:
+                fd = os.open(path, flags)
+            except OSError as exc:  # the reason alone: the path is where links led
+                raise type(exc)(exc.strerror or "cannot be opened") from None
+            with open(fd, "rb") as fh:
                 if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                     raise OSError("not a regular file")
                 data = fh.read(CONFIG.max_file_bytes + 1)
@@ -313,7 +317,7 @@ class _Loader:
     # ------------------------------------------------------------------ policies
     def policy(self, value: Any, where: Path) -> Policy:
         suite_file = rel(self.config, self.root)
-        path = (self.base / str(value)).resolve()
+        path = real(self.base / str(value))
         key = str(path)
         if key in self.policies:
             return self.policies[key]
@@ -328,8 +332,9 @@ class _Loader:
         except (OSError, UnicodeDecodeError) as exc:
             reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
             _, pos = load_yaml(self.sources[str(self.config)], suite_file)
+            shown = as_written(self.base / str(value), self.root)  # never where links lead
             raise ConfigError([f"{pos.where(where)}: policy file '{value}' cannot be read "
-                               f"({reason}: {file}); the path is relative to the folder of "
+                               f"({reason}: {shown}); the path is relative to the folder of "
                                f"{suite_file}"]) from None
         if key in self.failed:
             raise ConfigError([])  # already reported
@@ -407,7 +412,7 @@ def inventory(suite: Suite) -> Inventory:
 
 def _relative(path: FsPath, root: FsPath) -> str:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return real(path).relative_to(real(root)).as_posix()
     except ValueError:
         return path.as_posix()
 

@@ -613,9 +613,10 @@ _AWKWARD = st.text(st.sampled_from('a/<>&"\' \n\té'), max_size=6)
 def test_the_findings_rows_are_escaped_as_the_template_escaped_them(
         found: list[Finding], blob: str | None, details: int) -> None:
     """Trace and policy text in the findings table (made in Python, not by the template):
-    escaped exactly as jinja2's autoescape did, so never markup."""
+    escaped exactly as jinja2's autoescape does in the template (line breaks written as
+    character references), so never markup."""
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.StrictUndefined)
+                             undefined=jinja2.StrictUndefined, finalize=html._finalize)
     env.filters["text"] = html.text
     rows = [{
         "n": n, "rule": v.rule, "message": " ".join(v.message.split()),

@@ -28,20 +28,14 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from agent_eval.api import suite_sources
 from agent_eval.compare import attach, no_baseline
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import AgentEvalError, ConfigError
-from agent_eval.jsonutil import JsonLimitError
-from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.limits import RESULTS as RESULTS_LIMITS
-from agent_eval.results import Results, clean_results
+from agent_eval.errors import AgentEvalError, ConfigError, ResultsFileError
+from agent_eval.results import Results
 from agent_eval.suite import Suite, load_suite
 
 if TYPE_CHECKING:  # for start-up time: the github package imports PyGithub and requests
@@ -81,7 +75,6 @@ MAX_BASELINE_BYTES = 256 << 20  # a results file read as a baseline (and its art
 MAX_BASELINE_ENV = "AGENT_EVAL_BASELINE_MAX_BYTES"
 RESULTS_NAME = "results.json"
 RUNS_LOOKED_AT = 20  # the newest runs of the workflow on the branch that are checked
-_SCHEMA_PROBLEMS = 3  # schema problems named in the message
 
 
 class BaselineError(AgentEvalError, ValueError):
@@ -111,46 +104,14 @@ def max_bytes(env: Mapping[str, str] | None = None) -> int:
     return int(raw)
 
 
-@cache
-def _validator() -> Any:
-    # lazy for start-up time: jsonschema, and the schemas module imports every model
-    import jsonschema  # type: ignore[import-untyped]
-
-    from agent_eval.schemas import results_schema
-
-    return jsonschema.Draft202012Validator(results_schema())
-
-
-def _where_in(path: Any) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out.lstrip(".") or "(the document)"
-
-
 def parse_results(data: bytes, where: str) -> Results:
-    """A results file's bytes as :class:`Results`, after checking them against the
-    results JSON Schema; :class:`BaselineError` naming ``where`` and the first problems."""
+    """A results file's bytes as :class:`Results` (:meth:`Results.parse`: bounded, checked
+    against the results JSON Schema, made safe to show); :class:`BaselineError` naming
+    ``where`` and the first problems."""
     try:
-        doc = bounded_loads(data, RESULTS_LIMITS)  # nesting bounded (docs/security.md)
-    except JsonLimitError as exc:
-        raise BaselineError(f"{where} is not read: it {exc}") from None
-    except orjson.JSONDecodeError as exc:
-        raise BaselineError(f"{where} is not JSON (truncated?): {exc}") from None
-    if not isinstance(doc, dict) or (doc.get("tool") or {}).get("name") != "agent-eval":
-        raise BaselineError(f"{where} is not an agent-eval results file")
-    problems = []
-    for error in _validator().iter_errors(doc):
-        problems.append(f"at {_where_in(error.absolute_path)}: {error.message[:200]}")
-        if len(problems) == _SCHEMA_PROBLEMS:
-            break
-    if problems:
-        raise BaselineError(f"{where} does not match the results schema (schema_version "
-                            f"{str(doc.get('schema_version'))[:20]!r}): " + "; ".join(problems))
-    try:
-        return clean_results(Results.from_dict(doc))  # its trace text made safe to show
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pragma: no cover
-        raise BaselineError(f"{where} cannot be read: {type(exc).__name__}: {exc}") from None
+        return Results.parse(data, where)
+    except ResultsFileError as exc:
+        raise BaselineError(*exc.problems) from None
 
 
 def load_file(path: str | Path, limit: int | None = None) -> Results:

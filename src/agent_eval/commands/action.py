@@ -60,6 +60,7 @@ from agent_eval.readers.base import ReadItem
 from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 from agent_eval.rule_ids import INPUT_NO_TRACES
+from agent_eval.safetext import one_line
 from agent_eval.suite import Suite
 
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
@@ -333,6 +334,7 @@ def _publish(step: Step, s: _Setup, report: Report) -> None:
 def _stop(step: Step, problems: list[str]) -> ExitCode:
     """A run that cannot evaluate: say why (annotations, summary, outputs), exit 2. A
     summary or outputs file that cannot be written is said in the log, not raised."""
+    problems = [one_line(p) for p in problems]  # a name a problem quotes may hold anything
     for p in problems:
         step.say(workflow.command("error", p, title="agent-eval"))
     lines = "\n".join(f"- {markdown.md_text(step.redact(p))}" for p in problems)

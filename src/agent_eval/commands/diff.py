@@ -16,6 +16,7 @@ from agent_eval.errors import ExitCode
 from agent_eval.outputs import atomic_write, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
+from agent_eval.safetext import one_line
 from agent_eval.sections import Comparison
 
 FORMATS = ("console", "markdown", "json", "sarif", "html")
@@ -42,7 +43,8 @@ def text(results: Results) -> str:
     """The comparison as plain text (the console format of ``diff``)."""
     b = results.baseline
     if not isinstance(b, Comparison):
-        return f"{results.suite}: {results.verdict} (not compared with a base run)\n"
+        return one_line(f"{results.suite}: {results.verdict} (not compared with a base run)") \
+            + "\n"
     lines = [f"{results.suite}: {b.verdict} → {results.verdict}"]
     if b.policy.message:
         lines.append(b.policy.message)
@@ -68,7 +70,8 @@ def text(results: Results) -> str:
     for c in results.criteria:
         if c.kind == "regression":
             lines.append(f"gate {c.name}: {c.status} — {c.message}")
-    return "\n".join(lines) + "\n"
+    # one line each: a line break left in a message is written \x0a (docs/security.md)
+    return "".join(f"{one_line(line)}\n" for line in lines)
 
 
 def main(args: argparse.Namespace) -> ExitCode:

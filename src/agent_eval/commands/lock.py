@@ -41,7 +41,8 @@ def main(args: argparse.Namespace) -> ExitCode:
     except FileNotFoundError:
         old = None
     except (OSError, ValueError) as exc:
-        print(f"note: {live.lock_file}: replacing an unusable lock ({exc})", file=sys.stderr)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"note: {live.lock_file}: replacing an unusable lock ({reason})", file=sys.stderr)
     data = pinning.lock_data(outcome.listings, old)
     for name, tools in outcome.listings.items():
         before = ((old or {}).get("servers") or {}).get(name)

@@ -16,6 +16,7 @@ from agent_eval.compare import attach
 from agent_eval.errors import ExitCode
 from agent_eval.renderers import RenderContext, console
 from agent_eval.results import Results, exit_code
+from agent_eval.safetext import one_line
 from agent_eval.sharding import merge
 
 
@@ -52,5 +53,5 @@ def main(args: argparse.Namespace) -> ExitCode:
         print(f"{console.quiet_line(results)} from {len(parts)} shard(s)")
     else:
         sys.stdout.write(console.render(results, color=False))
-        print("Wrote " + ", ".join(str(p) for p in written))
+        print(one_line("Wrote " + ", ".join(str(p) for p in written)))
     return exit_code(results.verdict, args.fail_on)

@@ -18,6 +18,7 @@ from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
 from agent_eval.results import Results, exit_code
+from agent_eval.safetext import one_line
 from agent_eval.suite import Suite
 
 
@@ -106,7 +107,7 @@ def main(args: argparse.Namespace) -> ExitCode:
         else:
             sys.stdout.write(console.render(results,
                                             color=color_wanted(args.color, sys.stdout)))
-            print("Wrote " + ", ".join(str(p) for p in written))
+            print(one_line("Wrote " + ", ".join(str(p) for p in written)))
     finally:
         results.close()  # the spilled findings, if any
     return exit_code(results.verdict, args.fail_on)

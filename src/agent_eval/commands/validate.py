@@ -6,6 +6,7 @@ import argparse
 
 from agent_eval.api import load_suite
 from agent_eval.errors import ExitCode
+from agent_eval.safetext import one_line
 
 
 def main(args: argparse.Namespace) -> ExitCode:
@@ -15,6 +16,6 @@ def main(args: argparse.Namespace) -> ExitCode:
     if suite.scenarios is not None:
         n, c = len(suite.scenarios.scenarios), len(suite.scenarios.criteria)
         scenarios = f", {n} scenario(s), {c} criteri{'on' if c == 1 else 'a'}"
-    print(f"ok: {suite.file}: suite '{suite.name}', {len(suite.tests)} test(s), "
-          f"{policies} polic{'y' if policies == 1 else 'ies'}{scenarios}")
+    print(one_line(f"ok: {suite.file}: suite '{suite.name}', {len(suite.tests)} test(s), "
+                   f"{policies} polic{'y' if policies == 1 else 'ies'}{scenarios}"))
     return ExitCode.OK

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
+from agent_eval.paths import real
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
@@ -93,7 +94,7 @@ class SchemaFiles:
     def _read(self, value: str, path: Path) -> tuple[bool, Any]:
         """(True, the schema) or, after reporting why not, (False, None)."""
         try:
-            text = self.loader.read((self.loader.base / value).resolve())
+            text = self.loader.read(real(self.loader.base / value))
         except (OSError, UnicodeDecodeError) as exc:
             reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
             self.problem(path, f"JSON Schema file '{value}' cannot be read ({reason}); "

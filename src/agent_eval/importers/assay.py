@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_eval.errors import ConfigError
 from agent_eval.importers.base import Builder, PeerConfig, Translation, as_dict
+from agent_eval.paths import as_written, real
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 RULE_TYPES = {"require", "before", "blocklist", "max_calls", "count", "eventually",
@@ -36,6 +37,7 @@ class _Assay(PeerConfig):
     def __init__(self, path: FsPath, root: FsPath, read: Callable[[FsPath], str],
                  rel: Callable[[FsPath], str]) -> None:
         super().__init__(path, read, rel, {})
+        self.root = root
         data, self.src = load_yaml(read(path), self.file)
         self.doc: dict[str, Any] = as_dict(data)
         self.tests: list[dict[str, Any]] = []
@@ -242,14 +244,15 @@ class _Assay(PeerConfig):
     def policy(self, value: str, where: Path) -> str:
         """Translate an Assay policy file into a native policy (and the tests its
         allow/deny lists imply); returns the path the native test names."""
-        path = (self.path.parent / value).resolve()
+        path = real(self.path.parent / value)
         file = self.rel(path)
         try:
             text = self.read(path)
         except (OSError, UnicodeDecodeError) as exc:
             reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "not UTF-8"
+            shown = as_written(self.path.parent / value, self.root)  # not where links lead
             raise ConfigError([f"{self.src.where(where)}: policy file '{value}' cannot be "
-                               f"read ({reason}: {file})"]) from None
+                               f"read ({reason}: {shown})"]) from None
         data, src = load_yaml(text, file)
         pb = Builder(file)
         native: dict[str, Any] = {"version": "1", "tools": {}}
@@ -285,7 +288,7 @@ class _Assay(PeerConfig):
                     pb.at(("tools", exact_glob(name)), src, (name,))
                     pb.tree(("tools", exact_glob(name), "schema"), schema, src, (name,))
         native_name = str(FsPath(value).with_suffix("")) + ".agent-eval.yaml"
-        self.t.policies[str((self.path.parent / native_name).resolve())] = (native,
+        self.t.policies[str(real(self.path.parent / native_name))] = (native,
                                                                             pb.positions)
         return native_name
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from agent_eval.errors import ConfigError
 from agent_eval.importers.base import PeerConfig, Translation, as_dict
+from agent_eval.paths import real
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 # evalview/core/tool_categories.py DEFAULT_CATEGORIES (EvalView 0.8.1)
@@ -109,9 +110,9 @@ class _EvalView(PeerConfig):
         """The suite's judge: EvalView's ``.evalview/config.yaml`` ``judge:`` beside the
         test cases (or above them), else EvalView's default (OpenAI, gpt-5.4-mini)."""
         folder = self.path if self.path.is_dir() else self.path.parent
-        root = self.root.resolve()
+        root = real(self.root)
         for d in (folder, *folder.parents):
-            if not d.resolve().is_relative_to(root):
+            if not real(d).is_relative_to(root):
                 break  # never read above the repository
             config = d / ".evalview" / "config.yaml"
             if config.is_file():

@@ -14,6 +14,7 @@ from agent_eval.judge import prompts
 from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.models import DEFAULT_STORE, JudgeCheck, check_text
 from agent_eval.judge.store import Store, read_store
+from agent_eval.paths import real
 from agent_eval.yamlpos import Path as YamlPath
 from agent_eval.yamlpos import Positions
 
@@ -211,8 +212,8 @@ def compile_check(c: CompilerLike, index: int, check: JudgeCheck, path: YamlPath
 
 def _reference(c: CompilerLike, name: str, path: YamlPath) -> str | None:
     loader = c.loader
-    file = (loader.base / name).resolve()
-    root = Path(getattr(loader, "root", loader.base)).resolve()
+    file = real(loader.base / name)
+    root = real(getattr(loader, "root", loader.base))
     if not file.is_relative_to(root):
         c.problem(path, f"context_file '{name}' is outside the repository; keep reference "
                   "documents in the repository")
@@ -224,7 +225,8 @@ def _reference(c: CompilerLike, name: str, path: YamlPath) -> str | None:
             return None
         text: str = loader.read(file)
     except (OSError, UnicodeDecodeError) as exc:
-        reason = "not found" if isinstance(exc, FileNotFoundError) else str(exc)
+        reason = ("not found" if isinstance(exc, FileNotFoundError)
+                  else exc.strerror or str(exc) if isinstance(exc, OSError) else "not UTF-8")
         c.problem(path, f"context_file '{name}' cannot be read ({reason}); the path is "
                   "relative to the folder of the suite file")
         return None
@@ -253,8 +255,8 @@ def compile_run(c: CompilerLike, data: dict[str, Any], positions: Positions,
         c.problem(where, f"a {kind} check asks a judge model: the suite needs {missing} "
                   "(e.g. judge: {provider: openai, model: gpt-4o-mini}); see docs/judge.md")
     store_name = config.store if config is not None else DEFAULT_STORE
-    store_abs = (loader.base / store_name).resolve()
-    real_root = root.resolve()
+    store_abs = real(loader.base / store_name)
+    real_root = real(root)
     if not store_abs.is_relative_to(real_root):
         c.problem(here, f"judge.store '{store_name}' is outside the repository: the store is "
                   "reviewed and committed with the suite, so keep it inside")

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from agent_eval.config.schema_files import LoaderLike, SchemaFiles
 from agent_eval.findings import ConfigRef
 from agent_eval.live.models import NAME_PATTERN, Probe, Server, TextExpect
-from agent_eval.paths import rel
+from agent_eval.paths import as_written, real
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
@@ -172,7 +172,7 @@ class _Compiler:
                                    "with 'command' or 'url'")
             if model is None:
                 continue
-            cwd = (self.loader.base / (model.cwd or ".")).resolve()
+            cwd = real(self.loader.base / (model.cwd or "."))
             if model.command is not None and not cwd.is_dir():
                 self.problem((*path, "cwd"), f"server '{name}': cwd '{model.cwd}' is not a "
                              "folder (relative to the suite file's folder)")
@@ -285,8 +285,10 @@ class _Compiler:
             return None, "", None
         if not isinstance(value, str) or not value.strip():
             return None, "", None  # the SuiteFile model reports it
-        path = (self.loader.base / value).resolve()
-        return path, rel(path, self.root), self.ref(("tool_lock",), "tool_lock")
+        path = real(self.loader.base / value)
+        # named as written: a message about it never says where a link leads
+        return (path, as_written(self.loader.base / value, self.root),
+                self.ref(("tool_lock",), "tool_lock"))
 
 
 def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],

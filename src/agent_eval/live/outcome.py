@@ -10,8 +10,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.errors import InputError
+from agent_eval.limits import DEFAULT
 from agent_eval.readers.base import SourceFile
-from agent_eval.results import Results, TestResult, test_dict, test_from, worse
+from agent_eval.results import (
+    Results,
+    TestResult,
+    clean_input_error,
+    clean_test,
+    test_dict,
+    test_from,
+    worse,
+)
 from agent_eval.rule_ids import INPUT_NO_TRACES
 
 
@@ -24,7 +33,12 @@ class LiveOutcome:
 
     def apply(self, results: Results, *, has_trace_globs: bool = True) -> None:
         """Add the probes' and servers' entries and errors to ``results`` (after the
-        rule tests, in suite order) and update counts and verdict."""
+        rule tests, in suite order) and update counts and verdict. What they say (the
+        servers' answers, the probes' ids) is made safe to show, as the rest of the
+        results (:func:`agent_eval.results.clean_results`)."""
+        for t in self.tests:
+            clean_test(t, DEFAULT)
+        self.errors = [clean_input_error(e, DEFAULT) for e in self.errors]
         results.tests.extend(self.tests)
         errors = list(results.input_errors)
         dropped = False

@@ -281,10 +281,11 @@ def _server_results(suite: Suite, live: CompiledLive, outcome: LiveOutcome
                 f"the tool lock {live.lock_file} does not exist; write it with `agent-eval "
                 "lock` and commit it"))
         except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             outcome.errors.append(INPUT_LOCK_INVALID.input_error(
                 live.file, live.lock_ref.line,
-                f"the tool lock {live.lock_file} cannot be used: {exc}; write it again with "
-                "`agent-eval lock`"))
+                f"the tool lock {live.lock_file} cannot be used: {reason}; write it again "
+                "with `agent-eval lock`"))
     out = []
     for name, spec in live.servers.items():
         tools = outcome.listings.get(name)

@@ -5,13 +5,17 @@ jinja2 is imported only when a template is rendered, to keep the CLI's start-up 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import jinja2
 
 
-def environment(*, autoescape: bool) -> jinja2.Environment:
+def environment(*, autoescape: bool,
+                finalize: Callable[[Any], Any] | None = None) -> jinja2.Environment:
+    """The environment; ``finalize``: applied to the value of every ``{{ … }}`` before
+    it is escaped (jinja2's own hook)."""
     import jinja2
 
     return jinja2.Environment(
@@ -21,4 +25,5 @@ def environment(*, autoescape: bool) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        finalize=finalize,
     )

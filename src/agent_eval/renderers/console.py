@@ -10,6 +10,7 @@ from agent_eval.findings import SEVERITIES, Finding
 from agent_eval.jsonutil import json_type
 from agent_eval.results import Results, TestResult, blocking_checks
 from agent_eval.rule_ids import TOOL_BLOCKLIST, group
+from agent_eval.safetext import one_line
 from agent_eval.sections import ScenarioResult
 
 SHOWN_PER_TEST = 20
@@ -198,7 +199,9 @@ def render(results: Results, color: bool = False) -> str:
     out.append(verdict_line(results, color))
     if not blocking_checks(results):
         out.append(NOTHING_BLOCKING)
-    return "\n".join(out) + "\n"
+    # each item is one line: a line break or control character left in a message, a name
+    # or an id is written \xNN, so no text starts a line of its own (docs/security.md)
+    return "".join(f"{one_line(line, colour=color)}\n" for line in out)
 
 
 NOTHING_BLOCKING = ("note: nothing in this suite can fail the run: no test has severity "
@@ -219,8 +222,8 @@ def verdict_line(results: Results, color: bool = False) -> str:
 
 def quiet_line(results: Results) -> str:
     """The one line of ``--quiet``: ``fail: <the counts> in 10 trace(s)``."""
-    return (f"{results.verdict}: {finding_counts(results)} in "
-            f"{_n(results.counts.get('traces', 0), 'trace')}")
+    return one_line(f"{results.verdict}: {finding_counts(results)} in "
+                    f"{_n(results.counts.get('traces', 0), 'trace')}")
 
 
 def finding_counts(results: Results) -> str:

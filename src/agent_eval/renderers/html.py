@@ -38,6 +38,7 @@ from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results, blocking_checks
+from agent_eval.safetext import clean_text
 from agent_eval.sections import Comparison
 
 if TYPE_CHECKING:
@@ -159,11 +160,28 @@ def reason(results: Results, counted: markdown.Tally) -> str:
     return markdown._reason(results, counted)
 
 
+def _breaks(html: str) -> str:
+    """Escaped text whose line breaks are character references: the same page, and no
+    text of a trace or a results file starts a line of the file (printed to a CI log by
+    ``report -f html``, a line ``::error::…`` would be a workflow command)."""
+    if "\n" not in html and "\r" not in html:
+        return html
+    return html.replace("\r", "&#13;").replace("\n", "&#10;")
+
+
 def text(value: object) -> Markup:
     """Escape for element content (never an attribute): ``&``, ``<`` and ``>`` only, so
     the JSON of trace lines does not turn every quote into ``&#34;``."""
     s = str(value)
-    return Markup(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return Markup(_breaks(s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")))
+
+
+def _finalize(value: Any) -> Any:
+    """A value of the template, escaped as autoescape would, its line breaks as
+    :func:`_breaks` writes them (what the renderer made, Markup, is left as it is)."""
+    if type(value) is str and ("\n" in value or "\r" in value):
+        return Markup(_breaks(escape(value)))
+    return value
 
 
 def _blob(ctx: RenderContext) -> str | None:
@@ -207,8 +225,9 @@ def _snippets(ctx: RenderContext, wanted: list[tuple[str, int, int, str | None]]
 
 
 def shorten(text: str, limit: int = LINE_CHARS) -> str:
-    """A snippet line: at most ``limit`` characters of it, then "…" when cut."""
-    return text if len(text) <= limit else text[:limit] + "…"
+    """A snippet line: at most ``limit`` characters of it, then "…" when cut, its
+    control characters written ``\\xNN`` (a trace line may hold raw C1 characters)."""
+    return clean_text(text if len(text) <= limit else text[:limit] + "…")
 
 
 # ------------------------------------------------------------------ sections
@@ -306,7 +325,7 @@ def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
             return escape(value)
         done = escaped.get(value)
         if done is None:
-            done = escaped[value] = escape(value)
+            done = escaped[value] = _breaks(escape(value))
         return done
 
     def code(value: str) -> str:
@@ -425,7 +444,7 @@ def _criteria_rows(results: Results) -> list[dict[str, str]]:
 
 @cache
 def _template() -> jinja2.Template:
-    env = environment(autoescape=True)
+    env = environment(autoescape=True, finalize=_finalize)
     env.filters["text"] = text
     return env.get_template("report.html.j2")
 

@@ -8,12 +8,12 @@ models) and the results JSON (a hand-written contract, results.schema.json).
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Union
 
 from pydantic import Field, create_model
 
+from agent_eval import results
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
 from agent_eval.judge.config import JudgeConfig
@@ -59,9 +59,8 @@ def policy_schema() -> dict[str, Any]:
 
 
 def results_schema() -> dict[str, Any]:
-    text = (resources.files("agent_eval.schemas") / "results.schema.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
+    """The hand-written results schema (read where results files are checked)."""
+    return results.results_schema()
 
 
 def _finish(schema: dict[str, Any], name: str, title: str) -> dict[str, Any]:

@@ -1,0 +1,320 @@
+"""Names from the suite and everything in a results file are a stranger's text in a pull
+request (docs/security.md "Control characters and long names"): none of it reaches the
+console, a log or an output with a control character, and no line of the console starts
+with a text of theirs (``::error::`` at the start of a line is a GitHub workflow command).
+A results file off the results schema is refused by every command that reads one, with
+exit code 2 and no traceback."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from tests.conftest import read_results
+
+from agent_eval._cli import main
+from agent_eval.commands.diff import text as diff_text
+from agent_eval.compare import attach
+from agent_eval.errors import ResultsFileError
+from agent_eval.renderers import RENDERERS, RenderContext
+from agent_eval.results import Results, results_schema
+
+# a title, a bell, a cleared screen, a carriage return and a line that is a workflow
+# command, a C1 CSI
+EVIL = "\x1b]0;TITLE\x07\x1b[2J\r\n::error file=a,line=1::forged\x9b31m"
+SUITE = """\
+version: "1"
+suite: {evil}
+traces: traces/*.jsonl
+tests:
+  - {{id: {test}, metric: tool_blocklist, blocklist: [x, {pattern}]}}
+scenarios:
+  - id: {scenario}
+    category: {category}
+    traces: traces/*.jsonl
+    expect: {{tools: [{tool}], output: {{contains: [refund]}}}}
+pass_criteria:
+  by_category: {{{category}: 1.0}}
+"""
+# a raw C1 character is valid JSON: the trace line's snippet in report.html held it
+TRACE = ('{"type":"tool_call","tool":"x","arguments":{"a":"\x9b2J"}}\n'
+         '{"type":"output","output":"no"}\n')
+
+
+def q(text: str) -> str:
+    """A YAML double-quoted string (JSON's escapes are YAML's)."""
+    return json.dumps(text)
+
+
+def inert_lines(text: str) -> None:
+    """Console text: no control character but the line breaks between lines (and
+    tabs), and no line that GitHub Actions would run as a workflow command."""
+    for line in text.split("\n"):
+        assert not [c for c in line if c != "\t" and (c < " " or "\x7f" <= c <= "\x9f")], line
+        assert not line.lstrip().startswith("::"), line
+
+
+def no_controls(text: str, *, lines: bool = True) -> None:
+    """Any output: no control character but line breaks and tabs, and (``lines``) no
+    line of it that is a workflow command (`report -f html` to a CI log)."""
+    bad = {c for c in text if c not in "\n\t" and (c < " " or "\x7f" <= c <= "\x9f")}
+    assert not bad, sorted(bad)
+    if lines:
+        assert not [line for line in text.split("\n") if line.lstrip().startswith("::")]
+
+
+def strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in strings_in(v)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (str(k), *strings_in(v))]
+    return []
+
+
+@pytest.fixture
+def evil_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "traces").mkdir()
+    (root / "traces" / "a.jsonl").write_text(TRACE)
+    (root / "agent-eval.yaml").write_text(SUITE.format(
+        evil=q(f"evil{EVIL}"), test=q(f"t{EVIL}"), pattern=q(f"adm{EVIL}"),
+        scenario=q(f"sc{EVIL}"), category=q(f"cat{EVIL}"), tool=q(f"y{EVIL}")))
+    return root
+
+
+def test_run_shows_the_suites_names_escaped(evil_repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The suite name, a test id, a scenario id, its category (and the criterion and the
+    metric named after it) and a tool pattern, each holding escapes and a line break
+    followed by ``::error``: they were printed raw by `run`, and report.html held the
+    ESC bytes (and the C1 character of a trace line, in its snippet)."""
+    monkeypatch.chdir(evil_repo)
+    assert main(["run", "-o", "out", "--format", "sarif,junit,markdown,html,console",
+                 "--color", "never"]) == 1
+    said = capsys.readouterr()
+    inert_lines(said.out)
+    inert_lines(said.err)
+    assert "suite evil\\x1b]0;TITLE\\x07\\x1b[2J\\x0d\\x0a::error file=a" in said.out
+    assert "FAIL: t\\x1b]0;TITLE" in said.out and "pass_rate.cat\\x1b]0;TITLE" in said.out
+    for path in (evil_repo / "out").iterdir():
+        text = path.read_text(encoding="utf-8")
+        no_controls(text)
+        if path.name == "console.txt":
+            inert_lines(text)
+    data = read_results(evil_repo / "out")
+    no_controls("".join(strings_in(data)), lines=False)  # a message keeps its line breaks
+    assert data["suite"] == "evil\\x1b]0;TITLE\\x07\\x1b[2J\\x0d\\x0a::error file=a,line=1::" \
+                            "forged\\x9b31m"
+    # every place a test or scenario id is repeated holds it written the same way
+    assert data["traces"][0]["failed_tests"] == [data["tests"][0]["id"]]
+    assert data["traces"][0]["scenario"] is None or \
+        data["traces"][0]["scenario"] == data["scenarios"][0]["id"]
+    assert data["scenarios"][0]["findings"][0]["test"] == data["scenarios"][0]["id"]
+    # ... and `validate` and a config error say them as safely
+    assert main(["validate"]) == 0
+    inert_lines(capsys.readouterr().out)
+    suite = (evil_repo / "agent-eval.yaml").read_text()
+    (evil_repo / "agent-eval.yaml").write_text(suite.replace("metric: tool_blocklist",
+                                                             f"metric: {q('n' + EVIL)}"))
+    assert main(["run", "-o", "out"]) == 2
+    said = capsys.readouterr()
+    assert "unknown metric 'n\\x1b]0;TITLE" in said.err
+    inert_lines(said.err)
+
+
+def poisoned(doc: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """``doc`` with :data:`EVIL` added to every string, and every key, that the results
+    schema still accepts with it; and how many were."""
+    validator = jsonschema.Draft202012Validator(results_schema())
+    changed = 0
+
+    def walk(node: Any) -> None:
+        nonlocal changed
+        if isinstance(node, list):
+            items: list[tuple[Any, Any]] = list(enumerate(node))
+        elif isinstance(node, dict):
+            items = list(node.items())
+            for key in list(node):
+                if not isinstance(key, str):
+                    continue
+                node[key + EVIL] = node.pop(key)
+                if validator.is_valid(doc):
+                    changed += 1
+                    key = key + EVIL
+                else:
+                    node[key] = node.pop(key + EVIL)
+            items = list(node.items())
+        else:
+            return
+        for key, value in items:
+            if isinstance(value, str):
+                node[key] = value + EVIL
+                if validator.is_valid(doc):
+                    changed += 1
+                else:
+                    node[key] = value
+            else:
+                walk(value)
+
+    walk(doc)
+    return doc, changed
+
+
+def test_report_and_diff_show_a_results_file_escaped(
+        evil_repo: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A results file whose every string the schema allows to be anything (the suite,
+    rules' messages with real line breaks, test and scenario ids, files, keys) holds escapes
+    and ``\\n::error…``: `report` and `diff` printed them raw."""
+    monkeypatch.chdir(evil_repo)
+    (evil_repo / "traces" / "a.jsonl").write_text(TRACE.replace('"x"', '"x_tool"'))
+    (evil_repo / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: traces/*.jsonl\ntests:\n'
+        "  - {id: b, metric: tool_blocklist, blocklist: [x*]}\n"
+        "  - {id: q, metric: sequence_valid, rules: [{type: require, tool: auth}]}\n"
+        "scenarios:\n  - id: s1\n    category: c\n    traces: traces/*.jsonl\n"
+        "    expect: {tools: [y], output: {contains: [refund]}}\n"
+        "pass_criteria:\n  by_category: {c: 1.0}\n")
+    assert main(["run", "-q", "-o", "out"]) == 1
+    capsys.readouterr()
+    doc, changed = poisoned(read_results(evil_repo / "out"))
+    assert changed > 60, changed
+    assert doc["suite"].endswith(EVIL) and doc["tests"][0]["id"].endswith(EVIL)
+    assert doc["tests"][0]["violations"][0]["message"].endswith(EVIL)
+    (evil_repo / "evil.json").write_text(json.dumps(doc))
+    for fmt in ("console", "markdown", "html", "json", "sarif", "junit"):
+        assert main(["report", "evil.json", "--format", fmt]) == 0, fmt
+        out = capsys.readouterr().out
+        no_controls(out)
+        if fmt == "console":
+            inert_lines(out)
+            assert "suite s\\x1b]0;TITLE\\x07\\x1b[2J\\x0d\\x0a::error file=a" in out
+    for fmt in ("console", "markdown", "html"):
+        assert main(["diff", "evil.json", "evil.json", "--format", fmt]) in (0, 1), fmt
+        out = capsys.readouterr().out
+        no_controls(out)
+        if fmt == "console":
+            inert_lines(out)
+
+
+def test_diff_text_writes_a_line_break_in_a_message_as_an_escape(
+        evil_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages keep their line breaks in the results (and HTML, JSON); printed as lines,
+    a line break is written \\x0a."""
+    monkeypatch.chdir(evil_repo)
+    assert main(["run", "-q", "-o", "out"]) == 1
+    head = Results.load("out/results.json")
+    base = Results.load("out/results.json")
+    for t in base.tests:
+        t.violations = []
+    finding = next(iter(head.tests[0].violations))
+    finding.message = "one\n::error::two"
+    attach(head, base, {"kind": "file", "path": "base.json"})
+    out = diff_text(head)
+    inert_lines(out)
+    assert "one\\x0a::error::two" in out
+
+
+# ------------------------------------------------------------- off the schema
+@pytest.fixture
+def valid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A run's results.json (in tmp_path/repo/out), as a dict; the working folder is the
+    repository."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "traces").mkdir()
+    (root / "traces" / "a.jsonl").write_text(TRACE)
+    (root / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: traces/*.jsonl\ntests:\n'
+        "  - {id: b, metric: tool_blocklist, blocklist: [x]}\n"
+        "scenarios:\n  - id: s1\n    category: c\n    traces: traces/*.jsonl\n"
+        "    expect: {tools: [y]}\n")
+    monkeypatch.chdir(root)
+    assert main(["run", "-q", "-o", "out"]) == 1
+    return read_results(root / "out")
+
+
+@pytest.mark.parametrize(("where", "value", "said"), [
+    (("tests", 0, "status"), None, "at tests[0].status: None is not one of"),
+    (("tests", 0, "violations", 0, "rule"), None,
+     "at tests[0].violations[0].rule: None is not of type 'string'"),
+    (("scenarios", 0, "score"), "x", "at scenarios[0].score: 'x' is not of type"),
+])
+def test_a_results_file_off_the_schema_is_refused_by_every_command(
+        valid: dict[str, Any], capsys: pytest.CaptureFixture[str],
+        where: tuple[Any, ...], value: Any, said: str) -> None:
+    """`report` crashed (KeyError: None, "this is a bug") where `--baseline` refused the
+    file cleanly: now every command that reads a results file checks it against the
+    schema first."""
+    node: Any = valid
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    Path("bad.json").write_text(json.dumps(valid))
+    capsys.readouterr()
+    for argv in (["report", "bad.json", "-f", "console"],
+                 ["report", "bad.json", "-f", "markdown"],
+                 ["diff", "bad.json", "out/results.json"],
+                 ["diff", "out/results.json", "bad.json"],
+                 ["merge", "bad.json", "-o", "merged"],
+                 ["run", "-q", "-o", "again", "--baseline", "bad.json"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "does not match the results schema (schema_version '1'): " + said in err, err
+        assert "Traceback" not in err and "internal error" not in err, err
+        assert err.count("\n") == 1, err
+
+
+MUTANTS: list[Any] = [None, True, 0, -1, 2.5, "", "x", [], {}, [None], {"x": None}]
+
+
+def nodes(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path] if path else []
+    if isinstance(value, dict):
+        for key, v in value.items():
+            out += nodes(v, (*path, key))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += nodes(v, (*path, i))
+    return out
+
+
+def test_a_mutated_results_file_is_read_or_refused_never_a_crash(
+        valid: dict[str, Any]) -> None:
+    """Every value of a results file replaced, one at a time, by a value of another JSON
+    type (a sample of them, seeded): it is refused with a ResultsFileError that names the
+    schema, or it is read, and then every format and the diff render it."""
+    text = json.dumps(valid)
+    cases = [(path, mutant) for path in nodes(valid) for mutant in MUTANTS]
+    sample = random.Random(20240611).sample(cases, min(len(cases), 300))
+    ctx = RenderContext.for_root(Path.cwd())
+    read = 0
+    for path, mutant in sample:
+        doc = json.loads(text)
+        node = doc
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = mutant
+        try:
+            results = Results.parse(json.dumps(doc).encode(), "m.json")
+        except ResultsFileError as exc:
+            message = str(exc)
+            assert message.startswith(("m.json does not match the results schema",
+                                       "m.json is not an agent-eval results file")), message
+            continue
+        read += 1
+        try:
+            for renderer in RENDERERS.values():
+                renderer.render(results, ctx)
+            attach(results, Results.parse(text.encode(), "base.json"), {"kind": "file"})
+            diff_text(results)
+        except Exception as exc:
+            raise AssertionError(f"{path} = {mutant!r}: {type(exc).__name__}: {exc}") from exc
+    assert 0 < read < len(sample)  # both kinds of mutation were tried
