@@ -590,12 +590,14 @@ def test_every_rule_of_the_catalogue(corpus: Corpus) -> None:
         assert len(r["locations"]) == 1
         for n, loc in enumerate(r.get("relatedLocations", []), 1):
             assert loc["id"] == n and loc["message"]["text"]
-    # The test severities are the results' levels (but for the two rules that are
-    # notes whatever the test says: not_recorded, and unexercised by default).
+    # The test severities are the results' levels (but for the two rules that are not:
+    # not_recorded, a warning under an error test, and unexercised, a note by default).
     levels = {r["properties"].get("test"): r["level"] for r in run["results"]
               if r["ruleId"] not in ("args_valid/not_recorded", "coverage/unexercised")}
     assert {r["level"] for r in run["results"]
-            if r["ruleId"] in ("args_valid/not_recorded", "coverage/unexercised")} == {"note"}
+            if r["ruleId"] == "coverage/unexercised"} == {"note"}
+    assert {(levels[r["properties"]["test"]], r["level"]) for r in run["results"]
+            if r["ruleId"] == "args_valid/not_recorded"} == {("error", "warning")}
     assert levels["args_strict"] == "warning" and levels["scope"] == "note"
     assert levels["args"] == levels["flow"] == levels["no_destructive"] == "error"
     hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in run["results"]]
