@@ -294,3 +294,92 @@ def test_clean_finding_is_each_field_cleaned(message: str, tool: str | None,
     expected = _cleaned_field_by_field(finding, limits)
     clean_finding(finding, limits)
     assert finding == expected
+
+
+# ------------------------------------------------- the schema's arrays, checked fast
+_FINDING: dict[str, Any] = {
+    "rule": "args_valid/maximum", "severity": "error", "message": "percent = 50: too big",
+    "test": "args", "tool": "apply_discount", "argument": "percent", "value": 50,
+    "constraint": "max: 30", "fingerprint": "0123456789abcdef0123456789abcdef",
+    "config": {"file": "p.yaml", "line": 4, "column": 7, "key_path": "tools.x.max"},
+    "trace": {"file": "t.jsonl", "line": 3, "trace_id": "t1"}, "scenario": None,
+    "related": [{"file": "t.jsonl", "line": 0, "trace_id": "t1"}],
+    "details": {"violation": "Value exceeds maximum"}}
+_TRACE: dict[str, Any] = {"id": "t1", "file": "t.jsonl", "line": 1, "scenario": "S",
+                          "tool_calls": 3, "failed_tests": ["args"]}
+# values of every JSON type, and the near misses of each field's own type
+_VALUES = st.sampled_from([None, True, False, 0, 1, -1, 1.0, 2.5, -0.0, 0.0, "", "x",
+                           "args_valid", "a/b/c", "A/b", "error", "warn", "note\n",
+                           "0123456789abcdef0123456789abcdef",
+                           "0123456789abcdef0123456789abcdef\n",
+                           "0123456789ABCDEF0123456789ABCDEF", [], ["x"], [1], {},
+                           {"file": "f", "line": 1, "trace_id": "t"},
+                           {"file": "f", "line": -1, "trace_id": "t"},
+                           {"file": "f", "line": 1, "column": 1, "key_path": "k"},
+                           {"file": "f", "line": 0, "column": 1, "key_path": "k"},
+                           [{"file": "f", "line": 2, "trace_id": "t"}],
+                           [{"file": "f", "line": 2}]])
+
+
+def _mutated(base: dict[str, Any], draw: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(json.dumps(base))
+    for _ in range(draw(st.integers(0, 3))):
+        where = doc
+        path = draw(st.sampled_from(sorted(doc)))
+        if isinstance(doc.get(path), dict) and doc[path] and draw(st.booleans()):
+            where, path = doc[path], draw(st.sampled_from(sorted(doc[path])))
+        action = draw(st.sampled_from(["set", "set", "drop", "add"]))
+        if action == "set":
+            where[path] = draw(_VALUES)
+        elif action == "drop":
+            where.pop(path, None)
+        else:
+            where[draw(st.sampled_from(["extra", "related", "details", "column"]))] = draw(
+                _VALUES)
+    return doc
+
+
+@settings(max_examples=3000, deadline=None)
+@given(data=st.data())
+def test_the_fast_checks_of_findings_and_traces_agree_with_the_schema(data: Any) -> None:
+    """finding_ok and trace_ok say what jsonschema says of the results JSON Schema's
+    "violation" and "trace", on items made from valid ones by a few changes each."""
+    import jsonschema  # type: ignore[import-untyped]
+
+    from agent_eval.results import finding_ok, results_schema, trace_ok
+
+    schema = results_schema()
+    for name, check, base in (("violation", finding_ok, _FINDING), ("trace", trace_ok, _TRACE)):
+        item = _mutated(base, data.draw)
+        ref = {"$ref": f"#/$defs/{name}", "$defs": schema["$defs"]}
+        expected = jsonschema.Draft202012Validator(ref).is_valid(item)
+        assert check(item) is expected, (name, item)
+
+
+def test_a_results_file_is_checked_fast_and_as_jsonschema_checks_it(tmp_path: Path) -> None:
+    """Its findings and trace summaries are checked by the fast checks, the rest by
+    jsonschema; a document with a bad item gets jsonschema's own message for it."""
+    import jsonschema
+
+    from agent_eval.results import results_schema, schema_problems
+
+    traces = {"a.jsonl": start("t1") + ev("apply_discount", arguments={"percent": 50})
+              + ev("pay", arguments={}) + end("t1")}
+    doc = json.loads(json_renderer.render(run(tmp_path, traces=traces)))
+    assert doc["tests"][0]["violations"] and doc["traces"]
+    full = jsonschema.Draft202012Validator(results_schema())
+    assert schema_problems(doc) == [] and full.is_valid(doc)
+    for change, where in (
+            (lambda d: d["tests"][0]["violations"][0].update(fingerprint="x"),
+             "at tests[0].violations[0].fingerprint: 'x' does not match"),
+            (lambda d: d["traces"][0].update(line=-1),
+             "at traces[0].line: -1 is less than the minimum of 0"),
+            (lambda d: d["tests"][0].update(violations={}),
+             "at tests[0].violations: {} is not of type 'array'"),
+            (lambda d: d.update(traces=None), "at traces: None is not of type 'array'"),
+            (lambda d: d["tests"][0].update(status=None), "at tests[0].status: None is not")):
+        bad = json.loads(json.dumps(doc))
+        change(bad)  # type: ignore[no-untyped-call]
+        problems = schema_problems(bad)
+        assert problems and problems[0].startswith(where), problems
+        assert not full.is_valid(bad)
