@@ -138,3 +138,24 @@ def test_a_catastrophic_pattern_in_a_json_schema_is_linear() -> None:
     assert not v.is_valid({"a": "a" * 100_000 + "!"})
     assert not v.is_valid({"b" * 100_000 + "!": 1})
     assert time.monotonic() - start < 2
+
+
+@pytest.mark.parametrize("ref", ["file:///etc/hostname", "http://127.0.0.1:9/s.json"])
+def test_a_json_schema_validator_fetches_no_reference(ref: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """jsonschema's default registry retrieves http(s):// and file:// references (reading
+    the network, and files outside the repository into a finding's message); the validator
+    resolves the schema's own references and the meta-schemas only. (A reference that
+    resolves to nothing is a config error when the schema is loaded: config/schema_files.)"""
+    import urllib.request
+
+    from referencing.exceptions import Unresolvable
+
+    opened: list[Any] = []
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: opened.append(a))
+    v = validator({"properties": {"a": {"$ref": ref}}})
+    with pytest.raises(Unresolvable):
+        v.is_valid({"a": 1})
+    assert opened == []
+    meta = validator({"$ref": "https://json-schema.org/draft/2020-12/schema"})
+    assert meta.is_valid({"type": "string"}) and not meta.is_valid({"type": 5})

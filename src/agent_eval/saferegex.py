@@ -185,6 +185,7 @@ def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex]) -
     ``additionalProperties`` match with RE2 (``regexes``: every pattern of the schema,
     compiled by :func:`compile_ecma`) instead of Python's backtracking ``re``."""
     from jsonschema import ValidationError, validators  # type: ignore[import-untyped]
+    from referencing import Registry
 
     def search(pattern: str, text: str) -> bool | None:
         rx = regexes.get(pattern)
@@ -220,4 +221,7 @@ def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex]) -
     extended = validators.extend(cls, {"pattern": pattern,
                                        "patternProperties": pattern_properties,
                                        "additionalProperties": additional_properties})
-    return extended(schema, format_checker=cls.FORMAT_CHECKER)
+    # an empty registry, which jsonschema completes with the meta-schemas: a $ref to
+    # anything else is never fetched (jsonschema's default registry retrieves http(s):// and
+    # file:// references, which would read the network and files outside the repository)
+    return extended(schema, format_checker=cls.FORMAT_CHECKER, registry=Registry())

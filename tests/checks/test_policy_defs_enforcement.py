@@ -120,3 +120,30 @@ def test_enforcement_typo_is_an_error(tmp_path: Path) -> None:
         """)
     assert "policy.yaml:3:" in exc.value.problems[0]
     assert "'deny', 'warn' or 'allow'" in exc.value.problems[0]
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_ref_to_its_own_argument_is_a_config_error_of_validate_and_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        command: str) -> None:
+    """The security review's reproduction: `validate` said ok and `run` crashed
+    (RecursionError, "internal error ... this is a bug"); both now stop at the $ref's line."""
+    from agent_eval._cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "policy.yaml").write_text(
+        'version: "1"\ntools:\n  t:\n    arguments:\n      u: {$ref: "#/tools/t/arguments/u"}\n',
+        encoding="utf-8")
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
+        "tests: [{id: a, metric: args_valid, policy: policy.yaml}]\n", encoding="utf-8")
+    (tmp_path / "traces" / "a.jsonl").write_text(
+        '{"type":"tool_call","tool":"t","arguments":{"u":1}}\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main([command]) == 2
+    out = capsys.readouterr()
+    assert out.err == (
+        "error: policy.yaml:5:11: '#/tools/t/arguments/u' refers back to itself without "
+        "descending into a property or an item; reach it again only under 'properties', "
+        "'items' or the like, or remove this $ref\n")

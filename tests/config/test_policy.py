@@ -8,6 +8,7 @@ jsonschema's verdict on every object of arguments.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler
-from agent_eval.yamlpos import Positions
+from agent_eval.yamlpos import Positions, load_yaml
 
 ARGUMENTS: dict[str, dict[str, Any]] = {
     "a": {"type": "string", "pattern": "^a", "min_length": 2, "required": True},
@@ -82,3 +83,73 @@ def test_arguments_findings(closed: bool, args: dict[str, Any], rules: list[str]
     # hand-picked: every value the fast test rejects still gets each of its errors
     errors = POLICIES[closed].rules[0].validate(args) or []
     assert [e.constraint.rule for e in errors] == rules
+
+
+def compile_text(text: str) -> tuple[Policy, list[str]]:
+    """A policy file's text compiled: (the policy, the problems of its schemas)."""
+    doc, positions = load_yaml(textwrap.dedent(text), "p.yaml")
+    compiler = SchemaCompiler(doc, positions)
+    return compile_policy(doc, compiler, "p.yaml", "exact"), compiler.problems
+
+
+CYCLE = ("refers back to itself without descending into a property or an item; reach it "
+         "again only under 'properties', 'items' or the like, or remove this $ref")
+
+
+@pytest.mark.parametrize(("text", "problems"), [
+    # the security review's case: validate said the policy was fine, and run crashed
+    # (RecursionError) on the first call of t: an argument's path ends under 'arguments',
+    # so compiling the $ref's target was taken as a step into a member of the value
+    ("""\
+        version: "1"
+        tools:
+          t:
+            arguments:
+              u: {$ref: "#/tools/t/arguments/u"}
+        """, ["p.yaml:5:11: '#/tools/t/arguments/u' " + CYCLE]),
+    # to an ancestor, through a keyword on the same value
+    ("""\
+        tools:
+          t:
+            arguments:
+              u: {anyOf: [{type: string}, {$ref: "#/tools/t/arguments/u"}]}
+        """, ["p.yaml:4:36: '#/tools/t/arguments/u' " + CYCLE]),
+    # from an argument to the tool's schema: and back
+    ("""\
+        tools:
+          t:
+            arguments:
+              u: {$ref: "#/tools/t/schema/properties/v"}
+            schema:
+              properties:
+                v: {$ref: "#/tools/t/arguments/u"}
+        """, ["p.yaml:4:11: '#/tools/t/schema/properties/v' " + CYCLE]),
+    # from one tool to another's argument, which leads back
+    ("""\
+        $defs:
+          d: {allOf: [{$ref: "#/tools/b/arguments/x"}]}
+        tools:
+          a:
+            schema: {$ref: "#/$defs/d"}
+          b:
+            arguments:
+              x: {not: {$ref: "#/$defs/d"}}
+        """, ["p.yaml:8:17: '#/$defs/d' " + CYCLE]),
+])
+def test_a_ref_cycle_on_the_same_value_is_a_problem_at_its_ref(text: str,
+                                                                problems: list[str]) -> None:
+    assert compile_text(text)[1] == problems
+
+
+def test_an_argument_may_refer_to_itself_under_items() -> None:
+    policy, problems = compile_text("""\
+        tools:
+          t:
+            arguments:
+              u: {type: array, items: {$ref: "#/tools/t/arguments/u"}}
+        """)
+    assert problems == []
+    validate = policy.rules[0].validate
+    assert validate({"u": [[], [[]]]}) is None
+    assert [(e.constraint.rule, e.path) for e in validate({"u": [[1]]}) or []] == [
+        ("args_valid/type", ("u", 0, 0))]

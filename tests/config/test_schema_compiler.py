@@ -14,6 +14,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from agent_eval.config.schema_compiler import (
     MAX_MEMBERS,
+    MAX_SCHEMA_DEPTH,
     SchemaCompiler,
     SchemaError,
     Validator,
@@ -716,6 +718,21 @@ def test_ref_to_the_root() -> None:
     ('$defs:\n  d: {if: {type: string}, then: {$ref: "#/$defs/d"}}\n$ref: "#/$defs/d"\n',
      "2:34"),
     ('allOf: [{$ref: "#"}]\n', "1:10"),
+    # each route below was missed (validating recursed to Python's limit: an internal
+    # error): the target's own path decided whether it was a step into the value, so a
+    # $ref to a node under items/properties (or a definition named like them) restarted
+    # the count; and a target first compiled under a property was taken as safe when it
+    # was reached again on the same value
+    ('items: {$ref: "#/items"}\n', "1:9"),
+    ('properties:\n  a: {$ref: "#/properties/b"}\n  b: {$ref: "#/properties/a"}\n', "2:7"),
+    ('$defs:\n  x:\n    dependentSchemas:\n      items: {$ref: "#/$defs/x"}\n'
+     '$ref: "#/$defs/x"\n', "4:15"),
+    ('$defs:\n  arguments: {not: {$ref: "#/$defs/arguments"}}\n$ref: "#/$defs/arguments"\n',
+     "2:21"),
+    ('$defs:\n  t: {properties: {x: {$ref: "#/$defs/u"}}, allOf: [{$ref: "#/$defs/u"}]}\n'
+     '  u: {allOf: [{$ref: "#/$defs/t"}]}\n$ref: "#/$defs/t"\n', "3:16"),
+    ('if: {type: string}\nelse: {$ref: "#"}\n', "2:8"),
+    ('properties:\n  p: {$ref: "#/properties/p"}\n', "2:7"),  # a property's own schema
 ])
 def test_ref_cycle_on_the_same_value_is_a_config_error(text: str, line_col: str) -> None:
     problem = config_error(text)
@@ -738,6 +755,41 @@ def test_ref_cycle_through_a_member_or_an_item_is_allowed() -> None:
         """
     check(text, valid=["a", ["a", ["b"]], {"x": {"k": ["c"]}}],
           invalid=[([1], [("args_valid/any_of", (), 3, 5)])])
+
+
+def test_a_ref_to_a_ref_that_descends_is_allowed() -> None:
+    text = """\
+        $defs:
+          list: {$ref: "#/$defs/nested"}
+          nested: {type: array, items: {$ref: "#/$defs/list"}}
+        $ref: "#/$defs/list"
+        """
+    check(text, valid=[[], [[], [[]]]],
+          invalid=[([[1]], [("args_valid/type", (0, 0), 3, 12)])])
+
+
+def test_then_without_if_is_not_a_cycle() -> None:
+    # 'then' does nothing without 'if' (its schema is still checked): no cycle to report
+    check('then: {$ref: "#"}\ntype: string\n', valid=["a"],
+          invalid=[(1, [("args_valid/type", (), 2, 1)])])
+
+
+def _chain(n: int) -> str:
+    """Definitions d0 .. dn, each applying the next to the same value (allOf)."""
+    defs = "".join(f'  d{i}: {{allOf: [{{$ref: "#/$defs/d{i + 1}"}}]}}\n' for i in range(n))
+    return f"$defs:\n{defs}  d{n}: {{type: integer}}\n$ref: \"#/$defs/d0\"\n"
+
+
+def test_a_long_chain_of_refs_is_a_config_error_not_a_recursion_error() -> None:
+    # before, compiling 500 definitions that each refer to the next exhausted Python's
+    # stack (an internal error); a chain up to MAX_SCHEMA_DEPTH schemas deep compiles
+    assert compile_yaml(_chain(40))(1) is None
+    assert where(compile_yaml(_chain(40))("x")) == [("args_valid/type", (), 42, 9)]
+    problem = config_error(_chain(500))
+    assert re.match(rf"{FILE}:\d+:\d+: '#/\$defs/d\d+' leads more than {MAX_SCHEMA_DEPTH} "
+                    r"schemas deep \(a chain of \$refs", problem), problem
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "config.md").read_text("utf-8")
+    assert f"may lead at most {MAX_SCHEMA_DEPTH} schemas deep" in " ".join(docs.split())
 
 
 # -------------------------------------------------------------------------- booleans

@@ -78,3 +78,82 @@ def test_compile_schema_reports_instead_of_raising() -> None:
     assert compile_schema({"type": "nope"}, "inline", said.append) is None
     assert said and said[0].startswith("invalid JSON Schema (inline): ")
     assert compile_schema(True, "inline", said.append).is_valid(1)
+
+
+CYCLE = ("refers back to itself without descending into a property or an item; reach it "
+         "again only under 'properties', 'items' or the like, or remove this $ref")
+NOWHERE = ("points at nothing: a reference must lead to a schema of this document (or to a "
+           "JSON Schema meta-schema); nothing is fetched")
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(("schema", "expected"), [
+    # before, these failed every output ("Output nests too deeply to be validated") or
+    # crashed the run (an internal error): now each is a config error when loaded
+    ({"$ref": "#"}, f"the $ref at /$ref ('#') {CYCLE}"),
+    ({"allOf": [{"$ref": "#"}]}, f"the $ref at /allOf/0/$ref ('#') {CYCLE}"),
+    ({"properties": {"a": {"$ref": "#/$defs/l"}},
+      "$defs": {"l": {"oneOf": [{"$ref": "#/$defs/l"}]}}},
+     f"the $ref at /$defs/l/oneOf/0/$ref ('#/$defs/l') {CYCLE}"),
+    ({"$defs": {"x": {"$anchor": "x", "not": {"$ref": "#x"}}}, "$ref": "#x"},
+     f"the $ref at /$defs/x/not/$ref ('#x') {CYCLE}"),
+    ({"$id": "https://a.example/root", "properties": {"p": {"$ref": "https://a.example/e"}},
+      "$defs": {"e": {"$id": "https://a.example/e", "allOf": [{"$ref": "#"}]}}},
+     f"the $ref at /$defs/e/allOf/0/$ref ('#') {CYCLE}"),
+    ({"$dynamicAnchor": "m", "anyOf": [{"$dynamicRef": "#m"}]},
+     f"the $dynamicRef at /anyOf/0/$dynamicRef ('#m') {CYCLE}"),
+    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveAnchor": True,
+      "anyOf": [{"$recursiveRef": "#"}]},
+     f"the $recursiveRef at /anyOf/0/$recursiveRef ('#') {CYCLE}"),
+    ({"$schema": DRAFT7, "dependencies": {"a": {"$ref": "#"}}},
+     f"the $ref at /dependencies/a/$ref ('#') {CYCLE}"),
+    ({"$ref": "#/nope"}, f"the $ref at /$ref ('#/nope') {NOWHERE}"),
+    ({"items": {"$ref": "other.json"}}, f"the $ref at /items/$ref ('other.json') {NOWHERE}"),
+    ({"$ref": "https://example.com/s.json"},
+     f"the $ref at /$ref ('https://example.com/s.json') {NOWHERE}"),
+    ({"$ref": "file:///etc/hostname"}, f"the $ref at /$ref ('file:///etc/hostname') {NOWHERE}"),
+    ({"required": ["a"], "$ref": "#/required"},
+     "the $ref at /$ref ('#/required') points at a value of type array, not at a "
+     "schema"),
+    ({"allOf": [{}], "items": {"$ref": "#/allOf/x"}},  # before: ValueError (a crash)
+     f"the $ref at /items/$ref ('#/allOf/x') {NOWHERE}"),
+])
+def test_a_ref_that_points_at_nothing_or_comes_back_is_a_problem(schema: Any,
+                                                                 expected: str) -> None:
+    said: list[str] = []
+    assert compile_schema(schema, "s.json", said.append) is None
+    assert said == [f"invalid JSON Schema (s.json): {expected}"]
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), [
+    # recursion through a member or an item is how trees are written: it stays valid
+    ({"$defs": {"node": {"type": "object", "properties": {
+        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+      "$ref": "#/$defs/node"}, {"children": [{"children": []}]}, {"children": [1]}),
+    ({"$id": "https://a.example/root", "properties": {"p": {"$ref": "https://a.example/e"}},
+      "$defs": {"e": {"$id": "https://a.example/e", "type": "object",
+                      "properties": {"x": {"$ref": "#"}}}}},
+     {"p": {"x": {"x": {}}}}, {"p": {"x": {"x": 1}}}),
+    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveAnchor": True,
+      "type": "array", "items": {"$recursiveRef": "#"}}, [[], [[]]], [[1]]),
+    # the meta-schemas resolve (jsonschema's own registry), and nothing else is needed
+    ({"$ref": "https://json-schema.org/draft/2020-12/schema"}, {"type": "string"},
+     {"type": 5}),
+    # before 2019-09 a $ref's siblings are ignored: this allOf is never applied
+    ({"$schema": DRAFT7, "definitions": {"a": {"type": "string"}}, "$ref": "#/definitions/a",
+      "allOf": [{"$ref": "#"}]}, "s", 1),
+])
+def test_recursion_that_descends_and_the_meta_schemas_are_fine(schema: Any, valid: Any,
+                                                               invalid: Any) -> None:
+    said: list[str] = []
+    validator = compile_schema(schema, "s.json", said.append)
+    assert said == []
+    assert validator.is_valid(valid) and not validator.is_valid(invalid)
+
+
+def test_a_schema_file_with_a_ref_to_itself_is_one_problem(tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text('{"$ref": "#"}')
+    schemas, _, said = files(tmp_path)
+    assert schemas("s.json", ("x", "json_schema")) == (None, "s.json")
+    assert said == [f"x.json_schema: invalid JSON Schema (s.json): the $ref at /$ref ('#') "
+                    f"{CYCLE}"]

@@ -55,6 +55,12 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
      "json_schema", ["cannot be read", "relative to the folder"]),
     ("  - id: A\n    expect:\n      output: {json_schema: {type: objekt}}\n", "json_schema",
      ["invalid JSON Schema"]),
+    # before: every output failed, "Output nests too deeply to be validated"
+    ("  - id: A\n    expect:\n      output: {json_schema: {$ref: '#'}}\n", "json_schema",
+     ["invalid JSON Schema (inline): the $ref at /$ref ('#') refers back to itself"]),
+    # before: the run crashed (an internal error)
+    ("  - id: A\n    expect:\n      output: {json_schema: {$ref: '#/nope'}}\n", "json_schema",
+     ["the $ref at /$ref ('#/nope') points at nothing", "nothing is fetched"]),
     ("  - id: A\n    expect: {tools: [a], output: {contains: [x]}}\n"
      "    weights: {tool_accuracy: 0, output_quality: 0}\n", "weights", ["sum to 0"]),
     ("  - id: A\n    expect: {tools: [a, A]}\n", "A]", ["listed twice"]),

@@ -16,10 +16,10 @@ import ipaddress
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -84,6 +84,9 @@ class SchemaError:
 
 
 Validator = Callable[[Any], "list[SchemaError] | None"]
+
+Node = TypeVar("Node", bound=Hashable)  # ref_cycles: a target of $refs
+Where = TypeVar("Where")  # ref_cycles: where a $ref is
 
 SUGAR = {
     "min": "minimum",
@@ -412,11 +415,48 @@ def _function(expression: str, names: dict[str, Any]) -> Callable[[Any], bool]:
     return accept
 
 
-# a schema node at a path ending in one of these applies to a part of the value: an item
-# (items, contains), a member's value (additionalProperties), a member's name
-# (propertyNames); or, a step before, to a named member or an item (properties/NAME, ...)
-_INTO_VALUE = frozenset({"items", "contains", "additionalProperties", "propertyNames"})
-_INTO_MEMBERS = frozenset({"properties", "patternProperties", "prefixItems", "arguments"})
+# the keywords whose schemas apply to the value itself, not to a member or an item of it
+# (then and else only beside an if); with $ref, the edges of a cycle that never ends
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_ONE = ("not", "if")
+_IN_PLACE_BESIDE_IF = ("then", "else")
+# how deep schemas may nest while compiling: a document nests at most limits.max_depth (100)
+# levels, so only a chain of $refs (each into another definition) goes deeper; deeper
+# would exhaust Python's stack, compiling or validating
+MAX_SCHEMA_DEPTH = 128
+REF_CYCLE = ("refers back to itself without descending into a property or an item; reach "
+             "it again only under 'properties', 'items' or the like, or remove this $ref")
+
+
+def ref_cycles(starts: Iterable[Node], edges: Callable[[Node], Iterable[tuple[Where, Node]]],
+               done: set[Node]) -> list[Where]:
+    """The references that close a cycle of a graph: its nodes are the targets of
+    ``$ref``s, ``edges(node)`` the references that apply to the same value as ``node``
+    (``(where the reference is, its target)``, in document order). A cycle of them never
+    consumes any of the value, so validating along it would never end. Depth first from
+    each of ``starts``, not from one in ``done`` (explored, kept across calls): every
+    cycle has one edge into a node still being explored, and each such edge is returned,
+    once."""
+    found: list[Where] = []
+    for start in starts:
+        if start in done:
+            continue
+        open_: set[Node] = {start}
+        stack = [(start, iter(edges(start)))]
+        while stack:
+            node, todo = stack[-1]
+            for where, target in todo:
+                if target in open_:
+                    found.append(where)
+                elif target not in done:
+                    open_.add(target)
+                    stack.append((target, iter(edges(target))))
+                    break
+            else:
+                stack.pop()
+                open_.discard(node)
+                done.add(node)
+    return found
 
 
 class SchemaCompiler:
@@ -427,9 +467,12 @@ class SchemaCompiler:
         self.positions = positions
         self._refs: dict[Path, Validator] = {}
         self._roots: list[Path] = []
-        # the $ref targets being compiled since the last step into a member or an item
-        # of the value: one reached again is a cycle that never descends (see _kw_ref)
-        self._in_place: list[Path] = []
+        # $ref cycles on the same value (ref_cycles): the targets explored, the $refs of
+        # each target that apply to the same value, and the $refs that close a cycle
+        self._explored: set[Path] = set()
+        self._in_place: dict[Path, list[tuple[Path, Path]]] = {}
+        self._cycles: set[Path] = set()
+        self._depth = 0  # how deeply compile() calls nest (MAX_SCHEMA_DEPTH)
         # every problem found so far (FILE:LINE:COL: message); a keyword with a problem
         # is left out and compiling goes on, so that one run reports them all
         self.problems: list[str] = []
@@ -497,17 +540,14 @@ class SchemaCompiler:
     def compile(self, node: Any, path: Path, *, as_property: bool = False) -> Validator:
         """The validator of one schema node. Problems are recorded in :attr:`problems`
         (the keyword that has one is left out); nothing is raised."""
-        chain = self._in_place
-        above = path[-2] if len(path) >= 2 else None
-        if path and above != "$defs" and (path[-1] in _INTO_VALUE or above in _INTO_MEMBERS):
-            self._in_place = []  # this node applies to a member or an item of the value
+        self._depth += 1
         try:
             return self._compile(node, path, as_property)
         except ConfigError as exc:
             self._record(exc)
             return _always_valid
         finally:
-            self._in_place = chain
+            self._depth -= 1
 
     def _compile(self, node: Any, path: Path, as_property: bool) -> Validator:
         if node is True or node is None:
@@ -1193,28 +1233,64 @@ class SchemaCompiler:
     def _kw_ref(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(isinstance(value, str) and value.startswith("#"), path, key,
                    "a reference within this file, like '#/$defs/name'")
-        target = self._resolve(value, (*path, key))
-        if target in self._in_place:
-            # validating would call this $ref again on the same value, without end
-            raise self.fail((*path, key), f"'{value}' refers back to itself without "
-                                          f"descending into a property or an item; "
-                                          f"reach it again only under 'properties', "
-                                          f"'items' or the like, or remove this $ref")
+        here = (*path, key)
+        target = self._resolve(value, here)
+        # every $ref cycle reachable from here that never consumes any of the value, whatever
+        # the route (a definition, an argument, nested keywords, a $ref to a $ref), is
+        # reported at the $ref that closes it: validating would call it again without end
+        for where in ref_cycles((target,), self._refs_in_place, self._explored):
+            self._cycles.add(where)
+            self.report(where, f"'{self._node_at(where)}' {REF_CYCLE}")
+        if here in self._cycles:
+            raise self.fail(here, f"'{value}' {REF_CYCLE}")
         if target in self._refs:
             return self._refs[target]
+        if self._depth >= MAX_SCHEMA_DEPTH:
+            raise self.fail(here, f"'{value}' leads more than {MAX_SCHEMA_DEPTH} schemas deep "
+                                  "(a chain of $refs, each into the next definition); "
+                                  "flatten the chain")
         holder: list[Validator] = []
 
         def ref(v: Any) -> list[SchemaError] | None:
             return holder[0](v)
 
         self._refs[target] = ref
-        node_at = self._node_at(target)
-        self._in_place.append(target)
-        try:
-            holder.append(self.compile(node_at, target))
-        finally:
-            self._in_place.pop()
+        holder.append(self.compile(self._node_at(target), target))
         return ref
+
+    def _refs_in_place(self, target: Path) -> list[tuple[Path, Path]]:
+        """The ``$ref``s of the schema at ``target`` that apply to the same value as it
+        (not under properties, items or the like): (where each is, its target), in the
+        order of the document. One that does not resolve is reported when compiled."""
+        known = self._in_place.get(target)
+        if known is not None:
+            return known
+        found: list[tuple[Path, Path]] = []
+        todo: list[tuple[Path, Path | None]] = [(target, None)]  # a schema, or a $ref
+        while todo:
+            path, ref_target = todo.pop()
+            if ref_target is not None:
+                found.append((path, ref_target))
+                continue
+            node = self._node_at(path)
+            if not isinstance(node, dict):
+                continue
+            steps: list[tuple[Path, Path | None]] = []
+            for key, value in node.items():
+                if key == "$ref" and isinstance(value, str) and value.startswith("#"):
+                    try:
+                        steps.append(((*path, key), self._resolve(value, (*path, key))))
+                    except ConfigError:
+                        continue
+                elif key in _IN_PLACE_LISTS and isinstance(value, list):
+                    steps += [((*path, key, i), None) for i in range(len(value))]
+                elif key in _IN_PLACE_ONE or (key in _IN_PLACE_BESIDE_IF and "if" in node):
+                    steps.append(((*path, key), None))
+                elif key == "dependentSchemas" and isinstance(value, dict):
+                    steps += [((*path, key, name), None) for name in value]
+            todo += reversed(steps)
+        self._in_place[target] = found
+        return found
 
     def _node_at(self, path: Path) -> Any:
         node = self.doc

@@ -5,13 +5,15 @@ loader gives the compilers that read such files."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path as FsPath
 from typing import Any, Protocol
 
 import yaml
 from pydantic import BaseModel
 
+from agent_eval.config.schema_compiler import REF_CYCLE, ref_cycles
+from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
 from agent_eval.paths import real
@@ -62,7 +64,164 @@ def compile_schema(schema: Any, source: str, problem: Callable[[str], None]) -> 
         except RegexError as exc:
             problem(f"invalid JSON Schema ({source}): pattern {pattern!r}: {exc}")
             return None
-    return jsonschema_validator(cls, schema, regexes)
+    wrong = _References(cls, schema).problems()
+    for message in wrong:
+        problem(f"invalid JSON Schema ({source}): {message}")
+    return None if wrong else jsonschema_validator(cls, schema, regexes)
+
+
+# The keywords whose subschemas apply to the value itself (then and else with if) and those
+# whose subschemas apply to a member or an item of it, in every draft jsonschema knows (a
+# keyword counts only in the drafts that have it: the validator class's VALIDATORS)
+_SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
+_SAME_VALUE_MAPS = ("dependentSchemas", "dependencies")
+_PART_ONE = ("additionalProperties", "additionalItems", "items", "contains", "propertyNames",
+             "unevaluatedItems", "unevaluatedProperties")
+_PART_LISTS = ("prefixItems", "items")  # items: a list of schemas before 2020-12
+_PART_MAPS = ("properties", "patternProperties")
+_REFS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _step(key: Any) -> str:
+    """One step of a JSON pointer."""
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+class _References:
+    """The references of one JSON Schema, resolved as jsonschema resolves them while
+    validating (its registry: the schema and the JSON Schema meta-schemas; nothing is
+    fetched). Validating with a reference that points at nothing fails, and one that
+    comes back to a schema it is inside without descending into a member or an item
+    (``{"$ref": "#"}``) never ends: both are found here, when the schema is loaded."""
+
+    def __init__(self, cls: Any, schema: Any) -> None:
+        import referencing
+        import referencing.jsonschema
+        from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+
+        self.keywords = cls.VALIDATORS
+        # before draft 2019-09, a $ref's siblings are ignored
+        self.legacy = not any(k in cls.VALIDATORS for k in ("$dynamicRef", "$recursiveRef"))
+        self.spec = referencing.jsonschema.specification_with(
+            cls.ID_OF(cls.META_SCHEMA) or "urn:unknown-dialect",
+            default=referencing.Specification.OPAQUE)
+        self.unresolvable = referencing.exceptions.Unresolvable
+        self.lookup_recursive = referencing.jsonschema.lookup_recursive_ref
+        self.root = schema
+        self.root_resolver = REGISTRY.resolver_with_root(self.spec.create_resource(schema))
+        # the JSON pointer of each mapping of the document (for the messages)
+        self.pointers: dict[int, str] = {}
+        todo: list[tuple[Any, str]] = [(schema, "")]
+        while todo:
+            value, pointer = todo.pop()
+            if isinstance(value, dict):
+                self.pointers.setdefault(id(value), pointer)
+                todo += [(v, f"{pointer}/{_step(k)}") for k, v in value.items()]
+            elif isinstance(value, list):
+                todo += [(v, f"{pointer}/{i}") for i, v in enumerate(value)]
+        # the schemas that references lead to (by identity), with their resolvers
+        self.targets: dict[int, tuple[dict[str, Any], Any]] = {}
+
+    def problems(self) -> list[str]:
+        found: list[str] = []
+        starts: list[int] = []
+        if isinstance(self.root, dict):
+            self.targets[id(self.root)] = (self.root, self.root_resolver)
+            starts.append(id(self.root))
+        seen: set[int] = set()
+        todo: list[tuple[Any, Any]] = [(self.root, self.root_resolver)]
+        while todo:  # every schema of the document and every one a reference leads to
+            node, resolver = todo.pop()
+            if not isinstance(node, dict) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            for where, ref, resolved in self._references(node, resolver):
+                if resolved is None:
+                    found.append(f"the {where} ('{ref}') points at nothing: a reference "
+                                 "must lead to a schema of this document (or to a JSON Schema "
+                                 "meta-schema); nothing is fetched")
+                    continue
+                contents, target_resolver = resolved
+                if not isinstance(contents, dict | bool):
+                    found.append(f"the {where} ('{ref}') points at a value of type "
+                                 f"{json_type(contents)}, not at a schema")
+                    continue
+                if isinstance(contents, dict):
+                    self.targets.setdefault(id(contents), (contents, target_resolver))
+                    starts.append(id(contents))
+                    todo.append((contents, target_resolver))
+            todo += [(sub, self._into(sub, resolver))
+                     for sub, _ in reversed(list(self._subschemas(node)))]
+        if found:
+            return found
+        for where, ref in ref_cycles(starts, self._same_value, set()):
+            found.append(f"the {where} ('{ref}') {REF_CYCLE}")
+        return found
+
+    def _into(self, sub: Any, resolver: Any) -> Any:
+        """The resolver of a subschema (a new base URI under an $id), as jsonschema's."""
+        return resolver.in_subresource(self.spec.create_resource(sub)) if isinstance(
+            sub, dict) else resolver
+
+    def _where(self, node: dict[str, Any], keyword: str) -> str:
+        pointer = self.pointers.get(id(node))
+        return f"{keyword} at {pointer}/{keyword}" if pointer is not None else keyword
+
+    def _subschemas(self, node: dict[str, Any]) -> Iterator[tuple[Any, bool]]:
+        """The subschemas of a schema that apply, in order: (the subschema, whether it
+        applies to the same value)."""
+        keys = [("$ref", node["$ref"])] if self.legacy and "$ref" in node else node.items()
+        for key, value in keys:
+            if key not in self.keywords:
+                continue
+            if key in _SAME_VALUE_LISTS and isinstance(value, list):
+                yield from ((sub, True) for sub in value)
+            elif key == "not":
+                yield value, True
+            elif key == "if":  # then and else are applied by if
+                yield from ((node[k], True) for k in ("if", "then", "else") if k in node)
+            elif key in _SAME_VALUE_MAPS and isinstance(value, dict):
+                yield from ((sub, True) for sub in value.values() if isinstance(sub, dict | bool))
+            elif key in _PART_LISTS and isinstance(value, list):
+                yield from ((sub, False) for sub in value)
+            elif key in _PART_MAPS and isinstance(value, dict):
+                yield from ((sub, False) for sub in value.values())
+            elif key in _PART_ONE:
+                yield value, False
+
+    def _references(self, node: dict[str, Any], resolver: Any
+                    ) -> Iterator[tuple[str, str, tuple[Any, Any] | None]]:
+        """The references of one schema: (where, the reference, (the schema it leads to,
+        its resolver) or None when it leads nowhere)."""
+        for keyword in _REFS:
+            ref = node.get(keyword)
+            if keyword not in self.keywords or not isinstance(ref, str):
+                continue
+            try:
+                resolved = (self.lookup_recursive(resolver) if keyword == "$recursiveRef"
+                            else resolver.lookup(ref))
+            except (self.unresolvable, LookupError, ValueError):  # '#/allOf/x': int('x')
+                yield self._where(node, keyword), ref, None
+                continue
+            yield self._where(node, keyword), ref, (resolved.contents, resolved.resolver)
+
+    def _same_value(self, target: int) -> list[tuple[tuple[str, str], int]]:
+        """The references that apply to the same value as the schema ``target``: under
+        allOf, anyOf, oneOf, not, if/then/else, dependentSchemas, not under a member's or an
+        item's keyword (ref_cycles)."""
+        edges: list[tuple[tuple[str, str], int]] = []
+        todo: list[tuple[Any, Any]] = [self.targets[target]]
+        while todo:
+            node, resolver = todo.pop()
+            if not isinstance(node, dict):
+                continue
+            for where, ref, resolved in self._references(node, resolver):
+                if resolved is not None and isinstance(resolved[0], dict):
+                    self.targets.setdefault(id(resolved[0]), resolved)
+                    edges.append(((where, ref), id(resolved[0])))
+            todo += [(sub, self._into(sub, resolver))
+                     for sub, same in reversed(list(self._subschemas(node))) if same]
+        return edges
 
 
 class SchemaFiles:
