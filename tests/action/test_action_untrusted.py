@@ -180,8 +180,9 @@ def test_output_dir_that_is_a_file_goes_through_the_stop_path(tmp_path: Path,
     run = run_action(tmp_path, ws, github.url, "push", push_payload(),
                      inputs={"output-dir": "blocked/out"})
     said = _stopped(run)
-    assert "cannot write the output files to blocked/out: Not a directory" in said
-    assert "cannot write the output files" in run.summary
+    assert ("the output folder 'blocked/out' cannot be made: 'blocked' in its path is a "
+            "file, not a folder; pass another folder, or move the file away") in said
+    assert "cannot be made" in run.summary
     assert run.outputs == {"verdict": "error"}
     assert github.requests == []
 
