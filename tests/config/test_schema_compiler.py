@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import time
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -694,6 +695,86 @@ def test_recursive_ref() -> None:
           invalid=[(deep, [("args_valid/required", ("children", 0, "children", 0, "name"),
                             4, 16)]),
                    ({"name": 1}, [("args_valid/type", ("name",), 6, 14)])])
+
+
+# A value invalid deep inside a recursive schema: each node's generated test once ran
+# the full validators of the nodes under it (a call of their validator beyond the inline
+# depth, or of a keyword with no test of its own), and its validator ran them again:
+# twice more at each level, so 14 levels took ~50 s and 40 would take centuries.
+TREE = """\
+    $defs:
+      node:
+        type: object
+        properties:
+          children:
+            type: array
+            items: {$ref: "#/$defs/node"}
+    $ref: "#/$defs/node"
+    """
+DESCENDING = {  # a schema recursing through each keyword that descends into the value
+    "properties": ({"type": "object", "properties": {"a": {"$ref": "#"}}},
+                   lambda v: {"a": v}, {}, "x"),
+    "items": ({"type": "array", "items": {"$ref": "#"}}, lambda v: [v], [], "x"),
+    "prefixItems": ({"type": "array", "prefixItems": [{"$ref": "#"}]}, lambda v: [v], [], "x"),
+    "patternProperties": ({"type": "object", "patternProperties": {"^a": {"$ref": "#"}}},
+                          lambda v: {"a": v}, {}, "x"),
+    "additionalProperties": ({"type": "object", "additionalProperties": {"$ref": "#"}},
+                             lambda v: {"a": v}, {}, "x"),
+    "dependentSchemas": ({"type": "object", "dependentSchemas": {
+        "a": {"properties": {"a": {"$ref": "#"}}}}}, lambda v: {"a": v}, {}, "x"),
+    "allOf": ({"type": "object", "allOf": [{"properties": {"a": {"$ref": "#"}}}]},
+              lambda v: {"a": v}, {}, "x"),
+    "anyOf": ({"type": "object", "anyOf": [{"properties": {"a": {"$ref": "#"}}}]},
+              lambda v: {"a": v}, {}, "x"),
+    "oneOf": ({"type": "object", "oneOf": [{"properties": {"a": {"$ref": "#"}}}]},
+              lambda v: {"a": v}, {}, "x"),
+    "not": ({"type": "object", "not": {"not": {"properties": {"a": {"$ref": "#"}}}}},
+            lambda v: {"a": v}, {}, "x"),
+    "if": ({"type": "object", "if": {"required": ["a"]},
+            "then": {"properties": {"a": {"$ref": "#"}}}}, lambda v: {"a": v}, {}, "x"),
+    "contains": ({"type": ["array", "string"], "contains": {"$ref": "#"}},
+                 lambda v: [v], "s", 1),
+}
+
+
+def _nest(wrap: Any, levels: int, leaf: Any) -> Any:
+    for _ in range(levels):
+        leaf = wrap(leaf)
+    return leaf
+
+
+def _timed(validator: Validator, value: Any) -> tuple[float, list[SchemaError] | None]:
+    start = time.perf_counter()
+    errors = validator(value)
+    return time.perf_counter() - start, errors
+
+
+def test_a_value_invalid_deep_in_a_recursive_schema_is_checked_in_linear_time() -> None:
+    tree = compile_yaml(TREE)
+    ok = _nest(lambda v: {"children": [v, {"children": []}]}, 40, {"children": []})
+    bad = _nest(lambda v: {"children": [{"children": []}, v]}, 40, {"children": 5})
+    seconds, errors = _timed(tree, ok)
+    assert errors is None and seconds < 1, seconds
+    seconds, errors = _timed(tree, bad)
+    assert seconds < 1, seconds  # was 50 s for 14 levels, doubling or more at each
+    assert where(errors) == [("args_valid/type", ("children", 1) * 40 + ("children",), 6, 9)]
+    assert one(errors).message == "Expected array, got integer"
+
+
+@pytest.mark.parametrize("name", [*sorted(DESCENDING), "no $ref"])
+def test_each_descending_keyword_checks_a_deep_value_in_linear_time(name: str) -> None:
+    if name == "no $ref":  # nested far deeper than a test inlines (MAX_INLINE_DEPTH)
+        schema = _nest(lambda s: {"properties": {"a": s}}, 40, {"type": "object"})
+        wrap, good, bad = (lambda v: {"a": v}), {}, 1
+    else:
+        schema, wrap, good, bad = DESCENDING[name]
+    validator = compile_checked(schema, Positions("cross.json"))
+    reference = Draft202012Validator(schema)
+    for leaf in (good, bad):
+        value = _nest(wrap, 40, leaf)
+        seconds, errors = _timed(validator, value)
+        assert seconds < 1, (leaf, seconds)
+        assert (errors is None) is reference.is_valid(value) is (leaf is good)
 
 
 def test_ref_to_the_root() -> None:
