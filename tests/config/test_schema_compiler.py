@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -711,7 +711,9 @@ TREE = """\
             items: {$ref: "#/$defs/node"}
     $ref: "#/$defs/node"
     """
-DESCENDING = {  # a schema recursing through each keyword that descends into the value
+# a schema recursing through each keyword that descends into the value: the schema, how a
+# value nests one level, a valid and an invalid innermost value
+DESCENDING: dict[str, tuple[Any, Callable[[Any], Any], Any, Any]] = {
     "properties": ({"type": "object", "properties": {"a": {"$ref": "#"}}},
                    lambda v: {"a": v}, {}, "x"),
     "items": ({"type": "array", "items": {"$ref": "#"}}, lambda v: [v], [], "x"),
@@ -763,11 +765,11 @@ def test_a_value_invalid_deep_in_a_recursive_schema_is_checked_in_linear_time() 
 
 @pytest.mark.parametrize("name", [*sorted(DESCENDING), "no $ref"])
 def test_each_descending_keyword_checks_a_deep_value_in_linear_time(name: str) -> None:
-    if name == "no $ref":  # nested far deeper than a test inlines (MAX_INLINE_DEPTH)
-        schema = _nest(lambda s: {"properties": {"a": s}}, 40, {"type": "object"})
-        wrap, good, bad = (lambda v: {"a": v}), {}, 1
-    else:
-        schema, wrap, good, bad = DESCENDING[name]
+    # no $ref: nested far deeper than a test inlines (MAX_INLINE_DEPTH)
+    nested: tuple[Any, Callable[[Any], Any], Any, Any] = (
+        _nest(lambda s: {"properties": {"a": s}}, 40, {"type": "object"}),
+        lambda v: {"a": v}, {}, 1)
+    schema, wrap, good, bad = nested if name == "no $ref" else DESCENDING[name]
     validator = compile_checked(schema, Positions("cross.json"))
     reference = Draft202012Validator(schema)
     for leaf in (good, bad):
