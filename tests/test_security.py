@@ -536,6 +536,57 @@ scenarios:
     assert s["status"] == "error"  # no file name ends in "b": no trace for the scenario
 
 
+TREE_POLICY = """\
+version: "1"
+$defs:
+  node:
+    type: object
+    properties:
+      children: {type: array, items: {$ref: "#/$defs/node"}}
+tools:
+  walk:
+    schema:
+      $defs:
+        node:
+          type: object
+          properties:
+            children: {type: array, items: {$ref: "#/$defs/node"}}
+      $ref: "#/$defs/node"
+  plant:
+    arguments:
+      tree: {$ref: "#/$defs/node"}
+"""
+
+
+def tree(levels: int, leaf: Any) -> Any:
+    for _ in range(levels):
+        leaf = {"children": [{"children": []}, leaf]}
+    return leaf
+
+
+def test_a_value_invalid_deep_in_a_recursive_schema_runs_in_linear_time(
+        tmp_path: Path) -> None:
+    # each level of the tree once doubled the time of a value invalid at its bottom:
+    # 14 levels took ~50 s, these 40 would take centuries
+    root = repo(tmp_path, files={"traces/t.jsonl": "".join((
+        call("walk", **tree(40, {"children": []})),
+        call("walk", **tree(40, {"children": 5})),
+        call("plant", tree=tree(40, {"children": []})),
+        call("plant", tree=tree(40, {"children": "x"}))))})
+    (root / "policy.yaml").write_text(TREE_POLICY)
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=60)
+    assert p.seconds < 20, p.seconds
+    assert p.returncode == 1, p.stderr
+    found = [(v["rule"], v["trace"]["line"], v["argument"][:24], v["value"],
+              v["details"]["violation"], v["config"]["line"])
+             for v in results(root)["tests"][0]["violations"]]
+    assert found == [  # the schema's own $defs (line 14), the policy's (line 6)
+        ("args_valid/type", 2, "children[1].children[1].", 5, "Expected array, got integer",
+         14),
+        ("args_valid/type", 4, "tree.children[1].childre", "x", "Expected array, got string",
+         6)]
+
+
 @pytest.mark.parametrize("pattern", ["^(?=a)a$", "^(a)\\\\1$", "^(?<!b)a$"])
 def test_a_pattern_that_cannot_run_in_linear_time_is_a_config_error(
         tmp_path: Path, pattern: str) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -696,6 +697,88 @@ def test_recursive_ref() -> None:
                    ({"name": 1}, [("args_valid/type", ("name",), 6, 14)])])
 
 
+# A value invalid deep inside a recursive schema: each node's generated test once ran
+# the full validators of the nodes under it (a call of their validator beyond the inline
+# depth, or of a keyword with no test of its own), and its validator ran them again:
+# twice more at each level, so 14 levels took ~50 s and 40 would take centuries.
+TREE = """\
+    $defs:
+      node:
+        type: object
+        properties:
+          children:
+            type: array
+            items: {$ref: "#/$defs/node"}
+    $ref: "#/$defs/node"
+    """
+# a schema recursing through each keyword that descends into the value: the schema, how a
+# value nests one level, a valid and an invalid innermost value
+DESCENDING: dict[str, tuple[Any, Callable[[Any], Any], Any, Any]] = {
+    "properties": ({"type": "object", "properties": {"a": {"$ref": "#"}}},
+                   lambda v: {"a": v}, {}, "x"),
+    "items": ({"type": "array", "items": {"$ref": "#"}}, lambda v: [v], [], "x"),
+    "prefixItems": ({"type": "array", "prefixItems": [{"$ref": "#"}]}, lambda v: [v], [], "x"),
+    "patternProperties": ({"type": "object", "patternProperties": {"^a": {"$ref": "#"}}},
+                          lambda v: {"a": v}, {}, "x"),
+    "additionalProperties": ({"type": "object", "additionalProperties": {"$ref": "#"}},
+                             lambda v: {"a": v}, {}, "x"),
+    "dependentSchemas": ({"type": "object", "dependentSchemas": {
+        "a": {"properties": {"a": {"$ref": "#"}}}}}, lambda v: {"a": v}, {}, "x"),
+    "allOf": ({"type": "object", "allOf": [{"properties": {"a": {"$ref": "#"}}}]},
+              lambda v: {"a": v}, {}, "x"),
+    "anyOf": ({"type": "object", "anyOf": [{"properties": {"a": {"$ref": "#"}}}]},
+              lambda v: {"a": v}, {}, "x"),
+    "oneOf": ({"type": "object", "oneOf": [{"properties": {"a": {"$ref": "#"}}}]},
+              lambda v: {"a": v}, {}, "x"),
+    "not": ({"type": "object", "not": {"not": {"properties": {"a": {"$ref": "#"}}}}},
+            lambda v: {"a": v}, {}, "x"),
+    "if": ({"type": "object", "if": {"required": ["a"]},
+            "then": {"properties": {"a": {"$ref": "#"}}}}, lambda v: {"a": v}, {}, "x"),
+    "contains": ({"type": ["array", "string"], "contains": {"$ref": "#"}},
+                 lambda v: [v], "s", 1),
+}
+
+
+def _nest(wrap: Any, levels: int, leaf: Any) -> Any:
+    for _ in range(levels):
+        leaf = wrap(leaf)
+    return leaf
+
+
+def _timed(validator: Validator, value: Any) -> tuple[float, list[SchemaError] | None]:
+    start = time.perf_counter()
+    errors = validator(value)
+    return time.perf_counter() - start, errors
+
+
+def test_a_value_invalid_deep_in_a_recursive_schema_is_checked_in_linear_time() -> None:
+    tree = compile_yaml(TREE)
+    ok = _nest(lambda v: {"children": [v, {"children": []}]}, 40, {"children": []})
+    bad = _nest(lambda v: {"children": [{"children": []}, v]}, 40, {"children": 5})
+    seconds, errors = _timed(tree, ok)
+    assert errors is None and seconds < 1, seconds
+    seconds, errors = _timed(tree, bad)
+    assert seconds < 1, seconds  # was 50 s for 14 levels, doubling or more at each
+    assert where(errors) == [("args_valid/type", ("children", 1) * 40 + ("children",), 6, 9)]
+    assert one(errors).message == "Expected array, got integer"
+
+
+@pytest.mark.parametrize("name", [*sorted(DESCENDING), "no $ref"])
+def test_each_descending_keyword_checks_a_deep_value_in_linear_time(name: str) -> None:
+    # no $ref: nested far deeper than a test inlines (MAX_INLINE_DEPTH)
+    nested: tuple[Any, Callable[[Any], Any], Any, Any] = (
+        _nest(lambda s: {"properties": {"a": s}}, 40, {"type": "object"}),
+        lambda v: {"a": v}, {}, 1)
+    schema, wrap, good, bad = nested if name == "no $ref" else DESCENDING[name]
+    validator = compile_checked(schema, Positions("cross.json"))
+    reference = Draft202012Validator(schema)
+    for leaf in (good, bad):
+        value = _nest(wrap, 40, leaf)
+        seconds, errors = _timed(validator, value)
+        assert seconds < 1, (leaf, seconds)
+        assert (errors is None) is reference.is_valid(value) is (leaf is good)
+
+
 def test_ref_to_the_root() -> None:
     text = """\
         type: array
@@ -994,8 +1077,9 @@ def test_fast_tests_are_generated_for_the_common_keywords() -> None:
     compiler = SchemaCompiler(schema, Positions("cross.json"))
     check = compiler.compile_root(schema, ())
     source = compiler.test_of(check).source("v")
-    # every keyword inlined: no call of a keyword's validator, one of the regex search
-    assert "is None" not in source and source.count("is not None") == 1, source
+    # every keyword inlined: no call of a keyword's validator or test, one of the regex search
+    assert "is None" not in source and "_t" not in source, source
+    assert source.count("is not None") == 1, source
     assert ACCEPT["closed_strings"]({"a": "abc", "b": 1}) is True
     assert ACCEPT["closed_strings"]({"a": "abc", "b": 1, "d": 0}) is False
     assert ACCEPT["closed_strings"]({"a": "abc", "b": True}) is False  # true is not 1
@@ -1009,7 +1093,7 @@ def test_fast_tests_are_generated_for_the_common_keywords() -> None:
 def test_fast_test_of_a_deep_schema_calls_its_inner_nodes() -> None:
     compiler = COMPILERS["deep"]
     source = compiler.test_of(COMPILED["deep"]).source("v")
-    assert "is None" in source  # an inner node called, not inlined
+    assert "_t" in source  # an inner node's test called, not inlined
     assert ACCEPT["deep"]({"a": {"b": {"c": {"x": 3}}}}) is True
     assert ACCEPT["deep"]({"a": {"b": {"c": {"x": 4}}}}) is False
     assert ACCEPT["deep"]({"a": {"b": {"c": {}}}}) is False
@@ -1025,13 +1109,14 @@ def test_an_object_of_many_properties_keeps_its_closures() -> None:
     compiler = SchemaCompiler(schema, Positions("cross.json"))
     check = compiler.compile_root(schema, ())
     source = compiler.test_of(check).source("v")
-    assert source.count("is None") == 1  # the properties called; required (2 names) inline
+    assert len(re.findall(r"_t\d+\(", source)) == 1  # the properties' test called;
+    # required (2 names) inline
     assert check(dict.fromkeys(names, 1)) is None
     assert where(check({"p0": 1, "p64": "x"})) == [
         ("args_valid/type", ("p64",), 1, 1), ("args_valid/required", ("p1",), 1, 1)]
     small = {"properties": {n: {"type": "integer"} for n in names[:MAX_MEMBERS]}}
     inlined = SchemaCompiler(small, Positions("cross.json"))
-    assert "is None" not in inlined.test_of(inlined.compile_root(small, ())).source("v")
+    assert "_t" not in inlined.test_of(inlined.compile_root(small, ())).source("v")
 
 
 def test_names_in_a_schema_never_become_source_text() -> None:

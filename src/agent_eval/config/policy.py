@@ -113,26 +113,33 @@ def _arguments(compiler: SchemaCompiler, entry: dict[str, Any], path: tuple[str,
     known = frozenset(args) | frozenset(described if isinstance(described, dict) else ())
     patterns = _searches(schema.get("patternProperties") if isinstance(schema, dict) else None)
 
-    def arguments(v: Any) -> list[SchemaError] | None:
-        errors: list[SchemaError] | None = None
-        for name, c in required:
-            if name not in v:
-                e = SchemaError(c, (name,), None, "Required argument is missing", missing=True)
-                errors = (errors or []) + [e]
-        for name, check in subs:
-            if name in v:
-                e2 = check(v[name])
-                if e2:
-                    for err in e2:
-                        err.path = (name, *err.path)
-                    errors = (errors or []) + e2
-        if extra_ref is not None:
-            for name, value in v.items():
-                if name not in known and not any(search(name) for search in patterns):
-                    errors = (errors or []) + [SchemaError(
-                        extra_ref, (name,), value,
-                        f"Argument '{name}' is not allowed by the policy")]
-        return errors
+    def build(subs: tuple[tuple[str, Validator], ...]) -> Validator:
+        def arguments(v: Any) -> list[SchemaError] | None:
+            errors: list[SchemaError] | None = None
+            for name, c in required:
+                if name not in v:
+                    e = SchemaError(c, (name,), None, "Required argument is missing", missing=True)
+                    errors = (errors or []) + [e]
+            for name, check in subs:
+                if name in v:
+                    e2 = check(v[name])
+                    if e2:
+                        for err in e2:
+                            err.path = (name, *err.path)
+                        errors = (errors or []) + e2
+            if extra_ref is not None:
+                for name, value in v.items():
+                    if name not in known and not any(search(name) for search in patterns):
+                        errors = (errors or []) + [SchemaError(
+                            extra_ref, (name,), value,
+                            f"Argument '{name}' is not allowed by the policy")]
+            return errors
+
+        return arguments
+
+    # its test (below, or when a test of it is wanted) calls only its arguments' tests
+    arguments = compiler.twin(build(subs), build(tuple((n, compiler.as_test(c))
+                                                       for n, c in subs)))
 
     if closed and patterns:
         return arguments  # no test of the pattern-matched names: always checked in full

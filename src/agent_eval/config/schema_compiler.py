@@ -16,7 +16,7 @@ import ipaddress
 import json
 import math
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
@@ -406,6 +406,14 @@ def _on_dicts(members: Fast) -> Fast:
                 members.depth)
 
 
+def _true(_: Any) -> bool:
+    return True
+
+
+# the stand-in error of a keyword over its subschemas' tests (SchemaCompiler.as_test)
+_REJECTED = Constraint("args_valid/test", "(test)", "", 0, 0, "")
+
+
 def _function(expression: str, names: dict[str, Any]) -> Callable[[Any], bool]:
     """The generated test function ``accept(v)``; ``names`` are its globals."""
     scope: dict[str, Any] = {}
@@ -479,6 +487,11 @@ class SchemaCompiler:
         # the fast path (see "Accepting fast" below): the test of each validator that has
         # one, and the names its generated code refers to
         self._fast: dict[Validator, Fast] = {}
+        # a keyword validator with subschemas and no test of its own: its *twin*, the same
+        # keyword over its subschemas' tests (see as_test); and each validator's test as a
+        # function (test_fn), made on demand
+        self._twins: dict[Validator, Validator] = {}
+        self._tests: dict[Validator, Callable[[Any], bool]] = {}
         self._names: dict[str, Any] = {"_MISSING": _MISSING, "_NUMBER": _is_number,
                                        "_json_key": json_key}
         self._vars = 0
@@ -605,21 +618,106 @@ class SchemaCompiler:
     # one call; a value the test rejects goes through the validator, which says why. The
     # tests are derived from the same keywords, and tests/config/test_schema_compiler.py
     # checks them against the validators (and both against jsonschema).
-    def bind(self, value: Any) -> str:
-        """A name for ``value`` in the generated code (values never become source text)."""
-        name = f"_k{len(self._names)}"
+    # A test calls only other tests (test_fn), never a validator of a subschema: a
+    # validator runs its test and, when that fails, its keywords' validators, so a test
+    # that called validators would run each nested part twice more at every level of a
+    # value, and a value invalid deep inside would take exponential time. A test runs
+    # each nested node once, so a node's validator costs its test plus its subschemas'
+    # validators: linear in the value at each level, at most depth × size in all.
+    def bind(self, value: Any, prefix: str = "_k") -> str:
+        """A name for ``value`` in the generated code (values never become source text);
+        a test function's starts ``_t`` (:meth:`call_test`)."""
+        name = f"{prefix}{len(self._names)}"
         self._names[name] = value
         return name
 
+    def call_test(self, check: Validator, x: str) -> str:
+        """The source of a call of ``check``'s test function on variable ``x``."""
+        return f"{self.bind(self.test_fn(check), '_t')}({x})"
+
     def test_of(self, check: Validator) -> Fast:
-        """The test of a validator: its own, or a call of it."""
+        """The test of a validator: its own, or a call of its test function."""
         fast = self._fast.get(check)
         if fast is not None:
             return fast
         if check is _always_valid:
             return Fast(lambda x: "True", 0)
-        name = self.bind(check)
-        return Fast(lambda x: f"{name}({x}) is None", 0)
+        call = self.call_test(check, "{x}")
+        return Fast(lambda x: call.replace("{x}", x), 0)
+
+    def test_fn(self, check: Validator) -> Callable[[Any], bool]:
+        """The test of ``check`` as a function: true only when ``check`` finds nothing.
+        It calls other tests only: ``check``'s generated test (compiled on first use),
+        its twin (:meth:`twin`), or ``check`` itself when that calls no validator of a
+        subschema (a keyword on the value alone, or one over its subschemas' tests)."""
+        fn = self._tests.get(check)
+        if fn is not None:
+            return fn
+        fast = self._fast.get(check)
+        twin = self._twins.get(check)
+        if check is _always_valid:
+            fn = _true
+        elif fast is not None:
+            fn = self._compiled(fast)
+        elif twin is not None:
+            def by_twin(v: Any) -> bool:
+                return twin(v) is None
+
+            fn = by_twin
+        else:
+            def by_itself(v: Any) -> bool:
+                return check(v) is None
+
+            fn = by_itself
+        self._tests[check] = fn
+        return fn
+
+    def _compiled(self, fast: Fast) -> Callable[[Any], bool]:
+        """``fast`` as a function, compiled on its first call."""
+        names = self._names
+        compiled: list[Callable[[Any], bool]] = []
+
+        def test(v: Any) -> bool:
+            if not compiled:
+                compiled.append(_function(fast.source("v"), names))
+            return compiled[0](v)
+
+        return test
+
+    def as_test(self, check: Validator) -> Validator:
+        """The test of ``check`` in the shape of a validator, for a keyword over its
+        subschemas' tests: None when the test accepts, else a list of one stand-in
+        error (only whether there is one counts; the real errors come from ``check``).
+        The test function is looked up on the first call, when every $ref has its
+        target."""
+        return self._as_test_of(lambda: check)
+
+    def _as_test_of(self, get: Callable[[], Validator]) -> Validator:
+        """:meth:`as_test` of the validator ``get()`` (called once, on the first call)."""
+        found: list[Callable[[Any], bool]] = []
+        test_fn = self.test_fn
+
+        def test(v: Any) -> list[SchemaError] | None:
+            if not found:
+                found.append(test_fn(get()))
+            if found[0](v):
+                return None
+            return [SchemaError(_REJECTED, (), v, "Rejected by the test")]
+
+        return test
+
+    def twin(self, full: Validator, over_tests: Validator) -> Validator:
+        """Record ``over_tests`` (the keyword of ``full`` built over its subschemas'
+        tests, :meth:`as_test`) as the twin that decides ``full``'s test; ``full``."""
+        self._twins[full] = over_tests
+        return full
+
+    def all_of(self, checks: list[Validator]) -> Validator:
+        """:func:`all_of`, with its twin when it is more than one of ``checks``."""
+        full = all_of(checks)
+        if len(checks) > 1:
+            self.twin(full, all_of([self.as_test(c) for c in checks]))
+        return full
 
     def accept(self, check: Validator) -> Callable[[Any], bool]:
         """The test of ``check`` as a function: true only when ``check`` finds nothing."""
@@ -631,7 +729,7 @@ class SchemaCompiler:
 
     def fused(self, checks: list[Validator]) -> Validator:
         """All of ``checks`` (:func:`all_of`), behind the conjunction of their tests."""
-        full = all_of(checks)
+        full = self.all_of(checks)
         if full in self._fast or not any(c in self._fast for c in checks):
             return full  # one keyword (its own test is no faster than it), or no test
         tests = [self.test_of(c) for c in checks]
@@ -654,15 +752,21 @@ class SchemaCompiler:
                 return None
             return full(v)
 
+        def test(v: Any) -> bool:
+            if not accept:
+                accept.append(_function(fast.source("v"), names))
+            return accept[0](v)
+
         self._fast[node] = fast
+        self._tests[node] = test
         return node
 
     def inline(self, check: Validator, x: str) -> str:
         """The test of ``check`` on variable ``x``: inlined, unless that nests too deep
-        (then a call of the validator, which has its own fast path)."""
+        (then a call of its test function)."""
         fast = self.test_of(check)
         if fast.depth >= MAX_INLINE_DEPTH:
-            return f"{self.bind(check)}({x}) is None"
+            return self.call_test(check, x)
         return fast.source(x)
 
     def variable(self) -> str:
@@ -950,17 +1054,22 @@ class SchemaCompiler:
         )
         req = _required_check(required) if required else None
 
-        def properties(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, dict):
-                return None
-            errors: list[SchemaError] | None = req(v) if req is not None else None
-            for name, check in subs:
-                if name in v:
-                    e = check(v[name])
-                    if e:
-                        errors = (errors or []) + _prefix(e, name)
-            return errors
+        def build(subs: tuple[tuple[str, Validator], ...]) -> Validator:
+            def properties(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, dict):
+                    return None
+                errors: list[SchemaError] | None = req(v) if req is not None else None
+                for name, check in subs:
+                    if name in v:
+                        e = check(v[name])
+                        if e:
+                            errors = (errors or []) + _prefix(e, name)
+                return errors
 
+            return properties
+
+        properties = self.twin(build(subs), build(tuple((n, self.as_test(c))
+                                                        for n, c in subs)))
         members = self.members_test(tuple(n for n, _ in required), subs, None)
         if members is None:
             return properties
@@ -979,19 +1088,22 @@ class SchemaCompiler:
                 continue
             subs.append((rx.search, self.compile(sub, (*path, key, pat))))
 
-        def pattern_properties(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, dict):
-                return None
-            errors: list[SchemaError] | None = None
-            for name, item in v.items():
-                for search, check in subs:
-                    if search(name) is not None:
-                        e = check(item)
-                        if e:
-                            errors = (errors or []) + _prefix(e, name)
-            return errors
+        def build(subs: Sequence[tuple[Callable[[str], object], Validator]]) -> Validator:
+            def pattern_properties(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, dict):
+                    return None
+                errors: list[SchemaError] | None = None
+                for name, item in v.items():
+                    for search, check in subs:
+                        if search(name) is not None:
+                            e = check(item)
+                            if e:
+                                errors = (errors or []) + _prefix(e, name)
+                return errors
 
-        return pattern_properties
+            return pattern_properties
+
+        return self.twin(build(subs), build([(s, self.as_test(c)) for s, c in subs]))
 
     def _kw_additionalProperties(self, node: dict[str, Any], path: Path, key: str,
                                  value: Any) -> Validator | None:
@@ -1025,39 +1137,46 @@ class SchemaCompiler:
             names = self.bind(known)
             return self._leaf(no_additional, lambda x: f"(not isinstance({x}, dict) or "
                                                        f"{names}.issuperset({x}))")
-        check = self.compile(value, (*path, key))
+        sub = self.compile(value, (*path, key))
 
-        def additional(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, dict):
-                return None
-            errors: list[SchemaError] | None = None
-            for name, item in v.items():
-                if name not in known and not any(s(name) for s in patterns):
-                    e = check(item)
-                    if e:
-                        errors = (errors or []) + _prefix(e, name)
-            return errors
+        def build(check: Validator) -> Validator:
+            def additional(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, dict):
+                    return None
+                errors: list[SchemaError] | None = None
+                for name, item in v.items():
+                    if name not in known and not any(s(name) for s in patterns):
+                        e = check(item)
+                        if e:
+                            errors = (errors or []) + _prefix(e, name)
+                return errors
 
-        return additional
+            return additional
+
+        return self.twin(build(sub), build(self.as_test(sub)))
 
     def _kw_propertyNames(self, node: dict[str, Any], path: Path, key: str,
                           value: Any) -> Validator:
-        check = self.compile(value, (*path, key))
+        sub = self.compile(value, (*path, key))
         c = self.constraint(path, key, value, text=f"{key}: …")
 
-        def property_names(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, dict):
-                return None
-            errors: list[SchemaError] | None = None
-            for name in v:
-                e = check(name)
-                if e:
-                    errors = (errors or []) + _err(
-                        c, name, f"Property name is not allowed ({e[0].constraint.text})", (name,)
-                    )
-            return errors
+        def build(check: Validator) -> Validator:
+            def property_names(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, dict):
+                    return None
+                errors: list[SchemaError] | None = None
+                for name in v:
+                    e = check(name)
+                    if e:
+                        errors = (errors or []) + _err(
+                            c, name, f"Property name is not allowed ({e[0].constraint.text})",
+                            (name,)
+                        )
+                return errors
 
-        return property_names
+            return property_names
+
+        return self.twin(build(sub), build(self.as_test(sub)))
 
     def _kw_dependentRequired(self, node: dict[str, Any], path: Path, key: str,
                               value: Any) -> Validator:
@@ -1089,18 +1208,21 @@ class SchemaCompiler:
         self._need(isinstance(value, dict), path, key, "a mapping of property names to schemas")
         deps = tuple((name, self.compile(sub, (*path, key, name))) for name, sub in value.items())
 
-        def dependent_schemas(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, dict):
-                return None
-            errors: list[SchemaError] | None = None
-            for name, check in deps:
-                if name in v:
-                    e = check(v)
-                    if e:
-                        errors = (errors or []) + e
-            return errors
+        def build(deps: tuple[tuple[str, Validator], ...]) -> Validator:
+            def dependent_schemas(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, dict):
+                    return None
+                errors: list[SchemaError] | None = None
+                for name, check in deps:
+                    if name in v:
+                        e = check(v)
+                        if e:
+                            errors = (errors or []) + e
+                return errors
 
-        return dependent_schemas
+            return dependent_schemas
+
+        return self.twin(build(deps), build(tuple((n, self.as_test(c)) for n, c in deps)))
 
     # -- arrays
     def _kw_prefixItems(self, node: dict[str, Any], path: Path, key: str,
@@ -1108,39 +1230,46 @@ class SchemaCompiler:
         self._need(isinstance(value, list), path, key, "a list of schemas")
         subs = tuple(self.compile(s, (*path, key, i)) for i, s in enumerate(value))
 
-        def prefix_items(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, list):
-                return None
-            errors: list[SchemaError] | None = None
-            for i, (item, check) in enumerate(zip(v, subs, strict=False)):
-                e = check(item)
-                if e:
-                    errors = (errors or []) + _prefix(e, i)
-            return errors
+        def build(subs: tuple[Validator, ...]) -> Validator:
+            def prefix_items(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, list):
+                    return None
+                errors: list[SchemaError] | None = None
+                for i, (item, check) in enumerate(zip(v, subs, strict=False)):
+                    e = check(item)
+                    if e:
+                        errors = (errors or []) + _prefix(e, i)
+                return errors
 
-        return prefix_items
+            return prefix_items
+
+        return self.twin(build(subs), build(tuple(self.as_test(c) for c in subs)))
 
     def _kw_items(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         if isinstance(value, list):
             raise self.fail((*path, key), "'items' takes one schema; for a list of schemas "
                             "use 'prefixItems' (JSON Schema 2020-12)")
-        check = self.compile(value, (*path, key))
+        sub = self.compile(value, (*path, key))
         start = len(node.get("prefixItems") or ())
 
-        def items(v: Any) -> list[SchemaError] | None:
-            if not isinstance(v, list):
-                return None
-            errors: list[SchemaError] | None = None
-            for i in range(start, len(v)):
-                e = check(v[i])
-                if e:
-                    errors = (errors or []) + _prefix(e, i)
-            return errors
+        def build(check: Validator) -> Validator:
+            def items(v: Any) -> list[SchemaError] | None:
+                if not isinstance(v, list):
+                    return None
+                errors: list[SchemaError] | None = None
+                for i in range(start, len(v)):
+                    e = check(v[i])
+                    if e:
+                        errors = (errors or []) + _prefix(e, i)
+                return errors
 
-        return items
+            return items
+
+        return self.twin(build(sub), build(self.as_test(sub)))
 
     def _kw_contains(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        check = self.compile(value, (*path, key))
+        # only whether an item matches counts: its test (so this calls no validator)
+        check = self.test_fn(self.compile(value, (*path, key)))
         lo = node.get("minContains", 1)
         hi = node.get("maxContains")
         for k, n in (("minContains", lo), ("maxContains", hi)):
@@ -1157,7 +1286,7 @@ class SchemaCompiler:
         def contains(v: Any) -> list[SchemaError] | None:
             if not isinstance(v, list):
                 return None
-            n = sum(1 for item in v if not check(item))
+            n = sum(1 for item in v if check(item))
             if n < lo:
                 return _err(c, v, f"Array has {n} matching item(s), fewer than {lo}")
             if hi is not None and n > hi:
@@ -1173,26 +1302,37 @@ class SchemaCompiler:
         return tuple(self.compile(s, (*path, key, i)) for i, s in enumerate(value))
 
     def _kw_allOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        return all_of(list(self._subschemas(path, key, value)))
+        return self.all_of(list(self._subschemas(path, key, value)))
 
     def _kw_anyOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         subs = self._subschemas(path, key, value)
         c = self.constraint(path, key, value, text=f"anyOf: {len(subs)} alternatives")
 
+        tests = tuple(self.as_test(s) for s in subs)
+
         def any_of(v: Any) -> list[SchemaError] | None:
+            for test in tests:  # a match ends it; only when none does are the reasons due
+                if not test(v):
+                    return None
             why: list[str] = []
             for n, check in enumerate(subs, 1):
                 e = check(v)
-                if not e:
+                if not e:  # pragma: no cover - a test and its validator agree
                     return None
                 why.append(f"#{n}: {_reason(e[0])}")
             return _err(c, v, f"Value matches none of the {len(subs)} alternatives "
                               f"({'; '.join(why)})")
 
-        return any_of
+        def any_test(v: Any) -> list[SchemaError] | None:
+            for test in tests:
+                if not test(v):
+                    return None
+            return [SchemaError(_REJECTED, (), v, "Rejected by the test")]
+
+        return self.twin(any_of, any_test)
 
     def _kw_oneOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        subs = self._subschemas(path, key, value)
+        subs = tuple(self.as_test(s) for s in self._subschemas(path, key, value))
         c = self.constraint(path, key, value, text=f"oneOf: {len(subs)} alternatives")
 
         def one_of(v: Any) -> list[SchemaError] | None:
@@ -1207,28 +1347,32 @@ class SchemaCompiler:
         return one_of
 
     def _kw_not(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        check = self.compile(value, (*path, key))
+        check = self.test_fn(self.compile(value, (*path, key)))  # its test: whether it matches
         c = self.constraint(path, key, value)
 
         def not_(v: Any) -> list[SchemaError] | None:
-            if check(v):
+            if not check(v):
                 return None
             return _err(c, v, "Value matches a schema it must not match")
 
         return not_
 
     def _kw_if(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator | None:
-        cond = self.compile(value, (*path, key))
+        cond = self.as_test(self.compile(value, (*path, key)))  # its test: whether it matches
         then = self.compile(node["then"], (*path, "then")) if "then" in node else None
         other = self.compile(node["else"], (*path, "else")) if "else" in node else None
         if then is None and other is None:
             return None
 
-        def if_then_else(v: Any) -> list[SchemaError] | None:
-            branch = then if not cond(v) else other
-            return branch(v) if branch is not None else None
+        def build(then: Validator | None, other: Validator | None) -> Validator:
+            def if_then_else(v: Any) -> list[SchemaError] | None:
+                branch = then if not cond(v) else other
+                return branch(v) if branch is not None else None
 
-        return if_then_else
+            return if_then_else
+
+        return self.twin(build(then, other),
+                         build(then and self.as_test(then), other and self.as_test(other)))
 
     def _kw_ref(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(isinstance(value, str) and value.startswith("#"), path, key,
@@ -1255,6 +1399,9 @@ class SchemaCompiler:
             return holder[0](v)
 
         self._refs[target] = ref
+        # its test is its target's (looked up when first called: the target is compiled
+        # below, and may hold this very $ref)
+        self.twin(ref, self._as_test_of(lambda: holder[0]))
         holder.append(self.compile(self._node_at(target), target))
         return ref
 
