@@ -1125,3 +1125,22 @@ def test_negative_figures_of_any_format(tmp_path: Path) -> None:
     (t,) = [i for i in items if isinstance(i, Trace)]
     (llm,) = t.llm_calls
     assert (llm.input_tokens, llm.output_tokens, llm.total_tokens) == (None, 30, None)
+
+
+def test_a_figure_that_is_no_number_is_left_to_its_reader() -> None:
+    """negative_figures compares numbers only: a reader that kept a text (none does
+    today) gets no TypeError from it, and its figure is left as it is."""
+    from agent_eval.model import LlmCall, Location
+    from agent_eval.readers import negative_figures
+
+    loc = Location("t.jsonl", 1)
+    t = Trace(id="t", source="t.jsonl", location=loc, end_location=loc)
+    t.llm_calls.append(LlmCall(loc, cost_usd="5", latency_ms=-1))  # type: ignore[arg-type]
+    t.tool_calls.append(ToolCall("a", {}, loc, latency_ms=True))
+    t.duration_ms = float("nan")
+    errors = negative_figures(t)
+    assert [e.message.split(" must")[0] for e in errors] == [
+        "the trace's 'duration_ms'", "'latency_ms'"]
+    llm: Any = t.llm_calls[0]
+    assert (llm.cost_usd, llm.latency_ms) == ("5", None)
+    assert t.tool_calls[0].latency_ms is True and t.duration_ms is None

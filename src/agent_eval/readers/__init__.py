@@ -427,6 +427,7 @@ def _read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
 
 
 _FIGURES = ("input_tokens", "output_tokens", "total_tokens", "cost_usd", "latency_ms")
+_NUMBERS = (int, float)  # a figure of any other type is the reader's to report, not compared
 
 
 def negative_figures(trace: Trace) -> list[InputError]:
@@ -440,14 +441,14 @@ def negative_figures(trace: Trace) -> list[InputError]:
     errors: list[InputError] = []
     for key in ("duration_ms", "cost_usd", "total_tokens"):
         value = getattr(trace, key)
-        if value is not None and not value >= 0:
+        if value is not None and type(value) in _NUMBERS and not value >= 0:
             errors.append(native.negative("the trace's ", key, value, trace.end_location.file,
                                     trace.end_location.line))
             setattr(trace, key, None)
     for call in trace.llm_calls:
         for key in _FIGURES:
             value = getattr(call, key)
-            if value is not None and not value >= 0:
+            if value is not None and type(value) in _NUMBERS and not value >= 0:
                 loc = call.location
                 errors.append(native.negative("", key, value, loc.file, loc.line))
                 setattr(call, key, None)
@@ -457,7 +458,7 @@ def negative_figures(trace: Trace) -> list[InputError]:
     if type(calls) is list:
         for tool_call in calls:
             value = tool_call.latency_ms
-            if value is not None and not value >= 0:
+            if value is not None and type(value) in _NUMBERS and not value >= 0:
                 loc = tool_call.location
                 errors.append(native.negative(f"{tool_call.name}: ", "latency_ms", value,
                                         loc.file, loc.line))
