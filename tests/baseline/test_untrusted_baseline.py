@@ -33,7 +33,7 @@ from action_harness import (
     workflow_runs,
 )
 from markdown_check import problems
-from tests.conftest import copy_example, raw_zip, read_results
+from tests.conftest import ROOT, copy_example, raw_zip, read_results
 
 from agent_eval._cli import main as cli
 from agent_eval.baseline import BaselineError, load_file, parse_results, trusted_run
@@ -292,6 +292,15 @@ def test_a_normal_artifact_is_still_extracted(tmp_path: Path) -> None:
     assert client.extract_zip(archive, out) == [(out / "results.json").resolve(),
                                                 (out / "traces" / "a.jsonl").resolve()]
     assert (out / "traces" / "a.jsonl").read_bytes() == b"{}\n"
+
+
+def test_the_artifact_zip_bounds_are_the_documented_ones() -> None:
+    table = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    assert client.MAX_ZIP_ENTRIES == 100_000
+    assert "| entries in an artifact's zip (declared, and counted in its central directory " \
+           "before it is read) | 100,000 | — |" in table
+    assert client.MAX_ZIP_DIRECTORY_BYTES == 64 * 1024 * 1024
+    assert "| an artifact's zip's central directory | 64 MiB | — |" in table
 
 
 # ------------------------------- issue 10 §6: asked for and not loaded is an error
