@@ -15,7 +15,7 @@ import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -33,10 +33,11 @@ from action_harness import (
     workflow_runs,
 )
 from markdown_check import problems
-from tests.conftest import copy_example, read_results
+from tests.conftest import ROOT, copy_example, raw_zip, read_results
 
 from agent_eval._cli import main as cli
 from agent_eval.baseline import BaselineError, load_file, parse_results, trusted_run
+from agent_eval.github import client
 from agent_eval.github.client import read_zip_member
 
 REPO = (1296269, "Codertocat/Hello-World")
@@ -229,6 +230,77 @@ def test_bounded_zip_reading(tmp_path: Path) -> None:
     (tmp_path / "not.zip").write_bytes(b"PK not really")
     with pytest.raises(ValueError, match="not a zip"):
         read_zip_member(tmp_path / "not.zip", "results.json", 10)
+
+
+def _never_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """zipfile.ZipFile (which reads the whole central directory) must not be reached."""
+    def refuse(*args: Any, **kwargs: Any) -> NoReturn:
+        raise AssertionError("zipfile.ZipFile opened the zip")
+
+    monkeypatch.setattr(zipfile, "ZipFile", refuse)
+
+
+@pytest.mark.parametrize("zip64", [False, True])
+def test_an_artifact_declaring_fewer_entries_than_it_holds_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, zip64: bool) -> None:
+    """The regression: the entry count was taken from the end record alone, and zipfile
+    reads every entry of the central directory whatever it declares (an object each). A
+    zip of 100,001 entries declaring 1 is refused at the default bound, before zipfile
+    opens it, and so is its extraction."""
+    archive = tmp_path / "liar.zip"
+    raw_zip(archive, {f"f{n}": b"" for n in range(client.MAX_ZIP_ENTRIES)}
+            | {"results.json": b"{}"}, declared=1, zip64=zip64)
+    _never_opened(monkeypatch)
+    said = (r"the artifact's zip holds 100001 entries in its central directory \(its end "
+            r"record declares 1\), over 100000")
+    with pytest.raises(ValueError, match=said):
+        read_zip_member(archive, "results.json", 10)
+    with pytest.raises(ValueError, match=said):
+        client.extract_zip(archive, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_artifact_counted_at_its_bound_is_read(tmp_path: Path) -> None:
+    """Counted in the directory's bytes, not declared: 6 entries declaring 1 are refused
+    over 5 and read at 6 (zipfile itself finds the 6)."""
+    archive = tmp_path / "liar.zip"
+    raw_zip(archive, {f"f{n}.txt": b"x" for n in range(5)} | {"results.json": b"top"},
+            declared=1)
+    with zipfile.ZipFile(archive) as zf:  # what the count guards against
+        assert len(zf.namelist()) == 6
+    with pytest.raises(ValueError, match=r"holds 6 entries .* over 5"):
+        read_zip_member(archive, "results.json", 10, max_entries=5)
+    assert read_zip_member(archive, "results.json", 10, max_entries=6) == (
+        "results.json", b"top")
+
+
+def test_an_artifact_whose_central_directory_is_over_its_bound_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive = tmp_path / "long-names.zip"
+    raw_zip(archive, {"x" * 900: b"", "results.json": b"{}"})  # 46 + 900 + 46 + 12 bytes
+    assert read_zip_member(archive, "results.json", 10, max_directory_bytes=1004) == (
+        "results.json", b"{}")
+    _never_opened(monkeypatch)
+    with pytest.raises(ValueError, match="central directory of 1004 bytes, over 1003"):
+        read_zip_member(archive, "results.json", 10, max_directory_bytes=1003)
+
+
+def test_a_normal_artifact_is_still_extracted(tmp_path: Path) -> None:
+    archive = tmp_path / "a.zip"
+    archive.write_bytes(_zip(**{"traces/a.jsonl": b"{}\n", "results.json": b"top"}))
+    out = tmp_path / "out"
+    assert client.extract_zip(archive, out) == [(out / "results.json").resolve(),
+                                                (out / "traces" / "a.jsonl").resolve()]
+    assert (out / "traces" / "a.jsonl").read_bytes() == b"{}\n"
+
+
+def test_the_artifact_zip_bounds_are_the_documented_ones() -> None:
+    table = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    assert client.MAX_ZIP_ENTRIES == 100_000
+    assert "| entries in an artifact's zip (declared, and counted in its central directory " \
+           "before it is read) | 100,000 | — |" in table
+    assert client.MAX_ZIP_DIRECTORY_BYTES == 64 * 1024 * 1024
+    assert "| an artifact's zip's central directory | 64 MiB | — |" in table
 
 
 # ------------------------------- issue 10 §6: asked for and not loaded is an error

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import FIXTURES as ALL_FIXTURES
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, raw_zip
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -249,31 +249,6 @@ def test_eval_archive_with_two_samples(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------- the members of an archive (limits)
-def raw_zip(path: Path, members: dict[str, bytes], *, declared: int | None = None,
-            zip64: bool = False) -> None:
-    """A zip of stored members, written by hand: its end record declares ``declared``
-    members (default: as many as there are), in a zip64 end record too when ``zip64``."""
-    import struct
-    import zlib
-
-    local, central = bytearray(), bytearray()
-    for name, data in members.items():
-        raw, crc, offset = name.encode(), zlib.crc32(data), len(local)
-        local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0, crc, len(data),
-                             len(data), len(raw), 0) + raw + data
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0, crc,
-                               len(data), len(data), len(raw), 0, 0, 0, 0, 0, offset) + raw
-    n = len(members) if declared is None else declared
-    tail = b""
-    if zip64:
-        tail = (struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n, n, len(central),
-                            len(local))
-                + struct.pack("<IIQI", 0x07064B50, 0, len(local) + len(central), 1))
-    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF if zip64 else n,
-                      0xFFFF if zip64 else n, len(central), len(local), 0)
-    path.write_bytes(bytes(local + central) + tail + end)
-
-
 def members(n: int) -> dict[str, bytes]:
     return {"header.json": b'{"version": 2, "eval": {"task": "t"}}',
             **{f"samples/s{i}_epoch_1.json": json.dumps(sample(id=f"s{i}")).encode()

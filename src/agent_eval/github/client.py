@@ -47,6 +47,7 @@ import requests
 from github import Auth, Github, GithubException
 from github.Requester import Requester
 
+from agent_eval import zipdir
 from agent_eval._version import __version__
 from agent_eval.errors import AgentEvalError
 
@@ -551,31 +552,34 @@ class GitHubClient:
 
 
 MAX_ZIP_ENTRIES = 100_000  # entries in an artifact's zip (its central directory is read whole)
+MAX_ZIP_DIRECTORY_BYTES = 64 * 1024 * 1024  # the bytes of that central directory
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
                EOFError, zlib.error)
 
 
-def zip_entry_count(archive: Path) -> int | None:
-    """The number of entries a zip's end record declares, read before the central
-    directory is (None when there is no end record: not a zip)."""
-    end_record = getattr(zipfile, "_EndRecData", None)
-    if end_record is None:  # pragma: no cover - every CPython since 2.x has it
-        return None
-    with open(archive, "rb") as fh:
-        rec = end_record(fh)
-    return None if rec is None else int(rec[zipfile._ECD_ENTRIES_TOTAL])  # type: ignore[attr-defined]
-
-
 @contextmanager
-def open_zip(archive: Path, max_entries: int = MAX_ZIP_ENTRIES) -> Iterator[zipfile.ZipFile]:
+def open_zip(archive: Path, max_entries: int = MAX_ZIP_ENTRIES,
+             max_directory_bytes: int = MAX_ZIP_DIRECTORY_BYTES) -> Iterator[zipfile.ZipFile]:
     """A zip opened for reading; ValueError (never a zipfile exception) when it is not
-    a zip, is broken, or declares more than ``max_entries`` entries."""
+    a zip, is broken, or its central directory is over the bounds before zipfile reads it
+    (:func:`agent_eval.zipdir.excess`): more than ``max_entries`` entries declared by its
+    end record or counted in its bytes, or more than ``max_directory_bytes`` bytes."""
     try:
-        count = zip_entry_count(archive)
-        if count is None:
-            raise ValueError("the artifact is not a zip (no end of central directory)")
-        if count > max_entries:
-            raise ValueError(f"the artifact's zip has {count} entries, over {max_entries}")
+        try:
+            over = zipdir.excess(archive, max_members=max_entries,
+                                 max_bytes=max_directory_bytes)
+        except zipdir.NotAZipError:
+            raise ValueError("the artifact is not a zip (no end of central directory)") from None
+        if over is not None and over.kind == "declared":
+            raise ValueError(f"the artifact's zip declares {over.value} entries, over "
+                             f"{max_entries}")
+        if over is not None and over.kind == "bytes":
+            raise ValueError(f"the artifact's zip has a central directory of {over.value} "
+                             f"bytes, over {max_directory_bytes}")
+        if over is not None:
+            raise ValueError(f"the artifact's zip holds {over.value} entries in its central "
+                             f"directory (its end record declares {over.declared}), over "
+                             f"{max_entries}")
         with zipfile.ZipFile(archive) as zf:
             yield zf
     except _ZIP_ERRORS as exc:
@@ -583,11 +587,12 @@ def open_zip(archive: Path, max_entries: int = MAX_ZIP_ENTRIES) -> Iterator[zipf
 
 
 def read_zip_member(archive: Path, name: str, max_bytes: int,
-                    max_entries: int = MAX_ZIP_ENTRIES) -> tuple[str, bytes]:
+                    max_entries: int = MAX_ZIP_ENTRIES,
+                    max_directory_bytes: int = MAX_ZIP_DIRECTORY_BYTES) -> tuple[str, bytes]:
     """The entry called ``name`` of a zip (the one at the top, else the shallowest
     ``…/name``) and its bytes, read in memory, never more than ``max_bytes`` whatever its
     header says; ValueError when it is missing, larger, or the zip is broken."""
-    with open_zip(archive, max_entries) as zf:
+    with open_zip(archive, max_entries, max_directory_bytes) as zf:
         found = [i for i in zf.infolist() if not i.is_dir()
                  and PurePosixPath(i.filename.replace("\\", "/")).name == name]
         if not found:

@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from agent_eval import zipdir
 from agent_eval.errors import InputError
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
@@ -381,43 +382,29 @@ class InspectReader:
                 yield trace.build()
 
 
-_END_RECORD = getattr(zipfile, "_EndRecData", None)
-_CENTRAL = b"PK\x01\x02"  # what every member's entry in the central directory starts with
-_ZIP64_END = 76  # the zip64 end record and its locator, between the directory and the end
-
-
 def _directory_over_limits(source: SourceFile) -> str:
-    """Why the archive's central directory is not read ("" when it may be). zipfile
-    reads it whole and makes an object per member (300,000 empty members: 280 MB), so it
-    is held first to ``max_file_bytes`` and ``max_archive_members``: the members it
-    declares, and the entries the bytes it gives for the directory may hold, counted
-    (an end record may declare fewer members than its directory holds). The entries are
-    counted in those bytes and the 76 before them (where zip64 puts its own end record,
-    whichever way a Python version's zipfile locates the directory): never fewer than
-    zipfile reads."""
-    if _END_RECORD is None:  # pragma: no cover - every CPython since 2.x has it
-        return ""
+    """Why the archive's central directory is not read ("" when it may be): zipfile reads
+    it whole, an object per member, so it is held first to ``max_archive_members`` (the
+    members it declares, and the entries counted in its bytes) and ``max_file_bytes``
+    (:func:`agent_eval.zipdir.excess`)."""
     lim = source.limits
-    with open(source.path, "rb") as fh:
-        end = _END_RECORD(fh)
-        if not end:
-            return ""  # not a zip: zipfile.ZipFile says so
-        declared, size, at = end[4], end[5], end[9]  # entries in all, bytes, where the end is
-        if declared > lim.max_archive_members:
-            return (f"the archive declares {declared:,} members, more than "
-                    f"limits.max_archive_members ({lim.max_archive_members:,}); it was "
-                    "not read")
-        if size > lim.max_file_bytes:
-            return (f"the archive's central directory is {size:,} bytes, more than "
-                    f"limits.max_file_bytes ({lim.max_file_bytes:,}); it was not read")
-        start = max(0, at - size - _ZIP64_END)
-        fh.seek(start)
-        entries = fh.read(at - start).count(_CENTRAL)
-    if entries > lim.max_archive_members:
-        return (f"the archive's central directory holds {entries:,} members, more than "
-                f"limits.max_archive_members ({lim.max_archive_members:,}); it was not "
-                "read")
-    return ""
+    try:
+        over = zipdir.excess(source.path, max_members=lim.max_archive_members,
+                             max_bytes=lim.max_file_bytes)
+    except zipdir.NotAZipError:
+        return ""  # zipfile.ZipFile says so
+    if over is None:
+        return ""
+    if over.kind == "declared":
+        return (f"the archive declares {over.value:,} members, more than "
+                f"limits.max_archive_members ({lim.max_archive_members:,}); it was "
+                "not read")
+    if over.kind == "bytes":
+        return (f"the archive's central directory is {over.value:,} bytes, more than "
+                f"limits.max_file_bytes ({lim.max_file_bytes:,}); it was not read")
+    return (f"the archive's central directory holds {over.value:,} members, more than "
+            f"limits.max_archive_members ({lim.max_archive_members:,}); it was not "
+            "read")
 
 
 def _member(zf: zipfile.ZipFile, name: str, source: SourceFile,
