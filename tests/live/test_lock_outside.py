@@ -5,6 +5,7 @@ read) and for `agent-eval lock` (nothing is written, not even through a link).""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from agent_eval._cli import main
 from agent_eval.api import load_suite
 from agent_eval.errors import ConfigError
+from agent_eval.live import pinning
 from agent_eval.live.outcome import LiveOutcome
 
 SECRET = '{"version": 1, "servers": {"a": {"tools": {}}}}\n'
@@ -118,3 +120,15 @@ def test_a_link_at_the_lock_is_replaced_not_written_through(
     assert target.read_text() == "{}\n"
     assert not (root / "tools.lock.json").is_symlink()
     assert '"servers"' in (root / "tools.lock.json").read_text()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_as_the_lock_is_unusable_not_a_hang(tmp_path: Path) -> None:
+    """Opening a FIFO waits for a writer: the lock is opened without waiting and refused."""
+    lock = tmp_path / "tools.lock.json"
+    os.mkfifo(lock)
+    with pytest.raises(ValueError, match="not a regular file"):
+        pinning.read_lock(lock)
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises((ValueError, OSError)):
+        pinning.read_lock(tmp_path / "dir.json")
