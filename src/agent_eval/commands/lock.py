@@ -11,6 +11,9 @@ from typing import Any
 from agent_eval.api import load_suite
 from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.live import pinning
+from agent_eval.live.compile import CompiledLive
+from agent_eval.outputs import atomic_write
+from agent_eval.paths import real
 
 
 def main(args: argparse.Namespace) -> ExitCode:
@@ -58,9 +61,23 @@ def main(args: argparse.Namespace) -> ExitCode:
     text = pinning.render_lock(data)
     current = live.lock.read_bytes() if live.lock.is_file() else None
     if current != text:
+        _inside(live.lock, suite.root, live)  # again: a link may have appeared meanwhile
         live.lock.parent.mkdir(parents=True, exist_ok=True)
-        live.lock.write_bytes(text)
+        _inside(live.lock, suite.root, live)
+        with atomic_write(live.lock) as fh:  # a link at the lock is replaced, not followed
+            fh.write(text)
         print(f"Wrote {live.lock_file}")
     else:
         print(f"{live.lock_file} is up to date")
     return ExitCode.ERROR if outcome.errors else ExitCode.OK
+
+
+def _inside(lock: Path, root: Path, live: CompiledLive) -> None:
+    """Refuse to write the lock when, links followed, it is outside the repository
+    (the suite loader refused such a ``tool_lock:`` already; this is checked again just
+    before writing). The error names the lock as the suite wrote it."""
+    if not real(lock).is_relative_to(real(root)):
+        ref = live.lock_ref
+        where = f"{live.file}:{ref.line}:{ref.col}" if ref is not None else live.file
+        raise ConfigError([f"{where}: tool_lock {live.lock_file} leads outside the "
+                           "repository through a symbolic link; nothing was written"])

@@ -168,7 +168,8 @@ class SuiteFile(Strict):
     probes: list[Any] = Field(default_factory=no_items)
     tool_lock: str | None = Field(
         None, description="The lock file of the servers' tools, relative to this file "
-        "(written by `agent-eval lock`); its absence with servers pinned is an error.")
+        "(written by `agent-eval lock`), inside the repository; its absence with servers "
+        "pinned is an error.")
     weights: dict[str, Any] | None = None  # scenarios/models.py SuiteWeights
     judge: dict[str, Any] | None = None  # judge/config.py JudgeConfig
     output: OutputConfig = Field(default_factory=OutputConfig)  # type: ignore[arg-type]

@@ -287,8 +287,15 @@ class _Compiler:
             return None, "", None  # the SuiteFile model reports it
         path = real(self.loader.base / value)
         # named as written: a message about it never says where a link leads
-        return (path, as_written(self.loader.base / value, self.root),
-                self.ref(("tool_lock",), "tool_lock"))
+        shown = as_written(self.loader.base / value, self.root)
+        if not path.is_relative_to(real(self.root)):
+            # read by `agent-eval run`, written by `agent-eval lock`: never outside
+            self.problem(("tool_lock",), f"tool_lock '{value}' is outside the repository "
+                         f"({shown}): agent-eval reads and writes only files inside the "
+                         "repository (the folder holding .git above the suite file); the "
+                         "path is relative to the folder of the suite file")
+            return None, "", None
+        return path, shown, self.ref(("tool_lock",), "tool_lock")
 
 
 def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],

@@ -9,7 +9,9 @@ of each tool's description and input schema (no timestamps), so it diffs well in
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,15 +78,22 @@ def render_lock(data: dict[str, Any]) -> bytes:
 
 
 def read_lock(path: Path) -> dict[str, Any]:
-    """The lock file's data; ValueError (with the reason) when it is not a lock."""
+    """The lock file's data; ValueError (with the reason) when it is not a lock (a FIFO
+    or a device is one: opening it never waits for a writer)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        size = path.stat().st_size
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise FileNotFoundError(str(path)) from None
-    if size > MAX_LOCK_BYTES:
-        raise ValueError(f"larger than {MAX_LOCK_BYTES // (1024 * 1024)} MiB")
-    with open(path, "rb") as fh:
+    with open(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > MAX_LOCK_BYTES:
+            raise ValueError(f"larger than {MAX_LOCK_BYTES // (1024 * 1024)} MiB")
         raw = fh.read(MAX_LOCK_BYTES + 1)
+    if len(raw) > MAX_LOCK_BYTES:
+        raise ValueError(f"larger than {MAX_LOCK_BYTES // (1024 * 1024)} MiB")
     try:
         data = bounded_loads(raw, CONFIG)
     except orjson.JSONDecodeError as exc:
