@@ -80,3 +80,11 @@ def test_globs_that_backtrack_run_in_linear_time() -> None:
     assert not rx.match("traces/" + "a" * 20_000 + ".jsonl")
     assert rx.match("traces/" + "a" * 20_000 + "b.jsonl")
     assert time.monotonic() - start < 5
+
+
+def test_a_lone_surrogate_is_read_as_u_fffd_on_both_sides() -> None:
+    """What docs/security.md says of them (UTF-8, which RE2 reads, cannot hold one)."""
+    assert FullMatch(translate("\ud800")).match("\ufffd")
+    assert FullMatch(translate("*\udfff")).match("x\ud800")
+    assert FullMatch(translate("[!\ud800]")).match("\udc00") is None
+    assert FullMatch(translate("delete_*")).match("delete_\ud800")  # as fnmatch

@@ -159,7 +159,7 @@ def test_max_input_errors_lists_the_first_and_counts_the_others(tmp_path: Path) 
                            ("input/parse_error", "traces/u.jsonl", 1)]  # its own bound
     assert res.input_errors[2].message == (
         "6 more input error(s) on lines 4-10 are counted, not listed (4 input/invalid_event, "
-        "2 input/parse_error): only the first 2 of this file are listed "
+        "2 input/parse_error): only the first 2 found in this file are listed "
         "(limits.max_input_errors); fix those, or raise the limit to list more")
     assert type(res.input_errors[2]) is InputError  # the results hold plain errors
     assert res.counts["input_errors"] == 4
@@ -181,7 +181,7 @@ def test_a_flood_of_bad_lines_is_held_in_bounded_memory(tmp_path: Path) -> None:
     assert errors(res)[-1] == ("input/limit_exceeded", "traces/bad.jsonl", 1002)
     assert res.input_errors[-1].message.startswith(
         "29,000 more input error(s) on lines 1002-30001 are counted, not listed "
-        "(29,000 input/parse_error): only the first 1,000 of this file are listed")
+        "(29,000 input/parse_error): only the first 1,000 found in this file are listed")
     assert held < 2_000_000, held  # the 30,000 errors all kept: 8 MB
 
 

@@ -10,7 +10,10 @@ it: :class:`FullMatch`'s ``match(text)`` is true when the glob matches the whole
 Characters are written to RE2 as ``\\x{HEX}`` escapes (letters, digits and ``_`` as
 they are), so no character of a glob is ever read as RE2 syntax. A class is written from
 the class ``fnmatch`` makes of it (:func:`fnmatch_class`), so ``tool_match: exact``
-globs keep exactly ``fnmatch``'s meaning.
+globs keep ``fnmatch``'s meaning, but for one thing: RE2 reads UTF-8, which cannot hold a
+lone surrogate (U+D800 to U+DFFF), so one is read as U+FFFD, in the glob and in the name
+alike (a glob holding U+FFFD, a surrogate or a range across them can then match a name
+``fnmatch`` would not).
 """
 
 from __future__ import annotations

@@ -381,7 +381,7 @@ class ErrorBound:
         return MoreInputErrors(
             INPUT_LIMIT_EXCEEDED.id, self.file, first,
             f"{total:,} more input error(s) on {where} are counted, not listed ({which}): "
-            f"only the first {self.limit:,} of this file are listed "
+            f"only the first {self.limit:,} found in this file are listed "
             "(limits.max_input_errors); fix those, or raise the limit to list more",
             rules, first, last)
 
