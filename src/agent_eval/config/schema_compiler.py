@@ -410,8 +410,9 @@ def _true(_: Any) -> bool:
     return True
 
 
-# the stand-in error of a keyword over its subschemas' tests (SchemaCompiler.as_test)
-_REJECTED = Constraint("args_valid/test", "(test)", "", 0, 0, "")
+# the stand-in error of a keyword over its subschemas' tests (SchemaCompiler.as_test):
+# only whether there is one is asked, so it names no rule
+_REJECTED = Constraint("", "(test)", "", 0, 0, "")
 
 
 def _function(expression: str, names: dict[str, Any]) -> Callable[[Any], bool]:
