@@ -202,10 +202,12 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
         limit = float(m.group(1))
         head_cost = s.cost_usd
         if not known or not isinstance(base_cost, int | float) or base_cost <= 0:
-            why = ("the scenario is not in the base run" if not known
-                   else "the base run did not record this scenario's cost"
-                   if not isinstance(base_cost, int | float)
-                   else "the scenario cost nothing in the base run")
+            if not known:
+                why = "the scenario is not in the base run"
+            elif base_cost is None:
+                why = "the base run did not record this scenario's cost"
+            else:
+                why = "the scenario cost nothing in the base run"
             out.append(replace(f, message=f"{f.constraint} skipped: {why}"))
             continue
         unknown = s.not_recorded.get("cost_usd", 0)

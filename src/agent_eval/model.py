@@ -420,18 +420,13 @@ class Trace:
                     else:
                         total += c.latency_ms
             return total, missing
+        tokens = figure == "total_tokens"
         for call in self.llm_calls:
-            if figure == "cost_usd":
-                value = call.cost_usd
-            else:  # total_tokens: an unknown total is at least its known parts
-                value = call.total_tokens
-                if value is None:
-                    value = (call.input_tokens or 0) + (call.output_tokens or 0)
-                    missing += 1
-                    total += value
-                    continue
+            value = call.total_tokens if tokens else call.cost_usd
             if value is None:
                 missing += 1
+                if tokens:  # an unknown total is at least its known parts
+                    total += (call.input_tokens or 0) + (call.output_tokens or 0)
             else:
                 total += value
         return total, missing

@@ -18,7 +18,14 @@ from agent_eval.limits import DEFAULT, LimitError, Limits
 from agent_eval.model import Trace
 from agent_eval.readers import native
 from agent_eval.readers._foreign import is_native
-from agent_eval.readers.base import FileRead, IgnoredEvents, Reader, ReadItem, SourceFile
+from agent_eval.readers.base import (
+    FileRead,
+    IgnoredEvents,
+    Reader,
+    ReadItem,
+    SourceFile,
+    negative_figure,
+)
 from agent_eval.readers.sniffs import SNIFFS
 from agent_eval.registry import LazyRegistry
 from agent_eval.rule_ids import (
@@ -435,22 +442,22 @@ def negative_figures(trace: Trace) -> list[InputError]:
     NaN), each an input error at its line and made unknown (None) in place, whatever
     the format: a negative figure can only come from a broken or edited trace, and
     summed with the others it would hide a budget overrun. An LLM call with a negative
-    token count has no token counts (its total may have been made from it). The tool
+    token count has no total either (it may have been made from it). The tool
     calls of a very long trace (a CallLog) are checked by the native reader as it reads
     them (docs/formats.md "Numbers")."""
     errors: list[InputError] = []
     for key in ("duration_ms", "cost_usd", "total_tokens"):
         value = getattr(trace, key)
         if value is not None and type(value) in _NUMBERS and not value >= 0:
-            errors.append(native.negative("the trace's ", key, value, trace.end_location.file,
-                                    trace.end_location.line))
+            end = trace.end_location
+            errors.append(negative_figure("the trace's ", key, value, end.file, end.line))
             setattr(trace, key, None)
     for call in trace.llm_calls:
         for key in _FIGURES:
             value = getattr(call, key)
             if value is not None and type(value) in _NUMBERS and not value >= 0:
                 loc = call.location
-                errors.append(native.negative("", key, value, loc.file, loc.line))
+                errors.append(negative_figure("", key, value, loc.file, loc.line))
                 setattr(call, key, None)
                 if key in ("input_tokens", "output_tokens"):
                     call.total_tokens = None
@@ -460,8 +467,8 @@ def negative_figures(trace: Trace) -> list[InputError]:
             value = tool_call.latency_ms
             if value is not None and type(value) in _NUMBERS and not value >= 0:
                 loc = tool_call.location
-                errors.append(native.negative(f"{tool_call.name}: ", "latency_ms", value,
-                                        loc.file, loc.line))
+                errors.append(negative_figure(f"{tool_call.name}: ", "latency_ms", value,
+                                              loc.file, loc.line))
                 tool_call.latency_ms = None
     return errors
 

@@ -14,6 +14,7 @@ from typing import Protocol
 from agent_eval.errors import InputError
 from agent_eval.limits import DEFAULT, Limits
 from agent_eval.model import Trace
+from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +56,11 @@ class Reader(Protocol):
 
     def read(self, source: SourceFile) -> Iterator[ReadItem]:
         ...
+
+
+def negative_figure(what: str, key: str, value: object, file: str, line: int) -> InputError:
+    """The input error of a figure below 0, in every format (``what``: whose figure, as
+    a prefix of the message: "the trace's ", "send_email: ")."""
+    return InputError(INPUT_INVALID_EVENT.id, file, line,
+                      f"{what}'{key}' must be a number of at least 0, not {value!r}; it is "
+                      "treated as not recorded")

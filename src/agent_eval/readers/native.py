@@ -30,7 +30,7 @@ from agent_eval.model import (
     score_value,
 )
 from agent_eval.readers._head import ESCAPE, asked, head_tokens
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile, negative_figure
 from agent_eval.readers.jsonpos import element_lines, string_members
 from agent_eval.rule_ids import (
     INPUT_EVENT_AFTER_END,
@@ -257,13 +257,6 @@ class _Open:
         return t
 
 
-def negative(what: str, key: str, value: object, file: str, line: int) -> InputError:
-    """The input error of a figure below 0 (see :func:`agent_eval.readers.negative_figures`)."""
-    return INPUT_INVALID_EVENT.input_error(
-        file, line, f"{what}'{key}' must be a number of at least 0, not {value!r}; it is "
-        "treated as not recorded")
-
-
 class _FileState:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
@@ -297,7 +290,7 @@ class _FileState:
 
     def negative(self, name: str, key: str, value: object, line: int) -> None:
         self.error_count += 1
-        self.errors.append(negative(f"{name}: ", key, value, self.file, line))
+        self.errors.append(negative_figure(f"{name}: ", key, value, self.file, line))
 
     def number(self, obj: dict[str, Any], key: str, line: int) -> Any:
         v = obj.get(key)

@@ -551,17 +551,16 @@ def _health(ev: _Eval, calls: Sequence[ToolCall]) -> None:
     expected_error = sc.expected_error
     for call in calls:
         if not call.has_result and call.ok:  # how it ended is not in the trace
-            index = (expected_error.which(call.name) if expected_error is not None
-                     else None)
+            ref, constraint = sc.health_ref, "tool_health: true"
+            index = None if expected_error is None else expected_error.which(call.name)
+            if expected_error is not None and index is not None:
+                ref = sc.expected_error_refs[index]
+                constraint = f"expected_error: {expected_error.patterns[index]}"
             ev.warned = True
             ev.add(SCENARIO_NOT_RECORDED, "warning",
                    f"{call.name}: no result recorded: tool_health cannot tell whether the "
-                   "call succeeded",
-                   sc.health_ref if index is None else sc.expected_error_refs[index],
-                   ev.at_call(call), tool=call.name,
-                   constraint="tool_health: true" if index is None
-                   else f"expected_error: {expected_error.patterns[index]}",  # type: ignore[union-attr]
-                   details={"figure": "result"})
+                   "call succeeded", ref, ev.at_call(call), tool=call.name,
+                   constraint=constraint, details={"figure": "result"})
         elif expected_error is not None and expected_error(call.name):
             if call.ok:
                 index = expected_error.which(call.name)
