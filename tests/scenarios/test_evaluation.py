@@ -185,6 +185,49 @@ def test_must_not_with_a_constraint_object(ws: Workspace) -> None:
     assert s["score"] == pytest.approx(66.67)
 
 
+def test_must_not_with_args_on_unreadable_arguments_fails(ws: Workspace) -> None:
+    """A call of the prohibited tool whose arguments the trace holds but cannot be read (a
+    Python repr, a JSON list) might be the prohibited one: it cannot be checked, so the
+    scenario fails (spec "No silent pass"), where it used to pass with no finding."""
+    suite = HEAD + """scenarios:
+  - id: M
+    expect:
+      must_not:
+        - {tool_called: issue_refund, args: {amount: {min: 500}}}
+      behaviors:
+        - {tool_called: issue_refund, args: {amount: {min: 1}}}
+"""
+    repr_args = trace("r", "M", [("issue_refund", "{'amount': 900}")])
+    list_args = trace("l", "M", [("issue_refund", [900])])
+    fine = trace("f", "M", [("issue_refund", {"amount": 20})])
+    res = ws.run(suite, {"a.jsonl": repr_args, "b.jsonl": list_args, "c.jsonl": fine})
+    s = scenario(res, "M")
+    rows = {r["trace_id"]: r["status"] for r in s["traces_not_passed"]}
+    assert rows == {"r": "fail", "l": "fail"}
+    assert s["status"] == "fail" and res.verdict == "fail"
+    hits = sorted((f["trace"]["trace_id"], f["rule"], f["severity"], f["message"])
+                  for f in s["findings"] if f["rule"] != "scenario/behavior")
+    text = ("tool_called: issue_refund with args {amount: {min: 500}}; the scenario fails "
+            "with score 0")
+    assert hits == [
+        ("l", "scenario/must_not", "error", "issue_refund: arguments are a JSON array, not "
+         "an object, so whether the must_not behavior happened cannot be told: " + text),
+        ("l", "scenario/not_recorded", "warning", "issue_refund: arguments are a JSON array, "
+         "not an object: tool_called: issue_refund with args {amount: {min: 1}} cannot be "
+         "checked"),
+        ("r", "scenario/must_not", "error", "issue_refund: arguments are a string that is "
+         "not valid JSON, so whether the must_not behavior happened cannot be told: " + text),
+        ("r", "scenario/not_recorded", "warning", "issue_refund: arguments are a string that "
+         "is not valid JSON: tool_called: issue_refund with args {amount: {min: 1}} cannot "
+         "be checked"),
+    ]
+    # each at the item's own line, and at the call's line in the trace
+    must = [f for f in s["findings"] if f["rule"] == "scenario/must_not"]
+    assert {at(f) for f in must} == {ws.line("{tool_called: issue_refund, args: {amount: "
+                                             "{min: 500")}
+    assert {f["trace"]["line"] for f in must} == {3}  # trace_start, llm_call, the call
+
+
 @pytest.mark.parametrize(("mode", "calls", "ok"), [
     ("subsequence", ["a", "x", "b"], True),
     ("subsequence", ["b", "a"], False),

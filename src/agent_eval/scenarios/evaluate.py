@@ -583,7 +583,7 @@ def _behavior(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *, missed:
               ) -> TraceRef | None:
     """Where the behavior was observed (None: not observed). ``missed``: report a
     miss (a `behaviors` item); otherwise report a hit (a `must_not` item)."""
-    where = _observe(ev, b, calls)
+    where = _observe(ev, b, calls, must_not=not missed)
     if missed and where is None:
         ev.add(SCENARIO_BEHAVIOR, "note", f"Behavior not observed: {b.text}", b.ref,
                ev.at_end(), constraint=b.text)
@@ -594,23 +594,41 @@ def _behavior(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *, missed:
     return where
 
 
-def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall]) -> TraceRef | None:
+def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *,
+             must_not: bool = False) -> TraceRef | None:
     kind = b.kind
     if kind == "tool_called":
         assert b.matcher is not None
-        unknown = None  # a call of the tool whose arguments were not recorded
+        # the first call of the tool whose arguments cannot be judged: not recorded, or
+        # not a JSON object (a string that is not JSON, a list ...)
+        unknown = None
         for call in calls:
             if b.matcher(call.name):
                 if not b.args or _args_hold(b, call):
                     return ev.at_call(call)
-                if not call.arguments_recorded and unknown is None:
+                if unknown is None and _args_unknown(call):
                     unknown = call
-        if unknown is not None:  # whether it happened cannot be told: never a pass
-            ev.warned = True
-            ev.add(SCENARIO_NOT_RECORDED, "warning",
-                   f"{unknown.name}: arguments not recorded: {b.text} cannot be checked",
+        if unknown is None:
+            return None
+        # whether it happened cannot be told: never a pass
+        if unknown.arguments_recorded and must_not:
+            # the trace holds arguments that cannot be read (docs/scenarios.md "must_not"):
+            # a prohibition that cannot be checked fails, as args_valid/not_an_object does
+            ev.failed = True
+            why = unknown.arguments_error or "not a JSON object"
+            ev.add(SCENARIO_MUST_NOT, "error",
+                   f"{unknown.name}: arguments are {why}, so whether the must_not behavior "
+                   f"happened cannot be told: {b.text}; the scenario fails with score 0",
                    b.ref, ev.at_call(unknown), tool=unknown.name, constraint=b.text,
-                   details={"figure": "arguments"})
+                   details={"violation": "arguments unreadable"})
+            return None
+        why = ("arguments not recorded" if not unknown.arguments_recorded else
+               f"arguments are {unknown.arguments_error or 'not a JSON object'}")
+        ev.warned = True
+        ev.add(SCENARIO_NOT_RECORDED, "warning",
+               f"{unknown.name}: {why}: {b.text} cannot be checked",
+               b.ref, ev.at_call(unknown), tool=unknown.name, constraint=b.text,
+               details={"figure": "arguments"})
         return None
     if kind == "tool_not_called":
         assert b.matcher is not None
@@ -627,6 +645,14 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall]) -> TraceRef
             if j == n:
                 return ev.at_call(call)
     return ev.at_end() if n == 0 else None
+
+
+def _args_unknown(call: ToolCall) -> bool:
+    """Whether a call's arguments cannot be judged at all: not recorded, or recorded but
+    not a JSON object (``null`` is no arguments, an empty object)."""
+    if not call.arguments_recorded or call.arguments_error is not None:
+        return True
+    return call.arguments is not None and not isinstance(call.arguments, dict)
 
 
 def _args_hold(b: BehaviorCheck, call: ToolCall) -> bool:
