@@ -258,6 +258,31 @@ tools:
         "p.yaml:4:31", "p.yaml:5:28", "p.yaml:8:12"]
 
 
+def test_a_typo_in_the_test_does_not_hide_its_policy_problems(tmp_path: Path) -> None:
+    """All problems at once (docs/config.md): a misspelt key beside `policy:` made the
+    test invalid, and its policy's problems were found only after fixing it."""
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
+             "    strictt: true\n")
+    policy = "tools:\n  t:\n    arguments:\n      x: {type: strng, maxium: 3}\n"
+    # line 6 col 5: strictt; line 4: '{' col 10, 'type' col 11, 'maxium' col 24
+    assert problems_of(tmp_path, suite, {"p.yaml": policy}) == [
+        ("agent-eval.yaml", 6, 5, "unknown key 'strictt' (did you mean 'strict'?); allowed: "
+                                  "description, id, metric, policy, severity, strict, tools"),
+        ("p.yaml", 4, 11, "unknown type 'strng'; use one of null, boolean, object, array, "
+                          "number, string, integer (did you mean 'string'?)"),
+        ("p.yaml", 4, 24, "unknown schema keyword 'maxium' (did you mean 'maximum'?)"),
+    ]
+
+
+def test_an_invalid_test_with_a_missing_policy_says_both(tmp_path: Path) -> None:
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: nope.yaml\n"
+             "    severity: fatal\n")
+    found = problems_of(tmp_path, suite)
+    assert [(f, line, col) for f, line, col, _ in found] == [
+        ("agent-eval.yaml", 6, 5), ("agent-eval.yaml", 5, 5)]  # the keys
+    assert "policy file 'nope.yaml' cannot be read (not found" in found[1][3]
+
+
 def test_policy_structure_and_schema_problems_together_in_file_order(tmp_path: Path) -> None:
     suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
     policy = """\

@@ -304,6 +304,7 @@ class _Loader:
             item = {"id": tid, **item}
             cfg = self.validate(spec.model, item, positions, path)
             if cfg is None:
+                self.check_policy_of(spec.model, item, path)
                 continue
             assert isinstance(cfg, TestBase)
             ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy,
@@ -313,6 +314,19 @@ class _Loader:
             except ConfigError as exc:
                 self.problems.extend(exc.problems)
         return tests
+
+    def check_policy_of(self, model: type[BaseModel], item: dict[str, Any],
+                        path: Path) -> None:
+        """The problems of the policy file a test names, when the test itself is invalid
+        (a misspelt key beside ``policy:``): every problem is reported at once, so one
+        typo in the test must not hide those of its policy (docs/config.md)."""
+        value = item.get("policy")
+        if "policy" not in model.model_fields or not isinstance(value, str) or not value:
+            return
+        try:
+            self.policy(value, (*path, "policy"))
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
 
     # ------------------------------------------------------------------ policies
     def policy(self, value: Any, where: Path) -> Policy:
