@@ -338,10 +338,15 @@ def _same_sources(shards: list[ShardInfo]) -> None:
              "same `traces:` or --traces"
              + (" (a shard that read no file may have run on an empty checkout or "
                 "download)" if empty else "") + ", then merge again"]
-    for (files, size, read, *_), indexes in groups.items():
+    same_counts = not {"files", "bytes", "traces"} & set(differ)
+    for (files, size, read, files_digest, read_digest), indexes in groups.items():
+        digests = "".join(f", {name} {value[:12]}" for name, value, key in (
+            ("files digest", files_digest, "files_digest"),
+            ("read digest", read_digest, "read_digest"))
+            if same_counts and key in differ and isinstance(value, str))
         lines.append(f"shard{'s' if len(indexes) > 1 else ''} "
                      f"{', '.join(map(str, indexes))}: {read} trace(s) read from {files} "
-                     f"file(s), {size} bytes")
+                     f"file(s), {size} bytes{digests}")
     raise ConfigError(lines)
 
 

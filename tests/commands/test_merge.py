@@ -307,6 +307,9 @@ def test_merge_refuses_shards_that_read_other_traces_from_the_same_files(
     assert cli(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "-q", "-o", "m"]) == 2
     err = capsys.readouterr().err
     assert "did not read the same traces (the traces in them differ)" in err, err
+    for i, digest in ((1, one["read_digest"]), (2, two["read_digest"])):
+        assert f"shard {i}: 9 trace(s) read from 9 file(s), {one['bytes']} bytes, read " \
+               f"digest {digest[:12]}\n" in err, err
     assert "empty checkout" not in err
 
 
