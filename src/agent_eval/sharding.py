@@ -13,12 +13,19 @@ and findings) with the item's position in the unsharded read order. :func:`merge
 replays the records of all shards in that order into one accumulator and finishes it
 as an unsharded run does, so the merged results are identical to an unsharded run's
 (byte for byte with ``--no-timings``).
+
+That holds only if every shard read the same files: each shard also records what it read
+(``results.shard.sources``: the files, their sizes, the traces in them, digests), and
+:func:`merge` refuses shards that differ, as a shard that found no file (a failed
+checkout or download) would otherwise just add nothing. An input error in a part's own
+results that its records do not hold is carried into the merged results.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import os
 from array import array
 from collections.abc import Iterable
 from typing import Any
@@ -28,7 +35,7 @@ from agent_eval.errors import ConfigError, InputError
 from agent_eval.live.outcome import LiveOutcome
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
-from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.base import FileRead, ReadItem, SourceFile
 from agent_eval.results import (
     Results,
     TraceSummary,
@@ -37,6 +44,7 @@ from agent_eval.results import (
     trace_dict,
     verdict_of,
 )
+from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.sections import ShardInfo
 from agent_eval.suite import Suite, inventory
 
@@ -144,14 +152,23 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
     acc = Accumulator.for_suite(suite)
     records: list[dict[str, Any]] = []
     total = 0
+    read = hashlib.sha256()  # every item read from the files, in order (see _sources)
+    from_files = 0  # traces read from the files (not the probes' sessions)
 
     def take(seq: list[int], item: ReadItem, first: bool = False) -> None:
-        nonlocal total
+        nonlocal total, from_files
+        if not first:
+            read.update(_item_key(item))
         if isinstance(item, Trace):
             total += 1
-            if (index != 1) if first else shard_of(item.id, count) != index:
-                return
-        elif index != 1:
+            if first:
+                if index != 1:
+                    return
+            else:
+                from_files += 1
+                if shard_of(item.id, count) != index:
+                    return
+        elif index != 1:  # the reader's records belong to shard 1
             return
         one = Accumulator.for_suite(suite)
         one.coverage = acc.coverage  # coverage is kept for the shard as a whole
@@ -176,8 +193,47 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
         index=index, count=count,
         config_digest=None if results.inventory is None else results.inventory.digest,
         traces_read=total, records=tuple(records), format=FORMAT, seconds=seconds,
-        scenario_seconds=tuple(scen_seconds), coverage=acc.coverage.to_dict())
+        scenario_seconds=tuple(scen_seconds), coverage=acc.coverage.to_dict(),
+        sources=_sources(files, from_files, read.hexdigest()))
     return results
+
+
+def _text(value: str) -> str:
+    """A string in a digest, length first (so no two lists of strings hash alike)."""
+    return f"{len(value)}:{value}"
+
+
+def _item_key(item: ReadItem) -> bytes:
+    """What an item read tells of the files, for the digest of what a shard read: the
+    same files give every shard the same items (a message is left out: it may name
+    something of the machine)."""
+    if isinstance(item, Trace):
+        key = f"T{_text(item.id)}{_text(item.source)}{item.location.line}"
+    elif isinstance(item, InputError):
+        key = f"E{_text(item.rule)}{_text(item.file)}{item.line}"
+    elif isinstance(item, FileRead):
+        key = f"F{_text(item.file)}{_text(item.format)}"
+    else:
+        key = f"I{_text(item.file)}{item.count}"
+    return (key + "\n").encode("utf-8", "surrogatepass")
+
+
+def _sources(files: list[SourceFile], traces: int, read_digest: str) -> dict[str, Any]:
+    """What a shard read (results.shard.sources): how many trace files, their total size,
+    how many traces they held, a digest of the files' names and sizes and one of every
+    item read from them. Every shard reads every file: :func:`merge` refuses shards
+    that did not read the same."""
+    digest = hashlib.sha256()
+    total = 0
+    for source in files:
+        try:
+            size = os.stat(source.path).st_size
+        except OSError:
+            size = -1  # unreadable: the reader says so (an input error, in shard 1)
+        total += max(size, 0)
+        digest.update(f"{_text(source.file)}{size}\n".encode("utf-8", "surrogatepass"))
+    return {"files": len(files), "bytes": total, "traces": traces,
+            "files_digest": digest.hexdigest(), "read_digest": read_digest}
 
 
 def _partial_view(results: Results) -> None:
@@ -228,6 +284,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
         raise ConfigError([f"merge: the parts were evaluated with another version of "
                            f"{suite.file} (or its policies) than the one here; merge with "
                            "the same config the shards ran with"])
+    _same_sources(shards)
     records = sorted((r for s in shards for r in s.records), key=lambda r: r["seq"])
     acc = Accumulator.for_suite(suite)
     for rec in records:
@@ -246,4 +303,82 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
         if s.live:
             LiveOutcome.from_dict(s.live).apply(results,
                                                 has_trace_globs=bool(suite.trace_globs))
+    _carry_errors(results, parts, count)
     return results
+
+
+def _same_sources(shards: list[ShardInfo]) -> None:
+    """Refuse shards that did not read the same trace files (and the same traces in
+    them): their records would not add up to one run. A shard that found no files (a
+    failed checkout or download) would otherwise just add nothing."""
+    missing = [s.index for s in shards if not s.sources]
+    if missing:
+        raise ConfigError([f"merge: the partial results of shard(s) "
+                           f"{', '.join(map(str, sorted(missing)))} do not say which trace "
+                           "files they read (written by an older agent-eval); run every "
+                           "shard again with this version"])
+    keys = ("files", "bytes", "traces", "files_digest", "read_digest")
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for s in sorted(shards, key=lambda s: s.index):
+        src = s.sources or {}
+        groups.setdefault(tuple(src.get(k) for k in keys), []).append(s.index)
+    if len(groups) == 1:
+        return
+    differ = [k for i, k in enumerate(keys) if len({g[i] for g in groups}) > 1]
+    what = ("the number of trace files" if "files" in differ
+            else "the total size of the trace files" if "bytes" in differ
+            else "the names or sizes of the trace files" if "files_digest" in differ
+            else None)
+    traces = ("the number of traces" if "traces" in differ
+              else "the traces in them" if "read_digest" in differ else None)
+    differs = " and ".join(x for x in (what, traces) if x)
+    empty = any(g[0] == 0 for g in groups)
+    lines = [f"merge: the shards did not read the same traces ({differs} differ), so "
+             "their parts are not one run; run every shard on the same checkout with the "
+             "same `traces:` or --traces"
+             + (" (a shard that read no file may have run on an empty checkout or "
+                "download)" if empty else "") + ", then merge again"]
+    same_counts = not {"files", "bytes", "traces"} & set(differ)
+    for (files, size, read, files_digest, read_digest), indexes in groups.items():
+        digests = "".join(f", {name} {value[:12]}" for name, value, key in (
+            ("files digest", files_digest, "files_digest"),
+            ("read digest", read_digest, "read_digest"))
+            if same_counts and key in differ and isinstance(value, str))
+        lines.append(f"shard{'s' if len(indexes) > 1 else ''} "
+                     f"{', '.join(map(str, indexes))}: {read} trace(s) read from {files} "
+                     f"file(s), {size} bytes{digests}")
+    raise ConfigError(lines)
+
+
+def _carry_errors(results: Results, parts: list[Results], count: int) -> None:
+    """Carry into the merged results each input error of a part that they do not have
+    (a part's records hold the reader's errors; its own results may hold more), marked
+    with the shard. A part's ``input/no_traces`` (no trace in the files) is not carried
+    when the merged results have one: every shard read the same files
+    (:func:`_same_sources`), and the reader or the glob said why, in shard 1's records.
+    A part whose verdict is ``error`` with no input error, when the merge's is not,
+    is refused (a results file edited, or of another version)."""
+    have = {(e.rule, e.file, e.line, e.message) for e in results.input_errors}
+    no_traces = any(e.rule == INPUT_NO_TRACES.id for e in results.input_errors)
+    carried = []
+    for p in sorted(parts, key=lambda p: p.shard.index if p.shard else 0):
+        index = p.shard.index if p.shard else 0
+        for e in p.input_errors:
+            key = (e.rule, e.file, e.line, e.message)
+            if key in have or (e.rule == INPUT_NO_TRACES.id and no_traces):
+                continue
+            have.add(key)
+            carried.append(InputError(e.rule, e.file, e.line,
+                                      f"shard {index}/{count}: {e.message}"))
+    if carried:
+        results.input_errors = sorted([*results.input_errors, *carried],
+                                      key=lambda e: (e.file, e.line, e.rule, e.message))
+        results.counts["input_errors"] = len(results.input_errors)
+        results.verdict = "error"
+    unexplained = [p.shard.index for p in parts
+                   if p.shard and p.verdict == "error" and not p.input_errors]
+    if unexplained and results.verdict != "error":
+        names = ", ".join(map(str, sorted(unexplained)))
+        raise ConfigError([f"merge: the verdict of shard(s) {names} is `error`, but "
+                           "neither their input errors nor their tests say why; run the "
+                           "shard(s) again and merge the new results"])

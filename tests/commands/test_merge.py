@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -201,3 +203,193 @@ def test_merge_of_a_file_with_more_input_errors_than_listed(tmp_path: Path) -> N
         parts = [via_file(evaluate_shard(suite, sources, errors, index=i, count=count,
                                          timings=False)) for i in range(1, count + 1)]
         assert render(merge(suite, parts, timings=False), tmp_path) == whole, count
+
+
+# ------------------------------------------------ shards that did not read the same traces
+AUDIT_SUITE = """\
+version: "1"
+suite: t7
+traces: traces/*.jsonl
+tests: [{id: bl, metric: tool_blocklist, blocklist: [delete_customer]}]
+"""
+
+
+def audit_trace(trace_id: str, tool: str) -> str:
+    return "".join(json.dumps(e) + "\n" for e in (
+        {"type": "trace_start", "trace_id": trace_id},
+        {"type": "tool_call", "id": "c1", "tool": tool, "arguments": {}},
+        {"type": "trace_end"}))
+
+
+def write_audit(root: Path, files: dict[str, str] | None = None) -> dict[str, str]:
+    """The audit's corpus: t1..t8 call get_customer; bad.jsonl's bad2 (shard 2 of 2)
+    calls delete_customer. Returns what was written under traces/."""
+    if files is None:
+        files = {f"t{i}.jsonl": audit_trace(f"tr{i}", "get_customer") for i in range(1, 9)}
+        files["bad.jsonl"] = audit_trace("bad2", "delete_customer")
+    root.mkdir(exist_ok=True)
+    (root / "agent-eval.yaml").write_text(AUDIT_SUITE)
+    (root / "traces").mkdir()
+    for name, text in files.items():
+        (root / "traces" / name).write_text(text)
+    return files
+
+
+def test_merge_refuses_shards_that_did_not_read_the_same_traces(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The audit's reproductions: shard 2 ran on a glob that matched nothing, on a copy
+    whose traces/ was empty, on one file of nine. Each shard exits 0 (--fail-on never);
+    the merge used to pass (exit 0) on 6 traces, as the only failing trace is shard 2's."""
+    assert shard_of("bad2", 2) == 2 and {shard_of(f"tr{i}", 2) for i in range(1, 9)} == {
+        1, 2}
+    files = write_audit(tmp_path)
+    size = sum(len(text) for text in files.values())  # ASCII: a byte a character
+    monkeypatch.chdir(tmp_path)
+    assert cli(["run", "-q", "-o", "full"]) == 1  # the unsharded run fails
+    for i in (1, 2):
+        assert cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on",
+                    "never"]) == 0
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1  # good shards: the same
+    assert read_results(tmp_path / "s1")["shard"]["sources"]["files"] == 9
+    assert read_results(tmp_path / "s1")["shard"]["sources"]["traces"] == 9
+    assert read_results(tmp_path / "s1")["shard"]["sources"]["bytes"] == size
+    capsys.readouterr()
+
+    assert cli(["run", "-q", "--shard", "2/2", "--traces", "nothere/*.jsonl", "-o", "none",
+                "--fail-on", "never"]) == 0
+    part = read_results(tmp_path / "none")
+    assert part["verdict"] == "error" and part["shard"]["traces_read"] == 0
+    assert [e["rule"] for e in part["input_errors"]] == ["input/no_traces"]
+    (tmp_path / "empty").mkdir()  # a checkout whose traces/ did not arrive
+    (tmp_path / "empty" / "agent-eval.yaml").write_text(AUDIT_SUITE)
+    (tmp_path / "empty" / "traces").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    assert cli(["run", "-q", "--shard", "2/2", "-o", "part", "--fail-on", "never"]) == 0
+    monkeypatch.chdir(tmp_path)
+    assert cli(["run", "-q", "--shard", "2/2", "--traces", "traces/t1.jsonl", "-o", "one",
+                "--fail-on", "never"]) == 0
+    capsys.readouterr()
+    for part2, said in (("none", "0 trace(s) read from 0 file(s), 0 bytes"),
+                        ("empty/part", "0 trace(s) read from 0 file(s), 0 bytes"),
+                        ("one", f"1 trace(s) read from 1 file(s), {len(files['t1.jsonl'])} "
+                                "bytes")):
+        for fail_on in ("fail", "never"):  # refused, whatever --fail-on says
+            assert cli(["merge", "s1", part2, "-q", "-o", "m", "--fail-on", fail_on]) == 2
+            err = capsys.readouterr().err
+            assert "merge: the shards did not read the same traces (the number of trace " \
+                   "files and the number of traces differ)" in err, err
+            assert f"shard 1: 9 trace(s) read from 9 file(s), {size} bytes\n" in err, err
+            assert f"shard 2: {said}\n" in err, err
+            assert ("empty checkout" in err) == (part2 != "one"), err
+            assert not (tmp_path / "m").exists()  # nothing written
+
+
+def test_merge_refuses_shards_that_read_other_traces_from_the_same_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Shard 2 ran on a checkout where a file has the same name and size but another
+    trace in it: only what each shard read tells them apart. Shard 1 leaves bad2 to
+    shard 2, which read bad9 instead and left it to shard 1: no shard checked either."""
+    assert shard_of("bad2", 2) == 2 and shard_of("bad9", 2) == 1
+    files = write_audit(tmp_path / "a")
+    other = dict(files, **{"bad.jsonl": files["bad.jsonl"].replace("bad2", "bad9")})
+    assert len(other["bad.jsonl"]) == len(files["bad.jsonl"])
+    write_audit(tmp_path / "b", other)
+    for i, root in ((1, "a"), (2, "b")):
+        monkeypatch.chdir(tmp_path / root)
+        assert cli(["run", "-q", "--shard", f"{i}/2", "-o", str(tmp_path / f"s{i}"),
+                    "--fail-on", "never"]) == 0
+    one, two = (read_results(tmp_path / f"s{i}")["shard"]["sources"] for i in (1, 2))
+    assert one["files_digest"] == two["files_digest"] and one["traces"] == two["traces"]
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path / "a")
+    assert cli(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "-q", "-o", "m"]) == 2
+    err = capsys.readouterr().err
+    assert "did not read the same traces (the traces in them differ)" in err, err
+    for i, digest in ((1, one["read_digest"]), (2, two["read_digest"])):
+        assert f"shard {i}: 9 trace(s) read from 9 file(s), {one['bytes']} bytes, read " \
+               f"digest {digest[:12]}\n" in err, err
+    assert "empty checkout" not in err
+
+
+def edit_part(folder: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    path = folder / "results.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_merge_carries_a_shards_own_input_errors_and_error_verdict(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's input error that is not in its records (what the shard met itself) is in
+    the merged results, marked with the shard, and makes their verdict error."""
+    files = write_audit(tmp_path)
+    files.pop("bad.jsonl")
+    (tmp_path / "traces" / "bad.jsonl").unlink()  # all pass: only the carried error fails
+    monkeypatch.chdir(tmp_path)
+    for i in (1, 2):
+        assert cli(["run", "-q", "--no-timings", "--shard", f"{i}/2", "-o", f"s{i}",
+                    "--fail-on", "never"]) == 0
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 0
+
+    def add_error(data: dict[str, Any]) -> None:
+        data["input_errors"].append({"rule": "input/unreadable_file",
+                                     "file": "traces/t3.jsonl", "line": 0,
+                                     "message": "cannot read it: I/O error"})
+        data["counts"]["input_errors"] = 1
+        data["verdict"] = "error"
+
+    edit_part(tmp_path / "s2", add_error)
+    for fail_on, code in (("fail", 2), ("never", 0)):
+        assert cli(["merge", "s1", "s2", "-q", "--no-timings", "-o", "m",
+                    "--fail-on", fail_on]) == code
+        got = read_results(tmp_path / "m")
+        assert got["verdict"] == "error"
+        assert got["input_errors"] == [{"rule": "input/unreadable_file",
+                                        "file": "traces/t3.jsonl", "line": 0,
+                                        "message": "shard 2/2: cannot read it: I/O error"}]
+        assert got["counts"]["input_errors"] == 1 and got["counts"]["traces"] == 8
+    # (delete_customer is never called: a coverage note)
+    assert ("error: 0 rule violations, 1 coverage finding (1 note) · 1 input error in 8 "
+            "traces from 2 shard(s)") in capsys.readouterr().out
+
+
+def test_merge_refuses_an_error_verdict_it_cannot_explain_or_a_part_without_sources(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write_audit(tmp_path)
+    (tmp_path / "traces" / "bad.jsonl").unlink()
+    monkeypatch.chdir(tmp_path)
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    shutil.copytree(tmp_path / "s2", tmp_path / "old")
+    edit_part(tmp_path / "s2", lambda data: data.update(verdict="error"))
+    capsys.readouterr()
+    assert cli(["merge", "s1", "s2", "-q", "-o", "m", "--fail-on", "never"]) == 2
+    assert "merge: the verdict of shard(s) 2 is `error`, but neither their input errors " \
+           "nor their tests say why" in capsys.readouterr().err
+    edit_part(tmp_path / "old", lambda data: data["shard"].pop("sources"))
+    assert cli(["merge", "s1", "old", "-q", "-o", "m", "--fail-on", "never"]) == 2
+    assert "merge: the partial results of shard(s) 2 do not say which trace files they " \
+           "read" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+def test_merge_of_shards_that_all_read_no_trace_equals_unsharded(tmp_path: Path) -> None:
+    """A shard that read no trace says so (input/no_traces); when every shard read the
+    same nothing, the merge says it once, as the unsharded run: here the glob's own
+    error (shard 1's record), not shard 2's "no traces were read"."""
+    write_audit(tmp_path, {})  # traces/ is empty: traces/*.jsonl matches nothing
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    sources, errors = suite_sources(suite, base=tmp_path)
+    results = evaluate_files(suite, sources, errors, timings=False)
+    [error] = results.input_errors
+    assert error.rule == "input/no_traces" and error.message.startswith(
+        "no trace file matches 'traces/*.jsonl'")
+    whole = render(results, tmp_path)
+    parts = [via_file(evaluate_shard(suite, sources, errors, index=i, count=2,
+                                     timings=False)) for i in (1, 2)]
+    assert parts[1].input_errors[0].message.startswith("no traces were read")
+    assert render(merge(suite, parts, timings=False), tmp_path) == whole

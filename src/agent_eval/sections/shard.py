@@ -25,6 +25,8 @@ class ShardInfo:
     scenario_seconds: tuple[float, ...] | None = None
     coverage: dict[str, Any] | None = None  # what the shard's traces exercised
     live: dict[str, Any] | None = None  # the live probes' outcome (shard 1)
+    # what the shard read, for merge to check every shard read the same (sharding.py)
+    sources: dict[str, Any] | None = None
 
     @property
     def automation_suffix(self) -> str:
@@ -35,6 +37,8 @@ class ShardInfo:
         out: dict[str, Any] = {"format": self.format, "index": self.index,
                                "count": self.count, "config_digest": self.config_digest,
                                "traces_read": self.traces_read}
+        if self.sources is not None:
+            out["sources"] = dict(self.sources)
         if self.seconds is not None:
             out["seconds"] = dict(self.seconds)
         if self.scenario_seconds is not None:
@@ -56,4 +60,5 @@ class ShardInfo:
                    seconds=None if seconds is None else dict(seconds),
                    scenario_seconds=None if scenario_seconds is None
                    else tuple(scenario_seconds),
-                   coverage=d.get("coverage"), live=d.get("live"))
+                   coverage=d.get("coverage"), live=d.get("live"),
+                   sources=d.get("sources"))
