@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
@@ -321,6 +322,13 @@ _VALUES = st.sampled_from([None, True, False, 0, 1, -1, 1.0, 2.5, -0.0, 0.0, "",
                            [{"file": "f", "line": 2}]])
 
 
+def _value(draw: Any) -> Any:
+    """One of _VALUES, as a copy: a drawn dict or list is put into the document and may
+    be changed by a later step, which must not change the strategy's own values (that made
+    the data generation differ from run to run: hypothesis's FlakyStrategyDefinition)."""
+    return copy.deepcopy(draw(_VALUES))
+
+
 def _mutated(base: dict[str, Any], draw: Any) -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(json.dumps(base))
     for _ in range(draw(st.integers(0, 3))):
@@ -330,12 +338,12 @@ def _mutated(base: dict[str, Any], draw: Any) -> dict[str, Any]:
             where, path = doc[path], draw(st.sampled_from(sorted(doc[path])))
         action = draw(st.sampled_from(["set", "set", "drop", "add"]))
         if action == "set":
-            where[path] = draw(_VALUES)
+            where[path] = _value(draw)
         elif action == "drop":
             where.pop(path, None)
         else:
-            where[draw(st.sampled_from(["extra", "related", "details", "column"]))] = draw(
-                _VALUES)
+            where[draw(st.sampled_from(["extra", "related", "details", "column"]))] = _value(
+                draw)
     return doc
 
 
