@@ -47,7 +47,9 @@ __all__ = ["ARGS_VALID_ADDITIONAL_ARGUMENTS", "ARGS_VALID_ADDITIONAL_PROPERTIES"
     "SCENARIO_WARN_THRESHOLD", "SEQUENCE_VALID_AFTER", "SEQUENCE_VALID_ALLOWLIST",
     "SEQUENCE_VALID_BEFORE", "SEQUENCE_VALID_BLOCKLIST", "SEQUENCE_VALID_COUNT",
     "SEQUENCE_VALID_EVENTUALLY", "SEQUENCE_VALID_IMMEDIATELY_BEFORE", "SEQUENCE_VALID_NEVER_AFTER",
-    "SEQUENCE_VALID_REQUIRE", "SEQUENCE_VALID_SEQUENCE", "TOOL_BLOCKLIST", "TOOL_RESULTS_ERROR",
+    "SEQUENCE_VALID_NOT_AN_OBJECT", "SEQUENCE_VALID_NOT_RECORDED", "SEQUENCE_VALID_REQUIRE",
+    "SEQUENCE_VALID_SEQUENCE", "TOOL_BLOCKLIST", "TOOL_BLOCKLIST_NOT_AN_OBJECT",
+    "TOOL_BLOCKLIST_NOT_RECORDED", "TOOL_RESULTS_ERROR",
     "TOOL_RESULTS_LATENCY", "TOOL_RESULTS_NOT_RECORDED", "TOOL_RESULTS_RESULT", "Level", "Rule",
     "UndeclaredRule", "declared", "group", "member", "rule"]
 
@@ -133,9 +135,15 @@ INPUT_UNKNOWN_FORMAT = _declare("input/unknown_format", "unknown-trace-format", 
 INPUT_UNMATCHED_RESULT = _declare("input/unmatched_result", "unmatched-tool-result", "error")
 INPUT_UNREADABLE_FILE = _declare("input/unreadable_file", "unreadable-trace-file", "error")
 
-# -- tool_blocklist: one rule per check, so its id has no `check/rule` shape; ids are a
-#    public contract (baselines, suppressions, SARIF rule ids), so it keeps its first spelling
+# -- tool_blocklist: its first rule was the check's only one, so its id has no `check/rule`
+#    shape; ids are a public contract (baselines, suppressions, SARIF rule ids), so it keeps
+#    that spelling. A call its argument conditions could not judge is not_recorded or
+#    not_an_object, as in args_valid/
 TOOL_BLOCKLIST = _declare("tool_blocklist", "blocked-tool-called", "error")
+TOOL_BLOCKLIST_NOT_AN_OBJECT = _declare(
+    "tool_blocklist/not_an_object", "blocklist-call-arguments-not-an-object", "error")
+TOOL_BLOCKLIST_NOT_RECORDED = _declare(
+    "tool_blocklist/not_recorded", "blocklist-call-arguments-not-recorded", "warning")
 
 # -- args_valid/: one per policy keyword (config/schema_compiler.py), and the tool's own
 ARGS_VALID_ADDITIONAL_ARGUMENTS = _declare(
@@ -177,7 +185,8 @@ ARGS_VALID_UNCONSTRAINED_TOOL = _declare(
 ARGS_VALID_UNIQUE_ITEMS = _declare("args_valid/unique_items", "duplicate-items", "error")
 ARGS_VALID_UNKNOWN_TOOL = _declare("args_valid/unknown_tool", "tool-not-in-policy", "error")
 
-# -- sequence_valid/: one per rule type of checks/sequence_valid.py
+# -- sequence_valid/: one per rule type of checks/sequence_valid.py, and not_recorded and
+#    not_an_object (a call a rule's argument conditions could not judge, as in args_valid/)
 SEQUENCE_VALID_AFTER = _declare("sequence_valid/after", "missing-follow-up-call", "error")
 SEQUENCE_VALID_ALLOWLIST = _declare("sequence_valid/allowlist", "tool-not-in-allowlist", "error")
 SEQUENCE_VALID_BEFORE = _declare(
@@ -190,6 +199,10 @@ SEQUENCE_VALID_IMMEDIATELY_BEFORE = _declare(
     "sequence_valid/immediately_before", "prerequisite-not-immediately-before", "error")
 SEQUENCE_VALID_NEVER_AFTER = _declare(
     "sequence_valid/never_after", "forbidden-call-after", "error")
+SEQUENCE_VALID_NOT_AN_OBJECT = _declare(
+    "sequence_valid/not_an_object", "sequence-call-arguments-not-an-object", "error")
+SEQUENCE_VALID_NOT_RECORDED = _declare(
+    "sequence_valid/not_recorded", "sequence-call-arguments-not-recorded", "warning")
 SEQUENCE_VALID_REQUIRE = _declare("sequence_valid/require", "required-tool-not-called", "error")
 SEQUENCE_VALID_SEQUENCE = _declare("sequence_valid/sequence", "steps-out-of-order", "error")
 

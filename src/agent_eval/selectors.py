@@ -13,6 +13,13 @@ Every tool field of a sequence rule and a ``tool_blocklist`` lists *selectors* (
 Everything is compiled once per suite. On the hot path a selector without argument
 conditions is one memoised name lookup per call (:meth:`ToolMatcher.flags`); argument
 conditions are evaluated only for the calls whose name matched.
+
+A call whose arguments are not a JSON object (not recorded in the trace, or recorded but
+unreadable: ``ToolCall.arguments_recorded``, ``ToolCall.arguments_error``) cannot be judged
+by an argument condition. Such a call is not selected by a mapping that names its tool, but
+it is not a "no" either: :meth:`Selector.undecided` and the ``undecided`` list of
+:meth:`Selector.flags` name it, and the checks report it (``tool_blocklist/not_recorded``,
+``sequence_valid/not_recorded``): what could not be checked is never a pass.
 """
 
 from __future__ import annotations
@@ -78,6 +85,8 @@ class ArgCondition:
     implied: str | None = None
 
     def holds(self, args: Any) -> bool:
+        """Whether ``args`` (a JSON object) satisfies the condition; False for arguments
+        that are not an object (the caller tells that "cannot be judged" apart)."""
         if not isinstance(args, dict) or self.key not in args:
             return False
         value = args[self.key]
@@ -127,7 +136,8 @@ class Selector:
 
     def which(self, call: ToolCall) -> int | None:
         """Index of the first item that selects the call, or None (one memoised lookup
-        per name when no item has argument conditions)."""
+        per name when no item has argument conditions). None also for a call that
+        :meth:`undecided` names."""
         index = self.names.which(call.name)
         if index is None:
             return None
@@ -138,9 +148,31 @@ class Selector:
                 return k
         return None
 
-    def flags(self, calls: Sequence[ToolCall], names: Sequence[str]) -> bytearray:
+    def undecided(self, call: ToolCall) -> int | None:
+        """Index of the first item whose argument conditions cannot judge the call, when
+        no item selects it: its arguments are not a JSON object (not recorded, not
+        decodable) and an item with conditions names its tool. None otherwise, and always
+        for a selector without argument conditions."""
+        args = call.arguments
+        if not self.conditional or isinstance(args, dict):
+            return None
+        name = call.name
+        first = None
+        for k, item in enumerate(self.items):
+            for matcher, conditions in item.alternatives:
+                if matcher(name):
+                    if not conditions:
+                        return None  # selected whatever its arguments
+                    if first is None:
+                        first = k
+        return first
+
+    def flags(self, calls: Sequence[ToolCall], names: Sequence[str],
+              undecided: list[int] | None = None) -> bytearray:
         """Which calls are selected; argument conditions are evaluated only for the calls
-        whose name matched."""
+        whose name matched. The indexes of the calls that no item selects and that an
+        item's conditions cannot judge (:meth:`undecided`) are appended to ``undecided``
+        when it is given; they are not flagged."""
         base = self.names.flags(names)
         if not self.conditional or True not in base:
             return base
@@ -148,7 +180,11 @@ class Selector:
         for k, hit in enumerate(base):
             if hit:
                 name, args = names[k], calls[k].arguments
-                base[k] = any(i.selects(name, args) for i in items)
+                base[k] = picked = any(i.selects(name, args) for i in items)
+                # the name matched, no alternative without conditions did (it would
+                # select): every one that did has conditions these arguments cannot meet
+                if not picked and undecided is not None and not isinstance(args, dict):
+                    undecided.append(k)
         return base
 
 

@@ -208,7 +208,10 @@ def test_selector_conditions(tmp_path: Path) -> None:
     assert run(trace([("refund", {"amount": 20, "currency": "USD"})])) == []
     assert run(trace([("refund", {"amount": "900", "currency": "USD"})])) == []  # not a number
     assert run(trace([("refund", {"currency": "USD"})])) == []  # missing argument
-    assert run(trace([("refund", "not an object")])) == []
+    # arguments that are not an object cannot be judged: not blocked, and not a pass
+    (f,) = run(trace([("refund", "not an object")]))
+    assert (f.rule, f.severity, f.trace and f.trace.line) == (
+        "sequence_valid/not_an_object", "error", 1)
 
 
 def test_tool_blocklist_with_selectors(tmp_path: Path) -> None:
@@ -315,7 +318,9 @@ VALUES = [0, 1, 2]
 # A selector is (names, required value of argument x or None); written as config below.
 SEL = st.tuples(st.sets(st.sampled_from(ALPHABET), min_size=1, max_size=2),
                 st.one_of(st.none(), st.sampled_from(VALUES)))
-CALLS = st.lists(st.tuples(st.sampled_from(ALPHABET), st.sampled_from(VALUES)), max_size=7)
+# A call is (name, value of its argument x), or (name, None): arguments not recorded
+CALLS = st.lists(st.tuples(st.sampled_from(ALPHABET), st.sampled_from([*VALUES, None])),
+                 max_size=7)
 SETTINGS = settings(max_examples=200, deadline=None)
 
 
@@ -328,8 +333,17 @@ def config_of(sel: tuple[set[str], int | None], as_constraint: bool) -> Any:
     return {"tool": tool, "args": {"x": cond}}
 
 
-def picks(sel: tuple[set[str], int | None], call: tuple[str, int]) -> bool:
+def picks(sel: tuple[set[str], int | None], call: tuple[str, int | None]) -> bool:
+    """Whether the selector picks the call (one whose arguments are not recorded only by
+    name: a condition cannot judge it, and the rule takes it as not selected)."""
     return call[0] in sel[0] and (sel[1] is None or call[1] == sel[1])
+
+
+def undecided(fields: list[Any], calls: list[tuple[str, int | None]]) -> list[int]:
+    """The lines of the sequence_valid/not_recorded findings: per field with a condition,
+    each unrecorded call of one of its tools."""
+    return sorted(j + 1 for sel in fields if sel[1] is not None
+                  for j, c in enumerate(calls) if c[1] is None and c[0] in sel[0])
 
 
 def compiled(rule: dict[str, Any]) -> Any:
@@ -345,25 +359,42 @@ def compiled(rule: dict[str, Any]) -> Any:
     return compile_test(cfg, ctx)
 
 
-def offending(rule: dict[str, Any], calls: list[tuple[str, int]]) -> list[int]:
+def findings(rule: dict[str, Any], calls: list[tuple[str, int | None]]) -> list[Finding]:
     t = trace([(n, {"x": v}) for n, v in calls])
-    return sorted(f.trace.line for f in compiled(rule).run(t) if f.trace is not None)
+    for c, (_, v) in zip(t.tool_calls, calls, strict=True):
+        if v is None:
+            c.arguments, c.arguments_recorded = None, False
+    found: list[Finding] = compiled(rule).run(t)
+    return found
+
+
+def offending(rule: dict[str, Any], calls: list[tuple[str, int | None]]) -> list[int]:
+    """The lines of the rule's own findings."""
+    return sorted(f.trace.line for f in findings(rule, calls)
+                  if f.trace is not None and f.rule != "sequence_valid/not_recorded")
+
+
+def unjudged(rule: dict[str, Any], calls: list[tuple[str, int | None]]) -> list[int]:
+    """The lines of its sequence_valid/not_recorded findings."""
+    return sorted(f.trace.line for f in findings(rule, calls)
+                  if f.trace is not None and f.rule == "sequence_valid/not_recorded")
 
 
 @SETTINGS
 @given(calls=CALLS, sel=SEL, within=st.integers(1, 5), constraint=st.booleans())
-def test_eventually_property(calls: list[tuple[str, int]], sel: Any, within: int,
+def test_eventually_property(calls: list[tuple[str, int | None]], sel: Any, within: int,
                              constraint: bool) -> None:
     firsts = [k for k, c in enumerate(calls) if picks(sel, c)]
     want = [] if firsts and firsts[0] < within else [firsts[0] + 1] if firsts else [100]
     rule = {"type": "eventually", "tool": config_of(sel, constraint), "within": within}
     assert offending(rule, calls) == want
+    assert unjudged(rule, calls) == undecided([sel], calls)
 
 
 @SETTINGS
 @given(calls=CALLS, first=SEL, then=SEL, constraint=st.booleans())
 def test_never_after_and_before_with_selectors_property(
-        calls: list[tuple[str, int]], first: Any, then: Any, constraint: bool) -> None:
+        calls: list[tuple[str, int | None]], first: Any, then: Any, constraint: bool) -> None:
     n = len(calls)
     after = [j + 1 for j in range(n) if picks(then, calls[j])
              and any(picks(first, calls[i]) for i in range(j))]
@@ -372,17 +403,21 @@ def test_never_after_and_before_with_selectors_property(
     fields = {"first": config_of(first, constraint), "then": config_of(then, constraint)}
     assert offending({"type": "never_after", **fields}, calls) == after
     assert offending({"type": "before", **fields}, calls) == before
+    for kind in ("never_after", "before"):
+        assert unjudged({"type": kind, **fields}, calls) == undecided([first, then], calls)
 
 
 @SETTINGS
 @given(calls=CALLS, sel=SEL, constraint=st.booleans())
-def test_blocklist_with_selectors_property(calls: list[tuple[str, int]], sel: Any,
+def test_blocklist_with_selectors_property(calls: list[tuple[str, int | None]], sel: Any,
                                            constraint: bool) -> None:
     want = [j + 1 for j, c in enumerate(calls) if picks(sel, c)]
-    assert offending({"type": "blocklist", "tools": config_of(sel, constraint)}, calls) == want
+    rule = {"type": "blocklist", "tools": config_of(sel, constraint)}
+    assert offending(rule, calls) == want
+    assert unjudged(rule, calls) == undecided([sel], calls)
 
 
-def matched_steps(steps: list[Any], calls: list[tuple[str, int]]) -> int:
+def matched_steps(steps: list[Any], calls: list[tuple[str, int | None]]) -> int:
     """The longest prefix of ``steps`` that is a subsequence of ``calls`` (by brute force:
     every choice of positions)."""
     best = 0
@@ -395,7 +430,7 @@ def matched_steps(steps: list[Any], calls: list[tuple[str, int]]) -> int:
     return best
 
 
-def sequence_reference(steps: list[Any], calls: list[tuple[str, int]],
+def sequence_reference(steps: list[Any], calls: list[tuple[str, int | None]],
                        strict: bool) -> list[int]:
     """The documented rule, read off prefix by prefix: with s steps done before call j,
     the call is a violation when it is not step s+1 and (strict, and s > 0) or (a later
@@ -418,8 +453,9 @@ def sequence_reference(steps: list[Any], calls: list[tuple[str, int]],
 @SETTINGS
 @given(calls=CALLS, steps=st.lists(SEL, min_size=1, max_size=3), strict=st.booleans(),
        constraint=st.booleans())
-def test_sequence_property(calls: list[tuple[str, int]], steps: list[Any], strict: bool,
+def test_sequence_property(calls: list[tuple[str, int | None]], steps: list[Any], strict: bool,
                            constraint: bool) -> None:
     rule = {"type": "sequence", "tools": [config_of(s, constraint) for s in steps],
             "strict": strict}
     assert offending(rule, calls) == sequence_reference(steps, calls, strict)
+    assert unjudged(rule, calls) == undecided(steps, calls)

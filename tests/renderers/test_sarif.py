@@ -209,6 +209,13 @@ tests:
     metric: args_valid
     policy: enforced.yaml
     tools: ["debug_*"]
+  - id: unjudged  # traces/unjudged.jsonl: the not_recorded and not_an_object rules
+    metric: tool_blocklist
+    blocklist: [{tool: shell, args: {cmd: {pattern: "rm -rf"}}}]
+  - id: unjudged_flow
+    metric: sequence_valid
+    rules:
+      - {type: blocklist, tools: [{tool: shell, args: {cmd: {pattern: "rm -rf"}}}]}
 scenarios:  # every scenario/* and criteria/* rule, on traces/scenario.jsonl
   - id: S-1
     category: adversarial
@@ -406,6 +413,12 @@ def every_rule_suite(folder: Path) -> Results:
             {"type": "trace_start", "trace_id": "flow-1"},
             *(call(t, {}, n) for n, t in enumerate(FLOW_CALLS, 1)),
             {"type": "trace_end"}),
+        # a call whose arguments are not recorded, and one whose are not an object
+        "traces/unjudged.jsonl": events(
+            {"type": "trace_start", "trace_id": "unjudged-1"},
+            {"type": "tool_call", "id": "u1", "tool": "shell", "arguments_recorded": False},
+            call("shell", "rm -rf /", 2),
+            {"type": "trace_end"}),
         "traces/bad.jsonl": BAD_TRACE,
         "traces/scenario.jsonl": SCENARIO_TRACE,
         "traces/notes.jsonl": "hello, this is not a trace\n",
@@ -590,16 +603,20 @@ def test_every_rule_of_the_catalogue(corpus: Corpus) -> None:
         assert len(r["locations"]) == 1
         for n, loc in enumerate(r.get("relatedLocations", []), 1):
             assert loc["id"] == n and loc["message"]["text"]
-    # The test severities are the results' levels (but for the two rules that are not:
-    # not_recorded, a warning under an error test, and unexercised, a note by default).
+    # The test severities are the results' levels (but for the rules that are not: the
+    # not_recorded ones, a warning under an error test, and unexercised, a note by default).
+    not_recorded = ("args_valid/not_recorded", "tool_blocklist/not_recorded",
+                    "sequence_valid/not_recorded")
     levels = {r["properties"].get("test"): r["level"] for r in run["results"]
-              if r["ruleId"] not in ("args_valid/not_recorded", "coverage/unexercised")}
+              if r["ruleId"] not in (*not_recorded, "coverage/unexercised")}
     assert {r["level"] for r in run["results"]
             if r["ruleId"] == "coverage/unexercised"} == {"note"}
-    assert {(levels[r["properties"]["test"]], r["level"]) for r in run["results"]
-            if r["ruleId"] == "args_valid/not_recorded"} == {("error", "warning")}
+    for rule in not_recorded:
+        assert {(levels[r["properties"]["test"]], r["level"]) for r in run["results"]
+                if r["ruleId"] == rule} == {("error", "warning")}, rule
     assert levels["args_strict"] == "warning" and levels["scope"] == "note"
     assert levels["args"] == levels["flow"] == levels["no_destructive"] == "error"
+    assert levels["unjudged"] == levels["unjudged_flow"] == "error"  # the not_an_object ones
     hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in run["results"]]
     assert len(hashes) == len(set(hashes))
 

@@ -6,6 +6,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from agent_eval.model import ToolCall
+
 MAX_VALUE_CHARS = 80
 
 
@@ -22,6 +24,16 @@ def show_value(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     except TypeError:
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def unjudged(call: ToolCall) -> tuple[str, str]:
+    """Why a call's arguments cannot be judged by an argument condition: the rest of the
+    sentence "the call's arguments …", and the short violation text of the finding (not
+    recorded in the trace, or recorded but not a JSON object: ``arguments_recorded``)."""
+    if not call.arguments_recorded:
+        return "are not recorded in the trace", "Arguments not recorded"
+    why = call.arguments_error or f"got {show_value(call.arguments)}"
+    return f"are not a JSON object ({why})", "Arguments are not a JSON object"
 
 
 class _Named(Protocol):

@@ -3,25 +3,33 @@
 Rules are ANDed; each reports its own violations. Every tool field takes selectors
 (selectors.py: names, globs, @groups and {tool, args} selectors; a list is "any of").
 Each rule is one pass over the calls; argument conditions are evaluated only for calls
-whose name matched.
+whose name matched. A call whose arguments are not a JSON object (not recorded, not
+decodable) cannot be judged by a selector's argument conditions: the rule takes it as not
+selected, and reports it as ``sequence_valid/not_recorded`` (a warning) or
+``sequence_valid/not_an_object`` (an error), as args_valid does: never a pass.
 """
 
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, model_validator
 
-from agent_eval.checks._text import tools_text
+from agent_eval.checks._text import tools_text, unjudged
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Selectors, Strict, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.model import Location, ToolCall, Trace, call_names
-from agent_eval.rule_ids import Rule, member
+from agent_eval.rule_ids import (
+    SEQUENCE_VALID_NOT_AN_OBJECT,
+    SEQUENCE_VALID_NOT_RECORDED,
+    Rule,
+    member,
+)
 from agent_eval.selectors import Selector
 
 ToolPatterns = Selectors
@@ -151,28 +159,93 @@ def _true(flags: bytearray, value: bool = True) -> Iterable[int]:
     return compress(range(len(flags)), flags if value else map(operator.not_, flags))
 
 
+class Flags:
+    """The flags of one trace's calls for each selector of a rule (:meth:`Selector.flags`),
+    each computed once, with the calls that a selector's argument conditions could not
+    judge (``undecided``, by ``id`` of the selector)."""
+
+    __slots__ = ("calls", "got", "names", "undecided")
+
+    def __init__(self, calls: Sequence[ToolCall], names: Sequence[str]) -> None:
+        self.calls = calls
+        self.names = names
+        self.got: dict[int, bytearray] = {}
+        self.undecided: dict[int, list[int]] = {}
+
+    def __call__(self, sel: Selector) -> bytearray:
+        if not sel.conditional:  # names only: nothing to keep
+            return sel.flags(self.calls, self.names)
+        got = self.got.get(id(sel))
+        if got is None:
+            undecided: list[int] = []
+            got = self.got[id(sel)] = sel.flags(self.calls, self.names, undecided)
+            self.undecided[id(sel)] = undecided
+        return got
+
+
 # a rule's findings on one trace: a list, or found one at a time (a generator)
-RuleFn = Callable[[Trace, Sequence[ToolCall], Sequence[str]], Iterable[Finding]]
+RuleFn = Callable[[Trace, Sequence[ToolCall], Sequence[str], Flags], Iterable[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """A tool field of a rule whose selector has argument conditions: where each of its
+    items is written, and what the field is called in messages."""
+
+    selector: Selector
+    refs: tuple[ConfigRef, ...]  # one per item of the selector
+    label: str  # "the never_after rule's first"
+
+
+class _Tools:
+    """Compiles the tool fields of rule ``i``, and keeps those with argument conditions
+    (their undecided calls are reported)."""
+
+    def __init__(self, ctx: CompileContext, i: int, kind: str) -> None:
+        self.ctx = ctx
+        self.i = i
+        self.kind = kind
+        self.fields: list[_Field] = []
+
+    def __call__(self, value: Any, *keys: str | int) -> Selector:
+        sel = self.ctx.selector(value, "rules", self.i, *keys)
+        if sel.conditional:
+            self.keep(sel, value, *keys)
+        return sel
+
+    def keep(self, sel: Selector, value: Any, *keys: str | int) -> None:
+        ctx, where = self.ctx, ("rules", self.i, *keys)
+        refs = (tuple(ctx.ref(*where, k) for k in range(len(sel.items)))
+                if isinstance(value, list) else (ctx.ref(*where),))
+        label = "".join(f"[{k}]" if isinstance(k, int) else f" {k}" for k in keys)
+        self.fields.append(_Field(sel, refs, f"the {self.kind} rule's{label}"))
 
 
 def _then_pair(r: BeforeRule | ImmediatelyBeforeRule | AfterRule | NeverAfterRule,
-               ctx: CompileContext, i: int, key: str) -> tuple[Selector, Selector, str, str]:
+               tools: _Tools, key: str) -> tuple[Selector, Selector, str, str]:
     """The selectors of a two-tool rule's ``key`` (first/tool) and ``then`` fields, and
     their text for messages."""
-    sel, then = (ctx.selector(getattr(r, k), "rules", i, k) for k in (key, "then"))
+    sel, then = (tools(getattr(r, k), k) for k in (key, "then"))
     return sel, then, tools_text(sel), tools_text(then)
 
 
-def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
+def _require(r: RequireRule, ctx: CompileContext, tools: _Tools, emit: _Emit) -> RuleFn:
     key = "tool" if r.tool is not None else "tools"
-    sel = ctx.selector(getattr(r, key), "rules", i, key)
+    value = getattr(r, key)
+    sel = ctx.selector(value, "rules", tools.i, key)
     items = [(p, Selector([item], ctx.tool_match)) for p, item in zip(sel.patterns, sel.items,
                                                                        strict=True)]
+    for k, (_, m) in enumerate(items):  # each item is a rule of its own
+        if m.conditional and isinstance(value, list):
+            tools.keep(m, value[k], key, k)
+        elif m.conditional:
+            tools.keep(m, value, key)
 
-    def require(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
+    def require(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str],
+                flags_of: Flags) -> list[Finding]:
         out = []
         for p, m in items:
-            if True not in m.flags(calls, names):
+            if True not in flags_of(m):
                 out.append(emit(trace, trace.end_location,
                                 f"Required tool {p} was never called", p,
                                 f"{p} to be called", f"{p} was never called"))
@@ -181,15 +254,16 @@ def _require(r: RequireRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn
     return require
 
 
-def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    first, then, a, b = _then_pair(r, ctx, i, "first")
+def _before(r: BeforeRule, ctx: CompileContext, tools: _Tools,
+            emit: _Emit) -> RuleFn:
+    first, then, a, b = _then_pair(r, tools, "first")
 
     def before(trace: Trace, calls: Sequence[ToolCall],
-               names: Sequence[str]) -> Iterator[Finding]:
-        is_then = then.flags(calls, names)
+               names: Sequence[str], flags_of: Flags) -> Iterator[Finding]:
+        is_then = flags_of(then)
         if True not in is_then:
             return  # vacuous: no then call
-        is_first = first.flags(calls, names)
+        is_first = flags_of(first)
         for k in range(len(names)):  # by index: a CallLog's calls are read for findings only
             if is_then[k]:
                 c = calls[k]
@@ -202,16 +276,16 @@ def _before(r: BeforeRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     return before
 
 
-def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
+def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, tools: _Tools,
                         emit: _Emit) -> RuleFn:
-    first, then, a, b = _then_pair(r, ctx, i, "first")
+    first, then, a, b = _then_pair(r, tools, "first")
 
     def immediately_before(trace: Trace, calls: Sequence[ToolCall],
-                           names: Sequence[str]) -> Iterator[Finding]:
-        is_then = then.flags(calls, names)
+                           names: Sequence[str], flags_of: Flags) -> Iterator[Finding]:
+        is_then = flags_of(then)
         if not any(is_then):
             return
-        is_first = first.flags(calls, names)
+        is_first = flags_of(first)
         for k in _true(is_then):
             if k == 0 or not is_first[k - 1]:
                 c = calls[k]
@@ -224,17 +298,17 @@ def _immediately_before(r: ImmediatelyBeforeRule, ctx: CompileContext, i: int,
     return immediately_before
 
 
-def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    tool, then, a, b = _then_pair(r, ctx, i, "tool")
+def _after(r: AfterRule, ctx: CompileContext, tools: _Tools, emit: _Emit) -> RuleFn:
+    tool, then, a, b = _then_pair(r, tools, "tool")
     within = r.within
     scope = f" within {within} call(s)" if within else ""
 
     def after(trace: Trace, calls: Sequence[ToolCall],
-              names: Sequence[str]) -> Iterator[Finding]:
-        is_tool = tool.flags(calls, names)
+              names: Sequence[str], flags_of: Flags) -> Iterator[Finding]:
+        is_tool = flags_of(tool)
         if not any(is_tool):
             return
-        is_then = then.flags(calls, names)
+        is_then = flags_of(then)
         n = len(calls)
         # next_then[k] = index of the first then-call at or after k (n when none)
         nxt = n
@@ -255,17 +329,18 @@ def _after(r: AfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     return after
 
 
-def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    first, then, a, b = _then_pair(r, ctx, i, "first")
+def _never_after(r: NeverAfterRule, ctx: CompileContext, tools: _Tools,
+                 emit: _Emit) -> RuleFn:
+    first, then, a, b = _then_pair(r, tools, "first")
 
     def never_after(trace: Trace, calls: Sequence[ToolCall],
-                    names: Sequence[str]) -> Iterator[Finding]:
-        is_first = first.flags(calls, names)
+                    names: Sequence[str], flags_of: Flags) -> Iterator[Finding]:
+        is_first = flags_of(first)
         if True not in is_first:
             return
         start = is_first.index(True)
         seen = names[start]
-        is_then = then.flags(calls, names)
+        is_then = flags_of(then)
         for k in range(start + 1, len(calls)):
             if is_then[k]:
                 c = calls[k]
@@ -277,15 +352,15 @@ def _never_after(r: NeverAfterRule, ctx: CompileContext, i: int, emit: _Emit) ->
     return never_after
 
 
-def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, i: int,
+def _listed(r: BlocklistRule | AllowlistRule, ctx: CompileContext, tools: _Tools,
             emit: _Emit) -> RuleFn:
-    m = ctx.selector(r.tools, "rules", i, "tools")
+    m = tools(r.tools, "tools")
     block = isinstance(r, BlocklistRule)
     listed = tools_text(m)
 
     def check(trace: Trace, calls: Sequence[ToolCall],
-              names: Sequence[str]) -> Iterator[Finding]:
-        hits = m.flags(calls, names)
+              names: Sequence[str], flags_of: Flags) -> Iterator[Finding]:
+        hits = flags_of(m)
         if (True not in hits) if block else (False not in hits):
             return
         for k in _true(hits) if block else _true(hits, False):
@@ -311,15 +386,17 @@ def _called(names: Sequence[str], flags: bytearray, fallback: str) -> str:
     return ", ".join(seen[:3]) + (f" and {len(seen) - 3} more" if len(seen) > 3 else "")
 
 
-def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    m = ctx.selector(r.tool, "rules", i, "tool")
+def _count(r: CountRule, ctx: CompileContext, tools: _Tools, emit: _Emit) -> RuleFn:
+    i = tools.i
+    m = tools(r.tool, "tool")
     lo, hi = r.min, r.max
     name = tools_text(m)
     hi_ref = ctx.ref("rules", i, "max") if hi is not None else None
     lo_ref = ctx.ref("rules", i, "min") if lo is not None else None
 
-    def count(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
-        flags = m.flags(calls, names)
+    def count(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str],
+              flags_of: Flags) -> list[Finding]:
+        flags = flags_of(m)
         n = flags.count(True)
         if (hi is None or n <= hi) and (lo is None or n >= lo):
             return []
@@ -342,13 +419,15 @@ def _count(r: CountRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
     return count
 
 
-def _eventually(r: EventuallyRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    m = ctx.selector(r.tool, "rules", i, "tool")
+def _eventually(r: EventuallyRule, ctx: CompileContext, tools: _Tools,
+                emit: _Emit) -> RuleFn:
+    m = tools(r.tool, "tool")
     within = r.within
     name = tools_text(m)
 
-    def eventually(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
-        flags = m.flags(calls, names)
+    def eventually(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str],
+                   flags_of: Flags) -> list[Finding]:
+        flags = flags_of(m)
         k = flags.index(True) if True in flags else -1
         if 0 <= k < within:
             return []
@@ -366,16 +445,17 @@ def _eventually(r: EventuallyRule, ctx: CompileContext, i: int, emit: _Emit) -> 
     return eventually
 
 
-def _sequence(r: SequenceRule, ctx: CompileContext, i: int, emit: _Emit) -> RuleFn:
-    steps = [ctx.selector(t, "rules", i, "tools", k) for k, t in enumerate(r.tools)]
+def _sequence(r: SequenceRule, ctx: CompileContext, tools: _Tools, emit: _Emit) -> RuleFn:
+    steps = [tools(t, "tools", k) for k, t in enumerate(r.tools)]
     texts = [tools_text(s) for s in steps]
     n_steps = len(steps)
     strict = r.strict
     order = " -> ".join(texts)
     expected = f"{order} in this order" + (", back to back" if strict else "")
 
-    def sequence(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str]) -> list[Finding]:
-        flags = [s.flags(calls, names) for s in steps]
+    def sequence(trace: Trace, calls: Sequence[ToolCall], names: Sequence[str],
+                 flags_of: Flags) -> list[Finding]:
+        flags = [flags_of(s) for s in steps]
         done = 0  # steps matched so far (greedily, as Assay does)
         for k in range(len(calls)):
             if done == n_steps:
@@ -422,10 +502,11 @@ RULE_OF_TYPE: dict[str, Rule] = {t: member("sequence_valid", t) for t in BUILDER
 class SequenceValid(CheckCore):
     metric = "sequence_valid"
 
-    def __init__(self, cfg: SequenceValidTest, rules: list[RuleFn],
+    def __init__(self, cfg: SequenceValidTest,
+                 rules: Sequence[tuple[RuleFn, str, tuple[_Field, ...]]],
                  tool_refs: list[ToolRef]) -> None:
         super().__init__(cfg, tool_refs)
-        self.rules = tuple(rules)
+        self.rules = tuple(rules)  # (the rule, its type, its fields with argument conditions)
 
     def touches(self, name: str) -> bool:
         return any(r.matcher(name) for r in self.tool_refs)
@@ -433,8 +514,45 @@ class SequenceValid(CheckCore):
     def findings(self, trace: Trace) -> Iterator[Finding]:
         calls = trace.tool_calls
         names = call_names(calls)
-        for rule in self.rules:
-            yield from rule(trace, calls, names)
+        plain = Flags(calls, names)  # keeps nothing for selectors without conditions
+        for rule, kind, fields in self.rules:
+            if not fields:
+                yield from rule(trace, calls, names, plain)
+                continue
+            flags = Flags(calls, names)  # one rule's: freed with it
+            yield from rule(trace, calls, names, flags)
+            # every call a field's conditions could not judge (the rule took it as not
+            # selected), whether or not the rule looked at that field for this trace
+            for f in fields:
+                flags(f.selector)
+                for k in flags.undecided[id(f.selector)]:
+                    yield self._not_checked(trace, calls[k], kind, f)
+
+    def _not_checked(self, trace: Trace, call: ToolCall, kind: str, f: _Field) -> Finding:
+        index = f.selector.undecided(call)
+        assert index is not None  # Selector.flags named it
+        pattern, ref = f.selector.patterns[index], f.refs[index]
+        why, violation = unjudged(call)
+        where = call.location
+        if call.arguments_recorded:  # as args_valid's: of the test's severity
+            rule, severity = SEQUENCE_VALID_NOT_AN_OBJECT, self.severity
+        else:  # a warning, or a note under a note test
+            rule = SEQUENCE_VALID_NOT_RECORDED
+            severity = "note" if self.severity == "note" else "warning"
+        return Finding(
+            rule=rule.id,
+            severity=severity,
+            message=f"{call.name}: the call's arguments {why}; whether it is selected by "
+            f"{f.label} ('{pattern}', {ref.file}:{ref.line}) could not be checked",
+            test=self.id,
+            config=ref,
+            trace=TraceRef(where.file, where.line, trace.id),
+            tool=call.name,
+            constraint=kind,
+            scenario=trace.scenario,
+            details={"expected": f"the call's arguments judged by {pattern} "
+                                 f"({f.label.removeprefix('the ')})", "actual": violation},
+        )
 
 
 TOOL_FIELDS = ("tool", "tools", "first", "then")
@@ -450,8 +568,10 @@ def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
     problems: list[str] = []
     for i, rule in enumerate(cfg.rules):
         emit = _Emit(cfg.id, cfg.severity, RULE_OF_TYPE[rule.type].id, ctx.ref("rules", i))
+        tools = _Tools(ctx, i, rule.type)
         try:
-            fns.append(BUILDERS[rule.type](rule, ctx, i, emit))
+            fns.append((BUILDERS[rule.type](rule, ctx, tools, emit), rule.type,
+                        tuple(tools.fields)))
         except ConfigError as exc:
             problems += exc.problems
             continue
@@ -476,5 +596,6 @@ def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
     return SequenceValid(cfg, fns, refs)
 
 
-RULES = tuple(r.id for r in RULE_OF_TYPE.values())
+RULES = (*(r.id for r in RULE_OF_TYPE.values()), SEQUENCE_VALID_NOT_AN_OBJECT.id,
+         SEQUENCE_VALID_NOT_RECORDED.id)
 SPEC = CheckSpec("sequence_valid", SequenceValidTest, compile_test, RULES)

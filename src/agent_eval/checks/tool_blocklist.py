@@ -4,12 +4,17 @@ from typing import Literal
 
 from pydantic import Field
 
+from agent_eval.checks._text import unjudged
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Selectors, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
-from agent_eval.findings import ConfigRef, Finding, TraceRef
+from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.model import Trace, calls_to_read
-from agent_eval.rule_ids import TOOL_BLOCKLIST
+from agent_eval.rule_ids import (
+    TOOL_BLOCKLIST,
+    TOOL_BLOCKLIST_NOT_AN_OBJECT,
+    TOOL_BLOCKLIST_NOT_RECORDED,
+)
 from agent_eval.selectors import Selector
 
 
@@ -34,9 +39,14 @@ class ToolBlocklist(CheckCore):
 
     def findings(self, trace: Trace) -> list[Finding]:  # one per tool: held until the end
         which = self.matcher.which
+        conditional = self.matcher.conditional
         # where the calls are, not the calls: a very long trace's, read from disk, would
         # be held again (an agent looping on a blocked tool)
         hits: dict[tuple[str, int], list[TraceRef]] | None = None
+        # the calls an item's argument conditions could not judge, by tool, item and
+        # whether their arguments were recorded (else: not an object), with why (the first's)
+        unknown: dict[tuple[str, int, bool], tuple[tuple[str, str], list[TraceRef]]] | None \
+            = None
         for call in calls_to_read(trace.tool_calls, self.matcher.names):  # a name may block
             index = which(call)
             if index is not None:
@@ -45,8 +55,22 @@ class ToolBlocklist(CheckCore):
                 loc = call.location
                 hits.setdefault((call.name, index), []).append(
                     TraceRef(loc.file, loc.line, trace.id))
-        if hits is None:
-            return []
+            elif conditional and not isinstance(call.arguments, dict):
+                index = self.matcher.undecided(call)
+                if index is not None:
+                    if unknown is None:
+                        unknown = {}
+                    loc = call.location
+                    key = (call.name, index, call.arguments_recorded)
+                    unknown.setdefault(key, (unjudged(call), []))[1].append(
+                        TraceRef(loc.file, loc.line, trace.id))
+        out = [] if hits is None else self._blocked(hits, trace)
+        if unknown is not None:
+            out += self._not_checked(unknown, trace)
+        return out
+
+    def _blocked(self, hits: dict[tuple[str, int], list[TraceRef]], trace: Trace
+                 ) -> list[Finding]:
         out = []
         for (name, index), where in hits.items():
             pattern = self.matcher.patterns[index]
@@ -66,6 +90,36 @@ class ToolBlocklist(CheckCore):
             ))
         return out
 
+    def _not_checked(self, calls: dict[tuple[str, int, bool],
+                                       tuple[tuple[str, str], list[TraceRef]]],
+                     trace: Trace) -> list[Finding]:
+        """One finding per tool and blocklist entry whose argument conditions could not
+        judge its calls, as args_valid's: arguments not recorded are a warning (a note when
+        the test's severity is note), arguments not an object are of the test's severity.
+        Never a pass, and not a blocked call either."""
+        out = []
+        warning: Severity = "note" if self.severity == "note" else "warning"
+        for (name, index, recorded), ((why, violation), where) in calls.items():
+            pattern = self.matcher.patterns[index]
+            ref = self.refs[index]
+            rule = TOOL_BLOCKLIST_NOT_AN_OBJECT if recorded else TOOL_BLOCKLIST_NOT_RECORDED
+            out.append(Finding(
+                rule=rule.id,
+                severity=self.severity if recorded else warning,
+                message=f"{name}: the call's arguments {why}; whether it is blocked by "
+                f"'{pattern}' ({ref.file}:{ref.line}) could not be checked; calls found: "
+                f"{len(where)}",
+                test=self.id,
+                config=ref,
+                trace=where[0],
+                tool=name,
+                constraint=f"blocklist: {pattern}",
+                scenario=trace.scenario,
+                related=tuple(where[1:]),
+                details={"calls": len(where), "pattern": pattern, "violation": violation},
+            ))
+        return out
+
 
 def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
     if not isinstance(cfg.blocklist, list):
@@ -78,4 +132,6 @@ def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
                                                  "blocklist", effect=VACUOUS)))
 
 
-SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test, (TOOL_BLOCKLIST.id,))
+SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test,
+                 (TOOL_BLOCKLIST.id, TOOL_BLOCKLIST_NOT_AN_OBJECT.id,
+                  TOOL_BLOCKLIST_NOT_RECORDED.id))

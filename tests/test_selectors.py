@@ -1,0 +1,91 @@
+"""Call selectors (selectors.py) on calls whose arguments cannot be judged: not recorded in
+the trace, or recorded but not a JSON object. An item with argument conditions neither
+selects such a call nor lets it go unseen: :meth:`Selector.undecided` and the ``undecided``
+list of :meth:`Selector.flags` name it (docs/config.md "Call selectors")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_eval.model import Location, ToolCall
+from agent_eval.selectors import Groups, Selector, SelectorCompiler
+from agent_eval.yamlpos import Path, Positions
+
+F = "t.jsonl"
+RM = {"tool": "bash", "args": {"command": {"pattern": "rm -rf"}}}
+
+
+def selector(value: Any, groups: dict[str, Any] | None = None) -> Selector:
+    defs: dict[str, tuple[Any, Path]] = {name: (v, ("tool_groups", name))
+                                         for name, v in (groups or {}).items()}
+    compiler = SelectorCompiler(Groups(defs), Positions("s.yaml"), "exact")
+    return compiler.selector(value, ("tests", 0, "blocklist"))
+
+
+def call(name: str, args: Any, line: int = 1, **kw: Any) -> ToolCall:
+    return ToolCall(name, args, Location(F, line), **kw)
+
+
+def unrecorded(name: str, line: int = 1) -> ToolCall:
+    return call(name, None, line, arguments_recorded=False)
+
+
+def not_object(name: str, line: int = 1) -> ToolCall:
+    # what the native reader makes of "arguments": "{'command': 'rm -rf /'}"
+    return call(name, "{'command': 'rm -rf /'}", line,
+                arguments_error="a string that is not valid JSON")
+
+
+def test_conditions_cannot_judge_unreadable_arguments() -> None:
+    sel = selector([RM])
+    assert sel.which(call("bash", {"command": "rm -rf /"})) == 0
+    for c in (unrecorded("bash"), not_object("bash"), call("bash", [1, 2])):
+        assert sel.which(c) is None  # not selected ...
+        assert sel.undecided(c) == 0  # ... and not a "no" either: item 0 could not judge it
+    # decoded arguments give a real answer: no
+    for c in (call("bash", {"command": "ls"}), call("bash", {}), call("bash", {"cmd": 1})):
+        assert (sel.which(c), sel.undecided(c)) == (None, None)
+    # another tool is not named by the item at all
+    assert (sel.which(unrecorded("read")), sel.undecided(unrecorded("read"))) == (None, None)
+
+
+def test_an_item_without_conditions_decides() -> None:
+    """A call that a name, a glob or a group member without conditions selects is selected
+    whatever its arguments: nothing is undecided."""
+    for value, groups in (([RM, "bash"], None), (["ba*", RM], None),
+                          (["@g"], {"g": [RM, "bash"]})):
+        sel = selector(value, groups)
+        c = unrecorded("bash")
+        assert sel.which(c) is not None and sel.undecided(c) is None, value
+
+
+def test_undecided_names_the_first_item_that_could_not_judge() -> None:
+    sel = selector([{"tool": "curl", "args": {"url": {"pattern": "evil"}}}, "delete_*",
+                    "@shell"], {"shell": [RM, {"tool": "sh", "args": {"c": "x"}}]})
+    assert sel.undecided(unrecorded("bash")) == 2  # through the group
+    assert sel.undecided(not_object("curl")) == 0
+    assert sel.undecided(unrecorded("delete_user")) is None  # selected by name
+    assert sel.which(unrecorded("delete_user")) == 1
+
+
+def test_name_only_selectors_have_nothing_undecided() -> None:
+    sel = selector(["bash", "delete_*"])
+    assert not sel.conditional
+    calls = [unrecorded("bash"), not_object("delete_x"), call("read", None)]
+    undecided: list[int] = []
+    assert list(sel.flags(calls, [c.name for c in calls], undecided)) == [1, 1, 0]
+    assert undecided == []
+    assert [sel.undecided(c) for c in calls] == [None, None, None]
+
+
+def test_flags_lists_the_undecided_calls_unflagged() -> None:
+    sel = selector([RM, "delete_*"])
+    calls = [call("read", None, 1), call("bash", {"command": "rm -rf /"}, 2),
+             unrecorded("bash", 3), call("bash", {"command": "ls"}, 4), not_object("bash", 5),
+             unrecorded("delete_user", 6), unrecorded("read", 7)]
+    names = [c.name for c in calls]
+    undecided: list[int] = []
+    assert list(sel.flags(calls, names, undecided)) == [0, 1, 0, 0, 0, 1, 0]
+    assert undecided == [2, 4]  # calls 3 and 5: bash, arguments unreadable
+    # without the list: the same flags
+    assert list(sel.flags(calls, names)) == [0, 1, 0, 0, 0, 1, 0]
