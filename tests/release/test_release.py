@@ -288,7 +288,38 @@ def test_sdist_and_wheel_build_offline_with_the_pinned_backend(tmp_path: Path) -
     assert any(f.startswith("agent_eval/rules/docs/") and f.endswith(".md") for f in files)
     assert not any(f.startswith(("tests/", "examples/")) for f in files)
     with tarfile.open(sdist) as tf:
-        members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+        members = {m.name.split("/", 1)[1] for m in tf.getmembers()
+                   if "/" in m.name and m.isfile()}
+        tf.extractall(tmp_path / "unpacked", filter="data")
     assert {"pyproject.toml", "README.md", "src/agent_eval/_cli.py"} <= members
-    assert not any(m.startswith((".github/", "node_modules/", ".venv/", "examples/"))
-                   for m in members)
+    # the shipped tests read the example, the action's files, the locks, the CI entry point
+    # (and the README links them): every file of the repository is in the sdist, and
+    # nothing else but its metadata
+    tracked = set(_git(ROOT, "ls-files", "--cached").splitlines())
+    assert not tracked - members, sorted(tracked - members)[:20]
+    assert members - set(names) == {"PKG-INFO"}
+    assert not any(part in {"node_modules", ".venv", "__pycache__", ".pytest_cache",
+                            ".mypy_cache", ".ruff_cache", ".agent-eval", "agent-eval-results"}
+                   for m in members for part in m.split("/")), "junk in the sdist"
+    assert sdist.stat().st_size < 4 * 2**20
+
+    # the shipped tests run from the unpacked sdist: the ones of the bundled example, of the
+    # README's links and of the example's report (its paths are relative to the git work
+    # tree); outside a git work tree the run stops at once and says what to do
+    [unpacked] = (tmp_path / "unpacked").iterdir()
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            "tests/test_example.py", "tests/test_repository.py",
+            "tests/renderers/test_markdown.py"]
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(unpacked / "src")}
+    done = subprocess.run(argv, cwd=unpacked, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 4, done.stdout[-3000:] + done.stderr[-3000:]
+    said = done.stdout + done.stderr
+    assert f"{unpacked} is in no git work tree, but the tests need it to be the root of one" \
+        in said or f"{unpacked} is inside the git work tree " in said, said
+    assert "run `git init -q` there first" in said
+    _git(unpacked, "init", "-q")
+    done = subprocess.run(argv, cwd=unpacked, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout
