@@ -2,10 +2,12 @@
 """The release steps that change the repository (.github/workflows/release.yml runs them;
 tests/release/ runs them on a local repository). docs/releasing.md tells the whole release.
 
-  check-version TAG
+  check-version TAG [--root DIR]
       TAG must be vX.Y.Z with X.Y.Z the version of pyproject.toml and
-      src/agent_eval/_version.py; prints ``version=X.Y.Z`` and ``major=vX`` (for
-      GITHUB_OUTPUT).
+      src/agent_eval/_version.py, and vX must be the major tag the documentation tells users
+      to write (``uses: OWNER/agent-eval@vX`` in README.md and examples/workflows/): a 0.x
+      release is refused, since it would create v0, which no documented workflow names.
+      Prints ``version=X.Y.Z`` and ``major=vX`` (for GITHUB_OUTPUT).
   pin-image --image ghcr.io/OWNER/REPO --version X.Y.Z --digest sha256:HEX [--action FILE]
       rewrites action.yml's ``image: Dockerfile`` to the prebuilt image,
       ``image: docker://ghcr.io/OWNER/REPO:X.Y.Z@sha256:HEX``; nothing else in the file
@@ -36,6 +38,11 @@ DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 # a registry host and a lower-case repository path (registries refuse upper case)
 IMAGE = re.compile(r"^[a-z0-9.-]+(?::[0-9]+)?(/[a-z0-9]+(?:[._-][a-z0-9]+)*)+$")
 SOURCE_IMAGE = re.compile(r"^(  image: )(['\"]?)Dockerfile\2[ \t]*$", re.M)
+# where users are told which major tag to write: `uses: OWNER/agent-eval@vX` (the container
+# action) or `uses: OWNER/agent-eval/python@vX` (the composite one)
+DOCUMENTED = ("README.md", "examples/workflows/*.yml")
+USES = re.compile(r"^[ \t]*(?:-[ \t]+)?uses:[ \t]+[\w.-]+/agent-eval(?:/python)?@(v[0-9]+)\b",
+                  re.M)
 
 
 class Refused(Exception):
@@ -54,14 +61,45 @@ def project_version(root: Path) -> str:
 
 
 def check_version(tag: str, root: Path = ROOT) -> tuple[str, str]:
-    """``(X.Y.Z, vX)`` for the tag ``vX.Y.Z`` of this project's version."""
+    """``(X.Y.Z, vX)`` for the tag ``vX.Y.Z`` of this project's version, when vX is the
+    major tag the documentation names."""
     if not tag.startswith("v") or not VERSION.match(tag[1:]):
         raise Refused(f"{tag!r} is not a release tag vX.Y.Z")
     version = project_version(root)
     if tag[1:] != version:
         raise Refused(f"the tag {tag} is not the project's version {version} "
                       "(pyproject.toml, src/agent_eval/_version.py)")
-    return version, "v" + version.split(".")[0]
+    major = "v" + version.split(".")[0]
+    if major == "v0":
+        raise Refused(f"{tag} would create the major tag v0, but the documented "
+                      "`uses: OWNER/agent-eval@v1` resolves only a tag v1, so every "
+                      "documented workflow would fail with 'unable to resolve action': the "
+                      "first public release is v1.0.0; set the version to 1.0.0 first "
+                      "(docs/releasing.md, 'The first release')")
+    named = documented_majors(root)
+    if set(named) != {major}:
+        found = "; ".join(f"@{m} ({places[0]}" + (f" and {len(places) - 1} more)"
+                                                   if len(places) > 1 else ")")
+                          for m, places in sorted(named.items()))
+        raise Refused(f"{tag} would create the major tag {major}, but README.md and "
+                      "examples/workflows/ tell users to write "
+                      f"{found or 'no `uses: OWNER/agent-eval@vX` at all'}: make every "
+                      f"documented `uses:` line name @{major} first")
+    return version, major
+
+
+def documented_majors(root: Path) -> dict[str, list[str]]:
+    """The major tags the documentation tells users to write, each with the ``file:line``
+    places that name it."""
+    named: dict[str, list[str]] = {}
+    for pattern in DOCUMENTED:
+        for path in sorted(root.glob(pattern)):
+            text = path.read_text(encoding="utf-8")
+            for m in USES.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                named.setdefault(m.group(1), []).append(
+                    f"{path.relative_to(root).as_posix()}:{line}")
+    return named
 
 
 def pinned_image(image: str, version: str, digest: str) -> str:
@@ -138,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check-version")
     c.add_argument("tag")
+    c.add_argument("--root", default=str(ROOT))
     pin = sub.add_parser("pin-image")
     pin.add_argument("--image", required=True)
     pin.add_argument("--version", required=True)
@@ -150,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.command == "check-version":
-            version, major = check_version(args.tag)
+            version, major = check_version(args.tag, Path(args.root))
             print(f"version={version}\nmajor={major}")
         elif args.command == "pin-image":
             print(pin_image(Path(args.action), args.image, args.version, args.digest))

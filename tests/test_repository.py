@@ -31,6 +31,11 @@ SKIPPED_DIRS = {"__pycache__", "node_modules", ".venv", ".git", ".mypy_cache", "
 # The specification's page names (its pages live outside the repository).
 SPEC_PAGE = re.compile(r"(?<![\w/.-])(action|config|metrics|outputs|product|testing|traces)"
                        r"\.md\b")
+# The documents the product was written from (not in the repository either), as the user
+# docs once cited them: "the seed's line", "seed 5.5", "the metrics guide".
+SOURCE_DOC = re.compile(r"\b(?:the seeds?\b|seeds?'s?(?=\s)|seeds? [0-9]|seed (?:metrics?|"
+                        r"documents?)\b|(?:both|every|scenario)\s+seeds?\b|(?:the )?metrics guide|"
+                        r"the product's specification|where the spec is silent)", re.I)
 DOCS_PATH = re.compile(r"(?<![\w/.-])((?:docs/[\w./-]+|README)\.md)(?:\s+(?:\"([^\"\n]+)\"|"
                        r"'([^'\n]+)'|\\\"([^\"\\\n]+)\\\"))?")
 MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -81,6 +86,21 @@ def test_no_spec_page_is_cited() -> None:
             bad.append(f"{where(path, text, m.start())}: {m.group(0)}")
     assert bad == [], "cites the specification's pages, which are not in the repository " \
                       "(cite docs/… instead):\n" + "\n".join(bad)
+
+
+def test_no_source_document_is_cited_in_the_user_docs() -> None:
+    """What users read (README.md, docs/, the rule pages `agent-eval explain` shows) states
+    each rule itself, never "as the seed says": those documents are not in the
+    repository. A random seed (`seed: 0`, "there is no seed") is not such a citation."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "src" / "agent_eval" / "rules" / "docs").rglob("*.md"))]
+    bad = []
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        bad += [f"{where(path, text, m.start())}: {m.group(0)}"
+                for m in SOURCE_DOC.finditer(text)]
+    assert bad == [], "cites a document that is not in the repository (state the rule " \
+                      "itself):\n" + "\n".join(bad)
 
 
 def test_every_cited_docs_page_and_heading_exists() -> None:

@@ -11,13 +11,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import yaml
 from tests.conftest import missing_system
 
 from agent_eval.github.inputs import read_inputs
+from agent_eval.results import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,6 +39,22 @@ def test_same_inputs_and_outputs_as_the_container_action() -> None:
     assert list(composite["outputs"]) == list(docker["outputs"])
     for name, spec in composite["outputs"].items():
         assert spec["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
+
+
+def test_both_actions_describe_the_verdicts_and_the_artifact_as_the_code_has_them() -> None:
+    """The `verdict` output names every verdict a run can have (results.Verdict, `error`
+    among them); the `artifact` input says whose artifact is downloaded: this run's, or the
+    triggering run's under workflow_run (GitHubEvent.artifact_run_id)."""
+    verdicts = get_args(Verdict)
+    assert verdicts == ("pass", "warn", "fail", "error")
+    for path in (ROOT / "action.yml", ROOT / "python" / "action.yml"):
+        action = _load(path)
+        said = action["outputs"]["verdict"]["description"]
+        assert re.findall(r"\b(pass|warn|fail|error)\b", said)[:4] == list(verdicts), \
+            (path, said)
+        artifact = " ".join(action["inputs"]["artifact"]["description"].split())
+        assert "of this run" in artifact and "workflow_run" in artifact \
+            and "triggering run" in artifact, (path, artifact)
 
 
 def test_every_input_reaches_agent_eval_action() -> None:

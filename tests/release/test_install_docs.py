@@ -18,7 +18,8 @@ import yaml
 from tests.conftest import copy_example
 
 ROOT = Path(__file__).resolve().parents[2]
-NAME = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+NAME, VERSION = PROJECT["name"], PROJECT["version"]
 INSTALL = re.compile(r"\b(?:pipx install|uv tool install|pip install)\s+([A-Za-z0-9][\w.-]*)")
 SHARDED = ROOT / "examples" / "workflows" / "sharded.yml"
 
@@ -38,6 +39,23 @@ def test_every_install_instruction_names_the_published_distribution() -> None:
             seen += 1
             assert m.group(1) == NAME, f"{path.relative_to(ROOT)}: {m.group(0)!r}"
     assert seen >= 4
+
+
+def test_the_shard_example_pins_the_project_version_in_every_job() -> None:
+    """The shards and the merge install the same release: each job's install step pins
+    agent-eval-ci to the project's version (set together with it: docs/releasing.md)."""
+    workflow = yaml.safe_load(SHARDED.read_text(encoding="utf-8"))
+    for name, job in workflow["jobs"].items():
+        installs = [s["run"] for s in job["steps"] if "install" in s.get("run", "")]
+        assert installs == [f"pipx install {NAME}=={VERSION}"], (name, installs)
+    assert set(workflow["jobs"]) == {"shard", "merge"}
+
+
+def test_the_install_section_says_nothing_is_published_before_the_first_release() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## Install\n"):readme.index("\n## Requirements\n")]
+    assert f"pipx install {NAME}" in section
+    assert "work once the first release" in section and "`pip install .`" in section
 
 
 def test_readme_shows_the_shard_example_as_it_is() -> None:
@@ -61,7 +79,7 @@ def test_the_shard_example_runs(tmp_path: Path) -> None:
             if not run:
                 continue
             if run.startswith("pipx install "):
-                assert run == f"pipx install {NAME}"
+                assert run == f"pipx install {NAME}=={VERSION}"
                 continue
             if not run.startswith("agent-eval "):
                 continue

@@ -55,15 +55,89 @@ def _git(repo: Path, *args: str) -> str:
 
 
 # ---------------------------------------------------------------------- the version
-def test_the_tag_must_be_the_project_version() -> None:
-    version = _version()
-    major = "v" + version.split(".")[0]
-    done = _script("check-version", f"v{version}")
+def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1") -> Path:
+    """What check-version reads (the version files, README.md, examples/workflows/), copied
+    with the project's version set to ``version`` and the documented ``@v1`` replaced by
+    ``uses``."""
+    root = tmp_path / f"root-{version}{uses}"
+    (root / "src" / "agent_eval").mkdir(parents=True)
+    old = _version()
+    for name in ("pyproject.toml", "src/agent_eval/_version.py"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert text.count(f'"{old}"') == 1, name
+        (root / name).write_text(text.replace(f'"{old}"', f'"{version}"'), encoding="utf-8")
+    shutil.copytree(ROOT / "examples" / "workflows", root / "examples" / "workflows")
+    shutil.copy(ROOT / "README.md", root / "README.md")
+    for path in [root / "README.md", *(root / "examples" / "workflows").glob("*.yml")]:
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("/agent-eval@v1\n", f"/agent-eval{uses}\n")
+                        .replace("/agent-eval/python@v1\n", f"/agent-eval/python{uses}\n"),
+                        encoding="utf-8")
+    return root
+
+
+def test_the_tag_must_be_the_project_version(tmp_path: Path) -> None:
+    root = _versioned_copy(tmp_path, "1.2.3")
+    done = _script("check-version", "v1.2.3", "--root", str(root))
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"version={version}\nmajor={major}\n"
-    for tag in ("v9.9.9", version, "main", f"v{version}-rc1", "v01.2.3"):
-        done = _script("check-version", tag)
+    assert done.stdout == "version=1.2.3\nmajor=v1\n"
+    for tag in ("v9.9.9", "v1.2.4", "1.2.3", "main", "v1.2.3-rc1", "v01.2.3"):
+        done = _script("check-version", tag, "--root", str(root))
         assert done.returncode == 1 and done.stderr.startswith("release: "), (tag, done)
+
+
+def test_a_0x_release_is_refused(tmp_path: Path) -> None:
+    """The docs tell users to write `uses: OWNER/agent-eval@v1`; a 0.x release would move
+    only v0.x.y and v0, so every documented workflow would fail to resolve the action."""
+    root = _versioned_copy(tmp_path, "0.4.0")
+    done = _script("check-version", "v0.4.0", "--root", str(root))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("release: v0.4.0 would create the major tag v0, but the "
+                                  "documented `uses: OWNER/agent-eval@v1` resolves only a "
+                                  "tag v1"), done.stderr
+    assert "the first public release is v1.0.0; set the version to 1.0.0 first " \
+        "(docs/releasing.md, 'The first release')" in done.stderr
+    # the message names a section that exists
+    assert "\n## The first release\n" in (ROOT / "docs" / "releasing.md").read_text()
+
+
+def test_the_major_tag_must_be_the_documented_one(tmp_path: Path) -> None:
+    # docs still on @v1, a release 2.0.0 would create v2
+    root = _versioned_copy(tmp_path, "2.0.0")
+    done = _script("check-version", "v2.0.0", "--root", str(root))
+    assert done.returncode == 1, done.stdout
+    assert "would create the major tag v2, but README.md and examples/workflows/ tell " \
+        "users to write @v1 (README.md:" in done.stderr, done.stderr
+    assert "make every documented `uses:` line name @v2 first" in done.stderr
+    # the docs moved to @v2 with the version: released as v2
+    root = _versioned_copy(tmp_path, "2.0.0", uses="@v2")
+    done = _script("check-version", "v2.0.0", "--root", str(root))
+    assert done.returncode == 0 and done.stdout == "version=2.0.0\nmajor=v2\n", done.stderr
+    # one example left behind on @v1
+    stale = root / "examples" / "workflows" / "committed-traces.yml"
+    stale.write_text(stale.read_text().replace("/agent-eval@v2\n", "/agent-eval@v1\n"))
+    done = _script("check-version", "v2.0.0", "--root", str(root))
+    assert done.returncode == 1
+    assert "@v1 (examples/workflows/committed-traces.yml:" in done.stderr, done.stderr
+    # no documented `uses:` at all: nothing to check the major tag against, refused
+    for path in [root / "README.md", *(root / "examples" / "workflows").glob("*.yml")]:
+        path.unlink()
+    done = _script("check-version", "v2.0.0", "--root", str(root))
+    assert done.returncode == 1 and "no `uses: OWNER/agent-eval@vX` at all" in done.stderr
+
+
+def test_the_documentation_names_one_major_tag() -> None:
+    """The places check-version reads are the ones users copy from: every `uses:` of the
+    action in README.md and examples/workflows/ (the container action and the composite
+    one) names the same major tag, the one the product contract names (@v1)."""
+    named = release.documented_majors(ROOT)
+    assert set(named) == {"v1"}
+    places = named["v1"]
+    assert any(p.startswith("README.md:") for p in places)
+    assert "examples/workflows/without-docker.yml:40" in places  # the composite action
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    [line] = [p for p in places if p.startswith("README.md:")]
+    assert readme[int(line.split(":")[1]) - 1].strip() == "uses: org/agent-eval@v1"
 
 
 # ---------------------------------------------------------------------- the rewrite
@@ -214,7 +288,38 @@ def test_sdist_and_wheel_build_offline_with_the_pinned_backend(tmp_path: Path) -
     assert any(f.startswith("agent_eval/rules/docs/") and f.endswith(".md") for f in files)
     assert not any(f.startswith(("tests/", "examples/")) for f in files)
     with tarfile.open(sdist) as tf:
-        members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+        members = {m.name.split("/", 1)[1] for m in tf.getmembers()
+                   if "/" in m.name and m.isfile()}
+        tf.extractall(tmp_path / "unpacked", filter="data")
     assert {"pyproject.toml", "README.md", "src/agent_eval/_cli.py"} <= members
-    assert not any(m.startswith((".github/", "node_modules/", ".venv/", "examples/"))
-                   for m in members)
+    # the shipped tests read the example, the action's files, the locks, the CI entry point
+    # (and the README links them): every file of the repository is in the sdist, and
+    # nothing else but its metadata
+    tracked = set(_git(ROOT, "ls-files", "--cached").splitlines())
+    assert not tracked - members, sorted(tracked - members)[:20]
+    assert members - set(names) == {"PKG-INFO"}
+    assert not any(part in {"node_modules", ".venv", "__pycache__", ".pytest_cache",
+                            ".mypy_cache", ".ruff_cache", ".agent-eval", "agent-eval-results"}
+                   for m in members for part in m.split("/")), "junk in the sdist"
+    assert sdist.stat().st_size < 4 * 2**20
+
+    # the shipped tests run from the unpacked sdist: the ones of the bundled example, of the
+    # README's links and of the example's report (its paths are relative to the git work
+    # tree); outside a git work tree the run stops at once and says what to do
+    [unpacked] = (tmp_path / "unpacked").iterdir()
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            "tests/test_example.py", "tests/test_repository.py",
+            "tests/renderers/test_markdown.py"]
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(unpacked / "src")}
+    done = subprocess.run(argv, cwd=unpacked, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 4, done.stdout[-3000:] + done.stderr[-3000:]
+    said = done.stdout + done.stderr
+    assert f"{unpacked} is in no git work tree, but the tests need it to be the root of one" \
+        in said or f"{unpacked} is inside the git work tree " in said, said
+    assert "run `git init -q` there first" in said
+    _git(unpacked, "init", "-q")
+    done = subprocess.run(argv, cwd=unpacked, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout

@@ -53,7 +53,7 @@ from agent_eval.errors import AgentEvalError
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
-# GitHub's media type, and plain JSON for servers that only know the spec's content type
+# GitHub's media type, and plain JSON for servers that know only application/json
 ACCEPT = "application/vnd.github+json, application/json"
 ACTIONS_BOT = "github-actions[bot]"  # the author of comments made with GITHUB_TOKEN
 ANNOTATIONS_PER_REQUEST = 50  # the Checks API's limit per request

@@ -1,4 +1,4 @@
-"""Human output in the seed's style (``❌ FAIL: args_valid`` / Tool / Argument /
+"""Human output, one block per failed check (``❌ FAIL: args_valid`` / Tool / Argument /
 Violation), with colour only when asked for (a TTY without ``NO_COLOR``)."""
 
 from __future__ import annotations
