@@ -3,8 +3,8 @@ arguments the trace did not record, or recorded as something other than a JSON o
 a call used to be silently "not selected": a blocked `rm -rf` written as a Python repr, or
 not recorded at all, passed. Now the rule still takes it as not selected, and the check
 reports it as args_valid reports the same calls: `…/not_recorded` (a warning; a note under
-a note test) or `…/not_an_object` (the test's severity). Never a pass (docs/config.md "Call
-selectors", spec product.md "No silent pass")."""
+a note test) or `…/not_an_object` (the test's severity). Never a pass: a check that could not run
+is never a pass (docs/config.md "Call selectors")."""
 
 from __future__ import annotations
 
