@@ -13,7 +13,7 @@ from typing import Protocol
 
 from agent_eval.errors import InputError
 from agent_eval.limits import DEFAULT, Limits
-from agent_eval.model import Trace
+from agent_eval.model import ToolCall, Trace
 from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 
@@ -64,3 +64,19 @@ def negative_figure(what: str, key: str, value: object, file: str, line: int) ->
     return InputError(INPUT_INVALID_EVENT.id, file, line,
                       f"{what}'{key}' must be a number of at least 0, not {value!r}; it is "
                       "treated as not recorded")
+
+
+def reused_call_id(cid: str, first: ToolCall, file: str, line: int) -> InputError:
+    """The input error of a call whose id an earlier call of the file has, with another
+    tool name or other arguments (a history repeated in a log repeats both): it is read
+    as a call of its own, and said, in every format."""
+    return InputError(INPUT_INVALID_EVENT.id, file, line,
+                      f"call id '{cid}' reused for a different call (name/arguments differ "
+                      f"from the '{first.name}' call at line {first.location.line}); it is "
+                      "read as a call of its own; give each call its own id")
+
+
+def same_call(call: ToolCall, name: str, arguments: object, why: str | None) -> bool:
+    """True when a call recorded again under the id of ``call`` is ``call``: the same tool
+    name and the same (decoded) arguments."""
+    return call.name == name and call.arguments == arguments and call.arguments_error == why
