@@ -30,7 +30,7 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
-from agent_eval.readers.base import ReadItem, SourceFile, reused_call_id, same_call
+from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call_id
 from agent_eval.readers.cassette import Body, BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, ReadState, feed
@@ -51,7 +51,7 @@ class Conversation:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.file = trace.source
-        self.calls: dict[str, list[ToolCall]] = {}  # tool_use id -> its calls, in order
+        self.calls = CallIndex()  # tool_use id -> its calls
         # tool_use id -> the call seen again (a replay) after the latest call with that id
         self.replayed: dict[str, ToolCall] = {}
         self.errors: list[InputError] = []
@@ -77,18 +77,18 @@ class Conversation:
                 f"a {block.get('type')} block without a tool name"))
             return
         args, why = decode_arguments(block.get("input"))
-        known = self.calls.get(key) if key is not None else None
-        if key is not None and known:
-            for c in known:
-                if same_call(c, name, args, why):
-                    self.replayed[key] = c
-                    return  # the same call again: a request repeats the history
-            self.errors.append(reused_call_id(key, known[0], self.file, line))
+        first = self.calls.first(key) if key is not None else None
+        if key is not None and first is not None:
+            same = self.calls.same(key, name, args, why)
+            if same is not None:
+                self.replayed[key] = same
+                return  # the same call again: a request repeats the history
+            self.errors.append(reused_call_id(key, first, self.file, line))
         call = ToolCall(name=name, arguments=args, location=self.loc(line), id=key,
                         arguments_error=why)
         self.trace.tool_calls.append(call)
         if key is not None:
-            self.calls.setdefault(key, []).append(call)
+            self.calls.add(key, call)
             if self.replayed:
                 self.replayed.pop(key, None)
 
@@ -97,8 +97,9 @@ class Conversation:
         when it repeats a result (of the call with that id seen last, or of any when none
         is open: the history again) or matches no call (an input error)."""
         cid = block.get("tool_use_id")
-        known = self.calls.get(str(cid)) if cid is not None else None
-        if not known:
+        key = str(cid)
+        last = (self.replayed.get(key) or self.calls.last(key)) if cid is not None else None
+        if last is None:
             self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
                 self.file, line,
                 f"{block.get('type')} for tool_use_id '{cid}' matches no earlier tool_use "
@@ -107,17 +108,16 @@ class Conversation:
         content = block.get("content")
         text = text_of(content)
         result: Any = text if text is not None and isinstance(content, str | list) else content
-        last = self.replayed.get(str(cid)) or known[-1]
         if last.has_result and last.result == result:
             return None  # the history again
-        call = next((c for c in known if not c.has_result), None)
+        call = self.calls.open(key)
         if call is None:
-            if any(c.result == result for c in known):
+            if self.calls.has_result(key, result):
                 return None  # the history again
             self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
                 self.file, line,
                 f"{block.get('type')} for tool_use_id '{cid}' differs from the result of "
-                f"that tool_use (line {known[-1].location.line}), which already has one, in "
+                f"that tool_use (line {last.location.line}), which already has one, in "
                 f"trace '{self.trace.id}'; give each call its own id"))
             return None
         is_error = bool(block.get("is_error"))

@@ -27,11 +27,11 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers.base import (
+    CallIndex,
     IgnoredEvents,
     ReadItem,
     SourceFile,
     reused_call_id,
-    same_call,
 )
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import LineAt, feed
@@ -102,7 +102,7 @@ class _Conv:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.file = trace.source
-        self.calls: dict[str, list[ToolCall]] = {}  # call id -> its calls, in order
+        self.calls = CallIndex()  # call id -> its calls
         # call id -> the call seen again after the latest call with that id
         self.replayed: dict[str, ToolCall] = {}
         self.has_input = False
@@ -143,13 +143,13 @@ class _Conv:
         if not isinstance(name, str) or not name:
             return None
         args, why = decode_arguments(raw)
-        known = self.calls.get(key) if key is not None else None
-        if key is not None and known:
-            for c in known:
-                if same_call(c, name, args, why):
-                    self.replayed[key] = c
-                    return None
-            self.errors.append(reused_call_id(key, known[0], self.file, line))
+        first = self.calls.first(key) if key is not None else None
+        if key is not None and first is not None:
+            same = self.calls.same(key, name, args, why)
+            if same is not None:
+                self.replayed[key] = same
+                return None
+            self.errors.append(reused_call_id(key, first, self.file, line))
         return self.new_call(name, args, why, key, line)
 
     def new_call(self, name: str, args: Any, why: str | None, key: str | None,
@@ -158,7 +158,7 @@ class _Conv:
                         arguments_error=why)
         self.trace.tool_calls.append(call)
         if key is not None:
-            self.calls.setdefault(key, []).append(call)
+            self.calls.add(key, call)
             if self.replayed:
                 self.replayed.pop(key, None)
         return call
@@ -213,20 +213,19 @@ class _Conv:
         content = fields.get("content")
         text = text_of(content)
         result = text if text is not None and isinstance(content, str | list) else content
-        known = self.calls.get(key) if key is not None else None
+        last = (self.replayed.get(key) or self.calls.last(key)) if key is not None else None
         call = None
-        if key is not None and known:
-            last = self.replayed.get(key) or known[-1]
+        if key is not None and last is not None:
             if last.has_result and last.result == result:
                 return
-            call = next((c for c in known if not c.has_result), None)
+            call = self.calls.open(key)
             if call is None:
-                if any(c.result == result for c in known):
+                if self.calls.has_result(key, result):
                     return
                 self.errors.append(INPUT_INVALID_EVENT.input_error(
                     self.file, line,
                     f"a tool message for tool_call_id '{key}' with another result than the "
-                    f"call at line {known[-1].location.line}, which already has one: it is "
+                    f"call at line {last.location.line}, which already has one: it is "
                     "read as a call of its own; give each call its own id"))
         if call is None:  # the result names its tool: keep the call it proves
             name = fields.get("name")

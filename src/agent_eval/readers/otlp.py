@@ -38,7 +38,13 @@ from agent_eval.readers._otel import bad_times as _bad_times
 from agent_eval.readers._otel import nanos as _nanos
 from agent_eval.readers._otel import span_id as _sid
 from agent_eval.readers._scores import add_score
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile, reused_call_id
+from agent_eval.readers.base import (
+    CallIndex,
+    IgnoredEvents,
+    ReadItem,
+    SourceFile,
+    reused_call_id,
+)
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UNREADABLE_FILE, Rule
@@ -766,7 +772,7 @@ class _Build:
         self.file = file
         self.errors = errors
         self.calls: list[ToolCall] = []
-        self.seen: dict[str, list[ToolCall]] = {}  # call id -> its calls
+        self.seen = CallIndex()  # call id (or name and arguments, without one) -> calls
         self.with_messages: list[tuple[int, _Span, bool, int]] = []
         self.llm_spans: list[_Span] = []
         self.meta: dict[str, Any] = {}
@@ -788,7 +794,7 @@ class _Build:
                 call = _tool_call(s, a, self.file, locs)
                 calls.append(call)
                 if call.id is not None:
-                    self.seen.setdefault(call.id, []).append(call)
+                    self.seen.add(call.id, call)
                 continue
             if kind == _LLM:
                 self.llm_spans.append(s)
@@ -810,37 +816,44 @@ class _Build:
         # tool spans without a call id (OpenInference TOOL spans): a message call with the
         # same name and arguments is the same call
         anonymous = {_content_key(c.name, c.arguments): c for c in self.calls if c.id is None}
-        msg_results: dict[str, list[tuple[Any, int]]] = {}
+        # call id -> its first result in the messages (value, line); other results of it
+        msg_results: dict[str, tuple[Any, int]] = {}
+        more_results: dict[str, list[tuple[Any, int]]] = {}
         extra: list[tuple[int, ToolCall]] = []
         for pos, s, is_agent, kind in self.with_messages:
             a = s.attrs
             found: list[ToolCall] = []
             if _has_messages(a):
                 user, assistant = _span_messages(s, self.file, spanned, self.seen, anonymous,
-                                                 found, msg_results, self.errors)
+                                                 found, msg_results, more_results,
+                                                 self.errors)
             else:
                 iv, ov = a.get("input.value"), a.get("output.value")
                 user = iv if type(iv) is str else None
                 assistant = ov if type(ov) is str else None
             extra.extend((pos, c) for c in found)
             self.text(s, is_agent, kind, user, assistant)
-        for cid, values in msg_results.items():
-            known = self.seen.get(cid, ())
-            if not known:
-                continue
-            # each result not yet recorded goes to the next call with that id without one
-            open_calls = (c for c in known if not c.has_result)
-            for value, line in values:
-                if any(c.has_result and c.result == value for c in known):
-                    continue
-                answered = next(open_calls, None)
-                if answered is None:
-                    break
-                answered.result = value
-                answered.has_result = True
-                answered.result_location = Location(self.file, line)
+        for cid, (value, line) in msg_results.items():
+            if self.answer(cid, value, line):
+                for value, line in more_results.get(cid, ()):
+                    if not self.answer(cid, value, line):
+                        break
         if extra:
             self.calls = _merge(self.calls, extra)
+
+    def answer(self, cid: str, value: Any, line: int) -> bool:
+        """A result found in the messages, for the earliest call with that id that has none
+        (unless a call with that id has it already); False when no call is left open."""
+        seen = self.seen
+        if seen.has_result(cid, value):
+            return True
+        answered = seen.open(cid)
+        if answered is None:
+            return False
+        answered.result = value
+        answered.has_result = True
+        answered.result_location = Location(self.file, line)
+        return True
 
     def text(self, s: _Span, is_agent: bool, kind: int, user: str | None,
              assistant: str | None) -> None:
@@ -935,9 +948,10 @@ def _content_key(name: Any, args: Any) -> str:
         args, option=orjson.OPT_SORT_KEYS, default=str).decode()
 
 
-def _span_messages(s: _Span, file: str, spanned: set[int], seen: dict[str, list[ToolCall]],
+def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
                    anonymous: dict[str, ToolCall], calls: list[ToolCall],
-                   msg_results: dict[str, list[tuple[Any, int]]],
+                   msg_results: dict[str, tuple[Any, int]],
+                   more_results: dict[str, list[tuple[Any, int]]],
                    errors: list[InputError]) -> tuple[str | None, str | None]:
     """Tool calls and results carried only inside chat messages; (user, assistant) text.
     A message call is a call seen before with its id when it has the same name and the
@@ -952,18 +966,19 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: dict[str, list[
         label = str(name) if name is not None else "unknown"
         if cid is not None:
             key = str(cid)
-            known = seen.get(key)
-            if known:
-                for c in known:
-                    if c.name == label and (id(c) in spanned or (
-                            c.arguments == args and c.arguments_error == why)):
-                        return
-                errors.append(reused_call_id(key, known[0], file, line))
+            first = seen.first(key)
+            if first is not None:
+                if _is_call(first, label, args, why, spanned):
+                    return
+                if seen.last(key) is not first and any(  # a reused id: the others too
+                        _is_call(c, label, args, why, spanned) for c in seen.calls(key)):
+                    return
+                errors.append(reused_call_id(key, first, file, line))
             else:
                 twin = anonymous.pop(content, None)
                 if twin is not None:  # its tool span recorded no call id: the same call
                     twin.id = key
-                    seen[key] = [twin]
+                    seen.add(key, twin)
                     return
         else:
             key = content
@@ -971,14 +986,20 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: dict[str, list[
                 return
         call = ToolCall(name=label, arguments=args, location=Location(file, line),
                         id=None if cid is None else str(cid), arguments_error=why)
-        seen.setdefault(key, []).append(call)
+        seen.add(key, call)
         calls.append(call)
 
     def on_result(cid: Any, value: Any) -> None:
-        if cid is not None:
-            got = msg_results.setdefault(str(cid), [])
-            if all(v != value for v, _ in got):
-                got.append((value, line))
+        if cid is None:
+            return
+        key = str(cid)
+        first = msg_results.get(key)
+        if first is None:
+            msg_results[key] = (value, line)
+        elif first[0] != value:  # another result under that id (a reused id)
+            more = more_results.setdefault(key, [])
+            if all(v != value for v, _ in more):
+                more.append((value, line))
 
     user = assistant = None
     for k in _INPUT_MESSAGE_KEYS:
@@ -999,6 +1020,14 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: dict[str, list[
             _, t = _scan(_message_list(v), on_call, on_result)
             assistant = t or assistant
     return user, assistant
+
+
+def _is_call(call: ToolCall, name: str, args: Any, why: str | None, spanned: set[int]) -> bool:
+    """Whether a message call with the id of ``call`` is ``call``: the same name as a tool
+    span's call (each records the arguments in its own shape), or the same name and
+    arguments as a message call."""
+    return call.name == name and (id(call) in spanned or (
+        call.arguments == args and call.arguments_error == why))
 
 
 def _llm_call(s: _Span, file: str) -> LlmCall:

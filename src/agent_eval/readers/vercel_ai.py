@@ -20,7 +20,7 @@ from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import add, as_dict, count, new_trace, set_result, touch
-from agent_eval.readers.base import SourceFile, reused_call_id
+from agent_eval.readers.base import CallIndex, SourceFile, reused_call_id
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import EventReader, ReadState
 
@@ -80,12 +80,19 @@ def _error(span: dict[str, Any], events: list[Any]) -> str | None:
     return message if isinstance(message, str) and message else "error"
 
 
+def _fits(call: ToolCall, name: str, args: Any, why: str | None, recorded: bool) -> bool:
+    """Whether a call with the id of ``call`` is ``call``: the same name, and the same
+    arguments when both recorded them."""
+    return call.name == name and (not recorded or not call.arguments_recorded or (
+        call.arguments == args and call.arguments_error == why))
+
+
 class _State(ReadState):
     def __init__(self, source: SourceFile) -> None:
         super().__init__(source)
         self.by_key: dict[str, Trace] = {}
         self.times: dict[str, list[float]] = {}
-        self.calls: dict[str, dict[str, list[ToolCall]]] = {}  # trace -> call id -> calls
+        self.calls: dict[str, CallIndex] = {}  # trace -> call id -> calls
 
     def record(self, value: Any, line: int) -> None:
         if not isinstance(value, dict):
@@ -99,7 +106,7 @@ class _State(ReadState):
             tid = self.source.trace_id if not key else f"{self.source.trace_id}:{key}"
             trace = self.by_key[key] = new_trace(tid, self.source, line, NAME)
             self.times[key] = []
-            self.calls[key] = {}
+            self.calls[key] = CallIndex()
         touch(trace, line)
         attrs = as_dict(span.get("attributes"))
         start, end = _hr_ms(span.get("startTime")), _hr_ms(span.get("endTime"))
@@ -180,14 +187,19 @@ class _State(ReadState):
         """The call of trace ``key`` that a call with id ``cid`` is (the same name, and
         the same arguments when both recorded them), or None: a new call; when another
         call has that id, an input error at ``line`` says so."""
-        known = self.calls[key].get(str(cid)) if cid is not None else None
-        if not known:
+        if cid is None:
             return None
-        for c in known:
-            if c.name == name and (not recorded or not c.arguments_recorded or (
-                    c.arguments == args and c.arguments_error == why)):
-                return c
-        self.errors.append(reused_call_id(str(cid), known[0], self.file, line))
+        index, key = self.calls[key], str(cid)
+        first = index.first(key)
+        if first is None:
+            return None
+        if _fits(first, name, args, why, recorded):
+            return first
+        if index.last(key) is not first:  # a reused id: the others too
+            for c in index.calls(key):
+                if _fits(c, name, args, why, recorded):
+                    return c
+        self.errors.append(reused_call_id(key, first, self.file, line))
         return None
 
     def add(self, trace: Trace, key: str, name: str, args: Any, why: str | None,
@@ -197,7 +209,7 @@ class _State(ReadState):
                         arguments_recorded=recorded)
         trace.tool_calls.append(call)
         if call.id is not None:
-            self.calls[key].setdefault(call.id, []).append(call)
+            self.calls[key].add(call.id, call)
         return call
 
 
