@@ -13,7 +13,7 @@ reader uses it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -130,21 +130,23 @@ class Conversation:
 
     # -------------------------------------------------------------- messages
     def user(self, content: Any, line_of: LineOf, may_be_input: bool = True
-             ) -> list[ToolCall]:
+             ) -> Sequence[ToolCall]:
         """A user turn: tool results, and the request when it is the first one. Returns
-        the calls its results answered."""
+        the calls its results answered (a repeated history answers none)."""
         texts: list[str] = []
-        answered: list[ToolCall] = []
+        answered: list[ToolCall] | None = None
         for j, block, kind in _blocks(content, texts):
             if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
                     "_tool_result")):
                 call = self.tool_result(block, line_of(j))
                 if call is not None:
+                    if answered is None:
+                        answered = []
                     answered.append(call)
         if texts and may_be_input and not self.has_input:
             self.trace.input = "\n".join(texts)
             self.has_input = True
-        return answered
+        return () if answered is None else answered
 
     def assistant(self, content: Any, line_of: LineOf) -> None:
         texts: list[str] = []
