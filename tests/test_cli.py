@@ -120,6 +120,69 @@ def test_input_error_exits_2_and_the_rest_is_still_evaluated(tmp_path: Path) -> 
     assert data["counts"]["violations"] == 3 and data["counts"]["input_errors"] == 1
 
 
+# A second call that reuses a call id (some OpenAI-compatible servers number calls call_0,
+# call_1, ... per response) was read as a replay of the first and dropped: a blocklisted tool
+# passed (exit 0). Each body's second call, delete_customer, is on line 5.
+REUSED_ID_TRACES = {
+    "openai_chat": (
+        '[\n'
+        ' {"role":"user","content":"clean up"},\n'
+        ' {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function",'
+        '"function":{"name":"get_customer","arguments":"{\\"id\\":1}"}}]},\n'
+        ' {"role":"tool","tool_call_id":"call_0","content":"ok"},\n'
+        ' {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function",'
+        '"function":{"name":"delete_customer","arguments":"{\\"id\\":1}"}}]},\n'
+        ' {"role":"tool","tool_call_id":"call_0","content":"ok"},\n'
+        ' {"role":"assistant","content":"done"}\n'
+        ']\n'),
+    "openai_responses": (
+        '{"model": "gpt-4o", "input": [\n'
+        ' {"role":"user","content":"clean up"},\n'
+        ' {"type":"function_call","call_id":"call_0","name":"get_customer",'
+        '"arguments":"{\\"id\\":1}"},\n'
+        ' {"type":"function_call_output","call_id":"call_0","output":"ok"},\n'
+        ' {"type":"function_call","call_id":"call_0","name":"delete_customer",'
+        '"arguments":"{\\"id\\":1}"},\n'
+        ' {"type":"function_call_output","call_id":"call_0","output":"ok"}\n'
+        ']}\n'),
+    "anthropic": (
+        '{"model": "claude-x", "max_tokens": 100, "messages": [\n'
+        ' {"role":"user","content":"clean up"},\n'
+        ' {"role":"assistant","content":[{"type":"tool_use","id":"tu_1",'
+        '"name":"get_customer","input":{"id":1}}]},\n'
+        ' {"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1",'
+        '"content":"ok"}]},\n'
+        ' {"role":"assistant","content":[{"type":"tool_use","id":"tu_1",'
+        '"name":"delete_customer","input":{"id":1}}]},\n'
+        ' {"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1",'
+        '"content":"deleted"}]}\n'
+        ']}\n'),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(REUSED_ID_TRACES))
+def test_a_blocked_call_reusing_an_earlier_call_id_fails_the_run(tmp_path: Path,
+                                                                 fmt: str) -> None:
+    make(tmp_path, traces={}, suite=(
+        "suite: t6\ntraces: traces/*.json\n"
+        "tests: [{id: bl, metric: tool_blocklist, blocklist: [delete_customer]}]\n"))
+    (tmp_path / "traces" / "t.json").write_text(REUSED_ID_TRACES[fmt])
+    p = run("run", cwd=tmp_path)
+    # the call is found (the test fails) and the reused id is an input error: verdict error
+    assert p.returncode == 2, p.stderr
+    data = read_results(tmp_path / "agent-eval-results")
+    assert data["verdict"] == "error"
+    assert data["formats"] == {"traces/t.json": fmt}
+    assert data["counts"]["tool_calls"] == 2
+    [test] = data["tests"]
+    assert test["status"] == "fail"
+    assert [(v["tool"], v["trace"]["file"], v["trace"]["line"]) for v in test["violations"]
+            ] == [("delete_customer", "traces/t.json", 5)]
+    assert [(e["rule"], e["file"], e["line"]) for e in data["input_errors"]] == [
+        ("input/invalid_event", "traces/t.json", 5)]
+    assert "reused for a different call" in data["input_errors"][0]["message"]
+
+
 def test_a_glob_matching_nothing_is_no_traces_at_the_traces_line(tmp_path: Path) -> None:
     make(tmp_path, traces={},
          suite="suite: s\n\ntraces: nothing/*.jsonl\ntests:\n  - metric: tool_blocklist\n"

@@ -210,6 +210,91 @@ def test_sample_vcr_cassettes() -> None:
 
 
 # ----------------------------------------------------------- behaviour (fixtures)
+# A tool_use id reused for another call (hand-edited or converted logs): the second call is
+# a call of its own and an input error at its line; a repeated history is still read once.
+REUSED = ("call id 'tu_1' reused for a different call (name/arguments differ from the "
+          "'get_customer' call at line {}); it is read as a call of its own; give each call "
+          "its own id")
+
+
+def _use(name: str) -> str:
+    return json.dumps({"type": "tool_use", "id": "tu_1", "name": name, "input": {"id": 1}})
+
+
+def _result(text: str) -> str:
+    return json.dumps({"type": "tool_result", "tool_use_id": "tu_1", "content": text})
+
+
+def _message(role: str, block: str) -> str:
+    return f'{{"role": "{role}", "content": [{block}]}}'
+
+
+@pytest.mark.parametrize("second", ["ok", "deleted"])
+def test_tool_use_id_reused_for_another_call_is_kept_and_reported(
+        tmp_path: Path, second: str) -> None:
+    path = write(tmp_path, "body.json", (
+        '{"model": "claude-x", "max_tokens": 10, "messages": [\n'
+        ' {"role": "user", "content": "clean up"},\n'
+        f' {_message("assistant", _use("get_customer"))},\n'
+        f' {_message("user", _result("ok"))},\n'
+        f' {_message("assistant", _use("delete_customer"))},\n'
+        f' {_message("user", _result(second))}\n'
+        ']}\n'))
+    _, items = read_auto(path)
+    # line 5: the second tool_use reuses line 3's id for delete_customer
+    assert errors(items) == [("input/invalid_event", 5)]
+    assert [e.message for e in items if isinstance(e, InputError)] == [REUSED.format(3)]
+    t = only_trace(items)
+    assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("get_customer", "tu_1", {"id": 1}, 3), ("delete_customer", "tu_1", {"id": 1}, 5)]
+    assert [(c.result, c.result_location.line if c.result_location else 0)
+            for c in t.tool_calls] == [("ok", 4), (second, 6)]
+
+
+def test_request_log_repeating_a_reused_tool_use_id_reads_each_call_once(
+        tmp_path: Path) -> None:
+    def req(*messages: str) -> str:
+        return f'{{"model": "claude-x", "max_tokens": 10, "messages": [{", ".join(messages)}]}}'
+
+    ask = '{"role": "user", "content": "clean up"}'
+    get = _message("assistant", _use("get_customer"))
+    delete = _message("assistant", _use("delete_customer"))
+    path = write(tmp_path, "log.jsonl", "\n".join([
+        req(ask, get),  # line 1
+        req(ask, get, _message("user", _result("ok")), delete),  # line 2
+        # line 3: the history again; get_customer's "ok" while delete_customer is open is
+        # a repeat, not delete_customer's result ("deleted", on this line too)
+        req(ask, get, _message("user", _result("ok")), delete,
+            _message("user", _result("deleted"))),
+    ]) + "\n")
+    _, items = read_auto(path)
+    assert errors(items) == [("input/invalid_event", 2)]
+    assert [e.message for e in items if isinstance(e, InputError)] == [REUSED.format(1)]
+    t = only_trace(items)
+    assert [(c.name, c.location.line, c.result,
+             c.result_location.line if c.result_location else 0) for c in t.tool_calls] == [
+        ("get_customer", 1, "ok", 2), ("delete_customer", 2, "deleted", 3)]
+
+
+def test_second_other_result_of_an_answered_tool_use_is_reported(tmp_path: Path) -> None:
+    path = write(tmp_path, "body.json", (
+        '{"model": "claude-x", "max_tokens": 10, "messages": [\n'
+        f' {_message("assistant", _use("get_customer"))},\n'
+        f' {_message("user", _result("ok"))},\n'
+        f' {_message("user", _result("ok"))},\n'
+        f' {_message("user", _result("changed"))}\n'
+        ']}\n'))
+    _, items = read_auto(path)
+    # line 4 repeats line 3's result; line 5's differs and no tool_use tu_1 is open
+    assert errors(items) == [("input/unmatched_result", 5)]
+    assert [e.message for e in items if isinstance(e, InputError)] == [
+        "tool_result for tool_use_id 'tu_1' differs from the result of that tool_use "
+        "(line 2), which already has one, in trace 'body.json'; give each call its own id"]
+    [call] = only_trace(items).tool_calls
+    assert (call.result, call.result_location.line if call.result_location else 0) == (
+        "ok", 3)
+
+
 def test_is_error_cache_tokens_and_repeated_history(tmp_path: Path) -> None:
     use = {"type": "tool_use", "id": "tu_1", "name": "delete_file", "input": {"path": "/etc"}}
     bad = {"type": "tool_result", "tool_use_id": "tu_1", "is_error": True,

@@ -159,6 +159,33 @@ def test_every_sample_is_read_as_claude_code() -> None:
             assert errors(items) == [], path
 
 
+def test_tool_use_id_reused_for_another_call_is_kept_and_reported(tmp_path: Path) -> None:
+    def row(kind: str, ts: str, block: dict[str, Any]) -> str:
+        return json.dumps({"type": kind, "sessionId": "s1",
+                           "timestamp": f"2025-01-01T10:00:{ts}.000Z",
+                           "message": {"role": kind, "content": [block]}})
+
+    def use(name: str) -> dict[str, Any]:
+        return {"type": "tool_use", "id": "toolu_1", "name": name, "input": {"id": 1}}
+
+    def result(text: str) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": "toolu_1", "content": text}
+
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([
+        row("assistant", "01", use("get_customer")),  # line 1
+        row("user", "02", result("ok")),  # line 2: 1 s later
+        row("assistant", "03", use("delete_customer")),  # line 3: the same id
+        row("user", "07", result("deleted")),  # line 4: 4 s later
+    ]) + "\n")
+    name, items = read_auto(path)
+    assert name == "claude_code"
+    assert errors(items) == [("input/invalid_event", 3)]
+    [t] = traces(items).values()
+    assert [(c.name, c.location.line, c.result, c.latency_ms) for c in t.tool_calls] == [
+        ("get_customer", 1, "ok", 1000.0), ("delete_customer", 3, "deleted", 4000.0)]
+
+
 @pytest.mark.usefixtures("samples")
 def test_letta_tool_call_matches_its_expected_normalization() -> None:
     _, items = read_auto(DIR / "letta-trajectory__tool-call.input.jsonl")

@@ -86,9 +86,14 @@ def test_bad_first_line_duplicate_ids_and_orphan_outputs() -> None:
     errs, t = split(read_path(FIXTURES / "bad-lines.jsonl"))
     assert [(e.rule, e.line) for e in errs] == [
         ("input/parse_error", 1),  # "not-json"
+        ("input/invalid_event", 4),  # call_DUP again, other arguments: a call of its own
         ("input/unmatched_result", 7),  # a third output for call_DUP
         ("input/unmatched_result", 8),  # an output for call id "nowhere"
     ]
+    assert errs[1].message == (
+        "call id 'call_DUP' reused for a different call (name/arguments differ from the "
+        "'exec_command' call at line 3); it is read as a call of its own; give each call "
+        "its own id")
     assert t.input == "show both configs"  # line 2
     assert t.output == "Shown both."  # line 9
     # lines 3 and 4: two function_call rows with the same call_id but different arguments;
@@ -132,6 +137,7 @@ def test_cleanup_sample_bad_first_line_and_the_rest_is_read() -> None:
     errs, t = split(read_path(SAMPLES / "codex-rollout__cleanup.input.jsonl"))
     assert [(e.rule, e.line) for e in errs] == [
         ("input/parse_error", 1),  # "not-json"
+        ("input/invalid_event", 4),  # call_DUP again, other arguments: a call of its own
         ("input/unmatched_result", 7),  # a third output for call_DUP ("duplicate")
         ("input/unmatched_result", 8),  # an output for call id "missing"
     ]

@@ -229,6 +229,28 @@ def test_attachments_errors_and_cost(tmp_path: Path) -> None:
             llm.latency_ms) == (210, 5, 215, 0.0042, 1500.0)
 
 
+def test_a_tool_event_reusing_a_call_id_for_another_call_is_kept_and_reported(
+        tmp_path: Path) -> None:
+    def tool(name: str, **more: Any) -> str:
+        return json.dumps({"event": "tool", "id": "call_0", "function": name,
+                           "arguments": {"id": 1}, **more})
+
+    path = tmp_path / "log.json"
+    path.write_text(
+        '{"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}, '
+        '"samples": [{"id": "s", "epoch": 1, "input": "clean up", "events": [\n'
+        + tool("get_customer", result="ok") + ",\n"  # line 2
+        + tool("delete_customer", pending=True) + ",\n"  # line 3: call_0 again, another tool
+        + tool("delete_customer", result="deleted") + "\n"  # line 4: line 3's, completed
+        + "]}]}\n")
+    name, items = read_auto(path)
+    assert name == "inspect"
+    assert errors(items) == [("input/invalid_event", 3)]
+    [t] = traces(items)
+    assert [(c.name, c.location.line, c.result) for c in t.tool_calls] == [
+        ("get_customer", 2, "ok"), ("delete_customer", 4, "deleted")]
+
+
 def test_eval_archive_without_samples_is_an_input_error(tmp_path: Path) -> None:
     path = tmp_path / "running.eval"
     with zipfile.ZipFile(path, "w") as zf:

@@ -232,6 +232,58 @@ def test_tool_message_status_error_and_invalid_calls(tmp_path: Path) -> None:
     assert (t.input, t.output) == ("wipe the logs", "I could not delete the logs.")
 
 
+def lines(tmp_path: Path, name: str, values: list[object]) -> Path:
+    """A JSON array with one value a line: the first value is on line 2."""
+    path = tmp_path / name
+    path.write_text("[\n" + ",\n".join(json.dumps(v) for v in values) + "\n]\n")
+    return path
+
+
+def test_a_call_id_reused_for_another_call_is_kept_and_reported(tmp_path: Path) -> None:
+    def ai(name: str, **more: object) -> dict[str, object]:
+        return lc("AIMessage", content=more.pop("content", ""), tool_calls=[
+            {"name": name, "args": {"id": 1}, "id": "call_0", "type": "tool_call"}])
+
+    path = lines(tmp_path, "msgs.json", [
+        lc("HumanMessage", content="clean up"),  # line 2
+        ai("get_customer"),  # line 3
+        lc("ToolMessage", content="ok", tool_call_id="call_0"),  # line 4
+        # line 5: call_0 again for delete_customer; its tool_use block in the content (an
+        # Anthropic model, streamed: no input yet) is the same call, not a third one
+        ai("delete_customer", content=[{"type": "tool_use", "id": "call_0",
+                                        "name": "delete_customer", "input": {}}]),
+        lc("ToolMessage", content="deleted", tool_call_id="call_0"),  # line 6
+        lc("AIMessage", content="done"),  # line 7
+    ])
+    _, items = read_auto(path)
+    assert errors(items) == [("input/invalid_event", 5)]
+    assert [e.message for e in items if isinstance(e, InputError)] == [
+        "call id 'call_0' reused for a different call (name/arguments differ from the "
+        "'get_customer' call at line 3); it is read as a call of its own; give each call its "
+        "own id"]
+    t = only_trace(items)
+    assert [(c.name, c.arguments, c.location.line, c.result,
+             c.result_location.line if c.result_location else 0) for c in t.tool_calls] == [
+        ("get_customer", {"id": 1}, 3, "ok", 4), ("delete_customer", {"id": 1}, 5, "deleted", 6)]
+
+
+def test_another_result_for_an_answered_call_id_proves_a_call_of_its_own(
+        tmp_path: Path) -> None:
+    path = lines(tmp_path, "msgs.json", [
+        lc("AIMessage", content="", tool_calls=[  # line 2
+            {"name": "get_customer", "args": {}, "id": "call_0", "type": "tool_call"}]),
+        lc("ToolMessage", content="ok", tool_call_id="call_0"),  # line 3
+        lc("ToolMessage", content="ok", tool_call_id="call_0"),  # line 4: the same again
+        # line 5: another result under call_0, naming another tool (its AI message is gone)
+        lc("ToolMessage", content="deleted", tool_call_id="call_0", name="delete_customer"),
+    ])
+    _, items = read_auto(path)
+    assert errors(items) == [("input/invalid_event", 5)]
+    t = only_trace(items)
+    assert [(c.name, c.arguments_recorded, c.location.line, c.result) for c in t.tool_calls
+            ] == [("get_customer", True, 2, "ok"), ("delete_customer", False, 5, "deleted")]
+
+
 def test_messages_to_dict_form_and_openai_raw_tool_calls(tmp_path: Path) -> None:
     messages = [
         {"type": "human", "data": {"content": "refund A-1", "type": "human"}},

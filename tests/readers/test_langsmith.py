@@ -30,3 +30,40 @@ def test_a_run_without_id_whose_dotted_order_ends_without_an_id(tmp_path: Path) 
     trace, ignored = read_file(reader, source)
     assert isinstance(trace, Trace) and isinstance(ignored, IgnoredEvents)
     assert (trace.id, ignored.count) == ("r1", 2)
+
+
+def test_an_llm_run_reusing_a_call_id_for_another_call_is_kept_and_reported(
+        tmp_path: Path) -> None:
+    """Without tool runs the calls are those the LLM runs asked for: one that reuses an
+    earlier call's id for another tool was dropped as the same call (a blocked tool
+    passed). It is now a call of its own and an input error at its run's line."""
+    def llm(n: int, messages: list[object], calls: list[tuple[str, str]]) -> dict[str, object]:
+        message = {"role": "assistant", "content": None if calls else "done",
+                   "tool_calls": [{"id": cid, "type": "function", "function": {
+                       "name": name, "arguments": '{"id": 1}'}} for cid, name in calls]}
+        return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
+                "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
+                f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
+                "inputs": {"messages": messages}, "outputs": {"choices": [{"message": message}]}}
+
+    def result(text: str) -> dict[str, str]:
+        return {"role": "tool", "tool_call_id": "call_0", "content": text}
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in (
+        ROOT,  # line 1
+        llm(1, [], [("call_0", "get_customer")]),  # line 2
+        llm(2, [result("ok")], [("call_0", "delete_customer")]),  # line 3: call_0 again
+        llm(3, [result("ok"), result("deleted")], []),  # line 4: the history again
+    )))
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError) and reader.name == "langsmith"
+    items = list(reader.read(source))
+    assert [(e.rule, e.line) for e in items if isinstance(e, InputError)] == [
+        ("input/invalid_event", 3)]
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    # each result is located at the LLM run whose input messages hold it first
+    assert [(c.name, c.location.line, c.result,
+             c.result_location.line if c.result_location else 0) for c in trace.tool_calls] == [
+        ("get_customer", 2, "ok", 3), ("delete_customer", 3, "deleted", 4)]

@@ -193,6 +193,95 @@ def test_chat_arguments_encoded_twice_and_legacy_function_call(
     assert t.output == "done"
 
 
+# A call id reused for another call (some OpenAI-compatible servers number calls call_0,
+# call_1, ... per response; hand-edited logs): the second call is a call of its own and an
+# input error at its line; a history repeated in a request log is still read once.
+REUSED_MESSAGE = ("call id '{}' reused for a different call (name/arguments differ from the "
+                  "'get_customer' call at line {}); it is read as a call of its own; give each "
+                  "call its own id")
+CHAT_REUSE = (
+    '[\n'
+    ' {"role":"user","content":"clean up"},\n'
+    ' {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function",'
+    '"function":{"name":"get_customer","arguments":"{\\"id\\":1}"}}]},\n'
+    ' {"role":"tool","tool_call_id":"call_0","content":"ok"},\n'
+    ' {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function",'
+    '"function":{"name":"delete_customer","arguments":"{\\"id\\":1}"}}]},\n'
+    ' {"role":"tool","tool_call_id":"call_0","content":"%s"},\n'
+    ' {"role":"assistant","content":"done"}\n'
+    ']\n')
+
+
+@pytest.mark.parametrize("second", ["ok", "deleted"])
+def test_chat_call_id_reused_for_another_call_is_kept_and_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str) -> None:
+    items = write(tmp_path, monkeypatch, CHAT_REUSE % second)
+    # line 5: the second assistant message's call_0 is delete_customer, not line 3's call
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 5, REUSED_MESSAGE.format("call_0", 3))]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert calls(t) == [("get_customer", "call_0", {"id": 1}),
+                        ("delete_customer", "call_0", {"id": 1})]
+    # each result (lines 4 and 6) goes to the call before it
+    assert [(c.result, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [("ok", 4), (second, 6)]
+
+
+def test_chat_request_log_repeating_a_reused_id_reads_each_call_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    get = {"id": "call_0", "type": "function",
+           "function": {"name": "get_customer", "arguments": '{"id": 1}'}}
+    delete = {"id": "call_0", "type": "function",
+              "function": {"name": "delete_customer", "arguments": '{"id":1}'}}
+    user = {"role": "user", "content": "clean up"}
+    history = [user, {"role": "assistant", "content": None, "tool_calls": [get]},
+               {"role": "tool", "tool_call_id": "call_0", "content": "ok"}]
+    items = write(tmp_path, monkeypatch, [
+        {"request": {"model": "m", "messages": [user]},  # line 1
+         "response": {"object": "chat.completion", "choices": [
+             {"message": {"role": "assistant", "content": None, "tool_calls": [get]}}]}},
+        {"request": {"model": "m", "messages": history},  # line 2: delete reuses call_0
+         "response": {"object": "chat.completion", "choices": [
+             {"message": {"role": "assistant", "content": None, "tool_calls": [delete]}}]}},
+        # line 3: the whole history again, the get_customer call's arguments written with
+        # other spacing by the client; delete's result comes only now
+        {"request": {"model": "m", "messages": [
+            user, {"role": "assistant", "content": None, "tool_calls": [
+                {**get, "function": {"name": "get_customer", "arguments": '{"id":1}'}}]},
+            history[2], {"role": "assistant", "content": None, "tool_calls": [delete]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "deleted"}]},
+         "response": {"object": "chat.completion", "choices": [
+             {"message": {"role": "assistant", "content": "done"}}]}},
+    ], name="log.jsonl")
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 2, REUSED_MESSAGE.format("call_0", 1))]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert calls(t) == [("get_customer", "call_0", {"id": 1}),
+                        ("delete_customer", "call_0", {"id": 1})]
+    # line 3 repeats get_customer's "ok" while delete_customer is open: a repeat, not
+    # delete_customer's result, which is "deleted" (line 3 too)
+    assert [(c.result, c.location.line, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [("ok", 1, 2), ("deleted", 2, 3)]
+    assert t.output == "done"
+
+
+def test_chat_second_other_result_for_one_call_is_unmatched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = write(tmp_path, monkeypatch, (
+        '[\n'
+        ' {"role":"assistant","tool_calls":[{"id":"c1","type":"function",'
+        '"function":{"name":"get_customer","arguments":"{}"}}]},\n'
+        ' {"role":"tool","tool_call_id":"c1","content":"ok"},\n'
+        ' {"role":"tool","tool_call_id":"c1","content":"ok"},\n'
+        ' {"role":"tool","tool_call_id":"c1","content":"changed"}\n'
+        ']\n'))
+    # line 4 repeats line 3's result (ignored); line 5's differs and matches no open call
+    assert [(e.rule, e.line) for e in errors(items)] == [("input/unmatched_result", 5)]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert [(c.result, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [("ok", 3)]
+
+
 # =============================================================== Responses API
 def test_responses_response_and_continuation_request_fixtures() -> None:
     t = one(read_path(FIXTURES / "openai_responses" / "response.json"))
@@ -304,6 +393,49 @@ def test_responses_hosted_and_custom_tools(tmp_path: Path,
         (True, None), (False, "tool timed out"), (True, None)]
     assert [(c.input_tokens, c.output_tokens, c.total_tokens) for c in t.llm_calls] == [
         (10, 2, 12)]
+
+
+@pytest.mark.parametrize("body", ["input", "output"])
+def test_responses_call_id_reused_for_another_call_is_kept_and_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    items = write(tmp_path, monkeypatch, (
+        '{"model": "m",\n' + ('"object": "response",\n' if body == "output" else '\n') +
+        f' "{body}": [\n'
+        '  {"type":"function_call","call_id":"call_0","name":"get_customer",'
+        '"arguments":"{\\"id\\":1}"},\n'
+        '  {"type":"function_call_output","call_id":"call_0","output":"ok"},\n'
+        '  {"type":"function_call","call_id":"call_0","name":"delete_customer",'
+        '"arguments":"{\\"id\\":1}"},\n'
+        '  {"type":"function_call_output","call_id":"call_0","output":"ok"}\n'
+        ' ]}\n'))
+    # line 6: the second function_call reuses line 4's call_0
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 6, REUSED_MESSAGE.format("call_0", 4))]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert calls(t) == [("get_customer", "call_0", {"id": 1}),
+                        ("delete_customer", "call_0", {"id": 1})]
+    assert [(c.result, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [("ok", 5), ("ok", 7)]
+
+
+def test_responses_continuation_other_output_of_a_call_in_the_file_is_unmatched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = write(tmp_path, monkeypatch, [
+        {"object": "response", "id": "r1", "output": [  # line 1
+            {"type": "function_call", "call_id": "c1", "name": "get_customer",
+             "arguments": "{}"}]},
+        {"previous_response_id": "r1", "input": [  # line 2: c1's output
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"}]},
+        {"previous_response_id": "r1", "input": [  # line 3: another output of c1, and
+            {"type": "function_call_output", "call_id": "c1", "output": "changed"},
+            {"type": "function_call_output", "call_id": "c0", "output": "x"}]},  # c0's
+    ], name="log.jsonl")
+    # c0 was called before this file (not an error); c1's second output is not c1's
+    assert [(e.rule, e.line) for e in errors(items)] == [("input/unmatched_result", 3)]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert t.metadata["earlier_call_ids"] == ["c0"]
+    assert [(c.result, c.result_location.line if c.result_location else None)
+            for c in t.tool_calls] == [("ok", 2)]
 
 
 # ================================================================== Agents SDK

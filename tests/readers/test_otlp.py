@@ -406,6 +406,62 @@ def test_calls_only_in_chat_messages_are_read_once(tmp_path: Path,
         (None, None, 10.0), (None, None, 10.0)]  # chat spans without usage: unknown
 
 
+def _calls_message(*calls: tuple[str, str]) -> dict[str, Any]:
+    return {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": cid, "name": name, "arguments": {"id": 1}}
+        for cid, name in calls]}
+
+
+def _result_message(cid: str, response: str) -> dict[str, Any]:
+    return {"role": "tool", "parts": [{"type": "tool_call_response", "id": cid,
+                                       "response": response}]}
+
+
+def test_a_call_id_reused_in_chat_messages_is_kept_and_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = {"role": "user", "parts": [{"type": "text", "content": "clean up"}]}
+    get, delete = (_calls_message(("call_0", "get_customer")),
+                   _calls_message(("call_0", "delete_customer")))
+    done = {"role": "assistant", "parts": [{"type": "text", "content": "done"}]}
+    history = [user, get, _result_message("call_0", "ok")]
+
+    def chat(sid: str, start: int, inputs: list[Any], outputs: list[Any]) -> str:
+        return export(span(TID, sid, "chat", start, start + 5, gen_ai__operation__name="chat",
+                           gen_ai__input__messages=json.dumps(inputs),
+                           gen_ai__output__messages=json.dumps(outputs))) + "\n"
+
+    items = write(tmp_path, monkeypatch, "".join([
+        chat("c1", 0, [user], [get]),  # line 1
+        chat("c2", 10, history, [delete]),  # line 2: call_0 again, for delete_customer
+        # line 3: the whole history again, with delete_customer's result
+        chat("c3", 20, [*history, delete, _result_message("call_0", "deleted")], [done]),
+    ]))
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 2,
+         "call id 'call_0' reused for a different call (name/arguments differ from the "
+         "'get_customer' call at line 1); it is read as a call of its own; give each call "
+         "its own id")]
+    [t] = only_traces(items)
+    assert [(c.name, c.id, c.location.line, c.result,
+             c.result_location.line if c.result_location else 0) for c in t.tool_calls] == [
+        ("get_customer", "call_0", 1, "ok", 2), ("delete_customer", "call_0", 2, "deleted", 3)]
+
+
+def test_a_message_call_reusing_a_tool_span_call_id_is_kept_and_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    chat = span(TID, "c", "chat", 0, 10, gen_ai__operation__name="chat",
+                gen_ai__output__messages=json.dumps([_calls_message(
+                    ("call_0", "get_customer"), ("call_0", "delete_customer"))]))
+    # the execute_tool span of get_customer records its arguments in another shape: still
+    # the same call (the name says so); delete_customer under its id is another call
+    items = write(tmp_path, monkeypatch, export(chat) + "\n" + export(
+        tool_span("t", "get_customer", 11, 12, "call_0", '{"id": "1", "extra": true}')) + "\n")
+    assert [(e.rule, e.line) for e in errors(items)] == [("input/invalid_event", 1)]
+    [t] = only_traces(items)
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [
+        ("delete_customer", 1), ("get_customer", 2)]
+
+
 def test_openinference_tool_and_llm_spans(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     llm = span(TID, "l1", "ChatCompletion", 0, 50, openinference__span__kind="LLM",

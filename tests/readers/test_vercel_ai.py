@@ -134,6 +134,49 @@ def test_tool_calls_and_errors(tmp_path: Path) -> None:
     assert [r for r, _ in errors(items)] == ["input/invalid_event"]
 
 
+def test_a_call_id_reused_for_another_call_is_kept_and_reported(tmp_path: Path) -> None:
+    def step(name: str) -> dict[str, object]:
+        return span("ai.generateText.doGenerate", {"ai.response.toolCalls": json.dumps([
+            {"toolCallId": "call_0", "toolName": name, "input": "{\"id\":1}"}])})
+
+    def tool(name: str, result: str) -> dict[str, object]:
+        return span("ai.toolCall", {"ai.toolCall.name": name, "ai.toolCall.id": "call_0",
+                                    "ai.toolCall.args": "{\"id\": 1}",
+                                    "ai.toolCall.result": result})
+
+    path = tmp_path / "spans.json"  # one span a line, from line 2
+    path.write_text("[\n" + ",\n".join(json.dumps(x) for x in [
+        step("get_customer"), tool("get_customer", "ok"),
+        step("delete_customer"), tool("delete_customer", "deleted")]) + "\n]\n")
+    items = list(READER.read(source(path)))
+    # line 4: the second step's response reuses call_0 for delete_customer; get_customer is
+    # by then located at its own ai.toolCall span, line 3
+    assert errors(items) == [("input/invalid_event", 4)]
+    assert [e.message for e in items if isinstance(e, InputError)] == [
+        "call id 'call_0' reused for a different call (name/arguments differ from the "
+        "'get_customer' call at line 3); it is read as a call of its own; give each call its "
+        "own id"]
+    [t] = traces(items)
+    # each ai.toolCall span (lines 3, 5) is the call of its name: located there, its result
+    assert [(c.name, c.arguments, c.location.line, c.result) for c in t.tool_calls] == [
+        ("get_customer", {"id": 1}, 3, "ok"), ("delete_customer", {"id": 1}, 5, "deleted")]
+
+
+def test_tool_spans_reusing_a_call_id_are_two_calls(tmp_path: Path) -> None:
+    def tool(name: str) -> dict[str, object]:
+        return span("ai.toolCall", {"ai.toolCall.name": name, "ai.toolCall.id": "call_0",
+                                    "ai.toolCall.args": "{}"})
+
+    path = tmp_path / "spans.json"
+    path.write_text("[\n" + ",\n".join(json.dumps(x) for x in [
+        tool("get_customer"), tool("delete_customer")]) + "\n]\n")
+    items = list(READER.read(source(path)))
+    assert errors(items) == [("input/invalid_event", 3)]
+    [t] = traces(items)
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [
+        ("get_customer", 2), ("delete_customer", 3)]
+
+
 # ------------------------------------------- a value of another type: that element only
 def test_response_tool_calls_that_are_not_an_array_are_an_input_error_of_their_span(
         tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ A file holds one conversation: a request body (``messages`` with ``tool_use`` /
 ``tool_result`` blocks), a response body (``type: message`` with ``usage``), a pair
 ``{"request": ..., "response": ...}``, a list of any of these, JSON lines of them, or a
 VCR cassette (``.yaml``) of calls to ``/v1/messages``. Requests repeat the whole history,
-so a ``tool_use`` is counted once per ``id``.
+so a ``tool_use`` is counted once per ``id``, name and input (another call under a known
+``id`` is a call of its own, and an input error).
 
 :class:`Conversation` turns Anthropic-shaped messages into one trace; the Claude Code
 reader uses it too.
@@ -12,7 +13,7 @@ reader uses it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -29,7 +30,7 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
-from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call_id
 from agent_eval.readers.cassette import Body, BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, ReadState, feed
@@ -50,7 +51,9 @@ class Conversation:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.file = trace.source
-        self.calls: dict[str, ToolCall] = {}
+        self.calls = CallIndex()  # tool_use id -> its calls
+        # tool_use id -> the call seen again (a replay) after the latest call with that id
+        self.replayed: dict[str, ToolCall] = {}
         self.errors: list[InputError] = []
         self.cache_read: int | None = None
         self.cache_write: int | None = None
@@ -62,55 +65,88 @@ class Conversation:
 
     # ---------------------------------------------------------------- blocks
     def tool_use(self, block: dict[str, Any], line: int) -> None:
+        """A call; one with the id, name and input of a call seen before is that call
+        again (a request repeats the history); another under a known id is a call of its
+        own and an ``input/invalid_event``."""
         name = block.get("name")
         cid = block.get("id")
         key = None if cid is None else str(cid)
-        if key is not None and key in self.calls:
-            return  # the same call again: a request repeats the history
         if not isinstance(name, str) or not name:
             self.errors.append(INPUT_INVALID_EVENT.input_error(
                 self.file, line,
                 f"a {block.get('type')} block without a tool name"))
             return
         args, why = decode_arguments(block.get("input"))
+        first = self.calls.first(key) if key is not None else None
+        if key is not None and first is not None:
+            same = self.calls.same(key, name, args, why)
+            if same is not None:
+                self.replayed[key] = same
+                return  # the same call again: a request repeats the history
+            self.errors.append(reused_call_id(key, first, self.file, line))
         call = ToolCall(name=name, arguments=args, location=self.loc(line), id=key,
                         arguments_error=why)
         self.trace.tool_calls.append(call)
         if key is not None:
-            self.calls[key] = call
+            self.calls.add(key, call)
+            if self.replayed:
+                self.replayed.pop(key, None)
 
-    def tool_result(self, block: dict[str, Any], line: int) -> None:
+    def tool_result(self, block: dict[str, Any], line: int) -> ToolCall | None:
+        """The result of the earliest call with its ``tool_use_id`` that has none; None
+        when it repeats a result (of the call with that id seen last, or of any when none
+        is open: the history again) or matches no call (an input error)."""
         cid = block.get("tool_use_id")
-        call = self.calls.get(str(cid)) if cid is not None else None
-        if call is None:
+        key = str(cid)
+        last = (self.replayed.get(key) or self.calls.last(key)) if cid is not None else None
+        if last is None:
             self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
                 self.file, line,
                 f"{block.get('type')} for tool_use_id '{cid}' matches no earlier tool_use "
                 f"in trace '{self.trace.id}'"))
-            return
-        if call.has_result:
-            return  # the history again
+            return None
         content = block.get("content")
         text = text_of(content)
         result: Any = text if text is not None and isinstance(content, str | list) else content
+        if last.has_result and last.result == result:
+            return None  # the history again
+        call = self.calls.open(key)
+        if call is None:
+            if self.calls.has_result(key, result):
+                return None  # the history again
+            self.errors.append(INPUT_UNMATCHED_RESULT.input_error(
+                self.file, line,
+                f"{block.get('type')} for tool_use_id '{cid}' differs from the result of "
+                f"that tool_use (line {last.location.line}), which already has one, in "
+                f"trace '{self.trace.id}'; give each call its own id"))
+            return None
         is_error = bool(block.get("is_error"))
         error = None
         if isinstance(content, dict) and str(content.get("type", "")).endswith("_error"):
             is_error = True  # a server tool's error result (web_search_tool_result_error)
             error = str(content.get("error_code") or content.get("type"))
         set_result(call, result, error, not is_error, self.loc(line))
+        return call
 
     # -------------------------------------------------------------- messages
-    def user(self, content: Any, line_of: LineOf, may_be_input: bool = True) -> None:
-        """A user turn: tool results, and the request when it is the first one."""
+    def user(self, content: Any, line_of: LineOf, may_be_input: bool = True
+             ) -> Sequence[ToolCall]:
+        """A user turn: tool results, and the request when it is the first one. Returns
+        the calls its results answered (a repeated history answers none)."""
         texts: list[str] = []
+        answered: list[ToolCall] | None = None
         for j, block, kind in _blocks(content, texts):
             if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
                     "_tool_result")):
-                self.tool_result(block, line_of(j))
+                call = self.tool_result(block, line_of(j))
+                if call is not None:
+                    if answered is None:
+                        answered = []
+                    answered.append(call)
         if texts and may_be_input and not self.has_input:
             self.trace.input = "\n".join(texts)
             self.has_input = True
+        return () if answered is None else answered
 
     def assistant(self, content: Any, line_of: LineOf) -> None:
         texts: list[str] = []

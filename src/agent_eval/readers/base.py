@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_eval.errors import InputError
 from agent_eval.limits import DEFAULT, Limits
-from agent_eval.model import Trace
+from agent_eval.model import ToolCall, Trace
 from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 
@@ -64,3 +64,85 @@ def negative_figure(what: str, key: str, value: object, file: str, line: int) ->
     return InputError(INPUT_INVALID_EVENT.id, file, line,
                       f"{what}'{key}' must be a number of at least 0, not {value!r}; it is "
                       "treated as not recorded")
+
+
+def reused_call_id(cid: str, first: ToolCall, file: str, line: int) -> InputError:
+    """The input error of a call whose id an earlier call of the file has, with another
+    tool name or other arguments (a history repeated in a log repeats both): it is read
+    as a call of its own, and said, in every format."""
+    return InputError(INPUT_INVALID_EVENT.id, file, line,
+                      f"call id '{cid}' reused for a different call (name/arguments differ "
+                      f"from the '{first.name}' call at line {first.location.line}); it is "
+                      "read as a call of its own; give each call its own id")
+
+
+def same_call(call: ToolCall, name: str, arguments: object, why: str | None) -> bool:
+    """True when a call recorded again under the id of ``call`` is ``call``: the same tool
+    name and the same (decoded) arguments."""
+    return call.name == name and call.arguments == arguments and call.arguments_error == why
+
+
+class CallIndex:
+    """Tool calls by call id, in the order they were added. An id is almost always one
+    call's: it maps to the call itself, and to a list only once another call has it (a
+    reused id), so the index costs no object per call."""
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, ToolCall | list[ToolCall]] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._by_id
+
+    def add(self, key: str, call: ToolCall) -> None:
+        have = self._by_id.get(key)
+        if have is None:
+            self._by_id[key] = call
+        elif isinstance(have, list):
+            have.append(call)
+        else:
+            self._by_id[key] = [have, call]
+
+    def first(self, key: str) -> ToolCall | None:
+        have = self._by_id.get(key)
+        return have[0] if isinstance(have, list) else have
+
+    def last(self, key: str) -> ToolCall | None:
+        have = self._by_id.get(key)
+        return have[-1] if isinstance(have, list) else have
+
+    def calls(self, key: str) -> list[ToolCall]:
+        """The calls with that id (a new list: ``first`` is cheaper when one will do)."""
+        have = self._by_id.get(key)
+        if have is None:
+            return []
+        return list(have) if isinstance(have, list) else [have]
+
+    def same(self, key: str, name: str, arguments: Any, why: str | None) -> ToolCall | None:
+        """The call with that id that a call recorded again is (:func:`same_call`)."""
+        have = self._by_id.get(key)
+        if isinstance(have, list):
+            return next((c for c in have if same_call(c, name, arguments, why)), None)
+        return have if have is not None and same_call(have, name, arguments, why) else None
+
+    def open(self, key: str) -> ToolCall | None:
+        """The earliest call with that id that has no result."""
+        have = self._by_id.get(key)
+        if isinstance(have, list):
+            return next((c for c in have if not c.has_result), None)
+        return have if have is not None and not have.has_result else None
+
+    def has_result(self, key: str, value: Any) -> bool:
+        """Whether a call with that id has the result ``value``."""
+        have = self._by_id.get(key)
+        if isinstance(have, list):
+            return any(c.has_result and c.result == value for c in have)
+        return have is not None and have.has_result and have.result == value
+
+    def remove(self, key: str, call: ToolCall) -> None:
+        have = self._by_id.get(key)
+        if isinstance(have, list):
+            have.remove(call)
+        elif have is call:
+            del self._by_id[key]

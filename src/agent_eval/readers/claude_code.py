@@ -48,7 +48,7 @@ class _Session:
     def __init__(self, trace: Trace) -> None:
         self.conv = Conversation(trace)
         self.usage: dict[tuple[str, str], LlmCall] = {}
-        self.call_ts: dict[str, float] = {}
+        self.call_ts: dict[int, float] = {}  # id(call) -> when it was made
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.duration: float | None = None
@@ -145,16 +145,13 @@ class _State(ReadState):
         text = text_of(content)
         request = not obj.get("isCompactSummary") and not (
             text is not None and text.lstrip().startswith(NOISE_PREFIXES))
-        s.conv.user(content, line_of, may_be_input=request)
-        if ts is None or not isinstance(content, list):
+        answered = s.conv.user(content, line_of, may_be_input=request)
+        if ts is None:
             return
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                cid = str(block.get("tool_use_id"))
-                call = s.conv.calls.get(cid)
-                start = s.call_ts.pop(cid, None)
-                if call is not None and start is not None and ts >= start:
-                    call.latency_ms = round(ts - start, 3)
+        for call in answered:
+            start = s.call_ts.pop(id(call), None)
+            if start is not None and ts >= start:
+                call.latency_ms = round(ts - start, 3)
 
     def assistant(self, s: _Session, obj: dict[str, Any], message: dict[str, Any], line: int,
                   line_of: Callable[[int], int], ts: float | None) -> None:
@@ -166,8 +163,7 @@ class _State(ReadState):
         conv.assistant(message.get("content"), line_of)
         if ts is not None:
             for call in conv.trace.tool_calls[before:]:
-                if call.id is not None:
-                    s.call_ts[call.id] = ts
+                s.call_ts[id(call)] = ts
         usage = message.get("usage")
         if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
             return

@@ -33,7 +33,7 @@ from agent_eval.readers._foreign import (
     touch,
 )
 from agent_eval.readers._scores import inspect_scores
-from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call_id
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
@@ -105,6 +105,13 @@ class _Sample:
         tid = str(sid) if epoch is None else f"{sid}/epoch-{epoch}"
         self.trace = new_trace(tid, source, at(*base), NAME)
         self.trace.metadata.update(file_meta)
+        self.errors: list[InputError] = []
+
+    def items(self) -> Iterator[ReadItem]:
+        """The sample's input errors, then its trace."""
+        trace = self.build()
+        yield from self.errors
+        yield trace
 
     def loc(self, *path: str | int) -> Location:
         line = self.at(*self.base, *path)
@@ -177,7 +184,7 @@ class _Sample:
 
     # ---------------------------------------------------------------- events
     def tool_events(self, tools: list[tuple[dict[str, Any], tuple[str | int, ...]]]) -> None:
-        by_id: dict[str, ToolCall] = {}
+        by_id = CallIndex()
         for e, path in tools:
             name = e.get("function")
             if not isinstance(name, str) or not name:
@@ -191,11 +198,17 @@ class _Sample:
                             arguments_error=why, latency_ms=latency)
             calls = self.trace.tool_calls
             assert isinstance(calls, list)  # this reader makes lists, never a CallLog
-            if cid is not None and cid in by_id:  # a pending event completed later
-                calls.remove(by_id[cid])
-            calls.append(call)
             if cid is not None:
-                by_id[cid] = call
+                first = by_id.first(cid)
+                same = by_id.same(cid, name, args, why) if first is not None else None
+                if same is not None:  # a pending event completed later
+                    calls.remove(same)
+                    by_id.remove(cid, same)
+                elif first is not None:  # another call under that id: a call of its own
+                    self.errors.append(reused_call_id(cid, first, self.file,
+                                                      call.location.line))
+                by_id.add(cid, call)
+            calls.append(call)
             if e.get("pending") is True:
                 continue
             result = self.resolve(e.get("result"))
@@ -324,7 +337,7 @@ class InspectReader:
         meta = _file_meta(log)
         for i, sample in enumerate(samples):
             if isinstance(sample, dict):
-                yield _Sample(sample, doc.line, ("samples", i), source, meta).build()
+                yield from _Sample(sample, doc.line, ("samples", i), source, meta).items()
             else:
                 yield INPUT_INVALID_EVENT.input_error(source.file, doc.line("samples", i),
                                                       "a sample must be a JSON object")
@@ -378,8 +391,8 @@ class InspectReader:
                     yield INPUT_INVALID_EVENT.input_error(source.file, 1,
                                                           f"{name}: a sample must be a JSON object")
                     continue
-                trace = _Sample(doc.value, doc.line, (), source, {**meta, "member": name})
-                yield trace.build()
+                yield from _Sample(doc.value, doc.line, (), source,
+                                   {**meta, "member": name}).items()
 
 
 def _directory_over_limits(source: SourceFile) -> str:

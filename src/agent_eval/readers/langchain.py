@@ -26,7 +26,13 @@ from agent_eval.readers._foreign import (
     touch,
 )
 from agent_eval.readers._langgraph import node_transitions
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import (
+    CallIndex,
+    IgnoredEvents,
+    ReadItem,
+    SourceFile,
+    reused_call_id,
+)
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import LineAt, feed
 from agent_eval.rule_ids import INPUT_INVALID_EVENT
@@ -96,7 +102,9 @@ class _Conv:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.file = trace.source
-        self.calls: dict[str, ToolCall] = {}
+        self.calls = CallIndex()  # call id -> its calls
+        # call id -> the call seen again after the latest call with that id
+        self.replayed: dict[str, ToolCall] = {}
         self.has_input = False
         self.messages = 0
         self.errors: list[InputError] = []  # values of a type the format does not allow
@@ -129,21 +137,35 @@ class _Conv:
         return True
 
     def add_call(self, name: Any, raw: Any, cid: Any, line: int) -> ToolCall | None:
+        """A call; None without a name, or when it repeats a call with its id, name and
+        arguments. Another call under a known id is a call of its own, and said."""
         key = None if cid is None else str(cid)
-        if key is not None and key in self.calls:
-            return None
         if not isinstance(name, str) or not name:
             return None
         args, why = decode_arguments(raw)
+        first = self.calls.first(key) if key is not None else None
+        if key is not None and first is not None:
+            same = self.calls.same(key, name, args, why)
+            if same is not None:
+                self.replayed[key] = same
+                return None
+            self.errors.append(reused_call_id(key, first, self.file, line))
+        return self.new_call(name, args, why, key, line)
+
+    def new_call(self, name: str, args: Any, why: str | None, key: str | None,
+                 line: int) -> ToolCall:
         call = ToolCall(name=name, arguments=args, location=self.loc(line), id=key,
                         arguments_error=why)
         self.trace.tool_calls.append(call)
         if key is not None:
-            self.calls[key] = call
+            self.calls.add(key, call)
+            if self.replayed:
+                self.replayed.pop(key, None)
         return call
 
     def ai(self, fields: dict[str, Any], line: int, field_line: LineAt) -> None:
         tool_calls = fields.get("tool_calls")
+        raw: Any = None
         if isinstance(tool_calls, list) and tool_calls:
             for j, tc in enumerate(tool_calls):
                 if isinstance(tc, dict):
@@ -168,8 +190,10 @@ class _Conv:
                     call.error = str(err) if err else "invalid tool call (not executed)"
         content = fields.get("content")
         if isinstance(content, list):  # Anthropic models: tool_use blocks in the content
+            listed = tool_calls if isinstance(tool_calls, list) and tool_calls else raw
             for j, block in enumerate(content):
-                if isinstance(block, dict) and block.get("type") == "tool_use":
+                if isinstance(block, dict) and block.get("type") == "tool_use" and not (
+                        isinstance(listed, list) and _lists_id(listed, block.get("id"))):
                     self.add_call(block.get("name"), block.get("input"), block.get("id"),
                                   field_line("content", j))
         text = text_of(content)
@@ -181,20 +205,41 @@ class _Conv:
             input_tokens=i, output_tokens=o, total_tokens=t))
 
     def tool(self, fields: dict[str, Any], line: int) -> None:
+        """A result: of the earliest call with its ``tool_call_id`` that has none. One that
+        repeats a result (of the call with that id seen last, or of any when none is open)
+        is the same message again; one for no open call proves a call of its own."""
         cid = fields.get("tool_call_id")
-        call = self.calls.get(str(cid)) if cid is not None else None
-        if call is None:  # the result names its tool: keep the call it proves
-            name = fields.get("name")
-            call = self.add_call(name if isinstance(name, str) and name else "unknown",
-                                 None, cid, line)
-            if call is None:
-                return
-            call.arguments, call.arguments_recorded = None, False
+        key = None if cid is None else str(cid)
         content = fields.get("content")
         text = text_of(content)
         result = text if text is not None and isinstance(content, str | list) else content
+        last = (self.replayed.get(key) or self.calls.last(key)) if key is not None else None
+        call = None
+        if key is not None and last is not None:
+            if last.has_result and last.result == result:
+                return
+            call = self.calls.open(key)
+            if call is None:
+                if self.calls.has_result(key, result):
+                    return
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line,
+                    f"a tool message for tool_call_id '{key}' with another result than the "
+                    f"call at line {last.location.line}, which already has one: it is "
+                    "read as a call of its own; give each call its own id"))
+        if call is None:  # the result names its tool: keep the call it proves
+            name = fields.get("name")
+            call = self.new_call(name if isinstance(name, str) and name else "unknown",
+                                 None, None, key, line)
+            call.arguments_recorded = False
         ok = fields.get("status") != "error"
         set_result(call, result, None, ok, self.loc(line))
+
+
+def _lists_id(tool_calls: list[Any], cid: Any) -> bool:
+    """True when a message's ``tool_calls`` hold a call with the id ``cid``."""
+    return cid is not None and any(isinstance(tc, dict) and tc.get("id") == cid
+                                   for tc in tool_calls)
 
 
 # ---------------------------------------------------------------- stream merging

@@ -27,7 +27,7 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers._scores import add_score
-from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call_id
 from agent_eval.readers.langchain import message_parts, model_name
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, LineAt, ReadState, feed
@@ -244,7 +244,7 @@ class _Runs(ReadState):
                                         epoch_ms(r.fields.get("start_time")) or 0.0))
             tr = self._root(tid, source, members)
             tools = [r for r in members if r.fields.get("run_type") == "tool"]
-            by_id: dict[str, ToolCall] = {}
+            by_id = CallIndex()
             for run in members:
                 self._run(tr, run, source.file, requested=by_id if not tools else None)
             tr.handoffs.extend(node_transitions(_graph_steps(members, source.file)))
@@ -275,7 +275,7 @@ class _Runs(ReadState):
         return tr
 
     def _run(self, tr: Trace, run: _Run, file: str,
-             requested: dict[str, ToolCall] | None) -> None:
+             requested: CallIndex | None) -> None:
         """One run of the trace: a tool run is a tool call, an LLM run an LLM call (and,
         with ``requested`` when the trace has no tool runs, the calls it asked for)."""
         f = run.fields
@@ -301,17 +301,19 @@ class _Runs(ReadState):
                 avg = stat.get("avg") if isinstance(stat, dict) else None
                 add_score(tr, str(key), avg, loc, source=NAME)
 
-    def _requested_calls(self, run: dict[str, Any], tr: Trace, by_id: dict[str, ToolCall],
+    def _requested_calls(self, run: dict[str, Any], tr: Trace, by_id: CallIndex,
                          loc: Location, out_loc: Location) -> None:
         """Without tool runs, the calls an LLM asked for (OpenAI-style outputs) and their
-        results in the next LLM call's input messages."""
+        results in the next LLM call's input messages (which repeat the history: a result
+        a call with that id has is not another call's)."""
         inputs = run.get("inputs")
         messages = inputs.get("messages") if isinstance(inputs, dict) else None
         for m in messages if isinstance(messages, list) else []:
             if isinstance(m, dict) and m.get("role") == "tool":
-                call = by_id.get(str(m.get("tool_call_id")))
-                if call is not None and not call.has_result:
-                    set_result(call, text_of(m.get("content")), None, True, loc)
+                key, value = str(m.get("tool_call_id")), text_of(m.get("content"))
+                call = by_id.open(key)
+                if call is not None and not by_id.has_result(key, value):
+                    set_result(call, value, None, True, loc)
         outputs = run.get("outputs")
         choices = outputs.get("choices") if isinstance(outputs, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -323,13 +325,16 @@ class _Runs(ReadState):
             if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
                 continue
             cid = str(tc.get("id"))
-            if cid in by_id:
-                continue
             args, why = decode_arguments(fn.get("arguments"))
+            first = by_id.first(cid)
+            if first is not None:
+                if by_id.same(cid, fn["name"], args, why) is not None:
+                    continue  # the same call again
+                self.errors.append(reused_call_id(cid, first, self.file, out_loc.line))
             call = ToolCall(name=fn["name"], arguments=args, location=out_loc, id=cid,
                             arguments_error=why)
             tr.tool_calls.append(call)
-            by_id[cid] = call
+            by_id.add(cid, call)
 
 
 class LangSmithReader(FormatReader):

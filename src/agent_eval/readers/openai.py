@@ -7,7 +7,7 @@ A file is one conversation (one trace). It may be:
   (``chat.completion`` / ``response``), a bare array of messages or items, or an object
   ``{"request": ..., "response": ...}`` (or an array of them);
 - JSON lines, each one of the above (a request/response log: histories that repeat in
-  every request are deduplicated by call id);
+  every request are deduplicated by call id, tool name and arguments);
 - a VCR cassette (``interactions:``) recorded against ``/chat/completions`` or
   ``/responses``: its request and response bodies, in order.
 
@@ -30,7 +30,13 @@ from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import BOM as _BOM
 from agent_eval.readers._foreign import LINE_SUFFIXES
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import (
+    IgnoredEvents,
+    ReadItem,
+    SourceFile,
+    reused_call_id,
+    same_call,
+)
 from agent_eval.readers.cassette import BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import decode_arguments
@@ -158,9 +164,12 @@ def load_file(source: SourceFile) -> tuple[list[tuple[Any, Lines]], list[InputEr
 class Conversation:
     """One trace assembled from OpenAI-style messages or items, in file order.
 
-    ``replays`` decides what a call id seen before means: ``"same"`` (a request log
-    repeats the history, so it is the same call) or ``"new"`` (an append-only log: a
-    second call with that id is a new call unless it is an exact repeat)."""
+    A call whose id was seen before with the same tool name and arguments is that call
+    again (a request log repeats the history; an append-only log may repeat a row): it
+    is not counted twice. ``replays`` says which: ``"same"`` (a history, said nowhere) or
+    ``"new"`` (a duplicated row, counted in ``metadata["duplicates_dropped"]``). A call
+    that reuses an id with another name or other arguments is a call of its own, and an
+    ``input/invalid_event`` at its line."""
 
     def __init__(self, source: SourceFile, fmt: str, line: int, replays: str = "same") -> None:
         self.file = source.file
@@ -170,6 +179,8 @@ class Conversation:
         self.by_id: dict[str, list[ToolCall]] = {}
         self.by_name: dict[str, list[ToolCall]] = {}  # legacy function calls (no id)
         self.raw: dict[int, Any] = {}  # id(call) -> raw arguments (exact-repeat check)
+        # call id -> the call seen again (a replay) after the latest call with that id
+        self.replayed: dict[str, ToolCall] = {}
         self.errors: list[InputError] = []
         self.replays = replays
         self.unmatched: list[tuple[str, int]] = []
@@ -190,26 +201,39 @@ class Conversation:
     # -------------------------------------------------------------------- calls
     def call(self, name: Any, raw: Any, cid: Any, line: int, *,
              latency: float | None = None) -> ToolCall | None:
-        """A tool call; None when it is a repeat of a call already recorded."""
+        """A tool call; None when it is a repeat of a call already recorded (same id, name
+        and arguments)."""
         self.touch(line)
         key = None if cid is None or cid == "" else str(cid)
+        label = str(name) if name is not None else "unknown"
+        decoded: tuple[Any, str | None] | None = None
         if key is not None:
             known = self.by_id.get(key)
             if known:
-                if self.replays == "same":
+                for c in known:
+                    if c.name != label:
+                        continue
+                    if self.raw.get(id(c)) != raw:  # maybe the same, written otherwise
+                        if decoded is None:
+                            decoded = decode_arguments(raw)
+                        if not same_call(c, label, *decoded):
+                            continue
+                    self.replayed[key] = c
+                    if self.replays == "new":
+                        self.trace.metadata["duplicates_dropped"] = \
+                            self.trace.metadata.get("duplicates_dropped", 0) + 1
                     return None
-                if any(c.name == str(name) and self.raw.get(id(c)) == raw for c in known):
-                    self.trace.metadata["duplicates_dropped"] = \
-                        self.trace.metadata.get("duplicates_dropped", 0) + 1
-                    return None
-        args, why = decode_arguments(raw)
-        call = ToolCall(name=str(name) if name is not None else "unknown", arguments=args,
+                self.errors.append(reused_call_id(key, known[0], self.file, line))
+        args, why = decoded if decoded is not None else decode_arguments(raw)
+        call = ToolCall(name=label, arguments=args,
                         location=Location(self.file, line), id=key, arguments_error=why,
                         latency_ms=latency)
         self.trace.tool_calls.append(call)
         self.raw[id(call)] = raw
         if key is not None:
             self.by_id.setdefault(key, []).append(call)
+            if self.replayed:
+                self.replayed.pop(key, None)
         else:
             self.by_name.setdefault(call.name, []).append(call)
         return call
@@ -218,12 +242,17 @@ class Conversation:
                name: Any = None, latency: float | None = None) -> ToolCall | None:
         """Attach a result to the earliest call with that id that has none (or, without
         an id, to the latest open call of ``name``). Returns the call, or None when
-        nothing matched (recorded in ``unmatched`` unless it repeats a known result)."""
+        nothing matched (recorded in ``unmatched``) or when it repeats a known result: the
+        result of the call with that id seen last (a history repeated before a later call
+        that reuses the id), or of any call with that id when none is open."""
         self.touch(line)
         key = None if cid is None or cid == "" else str(cid)
         call = None
         if key is not None:
             known = self.by_id.get(key, ())
+            last = self.replayed.get(key) or (known[-1] if known else None)
+            if last is not None and last.has_result and last.result == value:
+                return None  # the same result again (a repeated history)
             call = next((c for c in known if not c.has_result), None)
             if call is None and any(c.result == value for c in known):
                 return None  # the same result again (a repeated history)
@@ -677,10 +706,14 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
     conv = Conversation(source, fmt, docs[0][1](()))
     for obj, lines in docs:
         value(conv, obj, lines, ())
-    if unmatched_ok(conv):
-        for key, _ in conv.unmatched:
-            conv.trace.metadata.setdefault("earlier_call_ids", []).append(key)
-        conv.unmatched.clear()
+    if unmatched_ok(conv):  # outputs of calls made before the file: not an error
+        rest: list[tuple[str, int]] = []
+        for key, line in conv.unmatched:
+            if key in conv.by_id:  # a second, other output of a call in the file
+                rest.append((key, line))
+            else:
+                conv.trace.metadata.setdefault("earlier_call_ids", []).append(key)
+        conv.unmatched[:] = rest
     conv.report_unmatched()
     yield from conv.finish()
 

@@ -38,7 +38,13 @@ from agent_eval.readers._otel import bad_times as _bad_times
 from agent_eval.readers._otel import nanos as _nanos
 from agent_eval.readers._otel import span_id as _sid
 from agent_eval.readers._scores import add_score
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import (
+    CallIndex,
+    IgnoredEvents,
+    ReadItem,
+    SourceFile,
+    reused_call_id,
+)
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UNREADABLE_FILE, Rule
@@ -688,13 +694,15 @@ def _start_key(s: _Span) -> int:
     return s.start if s.start is not None else _NO_TIME
 
 
-def _build_trace(key: str, spans: list[_Span], file: str) -> Trace:
+def _build_trace(key: str, spans: list[_Span], file: str,
+                 errors: list[InputError]) -> Trace:
     """One trace from its spans, in phases: sort by start time; classify the spans (tool
     calls, LLM calls, spans with messages); take calls, results and text from the
-    messages; drop the LLM spans that only wrap an inner one; assemble."""
+    messages; drop the LLM spans that only wrap an inner one; assemble. Its input errors
+    (a call id reused for another call) are added to ``errors``."""
     if len(spans) > 1:
         spans.sort(key=_start_key)
-    b = _Build(spans, file)
+    b = _Build(spans, file, errors)
     b.classify()
     if b.with_messages:
         b.messages()
@@ -759,11 +767,12 @@ def _innermost(llm_spans: list[_Span], spans: list[_Span]) -> list[_Span]:
 class _Build:
     """What the phases of :func:`_build_trace` collect."""
 
-    def __init__(self, spans: list[_Span], file: str) -> None:
+    def __init__(self, spans: list[_Span], file: str, errors: list[InputError]) -> None:
         self.spans = spans
         self.file = file
+        self.errors = errors
         self.calls: list[ToolCall] = []
-        self.seen: dict[str, ToolCall] = {}  # call id -> call
+        self.seen = CallIndex()  # call id (or name and arguments, without one) -> calls
         self.with_messages: list[tuple[int, _Span, bool, int]] = []
         self.llm_spans: list[_Span] = []
         self.meta: dict[str, Any] = {}
@@ -785,7 +794,7 @@ class _Build:
                 call = _tool_call(s, a, self.file, locs)
                 calls.append(call)
                 if call.id is not None:
-                    self.seen[call.id] = call
+                    self.seen.add(call.id, call)
                 continue
             if kind == _LLM:
                 self.llm_spans.append(s)
@@ -801,18 +810,23 @@ class _Build:
     def messages(self) -> None:
         """Tool calls recorded only in messages (deduplicated against execute_tool spans
         and against each other by call id), results, and the conversation's text."""
-        tool_ids = set(self.seen)
+        # the calls of tool spans with a call id: a message call with that id and name is
+        # the same call, whatever shape each recorded the arguments in
+        spanned = {id(c) for c in self.calls if c.id is not None}
         # tool spans without a call id (OpenInference TOOL spans): a message call with the
         # same name and arguments is the same call
         anonymous = {_content_key(c.name, c.arguments): c for c in self.calls if c.id is None}
+        # call id -> its first result in the messages (value, line); other results of it
         msg_results: dict[str, tuple[Any, int]] = {}
+        more_results: dict[str, list[tuple[Any, int]]] = {}
         extra: list[tuple[int, ToolCall]] = []
         for pos, s, is_agent, kind in self.with_messages:
             a = s.attrs
             found: list[ToolCall] = []
             if _has_messages(a):
-                user, assistant = _span_messages(s, self.file, tool_ids, self.seen, anonymous,
-                                                 found, msg_results)
+                user, assistant = _span_messages(s, self.file, spanned, self.seen, anonymous,
+                                                 found, msg_results, more_results,
+                                                 self.errors)
             else:
                 iv, ov = a.get("input.value"), a.get("output.value")
                 user = iv if type(iv) is str else None
@@ -820,13 +834,26 @@ class _Build:
             extra.extend((pos, c) for c in found)
             self.text(s, is_agent, kind, user, assistant)
         for cid, (value, line) in msg_results.items():
-            answered = self.seen.get(cid)
-            if answered is not None and not answered.has_result:
-                answered.result = value
-                answered.has_result = True
-                answered.result_location = Location(self.file, line)
+            if self.answer(cid, value, line):
+                for value, line in more_results.get(cid, ()):
+                    if not self.answer(cid, value, line):
+                        break
         if extra:
             self.calls = _merge(self.calls, extra)
+
+    def answer(self, cid: str, value: Any, line: int) -> bool:
+        """A result found in the messages, for the earliest call with that id that has none
+        (unless a call with that id has it already); False when no call is left open."""
+        seen = self.seen
+        if seen.has_result(cid, value):
+            return True
+        answered = seen.open(cid)
+        if answered is None:
+            return False
+        answered.result = value
+        answered.has_result = True
+        answered.result_location = Location(self.file, line)
+        return True
 
     def text(self, s: _Span, is_agent: bool, kind: int, user: str | None,
              assistant: str | None) -> None:
@@ -921,38 +948,58 @@ def _content_key(name: Any, args: Any) -> str:
         args, option=orjson.OPT_SORT_KEYS, default=str).decode()
 
 
-def _span_messages(s: _Span, file: str, tool_ids: set[str], seen: dict[str, ToolCall],
+def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
                    anonymous: dict[str, ToolCall], calls: list[ToolCall],
-                   msg_results: dict[str, tuple[Any, int]]) -> tuple[str | None, str | None]:
-    """Tool calls and results carried only inside chat messages; (user, assistant) text."""
+                   msg_results: dict[str, tuple[Any, int]],
+                   more_results: dict[str, list[tuple[Any, int]]],
+                   errors: list[InputError]) -> tuple[str | None, str | None]:
+    """Tool calls and results carried only inside chat messages; (user, assistant) text.
+    A message call is a call seen before with its id when it has the same name and the
+    same arguments (a history repeated in every chat span), or the same name as a tool
+    span's call; another call under a known id is a call of its own, and an input error."""
     a = s.attrs
     line = s.line
 
     def on_call(cid: Any, name: Any, raw: Any) -> None:
         args, why = decode_arguments(raw)
         content = _content_key(name, args)
+        label = str(name) if name is not None else "unknown"
         if cid is not None:
             key = str(cid)
-            if key in tool_ids or key in seen:
-                return
-            twin = anonymous.pop(content, None)
-            if twin is not None:  # its tool span recorded no call id: the same call
-                twin.id = key
-                seen[key] = twin
-                return
+            first = seen.first(key)
+            if first is not None:
+                if _is_call(first, label, args, why, spanned):
+                    return
+                if seen.last(key) is not first and any(  # a reused id: the others too
+                        _is_call(c, label, args, why, spanned) for c in seen.calls(key)):
+                    return
+                errors.append(reused_call_id(key, first, file, line))
+            else:
+                twin = anonymous.pop(content, None)
+                if twin is not None:  # its tool span recorded no call id: the same call
+                    twin.id = key
+                    seen.add(key, twin)
+                    return
         else:
             key = content
             if key in seen or content in anonymous:
                 return
-        call = ToolCall(name=str(name) if name is not None else "unknown", arguments=args,
-                        location=Location(file, line),
+        call = ToolCall(name=label, arguments=args, location=Location(file, line),
                         id=None if cid is None else str(cid), arguments_error=why)
-        seen[key] = call
+        seen.add(key, call)
         calls.append(call)
 
     def on_result(cid: Any, value: Any) -> None:
-        if cid is not None and str(cid) not in msg_results:
-            msg_results[str(cid)] = (value, line)
+        if cid is None:
+            return
+        key = str(cid)
+        first = msg_results.get(key)
+        if first is None:
+            msg_results[key] = (value, line)
+        elif first[0] != value:  # another result under that id (a reused id)
+            more = more_results.setdefault(key, [])
+            if all(v != value for v, _ in more):
+                more.append((value, line))
 
     user = assistant = None
     for k in _INPUT_MESSAGE_KEYS:
@@ -973,6 +1020,14 @@ def _span_messages(s: _Span, file: str, tool_ids: set[str], seen: dict[str, Tool
             _, t = _scan(_message_list(v), on_call, on_result)
             assistant = t or assistant
     return user, assistant
+
+
+def _is_call(call: ToolCall, name: str, args: Any, why: str | None, spanned: set[int]) -> bool:
+    """Whether a message call with the id of ``call`` is ``call``: the same name as a tool
+    span's call (each records the arguments in its own shape), or the same name and
+    arguments as a message call."""
+    return call.name == name and (id(call) in spanned or (
+        call.arguments == args and call.arguments_error == why))
 
 
 def _llm_call(s: _Span, file: str) -> LlmCall:
@@ -1028,8 +1083,10 @@ class OtlpReader:
         for raw, found in state.evals.items():
             evals.setdefault(trace_key(raw) or source.trace_id, []).extend(found)
         for key, spans in state.grouped():
+            built: list[InputError] = []
             with gc_paused():
-                trace = _build_trace(key, spans, state.file)
+                trace = _build_trace(key, spans, state.file, built)
+            yield from built
             for attrs, line in evals.pop(key, ()):
                 _add_evaluation(trace, attrs, line)
             yield trace

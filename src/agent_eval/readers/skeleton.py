@@ -266,7 +266,9 @@ class FormatReader:
         """What ends every file: the state's errors, its traces, then an error for a file
         that held nothing (unless errors explain why) and the ignored-event count."""
         yield from state.errors
+        before = len(state.errors)
         traces = list(state.traces())
+        yield from state.errors[before:]  # found while the traces were put together
         yield from traces
         if self.empty and not traces and not state.errors and not (bad and self.quiet_when_bad):
             yield INPUT_INVALID_EVENT.input_error(state.file, 1, self.empty)

@@ -20,7 +20,7 @@ from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import add, as_dict, count, new_trace, set_result, touch
-from agent_eval.readers.base import SourceFile
+from agent_eval.readers.base import CallIndex, SourceFile, reused_call_id
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import EventReader, ReadState
 
@@ -80,12 +80,19 @@ def _error(span: dict[str, Any], events: list[Any]) -> str | None:
     return message if isinstance(message, str) and message else "error"
 
 
+def _fits(call: ToolCall, name: str, args: Any, why: str | None, recorded: bool) -> bool:
+    """Whether a call with the id of ``call`` is ``call``: the same name, and the same
+    arguments when both recorded them."""
+    return call.name == name and (not recorded or not call.arguments_recorded or (
+        call.arguments == args and call.arguments_error == why))
+
+
 class _State(ReadState):
     def __init__(self, source: SourceFile) -> None:
         super().__init__(source)
         self.by_key: dict[str, Trace] = {}
         self.times: dict[str, list[float]] = {}
-        self.calls: dict[str, dict[str, ToolCall]] = {}
+        self.calls: dict[str, CallIndex] = {}  # trace -> call id -> calls
 
     def record(self, value: Any, line: int) -> None:
         if not isinstance(value, dict):
@@ -99,7 +106,7 @@ class _State(ReadState):
             tid = self.source.trace_id if not key else f"{self.source.trace_id}:{key}"
             trace = self.by_key[key] = new_trace(tid, self.source, line, NAME)
             self.times[key] = []
-            self.calls[key] = {}
+            self.calls[key] = CallIndex()
         touch(trace, line)
         attrs = as_dict(span.get("attributes"))
         start, end = _hr_ms(span.get("startTime")), _hr_ms(span.get("endTime"))
@@ -132,14 +139,10 @@ class _State(ReadState):
         raw = attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))
         recorded = raw is not None  # absent under recordInputs: false
         args, why = decode_arguments(raw) if recorded else (None, None)
-        call = self.calls[key].get(str(cid)) if cid is not None else None
+        label = str(name or "unknown")
+        call = self.known(key, cid, label, args, why, recorded, loc.line)
         if call is None:
-            call = ToolCall(name=str(name or "unknown"), arguments=args, location=loc,
-                            id=str(cid) if cid is not None else None, arguments_error=why,
-                            arguments_recorded=recorded)
-            trace.tool_calls.append(call)
-            if call.id is not None:
-                self.calls[key][call.id] = call
+            call = self.add(trace, key, label, args, why, recorded, cid, loc)
         else:  # already seen in the model's ai.response.toolCalls: the span is the call
             call.location = loc
             if recorded:
@@ -171,15 +174,43 @@ class _State(ReadState):
         for tc in calls:
             tc = as_dict(tc)
             cid = tc.get("toolCallId")
-            if cid is None or str(cid) in self.calls[key]:
+            if cid is None:
                 continue
             raw = tc.get("input", tc.get("args"))
             args, why = decode_arguments(raw) if raw is not None else (None, None)
-            call = ToolCall(name=str(tc.get("toolName") or "unknown"), arguments=args,
-                            location=loc, id=str(cid), arguments_error=why,
-                            arguments_recorded=raw is not None)
-            trace.tool_calls.append(call)
-            self.calls[key][str(cid)] = call
+            label = str(tc.get("toolName") or "unknown")
+            if self.known(key, cid, label, args, why, raw is not None, line) is None:
+                self.add(trace, key, label, args, why, raw is not None, cid, loc)
+
+    def known(self, key: str, cid: Any, name: str, args: Any, why: str | None,
+              recorded: bool, line: int) -> ToolCall | None:
+        """The call of trace ``key`` that a call with id ``cid`` is (the same name, and
+        the same arguments when both recorded them), or None: a new call; when another
+        call has that id, an input error at ``line`` says so."""
+        if cid is None:
+            return None
+        index, key = self.calls[key], str(cid)
+        first = index.first(key)
+        if first is None:
+            return None
+        if _fits(first, name, args, why, recorded):
+            return first
+        if index.last(key) is not first:  # a reused id: the others too
+            for c in index.calls(key):
+                if _fits(c, name, args, why, recorded):
+                    return c
+        self.errors.append(reused_call_id(key, first, self.file, line))
+        return None
+
+    def add(self, trace: Trace, key: str, name: str, args: Any, why: str | None,
+            recorded: bool, cid: Any, loc: Location) -> ToolCall:
+        call = ToolCall(name=name, arguments=args, location=loc,
+                        id=str(cid) if cid is not None else None, arguments_error=why,
+                        arguments_recorded=recorded)
+        trace.tool_calls.append(call)
+        if call.id is not None:
+            self.calls[key].add(call.id, call)
+        return call
 
 
     def traces(self) -> Iterable[Trace]:
