@@ -492,3 +492,45 @@ def test_run_parses_as_with_every_command_built(argv: list[str],
         got.append((result, capsys.readouterr()))
     assert got[0] == got[1]
     assert got[0][0] not in (None, {})
+
+
+# ------------------------------------------------------------------- huge figures
+HUGE = ('{"type":"tool_call","tool":"x","arguments":{}}\n'
+        '{"type":"llm_call","model":"m","cost_usd":1e308}\n')
+
+
+@pytest.mark.parametrize(("traces", "scenario"), [
+    # two traces of 1e308 each: their mean overflowed math.fsum (OverflowError)
+    ({"a.jsonl": HUGE, "b.jsonl": HUGE}, ""),
+    # two calls of 1e308 in one trace: cost inf, written as null, refused by report
+    ({"a.jsonl": HUGE + '{"type":"llm_call","model":"m","cost_usd":1e308}\n'},
+     "    thresholds: {max_cost_usd: 1}\n"),
+])
+def test_huge_costs_are_input_errors_and_the_results_read_back(
+        tmp_path: Path, traces: dict[str, str], scenario: str) -> None:
+    suite = ('version: "1"\nsuite: s\ntraces: traces/*.jsonl\nscenarios:\n  - id: S1\n'
+             '    traces: traces/*.jsonl\n    expect: {tools: [x]}\n' + scenario)
+    make(tmp_path, traces=traces, suite=suite)
+    p = run("run", "-o", "out", "-f", "json,sarif,junit,markdown,html", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert "internal error" not in p.stderr and "Traceback" not in p.stderr
+    lines = sorted(line.strip() for line in p.stdout.splitlines() if "1e+308" in line)
+    assert len(lines) == sum(t.count("1e308") for t in traces.values())
+    assert all("must be a number of at most 10^15" in line and "[input/invalid_event]" in line
+               for line in lines)
+    assert lines[0].startswith("traces/a.jsonl:2: 'cost_usd'")
+    for name in ("results.json", "results.sarif", "junit.xml", "summary.md", "report.html"):
+        assert (tmp_path / "out" / name).is_file()
+    data = read_results(tmp_path / "out")
+    (sc,) = data["scenarios"]
+    assert "cost_usd" not in sc["metrics"] and sc["not_recorded"]["cost_usd"] == len(traces)
+    assert "inf" not in p.stdout
+    # the results file is one its own commands read
+    # (report renders it: exit 0; diff and run say the head has input errors: exit 2)
+    for args, code in ((["report", "out/results.json"], 0),
+                       (["diff", "out/results.json", "out/results.json"], 2),
+                       (["run", "-o", "again", "--baseline", "out/results.json"], 2)):
+        q = run(*args, cwd=tmp_path)
+        assert "results schema" not in q.stderr and "internal error" not in q.stderr, q.stderr
+        assert q.returncode == code, (args, q.stdout, q.stderr)
+        assert "2 input errors" in q.stdout if args[0] != "diff" else "violations: 0" in q.stdout

@@ -6,6 +6,7 @@ trace did not record are ``None`` (unknown), never zero.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
@@ -366,6 +367,34 @@ def _known_sum(values: list[_N | None], start: _N) -> _N | None:
             return None
         total += value
     return total if values else None
+
+
+def finite_sum(values: Iterable[float]) -> float | None:
+    """The exact sum (``math.fsum``: the order of the values does not change it); None,
+    unknown, when it is not a finite float: a total that overflows (figures are at most
+    10^15 each, so no sum of theirs does; a config's weights or a trace's recorded scores
+    might), or a value that is infinite or NaN. Never an OverflowError, never infinity
+    (written as null where results.json needs a number: docs/formats.md "Numbers")."""
+    try:
+        total = math.fsum(values)
+    except (OverflowError, ValueError):  # intermediate overflow; inf + -inf
+        return None
+    return total if math.isfinite(total) else None
+
+
+def finite_mean(values: Sequence[float]) -> float | None:
+    """The mean of ``values``, summed exactly; None when there are none or one is not
+    finite. A mean of finite values is finite even when their total overflows: it is
+    then the exact sum of each value divided by their number."""
+    n = len(values)
+    if not n:
+        return None
+    total = finite_sum(values)
+    if total is not None:
+        return total / n
+    if not all(math.isfinite(v) for v in values):
+        return None
+    return finite_sum([v / n for v in values])
 
 
 @dataclass(slots=True)

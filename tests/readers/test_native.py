@@ -1144,3 +1144,93 @@ def test_a_figure_that_is_no_number_is_left_to_its_reader() -> None:
     llm: Any = t.llm_calls[0]
     assert (llm.cost_usd, llm.latency_ms) == ("5", None)
     assert t.tool_calls[0].latency_ms is True and t.duration_ms is None
+
+
+# ------------------------------------------------------------ figures over 10^15
+def test_huge_figures_are_input_errors_and_unknown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A figure over 10^15 (no real trace holds one) is an input error at its line and
+    unknown, as a negative one: summed with another it would overflow to infinity (an
+    OverflowError in the mean, a null where results.json needs a number). 10^15 itself
+    is a figure."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "t"},                                  # 1
+        {"type": "llm_call", "input_tokens": 10**15 + 1, "output_tokens": 0,
+         "cost_usd": 1e308, "latency_ms": 1e15},                                   # 2
+        {"type": "tool_call", "tool": "a", "id": "c1", "latency_ms": 1e16},        # 3
+        {"type": "tool_call", "tool": "b", "id": "c2"},                            # 4
+        {"type": "tool_result", "id": "c2", "latency_ms": 2e15},                   # 5
+        {"type": "trace_end", "duration_ms": 1.7e308, "total_tokens": 10**15},     # 6
+    ))
+    got = sorted((e.line, e.message) for e in items if isinstance(e, InputError))
+    tail = "(no real trace holds more), not {}; it is treated as not recorded"
+    assert got == [
+        (2, "'cost_usd' must be a number of at most 10^15 " + tail.format("1e+308")),
+        (2, "'input_tokens' must be a number of at most 10^15 "
+            + tail.format("1000000000000001")),
+        (3, "a: 'latency_ms' must be a number of at most 10^15 " + tail.format("1e+16")),
+        (5, "tool_result: 'latency_ms' must be a number of at most 10^15 "
+            + tail.format("2000000000000000.0")),
+        (6, "the trace's 'duration_ms' must be a number of at most 10^15 "
+            + tail.format("1.7e+308")),
+    ]
+    t = traces(items)["t"]
+    (llm,) = t.llm_calls
+    assert (llm.input_tokens, llm.total_tokens, llm.cost_usd, llm.latency_ms) == (
+        None, None, None, 1e15)
+    assert [c.latency_ms for c in t.tool_calls] == [None, None]
+    assert (t.duration_ms, t.total_tokens) == (None, 10**15)
+
+
+def test_infinite_figures_are_input_errors() -> None:
+    """A reader that keeps an infinite figure (Python's json reads 1e400 as inf) gets the
+    same error: infinity is over 10^15, and -infinity below 0."""
+    from agent_eval.model import LlmCall, Location
+    from agent_eval.readers import negative_figures
+
+    loc = Location("t.jsonl", 1)
+    t = Trace(id="t", source="t.jsonl", location=loc, end_location=loc)
+    t.llm_calls.append(LlmCall(loc, cost_usd=float("inf"), latency_ms=float("-inf")))
+    errors = negative_figures(t)
+    assert [e.message.split(", not")[0] for e in errors] == [
+        "'cost_usd' must be a number of at most 10^15 (no real trace holds more)",
+        "'latency_ms' must be a number of at least 0"]
+    assert (t.llm_calls[0].cost_usd, t.llm_calls[0].latency_ms) == (None, None)
+
+
+def test_huge_latency_of_a_long_trace_is_reported_as_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = jsonl(
+        {"type": "trace_start", "trace_id": "t"},
+        *({"type": "tool_call", "tool": "a", "id": f"c{i}", "latency_ms": 1}
+          for i in range(4)),
+        {"type": "tool_call", "tool": "a", "id": "c4", "latency_ms": 1e300},        # 6
+        {"type": "tool_result", "id": "c1", "latency_ms": 1e300},                   # 7
+        {"type": "trace_end"})
+    monkeypatch.setattr(native, "LONG_TRACE", 2)
+    monkeypatch.setattr(model, "LOG_CHUNK", 1)
+    monkeypatch.setattr(model, "LOG_KEEP", 1)
+    on_disk = read(tmp_path, monkeypatch, text)
+    (t,) = traces(on_disk).values()
+    assert isinstance(t.tool_calls, CallLog)
+    assert [c.latency_ms for c in t.tool_calls] == [1, None, 1, 1, None]
+    assert sorted((e.line, e.message.split(" must")[1][:27]) for e in on_disk
+                  if isinstance(e, InputError)) == [(6, " be a number of at most 10^"),
+                                                     (7, " be a number of at most 10^")]
+
+
+def test_huge_figures_of_any_format(tmp_path: Path) -> None:
+    """An OpenTelemetry span's token count of 1e300: the check of read_file."""
+    span = json.loads((FIXTURES / "otlp" / "flat-client-span.json").read_text())
+    span["gen_ai.usage.input_tokens"] = 1e300
+    path = tmp_path / "span.json"
+    path.write_text(json.dumps(span), encoding="utf-8")
+    from agent_eval.readers import READERS
+
+    items = list(read_file(READERS["otlp"], SourceFile(str(path), "span.json", "span.json")))
+    (e,) = [i for i in items if isinstance(i, InputError)]
+    assert (e.rule, e.file, e.line) == ("input/invalid_event", "span.json", 1)
+    assert e.message.startswith("'input_tokens' must be a number of at most 10^15")
+    (t,) = [i for i in items if isinstance(i, Trace)]
+    (llm,) = t.llm_calls
+    assert (llm.input_tokens, llm.output_tokens, llm.total_tokens) == (None, 30, None)

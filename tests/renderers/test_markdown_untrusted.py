@@ -29,6 +29,11 @@ EVIL = [
     "<img src=x onerror=alert(1)>",
     "<a href='https://evil.example'>click</a>",
     "see https://evil.example/bare and www.evil.example",
+    # GFM autolinks "www." after "_" (a word character for a regex's \b), "*", "~", "("
+    "Urgent: reset your token at_www.evil-phish.com/login",
+    "x_www.evil.example _www.evil.example x_WwW.evil.example *www.evil.example",
+    "~www.evil.example (www.evil.example) x_http://evil.example x_ftp://evil.example",
+    "a_@evil.example _@evil.example mailto:a@evil.example xmpp:a@evil.example/x",
     "mail admin@evil.example",
     "&#64;octocat &commat;octocat",
     "fixes #1 and acme/other#12",
@@ -141,6 +146,8 @@ def test_md_text_by_hand() -> None:
     assert markdown.md_text("[v](https://evil.example)") == "\\[v\\](https\\://evil.example)"
     assert markdown.md_text("@octocat #12 www.x.org") == f"@{zw}octocat #{zw}12 www\\.x.org"
     assert markdown.md_text("a_b _c_ **d**") == "a_b \\_c\\_ \\*\\*d\\*\\*"
+    # every "www." is broken, whatever precedes it (GFM links "_www." and "at_www.")
+    assert markdown.md_text("at_www.x.org _Www.y") == "at_www\\.x.org \\_Www\\.y"
     assert markdown.md_text("# h") == "\\# h" and markdown.md_text("1. x") == "1\\. x"
     assert markdown.md_text("0.5 -3") == "0.5 -3"  # numbers stay as they are
     assert markdown.md_text("&#64;x $y$") == f"\\&#{zw}64;x \\$y\\$"

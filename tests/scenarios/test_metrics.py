@@ -414,3 +414,18 @@ def test_nearest_rank_is_the_smallest_value_covering_q_percent(values: list[floa
                 max_size=30))
 def test_the_mean_does_not_depend_on_the_order(values: list[float]) -> None:
     assert m.mean(values) == m.mean(list(reversed(values))) == m.mean(sorted(values))
+
+
+def test_mean_of_huge_values_never_overflows() -> None:
+    """A mean of finite values is finite even when their total is not (1e308 twice
+    overflowed math.fsum: OverflowError); a total that overflows is unknown."""
+    from agent_eval.model import finite_sum
+
+    assert m.mean([1e308, 1e308]) == 1e308
+    assert m.mean([1.5e308, 0.5e308, 1e308]) == 1e308
+    assert m.mean(iter([1e308, 1e308])) == 1e308
+    assert m.mean([]) is None
+    assert m.mean([1.0, float("inf")]) is None and m.mean([float("nan")]) is None
+    assert finite_sum([1e308, 1e308]) is None
+    assert finite_sum([float("inf"), float("-inf")]) is None
+    assert finite_sum([0.1, 0.2, 0.3]) == 0.6

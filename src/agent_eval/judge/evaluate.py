@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_eval.judge import prompts
 from agent_eval.judge.compile import GRADED, ORDER, CompiledJudge, JudgeRun
 from agent_eval.judge.store import Judgement, judgement_key
+from agent_eval.model import finite_mean
 from agent_eval.rule_ids import (
     JUDGE_ERROR,
     JUDGE_MISSING,
@@ -148,8 +149,10 @@ def _skipped(kind: str, deterministic_failed: bool, forced_zero: bool, failed: b
 def _recorded(ev: _EvalLike, check: CompiledJudge) -> tuple[int, float]:
     found = [s for s in ev.trace.scores if s.name == check.rule]
     values = [s.value for s in found if s.value is not None]
-    if not values:
+    value = finite_mean(values)  # None: none, or one infinite (never an overflow)
+    if value is None:
         why = ("not recorded in the trace" if not found else
+               "recorded as a number that is not finite" if values else
                f"recorded without a numeric value (label {_cut(str(found[0].label), 40)!r})")
         ev.warned = True
         ev.add(JUDGE_NOT_RECORDED, "warning",
@@ -157,7 +160,6 @@ def _recorded(ev: _EvalLike, check: CompiledJudge) -> tuple[int, float]:
                ev.at_end(), constraint=f"recorded: {check.rule}",
                details={"kind": "recorded", "score": check.rule})
         return WARN, math.nan
-    value = math.fsum(values) / len(values)
     score = check.normalised(value)
     if check.pass_score is None or value >= check.pass_score - EPSILON:
         return PASS, score

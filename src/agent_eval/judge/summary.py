@@ -14,6 +14,7 @@ from agent_eval.errors import InputError
 from agent_eval.findings import Finding
 from agent_eval.judge.compile import CompiledJudge, JudgeRun
 from agent_eval.judge.evaluate import STATUS, Judged
+from agent_eval.model import finite_mean, finite_sum
 from agent_eval.rule_ids import (
     JUDGE_ERROR,
     JUDGE_HALLUCINATION,
@@ -104,12 +105,13 @@ class JudgeAcc:
         for check in checks:
             counts = self.counts[check.index]
             known = sorted(self.scores[check.index])
+            mean = finite_mean(known)
             out.append(JudgeCheckResult(
                 kind=check.kind, name=check.label, threshold=check.threshold,
                 pass_score=check.pass_score, in_score=check.in_score,
                 severity=check.severity,
                 counts={name: counts[k] for k, name in enumerate(STATUS)},
-                mean_score=round(math.fsum(known) / len(known), 6) if known else None,
+                mean_score=None if mean is None else round(mean, 6),
                 config=check.ref))
         return out
 
@@ -138,7 +140,8 @@ def summary(run: JudgeRun, accs: list[JudgeAcc | None], made: dict[str, Any] | N
     def total(values: list[Any]) -> Any:
         if any(v is None for v in values):
             return None
-        return math.fsum(values) if any(isinstance(v, float) for v in values) else sum(values)
+        # a store's costs overflowing to infinity: unknown, as one not recorded
+        return finite_sum(values) if any(isinstance(v, float) for v in values) else sum(values)
 
     cost = total(costs)
     made = made or {}

@@ -24,6 +24,7 @@ from agent_eval.readers.base import (
     Reader,
     ReadItem,
     SourceFile,
+    bad_figure,
     negative_figure,
 )
 from agent_eval.readers.sniffs import SNIFFS
@@ -438,24 +439,26 @@ _NUMBERS = (int, float)  # a figure of any other type is the reader's to report,
 
 
 def negative_figures(trace: Trace) -> list[InputError]:
-    """Token counts, costs, latencies and durations of ``trace`` that are below 0 (or
-    NaN), each an input error at its line and made unknown (None) in place, whatever
-    the format: a negative figure can only come from a broken or edited trace, and
-    summed with the others it would hide a budget overrun. An LLM call with a negative
+    """Token counts, costs, latencies and durations of ``trace`` that are below 0, over
+    :data:`~agent_eval.readers.base.FIGURE_MAX` (10^15), infinite or NaN, each an input
+    error at its line and made unknown (None) in place, whatever the format: such a
+    figure can only come from a broken or edited trace; summed with the others a
+    negative one would hide a budget overrun, and a huge one would overflow the sums
+    and means to infinity. An LLM call with a negative
     token count has no total either (it may have been made from it). The tool
     calls of a very long trace (a CallLog) are checked by the native reader as it reads
     them (docs/formats.md "Numbers")."""
     errors: list[InputError] = []
     for key in ("duration_ms", "cost_usd", "total_tokens"):
         value = getattr(trace, key)
-        if value is not None and type(value) in _NUMBERS and not value >= 0:
+        if value is not None and type(value) in _NUMBERS and bad_figure(value):
             end = trace.end_location
             errors.append(negative_figure("the trace's ", key, value, end.file, end.line))
             setattr(trace, key, None)
     for call in trace.llm_calls:
         for key in _FIGURES:
             value = getattr(call, key)
-            if value is not None and type(value) in _NUMBERS and not value >= 0:
+            if value is not None and type(value) in _NUMBERS and bad_figure(value):
                 loc = call.location
                 errors.append(negative_figure("", key, value, loc.file, loc.line))
                 setattr(call, key, None)
@@ -465,7 +468,7 @@ def negative_figures(trace: Trace) -> list[InputError]:
     if type(calls) is list:
         for tool_call in calls:
             value = tool_call.latency_ms
-            if value is not None and type(value) in _NUMBERS and not value >= 0:
+            if value is not None and type(value) in _NUMBERS and bad_figure(value):
                 loc = tool_call.location
                 errors.append(negative_figure(f"{tool_call.name}: ", "latency_ms", value,
                                               loc.file, loc.line))

@@ -58,9 +58,26 @@ class Reader(Protocol):
         ...
 
 
+# The largest token count, cost (USD) or latency/duration (ms) a trace may hold: far over
+# any real one (10^15 ms is 31,000 years), and small enough that no sum of such figures
+# over any number of calls a trace can hold overflows a float (docs/formats.md "Numbers").
+FIGURE_MAX = 10**15
+
+
+def bad_figure(value: float) -> bool:
+    """A figure no real trace holds: below 0, NaN, over :data:`FIGURE_MAX` or infinite
+    (a comparison, so as cheap as the check for below 0 it extends)."""
+    return not 0 <= value <= FIGURE_MAX
+
+
 def negative_figure(what: str, key: str, value: object, file: str, line: int) -> InputError:
-    """The input error of a figure below 0, in every format (``what``: whose figure, as
-    a prefix of the message: "the trace's ", "send_email: ")."""
+    """The input error of a figure below 0 or over :data:`FIGURE_MAX` (or NaN, or
+    infinite), in every format (``what``: whose figure, as a prefix of the message:
+    "the trace's ", "send_email: ")."""
+    if isinstance(value, int | float) and value > FIGURE_MAX:
+        return InputError(INPUT_INVALID_EVENT.id, file, line,
+                          f"{what}'{key}' must be a number of at most 10^15 (no real trace "
+                          f"holds more), not {value!r}; it is treated as not recorded")
     return InputError(INPUT_INVALID_EVENT.id, file, line,
                       f"{what}'{key}' must be a number of at least 0, not {value!r}; it is "
                       "treated as not recorded")

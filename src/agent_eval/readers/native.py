@@ -30,7 +30,13 @@ from agent_eval.model import (
     score_value,
 )
 from agent_eval.readers._head import ESCAPE, asked, head_tokens
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile, negative_figure
+from agent_eval.readers.base import (
+    IgnoredEvents,
+    ReadItem,
+    SourceFile,
+    bad_figure,
+    negative_figure,
+)
 from agent_eval.readers.jsonpos import element_lines, string_members
 from agent_eval.rule_ids import (
     INPUT_EVENT_AFTER_END,
@@ -408,7 +414,7 @@ class _FileState:
         calls = t.trace.tool_calls
         if type(calls) is not list:
             assert t.long is not None
-            if latency is not None and not latency >= 0:  # a CallLog is not checked after
+            if latency is not None and bad_figure(latency):  # a CallLog is not checked after
                 self.negative(call.name, "latency_ms", latency, line)
                 call.latency_ms = None
             t.long.add(call)
@@ -445,7 +451,7 @@ class _FileState:
             fields = {"result": result, "has_result": True, "ok": ok, "error": error,
                       "result_location": Location(self.file, line)}
             latency = self.number(obj, "latency_ms", line)
-            if latency is not None and not latency >= 0:  # a CallLog is not checked after
+            if latency is not None and bad_figure(latency):  # a CallLog is not checked after
                 self.negative("tool_result", "latency_ms", latency, line)
                 fields["latency_ms"] = None
             elif latency is not None:
@@ -467,7 +473,7 @@ class _FileState:
         call.has_result = True
         call.result_location = Location(self.file, line)
         latency = self.number(obj, "latency_ms", line)
-        if latency is not None and not latency >= 0:  # reported at the result's line
+        if latency is not None and bad_figure(latency):  # reported at the result's line
             self.negative("tool_result", "latency_ms", latency, line)
             call.latency_ms = None
         elif latency is not None:

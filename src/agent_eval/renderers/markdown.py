@@ -71,7 +71,10 @@ ZWSP = "\u200b"  # breaks @mentions and #references without showing
 _MARKUP = re.compile(r"([\\`*\[\]<>|~&$])")
 _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # not inside a word
 _MENTION = re.compile(r"([@#])(?=[0-9A-Za-z])")
-_AUTOLINK = re.compile(r"(?i)(://)|(\bwww)\.")
+# every "://" and "www." whatever precedes it: GFM autolinks "www." after "_", "*", "~" or "("
+# (a "\b" misses "_www.": "_" is a word character for Python, not for GFM); a bare e-mail
+# address (also "mailto:"/"xmpp:") is broken by _MENTION's ZWSP after its "@"
+_AUTOLINK = re.compile(r"(?i)(://)|(www)\.")
 # a heading, list item or setext underline where the text starts a line
 _BLOCK_START = re.compile(r"^(?:#{1,6}|[=+-]|\d{1,9}(?=[.)]))(?=[.)]? |[.)]?$)")
 

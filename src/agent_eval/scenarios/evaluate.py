@@ -25,7 +25,7 @@ from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.model import CallLog, ToolCall, Trace
+from agent_eval.model import CallLog, ToolCall, Trace, finite_sum
 from agent_eval.results import assign_fingerprints, sort_key
 from agent_eval.rule_ids import (
     CRITERIA_BLOCKING,
@@ -914,8 +914,9 @@ class _View:
     def to_result(self) -> ScenarioResult:
         sc = self.sc
         shown: dict[str, float | str] = {
-            k: round(v, 6) for k, v in self.figures.items()
-            if v is not None and k not in ("tool_hits", "tool_used_hits", "output_ok")}
+            k: round(v, 6) for k, v in self.figures.items()  # unknown or not finite: not shown
+            if v is not None and math.isfinite(v)
+            and k not in ("tool_hits", "tool_used_hits", "output_ok")}
         if sc.sequence is not None:
             shown["sequence_metric"] = sc.sequence_metric
         judge = self.judge
@@ -961,14 +962,17 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
     out["scenarios"] = n
     out["scenarios_passed"] = len(passed)
     out["pass_rate"] = len(passed) / n
-    total_w = math.fsum(v.sc.weight for v in views)
-    out["weighted_pass_rate"] = (math.fsum(v.sc.weight for v in passed) / total_w
-                                 if total_w > 0 else None)
+    # an overflowing total of weights (each is finite, but 1e308 twice is not) is unknown
+    total_w = finite_sum([v.sc.weight for v in views])
+    passed_w = finite_sum([v.sc.weight for v in passed])
+    out["weighted_pass_rate"] = (passed_w / total_w
+                                 if total_w and passed_w is not None else None)
     with_output = [v for v in views if v.sc.output]
     out["accuracy"] = (sum(1 for v in with_output if v.output_ok_share is not None
                            and v.output_ok_share >= v.sc.min_pass_ratio - m.EPSILON)
                        / len(with_output)) if with_output else None
     with_tools = [v for v in views if v.sc.tools is not None]
+    # means of counts of calls: finite, and their sums too
     hits_e = math.fsum(v.mean("tool_hits") for v in with_tools)
     hits_u = math.fsum(v.mean("tool_used_hits") for v in with_tools)
     used = math.fsum(v.mean("tools_used") for v in with_tools)

@@ -8,8 +8,10 @@ against a brute-force reference in tests/scenarios/test_metrics.py.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
+
+from agent_eval.model import finite_mean
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -209,9 +211,9 @@ def percentile_nearest_rank(values: Iterable[float], q: float) -> float | None:
 
 def mean(values: Iterable[float]) -> float | None:
     """The mean, summed exactly (``math.fsum``), so the order of the values (and thus of
-    merging work from several processes) does not change the result."""
-    items = values if isinstance(values, Sized) else list(values)
-    return math.fsum(items) / len(items) if len(items) else None
+    merging work from several processes) does not change the result; None when there are
+    none. Never an overflow: :func:`agent_eval.model.finite_mean`."""
+    return finite_mean(values if isinstance(values, Sequence) else list(values))
 
 
 def ratio(part: float, whole: float, empty: float | None = None) -> float | None:

@@ -202,7 +202,8 @@ class Scenario(Strict):
     gate: Literal["fail", "warn"] = Field(
         "fail", description="What this scenario failing (or having no trace) does to the "
         "suite: fail (the default) or warn (advisory: reported, never fails the run).")
-    weight: float = Field(1.0, ge=0, description="Weight in the weighted pass rate.")
+    weight: float = Field(1.0, ge=0, allow_inf_nan=False,
+                          description="Weight in the weighted pass rate.")
     traces: ToolPatterns | None = Field(
         None, description="Glob(s) of trace files, relative to the suite file; default: "
         "traces whose scenario id is this id, or whose file name (without extension) is.")
