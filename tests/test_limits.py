@@ -208,3 +208,80 @@ def test_the_bound_counts_what_a_part_counted() -> None:
     assert (more.line, more.rules, more.first, more.last) == (
         3, (("input/parse_error", 6),), 3, 8)
     assert ErrorBound("f", 2).more() is None  # nothing counted: nothing said
+
+
+DEEP_SUITE = """\
+version: "1"
+suite: s
+traces: traces/*.jsonl
+limits: {max_depth: %d}
+tests:
+  - id: args
+    metric: args_valid
+    policy: p.yaml
+  - id: results
+    metric: tool_results
+    calls:
+      - tool: x
+        expect_result:
+          json_schema:
+            type: object
+            properties: {p: {$ref: "#/$defs/n"}}
+            $defs:
+              n: {anyOf: [{type: integer}, {type: array, items: {$ref: "#/$defs/n"}}]}
+scenarios:
+  - id: S
+    expect:
+      output:
+        json_schema:
+          $ref: "#/$defs/n"
+          $defs:
+            n: {anyOf: [{type: integer}, {type: array, items: {$ref: "#/$defs/n"}}]}
+"""
+# a recursive policy: each level of the value is a $ref, an anyOf and an items
+DEEP_POLICY = """\
+$defs: {n: {anyOf: [{type: integer}, {type: array, items: {$ref: '#/$defs/n'}}]}}
+tools: {x: {arguments: {a: {$ref: '#/$defs/n'}}}}
+"""
+
+
+def test_values_as_deep_as_the_ceiling_are_checked_in_every_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A value as deep as the highest max_depth allows is checked by a recursive policy, a
+    tool_results schema and a scenario's output schema, and every output is written: the
+    generated schema tests take about ten frames a level, and Python's default limit of
+    1,000 frames made a value 100 deep an internal error with no output at all."""
+    from agent_eval._cli import main
+    from agent_eval.limits import DEPTH_CEILING
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(DEEP_SUITE % DEPTH_CEILING)
+    (tmp_path / "p.yaml").write_text(DEEP_POLICY)
+    (tmp_path / "traces").mkdir()
+    # the line's own object and "arguments" take two levels: a value 2 less deep is the
+    # deepest a line within max_depth holds; its innermost item, "s", breaks each schema
+    deep = nested(DEPTH_CEILING - 3)
+    deep_s: Any = "s"
+    for _ in range(DEPTH_CEILING - 3):
+        deep_s = [deep_s]
+    lines = [{"type": "trace_start", "trace_id": "t", "scenario": "S"},
+             {"type": "tool_call", "tool": "x", "arguments": {"a": deep_s},
+              "result": {"p": deep_s}},
+             {"type": "tool_call", "tool": "x", "arguments": {"a": deep}, "result": {"p": deep}},
+             {"type": "output", "output": json.dumps(deep_s)},
+             {"type": "trace_end"}]
+    (tmp_path / "traces" / "t.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "out"
+    code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output", str(out),
+                 "--format", "json,sarif,junit,markdown,html", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert "internal error" not in err and code == 1, err[-2000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["input_errors"] == []
+    found = [(v["rule"], v["trace"]["line"]) for t in results["tests"] for v in t["violations"]]
+    # the first call breaks both (its "s" is no integer), the second breaks neither
+    assert found == [("args_valid/any_of", 2), ("tool_results/result", 2)]
+    (scenario,) = results["scenarios"]
+    assert [f["rule"] for f in scenario["findings"]] == ["scenario/output"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "junit.xml", "report.html", "results.json", "results.sarif", "summary.md"]

@@ -22,6 +22,7 @@ from agent_eval.coverage import unexercised as coverage_findings
 from agent_eval.errors import InputError, WorkerDied
 from agent_eval.findings import Finding, Severity
 from agent_eval.gcpause import gc_paused
+from agent_eval.limits import deep_enough
 from agent_eval.model import Trace, call_names, log_folder
 from agent_eval.readers import ErrorBound, native, pick_reader, read_file, read_sources
 from agent_eval.readers.base import FileRead, IgnoredEvents, ReadItem, SourceFile
@@ -519,6 +520,7 @@ def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str,
     segments, not the findings). Its very long traces' calls go beside the spill folder,
     as in the parent (a spawned worker starts without the parent's setting)."""
     log_folder(spill.beside)
+    deep_enough()  # a spawned worker starts with Python's default limit
     while True:
         task = conn.recv()
         if task is None:
@@ -687,6 +689,7 @@ def evaluate_files(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
     single-process run (parts are merged in read order). ``spill_dir``: as
     :func:`evaluate`."""
     fmt = fmt or suite.format
+    deep_enough()  # values as deep as limits.max_depth allows are checked, not a crash
     spill = Spill(spill_dir)
     with _removed_on_error(spill):
         acc = Accumulator.for_suite(suite, spill)

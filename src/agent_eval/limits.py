@@ -13,6 +13,7 @@ they are read with :data:`CONFIG` (the defaults).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 MiB = 1024 * 1024
@@ -53,6 +54,19 @@ RESULTS = Limits(max_file_bytes=16 * DEFAULT.max_file_bytes,
 # the highest max_depth a suite may set: orjson writes at most 254 levels, and an output
 # wraps a value in a few levels of its own
 DEPTH_CEILING = 200
+# the Python frames evaluating one trace may need: a policy schema's generated test takes
+# about ten frames per level of nesting of the value it checks (a $ref, its twin, the
+# keyword's test), so a value nested DEPTH_CEILING deep needs about 2,000 more than the
+# caller's, beyond Python's default limit of 1,000 (docs/security.md "Limits")
+RECURSION_FRAMES = 16 * DEPTH_CEILING + 1_000
+
+
+def deep_enough() -> None:
+    """Raise the interpreter's recursion limit to :data:`RECURSION_FRAMES` (never lower
+    it): what checking a value as deep as the limits allow needs. Python 3.11 runs a call
+    of a Python function without a C frame, so the C stack is not what bounds this."""
+    if sys.getrecursionlimit() < RECURSION_FRAMES:
+        sys.setrecursionlimit(RECURSION_FRAMES)
 
 
 class LimitError(ValueError):
