@@ -224,4 +224,64 @@ def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex]) -
     # an empty registry, which jsonschema completes with the meta-schemas: a $ref to
     # anything else is never fetched (jsonschema's default registry retrieves http(s):// and
     # file:// references, which would read the network and files outside the repository)
-    return extended(schema, format_checker=cls.FORMAT_CHECKER, registry=Registry())
+    return extended(schema, format_checker=format_checker(cls), registry=Registry())
+
+
+# ------------------------------------------------- JSON Schema formats (of trace values)
+# A "format: regex" value longer than this is not a valid regex: RE2 compiles ~2 MB a
+# second, and a trace value may be 64 MiB (limits.max_file_bytes)
+FORMAT_REGEX_CHARS = 65_536
+# Formats checked in time linear in the value by jsonschema's own code or by a library it
+# uses that agent-eval installs (idna; rfc3339-validator's one anchored regex)
+_LINEAR_FORMATS = frozenset({"date", "date-time", "time", "email", "idn-email", "ipv4",
+                             "ipv6", "ip-address", "uuid", "idn-hostname"})
+# Any other format jsonschema checks (uri, iri, hostname, json-pointer, uri-template,
+# duration, color: with optional libraries of their own, when installed): a longer value is
+# not valid for it, never handed to the library
+FORMAT_OTHER_CHARS = 8_192
+_CHECKERS: dict[Any, Any] = {}
+
+
+def _is_regex(instance: object) -> bool:
+    """``format: regex``: the value compiles as a JSON Schema pattern for RE2, as a policy's
+    ``pattern:`` would (jsonschema's own check runs Python's ``re.compile`` on the value: a
+    RecursionError on 1,000 nested groups, 46 s on 30 KB of character classes). A pattern
+    RE2 cannot run (lookaround, backreferences), too large, or that fails in any other way
+    is not a valid regex."""
+    if not isinstance(instance, str):
+        return True
+    if len(instance) > FORMAT_REGEX_CHARS:
+        return False
+    try:
+        compile_ecma(instance)
+    except Exception:  # every failure is "not a regex", never a crash of the run
+        return False
+    return True
+
+
+def _bounded(check: Callable[[object], Any], chars: int | None) -> Callable[[object], bool]:
+    def bounded(instance: object) -> bool:
+        if chars is not None and isinstance(instance, str) and len(instance) > chars:
+            return False
+        try:
+            return bool(check(instance))
+        except Exception:  # the library's "invalid" (or its crash): not valid, never a crash
+            return False
+
+    return bounded
+
+
+def format_checker(cls: Any) -> Any:
+    """The ``FormatChecker`` of a JSON Schema validated against trace values: the formats
+    jsonschema's checker for ``cls`` knows, each answering in bounded time and never
+    raising; ``regex`` by :func:`_is_regex`."""
+    checker = _CHECKERS.get(cls)
+    if checker is None:
+        from jsonschema import FormatChecker
+
+        checker = FormatChecker(())
+        for name, (check, _raises) in cls.FORMAT_CHECKER.checkers.items():
+            checker.checks(name)(_is_regex if name == "regex" else _bounded(
+                check, None if name in _LINEAR_FORMATS else FORMAT_OTHER_CHARS))
+        _CHECKERS[cls] = checker
+    return checker

@@ -6,6 +6,7 @@ and the native sniff, which every other reader's sniff asks, runs once per file.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -210,6 +211,9 @@ def _sniff_before(name: str, head: bytes, source: SourceFile) -> bool | None:
     native = _foreign.is_native(head, source)
     text = head_text(head)
     marks = s.SNIFFS[name]
+    if name == "anthropic_agents":  # its pattern as it was (^\s* across lines)
+        return not native and re.search(r'^\s*\[\s*"client\.beta\.sessions\.', text,
+                                        re.M) is not None
     if isinstance(marks, s.Marks):
         return not native and all_of(text, *marks.patterns)
     if name == "otlp":
@@ -317,7 +321,7 @@ _SNIFF_PIECES = {
                     '{"role": "system", "x": 1}', '{"role":', '"tool_calls":', '"role": "tool"',
                     '"tool_call_id":', '\ninteractions:\n uri: x/chat/completions'],
     "anthropic_agents": ['["client.beta.sessions.x"', '[ "client.beta.sessions.events"',
-                         '"client.beta.sessions.', '"client.beta'],
+                         '"client.beta.sessions.', '"client.beta', "\t", "\r", "\x85", "\n\n"],
     "claude_code": ['"type": "user"', '"type": "summary"', '"type":"result"', '"user"',
                     '"summary"', '"sessionId":', '"session_id":', '"leafUuid":', '"loglines":',
                     '"isSidechain":', '"uuid"', '"message": {', '"subtype": "init"', '"message"',
@@ -347,6 +351,26 @@ def test_each_sniff_gives_the_answer_of_its_patterns_alone(name: str, data: st.D
     head = "".join(data.draw(st.lists(pieces, max_size=10))).encode()
     source = SourceFile(f"t{suffix}", f"t{suffix}", f"t{suffix}", DEFAULT)
     assert SNIFFS[name](head, source) == _sniff_before(name, head, source)
+
+
+@pytest.mark.parametrize(("name", "head"), [
+    ("openai_chat", b" " * SNIFF_BYTES),  # \s*\[?\s*: each split of the spaces tried
+    ("anthropic_agents", b'"client.beta.sessions.' + b"\n" * (SNIFF_BYTES - 22)),
+    ("anthropic_agents", b'"client.beta.sessions.' + b"\n " * (SNIFF_BYTES // 2 - 11)),
+])
+def test_a_sniff_takes_linear_time_on_a_head_of_spaces(name: str, head: bytes) -> None:
+    """A sniff's pattern with two quantifiers over the same spaces took time quadratic in
+    the head: 0.4 s for a head of 8 KB, in every file of a glob (the head's size is
+    bounded: not a hang, but a cost a pull request could multiply)."""
+    from agent_eval.readers.sniffs import SNIFFS
+
+    source = SourceFile("t.json", "t.json", "t.json", DEFAULT)
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        assert not SNIFFS[name](head, source)
+        seconds.append(time.perf_counter() - start)
+    assert min(seconds) < 0.05, seconds  # measured: 0.4 s before, 0.1 ms after
 
 
 @settings(max_examples=400, deadline=None)

@@ -91,3 +91,64 @@ def test_suite_globs_stay_in_the_root_but_command_line_paths_are_the_operators(
         ("input/outside_root", "s.yaml", 3)]
     files, errors = expand(["../out.jsonl"], root, root, root, None)
     assert [f.file for f in files] == ["../out.jsonl"] and errors == []
+
+
+def _repo_with_odd_entries(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "traces").mkdir(parents=True)
+    (root / "traces" / "a.jsonl").write_text("")
+    (root / "agent-eval.yaml").write_text("")
+    (tmp_path / "secret.jsonl").write_text("")
+    os.symlink("loop.jsonl", root / "traces" / "loop.jsonl")
+    os.symlink("missing.jsonl", root / "traces" / "gone.jsonl")
+    os.mkfifo(root / "traces" / "pipe.jsonl")
+    os.symlink("../agent-eval.yaml", root / "traces" / "suite.jsonl")
+    os.symlink(tmp_path / "secret.jsonl", root / "traces" / "out.jsonl")
+    (root / "traces" / "folder.jsonl").mkdir()  # a folder: passed over, as before
+    return root
+
+
+def test_entries_that_are_not_regular_files_are_input_errors_named_as_matched(
+        tmp_path: Path) -> None:
+    """A dangling link, a link in a loop and a FIFO were skipped without a word; a link to a
+    file of the repository was named after its target (agent-eval.yaml); a link leading
+    outside was reported once per glob that matched it. Now each entry is named as the glob
+    matched it, once, and the FIFO is never opened (opening one blocks)."""
+    root = _repo_with_odd_entries(tmp_path)
+    old = signal.signal(signal.SIGALRM, signal.SIG_DFL)  # a blocked open: killed, not hung
+    signal.alarm(10)
+    try:
+        files, errors = expand(["traces/*.jsonl", "traces/*"], root, root, root,
+                               ("s.yaml", 3))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert [(f.file, f.path) for f in files] == [
+        ("traces/a.jsonl", str(root / "traces" / "a.jsonl")),
+        ("traces/suite.jsonl", str(root / "agent-eval.yaml"))]  # read where it leads
+    assert [(e.rule, e.file, e.line, e.message) for e in errors] == [
+        ("input/unreadable_file", "traces/gone.jsonl", 0,
+         "a symbolic link to nothing (what it leads to does not exist); a trace glob reads "
+         "regular files only: it was not read"),
+        ("input/unreadable_file", "traces/loop.jsonl", 0,
+         "a symbolic link in a loop (it leads back to itself); a trace glob reads regular "
+         "files only: it was not read"),
+        ("input/outside_root", "traces/out.jsonl", 0,
+         "a symbolic link that leads outside the repository: agent-eval reads only files "
+         "inside the repository (the folder holding .git above the suite file); move the "
+         "traces into it; it was not read"),
+        ("input/unreadable_file", "traces/pipe.jsonl", 0,
+         "a FIFO (named pipe), not a regular file; a trace glob reads regular files only: "
+         "it was not read")]
+
+
+def test_a_glob_that_matches_only_entries_reported_already_is_not_said_to_match_nothing(
+        tmp_path: Path) -> None:
+    root = _repo_with_odd_entries(tmp_path)
+    files, errors = expand(["traces/gone.jsonl", "traces/g*.jsonl", "traces/folder.jsonl"],
+                           root, root, root, ("s.yaml", 3))
+    assert files == []
+    assert [(e.rule, e.file, e.line) for e in errors] == [
+        ("input/unreadable_file", "traces/gone.jsonl", 0),
+        # a folder is no trace file: this glob matches none
+        ("input/no_traces", "s.yaml", 3)]

@@ -5,16 +5,23 @@ samples."""
 from __future__ import annotations
 
 import json
+import re
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.conftest import FIXTURES as ALL_FIXTURES
 from tests.conftest import SAMPLES
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
 from agent_eval.readers import ReadItem, SourceFile, pick_reader
-from agent_eval.readers.mcp import READER
+from agent_eval.readers.mcp import READER, text_line
 
 DIR = SAMPLES / "mcp"
 FIXTURES = ALL_FIXTURES / "mcp"
@@ -209,3 +216,93 @@ def test_a_bad_line_in_json_lines(tmp_path: Path) -> None:
     _, items = read_auto(path)
     assert errors(items) == [("input/parse_error", 2)]
     assert [c.name for c in traces(items)[0].tool_calls] == ["x"]
+
+
+# ------------------------------------------------------------ the text log's lines
+# The regex that split a text log's line before text_line (it backtracked in cubic time):
+# text_line must give its answers, in linear time.
+OLD_TEXT_LINE = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\S+)?.*?(?:Message from (?P<who>client|"
+                           r"server)\s*:\s*)?(?P<json>\{.*\})\s*$")
+HEADS = ["", "2024-01-01T", "2024-01-01T0", "2024-01-01T00:00:00Z", "2024-1-01T0",
+         "\u0663\u0663\u0663\u0663-01-01T0", "2024-01-01 0", "x2024-01-01T0"]
+PIECES = ["Message from client", "Message from server", "Message from ", "client", ":",
+          "{", "}", '{"jsonrpc":"2.0","id":1}', " ", "\t", "\u3000", "\x85", "\x1c",
+          "\xa0", "x", "7", "T", "\r"]
+TAILS = ["", "}", "{}", '{"a":1}', " } ", "} x", "{"]
+
+
+def old_text_line(line: str) -> tuple[str | None, str | None, str] | None:
+    m = OLD_TEXT_LINE.match(line)
+    return None if m is None else (m.group("ts"), m.group("who"), m.group("json"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(HEADS), st.lists(st.sampled_from(PIECES), max_size=8),
+       st.sampled_from(TAILS))
+def test_text_line_gives_the_old_regex_answers(head: str, pieces: list[str], tail: str,
+                                              ) -> None:
+    line = (head + "".join(pieces) + tail).strip()  # as the reader strips each line
+    assert text_line(line) == old_text_line(line)
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('2024-01-01T00:00:00.000Z [info] Message from client: {"a":1}',
+     ("2024-01-01T00:00:00.000Z", "client", '{"a":1}')),
+    ('2024-01-01T00:00:00Z Message from server :  {"a":{"b":2}}',
+     ("2024-01-01T00:00:00Z", "server", '{"a":{"b":2}}')),
+    ('{"jsonrpc":"2.0"}', (None, None, '{"jsonrpc":"2.0"}')),
+    ('[mcp] Message from client: {"a":1}', (None, "client", '{"a":1}')),
+    ('[mcp] Message from client x: {"a":1}', (None, None, '{"a":1}')),
+    ('2024-01-01T {"a":1}', (None, None, '{"a":1}')),  # no time after the "T"
+    ('2024-01-01T00:00:00Z Message from client: {"a":1} x', None),  # not at the end
+    ('2024-01-01T00:00:00Z Message from nobody: {"a":1}', ("2024-01-01T00:00:00Z", None,
+                                                          '{"a":1}')),
+    # a timestamp glued to the JSON runs to its last "{" (the old regex's answer)
+    ('2024-01-01T0{"a":{}}', ("2024-01-01T0{\"a\":", None, "{}}")),
+    ("no json here", None),
+])
+def test_text_line_by_hand(line: str, expected: tuple[str | None, str | None, str] | None,
+                           ) -> None:
+    assert text_line(line) == expected
+    assert old_text_line(line) == expected
+
+
+@contextmanager
+def within(seconds: int) -> Iterator[None]:
+    def late(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"longer than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+GOOD = ('2024-01-01T00:00:00Z Message from client: {"jsonrpc":"2.0","id":1,'
+        '"method":"tools/call","params":{"name":"x","arguments":{}}}')
+
+
+@pytest.mark.parametrize(("bad", "parse_error"), [
+    ("2024-01-01Tjsonrpc" + "{" * 6000 + "} x", False),  # 6 KB: over a minute before
+    # the timestamp runs to the last "{": "{}" is the JSON, valid, not a message
+    ("2024-01-01Tjsonrpc" + "{" * 200_000 + "}", False),
+    ("jsonrpc " + "{" * 200_000 + "}", True),  # all the "{" and one "}": not JSON
+    ("2024-01-01T" + "x" * 200_000 + " jsonrpc " + "{" * 100_000 + "} x", False),
+    ("jsonrpc Message from client:" + " " * 200_000 + "{" * 100_000, False),
+])
+def test_a_text_log_line_is_split_in_linear_time(tmp_path: Path, bad: str,
+                                                 parse_error: bool) -> None:
+    """A pull request's MCP text log held one line of 6 KB that took the reader over a
+    minute (the regex's backtracking): the same line, and longer ones, now take
+    milliseconds; the good line beside it is still read."""
+    path = tmp_path / "a.log"
+    path.write_text(GOOD + "\n" + bad + "\n")
+    with within(10):
+        name, items = read_auto(path)
+    assert name == "mcp"
+    [t] = traces(items)
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [("x", 1)]
+    assert errors(items) == ([("input/parse_error", 2)] if parse_error else [])

@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -199,6 +201,7 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     files: list[SourceFile] = []
     errors: list[InputError] = []
     seen: set[Path] = set()
+    reported: set[str] = set()  # the matches already reported, under any pattern
     real_root = os.path.realpath(root)
     shown_base = _rel(base.resolve(), root.resolve()) or "."
     for pattern in patterns:
@@ -216,40 +219,73 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
             errors.append(INPUT_OUTSIDE_ROOT.input_error(file, line,
                                                          f"'{pattern}' is {OUTSIDE}"))
             continue
-        found: list[Path] = []
-        refused = len(errors)
+        hit = False  # a file, or an entry reported, matched this pattern
         for m in sorted(_glob(pattern, str(base))):
             joined = Path(base, m)
+            matched = Path(os.path.normpath(os.path.abspath(joined)))
+            shown = _rel(matched, root)  # the path as matched, never where a link leads
             real = os.path.realpath(joined)
-            shown = _rel(Path(os.path.normpath(os.path.abspath(joined))), root)
             if confined and not _inside(real, real_root):
-                errors.append(INPUT_OUTSIDE_ROOT.input_error(
-                    shown, 0,
-                    f"a symbolic link that leads {OUTSIDE}; it was "
-                    "not read"))
+                hit = True
+                if shown not in reported:
+                    reported.add(shown)
+                    errors.append(INPUT_OUTSIDE_ROOT.input_error(
+                        shown, 0,
+                        f"a symbolic link that leads {OUTSIDE}; it was "
+                        "not read"))
                 continue
-            p = Path(real)
-            if not p.is_file():
+            kind = _kind(joined)
+            if kind == "folder":
+                continue  # a glob's folder is not a trace file: passed over, as glob does
+            hit = True
+            if shown in reported:
                 continue
-            if _has_control(_rel(p, root)):
+            if kind != "file":
+                reported.add(shown)
+                errors.append(INPUT_UNREADABLE_FILE.input_error(
+                    shown if not _has_control(shown) else repr(shown)[1:-1], 0,
+                    f"{kind}; a trace glob reads regular files only: it was not read"))
+                continue
+            if _has_control(shown):
+                reported.add(shown)
                 errors.append(INPUT_OUTSIDE_ROOT.input_error(
-                    repr(_rel(p, root))[1:-1], 0,
+                    repr(shown)[1:-1], 0,
                     "the file name holds control characters; rename "
                     "the file (it was not read)"))
                 continue
-            found.append(p)
-        if not found and len(errors) == refused:
+            p = Path(real)
+            if p not in seen:  # one file read once, under the first name that matched it
+                seen.add(p)
+                reported.add(shown)
+                files.append(SourceFile(str(p), shown, _rel(matched, config_dir), limits))
+        if not hit:
             origin = ("relative to the suite file's folder" if where is not None
                       else f"relative to {shown_base}")
             errors.append(INPUT_NO_TRACES.input_error(
                 file, line,
                 f"no trace file matches '{pattern}' ({origin}); check the glob or pass "
                 "--traces"))
-        for p in found:
-            if p not in seen:
-                seen.add(p)
-                files.append(SourceFile(str(p), _rel(p, root), _rel(p, config_dir), limits))
     return files, errors
+
+
+def _kind(path: Path) -> str:
+    """What a match is, its links followed, without opening it (a FIFO would block):
+    ``file``, ``folder``, or why it is not a file to read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link in a loop (it leads back to itself)"
+        if exc.errno == errno.ENOENT:
+            return "a symbolic link to nothing (what it leads to does not exist)"
+        return f"an entry that cannot be looked at ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    what = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "an entry")
+    return f"{what}, not a regular file"
 
 
 def _read_head(path: str) -> bytes:

@@ -203,7 +203,9 @@ _CHAT_MARKERS = LazyPattern(
     rb'"tool_calls"\s*:|"tool_call_id"\s*:|"function_call"\s*:\s*\{'
     rb'|"role"\s*:\s*"(?:tool|system|developer|function)"')
 _CHAT_LIST = LazyPattern(rb'"messages"\s*:\s*\[')
-_CHAT_FIRST_ROLE = LazyPattern(rb'\s*\[?\s*\{\s*"role"\s*:')  # at the start of the head
+# at the start of the head; never two quantifiers over the same spaces (\s*\[?\s* took
+# time quadratic in a head of spaces)
+_CHAT_FIRST_ROLE = LazyPattern(rb'\s*(?:\[\s*)?\{\s*"role"\s*:')
 _RESP_STRONG = LazyPattern(rb'"object"\s*:\s*"response"')
 _RESP_TYPES = LazyPattern(  # every name ends in _call, _output or _text
     rb'"type"\s*:\s*"(?:function_call|function_call_output|custom_tool_call|'
@@ -269,7 +271,9 @@ def openai_chat(head: bytes, source: SourceFile) -> bool:
 
 
 # ------------------------------------------------------------ the skeleton readers
-ANTHROPIC_AGENTS = Marks((LazyPattern(r'^\s*\[\s*"client\.beta\.sessions\.', re.M),),
+# a line's spaces, never the next line's: ^\s* tried every line start over all the
+# newlines after it (time quadratic in a head of empty lines), for the same answers
+ANTHROPIC_AGENTS = Marks((LazyPattern(r'^[^\S\n]*\[\s*"client\.beta\.sessions\.', re.M),),
                          needs=(b'"client.beta.sessions.',))
 CLAUDE_CODE = Marks((
     LazyPattern(r'"type"\s*:\s*"(?:user|assistant|system|result|summary)"'),
