@@ -180,10 +180,12 @@ def schema_patterns(schema: Any) -> list[str]:
     return found
 
 
-def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex]) -> Any:
+def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex],
+                         own: dict[str, Callable[[str], bool]] | None = None) -> Any:
     """A ``jsonschema`` validator of ``cls`` whose ``pattern``, ``patternProperties`` and
     ``additionalProperties`` match with RE2 (``regexes``: every pattern of the schema,
-    compiled by :func:`compile_ecma`) instead of Python's backtracking ``re``."""
+    compiled by :func:`compile_ecma`) instead of Python's backtracking ``re``; ``own``:
+    formats checked by these functions, not jsonschema's (:func:`format_checker`)."""
     from jsonschema import ValidationError, validators  # type: ignore[import-untyped]
     from referencing import Registry
 
@@ -224,7 +226,7 @@ def jsonschema_validator(cls: Any, schema: Any, regexes: dict[str, SafeRegex]) -
     # an empty registry, which jsonschema completes with the meta-schemas: a $ref to
     # anything else is never fetched (jsonschema's default registry retrieves http(s):// and
     # file:// references, which would read the network and files outside the repository)
-    return extended(schema, format_checker=format_checker(cls), registry=Registry())
+    return extended(schema, format_checker=format_checker(cls, own), registry=Registry())
 
 
 # ------------------------------------------------- JSON Schema formats (of trace values)
@@ -271,11 +273,15 @@ def _bounded(check: Callable[[object], Any], chars: int | None) -> Callable[[obj
     return bounded
 
 
-def format_checker(cls: Any) -> Any:
+def format_checker(cls: Any, own: dict[str, Callable[[str], bool]] | None = None) -> Any:
     """The ``FormatChecker`` of a JSON Schema validated against trace values: the formats
     jsonschema's checker for ``cls`` knows, each answering in bounded time and never
-    raising; ``regex`` by :func:`_is_regex`."""
-    checker = _CHECKERS.get(cls)
+    raising; ``regex`` by :func:`_is_regex`; the formats of ``own`` by its functions
+    (strings only; linear: the policy's own checks), in place of jsonschema's or beside
+    them. A format the checker lacks is one jsonschema would let every value pass: the
+    loader refuses a schema that names one (:func:`schema_formats`)."""
+    key = (cls, id(own))
+    checker = _CHECKERS.get(key)
     if checker is None:
         from jsonschema import FormatChecker
 
@@ -283,5 +289,34 @@ def format_checker(cls: Any) -> Any:
         for name, (check, _raises) in cls.FORMAT_CHECKER.checkers.items():
             checker.checks(name)(_is_regex if name == "regex" else _bounded(
                 check, None if name in _LINEAR_FORMATS else FORMAT_OTHER_CHARS))
-        _CHECKERS[cls] = checker
+        for name, test in (own or {}).items():
+            checker.checks(name)(_own(test))
+        _CHECKERS[key] = checker
     return checker
+
+
+def _own(test: Callable[[str], bool]) -> Callable[[object], bool]:
+    def check(instance: object) -> bool:
+        return not isinstance(instance, str) or test(instance)
+
+    return check
+
+
+# what is not a subschema: a value of one of these keywords holds data, not keywords
+_DATA_KEYWORDS = frozenset({"const", "enum", "examples", "default"})
+
+
+def schema_formats(schema: Any) -> list[str]:
+    """Every ``format`` a JSON Schema names, in no particular order (walked without
+    recursion; the values of ``const``, ``enum``, ``examples`` and ``default`` are data)."""
+    found: list[str] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("format"), str):
+                found.append(node["format"])
+            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found

@@ -157,3 +157,56 @@ def test_a_schema_file_with_a_ref_to_itself_is_one_problem(tmp_path: Path) -> No
     assert schemas("s.json", ("x", "json_schema")) == (None, "s.json")
     assert said == [f"x.json_schema: invalid JSON Schema (s.json): the $ref at /$ref ('#') "
                     f"{CYCLE}"]
+
+
+@pytest.mark.parametrize("fmt", ["iri", "uri-reference", "json-pointer", "duration",
+                                 "color", "my-own-format"])
+def test_a_format_agent_eval_does_not_check_is_a_problem(fmt: str) -> None:
+    """jsonschema lets every value pass a format it has no check for (one it does not know,
+    or one whose library is not installed): a schema naming one is refused when loaded."""
+    said: list[str] = []
+    schema = {"type": "object", "properties": {"p": {"type": "string", "format": fmt}}}
+    assert compile_schema(schema, "inline", said.append) is None
+    (message,) = said
+    assert message.startswith(f"invalid JSON Schema (inline): format '{fmt}' is not one "
+                              "agent-eval checks, so every value would pass it; use one of "
+                              "date, date-time, email, hostname, ")
+
+
+def test_a_format_in_data_is_not_a_keyword() -> None:
+    said: list[str] = []
+    schema = {"const": {"format": "nothing"}, "enum": [{"format": "nothing"}, {"format": "x"}],
+              "default": {"format": "y"}, "examples": [{"format": "z"}]}
+    validator = compile_schema(schema, "inline", said.append)
+    assert said == [] and validator is not None
+    assert validator.is_valid({"format": "nothing"})
+
+
+@pytest.mark.parametrize(("fmt", "good", "bad"), [
+    ("date-time", "2024-02-29T10:00:00Z", "2024-02-29 yesterday"),
+    ("date-time", "2024-02-29T10:00:00+01:00", "2023-02-29T10:00:00Z"),  # no 29 Feb 2023
+    ("time", "10:00:00Z", "25:00:00Z"),
+    ("uri", "https://example.com/a", "not a uri"),
+    ("hostname", "api.example.com", "-bad-.example"),
+])
+def test_formats_that_need_a_library_are_checked_without_it(
+        monkeypatch: pytest.MonkeyPatch, fmt: str, good: str, bad: str) -> None:
+    """date-time, time, uri and hostname were checked by jsonschema only where
+    rfc3339-validator, rfc3987 or fqdn happened to be installed (date-time and time in a
+    developer's environment, none of them in the action's image): elsewhere every value
+    passed. They are the policy's own checks now, wherever agent-eval runs."""
+    import jsonschema  # type: ignore[import-untyped]
+
+    from agent_eval import saferegex
+
+    bare = jsonschema.FormatChecker(())  # jsonschema in an environment without the libraries
+    for name, (check, raises) in jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers.items():
+        if name not in ("date-time", "time", "uri", "hostname"):
+            bare.checks(name, raises)(check)
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "FORMAT_CHECKER", bare)
+    monkeypatch.setattr(saferegex, "_CHECKERS", {})
+    said: list[str] = []
+    validator = compile_schema({"format": fmt}, "inline", said.append)
+    assert said == [] and validator is not None
+    assert validator.is_valid(good) and not validator.is_valid(bad)
+    assert validator.is_valid(5)  # a format applies to strings only

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import yaml
 from pydantic import BaseModel
 
-from agent_eval.config.schema_compiler import REF_CYCLE, ref_cycles
+from agent_eval.config.schema_compiler import FORMATS, REF_CYCLE, ref_cycles
 from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
@@ -21,7 +21,9 @@ from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
     compile_ecma,
+    format_checker,
     jsonschema_validator,
+    schema_formats,
     schema_patterns,
 )
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
@@ -65,9 +67,22 @@ def compile_schema(schema: Any, source: str, problem: Callable[[str], None]) -> 
             problem(f"invalid JSON Schema ({source}): pattern {pattern!r}: {exc}")
             return None
     wrong = _References(cls, schema).problems()
+    checker = format_checker(cls, OWN_FORMATS)
+    for name in sorted(set(schema_formats(schema)) - set(checker.checkers)):
+        # jsonschema lets every value pass a format it has no check for (an unknown one,
+        # or one whose library is not installed): never a silent pass
+        wrong.append(f"format '{name}' is not one agent-eval checks, so every value would "
+                     f"pass it; use one of {', '.join(sorted(checker.checkers))}, or a "
+                     "pattern")
     for message in wrong:
         problem(f"invalid JSON Schema ({source}): {message}")
-    return None if wrong else jsonschema_validator(cls, schema, regexes)
+    return None if wrong else jsonschema_validator(cls, schema, regexes, OWN_FORMATS)
+
+
+# The formats whose jsonschema check needs a library agent-eval does not install
+# (rfc3339-validator, rfc3987, fqdn): checked as a policy's `format:` checks them, so that
+# they are checked wherever agent-eval runs, and mean the same in a policy and a schema
+OWN_FORMATS = {name: FORMATS[name] for name in ("date-time", "time", "uri", "hostname")}
 
 
 # The keywords whose subschemas apply to the value itself (then and else with if) and those
