@@ -622,3 +622,43 @@ def test_an_otlp_time_that_is_no_time_is_an_input_error_of_its_span(
     assert "a span's startTimeUnixNano must be a time in nanoseconds" in error.message
     whole = [i for i in read_path(FIXTURE / "resource-spans.json") if isinstance(i, Trace)]
     assert [t.id for t in only_traces(items)] == [t.id for t in whole]  # nothing else lost
+
+
+def test_an_element_of_the_wrong_type_is_an_input_error_not_passed_over(
+        tmp_path: Path) -> None:
+    """A resource, a scope, a span list or a span that is not of its JSON type holds spans
+    that cannot be read: each is an input error at the line of the container that holds it
+    (a scalar's own line is not kept), and the spans beside it are still read. They were
+    passed over without a word, so a blocked tool's call could vanish from a file."""
+    span = {"traceId": "t1", "spanId": "s1", "name": "execute_tool x",
+            "startTimeUnixNano": "1", "endTimeUnixNano": "2", "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                {"key": "gen_ai.tool.name", "value": {"stringValue": "x"}}]}
+    doc = {"resourceSpans": [5, {"resource": {}, "scopeSpans": [
+        7, {"spans": [3, span]}, {"spans": {"a": 1}}]}, {"scopeSpans": "bad"}]}
+    path = tmp_path / "export.json"
+    text = json.dumps(doc, indent=1)
+    path.write_text(text)
+    lines = text.splitlines()
+
+    def line_of(needle: str) -> int:
+        return next(i for i, t in enumerate(lines, 1) if needle in t)
+
+    items = read_path(path, "otlp")
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 2, '"resourceSpans" item must be an object, not integer; '
+         "the spans in it cannot be read"),
+        ("input/invalid_event", 6, '"scopeSpans" item must be an object, not integer; the '
+         "spans in it cannot be read"),
+        ("input/invalid_event", 9, '"spans" item must be an object, not integer; the spans '
+         "in it cannot be read"),
+        ("input/invalid_event", line_of('"spans": {'), '"spans" must be an array, not '
+         "object; the spans in it cannot be read"),
+        # a string's own line is not kept: the line of the resource object holding it
+        ("input/invalid_event", line_of('"scopeSpans": "bad"') - 1, '"scopeSpans" must be '
+         "an array, not string; the spans in it cannot be read"),
+    ]
+    assert lines[line_of('"scopeSpans": "bad"') - 2].strip() == "{"
+    assert lines[1].strip() == '"resourceSpans": [' and lines[5].strip() == '"scopeSpans": ['
+    (trace,) = only_traces(items)
+    assert [c.name for c in trace.tool_calls] == ["x"]  # the span beside them is read

@@ -535,10 +535,15 @@ class _FileState:
              path: JsonPath) -> None:
         rkey = next(k for k in ("resourceSpans", "resource_spans", "batches") if k in doc)
         resources = doc[rkey]
+        # an element of the wrong JSON type holds spans that cannot be read: said at its
+        # line, never passed over (the other elements are still read)
         if type(resources) is not list:
+            if resources is not None:
+                self.wrong(f'"{rkey}"', "an array", resources, line, lines, (*path, rkey))
             return
         for ri, rs in enumerate(resources):
             if type(rs) is not dict:
+                self.wrong(f'"{rkey}" item', "an object", rs, line, lines, (*path, rkey, ri))
                 continue
             res = rs.get("resource")
             rattrs = _attributes(res.get("attributes")) if type(res) is dict else {}
@@ -547,11 +552,32 @@ class _FileState:
                 if scopes is not None:
                     break
             if type(scopes) is not list:
+                if scopes is not None:
+                    self.wrong(f'"{skey}"', "an array", scopes, line, lines,
+                               (*path, rkey, ri, skey))
                 continue
             for si, ss in enumerate(scopes):
-                spans = ss.get("spans") if type(ss) is dict else None
+                where = (*path, rkey, ri, skey, si)
+                if type(ss) is not dict:
+                    self.wrong(f'"{skey}" item', "an object", ss, line, lines, where)
+                    continue
+                spans = ss.get("spans")
                 if type(spans) is list:
-                    self.spans(spans, rattrs, line, lines, (*path, rkey, ri, skey, si, "spans"))
+                    self.spans(spans, rattrs, line, lines, (*where, "spans"))
+                elif spans is not None:
+                    self.wrong('"spans"', "an array", spans, line, lines, (*where, "spans"))
+
+    def wrong(self, what: str, expected: str, value: Any, line: int,
+              lines: dict[JsonPath, int] | None, path: JsonPath) -> None:
+        """An element of an export that is not of the JSON type its spans need, at its line
+        (a scalar's own line is not kept: the nearest container's that holds it)."""
+        ln = line
+        if lines is not None:
+            while path and path not in lines:
+                path = path[:-1]
+            ln = lines.get(path, line)
+        self.error(INPUT_INVALID_EVENT, ln, f"{what} must be {expected}, not "
+                   f"{json_type(value)}; the spans in it cannot be read")
 
     def spans(self, spans: list[Any], rattrs: dict[str, Any], line: int,
               lines: dict[JsonPath, int] | None, path: JsonPath) -> None:
@@ -574,6 +600,7 @@ class _FileState:
             except (KeyError, TypeError, ValueError, OverflowError):
                 got = _irregular_span(s)
                 if got is None:
+                    self.wrong('"spans" item', "an object", s, line, lines, (*path, k))
                     continue
                 attrs, tid, start, end, sid = got
             if type(tid) is not str:
