@@ -477,6 +477,27 @@ def test_vcr_cassette_aliasing_one_long_body_is_an_input_error(tmp_path: Path) -
     assert [v["tool"] for v in block["violations"]] == ["admin_x"]
 
 
+def test_a_policy_of_large_patterns_is_a_config_error_within_seconds(tmp_path: Path) -> None:
+    """The audit's policy: 300 patterns of ".{1000}" 21 times (validate took 77 s and
+    1.15 GB). Each is over a pattern's 1 MiB; after 21 of them the suite's budget is
+    spent and the rest are refused uncompiled, each at its line."""
+    policy = 'version: "1"\ntools:\n' + "".join(
+        f'  t{i}:\n    arguments:\n      a: {{type: string, pattern: "x{i}'
+        + ".{1000}" * 21 + '"}\n' for i in range(300))
+    root = repo(tmp_path, files={"traces/a.jsonl": call("t1", a="x")})
+    (root / "policy.yaml").write_text(policy)
+    p = run("validate", cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 400, (p.seconds, p.rss_mb)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 300
+    # t{i}'s pattern is on line 5 + 3 i, column 25 ('      a: {type: string, pattern: ')
+    for i, line in enumerate(lines):
+        assert line.startswith(f"error: policy.yaml:{5 + 3 * i}:25: invalid regular "
+                               "expression: "), line
+        assert ("pattern too large" if i < 21 else "the patterns before this one") in line
+
+
 @pytest.mark.parametrize("where", ["suite", "cassette", "policy", "json"])
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path, where: str) -> None:
     brackets = "[" * 120_000
