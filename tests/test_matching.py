@@ -490,3 +490,26 @@ def test_flags_are_one_byte_per_name_as_the_matcher_answers(
             assert list(again) == expected
     finally:
         matching._MEMO_LIMIT = saved
+
+
+def test_one_glob_written_many_times_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A suite repeating one long glob (a YAML alias, a thousand times) shares one
+    translation and one RE2 program; each place used to make its own (minutes, GBs)."""
+    made: list[str] = []
+    from agent_eval.globre import FullMatch as real
+
+    def counting(translated: str) -> object:
+        made.append(translated)
+        return real(translated)
+
+    monkeypatch.setattr(matching, "FullMatch", counting)
+    matching.compile_glob.cache_clear()
+    big = "a" * 5000 + "*"
+    modes: tuple[matching.ToolMatchMode, ...] = ("normalized", "exact")
+    for mode in modes:
+        m = ToolMatcher([big, "x_*", *[big] * 200, "x_*"], mode)
+        assert m.which("a" * 5000 + "b") == 0 and m.which("x_y") == 1
+        assert m.which("b") is None
+        assert ToolMatcher([big], mode).which("a" * 5001) == 0
+    assert len(made) == 4  # two globs, in two modes
+    matching.compile_glob.cache_clear()

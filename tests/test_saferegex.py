@@ -159,3 +159,53 @@ def test_a_json_schema_validator_fetches_no_reference(ref: str,
     assert opened == []
     meta = validator({"$ref": "https://json-schema.org/draft/2020-12/schema"})
     assert meta.is_valid({"type": "string"}) and not meta.is_valid({"type": 5})
+
+
+def test_a_pattern_may_take_1_mib_of_re2_memory() -> None:
+    """RE2's default (8 MiB) let one pattern take 0.3 s and ~4 MB to compile: 300 of them
+    took 77 s. `.{1000}` (a class of four ranges, a thousand times) still compiles; three
+    times over does not, and the error says what to do."""
+    from agent_eval.saferegex import PATTERN_MAX_MEM
+
+    assert PATTERN_MAX_MEM == 1024 * 1024
+    assert compile_ecma("^.{1000}$").search("é" * 1000)
+    with pytest.raises(RegexError) as exc:
+        compile_ecma("x" + ".{1000}" * 3)
+    assert str(exc.value) == ("pattern too large - compile failed (a pattern may take 1024 "
+                              "KiB of RE2 memory); use smaller repetition counts (a length "
+                              "is maxLength's to check)")
+
+
+def test_a_suites_patterns_share_one_budget() -> None:
+    """While a suite loads, its distinct patterns compile to at most 1,000,000 instructions
+    together, each counting at least 1,000: a thousand small ones fit, the next does not;
+    a pattern seen before is compiled once and counts once."""
+    from agent_eval.saferegex import regex_budget
+
+    with regex_budget():
+        for i in range(1000):
+            assert compile_ecma(f"^a{i}$").search(f"a{i}")
+        for _ in range(3000):  # repeats are free (and share their program)
+            assert compile_ecma("^a7$").search("a7")
+        with pytest.raises(RegexError, match="more than 1,000,000 instructions together"):
+            compile_ecma("^b$")
+        with pytest.raises(RegexError, match="the patterns before this one"):
+            compile_ecma("^c$")  # spent: not even compiled
+        assert compile_ecma("^a999$").search("a999")  # one it already has
+    assert compile_ecma("^b$").search("b")  # outside a suite's loading: no budget
+
+
+def test_patterns_too_large_spend_the_budget_without_compiling_the_rest() -> None:
+    """A policy of 300 patterns too large (each failing after ~5 ms of compiling) stops
+    compiling them after 21: each counts 50,000, and the budget is spent once more than
+    1,000,000 is counted (20 make exactly 1,000,000)."""
+    from agent_eval.saferegex import regex_budget
+
+    with regex_budget():
+        messages = []
+        for i in range(300):
+            with pytest.raises(RegexError) as exc:
+                compile_ecma(f"x{i}" + ".{1000}" * 21)
+            messages.append(str(exc.value))
+    assert all(m.startswith("pattern too large") for m in messages[:21])
+    assert all("the patterns before this one" in m for m in messages[21:])

@@ -427,6 +427,77 @@ def test_vcr_cassette_alias_bomb_is_an_input_error(tmp_path: Path) -> None:
     assert (root / "out" / "results.json").stat().st_size < 100_000
 
 
+def test_a_suite_aliasing_one_long_glob_is_a_config_error_not_a_hang(tmp_path: Path) -> None:
+    """The audit's suite: 53 KB, one 50 KB glob and a thousand aliases of it (each alias
+    was translated and compiled anew: killed at 150 s with 2.18 GB)."""
+    big = "a" * 50_000 + "*"
+    suite = ('version: "1"\nsuite: bl\ntraces: traces/*.jsonl\ntests:\n  - id: t\n'
+             '    metric: tool_blocklist\n    blocklist: [&a "' + big + '", '
+             + ",".join(["*a"] * 1000) + "]\n")
+    root = repo(tmp_path, files={"traces/a.jsonl": call("x")})
+    (root / "agent-eval.yaml").write_text(suite)
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 400, (p.seconds, p.rss_mb)
+    assert p.returncode == 2, p.stderr
+    # the file is 53,115 characters, so aliases may repeat 1 MiB: 20 aliases of the
+    # 50,001-character glob are 1,000,020 characters, the 21st goes over; it starts after
+    # '    blocklist: [&a "', the glob, '", ' and twenty '*a,' (1-based column)
+    where = 1 + len('    blocklist: [&a "') + len(big) + len('", ') + 20 * 3
+    assert p.stderr.startswith(f"error: agent-eval.yaml:7:{where}: YAML aliases repeat "
+                               "more than 1048576 characters"), p.stderr
+
+
+def test_vcr_cassette_aliasing_one_long_body_is_an_input_error(tmp_path: Path) -> None:
+    """The audit's cassette, smaller: one body of 20,000 tool calls (1.9 MB) aliased by 500
+    interactions (killed at 100 s with 4.34 GB). Aliases may repeat as much as the file
+    holds: the second alias goes over, at its line; the other trace file is evaluated."""
+    calls = [{"id": f"c{i}", "type": "function",
+              "function": {"name": "get_weather", "arguments": "{}"}} for i in range(20000)]
+    body = json.dumps({"id": "x", "object": "chat.completion", "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": calls},
+         "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 1,
+                                                    "completion_tokens": 1, "total_tokens": 2}})
+    item = ("- request: {body: '{}', method: POST, uri: "
+            "'https://api.openai.com/v1/chat/completions'}\n  response:\n"
+            "    body: {string: %s}\n    status: {code: 200, message: OK}\n")
+    text = ("interactions:\n" + item % ("&b " + json.dumps(body))
+            + "".join(item % "*b" for _ in range(500)) + "version: 1\n")
+    root = repo(tmp_path, "traces/*", files={"traces/a.vcr.yaml": text,
+                                             "traces/b.jsonl": call("admin_x")})
+    p = run("run", "-q", "-o", "out", cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 400, (p.seconds, p.rss_mb)
+    assert p.returncode == 2, p.stderr
+    data = results(root)
+    # an interaction is 4 lines from line 2: the second alias is in the third one's body
+    assert errors(data) == [("input/limit_exceeded", "traces/a.vcr.yaml", 2 + 2 * 4 + 2)]
+    assert data["input_errors"][0]["message"].startswith(
+        f"YAML aliases repeat more than {len(text)} characters")
+    assert data["counts"]["tool_calls"] == 1  # b.jsonl's admin_x, blocked
+    block = next(t for t in data["tests"] if t["id"] == "block")
+    assert [v["tool"] for v in block["violations"]] == ["admin_x"]
+
+
+def test_a_policy_of_large_patterns_is_a_config_error_within_seconds(tmp_path: Path) -> None:
+    """The audit's policy: 300 patterns of ".{1000}" 21 times (validate took 77 s and
+    1.15 GB). Each is over a pattern's 1 MiB; after 21 of them the suite's budget is
+    spent and the rest are refused uncompiled, each at its line."""
+    policy = 'version: "1"\ntools:\n' + "".join(
+        f'  t{i}:\n    arguments:\n      a: {{type: string, pattern: "x{i}'
+        + ".{1000}" * 21 + '"}\n' for i in range(300))
+    root = repo(tmp_path, files={"traces/a.jsonl": call("t1", a="x")})
+    (root / "policy.yaml").write_text(policy)
+    p = run("validate", cwd=root, timeout=60, memory=2 * GIB)
+    assert p.seconds < 30 and p.rss_mb < 400, (p.seconds, p.rss_mb)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 300
+    # t{i}'s pattern is on line 5 + 3 i, column 25 ('      a: {type: string, pattern: ')
+    for i, line in enumerate(lines):
+        assert line.startswith(f"error: policy.yaml:{5 + 3 * i}:25: invalid regular "
+                               "expression: "), line
+        assert ("pattern too large" if i < 21 else "the patterns before this one") in line
+
+
 @pytest.mark.parametrize("where", ["suite", "cassette", "policy", "json"])
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path, where: str) -> None:
     brackets = "[" * 120_000

@@ -235,3 +235,35 @@ def test_aliases_count_what_they_stand_for() -> None:
     assert (exc.value.line, exc.value.col) == (2, 13)  # the third *a
     with pytest.raises(YamlLimitError, match="recursive"):
         safe_load("a: &a [1, *a]\n")
+
+
+def test_aliases_count_the_characters_they_repeat() -> None:
+    """One long string aliased a thousand times is few values but megabytes to read: what
+    aliases repeat is held to as many characters as the file holds (1 MiB at least,
+    limits.max_file_bytes at most)."""
+    from agent_eval.limits import Limits
+    from agent_eval.yamlpos import YamlLimitError, safe_load
+
+    big = "a" * 100_000
+    ten = f"k: &s {big}\nl: [{', '.join(['*s'] * 10)}]\n"  # 1,000,000 <= 1,048,576
+    assert safe_load(ten)["l"] == [big] * 10
+    with pytest.raises(YamlLimitError) as exc:  # the 11th *s: 1,100,000 characters
+        safe_load(f"k: &s {big}\nl: [{', '.join(['*s'] * 11)}]\n")
+    assert (exc.value.line, exc.value.col) == (2, 5 + 4 * 10)
+    assert "repeat more than 1048576 characters" in exc.value.message
+    assert "limits.max_file_bytes" in exc.value.message
+    # only the alias's first reading is free, even far below max_alias_nodes (100,000)
+    with pytest.raises(ConfigError) as cfg:
+        load_yaml(f"k: &s {big}\nl: [{', '.join(['*s'] * 11)}]\n", "s.yaml")
+    assert cfg.value.problems[0].startswith("s.yaml:2:45: YAML aliases repeat more than")
+    # a collection costs its scalars (keys too): 'k' + 999 'x' = 1,000 a repeat
+    coll = "m: &m {k: " + "x" * 999 + "}\nl: [" + ", ".join(["*m"] * 6) + "]\n"
+    assert len(safe_load(coll, Limits(max_file_bytes=6000))["l"]) == 6
+    with pytest.raises(YamlLimitError) as exc:
+        safe_load(coll, Limits(max_file_bytes=5999))  # never more than max_file_bytes
+    assert (exc.value.line, exc.value.col) == (2, 5 + 4 * 5)  # the sixth *m
+    # a file larger than 1 MiB may repeat as much as it holds (here a 2 MiB comment)
+    pad = "#" + "p" * 2 * 1024 * 1024 + "\n"
+    assert len(safe_load(pad + f"k: &s {big}\nl: [{', '.join(['*s'] * 20)}]\n")["l"]) == 20
+    with pytest.raises(YamlLimitError):
+        safe_load(pad + f"k: &s {big}\nl: [{', '.join(['*s'] * 22)}]\n")

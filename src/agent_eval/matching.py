@@ -14,8 +14,9 @@ separator touching a glob token is kept as one ``_``: ``delete_*`` is ``delete_*
 class, a member matches a name character when it folds to it (``[A-C]`` holds ``a``,
 ``[-]`` holds ``_``).
 
-Patterns are compiled once per suite, by RE2 (:mod:`agent_eval.globre`: no glob can
-make a run hang); per-name answers are memoised, so the hot path is a dict lookup.
+Patterns are compiled once, by RE2 (:mod:`agent_eval.globre`: no glob can make a run
+hang), and the same glob text shares one compiled program wherever it is written
+(:func:`compile_glob`); per-name answers are memoised, so the hot path is a dict lookup.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from agent_eval.globre import NEVER, FullMatch, class_end, literal, translate
 ToolMatchMode = Literal["normalized", "exact"]
 _GLOB_CHARS = frozenset("*?[")
 _MEMO_LIMIT = 65536
+_GLOB_MEMO = 4096  # compiled globs kept (by text and mode) for the suites a process loads
 _SMALL_RANGE = 4096  # class ranges up to this many code points are folded one by one
 
 
@@ -214,6 +216,15 @@ def is_glob(pattern: str) -> bool:
     return not _GLOB_CHARS.isdisjoint(pattern)
 
 
+@lru_cache(maxsize=_GLOB_MEMO)
+def compile_glob(pattern: str, normalized: bool) -> FullMatch:
+    """A glob translated and compiled once, whatever the number of places that name it:
+    a suite repeating one long glob (a YAML alias, a thousand times) shares one
+    translation and one RE2 program (they were made anew for each place: a 53 KB
+    suite took minutes and gigabytes)."""
+    return FullMatch(translate_normalized(pattern) if normalized else translate(pattern))
+
+
 class ToolMatcher:
     """Matches a tool name against a list of patterns ("any of")."""
 
@@ -222,14 +233,16 @@ class ToolMatcher:
     def __init__(self, patterns: Sequence[str], mode: ToolMatchMode = "normalized") -> None:
         self.patterns = tuple(patterns)
         self._normalized = mode == "normalized"
-        compiled: list[tuple[str, FullMatch | None]] = []
-        for p in self.patterns:  # globs in RE2: a suite's glob cannot make a run hang
+        compiled: list[tuple[int, str, FullMatch | None]] = []
+        seen: set[str] = set()
+        for i, p in enumerate(self.patterns):
+            if p in seen:  # a repeat never matches first: only its first place is tried
+                continue
+            seen.add(p)
             if not is_glob(p):
-                compiled.append((normalize_name(p) if self._normalized else p, None))
-            elif self._normalized:
-                compiled.append((p, FullMatch(translate_normalized(p))))
-            else:
-                compiled.append((p, FullMatch(translate(p))))
+                compiled.append((i, normalize_name(p) if self._normalized else p, None))
+            else:  # globs in RE2: a suite's glob cannot make a run hang
+                compiled.append((i, p, compile_glob(p, self._normalized)))
         self._compiled = tuple(compiled)
         self._memo: dict[str, int] = {}
         self._hits: dict[str, int] = {}  # the same names -> 1 when one matches, else 0
@@ -241,7 +254,7 @@ class ToolMatcher:
             return hit if hit >= 0 else None
         key = normalize_name(name) if self._normalized else name
         found = -1
-        for i, (text, regex) in enumerate(self._compiled):
+        for i, text, regex in self._compiled:
             if (regex.match(key) is not None) if regex is not None else key == text:
                 found = i
                 break

@@ -10,11 +10,18 @@ backreferences, which are refused when the suite is loaded, at the pattern's lin
 ``\\w`` and ``\\b`` ASCII, ``\\s`` ECMA's whitespace, ``$`` only at the very end, ``.``
 no line terminator); :func:`compile_python` a scenario ``regex:`` written in Python's
 syntax. Both return a :class:`SafeRegex`, or raise :class:`RegexError`.
+
+Each pattern may take :data:`PATTERN_MAX_MEM` of RE2 memory (its program and its match
+caches); while a suite is loaded (:func:`regex_budget`) identical patterns share one
+program and all of them together compile to at most :data:`SUITE_PROGRAM_BUDGET`
+instructions, so no suite can make loading take minutes or gigabytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from re2 import Options, _re2  # type: ignore[import-untyped]
@@ -25,9 +32,22 @@ ECMA_SPACE = (r"\t\n\x0b\x0c\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x
 # ECMA-262 "." matches anything but a line terminator
 _ECMA_DOT = r"[^\n\r\x{2028}\x{2029}]"
 
+# The memory one pattern may take: its program and the caches RE2 fills while matching
+# (RE2's max_mem; its default, 8 MiB, let one pattern compile for 0.3 s to ~4 MB, and 300
+# of them take 77 s and 1.15 GB). 1 MiB holds `.{1000}` (21,000 instructions, 10 ms).
+PATTERN_MAX_MEM = 1024 * 1024
+# The instructions (RE2's program size) all the distinct patterns of one suite may compile
+# to together, each counted at least PATTERN_MIN_COST (what RE2 may cache for a small
+# one): about 0.5 s of compiling and tens of MB at most.
+SUITE_PROGRAM_BUDGET = 1_000_000
+PATTERN_MIN_COST = 1000
+TOO_LARGE_COST = 50_000  # what a pattern refused as too large counts (its compiling did)
+
 _OPTIONS = Options()
 _OPTIONS.log_errors = False  # errors are returned, not printed to stderr
 _OPTIONS.never_capture = True  # only "does it match" is asked
+_OPTIONS.max_mem = PATTERN_MAX_MEM
+_TOO_LARGE = "pattern too large"
 _UNANCHORED = _re2.RE2.Anchor.UNANCHORED
 _NO_MATCH = (-1, -1)
 _UNSUPPORTED = ("invalid perl operator", "invalid escape sequence: \\1",
@@ -42,6 +62,75 @@ class RegexError(ValueError):
     """A pattern that cannot be compiled, or not run in linear time."""
 
 
+class _Budget:
+    """The patterns compiled while one suite is loaded: each distinct one compiled once,
+    and their programs' sizes added up against SUITE_PROGRAM_BUDGET."""
+
+    __slots__ = ("compiled", "used")
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, Any] = {}  # translated pattern -> its RE2 object
+        self.used = 0
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("agent_eval_regex_budget", default=None)
+
+
+@contextmanager
+def regex_budget() -> Iterator[None]:
+    """While a suite is loaded: identical patterns share one compiled program, and all of
+    them together are held to :data:`SUITE_PROGRAM_BUDGET` (a pattern past it raises
+    :class:`RegexError`, reported at its line). Nested, the outer budget counts."""
+    if _BUDGET.get() is not None:
+        yield
+        return
+    token = _BUDGET.set(_Budget())
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def _compile(translated: str) -> Any:
+    """The RE2 object of a translated pattern, within the suite's budget (if any)."""
+    budget = _BUDGET.get()
+    if budget is not None:
+        if (known := budget.compiled.get(translated)) is not None:
+            return known
+        if budget.used > SUITE_PROGRAM_BUDGET:  # spent: nothing more is compiled
+            raise RegexError(_over_budget("the patterns before this one"))
+    regex = _re2.RE2(translated.encode("utf-8", "surrogatepass"), _OPTIONS)
+    if not regex.ok():
+        raw = regex.error()
+        error = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        if error.startswith(_UNSUPPORTED):
+            hint = ("; patterns run in linear time (RE2), which has no lookahead, "
+                    "lookbehind or backreferences: rewrite it without them")
+        elif error.startswith(_TOO_LARGE):
+            hint = (f" (a pattern may take {PATTERN_MAX_MEM // 1024} KiB of RE2 memory); "
+                    "use smaller repetition counts (a length is maxLength's to check)")
+            if budget is not None:  # compiling it up to the limit took as long as one so big
+                budget.used += TOO_LARGE_COST
+        else:
+            hint = ""
+        raise RegexError(f"{error}{hint}")
+    if budget is not None:
+        size = regex.ProgramSize()
+        budget.used += max(size, PATTERN_MIN_COST)
+        if budget.used > SUITE_PROGRAM_BUDGET:
+            raise RegexError(_over_budget(f"with this one ({size:,})"))
+        budget.compiled[translated] = regex
+    return regex
+
+
+def _over_budget(what: str) -> str:
+    return (f"the suite's regular expressions compile to more than "
+            f"{SUITE_PROGRAM_BUDGET:,} instructions together ({what}; RE2's program size, "
+            f"each distinct pattern counted once and at least {PATTERN_MIN_COST:,}); use "
+            "fewer or simpler patterns (smaller repetition counts; a length is maxLength's "
+            "to check)")
+
+
 class SafeRegex:
     """A compiled pattern; ``search(text)`` is ``True`` when it matches anywhere in
     ``text``, else ``None`` (as ``re.Pattern.search`` is truthy or ``None``)."""
@@ -49,14 +138,7 @@ class SafeRegex:
     __slots__ = ("pattern", "search", "translated")
 
     def __init__(self, pattern: str, translated: str) -> None:
-        regex = _re2.RE2(translated.encode("utf-8", "surrogatepass"), _OPTIONS)
-        if not regex.ok():
-            raw = regex.error()
-            error = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-            hint = ("; patterns run in linear time (RE2), which has no lookahead, "
-                    "lookbehind or backreferences: rewrite it without them"
-                    if error.startswith(_UNSUPPORTED) else "")
-            raise RegexError(f"{error}{hint}")
+        regex = _compile(translated)
         self.pattern = pattern
         self.translated = translated
         self.search: Callable[[str], bool | None] = _searcher(regex)

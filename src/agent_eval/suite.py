@@ -38,6 +38,7 @@ from agent_eval.limits import CONFIG, Limits
 from agent_eval.paths import as_written, real, rel, repo_root
 from agent_eval.readers import READERS
 from agent_eval.rule_ids import IMPORT_UNSUPPORTED
+from agent_eval.saferegex import regex_budget
 from agent_eval.sections import Inventory
 from agent_eval.selectors import Groups, SelectorCompiler
 from agent_eval.textdist import suggest
@@ -184,6 +185,10 @@ class _Loader:
         return self.sources[key]
 
     def load(self) -> Suite:
+        with regex_budget():  # the suite's patterns: compiled once each, bounded together
+            return self._load()
+
+    def _load(self) -> Suite:
         file = rel(self.config, self.root)
         data: Any = None
         positions = Positions(file)

@@ -4,7 +4,10 @@ Every YAML read (the suite, policies, JSON Schema files, VCR cassettes, …) goe
 :func:`guard_yaml` first: one pass over the parser's events (libyaml's parser is not
 recursive) that refuses nesting deeper than ``max_depth`` and aliases that would expand
 to more than ``max_alias_nodes`` values (or refer to themselves), before anything is
-built. Only then is the document composed.
+built. Only then is the document composed. What aliases repeat is also counted in
+characters (of the scalars they stand for): at most as many as the file holds (1 MiB for a
+smaller file, never more than ``max_file_bytes``), so a document with its aliases expanded
+costs at most what a file of twice its size (or of 1 MiB) would.
 
 ``load_yaml`` returns plain data (dict / list / scalars; mapping keys are always the
 text as written, so ``on:`` stays ``"on"``) and a :class:`Positions` map from a path
@@ -71,6 +74,9 @@ class Positions:
 
 
 MAX_ALIAS_NODES = CONFIG.max_alias_nodes  # nodes aliases may add, against "billion laughs"
+# the characters of scalars aliases may repeat in a file smaller than this (a larger file:
+# as many as it holds); never more than limits.max_file_bytes
+ALIAS_CHARS_FLOOR = 1024 * 1024
 
 
 class YamlLimitError(ValueError):
@@ -84,46 +90,64 @@ class YamlLimitError(ValueError):
 
 
 def guard_yaml(text: str, limits: Limits = CONFIG, loader: type[Any] | None = None) -> None:
-    """Refuse, before composing, a document nested deeper than ``limits.max_depth`` or
-    whose aliases expand to more than ``limits.max_alias_nodes`` values (a "billion
-    laughs"), or an alias inside the collection it names. Raises
-    :class:`YamlLimitError`, or ``yaml.YAMLError`` for a document that does not parse."""
-    sizes: dict[str, int] = {}  # anchor -> values its node stands for
-    stack: list[list[Any]] = [[0, None]]  # per open collection: [values so far, anchor]
+    """Refuse, before composing, a document nested deeper than ``limits.max_depth``, whose
+    aliases expand to more than ``limits.max_alias_nodes`` values or repeat more characters
+    of scalars than the file holds (at least :data:`ALIAS_CHARS_FLOOR`, at most
+    ``limits.max_file_bytes``: a "billion laughs" of one long string, 50 KB repeated a
+    thousand times, is 50 MB to read, however few values it is), or an alias inside the
+    collection it names. Raises :class:`YamlLimitError`, or ``yaml.YAMLError`` for a
+    document that does not parse."""
+    # anchor -> (values, characters of scalars) its node stands for
+    sizes: dict[str, tuple[int, int]] = {}
+    # per open collection: [values so far, characters so far, anchor]
+    stack: list[list[Any]] = [[0, 0, None]]
     open_anchors: dict[str, Any] = {}  # anchors of the collections being read -> event
-    expanded = 0
+    expanded = expanded_chars = 0
     max_depth, max_alias = limits.max_depth, limits.max_alias_nodes
+    max_chars = min(limits.max_file_bytes, max(len(text), ALIAS_CHARS_FLOOR))
     event: Any
     for event in yaml.parse(text, Loader=loader or _Loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:
-            stack[-1][0] += 1
+            top = stack[-1]
+            top[0] += 1
+            top[1] += len(event.value)
             if event.anchor is not None:
-                sizes[event.anchor] = 1
+                sizes[event.anchor] = (1, len(event.value))
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if len(stack) > max_depth:
                 raise _limit(event, f"the YAML is nested more than {max_depth} levels deep "
                              "(limits.max_depth)")
-            stack.append([1, event.anchor])
+            stack.append([1, 0, event.anchor])
             if event.anchor is not None:
                 open_anchors[event.anchor] = event
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            count, anchor = stack.pop()
+            count, chars, anchor = stack.pop()
             if anchor is not None:
-                sizes[anchor] = count
+                sizes[anchor] = (count, chars)
                 open_anchors.pop(anchor, None)
-            stack[-1][0] += count
+            top = stack[-1]
+            top[0] += count
+            top[1] += chars
         elif kind is yaml.AliasEvent:
             if event.anchor in open_anchors:  # located at the anchor, as the builder does
                 raise _limit(open_anchors[event.anchor], "a YAML alias refers to the "
                              "collection that contains it (a recursive alias); write the "
                              "data out")
-            size = sizes.get(event.anchor, 1)
+            size, chars = sizes.get(event.anchor, (1, 0))
             expanded += size
-            stack[-1][0] += size
+            expanded_chars += chars
+            top = stack[-1]
+            top[0] += size
+            top[1] += chars
             if expanded > max_alias:
                 raise _limit(event, f"YAML aliases expand to more than {max_alias} values "
                              "(limits.max_alias_nodes); write the data out")
+            if expanded_chars > max_chars:
+                raise _limit(event, f"YAML aliases repeat more than {max_chars} characters "
+                             "(what they repeat may be as long as the file itself, or 1 MiB "
+                             "for a smaller file, and at most limits.max_file_bytes); write "
+                             "the data out")
 
 
 def _limit(event: Any, message: str) -> YamlLimitError:

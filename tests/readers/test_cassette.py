@@ -82,6 +82,28 @@ def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path: Path) -> None:
     assert "limits.max_alias_nodes" in err.message
 
 
+def test_aliases_of_one_long_body_are_refused_by_what_they_repeat(tmp_path: Path) -> None:
+    """One 300 KB body aliased by every interaction: few aliased values, but each is a
+    body to read. What aliases repeat may be as long as the file (1 MiB for a smaller
+    one): the fourth *b (1.2 MB) is over, on its line."""
+    body = '{"id": "r", "pad": "' + "x" * 300_000 + '"}'
+    item = "- request: {{body: '{{}}', uri: 'https://api.openai.com/v1/chat/completions'}}\n" \
+           "  response:\n    body: {{string: {}}}\n"
+    text = ("interactions:\n" + item.format("&b '" + body + "'")
+            + "".join(item.format("*b") for _ in range(5)))
+    assert len(text) < 310_000
+    err = _read(tmp_path, text)
+    assert isinstance(err, InputError) and err.rule == "input/limit_exceeded"
+    # each interaction is 3 lines from line 2; the fourth alias is in the fifth one's
+    # response body (line 2 + 4 * 3 + 2)
+    assert err.line == 16
+    assert err.message.startswith("YAML aliases repeat more than 1048576 characters")
+    three = ("interactions:\n" + item.format("&b '" + body + "'")
+             + "".join(item.format("*b") for _ in range(3)))
+    cassette = _read(tmp_path, three)
+    assert isinstance(cassette, Cassette) and len(cassette.interactions) == 4
+
+
 def test_an_unreadable_file(tmp_path: Path) -> None:
     err = read_cassette(SourceFile(str(tmp_path / "missing.yaml"), "missing.yaml", "m"))
     assert isinstance(err, InputError) and (err.rule, err.line) == ("input/unreadable_file", 0)
