@@ -132,3 +132,33 @@ def test_sarif_with_baseline_state_is_valid_for_the_schema_and_github(
     (tmp_path / "shard.sarif").write_bytes(files[1].read_bytes())
     found = checks.multitool([files[0], tmp_path / "shard.sarif"], tmp_path)
     assert found == {"results.sarif": [], "shard.sarif": []}
+
+
+def test_a_shards_partial_results_are_no_baseline(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """One shard's results hold only its traces and no criteria: compared as a base run,
+    they made a regression look like none (a base pass rate of 0, a drop below 0). As a
+    baseline, or on either side of diff, they are refused (exit 2): merge first."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    setup(tmp_path, [150, 50, 20, 30])
+    assert cli(["run", "-q", "--no-timings", "-o", "whole"]) == 1
+    assert cli(["run", "-q", "--no-timings", "--shard", "2/2", "--fail-on", "never",
+                "-o", "part"]) == 0
+    assert "shard" in read_results(tmp_path / "part")
+    capsys.readouterr()
+    said = ("part/results.json: these are the partial results of shard 2/2, not of a whole "
+            "run; merge the shards first (agent-eval merge) and compare with the merged "
+            "results")
+    assert cli(["run", "-q", "--no-timings", "-o", "head", "--baseline",
+                "part/results.json"]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "head" / "results.json").exists()
+    assert cli(["diff", "part/results.json", "whole/results.json"]) == 2
+    assert said in capsys.readouterr().err
+    assert cli(["diff", "whole/results.json", "part/results.json"]) == 2
+    assert said in capsys.readouterr().err
+    # the whole run's results are a baseline as before
+    assert cli(["run", "-q", "--no-timings", "-o", "head", "--baseline",
+                "whole/results.json"]) == 1

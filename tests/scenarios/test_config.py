@@ -65,6 +65,11 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
      "    weights: {tool_accuracy: 0, output_quality: 0}\n", "weights", ["sum to 0"]),
     ("  - id: A\n    expect: {tools: [a, A]}\n", "A]", ["listed twice"]),
     ("  - id: A\n    min_pass_ratio: 150\n", "min_pass_ratio", ["150 is not a rate"]),
+    # before: a quoted number skipped the range check and the percentage rule ("-1" was
+    # accepted, and a scenario that called a forbidden tool passed with it)
+    ("  - id: A\n    min_pass_ratio: \"-1\"\n", "min_pass_ratio",
+     ["'-1' is a string: write a rate as a number", "or as '90%'"]),
+    ("  - id: A\n    min_pass_ratio: \"0.5\"\n", "min_pass_ratio", ["'0.5' is a string"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
 ])
 def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: str,
@@ -89,6 +94,10 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  by_category: {adversarail: 1.0}\n", "adversarail",
      ["did you mean 'adversarial'", "categories used: adversarial"]),
     ("  by_category: {adversarial: 900}\n", "adversarial: 900", ["900 is not a rate"]),
+    # before: "40" was read as 40.0, a drop of 4000 % allowed (40 unquoted is 0.4)
+    ("  regression: {max_pass_rate_drop: \"40\"}\n", "max_pass_rate_drop",
+     ["'40' is a string: write a rate as a number"]),
+    ("  blocking: {min_pass_rate: \"1e-300\"}\n", "min_pass_rate", ["is a string"]),
     ("  composite: {weights: {latency: 1}, min: 0.8}\n", "latency",
      ["needs a latency scale"]),
     ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),

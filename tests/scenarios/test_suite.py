@@ -483,6 +483,36 @@ def test_failures_tolerated_only_explicitly(ws: Workspace, criteria: str, code: 
     assert (got, data["verdict"]) == (code, verdict)
 
 
+def test_criteria_compare_the_metrics_before_they_are_rounded(ws: Workspace) -> None:
+    """2 of 3 scenarios pass: pass_rate 2/3 = 0.666666…, below min_pass_rate 0.6666667. It
+    was compared as results.json shows it, rounded to 0.666667 (above), so the missed
+    criterion passed and then tolerated the failed scenario: WARN, exit 0."""
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {output: {contains: [ok]}}
+  - id: B
+    expect: {output: {contains: [ok]}}
+  - id: C
+    expect: {output: {contains: [ok]}}
+pass_criteria:
+  blocking: {min_pass_rate: 0.6666667}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", [], "ok"), "b.jsonl": trace("b", "B", [], "ok"),
+                     "c.jsonl": trace("c", "C", [], "nope")})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")
+    res = Results.from_dict(data)
+    c = criterion(res, "min_pass_rate")
+    assert c["status"] == "fail" and c["value"] == 0.666667  # shown rounded, as metrics
+    # equal to 4 decimals, so the message shows the numbers it compared
+    assert c["message"] == ("pass_rate = 0.6666666666666666 < 0.6666667 (blocking criterion "
+                            "min_pass_rate missed)")
+    assert res.metrics["pass_rate"] == 0.666667
+    # the same threshold written as 2/3 rounded down is met, and tolerates C as before
+    ws.write(suite.replace("0.6666667", "0.6666666"), {})
+    assert cli(ws)[1]["verdict"] == "warn"
+
+
 def test_an_advisory_scenario_only_warns(ws: Workspace) -> None:
     suite = FAILING.replace("  - id: HEALTHY\n", "  - id: HEALTHY\n    gate: warn\n").replace(
         "  - id: READ-ONLY\n", "  - id: READ-ONLY\n    gate: warn\n")

@@ -109,9 +109,23 @@ def parse_results(data: bytes, where: str) -> Results:
     against the results JSON Schema, made safe to show); :class:`BaselineError` naming
     ``where`` and the first problems."""
     try:
-        return Results.parse(data, where)
+        results = Results.parse(data, where)
     except ResultsFileError as exc:
         raise BaselineError(*exc.problems) from None
+    whole_run(results, where)
+    return results
+
+
+def whole_run(results: Results, where: str) -> None:
+    """Refuse one shard's partial results where a whole run's are needed (a baseline, a
+    side of ``diff``): they hold only the shard's traces and no criteria, so a comparison
+    with them would find no regression where there is one (docs/results.md "Shards")."""
+    shard = results.shard
+    if shard is not None:
+        raise BaselineError(f"{where}: these are the partial results of shard "
+                            f"{shard.index}/{shard.count}, not of a whole run; merge the "
+                            "shards first (agent-eval merge) and compare with the merged "
+                            "results")
 
 
 def load_file(path: str | Path, limit: int | None = None) -> Results:

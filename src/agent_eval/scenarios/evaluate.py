@@ -795,9 +795,11 @@ class ScenarioAccumulator:
     def finish(self, compiled: CompiledScenarios, *, timings: bool = True) -> SuiteOutcome:
         views = [_View.of(sc, acc, timings, sorted(self.unknown_ids))
                  for sc, acc in zip(compiled.scenarios, self.per, strict=True)]
-        metrics = suite_metrics(views, compiled)
-        criteria = [evaluate_criterion(c, metrics, views) for c in compiled.criteria]
-        out = SuiteOutcome([v.to_result() for v in views], metrics, criteria)
+        exact = suite_metrics(views, compiled)
+        # the criteria compare the metrics as computed; results.json shows them rounded
+        # (docs/scenarios.md): 2/3 is below min_pass_rate 0.6666667, though 0.666667 is not
+        criteria = [evaluate_criterion(c, exact, views) for c in compiled.criteria]
+        out = SuiteOutcome([v.to_result() for v in views], rounded(exact), criteria)
         if compiled.judge is not None:  # docs/judge.md "In the results"
             from agent_eval.judge.summary import input_errors, summary  # (start-up time)
 
@@ -1004,10 +1006,13 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
     for cat in sorted({v.sc.category for v in views if v.sc.category is not None}):
         mine = [v for v in views if v.sc.category == cat]
         out[f"pass_rate.{cat}"] = sum(1 for v in mine if v.ok) / len(mine)
-    for key, value in out.items():
-        if isinstance(value, float):
-            out[key] = _round(value)
     return out
+
+
+def rounded(metrics: Metrics) -> Metrics:
+    """The suite metrics as results.json holds them: floats rounded to 6 decimals."""
+    return {key: _round(value) if isinstance(value, float) else value
+            for key, value in metrics.items()}
 
 
 def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View]
@@ -1038,8 +1043,11 @@ def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View]
                      "checked")
     ok = m.at_least(value, c.threshold) if c.op == "min" else m.at_most(value, c.threshold)
     relation = (">=" if c.op == "min" else "<=") if ok else ("<" if c.op == "min" else ">")
-    label = f"{c.metric} = {_num(value)} {relation} {_num(c.threshold)}"
+    shown_value, shown_threshold = _num(value), _num(c.threshold)
+    if not ok and shown_value == shown_threshold:  # apart beyond 4 decimals: show them
+        shown_value, shown_threshold = repr(float(value)), repr(float(c.threshold))
+    label = f"{c.metric} = {shown_value} {relation} {shown_threshold}"
     if ok:
-        return entry("pass", label, value)
+        return entry("pass", label, _round(value))
     return entry("warn" if c.kind == "warning" else "fail",
-                 f"{label} ({c.kind} criterion {c.name} missed)", value)
+                 f"{label} ({c.kind} criterion {c.name} missed)", _round(value))

@@ -21,6 +21,11 @@ def _as_fraction(value: Any) -> Any:
             value = float(value.strip()[:-1]) / 100
         except ValueError:
             raise ValueError(f"'{value}' is not a percentage such as 90%") from None
+    elif isinstance(value, str):
+        # pydantic would read "-1" or "40" as a number as it is, past the range check and
+        # the percentage rule below: a quoted rate must say what it is
+        raise ValueError(f"'{value}' is a string: write a rate as a number, a fraction in "
+                         "[0, 1] (0.9) or a percentage above 1 up to 100 (90), or as '90%'")
     elif isinstance(value, int | float) and not isinstance(value, bool) and 1 < value <= 100:
         value = value / 100
     if isinstance(value, int | float) and not isinstance(value, bool) and not 0 <= value <= 1:
