@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_eval.findings import Finding, by_severity
+from agent_eval.findings import Finding, by_severity, count_violations
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient
 from agent_eval.github.event import Event
@@ -143,9 +143,8 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
                                _annotated_trace_files(step, inputs, event, results, client))
     total = len(annotations)
     annotations = annotations[:MAX_CHECK_ANNOTATIONS]
-    c = results.counts
-    title = (f"{results.verdict}: {c.get('violations', 0)} violation(s), "
-             f"{c.get('input_errors', 0)} input error(s)")
+    title = (f"{results.verdict}: {count_violations(results.findings)} violation(s), "
+             f"{len(results.input_errors)} input error(s)")
     if total > len(annotations):
         title += f" ({len(annotations)} of {total} annotated)"
     conclusion = {"pass": "success", "warn": "neutral"}.get(results.verdict, "failure")
