@@ -1,15 +1,28 @@
-"""What the action tells later steps agrees with its gate: the ``violations`` and
-``new-violations`` outputs count the findings of every kind (rule tests, scenarios,
-criteria) of severity error or warning, with a baseline and without."""
+"""What the action tells later steps and GitHub agrees with its gate: the ``violations``
+and ``new-violations`` outputs count the findings of every kind (rule tests, scenarios,
+criteria) of severity error or warning, with a baseline and without; the check run's
+conclusion follows the step's exit status under ``fail-on`` (a required check blocks a
+merge only on ``failure``); a rate-limited call is explained as a rate limit, not as a
+missing permission."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from action_harness import GIT_ENV, FakeGitHub, pr_payload, require_node_tools, run_action
+
+from agent_eval.github.client import GitHubClient
+from agent_eval.github.event import from_payload
+from agent_eval.github.inputs import Inputs
+from agent_eval.github.publish import Report, publish
+from agent_eval.github.step import Step
+from agent_eval.results import Results
+
+HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"  # head.sha of the pull_request examples
 
 # one scenario, no rule test: what it finds is a scenario finding, never counts.violations
 READ_ONLY = """version: "1"
@@ -18,6 +31,15 @@ traces: traces/*.jsonl
 scenarios:
   - id: READ-ONLY
     expect: {forbidden_tools: [delete_*]}
+"""
+# one call, under a warn threshold of none: verdict warn
+WARN_ONLY = """version: "1"
+suite: s
+traces: traces/*.jsonl
+scenarios:
+  - id: A
+    expect: {output: {contains: [ok]}}
+    warn_thresholds: {max_tool_calls: 0}
 """
 
 
@@ -38,6 +60,11 @@ def _workspace(root: Path, files: dict[str, str]) -> Path:
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "x"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
     return root
+
+
+def _check_run(github: FakeGitHub) -> dict[str, Any]:
+    [run] = github.check_runs.values()
+    return run
 
 
 # ------------------------------------------------------------- violations, new-violations
@@ -73,6 +100,81 @@ def test_scenario_findings_are_violations_with_and_without_a_baseline(
         assert run.outputs["violations"] == "1", name
         assert run.outputs["new-violations"] == "1", name
         assert run.outputs["regressions"] == regressions, name
+
+
+def test_a_warning_is_a_violation_and_fails_the_check_under_fail_on_warn(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    ws = _workspace(tmp_path / "ws", {"agent-eval.yaml": WARN_ONLY,
+                                      "traces/t.jsonl": _trace("read", "A")})
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"baseline": "none", "check-run": "true", "fail-on": " Warn ",
+                             "comment": "false", "upload-sarif": "false"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    # one scenario/warn_threshold finding of severity warning
+    assert (run.outputs["verdict"], run.outputs["violations"],
+            run.outputs["new-violations"]) == ("warn", "1", "1")
+    check = _check_run(github)
+    assert check["conclusion"] == "failure"  # the step failed: so does the required check
+    [create] = github.calls("POST", r"/check-runs$")
+    assert create.json["head_sha"] == HEAD
+    assert create.json["output"]["title"] == "warn: 1 violation(s), 0 input error(s)"
+
+
+def test_fail_on_never_lets_the_check_pass_as_it_lets_the_step(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    ws = _workspace(tmp_path / "ws", {"agent-eval.yaml": READ_ONLY,
+                                      "traces/t.jsonl": _trace("delete_everything")})
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"baseline": "none", "check-run": "true", "fail-on": "never",
+                             "comment": "false", "upload-sarif": "false"})
+    assert run.code == 0, run.stderr
+    assert run.outputs["verdict"] == "fail"
+    assert _check_run(github)["conclusion"] == "neutral"  # not success: the verdict is fail
+    [create] = github.calls("POST", r"/check-runs$")
+    assert create.json["output"]["title"] == "fail: 1 violation(s), 0 input error(s)"
+
+
+# --------------------------------------------------------------------- the check run
+# verdict x fail-on -> conclusion, by hand from README "Inputs" (fail-on) and "Check run"
+CONCLUSIONS = {
+    ("pass", "fail"): "success", ("pass", "warn"): "success", ("pass", "never"): "success",
+    ("warn", "fail"): "neutral", ("warn", "warn"): "failure", ("warn", "never"): "neutral",
+    ("fail", "fail"): "failure", ("fail", "warn"): "failure", ("fail", "never"): "neutral",
+    ("error", "fail"): "failure", ("error", "warn"): "failure", ("error", "never"): "neutral",
+}
+
+
+def _publish(tmp_path: Path, github: FakeGitHub, verdict: str, fail_on: str,
+             inputs: dict[str, Any] | None = None) -> Step:
+    """The action's GitHub calls (in process) for a run of ``verdict`` on a pull request."""
+    results = Results(suite="s", config="agent-eval.yaml", verdict=verdict,  # type: ignore[arg-type]
+                      counts={}, tests=[], traces=[], input_errors=[])
+    env = {"GITHUB_REPOSITORY": github.repo, "GITHUB_SHA": "a" * 40,
+           "GITHUB_REF": "refs/pull/2/merge"}
+    event = from_payload("pull_request", pr_payload("opened"), env)
+    client = GitHubClient("t", github.repo, github.url, sleep=lambda _s: None,
+                          seconds_between_requests=0, seconds_between_writes=0,
+                          log=lambda _m: None)
+    report = Report(results=results, sarif="{}", summary="<!-- agent-eval:s -->\nsummary",
+                    marker="<!-- agent-eval:s -->", workspace=tmp_path, checked_out="a" * 40,
+                    started="2025-01-01T00:00:00Z", run_url=None)
+    step = Step(env={})
+    given = {"check_run": True, "upload_sarif": False, "comment": "false", "fail_on": fail_on,
+             **(inputs or {})}
+    publish(step, Inputs(**given), event, client, report)
+    return step
+
+
+@pytest.mark.parametrize(("verdict", "fail_on"), sorted(CONCLUSIONS))
+def test_check_run_conclusion_follows_the_exit_status(
+        tmp_path: Path, github: FakeGitHub, verdict: str, fail_on: str) -> None:
+    step = _publish(tmp_path, github, verdict, fail_on)
+    assert step.skipped == []
+    assert github.problems == []
+    [create] = github.calls("POST", r"/check-runs$")
+    assert create.json["head_sha"] == HEAD
+    assert create.json["conclusion"] == CONCLUSIONS[verdict, fail_on]
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_eval.errors import ExitCode
 from agent_eval.findings import Finding, by_severity, count_violations
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient
@@ -18,9 +19,9 @@ from agent_eval.github.event import Event
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
-from agent_eval.results import Results
+from agent_eval.results import Results, exit_code
 
-__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "publish",
+__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion", "publish",
            "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
@@ -147,7 +148,7 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
              f"{len(results.input_errors)} input error(s)")
     if total > len(annotations):
         title += f" ({len(annotations)} of {total} annotated)"
-    conclusion = {"pass": "success", "warn": "neutral"}.get(results.verdict, "failure")
+    conclusion = check_conclusion(results.verdict, inputs.fail_on)
     try:
         cr = client.create_check_run(name=f"agent-eval ({results.suite})", head_sha=sha,
                                      conclusion=conclusion, title=title,
@@ -158,6 +159,16 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
         return
     step.log(f"check run {cr.id} with {len(annotations)} annotation(s) in "
              f"{cr.requests} request(s)")
+
+
+def check_conclusion(verdict: str, fail_on: str) -> str:
+    """The check run's conclusion: what the step's exit status says (``fail-on``), since a
+    required check blocks a merge only on ``failure``. ``failure`` when the step fails;
+    otherwise ``success`` for a pass, and ``neutral`` for any other verdict the step lets
+    pass (a warn; a fail or error under ``fail-on: never``)."""
+    if exit_code(verdict, fail_on) != ExitCode.OK:
+        return "failure"
+    return "success" if verdict == "pass" else "neutral"
 
 
 def _annotated_trace_files(step: Step, inputs: Inputs, event: Event, results: Results,
