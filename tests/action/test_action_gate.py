@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from action_harness import GIT_ENV, FakeGitHub, pr_payload, require_node_tools, run_action
+from action_harness import GIT_ENV, FakeGitHub, Reply, pr_payload, require_node_tools, run_action
 
-from agent_eval.github.client import GitHubClient
+from agent_eval.github.client import ApiError, GitHubClient
 from agent_eval.github.event import from_payload
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.publish import Report, publish
@@ -175,6 +175,65 @@ def test_check_run_conclusion_follows_the_exit_status(
     [create] = github.calls("POST", r"/check-runs$")
     assert create.json["head_sha"] == HEAD
     assert create.json["conclusion"] == CONCLUSIONS[verdict, fail_on]
+
+
+# ------------------------------------------------------------------------ rate limits
+SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few "
+                        "minutes before you try again.", "documentation_url": "x"}
+
+
+def test_rate_limit_answers_are_not_refusals() -> None:
+    def err(status: int, message: str, headers: dict[str, Any] | None = None) -> ApiError:
+        return ApiError("GET", "/x", status, message, headers)
+
+    limited = [err(403, SECONDARY["message"]),
+               err(403, "Forbidden", {"retry-after": "30"}),
+               err(403, "Forbidden", {"Retry-After": "30"}),  # whatever its case
+               err(403, "API rate limit exceeded for installation ID 1",
+                   {"x-ratelimit-remaining": "0"}),
+               err(403, "Forbidden", {"x-ratelimit-remaining": "0"}),
+               err(429, "Too Many Requests")]
+    for e in limited:
+        assert e.rate_limited and not e.denied, e
+        assert e.needs("checks: write") == "", e
+    refused = [err(403, "Resource not accessible by integration",
+                   {"x-ratelimit-remaining": "4999"}),
+               err(404, "Not Found"), err(401, "Bad credentials")]
+    for e in refused:
+        assert e.denied and not e.rate_limited, e
+    assert not err(404, "rate limit").rate_limited  # only 403 and 429 are rate limits
+    assert not err(502, "bad gateway").rate_limited
+
+
+def test_a_rate_limited_call_is_not_explained_as_a_permission(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    # the check run's POST answered as a secondary rate limit, again and again: four tries
+    github.script("POST", r"/check-runs$",
+                  *[Reply(403, SECONDARY, {"Retry-After": "7"}, check=False)] * 4)
+    github.script("GET", r"/issues/2/comments$",
+                  *[Reply(429, {"message": "Too many requests"}, check=False)] * 4)
+    step = _publish(tmp_path, github, "fail", "fail", {"comment": "true"})
+    comment, check = step.skipped
+    assert comment.startswith("skipped the PR comment: the GitHub API's rate limit was hit "
+                              "(not a missing permission)")
+    assert check.startswith("skipped the check run: the GitHub API's rate limit was hit "
+                            "(not a missing permission)")
+    assert "GitHub asked to wait 7 s" in check
+    assert "GitHub said: 403 You have exceeded a secondary rate limit" in check
+    assert "GitHub said: 429 Too many requests" in comment
+    for line in step.skipped:
+        assert "permission (" not in line and "fork" not in line, line
+    assert len(github.calls("POST", r"/check-runs$")) == 4
+
+    # a refusal is still explained as one
+    github.script("POST", r"/check-runs$",
+                  Reply(403, {"message": "Resource not accessible by integration"},
+                        check=False))
+    step = _publish(tmp_path, github, "fail", "fail")
+    assert step.skipped == [
+        "skipped the check run: the token has no checks: write permission (fork pull "
+        "requests get a read-only token); see README 'Fork pull requests'. GitHub said: "
+        "403 Resource not accessible by integration"]
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from typing import Any
 from agent_eval.errors import ExitCode
 from agent_eval.findings import Finding, by_severity, count_violations
 from agent_eval.github import workflow
-from agent_eval.github.client import ApiError, GitHubClient
+from agent_eval.github.client import ApiError, GitHubClient, retry_after
 from agent_eval.github.event import Event
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.secrets import Redactor
@@ -26,6 +26,7 @@ __all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclus
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 FORK_HELP = "see README 'Fork pull requests'"
+RATE_LIMIT_HELP = "see README 'Permissions'"
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,13 @@ def _annotations(step: Step, results: Results, trace_files: set[str]) -> list[di
 
 def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str = "") -> str:
     said = f"{exc.status} {exc.message}".strip() if exc.status else exc.message
+    if exc.rate_limited:
+        after = retry_after(exc.headers)
+        wait = "" if after is None else f", GitHub asked to wait {after:.0f} s"
+        return (f"skipped {call}: the GitHub API's rate limit was hit (not a missing "
+                f"permission): the retries within the run's bounds did not get through{wait}; "
+                f"re-run the job later, and spread out the jobs and workflows that share the "
+                f"token; {RATE_LIMIT_HELP}. GitHub said: {said}")
     if exc.denied:
         fork = " (this pull request comes from a fork)" if event.fork else ""
         return (f"skipped {call}: the token has no {permission} permission{extra} (fork pull "
