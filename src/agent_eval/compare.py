@@ -21,6 +21,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from agent_eval.findings import GATE_SEVERITIES, count_violations
 from agent_eval.results import Results, assign_fingerprints, verdict_of, worse
 from agent_eval.rule_ids import (
     SCENARIO_NO_BASELINE,
@@ -43,7 +44,6 @@ from agent_eval.sections import (
 
 __all__ = ["attach", "compare", "cost_multipliers", "no_baseline", "policy_change"]
 
-GATE_SEVERITIES = ("error", "warning")  # what counts as a new violation
 # results.counts keys compared
 COUNT_KEYS = ("traces", "tool_calls", "violations", "input_errors", "traces_failing")
 
@@ -161,7 +161,7 @@ def compare(head: Results, base: Results, source: Source | None = None) -> Compa
         fixed=tuple(s.id for s in scenarios if s.change == "fix"),
         new_violations=gated["new"],
         unchanged_violations=gated["unchanged"],
-        absent_violations=sum(1 for v in absent if v.severity in GATE_SEVERITIES),
+        absent_violations=count_violations(absent),
         new=tuple(new),
         unchanged=tuple(unchanged),
         absent=tuple(absent),

@@ -6,13 +6,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["SEVERITIES", "UNRANKED", "ConfigRef", "Finding", "Severity", "TraceRef", "by_severity",
-           "finding_dict", "finding_from", "severity_rank"]
+__all__ = ["GATE_SEVERITIES", "SEVERITIES", "UNRANKED", "ConfigRef", "Finding", "Severity",
+           "TraceRef", "by_severity", "count_violations", "finding_dict", "finding_from",
+           "severity_rank"]
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # the most severe first
 _RANK: dict[str, int] = {severity: rank for rank, severity in enumerate(SEVERITIES)}
 UNRANKED = 9  # any other value: after every severity
+# the findings that are violations: what the baseline comparison's new_violations and the
+# action's violations / new-violations outputs count (a note is reported, not counted)
+GATE_SEVERITIES: tuple[Severity, ...] = ("error", "warning")
 
 
 def severity_rank(severity: str) -> int:
@@ -20,6 +24,11 @@ def severity_rank(severity: str) -> int:
     2, anything else (SARIF's level ``none``, a results file's unknown value)
     :data:`UNRANKED`. The one ranking every output orders its findings by."""
     return _RANK.get(severity, UNRANKED)
+
+
+def count_violations(findings: Iterable[Finding]) -> int:
+    """How many of ``findings`` are violations (severity in :data:`GATE_SEVERITIES`)."""
+    return sum(1 for v in findings if v.severity in GATE_SEVERITIES)
 
 
 @dataclass(frozen=True, slots=True)

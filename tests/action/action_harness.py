@@ -41,6 +41,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from tests.conftest import copy_example, missing_system
 
+import agent_eval
+
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules"
 SPEC = NODE / "@octokit" / "openapi" / "generated" / "api.github.com.json"
@@ -48,6 +50,7 @@ WEBHOOKS = NODE / "@octokit" / "webhooks-examples" / "api.github.com" / "index.j
 PRISM_BIN = NODE / ".bin" / "prism"
 EXAMPLE = ROOT / "examples" / "customer-service"
 MERGE_SHA = hashlib.sha1(b"refs/pull/2/merge").hexdigest()  # GITHUB_SHA of a PR run
+SRC = str(Path(agent_eval.__file__).resolve().parents[1])  # the package under test
 
 
 def require_node_tools(*paths: Path) -> None:
@@ -638,6 +641,8 @@ def run_action(tmp: Path, workspace: Path, api_url: str, event_name: str,
         "GITHUB_SHA": sha, "GITHUB_REF": ref, "GITHUB_WORKSPACE": str(workspace),
         "GITHUB_OUTPUT": str(d / "output"), "GITHUB_STEP_SUMMARY": str(d / "summary"),
         "GITHUB_RUN_ID": "7001", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_JOB": "agent-eval",
+        # the package these tests import (a worktree's src/, not the venv's editable copy)
+        "PYTHONPATH": SRC,
         **{f"INPUT_{k.upper()}": v for k, v in given.items()},
         **(env or {}),
     }

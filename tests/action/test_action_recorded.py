@@ -54,8 +54,10 @@ def test_pull_request_opened_does_every_step(tmp_path: Path, github: FakeGitHub)
     metrics = results["metrics"]
     assert run.outputs == {
         "verdict": "fail", "pass-rate": str(round(metrics["pass_rate"], 4)),
-        "score": str(round(metrics["composite"], 4)), "violations": "10",
-        "new-violations": "10", "regressions": "0",
+        # the error and warning findings: 10 rule violations (error), 10 scenario findings
+        # (7 error, 2 warning, 1 note) and 7 criteria missed (5 fail, 2 warn): 26, all new
+        "score": str(round(metrics["composite"], 4)), "violations": "26",
+        "new-violations": "26", "regressions": "0",
         "results-file": "agent-eval-results/results.json",
         "sarif-file": "agent-eval-results/results.sarif",
         "comment-url": run.outputs["comment-url"]}
@@ -155,7 +157,7 @@ def test_every_write_forbidden_still_gives_the_verdict(tmp_path: Path,
     assert github.problems == []
     for name in FILES:
         assert (ws / "agent-eval-results" / name).is_file()
-    assert run.outputs["verdict"] == "fail" and run.outputs["violations"] == "10"
+    assert run.outputs["verdict"] == "fail" and run.outputs["violations"] == "26"
     assert run.outputs["comment-url"] == ""
     assert "customer-service-agent: fail" in run.summary
     assert len(run.lines("::error ")) == 10

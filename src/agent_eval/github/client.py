@@ -86,8 +86,22 @@ class ApiError(AgentEvalError):
 
     @property
     def denied(self) -> bool:
-        """The token may not do this (GitHub answers 404 as well as 403 for that)."""
-        return self.status in (401, 403, 404)
+        """The token may not do this (GitHub answers 404 as well as 403 for that); a rate
+        limit's 403 is not a refusal (:attr:`rate_limited`)."""
+        return self.status in (401, 403, 404) and not self.rate_limited
+
+    @property
+    def rate_limited(self) -> bool:
+        """A rate limit's answer, not a permission's: a 429, or a 403 with ``Retry-After``,
+        ``x-ratelimit-remaining: 0`` or a message about a rate limit (primary or
+        secondary: GitHub's REST documentation "Rate limits")."""
+        if self.status == 429:
+            return True
+        if self.status != 403:
+            return False
+        headers = {str(k).lower(): v for k, v in self.headers.items()}
+        return ("retry-after" in headers or str(headers.get("x-ratelimit-remaining")) == "0"
+                or "rate limit" in self.message.lower())
 
     def needs(self, permission: str) -> str:
         """`` (the token needs PERMISSION)`` when the token may not do this, else ""."""

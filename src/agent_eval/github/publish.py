@@ -11,20 +11,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_eval.findings import Finding, by_severity
+from agent_eval.errors import ExitCode
+from agent_eval.findings import Finding, by_severity, count_violations
 from agent_eval.github import workflow
-from agent_eval.github.client import ApiError, GitHubClient
+from agent_eval.github.client import ApiError, GitHubClient, retry_after
 from agent_eval.github.event import Event
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
-from agent_eval.results import Results
+from agent_eval.results import Results, exit_code
 
-__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "publish",
+__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion", "publish",
            "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 FORK_HELP = "see README 'Fork pull requests'"
+RATE_LIMIT_HELP = "see README 'Permissions'"
 
 
 @dataclass(frozen=True)
@@ -143,12 +145,11 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
                                _annotated_trace_files(step, inputs, event, results, client))
     total = len(annotations)
     annotations = annotations[:MAX_CHECK_ANNOTATIONS]
-    c = results.counts
-    title = (f"{results.verdict}: {c.get('violations', 0)} violation(s), "
-             f"{c.get('input_errors', 0)} input error(s)")
+    title = (f"{results.verdict}: {count_violations(results.findings)} violation(s), "
+             f"{len(results.input_errors)} input error(s)")
     if total > len(annotations):
         title += f" ({len(annotations)} of {total} annotated)"
-    conclusion = {"pass": "success", "warn": "neutral"}.get(results.verdict, "failure")
+    conclusion = check_conclusion(results.verdict, inputs.fail_on)
     try:
         cr = client.create_check_run(name=f"agent-eval ({results.suite})", head_sha=sha,
                                      conclusion=conclusion, title=title,
@@ -159,6 +160,16 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
         return
     step.log(f"check run {cr.id} with {len(annotations)} annotation(s) in "
              f"{cr.requests} request(s)")
+
+
+def check_conclusion(verdict: str, fail_on: str) -> str:
+    """The check run's conclusion: what the step's exit status says (``fail-on``), since a
+    required check blocks a merge only on ``failure``. ``failure`` when the step fails;
+    otherwise ``success`` for a pass, and ``neutral`` for any other verdict the step lets
+    pass (a warn; a fail or error under ``fail-on: never``)."""
+    if exit_code(verdict, fail_on) != ExitCode.OK:
+        return "failure"
+    return "success" if verdict == "pass" else "neutral"
 
 
 def _annotated_trace_files(step: Step, inputs: Inputs, event: Event, results: Results,
@@ -202,6 +213,13 @@ def _annotations(step: Step, results: Results, trace_files: set[str]) -> list[di
 
 def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str = "") -> str:
     said = f"{exc.status} {exc.message}".strip() if exc.status else exc.message
+    if exc.rate_limited:
+        after = retry_after(exc.headers)
+        wait = "" if after is None else f", GitHub asked to wait {after:.0f} s"
+        return (f"skipped {call}: the GitHub API's rate limit was hit (not a missing "
+                f"permission): the retries within the run's bounds did not get through{wait}; "
+                f"re-run the job later, and spread out the jobs and workflows that share the "
+                f"token; {RATE_LIMIT_HELP}. GitHub said: {said}")
     if exc.denied:
         fork = " (this pull request comes from a fork)" if event.fork else ""
         return (f"skipped {call}: the token has no {permission} permission{extra} (fork pull "

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from agent_eval.findings import count_violations
 from agent_eval.github import workflow
 from agent_eval.github.secrets import Redactor
 from agent_eval.results import Results
@@ -58,7 +59,6 @@ class Step:
 def step_outputs(results: Results, results_file: Path, sarif_file: Path,
                  workspace: Path) -> dict[str, str]:
     """The step outputs of action.yml for ``results``."""
-    c = results.counts
     rate = results.pass_rate()
     score = results.metrics.get("composite")  # the suite's score, 0 to 1 (docs/scenarios.md)
     if not isinstance(score, int | float):
@@ -66,13 +66,16 @@ def step_outputs(results: Results, results_file: Path, sarif_file: Path,
     compared = results.baseline if isinstance(results.baseline, Comparison) else None
     new = None if compared is None else compared.new_violations
     regressions = None if compared is None else compared.regressions
+    # the findings of every kind (rule tests, scenarios, criteria, …) of severity error or
+    # warning: what the comparison counts, so that new + unchanged = violations
+    violations = count_violations(results.findings)
     return {
         "verdict": results.verdict,
         "pass-rate": "" if rate is None else str(round(float(rate), 4)),
         "score": "" if score is None else str(round(float(score), 4)),
-        "violations": str(c.get("violations", 0)),
+        "violations": str(violations),
         # without a baseline every violation is new and nothing has regressed
-        "new-violations": str(new if isinstance(new, int) else c.get("violations", 0)),
+        "new-violations": str(new if isinstance(new, int) else violations),
         "regressions": str(regressions if isinstance(regressions, int) else 0),
         "results-file": relative(results_file, workspace),
         "sarif-file": relative(sarif_file, workspace),
