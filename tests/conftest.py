@@ -25,9 +25,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import zlib
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -234,3 +236,19 @@ def raw_zip(path: Path, members: dict[str, bytes], *, declared: int | None = Non
     end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF if zip64 else n,
                       0xFFFF if zip64 else n, len(central), len(local), 0)
     path.write_bytes(bytes(local + central) + tail + end)
+
+
+@contextmanager
+def within(seconds: int, what: str = "the block") -> Iterator[None]:
+    """Fail with TimeoutError when the block runs longer than ``seconds`` (SIGALRM: the
+    main thread only), so that a test of a hang fails instead of hanging."""
+    def late(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"{what} ran longer than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

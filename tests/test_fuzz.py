@@ -10,17 +10,17 @@ from __future__ import annotations
 import io
 import json
 import resource
-import signal
 import time
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.conftest import within
 
 from agent_eval.engine import evaluate
 from agent_eval.errors import ConfigError, InputError
@@ -104,18 +104,8 @@ def mutated(draw: st.DrawFn, seeds: list[tuple[str, bytes]]) -> tuple[str, bytes
     return suffix, data[:at] + data[at:end] * draw(st.integers(2, 50)) + data[end:]
 
 
-@contextmanager
-def bounded(seconds: int = SECONDS) -> Iterator[None]:
-    def hang(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"an example ran longer than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+def bounded(seconds: int = SECONDS) -> AbstractContextManager[None]:
+    return within(seconds, "an example")
 
 
 def peak_mb() -> float:

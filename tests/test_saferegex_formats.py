@@ -5,14 +5,12 @@
 from __future__ import annotations
 
 import json
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
+from tests.conftest import within
 
 from agent_eval import saferegex
 from agent_eval.api import load_suite, suite_sources
@@ -21,20 +19,6 @@ from agent_eval.saferegex import FORMAT_OTHER_CHARS, FORMAT_REGEX_CHARS, jsonsch
 
 NESTED = "(" * 1000 + ")" * 1000  # Python's re.compile: RecursionError
 WIDE = "[\u0100-\uffff]" * 2000  # 14,000 characters (30 KB of UTF-8): 46 s in re.compile
-
-
-@contextmanager
-def within(seconds: int) -> Iterator[None]:
-    def late(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"longer than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, late)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def valid(fmt: str, value: object, cls: Any = jsonschema.Draft202012Validator) -> bool:

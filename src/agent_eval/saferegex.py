@@ -244,21 +244,32 @@ def compile_python(pattern: str) -> SafeRegex:
 
 
 # ------------------------------------------------------------------ JSON Schema files
-def schema_patterns(schema: Any) -> list[str]:
-    """Every regex of a JSON Schema: ``pattern`` values and ``patternProperties`` keys
-    (walked without recursion)."""
-    found: list[str] = []
+# what is not a subschema: a value of one of these keywords holds data, not keywords
+_DATA_KEYWORDS = frozenset({"const", "enum", "examples", "default"})
+
+
+def _schema_objects(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every object of a JSON Schema that may hold keywords, in no particular order (walked
+    without recursion; the values of ``const``, ``enum``, ``examples`` and ``default`` are
+    data, not schemas)."""
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            if isinstance(node.get("pattern"), str):
-                found.append(node["pattern"])
-            if isinstance(node.get("patternProperties"), dict):
-                found.extend(str(k) for k in node["patternProperties"])
-            stack.extend(node.values())
+            yield node
+            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
         elif isinstance(node, list):
             stack.extend(node)
+
+
+def schema_patterns(schema: Any) -> list[str]:
+    """Every regex of a JSON Schema: ``pattern`` values and ``patternProperties`` keys."""
+    found: list[str] = []
+    for node in _schema_objects(schema):
+        if isinstance(node.get("pattern"), str):
+            found.append(node["pattern"])
+        if isinstance(node.get("patternProperties"), dict):
+            found.extend(str(k) for k in node["patternProperties"])
     return found
 
 
@@ -384,21 +395,7 @@ def _own(test: Callable[[str], bool]) -> Callable[[object], bool]:
     return check
 
 
-# what is not a subschema: a value of one of these keywords holds data, not keywords
-_DATA_KEYWORDS = frozenset({"const", "enum", "examples", "default"})
-
-
 def schema_formats(schema: Any) -> list[str]:
-    """Every ``format`` a JSON Schema names, in no particular order (walked without
-    recursion; the values of ``const``, ``enum``, ``examples`` and ``default`` are data)."""
-    found: list[str] = []
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if isinstance(node.get("format"), str):
-                found.append(node["format"])
-            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
-        elif isinstance(node, list):
-            stack.extend(node)
-    return found
+    """Every ``format`` a JSON Schema names, in no particular order."""
+    return [node["format"] for node in _schema_objects(schema)
+            if isinstance(node.get("format"), str)]

@@ -173,13 +173,16 @@ def test_a_format_agent_eval_does_not_check_is_a_problem(fmt: str) -> None:
                               "date, date-time, email, hostname, ")
 
 
-def test_a_format_in_data_is_not_a_keyword() -> None:
+def test_a_format_or_pattern_in_data_is_not_a_keyword() -> None:
+    """A `format` or `pattern` inside const, enum, default or examples is a value to compare,
+    not a keyword: not refused as a format, not compiled as a regex (`(` was a problem)."""
     said: list[str] = []
-    schema = {"const": {"format": "nothing"}, "enum": [{"format": "nothing"}, {"format": "x"}],
-              "default": {"format": "y"}, "examples": [{"format": "z"}]}
+    value = {"format": "nothing", "pattern": "("}
+    schema = {"const": value, "enum": [value, {"format": "x"}],
+              "default": {"format": "y", "pattern": "(("}, "examples": [{"format": "z"}]}
     validator = compile_schema(schema, "inline", said.append)
     assert said == [] and validator is not None
-    assert validator.is_valid({"format": "nothing"})
+    assert validator.is_valid(value) and not validator.is_valid({"format": "x"})
 
 
 @pytest.mark.parametrize(("fmt", "good", "bad"), [

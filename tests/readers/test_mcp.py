@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conftest import FIXTURES as ALL_FIXTURES
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, within
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
@@ -265,20 +261,6 @@ def test_text_line_by_hand(line: str, expected: tuple[str | None, str | None, st
                            ) -> None:
     assert text_line(line) == expected
     assert old_text_line(line) == expected
-
-
-@contextmanager
-def within(seconds: int) -> Iterator[None]:
-    def late(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"longer than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, late)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 GOOD = ('2024-01-01T00:00:00Z Message from client: {"jsonrpc":"2.0","id":1,'
