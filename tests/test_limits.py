@@ -259,10 +259,11 @@ def test_values_as_deep_as_the_ceiling_are_checked_in_every_output(
     (tmp_path / "p.yaml").write_text(DEEP_POLICY)
     (tmp_path / "traces").mkdir()
     # the line's own object and "arguments" take two levels: a value 2 less deep is the
-    # deepest a line within max_depth holds; its innermost item, "s", breaks each schema
-    deep = nested(DEPTH_CEILING - 3)
+    # deepest a line within max_depth holds (one level more is refused, below); its
+    # innermost item, "s", breaks each schema
+    deep = nested(DEPTH_CEILING - 2)
     deep_s: Any = "s"
-    for _ in range(DEPTH_CEILING - 3):
+    for _ in range(DEPTH_CEILING - 2):
         deep_s = [deep_s]
     lines = [{"type": "trace_start", "trace_id": "t", "scenario": "S"},
              {"type": "tool_call", "tool": "x", "arguments": {"a": deep_s},
@@ -285,3 +286,10 @@ def test_values_as_deep_as_the_ceiling_are_checked_in_every_output(
     assert [f["rule"] for f in scenario["findings"]] == ["scenario/output"]
     assert sorted(p.name for p in out.iterdir()) == [
         "junit.xml", "report.html", "results.json", "results.sarif", "summary.md"]
+    # one level deeper is over the limit: the lines above are the deepest it allows
+    (tmp_path / "traces" / "t.jsonl").write_text(json.dumps(
+        {"type": "tool_call", "tool": "x", "arguments": {"a": [deep]}}) + "\n")
+    assert main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output", str(out),
+                 "--format", "json", "--jobs", "1"]) == 2
+    over = json.loads((out / "results.json").read_text())["input_errors"]
+    assert "input/limit_exceeded" in {e["rule"] for e in over}
