@@ -217,6 +217,73 @@ def test_config_output_dir_is_relative_to_the_config(tmp_path: Path) -> None:
     assert not (tmp_path / "reports").exists()
 
 
+def test_a_run_that_stops_leaves_no_earlier_results(tmp_path: Path) -> None:
+    # a results.json (and SARIF) of an earlier, passing run must not outlive a run that
+    # stops: a later step (an upload, a comment) would take it for this run's
+    make(tmp_path, traces={"t.jsonl": call("noop")})
+    assert run("run", "--format", "json,sarif", cwd=tmp_path).returncode == 0
+    folder = tmp_path / "agent-eval-results"
+    assert {"results.json", "results.sarif"} <= {f.name for f in folder.iterdir()}
+    (tmp_path / "traces" / "t.jsonl").write_text(call("x_del"))
+    # stops after the suite loaded: the baseline file is missing
+    p = run("run", "--format", "json,sarif", "--baseline", "nope.json", cwd=tmp_path)
+    assert p.returncode == 2 and "--baseline" in p.stderr
+    assert not (folder / "results.json").exists()
+    assert not (folder / "results.sarif").exists()
+
+
+def test_a_stop_never_removes_files_outside_the_repository(tmp_path: Path) -> None:
+    # a stranger's suite names an output.dir whose parent is a link out of the repository
+    repo = tmp_path / "repo"
+    outside = tmp_path / "elsewhere"
+    (outside / "out").mkdir(parents=True)
+    (outside / "out" / "results.json").write_text("someone else's\n")
+    make(repo, traces={"t.jsonl": call("noop")},
+         suite=SUITE.format(severity="error") + "output:\n  dir: link/out\n")
+    (repo / "link").symlink_to(outside)
+    p = run("run", "--baseline", "nope.json", cwd=repo)
+    assert p.returncode == 2 and "--baseline" in p.stderr
+    assert (outside / "out" / "results.json").read_text() == "someone else's\n"
+
+
+def test_the_earlier_results_can_still_be_the_baseline(tmp_path: Path) -> None:
+    make(tmp_path, traces={"t.jsonl": call("noop")})
+    assert run("run", cwd=tmp_path).returncode == 0
+    (tmp_path / "traces" / "t.jsonl").write_text(call("x_del"))
+    p = run("run", "--baseline", "agent-eval-results/results.json", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    got = read_results(tmp_path / "agent-eval-results")
+    assert got["baseline"]["source"] == {"kind": "file",
+                                         "path": "agent-eval-results/results.json"}
+    assert got["baseline"]["new_violations"] == 1  # the x_del call
+    assert got["baseline"]["counts"]["violations"] == 0  # the earlier run, read first
+
+
+def test_a_suite_that_cannot_load_clears_the_given_output_dir(tmp_path: Path) -> None:
+    make(tmp_path, traces={"t.jsonl": call("noop")})
+    assert run("run", "--output-dir", "out", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "out" / "results.json").is_file()
+    (tmp_path / "notes.md").write_text("mine\n")
+    (tmp_path / "agent-eval.yaml").write_text(SUITE.format(severity="error") + "tests: []\n")
+    p = run("run", "--output-dir", "out", cwd=tmp_path)
+    assert p.returncode == 2 and "duplicate key 'tests'" in p.stderr
+    assert not (tmp_path / "out" / "results.json").exists()
+    assert (tmp_path / "notes.md").read_text() == "mine\n"  # only its own files
+
+
+def test_an_output_that_is_a_link_is_removed_not_followed(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make(repo, traces={"t.jsonl": call("noop")})
+    outside = tmp_path / "outside.json"
+    outside.write_text("not agent-eval's\n")
+    (repo / "agent-eval-results").mkdir()
+    (repo / "agent-eval-results" / "results.json").symlink_to(outside)
+    p = run("run", "--baseline", "nope.json", cwd=repo)
+    assert p.returncode == 2
+    assert not os.path.lexists(repo / "agent-eval-results" / "results.json")
+    assert outside.read_text() == "not agent-eval's\n"
+
+
 def test_traces_option_is_relative_to_the_cwd(tmp_path: Path) -> None:
     make(tmp_path, traces={"t.jsonl": call("noop")})
     other = tmp_path / "other"

@@ -9,6 +9,9 @@
   followed (a committed ``agent-eval-results -> /somewhere`` link is refused). A folder
   given on the command line outside the repository is the operator's own choice
   (:func:`output_folder`).
+* The files a run is about to write are removed from the folder before it reads a trace
+  (:func:`clear_outputs`): a run that stops (exit 2) leaves none of them, never an earlier
+  run's results that a later step could take for this one's.
 """
 
 from __future__ import annotations
@@ -52,6 +55,23 @@ def atomic_write(path: Path | str) -> Iterator[BinaryIO]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def clear_outputs(folder: Path, filenames: list[str]) -> None:
+    """Remove ``filenames`` from ``folder`` where an earlier run left them. A symbolic link
+    is removed, never followed; a folder of that name is left (writing the file will say
+    it is in the way). Raises :class:`ConfigError` when one cannot be removed."""
+    for name in filenames:
+        path = folder / name
+        try:
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise ConfigError([f"{path}: an earlier run's output cannot be removed "
+                               f"({exc.strerror or exc}); remove it, or pass another "
+                               "--output-dir"]) from None
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import shlex
 import sys
@@ -14,6 +15,7 @@ from agent_eval.api import load_suite, suite_sources
 from agent_eval.commands._options import color_wanted, output_dir, parse_formats
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ExitCode
+from agent_eval.outputs import clear_outputs
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
@@ -34,11 +36,28 @@ def write_outputs(results: Results, formats: list[str], folder: Path,
     return written
 
 
+def owned_files(formats: list[str]) -> list[str]:
+    """The files a run with ``formats`` writes (results.json always)."""
+    return [RENDERERS[name].filename for name in dict.fromkeys(["json", *formats])]
+
+
 def main(args: argparse.Namespace) -> ExitCode:
     given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
-    suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
+    try:
+        suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
+    except AgentEvalError:
+        _clear_folder(_named_folder(args.output_dir, None), given)
+        raise
     formats = given or list(suite.model.output.format)  # validated by the suite model
-    base, source = _baseline(args, suite)
+    try:  # (first: --baseline may name the results.json of the run before this one)
+        base, source = _baseline(args, suite)
+    except AgentEvalError:  # nothing is made, but an earlier run's files go
+        _clear_folder(_named_folder(args.output_dir, suite), formats)
+        raise
+    folder = output_dir(args.output_dir, suite)
+    # an earlier run's files go before a trace is read: a run that stops (exit 2) leaves
+    # none of them (docs/outputs.md)
+    clear_outputs(folder, owned_files(formats))
     shard = None
     if getattr(args, "shard", None):
         from agent_eval.sharding import parse_shard  # (start-up time)
@@ -47,7 +66,6 @@ def main(args: argparse.Namespace) -> ExitCode:
             shard = parse_shard(args.shard)
         except ValueError as exc:
             raise AgentEvalError(str(exc)) from exc
-    folder = output_dir(args.output_dir, suite)
     live = None
     if suite.live is not None and (not getattr(args, "shard", None)
                                    or args.shard.split("/", 1)[0].strip() == "1"):
@@ -111,6 +129,30 @@ def main(args: argparse.Namespace) -> ExitCode:
     finally:
         results.close()  # the spilled findings, if any
     return exit_code(results.verdict, args.fail_on)
+
+
+def _named_folder(option: str | None, suite: Suite | None) -> Path | None:
+    """The output folder as named (``--output-dir``, the suite's ``output.dir``, the
+    default), without making it; None when a suite that could not be loaded names it."""
+    if option:
+        return Path(option)
+    if suite is None:
+        return None
+    configured = suite.model.output.dir
+    if not configured:
+        return Path("agent-eval-results")
+    folder = suite.base_dir / configured  # a stranger's suite: only inside the repository
+    return folder if folder.resolve().is_relative_to(suite.root.resolve()) else None
+
+
+def _clear_folder(folder: Path | None, formats: list[str] | None) -> None:
+    """A run that stops before its output folder is made still removes an earlier run's
+    files from it, where it is a folder (not a link): those of the formats, or of every
+    format when the formats were to come from a suite that could not be loaded."""
+    if folder is None or folder.is_symlink() or not folder.is_dir():
+        return
+    with contextlib.suppress(AgentEvalError):  # the stop's own error is the one to say
+        clear_outputs(folder, owned_files(formats if formats else list(RENDERERS)))
 
 
 def _baseline(args: argparse.Namespace, suite: Suite) -> tuple[Results | None, dict[str, Any]]:
