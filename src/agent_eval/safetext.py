@@ -61,6 +61,23 @@ def clean_name(name: str, limit: int = DEFAULT.max_name_chars) -> str:
     return cut(_CONTROL.sub(_escape, name), limit)
 
 
+# the control characters that are whitespace (str.isspace: tab, line breaks, U+001C-U+001F,
+# U+0085): a tool name's separators (agent_eval.matching), written as a space in a name
+_SPACE_CONTROL = re.compile("[\x09-\x0d\x1c-\x1f\x85]")
+
+
+def clean_tool_name(name: str, limit: int = DEFAULT.max_name_chars) -> str:
+    """A tool or agent name as :func:`clean_name` makes it, but for the control
+    characters that are whitespace, each written as one space: rules match the cleaned
+    name, and a space is the same separator as a tab or a line break in the normal form
+    of docs/config.md "Tool names" (``delete_file\\n`` stays ``delete_file``; as
+    ``delete_file\\x0a`` no rule naming ``delete_file`` matched it) and one character for
+    a ``?`` as well."""
+    if name.isprintable() and len(name) <= limit:
+        return name
+    return clean_name(_SPACE_CONTROL.sub(" ", name), limit)
+
+
 def clean_text(text: str, limit: int | None = None) -> str:
     """Free text (a message): control characters escaped but tabs and line breaks."""
     if not text.isprintable():
@@ -125,12 +142,12 @@ def clean_trace(trace: Trace, limits: Limits) -> None:
     if isinstance(calls, CallLog):  # by its names (a call read from it is made anew)
         for i, name in enumerate(calls.names()):
             if not name.isprintable() or len(name) > limit:
-                calls.update(i, {"name": clean_name(name, limit)})
+                calls.update(i, {"name": clean_tool_name(name, limit)})
     else:
         for call in calls:
             name = call.name
             if not name.isprintable() or len(name) > limit:
-                call.name = clean_name(name, limit)
+                call.name = clean_tool_name(name, limit)
     if trace.handoffs:  # agent names, as tool names
         trace.handoffs = [_clean_handoff(h, limit) for h in trace.handoffs]
 
@@ -141,5 +158,5 @@ def _clean_handoff(h: Handoff, limit: int) -> Handoff:
 
     if ok(h.to_agent) and ok(h.from_agent):
         return h
-    return Handoff(clean_name(h.to_agent, limit), h.location,
-                   None if h.from_agent is None else clean_name(h.from_agent, limit))
+    return Handoff(clean_tool_name(h.to_agent, limit), h.location,
+                   None if h.from_agent is None else clean_tool_name(h.from_agent, limit))
