@@ -132,6 +132,31 @@ def test_a_blocked_tool_with_a_line_break_in_its_name_fails_the_run(
     assert [f["rule"] for f in data["scenarios"][0]["findings"]] == ["scenario/forbidden_tools"]
 
 
+def test_a_tool_name_longer_than_the_limit_is_an_input_error_not_a_silent_pass(
+        tmp_path: Path, capsys: object) -> None:
+    """The rules see a long name cut at limits.max_name_chars: a blocklist entry for its
+    end (``*delete*``) could not judge it, so the run must not pass (docs/security.md
+    "Limits": hitting a limit is an input error at its line)."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        'suite: s\ntraces: t.jsonl\ntests:\n'
+        '  - {id: bl, metric: tool_blocklist, blocklist: ["*delete*"]}\n', encoding="utf-8")
+    long_name = "mcp__" + "a" * 260 + "__delete_all"  # 277 characters, delete after 256
+    (tmp_path / "t.jsonl").write_text(
+        json.dumps({"type": "tool_call", "tool": "read_file", "arguments": {}}) + "\n"
+        + json.dumps({"type": "tool_call", "tool": long_name, "arguments": {}}) + "\n"
+        + json.dumps({"type": "tool_call", "tool": "x" * 256, "arguments": {}}) + "\n",
+        encoding="utf-8")
+    code = main(["run", "-c", str(tmp_path / "agent-eval.yaml"), "-o", str(tmp_path / "out"),
+                 "-q"])
+    assert code == 2
+    data = read_results(tmp_path / "out")
+    assert data["verdict"] == "error"
+    assert [(e["rule"], e["file"], e["line"]) for e in data["input_errors"]] == [
+        ("input/limit_exceeded", "t.jsonl", 2)]
+    assert "277 characters" in data["input_errors"][0]["message"]
+    assert "limits.max_name_chars (256)" in data["input_errors"][0]["message"]
+
+
 def test_a_results_file_from_anyone_is_shown_clean(tmp_path: Path, capsys: object) -> None:
     """`report` (and --baseline, diff, merge) read results files through the same
     cleaning as `run`: a baseline artifact cannot put escapes on the console."""

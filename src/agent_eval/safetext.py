@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from agent_eval.limits import DEFAULT, Limits
-from agent_eval.model import CallLog, Handoff, Trace
+from agent_eval.model import CallLog, Handoff, Location, Trace
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
@@ -128,9 +128,11 @@ def clean_strings(value: Any, limit: int) -> Any:
     return value
 
 
-def clean_trace(trace: Trace, limits: Limits) -> None:
+def clean_trace(trace: Trace, limits: Limits) -> list[tuple[Location, int]]:
     """Names and ids of a trace made safe in place (tool names are checked per call:
-    one ``isprintable`` and one ``len``, the hot path)."""
+    one ``isprintable`` and one ``len``, the hot path). Returns where the tool names
+    longer than ``max_name_chars`` were called, with their length: the rules see such a
+    name cut, so the reader reports each (a rule for its end could not judge it)."""
     limit = limits.max_name_chars
     tid = trace.id
     if not tid.isprintable() or len(tid) > limit:
@@ -139,17 +141,27 @@ def clean_trace(trace: Trace, limits: Limits) -> None:
                                        or len(trace.scenario) > limit):
         trace.scenario = clean_name(trace.scenario, limit)
     calls = trace.tool_calls
+    cut_names: list[tuple[Location, int]] = []
     if isinstance(calls, CallLog):  # by its names (a call read from it is made anew)
+        long: list[tuple[int, int]] = []
         for i, name in enumerate(calls.names()):
             if not name.isprintable() or len(name) > limit:
                 calls.update(i, {"name": clean_tool_name(name, limit)})
+                if len(name) > limit:
+                    long.append((i, len(name)))
+        if long:
+            cut_names = [(c.location, size) for c, (_, size)
+                         in zip(calls.pick(i for i, _ in long), long, strict=True)]
     else:
         for call in calls:
             name = call.name
             if not name.isprintable() or len(name) > limit:
                 call.name = clean_tool_name(name, limit)
+                if len(name) > limit:
+                    cut_names.append((call.location, len(name)))
     if trace.handoffs:  # agent names, as tool names
         trace.handoffs = [_clean_handoff(h, limit) for h in trace.handoffs]
+    return cut_names
 
 
 def _clean_handoff(h: Handoff, limit: int) -> Handoff:
