@@ -78,6 +78,10 @@ def test_max_name_chars(tmp_path: Path) -> None:
     res = run(tmp_path, "  max_name_chars: 10", {"t.jsonl": line("admin_" + "y" * 20)})
     [v] = res.violations
     assert v.tool == "admin_yyyy…[+16 chars]"
+    # the rules saw the name cut: an input error at its call, the verdict error
+    # (the results cut every name at 10 characters, the input error's rule id too)
+    assert errors(res) == [("input/limi…[+10 chars]", "traces/t.jsonl", 1)]
+    assert res.verdict == "error"
 
 
 @pytest.mark.parametrize(("limits", "expected"), [

@@ -187,8 +187,10 @@ def test_renaming_calls_on_disk_keeps_no_change_per_call_in_memory(small: None) 
     calls = [_call(i, bad if i % 2 else "fine") for i in range(20)]
     log = CallLog(calls)
     trace = Trace("t", "a", Location("a", 1), Location("a", 9), tool_calls=log)
-    clean_trace(trace, DEFAULT)
+    cut = clean_trace(trace, DEFAULT)
     assert log._patches == {}
+    # the long names' calls, for the reader's input errors (read back from the disk)
+    assert cut == [(Location("traces/a.jsonl", i + 1), 302) for i in range(1, 20, 2)]
     clean = clean_name(bad, DEFAULT.max_name_chars)
     expected = _fields(calls)
     for i in range(1, 20, 2):

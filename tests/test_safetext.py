@@ -12,8 +12,17 @@ from tests.conftest import read_results
 
 from agent_eval._cli import main
 from agent_eval.limits import Limits
-from agent_eval.model import Location, ToolCall, Trace
-from agent_eval.safetext import clean_name, clean_text, clean_trace, clean_value, cut, one_line
+from agent_eval.matching import normalize_name
+from agent_eval.model import Handoff, Location, ToolCall, Trace
+from agent_eval.safetext import (
+    clean_name,
+    clean_text,
+    clean_tool_name,
+    clean_trace,
+    clean_value,
+    cut,
+    one_line,
+)
 
 CONTROLS = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
 
@@ -68,11 +77,84 @@ def test_values_are_cleaned_and_bounded() -> None:
 def test_a_trace_is_cleaned_in_place() -> None:
     loc = Location("t.jsonl", 1)
     trace = Trace("id\x1b[2J", "t.jsonl", loc, loc, scenario="s" * 30,
-                  tool_calls=[ToolCall("ok", {}, loc), ToolCall("x\n" + "y" * 30, {}, loc)])
+                  tool_calls=[ToolCall("ok", {}, loc), ToolCall("x\n" + "y" * 30, {}, loc),
+                              ToolCall("x\x1b" + "y" * 30, {}, loc)])
     clean_trace(trace, Limits(max_name_chars=10))
     assert trace.id == "id\\x1b[2J"
     assert trace.scenario == "s" * 10 + "…[+20 chars]"
-    assert [c.name for c in trace.tool_calls] == ["ok", "x\\x0ayyyyy…[+25 chars]"]
+    assert [c.name for c in trace.tool_calls] == [
+        "ok", "x yyyyyyyy…[+22 chars]", "x\\x1byyyyy…[+25 chars]"]
+
+
+def test_a_tool_names_whitespace_controls_are_spaces_so_rules_still_match_it() -> None:
+    """A tab or line break in a tool name is a separator of its normal form (docs/config.md
+    "Tool names"); written as ``\\x0a`` it hid ``delete_file\\n`` from every rule naming
+    ``delete_file``. The other control characters are escaped as in any name."""
+    loc = Location("t.jsonl", 1)
+    trace = Trace("t", "t.jsonl", loc, loc, tool_calls=[
+        ToolCall("delete_file\n", {}, loc), ToolCall("Delete\tFile", {}, loc),
+        ToolCall("delete\r\nfile\x85", {}, loc), ToolCall("rm\x1b[2J", {}, loc)],
+        handoffs=[Handoff("billing\x0bagent", loc, "triage\x1c")])
+    clean_trace(trace, Limits())
+    assert [c.name for c in trace.tool_calls] == [
+        "delete_file ", "Delete File", "delete  file ", "rm\\x1b[2J"]
+    assert [normalize_name(c.name) for c in trace.tool_calls[:3]] == ["delete_file"] * 3
+    assert (trace.handoffs[0].to_agent, trace.handoffs[0].from_agent) == (
+        "billing agent", "triage ")
+    assert clean_tool_name("x\ty" + "z" * 20, 5) == "x yzz…[+18 chars]"
+
+
+@given(st.text())
+def test_tool_names_have_no_control_character_left_and_keep_their_normal_form(
+        text: str) -> None:
+    out = clean_tool_name(text, 10_000)
+    assert not has_control(out)
+    if not any(c in CONTROLS and not c.isspace() for c in text):
+        assert normalize_name(out) == normalize_name(text)
+
+
+def test_a_blocked_tool_with_a_line_break_in_its_name_fails_the_run(
+        tmp_path: Path, capsys: object) -> None:
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: s\ntraces: t.jsonl\ntests:\n"
+        "  - {id: bl, metric: tool_blocklist, blocklist: [delete_file]}\n"
+        "scenarios:\n  - {id: S, traces: t.jsonl, expect: {forbidden_tools: [edit_file]}}\n",
+        encoding="utf-8")
+    (tmp_path / "t.jsonl").write_text(
+        json.dumps({"type": "tool_call", "tool": "delete_file\n", "arguments": {}}) + "\n"
+        + json.dumps({"type": "tool_call", "tool": "Edit\tFile", "arguments": {}}) + "\n",
+        encoding="utf-8")
+    code = main(["run", "-c", str(tmp_path / "agent-eval.yaml"), "-o", str(tmp_path / "out"),
+                 "-q"])
+    assert code == 1
+    data = read_results(tmp_path / "out")
+    assert [v["tool"] for v in data["tests"][0]["violations"]] == ["delete_file "]
+    assert [f["rule"] for f in data["scenarios"][0]["findings"]] == ["scenario/forbidden_tools"]
+
+
+def test_a_tool_name_longer_than_the_limit_is_an_input_error_not_a_silent_pass(
+        tmp_path: Path, capsys: object) -> None:
+    """The rules see a long name cut at limits.max_name_chars: a blocklist entry for its
+    end (``*delete*``) could not judge it, so the run must not pass (docs/security.md
+    "Limits": hitting a limit is an input error at its line)."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        'suite: s\ntraces: t.jsonl\ntests:\n'
+        '  - {id: bl, metric: tool_blocklist, blocklist: ["*delete*"]}\n', encoding="utf-8")
+    long_name = "mcp__" + "a" * 260 + "__delete_all"  # 277 characters, delete after 256
+    (tmp_path / "t.jsonl").write_text(
+        json.dumps({"type": "tool_call", "tool": "read_file", "arguments": {}}) + "\n"
+        + json.dumps({"type": "tool_call", "tool": long_name, "arguments": {}}) + "\n"
+        + json.dumps({"type": "tool_call", "tool": "x" * 256, "arguments": {}}) + "\n",
+        encoding="utf-8")
+    code = main(["run", "-c", str(tmp_path / "agent-eval.yaml"), "-o", str(tmp_path / "out"),
+                 "-q"])
+    assert code == 2
+    data = read_results(tmp_path / "out")
+    assert data["verdict"] == "error"
+    assert [(e["rule"], e["file"], e["line"]) for e in data["input_errors"]] == [
+        ("input/limit_exceeded", "t.jsonl", 2)]
+    assert "277 characters" in data["input_errors"][0]["message"]
+    assert "limits.max_name_chars (256)" in data["input_errors"][0]["message"]
 
 
 def test_a_results_file_from_anyone_is_shown_clean(tmp_path: Path, capsys: object) -> None:

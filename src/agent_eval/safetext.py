@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from agent_eval.limits import DEFAULT, Limits
-from agent_eval.model import CallLog, Handoff, Trace
+from agent_eval.model import CallLog, Handoff, Location, Trace
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
@@ -59,6 +59,23 @@ def clean_name(name: str, limit: int = DEFAULT.max_name_chars) -> str:
     if name.isprintable() and len(name) <= limit:
         return name
     return cut(_CONTROL.sub(_escape, name), limit)
+
+
+# the control characters that are whitespace (str.isspace: tab, line breaks, U+001C-U+001F,
+# U+0085): a tool name's separators (agent_eval.matching), written as a space in a name
+_SPACE_CONTROL = re.compile("[\x09-\x0d\x1c-\x1f\x85]")
+
+
+def clean_tool_name(name: str, limit: int = DEFAULT.max_name_chars) -> str:
+    """A tool or agent name as :func:`clean_name` makes it, but for the control
+    characters that are whitespace, each written as one space: rules match the cleaned
+    name, and a space is the same separator as a tab or a line break in the normal form
+    of docs/config.md "Tool names" (``delete_file\\n`` stays ``delete_file``; as
+    ``delete_file\\x0a`` no rule naming ``delete_file`` matched it) and one character for
+    a ``?`` as well."""
+    if name.isprintable() and len(name) <= limit:
+        return name
+    return clean_name(_SPACE_CONTROL.sub(" ", name), limit)
 
 
 def clean_text(text: str, limit: int | None = None) -> str:
@@ -111,9 +128,11 @@ def clean_strings(value: Any, limit: int) -> Any:
     return value
 
 
-def clean_trace(trace: Trace, limits: Limits) -> None:
+def clean_trace(trace: Trace, limits: Limits) -> list[tuple[Location, int]]:
     """Names and ids of a trace made safe in place (tool names are checked per call:
-    one ``isprintable`` and one ``len``, the hot path)."""
+    one ``isprintable`` and one ``len``, the hot path). Returns where the tool names
+    longer than ``max_name_chars`` were called, with their length: the rules see such a
+    name cut, so the reader reports each (a rule for its end could not judge it)."""
     limit = limits.max_name_chars
     tid = trace.id
     if not tid.isprintable() or len(tid) > limit:
@@ -122,17 +141,27 @@ def clean_trace(trace: Trace, limits: Limits) -> None:
                                        or len(trace.scenario) > limit):
         trace.scenario = clean_name(trace.scenario, limit)
     calls = trace.tool_calls
+    cut_names: list[tuple[Location, int]] = []
     if isinstance(calls, CallLog):  # by its names (a call read from it is made anew)
+        long: list[tuple[int, int]] = []
         for i, name in enumerate(calls.names()):
             if not name.isprintable() or len(name) > limit:
-                calls.update(i, {"name": clean_name(name, limit)})
+                calls.update(i, {"name": clean_tool_name(name, limit)})
+                if len(name) > limit:
+                    long.append((i, len(name)))
+        if long:
+            cut_names = [(c.location, size) for c, (_, size)
+                         in zip(calls.pick(i for i, _ in long), long, strict=True)]
     else:
         for call in calls:
             name = call.name
             if not name.isprintable() or len(name) > limit:
-                call.name = clean_name(name, limit)
+                call.name = clean_tool_name(name, limit)
+                if len(name) > limit:
+                    cut_names.append((call.location, len(name)))
     if trace.handoffs:  # agent names, as tool names
         trace.handoffs = [_clean_handoff(h, limit) for h in trace.handoffs]
+    return cut_names
 
 
 def _clean_handoff(h: Handoff, limit: int) -> Handoff:
@@ -141,5 +170,5 @@ def _clean_handoff(h: Handoff, limit: int) -> Handoff:
 
     if ok(h.to_agent) and ok(h.from_agent):
         return h
-    return Handoff(clean_name(h.to_agent, limit), h.location,
-                   None if h.from_agent is None else clean_name(h.from_agent, limit))
+    return Handoff(clean_tool_name(h.to_agent, limit), h.location,
+                   None if h.from_agent is None else clean_tool_name(h.from_agent, limit))

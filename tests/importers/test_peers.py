@@ -80,6 +80,61 @@ def test_assay_v2_policy_allow_deny_schemas_enforcement(
     same_findings(r, imported(folder, "demo_eval.yaml", monkeypatch))
 
 
+V1_POLICY = """version: "1.0"
+name: "hardened"
+allow: ["read_file", "list_directory"]
+constraints:
+  - tool: "read_file"
+    params:
+      path:
+        matches: "^/app/.*|^/data/.*"
+  - tool: "list_directory"
+    params:
+      path:
+        matches: "^/app/"
+      depth:
+        max: 3
+"""
+
+V1_EVAL = """suite: v1
+tests:
+  - id: args
+    input: {prompt: p}
+    expected:
+      type: args_valid
+      policy: v1_policy.yaml
+"""
+
+
+def test_assay_v1_constraints_are_checked_as_assay_migrates_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assay's v1 ``constraints: [{tool, params: {ARG: {matches: REGEX}}}]`` (its packs'
+    hardened policy) are migrated by Assay into the tool's schema: the argument required,
+    a non-empty string, the pattern searched. They were dropped without a word, so a
+    read_file of /etc/passwd passed an imported policy that Assay itself denies."""
+    trace = events(
+        {"type": "tool_call", "tool": "read_file", "arguments": {"path": "/etc/passwd"}},
+        {"type": "tool_call", "tool": "read_file", "arguments": {"path": "/data/ok"}},
+        {"type": "tool_call", "tool": "read_file", "arguments": {"path": ""}},
+        {"type": "tool_call", "tool": "read_file", "arguments": {"other": "/app/x"}},
+        {"type": "tool_call", "tool": "list_directory", "arguments": {"path": "/app/", "depth": 9}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "v1_policy.yaml").write_text(V1_POLICY, encoding="utf-8")
+    (folder / "v1_eval.yaml").write_text(V1_EVAL, encoding="utf-8")
+    r = run(folder, "v1_eval.yaml", monkeypatch)
+    assert located(r) == [
+        ("args_valid/min_length", "v1_policy.yaml", 7),  # path "" (the path: line)
+        ("args_valid/pattern", "v1_policy.yaml", 8),  # /etc/passwd (the matches: line)
+        ("args_valid/pattern", "v1_policy.yaml", 8),  # "" matches neither
+        ("args_valid/required", "v1_policy.yaml", 7),  # no path at all
+        ("import/unsupported", "v1_policy.yaml", 13),  # depth: no matches
+    ]
+    assert [f["trace"]["line"] for f in findings(r) if f["rule"] == "args_valid/pattern"] \
+        == [1, 3]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "v1_eval.yaml", monkeypatch))
+
+
 ASSAY_RULES = """suite: s
 model: trace
 tests:

@@ -353,7 +353,9 @@ def test_arguments_aliases_and_decoding(tmp_path: Path,
         {"type": "tool_call", "tool": "t",
          "arguments": json.dumps(json.dumps(json.dumps({"f": 6})))},                    # 10
     ))
-    assert errors(items) == []  # bad arguments are the checks' business, not input errors
+    # bad arguments are the checks' business, not input errors; arguments given twice,
+    # differently (9), are: the call keeps 'arguments', and 'args' was never checked
+    assert errors(items) == [("input/invalid_event", "t.jsonl", 9)]
     (t,) = traces(items).values()
     got = [(c.arguments, c.arguments_error is None) for c in t.tool_calls]
     assert got == [
@@ -370,6 +372,33 @@ def test_arguments_aliases_and_decoding(tmp_path: Path,
     ]
     assert "array" in (t.tool_calls[4].arguments_error or "")
     assert "not valid JSON" in (t.tool_calls[5].arguments_error or "")
+
+
+def test_a_tool_call_that_says_two_things_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two names, or arguments under two aliases with other values: the rules read one of
+    them (``tool``, ``arguments``, then ``args``), so a blocklist of ``delete_file`` or a
+    policy on ``path`` passed what the other held without a word. The same thing twice
+    (a string that decodes to the same object) is no error."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "read_file", "name": "delete_file"},            # 1
+        {"type": "tool_call", "tool": "t", "arguments": {"p": "/app"},
+         "input": {"p": "/etc/passwd"}},                                              # 2
+        {"type": "tool_call", "tool": "t", "args": {"p": "/app"},
+         "input": {"p": "/etc/passwd"}},                                              # 3
+        {"type": "tool_call", "tool": "t", "arguments": {"n": 1}, "args": {"n": True}},  # 4
+        {"type": "tool_call", "tool": "t", "name": "t", "arguments": {"p": 1, "q": 2},
+         "args": '{"q": 2, "p": 1}', "input": {"q": 2, "p": 1}},                       # 5
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", n) for n in (1, 2, 3, 4)]
+    messages = [e.message for e in items if isinstance(e, InputError)]
+    assert "'tool': 'read_file' and 'name': 'delete_file'" in messages[0]
+    assert "as 'arguments' and 'input'" in messages[1]
+    assert "as 'args' and 'input'" in messages[2]
+    (t,) = traces(items).values()
+    assert [(c.name, c.arguments) for c in t.tool_calls] == [
+        ("read_file", {}), ("t", {"p": "/app"}), ("t", {"p": "/app"}), ("t", {"n": 1}),
+        ("t", {"p": 1, "q": 2})]
 
 
 # ----------------------------------------------------------- llm calls, totals

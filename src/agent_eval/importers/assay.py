@@ -260,7 +260,7 @@ class _Assay(PeerConfig):
         doc = data if isinstance(data, dict) else {}
         tools = doc.get("tools")
         if (isinstance(tools, dict) and ("allow" in tools or "deny" in tools)) or "schemas" in doc \
-                or "allow" in doc or "deny" in doc:
+                or "allow" in doc or "deny" in doc or "constraints" in doc:
             self.policy_v2(doc, src, pb, native)
         elif isinstance(tools, dict):  # legacy: tools: NAME: args: {properties}
             for name, entry in tools.items():
@@ -304,6 +304,12 @@ class _Assay(PeerConfig):
             pb.at(("tools", wildcard(name)), src, ("schemas", name))
             pb.tree(("tools", wildcard(name), "schema"), native["tools"][wildcard(name)][
                 "schema"], src, ("schemas", name))
+        constraints = doc.get("constraints")
+        if constraints is not None and not isinstance(constraints, list):
+            raise ConfigError([f"{src.where(('constraints',))}: Assay 'constraints' must be a "
+                               "list of {tool, params}"])
+        for i, rule in enumerate(constraints or []):
+            self.constraint(rule, ("constraints", i), src, pb, native)
         mode = "warn"  # Assay's default
         enforcement = doc.get("enforcement")
         if isinstance(enforcement, dict) and enforcement.get("unconstrained_tools"):
@@ -333,6 +339,42 @@ class _Assay(PeerConfig):
                     self.b.at(p, src, at)
                 for k in range(len(names)):
                     self.b.at(("tests", n, "rules", 0, "tools", k), src, (*at, k))
+
+
+    def constraint(self, rule: Any, at: Path, src: Positions, pb: Builder,
+                   native: dict[str, Any]) -> None:
+        """One v1 ``constraints`` entry, ``{tool, params: {ARG: {matches: REGEX}}}``, as
+        Assay migrates it when it loads the policy: the tool's schema (replacing one of
+        ``schemas:``) requires each such argument to be a non-empty string with that
+        pattern (a search), other arguments allowed."""
+        tool = rule.get("tool") if isinstance(rule, dict) else None
+        params = rule.get("params") if isinstance(rule, dict) else None
+        if not isinstance(tool, str) or not isinstance(params, dict):
+            raise ConfigError([f"{src.where(at)}: an Assay constraint needs 'tool' (a tool "
+                               "name) and 'params' (argument -> {matches: REGEX})"])
+        key = wildcard(tool)
+        base: Path = ("tools", key, "schema")
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        pb.at(("tools", key), src, (*at, "tool"))
+        for name, how in params.items():
+            here = (*at, "params", name)
+            pattern = how.get("matches") if isinstance(how, dict) else None
+            if not isinstance(pattern, str):
+                self.unsupported(src, here, f"Assay constraint on '{name}' without a "
+                                 "'matches' regex (Assay ignores it too)")
+                continue
+            properties[name] = {"type": "string", "pattern": pattern, "minLength": 1}
+            required.append(name)
+            for k in ("type", "minLength"):
+                pb.at((*base, "properties", name, k), src, here)
+            pb.at((*base, "properties", name), src, here)
+            pb.at((*base, "properties", name, "pattern"), src, (*here, "matches"))
+            pb.at((*base, "required", len(required) - 1), src, here)
+        native["tools"][key] = {"schema": {"type": "object", "properties": properties,
+                                           "required": required}}
+        for part in ((), ("type",), ("properties",), ("required",)):
+            pb.at((*base, *part), src, (*at, "params"))
 
 
 def _refs(node: Any) -> Any:

@@ -463,7 +463,13 @@ def _read_file(reader: Reader, source: SourceFile) -> Iterator[ReadItem]:
             yield _failed(reader.name, source, exc)
             return
         if type(item) is Trace:
-            clean_trace(item, limits)
+            for loc, size in clean_trace(item, limits):
+                yield INPUT_LIMIT_EXCEEDED.input_error(
+                    loc.file, loc.line,
+                    f"the tool name is {size:,} characters long, longer than "
+                    f"limits.max_name_chars ({limits.max_name_chars:,}): it was cut, and the "
+                    "rules were matched against its first characters only; raise "
+                    "limits.max_name_chars to check the whole name")
             yield from negative_figures(item)
         elif type(item) is InputError:
             item = _clean_error(item, limits)

@@ -114,6 +114,20 @@ def _first(obj: dict[str, Any], *names: str) -> Any:
 
 
 _MISSING = object()
+
+
+def _canonical(value: Any) -> bytes | str:
+    """A decoded value as comparable text (keys sorted; ``1`` and ``true`` differ)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(value)
+
+
+def _shown(value: Any) -> str:
+    """A value of a trace quoted in a message, at most 80 characters of it."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
 def _result_of(obj: dict[str, Any]) -> tuple[Any, bool, str | None]:
     """A tool_result event's (result, ok, error)."""
     error = obj.get("error")
@@ -365,6 +379,11 @@ class _FileState:
         name = get("tool")
         if name is None:
             name = get("name")
+        elif "name" in obj and obj["name"] != name:  # two names: the rules read one
+            self.error(INPUT_INVALID_EVENT, line,
+                       f"tool_call names two tools, 'tool': {_shown(name)} and 'name': "
+                       f"{_shown(obj['name'])}; the call is taken as 'tool', and rules for "
+                       "the other were not checked: write one of them")
         if type(name) is not str or not name:
             self.error(INPUT_INVALID_EVENT, line,
                        "tool_call without a tool name; add \"tool\": \"<name>\"")
@@ -387,6 +406,8 @@ class _FileState:
             if raw is _MISSING:
                 raw = _first(obj, "args", "input")
             args, why = decode_arguments(raw)
+        if "args" in obj or "input" in obj:
+            self._arguments_twice(obj, line)
         cid = get("id")
         if cid is None:
             cid = get("call_id")
@@ -430,6 +451,22 @@ class _FileState:
                 pending[id(call)] = call
         if len(calls) > LONG_TRACE:
             t.go_long()
+
+    def _arguments_twice(self, obj: dict[str, Any], line: int) -> None:
+        """An input error when a tool_call gives its arguments under two of
+        ``arguments``, ``args`` and ``input`` with other values: the call's arguments
+        are the first of them, and what the others hold was never checked."""
+        keys = [k for k in ("arguments", "args", "input") if k in obj]
+        if len(keys) < 2:
+            return
+        texts = [_canonical(decode_arguments(obj[k])[0]) for k in keys]
+        other = next((k for k, t in zip(keys[1:], texts[1:], strict=True) if t != texts[0]),
+                     None)
+        if other is not None:
+            self.error(INPUT_INVALID_EVENT, line,
+                       f"tool_call gives its arguments twice, differently, as '{keys[0]}' "
+                       f"and '{other}'; the call's arguments are '{keys[0]}', and what "
+                       f"'{other}' holds was not checked: write one of them")
 
     def tool_result(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
