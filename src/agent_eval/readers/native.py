@@ -128,6 +128,8 @@ def _shown(value: Any) -> str:
     """A value of a trace quoted in a message, at most 80 characters of it."""
     text = repr(value)
     return text if len(text) <= 80 else text[:80] + "…"
+
+
 def _result_of(obj: dict[str, Any]) -> tuple[Any, bool, str | None]:
     """A tool_result event's (result, ok, error)."""
     error = obj.get("error")
