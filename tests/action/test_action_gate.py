@@ -100,6 +100,11 @@ def test_scenario_findings_are_violations_with_and_without_a_baseline(
         assert run.outputs["violations"] == "1", name
         assert run.outputs["new-violations"] == "1", name
         assert run.outputs["regressions"] == regressions, name
+        # the log's last line counts what the output counts (it said 0 violation(s): the
+        # rule tests' counts.violations, beside verdict fail)
+        assert run.stderr.splitlines()[-1] == (
+            "agent-eval: verdict fail: 1 violation(s), 0 input error(s) in 1 trace(s); "
+            "fail-on fail → exit 1"), name
 
 
 def test_a_warning_is_a_violation_and_fails_the_check_under_fail_on_warn(
