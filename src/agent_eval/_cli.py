@@ -49,8 +49,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                      "an Assay, EvalView or CIAgent config (docs/migrating.md)")
     run.add_argument("--dialect", choices=("auto", "native", "assay", "evalview", "ciagent"),
                      default="auto", help="the config's language (default: by content)")
-    run.add_argument("--traces", "-t", action="append", metavar="GLOB",
-                     help="trace files or globs (repeatable); overrides the suite's traces:")
+    run.add_argument("--traces", "-t", action="extend", nargs="+", metavar="GLOB",
+                     help="trace files or globs (several, or repeated: an unquoted glob "
+                     "the shell expands is read whole); overrides the suite's traces:")
     run.add_argument("--format", "-f", action="append", metavar="FMT",
                      help="output formats besides results.json (repeatable or a,b)")
     run.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
