@@ -6,6 +6,7 @@ import importlib
 import inspect
 import json
 import pickle
+import pydoc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,16 @@ def test_public_names() -> None:
         assert getattr(agent_eval, name) is obj, name
         assert name in agent_eval.__all__
     assert isinstance(agent_eval.__version__, str)
+
+
+def test_help_and_dir_show_the_public_names() -> None:
+    # the names are imported lazily (module __getattr__): without a __dir__, dir() and so
+    # help(agent_eval) listed none of them, only __getattr__ (docs/library.md's API hidden)
+    assert set(agent_eval.__all__) <= set(dir(agent_eval))
+    text = pydoc.plain(pydoc.render_doc(agent_eval))
+    for shown in ("load_suite(path", "load_traces(paths", "evaluate(suite", "class Results",
+                  "class Finding", "class ConfigError"):
+        assert shown in text, shown
 
 
 def test_the_types_the_api_returns_are_exported(suite_dir: Path) -> None:

@@ -298,6 +298,22 @@ def test_traces_option_is_relative_to_the_cwd(tmp_path: Path) -> None:
     assert data["counts"]["traces"] == 1  # traces/t.jsonl was not read
 
 
+def test_traces_option_takes_several_globs(tmp_path: Path) -> None:
+    # README: run [--traces GLOB…]; an unquoted glob that the shell expands to two files
+    # ("--traces a.jsonl b.jsonl") was refused: "unrecognized arguments: b.jsonl"
+    make(tmp_path, traces={"t.jsonl": call("noop")})
+    (tmp_path / "a.jsonl").write_text(call("x_one"))
+    (tmp_path / "b.jsonl").write_text(call("x_two"))
+    (tmp_path / "c.jsonl").write_text(call("x_three"))
+    p = run("run", "--traces", "a.jsonl", "b.jsonl", "-t", "c.jsonl", "-o", "res",
+            cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    data = read_results(tmp_path / "res")
+    assert data["counts"]["traces"] == 3  # a, b and c; not traces/t.jsonl
+    assert sorted(v["tool"] for t in data["tests"] for v in t["violations"]) == [
+        "x_one", "x_three", "x_two"]
+
+
 # ------------------------------------------------------------------------ validate
 def test_validate(tmp_path: Path) -> None:
     make(tmp_path)

@@ -1,6 +1,7 @@
 """agent-eval: check what an AI agent did against rules in YAML, deterministically.
 
-The public names are imported lazily, so ``agent-eval --version`` starts fast.
+The public names are imported lazily, so ``agent-eval --version`` starts fast; ``dir()``
+lists them, so ``help(agent_eval)`` shows them (docs/library.md).
 """
 
 from __future__ import annotations
@@ -59,3 +60,8 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'agent_eval' has no attribute {name!r}")
     return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    """The module's names and the lazy public ones (what ``help()`` and completion show)."""
+    return sorted({*globals(), *__all__})

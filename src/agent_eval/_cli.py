@@ -49,8 +49,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                      "an Assay, EvalView or CIAgent config (docs/migrating.md)")
     run.add_argument("--dialect", choices=("auto", "native", "assay", "evalview", "ciagent"),
                      default="auto", help="the config's language (default: by content)")
-    run.add_argument("--traces", "-t", action="append", metavar="GLOB",
-                     help="trace files or globs (repeatable); overrides the suite's traces:")
+    run.add_argument("--traces", "-t", action="extend", nargs="+", metavar="GLOB",
+                     help="trace files or globs (several, or repeated: an unquoted glob "
+                     "the shell expands is read whole); overrides the suite's traces:")
     run.add_argument("--format", "-f", action="append", metavar="FMT",
                      help="output formats besides results.json (repeatable or a,b)")
     run.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
@@ -62,7 +63,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--no-timings", action="store_true",
                      help="write duration_ms as 0, so results are byte-identical across runs")
     run.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
-    run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    run.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="colour the report: on a terminal (auto, the default), always or "
+                     "never; never with NO_COLOR set")
     run.add_argument("--baseline", metavar="FILE",
                      help="a results.json of the base branch to compare with")
     run.add_argument("--strict-coverage", action="store_true",
@@ -97,7 +100,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                      help="output formats besides results.json (repeatable or a,b)")
     mer.add_argument("--baseline", metavar="FILE",
                      help="a results.json of the base branch to compare with")
-    mer.add_argument("--fail-on", choices=FAIL_ON, default="fail")
+    mer.add_argument("--fail-on", choices=FAIL_ON, default="fail",
+                     help="verdict that makes the exit code 1 (default: fail)")
     mer.add_argument("--strict-coverage", action="store_true",
                      help="a tool named in the config that no trace calls is an error")
     mer.add_argument("--no-timings", action="store_true",

@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 from action_harness import GIT_ENV, FakeGitHub, Reply, pr_payload, require_node_tools, run_action
 
+from agent_eval import Location, ToolCall, Trace, evaluate, load_suite
 from agent_eval.github.client import ApiError, GitHubClient
 from agent_eval.github.event import from_payload
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.publish import Report, publish
-from agent_eval.github.step import Step
+from agent_eval.github.step import Step, step_outputs
 from agent_eval.results import Results
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"  # head.sha of the pull_request examples
@@ -100,6 +101,34 @@ def test_scenario_findings_are_violations_with_and_without_a_baseline(
         assert run.outputs["violations"] == "1", name
         assert run.outputs["new-violations"] == "1", name
         assert run.outputs["regressions"] == regressions, name
+        # the log's last line counts what the output counts (it said 0 violation(s): the
+        # rule tests' counts.violations, beside verdict fail)
+        assert run.stderr.splitlines()[-1] == (
+            "agent-eval: verdict fail: 1 violation(s), 0 input error(s) in 1 trace(s); "
+            "fail-on fail → exit 1"), name
+
+
+def test_pass_rate_is_never_rounded_up_to_1_when_a_trace_failed(tmp_path: Path) -> None:
+    # 30,000 traces, one of which calls the blocked tool: the pass rate is 29,999 / 30,000
+    # (0.99997); rounded to 4 digits it read 1.0 beside verdict fail, so a later step that
+    # gates on pass-rate < 1 let the run through
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: t.jsonl\ntests:\n'
+        "  - {id: bl, metric: tool_blocklist, blocklist: [rm_rf]}\n", encoding="utf-8")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+
+    def trace(i: int) -> Trace:
+        at = Location("t.jsonl", i + 1)
+        call = ToolCall(name="rm_rf" if i == 0 else "read", arguments={}, location=at)
+        return Trace(id=f"t{i}", source="t.jsonl", location=at, end_location=at,
+                     tool_calls=[call])
+
+    results = evaluate(suite, [trace(i) for i in range(30_000)])
+    assert results.verdict == "fail"
+    outputs = step_outputs(results, tmp_path / "results.json", tmp_path / "results.sarif",
+                           tmp_path)
+    assert outputs["pass-rate"] != "1.0"
+    assert float(outputs["pass-rate"]) == 29_999 / 30_000
 
 
 def test_a_warning_is_a_violation_and_fails_the_check_under_fail_on_warn(

@@ -53,10 +53,10 @@ def test_pull_request_opened_does_every_step(tmp_path: Path, github: FakeGitHub)
     # outputs (heredoc syntax) and the job summary
     metrics = results["metrics"]
     assert run.outputs == {
-        "verdict": "fail", "pass-rate": str(round(metrics["pass_rate"], 4)),
+        "verdict": "fail", "pass-rate": repr(float(metrics["pass_rate"])),
         # the error and warning findings: 10 rule violations (error), 10 scenario findings
         # (7 error, 2 warning, 1 note) and 7 criteria missed (5 fail, 2 warn): 26, all new
-        "score": str(round(metrics["composite"], 4)), "violations": "26",
+        "score": repr(float(metrics["composite"])), "violations": "26",
         "new-violations": "26", "regressions": "0",
         "results-file": "agent-eval-results/results.json",
         "sarif-file": "agent-eval-results/results.sarif",

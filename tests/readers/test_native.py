@@ -468,6 +468,28 @@ def test_unknown_event_types_are_counted(tmp_path: Path,
     assert calls(t) == [("a", 2)]
 
 
+def test_a_native_type_spelt_otherwise_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a native type in another case or with other separators is a native event written
+    # wrong, not a newer recorder's type: ignored, the call it holds went unchecked (a
+    # blocked tool called as "Tool_Call" passed the run, exit 0)
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "T"},  # 1
+        {"type": "Tool_Call", "tool": "rm_rf"},    # 2
+        {"type": "tool-call", "tool": "rm_rf"},    # 3
+        {"type": "toolCall", "tool": "rm_rf"},     # 4
+        {"type": "TRACE_END"},                     # 5
+        {"type": "heartbeat"},                     # 6 a type of its own: ignored
+        {"type": "toolcall"},                      # 7 not a respelling: ignored
+        {"type": "tool_call", "tool": "a"},        # 8
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", n) for n in (2, 3, 4, 5)]
+    [first] = [e for e in items if isinstance(e, InputError)][:1]
+    assert "'Tool_Call'" in first.message and "'tool_call'" in first.message
+    assert ignored(items) == [IgnoredEvents("t.jsonl", 2)]
+    assert calls(traces(items)["T"]) == [("a", 8)]
+
+
 def test_type_that_is_not_a_string(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     items = read(tmp_path, monkeypatch, jsonl(
         {"type": ["tool_call"], "tool": "x"},  # 1

@@ -39,7 +39,7 @@ from agent_eval.commands._options import output_dir
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ExitCode, InputError
-from agent_eval.findings import by_severity
+from agent_eval.findings import by_severity, count_violations
 from agent_eval.github import workflow
 from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
@@ -150,7 +150,8 @@ def _run(step: Step) -> ExitCode:
     _publish(step, s, report)
     code = exit_code(results.verdict, s.inputs.fail_on)
     c = results.counts
-    step.log(f"verdict {results.verdict}: {c.get('violations', 0)} violation(s), "
+    # violations as the step's output counts them: error and warning findings of every kind
+    step.log(f"verdict {results.verdict}: {count_violations(results.findings)} violation(s), "
              f"{c.get('input_errors', 0)} input error(s) in {c.get('traces', 0)} trace(s); "
              f"fail-on {s.inputs.fail_on} → exit {code}")
     return code

@@ -71,8 +71,9 @@ def step_outputs(results: Results, results_file: Path, sarif_file: Path,
     violations = count_violations(results.findings)
     return {
         "verdict": results.verdict,
-        "pass-rate": "" if rate is None else str(round(float(rate), 4)),
-        "score": "" if score is None else str(round(float(score), 4)),
+        # as computed, never rounded: rounded, a rate just under 1 read 1.0 beside a failure
+        "pass-rate": "" if rate is None else repr(float(rate)),
+        "score": "" if score is None else repr(float(score)),
         "violations": str(violations),
         # without a baseline every violation is new and nothing has regressed
         "new-violations": str(new if isinstance(new, int) else violations),

@@ -17,6 +17,7 @@ from agent_eval.errors import InputError
 from agent_eval.jsonutil import JsonLimitError, file_lines, json_type, read_whole
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import Limits
+from agent_eval.matching import normalize_name
 from agent_eval.model import (
     LONG_TRACE,
     CallLog,
@@ -57,6 +58,18 @@ _JSONDecodeError = orjson.JSONDecodeError
 _BOM = b"\xef\xbb\xbf"
 _QUOTED_EVENT_TYPES = tuple((t.encode(), f'"{t}"') for t in EVENT_TYPES)
 EVENT_TOKENS = asked(*(token for token, _ in _QUOTED_EVENT_TYPES))  # (as the head's tokens)
+
+
+_RESPELT = {normalize_name(t): t for t in EVENT_TYPES}
+_RESPELT_CHARS = 2 * max(map(len, EVENT_TYPES))  # a longer type respells none of them
+
+
+def _respelt_type(kind: object) -> str | None:
+    """The native event type that ``kind`` (not one) writes in another case or with other
+    separators (``Tool_Call``, ``tool-call``, ``toolCall``: ``tool_call``), else None."""
+    if type(kind) is not str or len(kind) > _RESPELT_CHARS:
+        return None
+    return _RESPELT.get(normalize_name(kind))
 
 
 def _lines_holding(text: str, names: list[str]) -> list[str]:
@@ -618,6 +631,13 @@ class _FileState:
             return
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is None:
+            meant = _respelt_type(kind)
+            if meant is not None:  # a native event written wrong, not a newer type
+                self.error(INPUT_INVALID_EVENT, line,
+                           f"event type {kind!r} is not a native type (did you mean "
+                           f"'{meant}'? types are written in lower case with underscores); "
+                           f"the line is not read, so its event is not checked")
+                return
             self.unknown += 1
             return
         handler(self, obj, line)
