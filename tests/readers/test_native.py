@@ -460,12 +460,31 @@ def test_unknown_event_types_are_counted(tmp_path: Path,
         {"type": "heartbeat"},                 # 1
         {"type": "tool_call", "tool": "a"},    # 2
         {"type": "span", "tool": "b"},         # 3
-        {"no_type": True},                     # 4 no type at all: unknown as well
     ))
     assert errors(items) == []
-    assert ignored(items) == [IgnoredEvents("t.jsonl", 3)]
+    assert ignored(items) == [IgnoredEvents("t.jsonl", 2)]
     (t,) = traces(items).values()
     assert calls(t) == [("a", 2)]
+
+
+def test_an_event_without_a_type_is_an_input_error(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # no type is no newer producer's type: ignored, the blocked call it held passed the
+    # run with exit 0
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "T"},  # 1
+        {"tool": "rm_rf", "arguments": {}},         # 2
+        {"type": None, "tool": "rm_rf"},            # 3
+        {"type": "heartbeat"},                      # 4 a type of its own: ignored
+        {"type": "trace_end"},                      # 5
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", 2),
+                             ("input/invalid_event", "t.jsonl", 3)]
+    said = [i.message for i in items if isinstance(i, InputError)]
+    assert "has no 'type'" in said[0] and "must be a string, not null" not in said[1]
+    assert ignored(items) == [IgnoredEvents("t.jsonl", 1)]
+    (t,) = traces(items).values()
+    assert calls(t) == []
 
 
 def test_a_native_type_spelt_otherwise_is_an_input_error(
@@ -738,7 +757,8 @@ def test_sniff_on_a_cut_off_first_line() -> None:
 
 def test_a_foreign_file_is_not_native_and_does_not_crash() -> None:
     # tests/fixtures/claude_code/bad-lines.jsonl (12 lines): line 1 is `not-json`, lines 8
-    # and 9 are a string and a number; the other nine are objects, none a native event.
+    # and 9 are a string and a number, line 10 an object without a type; the other eight
+    # are objects of Claude Code's types, none a native event.
     source = SourceFile(str(FOREIGN), "foreign.jsonl", "foreign.jsonl")
     assert not READER.sniff(FOREIGN.read_bytes()[:8192], source)
     auto = list(read_sources([source], "auto"))
@@ -746,8 +766,9 @@ def test_a_foreign_file_is_not_native_and_does_not_crash() -> None:
     native = list(read_sources([source], "native"))
     assert errors(native) == [("input/parse_error", "foreign.jsonl", 1),
                               ("input/invalid_event", "foreign.jsonl", 8),
-                              ("input/invalid_event", "foreign.jsonl", 9)]
-    assert ignored(native) == [IgnoredEvents("foreign.jsonl", 9)]
+                              ("input/invalid_event", "foreign.jsonl", 9),
+                              ("input/invalid_event", "foreign.jsonl", 10)]
+    assert ignored(native) == [IgnoredEvents("foreign.jsonl", 8)]
     assert traces(native) == {}
 
 

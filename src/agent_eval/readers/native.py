@@ -625,11 +625,16 @@ class _FileState:
                        f"an event must be a JSON object, not {json_type(obj)}")
             return
         kind = obj.get("type")
-        if kind is not None and not isinstance(kind, str):
+        if type(kind) is not str:
+            # no type is no newer producer's type: ignored, the call it may hold would go
+            # unchecked (a {"tool": "rm_rf"} line passed a blocklist of rm_rf)
             self.error(INPUT_INVALID_EVENT, line,
+                       "the event has no 'type'; give it one (\"tool_call\", "
+                       "\"tool_result\", …: docs/formats.md); the line is not read, so its "
+                       "event is not checked" if kind is None else
                        f"'type' must be a string, not {json_type(kind)}")
             return
-        handler = self.handlers.get(kind)  # type: ignore[arg-type]
+        handler = self.handlers.get(kind)
         if handler is None:
             meant = _respelt_type(kind)
             if meant is not None:  # a native event written wrong, not a newer type
