@@ -207,6 +207,57 @@ def test_upload_retried_after_502_and_a_secondary_rate_limit(tmp_path: Path,
     assert len(github.calls("GET", r"/code-scanning/sarifs/")) == 1
 
 
+def test_answers_of_another_shape_cost_at_most_their_own_call(tmp_path: Path,
+                                                              github: FakeGitHub) -> None:
+    """Answers GitHub does not give (cut off, not JSON, not an object with an id) are API
+    errors of their own call: the SARIF upload whose answer was cut off is tried again,
+    the viewer query's text answer leaves the Actions bot as the author, the comment whose
+    POST answered text is found again and edited (it was made), and the check run whose
+    answer is a list is skipped with the reason. They stopped every later call as an
+    internal error (a TypeError, KeyError or AttributeError), the check run unsaid."""
+    github.script("POST", r"/code-scanning/sarifs$",
+                  Reply(202, b'{"id": "cut', {"Content-Type": "application/json"},
+                        check=False))
+    github.script("POST", r"^/graphql$",
+                  Reply(200, b"oops", {"Content-Type": "text/plain"}, check=False))
+    github.script_lost_answer("POST", r"/issues/2/comments$",
+                              Reply(201, b"not json", {"Content-Type": "application/json"},
+                                    check=False))
+    github.script("POST", r"/check-runs$", Reply(201, [], check=False))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    assert [p.status for p in github.calls("POST", r"/code-scanning/sarifs$")] == [202, 202]
+    assert "the answer is not JSON" in run.stderr
+    [comment] = github.comments[2]  # made once, by the POST whose answer was lost
+    assert comment["body"].startswith(MARKER + "\n")
+    assert len(github.calls("PATCH", rf"/issues/comments/{comment['id']}$")) == 1
+    assert run.outputs["comment-url"].endswith(f"#issuecomment-{comment['id']}")
+    assert len(github.calls("POST", r"/check-runs$")) == 1  # not made twice
+    [skip] = run.skips()
+    assert skip == ("::warning title=agent-eval::skipped the check run: GitHub said: the "
+                    "answer is not a JSON object with an integer id: '[]'")
+    assert "internal error" not in run.stdout + run.summary
+
+
+def test_a_call_that_breaks_costs_only_itself(tmp_path: Path, github: FakeGitHub) -> None:
+    """An answer this code does not expect (a SARIF status whose ``errors`` is a number: a
+    TypeError in the upload's poll) skips that call with the error, and the comment and the
+    check run after it are still made; the exit status is the verdict's."""
+    github.script("GET", r"/code-scanning/sarifs/",
+                  Reply(200, {"processing_status": "failed", "errors": 5}, check=False))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    [skip] = run.skips()
+    assert skip.startswith("::warning title=agent-eval::skipped the SARIF upload: it stopped "
+                           "on an internal error: TypeError: "), skip
+    assert len(github.comments[2]) == 1 and run.outputs["comment-url"]
+    assert len(github.calls("POST", r"/check-runs$")) == 1
+
+
 def test_sarif_processing_errors_are_reported(tmp_path: Path, github: FakeGitHub) -> None:
     github.sarif_statuses = ["failed"]
     github.sarif_errors = ["locationFromSarifResult: expected artifact location"]

@@ -3,8 +3,8 @@ method per call the action makes, each with a timeout and bounded retries.
 
 Retries (at most ``attempts`` tries per request, never a wait over ``max_wait``):
 
-- 5xx answers and connection errors: after 1, 2, 4… seconds (or the ``Retry-After``
-  header when the server sends one);
+- 5xx answers, connection errors and answers cut off or not JSON: after 1, 2, 4…
+  seconds (or the ``Retry-After`` header when the server sends one);
 - secondary rate limits (403 or 429 with ``Retry-After``, or GitHub's secondary rate
   limit message): after ``Retry-After`` seconds, else one minute, as GitHub asks;
 - the primary rate limit (``x-ratelimit-remaining: 0``): until ``x-ratelimit-reset`` when
@@ -111,6 +111,16 @@ class ApiError(AgentEvalError):
     def ambiguous(self) -> bool:
         """The request may have taken effect anyway (a 5xx, or no answer at all)."""
         return self.status == 0 or self.status >= 500
+
+
+def with_id(verb: str, url: str, data: Any) -> dict[str, Any]:
+    """The answer of a call that made something: a JSON object with the integer ``id`` of
+    what it made, or :class:`ApiError` (status 0: whether it was made is not known)."""
+    if isinstance(data, dict) and isinstance(data.get("id"), int) \
+            and not isinstance(data["id"], bool):
+        return data
+    raise ApiError(verb, url, 0, f"the answer is not a JSON object with an integer id: "
+                   f"{str(data)[:100]!r}")
 
 
 def first_line(text: str) -> str:
@@ -256,6 +266,10 @@ class GitHubClient:
             except (requests.ConnectionError, requests.Timeout) as exc:
                 error = ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}")
                 wait = float(2 ** (attempt - 1))
+            except ValueError as exc:  # an answer cut off or not JSON (PyGithub's json.loads)
+                error = ApiError(verb, url, 0, f"the answer is not JSON ({type(exc).__name__}: "
+                                 f"{str(exc)[:200]})")
+                wait = float(2 ** (attempt - 1))
             except requests.RequestException as exc:  # e.g. InvalidHeader: not retried
                 raise ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}") from None
             if not idempotent and error.ambiguous:
@@ -334,8 +348,8 @@ class GitHubClient:
         except ApiError as exc:
             self.log(f"could not find the token's login ({exc}); assuming {ACTIONS_BOT}")
             return ACTIONS_BOT
-        viewer = ((data.get("data") or {}).get("viewer") or {}) if isinstance(data, dict) \
-            else {}
+        inner = data.get("data") if isinstance(data, dict) else None
+        viewer = inner.get("viewer") if isinstance(inner, dict) else None
         login = viewer.get("login") if isinstance(viewer, dict) else None
         if not isinstance(login, str) or not login:
             self.log(f"the GraphQL viewer has no login; assuming {ACTIONS_BOT}")
@@ -442,9 +456,10 @@ class GitHubClient:
                 url = data.get("html_url") if isinstance(data, dict) else None
                 return Comment(int(found["id"]), str(url or found.get("html_url")), created)
             try:
-                _, data = self.request("POST", self._repo(f"/issues/{issue_number}/comments"),
-                                       body={"body": body}, idempotent=False)
-                return Comment(int(data["id"]), str(data.get("html_url", "")), created=True)
+                post = self._repo(f"/issues/{issue_number}/comments")
+                _, data = self.request("POST", post, body={"body": body}, idempotent=False)
+                data = with_id("POST", post, data)  # else: it may have been made, look again
+                return Comment(data["id"], str(data.get("html_url", "")), created=True)
             except ApiError as exc:
                 if not exc.ambiguous or attempt == self.attempts:
                     raise
@@ -480,7 +495,7 @@ class GitHubClient:
         else:
             body["status"] = "in_progress"
         _, data = self.request("POST", self._repo("/check-runs"), body=body)
-        run_id = int(data["id"])
+        run_id: int = with_id("POST", self._repo("/check-runs"), data)["id"]
         url = data.get("html_url")
         for n, batch in enumerate(batches[1:], 2):
             update: dict[str, Any] = {"output": output(batch)}
@@ -517,7 +532,8 @@ class GitHubClient:
         ``path``, refusing one over ``max_bytes``."""
         _, data = self.request("GET", self._repo(f"/actions/runs/{run_id}/artifacts"),
                                params={"name": name, "per_page": 100})
-        found = [a for a in (data or {}).get("artifacts", [])
+        listed = data.get("artifacts") if isinstance(data, dict) else None
+        found = [a for a in (listed if isinstance(listed, list) else [])
                  if isinstance(a, dict) and a.get("name") == name]
         live = [a for a in found if not a.get("expired")]
         if not live:

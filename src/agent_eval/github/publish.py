@@ -7,9 +7,10 @@ make (fork pull requests, a missing permission) is skipped with one explanation
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent_eval.errors import ExitCode
 from agent_eval.findings import Finding, by_severity, count_violations
@@ -25,6 +26,7 @@ __all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclus
            "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
+T = TypeVar("T")
 FORK_HELP = "see README 'Fork pull requests'"
 RATE_LIMIT_HELP = "see README 'Permissions'"
 
@@ -57,13 +59,25 @@ def publish(step: Step, inputs: Inputs, event: Event, client: GitHubClient | Non
         except ApiError as exc:
             step.log(f"could not look up the pull request of {event.head_sha}: {exc}")
     if inputs.upload_sarif:
-        _upload_sarif(step, event, client, report)
+        _alone(step, "the SARIF upload", lambda: _upload_sarif(step, event, client, report))
     comment_url = ""
     if inputs.wants_comment(event.is_pull_request):
-        comment_url = _comment(step, event, client, report)
+        comment_url = _alone(step, "the PR comment",
+                             lambda: _comment(step, event, client, report)) or ""
     if inputs.check_run:
-        _check_run(step, inputs, event, client, report)
+        _alone(step, "the check run", lambda: _check_run(step, inputs, event, client, report))
     return comment_url
+
+
+def _alone(step: Step, call: str, make: Callable[[], T]) -> T | None:
+    """One call of :func:`publish`: an error it did not expect (an answer of a shape GitHub
+    does not give, a bug) skips that call, explained, and never the calls after it."""
+    try:
+        return make()
+    except Exception as exc:  # a bug here must not cost the other calls
+        step.skip(f"skipped {call}: it stopped on an internal error: {type(exc).__name__}: "
+                  f"{exc} (the verdict and the files are not affected)")
+        return None
 
 
 def _skip_all(step: Step, inputs: Inputs, event: Event, token_why: str | None) -> None:
