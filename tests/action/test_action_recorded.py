@@ -26,6 +26,9 @@ from action_harness import (
     run_action,
 )
 
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
 MARKER = "<!-- agent-eval:customer-service-agent -->"
@@ -411,3 +414,48 @@ def test_workflow_run_for_a_fork_pull_request(tmp_path: Path) -> None:
         assert check.json["head_sha"] == wr["head_sha"]
         comment = gh.comments[17][0]
         assert run.outputs["comment-url"].endswith(f"/pull/17#issuecomment-{comment['id']}")
+
+
+def test_workflow_run_for_a_fork_compares_with_the_base_of_the_pull_request_found(
+        tmp_path: Path) -> None:
+    """The pull request the action looks up for a fork's ``workflow_run`` (the payload
+    lists none) gives the base branch (``master`` in the description's example) before the
+    baseline is looked for: ``baseline: artifact`` takes the base branch's results. The
+    lookup came after it, so the baseline was 'not for a workflow_run event': no
+    comparison, no gate, not a word in the comment."""
+    from action_harness import workflow_run, workflow_runs
+
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    suite = load_suite(EXAMPLE / "agent-eval.yaml")
+    files, errors = suite_sources(suite, base=EXAMPLE)
+    base = RENDERERS["json"].render(evaluate_files(suite, files, errors, timings=False),
+                                    RenderContext())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("results.json", base)
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, wr["head_sha"], "stranger", wr["head_branch"])
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        gh.add_artifact("agent-eval-results", buf.getvalue())
+        gh.script("GET", r"/actions/workflows/comment\.yml/runs$",
+                  Reply(200, workflow_runs(workflow_run(4242, branch="master"))))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": "artifact"},
+                         env={"GITHUB_WORKFLOW_REF": f"{gh.repo}/.github/workflows/"
+                                                     "comment.yml@refs/heads/master"})
+        assert run.code == 1, run.stderr
+        assert gh.problems == []
+        [runs] = gh.calls("GET", r"/actions/workflows/comment\.yml/runs$")
+        assert (runs.param("branch"), runs.param("event")) == ("master", "push")
+        results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+        assert results["baseline"]["source"] == {
+            "kind": "artifact", "artifact": "agent-eval-results", "branch": "master",
+            "run_id": 4242, "description": "artifact agent-eval-results of run 4242 on master"}
+        assert run.outputs["new-violations"] == str(results["baseline"]["new_violations"])
+        assert "**Against the base branch** (artifact agent-eval-results of run 4242 on " \
+               "master)" in gh.comments[17][0]["body"]

@@ -45,7 +45,7 @@ from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
 from agent_eval.github.inputs import Inputs, read_inputs, token
 from agent_eval.github.ownership import give_back
-from agent_eval.github.publish import Report, publish
+from agent_eval.github.publish import Report, find_pull_request, publish
 from agent_eval.github.step import Step, relative, step_outputs
 from agent_eval.github.workspace import (
     allowed_roots,
@@ -125,6 +125,7 @@ def _run(step: Step) -> ExitCode:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     s = _setup(step)
     suite = load_suite(s.inputs.config)
+    find_pull_request(step, s.event, s.client)  # (workflow_run for a fork) before the baseline
     search = BaselineSearch(
         kind=s.inputs.baseline, event=s.event, suite=suite, workdir=s.workdir,
         client=s.client, env=step.env, traces=s.inputs.traces,

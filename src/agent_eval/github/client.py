@@ -505,17 +505,16 @@ class GitHubClient:
         return CheckRun(run_id, url if isinstance(url, str) else None, len(batches))
 
     def find_pull_request(self, head_repository: str | None, head_ref: str | None,
-                          head_sha: str) -> int | None:
+                          head_sha: str) -> dict[str, Any] | None:
         """The open pull request whose head is ``head_sha`` (for ``workflow_run`` from a
-        fork, whose payload lists no pull request)."""
+        fork, whose payload lists no pull request), as the API lists it."""
         params: dict[str, Any] = {"state": "open", "per_page": 100}
         if head_repository and head_ref:
             params["head"] = f"{head_repository.split('/')[0]}:{head_ref}"
         _, data = self.request("GET", self._repo("/pulls"), params=params)
-        for pr in data or []:
+        for pr in data if isinstance(data, list) else []:
             if isinstance(pr, dict) and (pr.get("head") or {}).get("sha") == head_sha:
-                number = pr.get("number")
-                return number if isinstance(number, int) else None
+                return pr
         return None
 
     def download_artifact(self, run_id: int, name: str, dest: Path) -> list[Path]:

@@ -22,8 +22,8 @@ from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
 from agent_eval.results import Results, exit_code
 
-__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion", "publish",
-           "trace_annotation", "with_marker"]
+__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion",
+           "find_pull_request", "publish", "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 T = TypeVar("T")
@@ -51,13 +51,6 @@ def publish(step: Step, inputs: Inputs, event: Event, client: GitHubClient | Non
     if client is None:
         _skip_all(step, inputs, event, token_why)
         return ""
-    if (event.name == "workflow_run" and event.pr_number is None and event.head_sha
-            and event.triggering_event in ("pull_request", "pull_request_target")):
-        try:
-            event.pr_number = client.find_pull_request(event.head_repository, event.head_ref,
-                                                       event.head_sha)
-        except ApiError as exc:
-            step.log(f"could not look up the pull request of {event.head_sha}: {exc}")
     if inputs.upload_sarif:
         _alone(step, "the SARIF upload", lambda: _upload_sarif(step, event, client, report))
     comment_url = ""
@@ -78,6 +71,30 @@ def _alone(step: Step, call: str, make: Callable[[], T]) -> T | None:
         step.skip(f"skipped {call}: it stopped on an internal error: {type(exc).__name__}: "
                   f"{exc} (the verdict and the files are not affected)")
         return None
+
+
+def find_pull_request(step: Step, event: Event, client: GitHubClient | None) -> None:
+    """Under ``workflow_run`` for a pull request whose payload lists none (a fork's), the
+    open pull request whose head is the triggering run's head commit, found before the
+    baseline is looked for: its number, base commit and base branch go into ``event``, so
+    that ``baseline: auto`` compares with its base as for a listed one."""
+    if (client is None or event.name != "workflow_run" or event.pr_number is not None
+            or not event.head_sha
+            or event.triggering_event not in ("pull_request", "pull_request_target")):
+        return
+    try:
+        pr = client.find_pull_request(event.head_repository, event.head_ref, event.head_sha)
+    except ApiError as exc:
+        step.log(f"could not look up the pull request of {event.head_sha}: {exc}")
+        return
+    number = pr.get("number") if pr is not None else None
+    if pr is None or not isinstance(number, int) or isinstance(number, bool):
+        return
+    base = pr.get("base")
+    sha, ref = (base.get("sha"), base.get("ref")) if isinstance(base, dict) else (None, None)
+    event.pr_number = number
+    event.base_sha = sha if isinstance(sha, str) and sha else None
+    event.base_ref = ref if isinstance(ref, str) and ref else None
 
 
 def _skip_all(step: Step, inputs: Inputs, event: Event, token_why: str | None) -> None:
