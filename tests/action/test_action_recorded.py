@@ -130,6 +130,38 @@ def test_second_run_on_the_same_pr_edits_the_comment(tmp_path: Path,
     assert len(github.comments[2]) == 101
 
 
+def test_duplicate_comments_of_a_race_end_as_one(tmp_path: Path, github: FakeGitHub) -> None:
+    """Two runs that raced each posted the comment (both listed before either posted):
+    the next run edits the first and deletes the later one, which went on showing the
+    older run's pass below the current failure; a person's comment with the marker is
+    not touched. A duplicate that cannot be deleted is edited instead."""
+    old = f"{MARKER}\n## ✅ customer-service-agent: pass\n"
+    impostor = github.add_comment(2, old + "by a person", "someone-else")
+    first = github.add_comment(2, old + "first", "github-actions[bot]")
+    second = github.add_comment(2, old + "second", "github-actions[bot]")
+    third = github.add_comment(2, old + "third", "github-actions[bot]")
+    github.script("DELETE", rf"/issues/comments/{third['id']}$",
+                  Reply(403, {"message": "Resource not accessible by integration",
+                              "documentation_url": "https://docs.github.com/rest"},
+                        check=False))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("synchronize"),
+                     inputs={"baseline": "none"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    assert github.calls("POST", r"/issues/2/comments$") == []
+    assert [c["id"] for c in github.comments[2]] == [impostor["id"], first["id"], third["id"]]
+    assert impostor["body"].endswith("by a person")
+    for c in (first, third):
+        assert c["body"].startswith(f"{MARKER}\n## ❌ customer-service-agent: fail\n")
+    assert [r.path for r in github.calls("DELETE")] == [
+        f"/repos/{github.repo}/issues/comments/{second['id']}",
+        f"/repos/{github.repo}/issues/comments/{third['id']}"]
+    assert run.outputs["comment-url"] == first["html_url"]
+    assert f"deleted the duplicate comment {second['html_url']}" in run.stderr
+    assert f"edited the duplicate comment {third['html_url']}" in run.stderr
+
+
 def test_push_uploads_to_the_pushed_ref(tmp_path: Path, github: FakeGitHub) -> None:
     ws = make_workspace(tmp_path / "ws")
     event = push_payload()

@@ -430,13 +430,18 @@ class GitHubClient:
                 if f.get("filename") and f.get("status") != "removed"}
 
     def find_comment(self, issue_number: int, marker: str) -> dict[str, Any] | None:
-        """This token's comment whose first line is ``marker`` (the marker anywhere else
-        in a body, e.g. quoted from a trace, does not count)."""
+        """This token's (first) comment whose first line is ``marker`` (the marker anywhere
+        else in a body, e.g. quoted from a trace, does not count)."""
+        found = self.find_comments(issue_number, marker)
+        return found[0] if found else None
+
+    def find_comments(self, issue_number: int, marker: str) -> list[dict[str, Any]]:
+        """Every comment of this token whose first line is ``marker``, oldest first: one,
+        unless two runs raced to post it."""
         login = self.login()
-        for c in self.comments(issue_number):
-            if is_author(c.get("user"), login) and first_line(str(c.get("body") or "")) == marker:
-                return c
-        return None
+        return [c for c in self.comments(issue_number)
+                if is_author(c.get("user"), login)
+                and first_line(str(c.get("body") or "")) == marker]
 
     def upsert_comment(self, issue_number: int, body: str, marker: str) -> Comment:
         """Edit this token's comment marked by ``marker`` (its first line) on the pull
@@ -447,13 +452,15 @@ class GitHubClient:
         when there is none is the POST tried again."""
         if first_line(body) != marker:
             raise ValueError("the comment body must start with its marker line")
-        found = self.find_comment(issue_number, marker)
+        every = self.find_comments(issue_number, marker)
+        found = every[0] if every else None
         created = False
         for attempt in range(1, self.attempts + 1):
             if found is not None:
                 _, data = self.request("PATCH", self._repo(f"/issues/comments/{found['id']}"),
                                        body={"body": body})
                 url = data.get("html_url") if isinstance(data, dict) else None
+                self._remove_duplicates(every[1:], body)
                 return Comment(int(found["id"]), str(url or found.get("html_url")), created)
             try:
                 post = self._repo(f"/issues/{issue_number}/comments")
@@ -469,9 +476,29 @@ class GitHubClient:
                 self.log(f"{exc}; looking for the comment again before posting it again "
                          f"(in {wait:g} s)")
                 self.sleep(wait)
-            found = self.find_comment(issue_number, marker)
+            every = self.find_comments(issue_number, marker)
+            found = every[0] if every else None
             created = True  # the failed POST made it when it is there now
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _remove_duplicates(self, duplicates: list[dict[str, Any]], body: str) -> None:
+        """This token's later comments with the same marker (two runs that raced both
+        posted one): deleted, so one comment stays and none shows an older verdict; one
+        that cannot be deleted is edited to ``body`` instead."""
+        for c in duplicates:
+            url = self._repo(f"/issues/comments/{c.get('id')}")
+            try:
+                self.request("DELETE", url)
+                self.log(f"deleted the duplicate comment {c.get('html_url') or url}")
+            except ApiError as exc:
+                try:
+                    self.request("PATCH", url, body={"body": body})
+                    self.log(f"edited the duplicate comment {c.get('html_url') or url} (it "
+                             f"could not be deleted: {exc})")
+                except ApiError as again:
+                    self.log(f"the duplicate comment {c.get('html_url') or url} still shows "
+                             f"an older run: it could be neither deleted ({exc}) nor edited "
+                             f"({again})")
 
     def create_check_run(self, *, name: str, head_sha: str, conclusion: str, title: str,
                          summary: str, annotations: list[dict[str, Any]],
