@@ -257,18 +257,34 @@ def _regression(c: CriterionResult, results: Results, b: Comparison) -> Criterio
             f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {drop:.4g}, "
             f"max {threshold})" + (" (regression criterion missed)" if bad else "")))
     if name == "max_score_drop":
-        drops = [(s.base_score - s.head_score, s.id) for s in b.scenarios
-                 if isinstance(s.base_score, int | float)
-                 and isinstance(s.head_score, int | float)]
+        scored = [(s, s.base_score) for s in b.scenarios
+                  if isinstance(s.base_score, int | float)]
+        drops = [(base - s.head_score, s.id) for s, base in scored
+                 if isinstance(s.head_score, int | float)]
+        # scored in the base run, still in this one, and without a score now (no trace):
+        # its drop cannot be measured, which is never a pass
+        lost = [(s, base) for s, base in scored
+                if s.head_score is None and s.change != "removed"]
+        unmeasured = (f"{_n(len(lost), 'scenario')} scored in the base run "
+                      f"{'has' if len(lost) == 1 else 'have'} no score now, so "
+                      f"{'its' if len(lost) == 1 else 'their'} drop cannot be measured: "
+                      + ", ".join(f"{s.id} (base {base:.4g}, {s.head_status})"
+                                  for s, base in lost[:10])
+                      + (f" and {len(lost) - 10} more" if len(lost) > 10 else ""))
         if not drops:
+            if lost:
+                return replace(c, status="warn", value=None,
+                               message=f"max_score_drop not checked: {unmeasured}")
             return replace(c, status="skip", value=None,
                            message="max_score_drop skipped: no scenario has a score in both "
                            "runs")
         drop, sid = max(drops)
         bad = isinstance(threshold, int | float) and drop > threshold + 1e-9
-        return replace(c, value=round(drop, 4), status="fail" if bad else "pass", message=(
+        status = "fail" if bad else "warn" if lost else "pass"
+        return replace(c, value=round(drop, 4), status=status, message=(
             f"largest score drop {drop:.4g} (scenario {sid}, max {threshold})"
-            + (" (regression criterion missed)" if bad else "")))
+            + (" (regression criterion missed)" if bad else "")
+            + (f"; {unmeasured}" if lost else "")))
     if name == "fail_on_new_violations":
         n = b.new_violations
         bad = (threshold is None or bool(threshold)) and n > 0

@@ -358,6 +358,13 @@ class FakeGitHub:
                 return Reply(201, c, {"Location": c["url"]})
             if m == "GET":
                 return self._page(rec, self.comments.get(issue, []))
+        if m == "DELETE" and (mt := re.fullmatch(r"/issues/comments/(\d+)", rest)):
+            for cs in self.comments.values():
+                for c in cs:
+                    if c["id"] == int(mt.group(1)):
+                        cs.remove(c)
+                        return Reply(204)
+            return Reply(404, {"message": "Not Found", "documentation_url": "x"})
         if m == "PATCH" and (mt := re.fullmatch(r"/issues/comments/(\d+)", rest)):
             for cs in self.comments.values():
                 for c in cs:

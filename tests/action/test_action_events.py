@@ -140,8 +140,19 @@ def test_pull_request_target_on_the_base_checkout_uploads_nothing(
     assert "skipped the check run: under pull_request_target" in skipped
     assert f"head commit {HEAD[:12]}" in skipped
     assert "skipped the SARIF upload" in run.summary  # said in the job summary too
-    # the comment describes what was evaluated, wherever that was: it is still made
+    # the comment describes what was evaluated, wherever that was: it is still made, and
+    # says under its heading that it is not the pull request's code (a base that passes
+    # must not read as the pull request's pass)
     assert len(github.calls("POST", r"/issues/2/comments$")) == 1
+    checked_out = _git(ws, "rev-parse", "HEAD")
+    lines = github.comments[2][0]["body"].split("\n")
+    assert lines[:2] == [MARKER, "## ❌ customer-service-agent: fail"]
+    assert lines[2] == ""
+    assert lines[3] == (
+        "> ⚠️ **Not the pull request's code.** This run evaluated the workspace at "
+        f"`{checked_out[:12]}`, not the pull request's head commit `{HEAD[:12]}` (under "
+        "`pull_request_target` the checkout is the base branch unless the workflow checks "
+        "out the head): the verdict below says nothing about the pull request's traces.")
 
 
 def test_pull_request_target_at_the_head_uploads_to_the_head(
@@ -158,6 +169,8 @@ def test_pull_request_target_at_the_head_uploads_to_the_head(
     assert (upload.json["ref"], upload.json["commit_sha"]) == ("refs/pull/2/head", head)
     [check] = github.calls("POST", r"/check-runs$")
     assert check.json["head_sha"] == head
+    assert "Not the pull request's code" not in github.comments[2][0]["body"]
+    assert "Not the pull request's code" not in check.json["output"]["summary"]
 
 
 def test_workflow_run_after_a_push_checks_the_triggering_commit(

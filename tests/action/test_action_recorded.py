@@ -26,6 +26,9 @@ from action_harness import (
     run_action,
 )
 
+from agent_eval.api import load_suite, suite_sources
+from agent_eval.engine import evaluate_files
+from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
 MARKER = "<!-- agent-eval:customer-service-agent -->"
@@ -127,6 +130,38 @@ def test_second_run_on_the_same_pr_edits_the_comment(tmp_path: Path,
     assert len(github.comments[2]) == 101
 
 
+def test_duplicate_comments_of_a_race_end_as_one(tmp_path: Path, github: FakeGitHub) -> None:
+    """Two runs that raced each posted the comment (both listed before either posted):
+    the next run edits the first and deletes the later one, which went on showing the
+    older run's pass below the current failure; a person's comment with the marker is
+    not touched. A duplicate that cannot be deleted is edited instead."""
+    old = f"{MARKER}\n## ✅ customer-service-agent: pass\n"
+    impostor = github.add_comment(2, old + "by a person", "someone-else")
+    first = github.add_comment(2, old + "first", "github-actions[bot]")
+    second = github.add_comment(2, old + "second", "github-actions[bot]")
+    third = github.add_comment(2, old + "third", "github-actions[bot]")
+    github.script("DELETE", rf"/issues/comments/{third['id']}$",
+                  Reply(403, {"message": "Resource not accessible by integration",
+                              "documentation_url": "https://docs.github.com/rest"},
+                        check=False))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("synchronize"),
+                     inputs={"baseline": "none"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    assert github.calls("POST", r"/issues/2/comments$") == []
+    assert [c["id"] for c in github.comments[2]] == [impostor["id"], first["id"], third["id"]]
+    assert impostor["body"].endswith("by a person")
+    for c in (first, third):
+        assert c["body"].startswith(f"{MARKER}\n## ❌ customer-service-agent: fail\n")
+    assert [r.path for r in github.calls("DELETE")] == [
+        f"/repos/{github.repo}/issues/comments/{second['id']}",
+        f"/repos/{github.repo}/issues/comments/{third['id']}"]
+    assert run.outputs["comment-url"] == first["html_url"]
+    assert f"deleted the duplicate comment {second['html_url']}" in run.stderr
+    assert f"edited the duplicate comment {third['html_url']}" in run.stderr
+
+
 def test_push_uploads_to_the_pushed_ref(tmp_path: Path, github: FakeGitHub) -> None:
     ws = make_workspace(tmp_path / "ws")
     event = push_payload()
@@ -205,6 +240,57 @@ def test_upload_retried_after_502_and_a_secondary_rate_limit(tmp_path: Path,
     assert "retrying in 2 s (attempt 3 of 4)" in run.stderr
     assert run.skips() == []
     assert len(github.calls("GET", r"/code-scanning/sarifs/")) == 1
+
+
+def test_answers_of_another_shape_cost_at_most_their_own_call(tmp_path: Path,
+                                                              github: FakeGitHub) -> None:
+    """Answers GitHub does not give (cut off, not JSON, not an object with an id) are API
+    errors of their own call: the SARIF upload whose answer was cut off is tried again,
+    the viewer query's text answer leaves the Actions bot as the author, the comment whose
+    POST answered text is found again and edited (it was made), and the check run whose
+    answer is a list is skipped with the reason. They stopped every later call as an
+    internal error (a TypeError, KeyError or AttributeError), the check run unsaid."""
+    github.script("POST", r"/code-scanning/sarifs$",
+                  Reply(202, b'{"id": "cut', {"Content-Type": "application/json"},
+                        check=False))
+    github.script("POST", r"^/graphql$",
+                  Reply(200, b"oops", {"Content-Type": "text/plain"}, check=False))
+    github.script_lost_answer("POST", r"/issues/2/comments$",
+                              Reply(201, b"not json", {"Content-Type": "application/json"},
+                                    check=False))
+    github.script("POST", r"/check-runs$", Reply(201, [], check=False))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    assert [p.status for p in github.calls("POST", r"/code-scanning/sarifs$")] == [202, 202]
+    assert "the answer is not JSON" in run.stderr
+    [comment] = github.comments[2]  # made once, by the POST whose answer was lost
+    assert comment["body"].startswith(MARKER + "\n")
+    assert len(github.calls("PATCH", rf"/issues/comments/{comment['id']}$")) == 1
+    assert run.outputs["comment-url"].endswith(f"#issuecomment-{comment['id']}")
+    assert len(github.calls("POST", r"/check-runs$")) == 1  # not made twice
+    [skip] = run.skips()
+    assert skip == ("::warning title=agent-eval::skipped the check run: GitHub said: the "
+                    "answer is not a JSON object with an integer id: '[]'")
+    assert "internal error" not in run.stdout + run.summary
+
+
+def test_a_call_that_breaks_costs_only_itself(tmp_path: Path, github: FakeGitHub) -> None:
+    """An answer this code does not expect (a SARIF status whose ``errors`` is a number: a
+    TypeError in the upload's poll) skips that call with the error, and the comment and the
+    check run after it are still made; the exit status is the verdict's."""
+    github.script("GET", r"/code-scanning/sarifs/",
+                  Reply(200, {"processing_status": "failed", "errors": 5}, check=False))
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    [skip] = run.skips()
+    assert skip.startswith("::warning title=agent-eval::skipped the SARIF upload: it stopped "
+                           "on an internal error: TypeError: "), skip
+    assert len(github.comments[2]) == 1 and run.outputs["comment-url"]
+    assert len(github.calls("POST", r"/check-runs$")) == 1
 
 
 def test_sarif_processing_errors_are_reported(tmp_path: Path, github: FakeGitHub) -> None:
@@ -360,3 +446,48 @@ def test_workflow_run_for_a_fork_pull_request(tmp_path: Path) -> None:
         assert check.json["head_sha"] == wr["head_sha"]
         comment = gh.comments[17][0]
         assert run.outputs["comment-url"].endswith(f"/pull/17#issuecomment-{comment['id']}")
+
+
+def test_workflow_run_for_a_fork_compares_with_the_base_of_the_pull_request_found(
+        tmp_path: Path) -> None:
+    """The pull request the action looks up for a fork's ``workflow_run`` (the payload
+    lists none) gives the base branch (``master`` in the description's example) before the
+    baseline is looked for: ``baseline: artifact`` takes the base branch's results. The
+    lookup came after it, so the baseline was 'not for a workflow_run event': no
+    comparison, no gate, not a word in the comment."""
+    from action_harness import workflow_run, workflow_runs
+
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    suite = load_suite(EXAMPLE / "agent-eval.yaml")
+    files, errors = suite_sources(suite, base=EXAMPLE)
+    base = RENDERERS["json"].render(evaluate_files(suite, files, errors, timings=False),
+                                    RenderContext())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("results.json", base)
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, wr["head_sha"], "stranger", wr["head_branch"])
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        gh.add_artifact("agent-eval-results", buf.getvalue())
+        gh.script("GET", r"/actions/workflows/comment\.yml/runs$",
+                  Reply(200, workflow_runs(workflow_run(4242, branch="master"))))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": "artifact"},
+                         env={"GITHUB_WORKFLOW_REF": f"{gh.repo}/.github/workflows/"
+                                                     "comment.yml@refs/heads/master"})
+        assert run.code == 1, run.stderr
+        assert gh.problems == []
+        [runs] = gh.calls("GET", r"/actions/workflows/comment\.yml/runs$")
+        assert (runs.param("branch"), runs.param("event")) == ("master", "push")
+        results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+        assert results["baseline"]["source"] == {
+            "kind": "artifact", "artifact": "agent-eval-results", "branch": "master",
+            "run_id": 4242, "description": "artifact agent-eval-results of run 4242 on master"}
+        assert run.outputs["new-violations"] == str(results["baseline"]["new_violations"])
+        assert "**Against the base branch** (artifact agent-eval-results of run 4242 on " \
+               "master)" in gh.comments[17][0]["body"]

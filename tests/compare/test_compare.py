@@ -239,3 +239,68 @@ def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> No
 
 def scenario_status(res: Results, sid: str) -> str:
     return next(s.status for s in res.scenarios if s.id == sid)
+
+
+ADVISORY = """\
+version: "1"
+suite: cmp
+traces: traces/*.jsonl
+scenarios:
+  - id: A
+    gate: warn
+    expect: {tools: [refund]}
+  - id: B
+    gate: warn
+    expect: {tools: [lookup]}
+pass_criteria:
+  regression: {max_score_drop: 20}
+"""
+
+
+def _without_b(root: Path, suite: str) -> Results:
+    """``run`` on ``root`` with B's trace file deleted, not read back from results.json."""
+    run(root, ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    (root / "traces" / "b.jsonl").unlink()
+    s = load_suite(root / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=root)
+    return evaluate_files(s, files, errors, timings=False)
+
+
+def test_max_score_drop_never_passes_a_scenario_that_lost_its_score(tmp_path: Path) -> None:
+    """B's trace is gone: B has no score now (ERROR, advisory: the run only warns) and
+    its drop from 100 cannot be measured. The criterion said 'largest score drop 0
+    (scenario A)' and passed; it warns, naming B. A scenario removed from the config is
+    not counted (the policy check says it changed)."""
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=ADVISORY)
+    assert [(s.id, s.status, s.score) for s in base.scenarios] == [
+        ("A", "pass", 100.0), ("B", "pass", 100.0)]  # each calls the tool it expects
+    head = _without_b(tmp_path / "h", ADVISORY)
+    assert [(x.id, x.status, x.score) for x in head.scenarios] == [
+        ("A", "pass", 100.0), ("B", "error", None)]
+    attach(head, base)
+    [c] = head.criteria
+    assert (c.name, c.status, c.value) == ("max_score_drop", "warn", 0)
+    assert c.message == ("largest score drop 0 (scenario A, max 20.0); 1 scenario scored in "
+                         "the base run has no score now, so its drop cannot be measured: B "
+                         "(base 100, error)")
+    assert head.verdict == "warn"
+    assert [f.severity for f in head.criteria_findings] == ["warning"]
+
+    # no scenario left with a score in both runs (A's glob matches nothing): a warning
+    only_a = ADVISORY.replace("expect: {tools: [refund]}", "expect: {tools: [refund]}\n"
+                              "    traces: [traces/none-*.jsonl]")
+    head = _without_b(tmp_path / "h2", only_a)
+    attach(head, base)
+    [c] = head.criteria
+    assert (c.status, c.value) == ("warn", None)
+    assert c.message.startswith("max_score_drop not checked: 2 scenarios scored in the base "
+                                "run have no score now, so their drop cannot be measured: "
+                                "A (base 100, error), B (base 100, error)"), c.message
+
+    # B removed from the config: nothing to measure for it
+    without_b = ADVISORY.replace("  - id: B\n    gate: warn\n    expect: {tools: [lookup]}\n", "")
+    head = run(tmp_path / "h3", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=without_b)
+    assert [x.id for x in head.scenarios] == ["A"]
+    attach(head, base)
+    [c] = head.criteria
+    assert (c.status, c.value) == ("pass", 0)

@@ -45,7 +45,7 @@ from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
 from agent_eval.github.inputs import Inputs, read_inputs, token
 from agent_eval.github.ownership import give_back
-from agent_eval.github.publish import Report, publish
+from agent_eval.github.publish import Report, find_pull_request, publish
 from agent_eval.github.step import Step, relative, step_outputs
 from agent_eval.github.workspace import (
     allowed_roots,
@@ -125,6 +125,7 @@ def _run(step: Step) -> ExitCode:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     s = _setup(step)
     suite = load_suite(s.inputs.config)
+    find_pull_request(step, s.event, s.client)  # (workflow_run for a fork) before the baseline
     search = BaselineSearch(
         kind=s.inputs.baseline, event=s.event, suite=suite, workdir=s.workdir,
         client=s.client, env=step.env, traces=s.inputs.traces,
@@ -143,7 +144,8 @@ def _run(step: Step) -> ExitCode:
     checked_out = git_head(s.workspace)
     ctx = _render_context(step.env, s, suite, checked_out)
     folder, sarif_text, summary = _write_files(s, suite, results, ctx)
-    report = Report(results, sarif_text, step.redact(summary),
+    report = Report(results, sarif_text,
+                    step.redact(not_the_head_note(summary, s.event, checked_out)),
                     comment_marker(results.suite, s.inputs.comment_key), s.workspace,
                     checked_out, started, ctx.run_url)
     _say_results(step, s, report, folder, ctx)
@@ -348,6 +350,24 @@ def _stop(step: Step, problems: list[str]) -> ExitCode:
     except OSError as exc:
         step.log(f"could not write the step outputs: {exc.strerror or exc}")
     return ExitCode.ERROR
+
+
+def not_the_head_note(summary: str, event: Event, checked_out: str | None) -> str:
+    """The markdown the pull request comment (and check run) shows: the summary, with a
+    warning under its heading when the workspace is not the pull request's head
+    (``pull_request_target``'s default checkout is the base branch): the verdict below it
+    is then about other files than the pull request's, and must not read as its verdict."""
+    if event.not_at_head(checked_out) is None or not event.head_sha:
+        return summary
+    at = f"at {markdown.md_code(checked_out[:12])}" if checked_out else "(not a git checkout)"
+    note = (f"> ⚠️ **Not the pull request's code.** This run evaluated the workspace {at}, "
+            f"not the pull request's head commit {markdown.md_code(event.head_sha[:12])} "
+            f"(under {markdown.md_code(event.name)} the checkout is the base branch unless "
+            "the workflow checks out the head): the verdict below says nothing about the "
+            "pull request's traces.")
+    lines = summary.split("\n")
+    heading = next((n for n, line in enumerate(lines[:3]) if line.startswith("## ")), 0)
+    return "\n".join([*lines[:heading + 1], "", note, *lines[heading + 1:]])
 
 
 def comment_marker(suite: str, key: str | None = None) -> str:

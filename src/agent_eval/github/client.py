@@ -3,8 +3,8 @@ method per call the action makes, each with a timeout and bounded retries.
 
 Retries (at most ``attempts`` tries per request, never a wait over ``max_wait``):
 
-- 5xx answers and connection errors: after 1, 2, 4… seconds (or the ``Retry-After``
-  header when the server sends one);
+- 5xx answers, connection errors and answers cut off or not JSON: after 1, 2, 4…
+  seconds (or the ``Retry-After`` header when the server sends one);
 - secondary rate limits (403 or 429 with ``Retry-After``, or GitHub's secondary rate
   limit message): after ``Retry-After`` seconds, else one minute, as GitHub asks;
 - the primary rate limit (``x-ratelimit-remaining: 0``): until ``x-ratelimit-reset`` when
@@ -111,6 +111,16 @@ class ApiError(AgentEvalError):
     def ambiguous(self) -> bool:
         """The request may have taken effect anyway (a 5xx, or no answer at all)."""
         return self.status == 0 or self.status >= 500
+
+
+def with_id(verb: str, url: str, data: Any) -> dict[str, Any]:
+    """The answer of a call that made something: a JSON object with the integer ``id`` of
+    what it made, or :class:`ApiError` (status 0: whether it was made is not known)."""
+    if isinstance(data, dict) and isinstance(data.get("id"), int) \
+            and not isinstance(data["id"], bool):
+        return data
+    raise ApiError(verb, url, 0, f"the answer is not a JSON object with an integer id: "
+                   f"{str(data)[:100]!r}")
 
 
 def first_line(text: str) -> str:
@@ -256,6 +266,10 @@ class GitHubClient:
             except (requests.ConnectionError, requests.Timeout) as exc:
                 error = ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}")
                 wait = float(2 ** (attempt - 1))
+            except ValueError as exc:  # an answer cut off or not JSON (PyGithub's json.loads)
+                error = ApiError(verb, url, 0, f"the answer is not JSON ({type(exc).__name__}: "
+                                 f"{str(exc)[:200]})")
+                wait = float(2 ** (attempt - 1))
             except requests.RequestException as exc:  # e.g. InvalidHeader: not retried
                 raise ApiError(verb, url, 0, f"{type(exc).__name__}: {exc}") from None
             if not idempotent and error.ambiguous:
@@ -334,8 +348,8 @@ class GitHubClient:
         except ApiError as exc:
             self.log(f"could not find the token's login ({exc}); assuming {ACTIONS_BOT}")
             return ACTIONS_BOT
-        viewer = ((data.get("data") or {}).get("viewer") or {}) if isinstance(data, dict) \
-            else {}
+        inner = data.get("data") if isinstance(data, dict) else None
+        viewer = inner.get("viewer") if isinstance(inner, dict) else None
         login = viewer.get("login") if isinstance(viewer, dict) else None
         if not isinstance(login, str) or not login:
             self.log(f"the GraphQL viewer has no login; assuming {ACTIONS_BOT}")
@@ -416,13 +430,18 @@ class GitHubClient:
                 if f.get("filename") and f.get("status") != "removed"}
 
     def find_comment(self, issue_number: int, marker: str) -> dict[str, Any] | None:
-        """This token's comment whose first line is ``marker`` (the marker anywhere else
-        in a body, e.g. quoted from a trace, does not count)."""
+        """This token's (first) comment whose first line is ``marker`` (the marker anywhere
+        else in a body, e.g. quoted from a trace, does not count)."""
+        found = self.find_comments(issue_number, marker)
+        return found[0] if found else None
+
+    def find_comments(self, issue_number: int, marker: str) -> list[dict[str, Any]]:
+        """Every comment of this token whose first line is ``marker``, oldest first: one,
+        unless two runs raced to post it."""
         login = self.login()
-        for c in self.comments(issue_number):
-            if is_author(c.get("user"), login) and first_line(str(c.get("body") or "")) == marker:
-                return c
-        return None
+        return [c for c in self.comments(issue_number)
+                if is_author(c.get("user"), login)
+                and first_line(str(c.get("body") or "")) == marker]
 
     def upsert_comment(self, issue_number: int, body: str, marker: str) -> Comment:
         """Edit this token's comment marked by ``marker`` (its first line) on the pull
@@ -433,18 +452,21 @@ class GitHubClient:
         when there is none is the POST tried again."""
         if first_line(body) != marker:
             raise ValueError("the comment body must start with its marker line")
-        found = self.find_comment(issue_number, marker)
+        every = self.find_comments(issue_number, marker)
+        found = every[0] if every else None
         created = False
         for attempt in range(1, self.attempts + 1):
             if found is not None:
                 _, data = self.request("PATCH", self._repo(f"/issues/comments/{found['id']}"),
                                        body={"body": body})
                 url = data.get("html_url") if isinstance(data, dict) else None
+                self._remove_duplicates(every[1:], body)
                 return Comment(int(found["id"]), str(url or found.get("html_url")), created)
             try:
-                _, data = self.request("POST", self._repo(f"/issues/{issue_number}/comments"),
-                                       body={"body": body}, idempotent=False)
-                return Comment(int(data["id"]), str(data.get("html_url", "")), created=True)
+                post = self._repo(f"/issues/{issue_number}/comments")
+                _, data = self.request("POST", post, body={"body": body}, idempotent=False)
+                data = with_id("POST", post, data)  # else: it may have been made, look again
+                return Comment(data["id"], str(data.get("html_url", "")), created=True)
             except ApiError as exc:
                 if not exc.ambiguous or attempt == self.attempts:
                     raise
@@ -454,9 +476,29 @@ class GitHubClient:
                 self.log(f"{exc}; looking for the comment again before posting it again "
                          f"(in {wait:g} s)")
                 self.sleep(wait)
-            found = self.find_comment(issue_number, marker)
+            every = self.find_comments(issue_number, marker)
+            found = every[0] if every else None
             created = True  # the failed POST made it when it is there now
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _remove_duplicates(self, duplicates: list[dict[str, Any]], body: str) -> None:
+        """This token's later comments with the same marker (two runs that raced both
+        posted one): deleted, so one comment stays and none shows an older verdict; one
+        that cannot be deleted is edited to ``body`` instead."""
+        for c in duplicates:
+            url = self._repo(f"/issues/comments/{c.get('id')}")
+            try:
+                self.request("DELETE", url)
+                self.log(f"deleted the duplicate comment {c.get('html_url') or url}")
+            except ApiError as exc:
+                try:
+                    self.request("PATCH", url, body={"body": body})
+                    self.log(f"edited the duplicate comment {c.get('html_url') or url} (it "
+                             f"could not be deleted: {exc})")
+                except ApiError as again:
+                    self.log(f"the duplicate comment {c.get('html_url') or url} still shows "
+                             f"an older run: it could be neither deleted ({exc}) nor edited "
+                             f"({again})")
 
     def create_check_run(self, *, name: str, head_sha: str, conclusion: str, title: str,
                          summary: str, annotations: list[dict[str, Any]],
@@ -480,7 +522,7 @@ class GitHubClient:
         else:
             body["status"] = "in_progress"
         _, data = self.request("POST", self._repo("/check-runs"), body=body)
-        run_id = int(data["id"])
+        run_id: int = with_id("POST", self._repo("/check-runs"), data)["id"]
         url = data.get("html_url")
         for n, batch in enumerate(batches[1:], 2):
             update: dict[str, Any] = {"output": output(batch)}
@@ -490,17 +532,16 @@ class GitHubClient:
         return CheckRun(run_id, url if isinstance(url, str) else None, len(batches))
 
     def find_pull_request(self, head_repository: str | None, head_ref: str | None,
-                          head_sha: str) -> int | None:
+                          head_sha: str) -> dict[str, Any] | None:
         """The open pull request whose head is ``head_sha`` (for ``workflow_run`` from a
-        fork, whose payload lists no pull request)."""
+        fork, whose payload lists no pull request), as the API lists it."""
         params: dict[str, Any] = {"state": "open", "per_page": 100}
         if head_repository and head_ref:
             params["head"] = f"{head_repository.split('/')[0]}:{head_ref}"
         _, data = self.request("GET", self._repo("/pulls"), params=params)
-        for pr in data or []:
+        for pr in data if isinstance(data, list) else []:
             if isinstance(pr, dict) and (pr.get("head") or {}).get("sha") == head_sha:
-                number = pr.get("number")
-                return number if isinstance(number, int) else None
+                return pr
         return None
 
     def download_artifact(self, run_id: int, name: str, dest: Path) -> list[Path]:
@@ -517,7 +558,8 @@ class GitHubClient:
         ``path``, refusing one over ``max_bytes``."""
         _, data = self.request("GET", self._repo(f"/actions/runs/{run_id}/artifacts"),
                                params={"name": name, "per_page": 100})
-        found = [a for a in (data or {}).get("artifacts", [])
+        listed = data.get("artifacts") if isinstance(data, dict) else None
+        found = [a for a in (listed if isinstance(listed, list) else [])
                  if isinstance(a, dict) and a.get("name") == name]
         live = [a for a in found if not a.get("expired")]
         if not live:

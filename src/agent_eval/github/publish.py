@@ -7,9 +7,10 @@ make (fork pull requests, a missing permission) is skipped with one explanation
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent_eval.errors import ExitCode
 from agent_eval.findings import Finding, by_severity, count_violations
@@ -21,10 +22,11 @@ from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
 from agent_eval.results import Results, exit_code
 
-__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion", "publish",
-           "trace_annotation", "with_marker"]
+__all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion",
+           "find_pull_request", "publish", "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
+T = TypeVar("T")
 FORK_HELP = "see README 'Fork pull requests'"
 RATE_LIMIT_HELP = "see README 'Permissions'"
 
@@ -49,21 +51,50 @@ def publish(step: Step, inputs: Inputs, event: Event, client: GitHubClient | Non
     if client is None:
         _skip_all(step, inputs, event, token_why)
         return ""
-    if (event.name == "workflow_run" and event.pr_number is None and event.head_sha
-            and event.triggering_event in ("pull_request", "pull_request_target")):
-        try:
-            event.pr_number = client.find_pull_request(event.head_repository, event.head_ref,
-                                                       event.head_sha)
-        except ApiError as exc:
-            step.log(f"could not look up the pull request of {event.head_sha}: {exc}")
     if inputs.upload_sarif:
-        _upload_sarif(step, event, client, report)
+        _alone(step, "the SARIF upload", lambda: _upload_sarif(step, event, client, report))
     comment_url = ""
     if inputs.wants_comment(event.is_pull_request):
-        comment_url = _comment(step, event, client, report)
+        comment_url = _alone(step, "the PR comment",
+                             lambda: _comment(step, event, client, report)) or ""
     if inputs.check_run:
-        _check_run(step, inputs, event, client, report)
+        _alone(step, "the check run", lambda: _check_run(step, inputs, event, client, report))
     return comment_url
+
+
+def _alone(step: Step, call: str, make: Callable[[], T]) -> T | None:
+    """One call of :func:`publish`: an error it did not expect (an answer of a shape GitHub
+    does not give, a bug) skips that call, explained, and never the calls after it."""
+    try:
+        return make()
+    except Exception as exc:  # a bug here must not cost the other calls
+        step.skip(f"skipped {call}: it stopped on an internal error: {type(exc).__name__}: "
+                  f"{exc} (the verdict and the files are not affected)")
+        return None
+
+
+def find_pull_request(step: Step, event: Event, client: GitHubClient | None) -> None:
+    """Under ``workflow_run`` for a pull request whose payload lists none (a fork's), the
+    open pull request whose head is the triggering run's head commit, found before the
+    baseline is looked for: its number, base commit and base branch go into ``event``, so
+    that ``baseline: auto`` compares with its base as for a listed one."""
+    if (client is None or event.name != "workflow_run" or event.pr_number is not None
+            or not event.head_sha
+            or event.triggering_event not in ("pull_request", "pull_request_target")):
+        return
+    try:
+        pr = client.find_pull_request(event.head_repository, event.head_ref, event.head_sha)
+    except ApiError as exc:
+        step.log(f"could not look up the pull request of {event.head_sha}: {exc}")
+        return
+    number = pr.get("number") if pr is not None else None
+    if pr is None or not isinstance(number, int) or isinstance(number, bool):
+        return
+    base = pr.get("base")
+    sha, ref = (base.get("sha"), base.get("ref")) if isinstance(base, dict) else (None, None)
+    event.pr_number = number
+    event.base_sha = sha if isinstance(sha, str) and sha else None
+    event.base_ref = ref if isinstance(ref, str) and ref else None
 
 
 def _skip_all(step: Step, inputs: Inputs, event: Event, token_why: str | None) -> None:
