@@ -39,3 +39,17 @@ def test_the_distance_is_the_tables_and_above_a_limit_is_the_limit_plus_one(
     full = _osa(a, b)
     assert edit_distance(a, b) == full
     assert edit_distance(a, b, limit) == min(full, limit + 1)
+
+
+ENDS = st.text(alphabet="abc_", max_size=4)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ENDS, ENDS, st.text(alphabet="abc_", max_size=30), ENDS, ENDS,
+       st.integers(min_value=0, max_value=3))
+def test_words_alike_but_for_their_ends_are_measured_as_the_table_does(
+        a0: str, b0: str, middle: str, a1: str, b1: str, limit: int) -> None:
+    """The letters both words start and end with are set aside and only the band of the
+    table within the limit is worked out: the same answers as the whole table."""
+    a, b = a0 + middle + a1, b0 + middle + b1
+    assert edit_distance(a, b, limit) == min(_osa(a, b), limit + 1)
