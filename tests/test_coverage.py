@@ -374,3 +374,29 @@ def test_did_you_mean_is_looked_for_within_a_bound(tmp_path: Path) -> None:
         hints.append([f.details["suggestion"] for f in found])
     assert hints[0] == hints[1]
     assert hints[0][0] == "send_email"  # the first reference (line 7) has its hint
+
+
+def test_a_thousand_names_no_trace_calls_against_20000_names_called(tmp_path: Path) -> None:
+    """A policy of 1,000 tools and a blocklist of 1,000 names, none called, against a
+    trace of 20,000 distinct names: each name was tried against every key, entry and
+    coverage reference (about three minutes); now each is looked up. The calls that match
+    are still found, in normal form."""
+    keys = [f"never_called_{i}" for i in range(1000)]
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: many\ntraces: traces/*.jsonl\ntests:\n  - id: av\n    metric: args_valid\n"
+        "    policy: policy.yaml\n  - id: bl\n    metric: tool_blocklist\n    blocklist: ["
+        + ", ".join(f"blocked_{i}" for i in range(1000)) + "]\n")
+    (tmp_path / "policy.yaml").write_text("tools:\n" + "".join(
+        f"  {k}:\n    arguments:\n      x: {{type: integer}}\n" for k in keys))
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        "".join(call(f"t{j}") for j in range(20000)) + call("Never-Called-7", x="no")
+        + call("BlockedFive") + call("blocked-999"))
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    with within(30, "the run"):
+        res = evaluate_files(s, files, errors, timings=False)
+    found = {(f.rule, f.tool) for f in res.findings if f.rule != "coverage/unexercised"}
+    assert found == {("args_valid/type", "Never-Called-7"), ("tool_blocklist", "blocked-999")}
+    # every key and entry but the two called is unexercised
+    assert sum(f.rule == "coverage/unexercised" for f in res.findings) == 1998

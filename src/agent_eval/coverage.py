@@ -46,6 +46,25 @@ class CoveragePlan:
 
     refs: tuple[ToolRef, ...]
     touches: tuple[Callable[[str], bool], ...]  # per test of the suite, in order
+    # The references whose patterns are all literal, by the name they match (and whether
+    # in normal form), and the others, tried one by one: a name seen is looked up, not
+    # tried against each of a thousand blocklist entries (minutes on 20,000 names).
+    by_name: dict[tuple[bool, str], tuple[int, ...]] = field(
+        init=False, repr=False, compare=False)
+    tried: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[tuple[bool, str], list[int]] = {}
+        tried = []
+        for i, r in enumerate(self.refs):
+            names = r.matcher.literals()
+            if names is None:
+                tried.append(i)
+                continue
+            for n in names:
+                by_name.setdefault((r.matcher.normalized, n), []).append(i)
+        object.__setattr__(self, "by_name", {k: tuple(v) for k, v in by_name.items()})
+        object.__setattr__(self, "tried", tuple(tried))
 
     @classmethod
     def build(cls, tests: Iterable[Any], scenario_refs: Iterable[ToolRef]) -> CoveragePlan:
@@ -79,8 +98,15 @@ class CoverageAcc:
         """A tool name that is not in ``names`` yet."""
         if self.pending:
             matched, touched = self.matched, self.touched
-            for i, r in enumerate(plan.refs):
-                if not matched[i] and r.matcher(name):
+            if plan.by_name:
+                for key in ((True, normalize_name(name)), (False, name)):
+                    for i in plan.by_name.get(key, ()):
+                        if not matched[i]:
+                            matched[i] = 1
+                            self.pending -= 1
+            refs = plan.refs
+            for i in plan.tried:
+                if not matched[i] and refs[i].matcher(name):
                     matched[i] = 1
                     self.pending -= 1
             for j, touches in enumerate(plan.touches):
