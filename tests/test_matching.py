@@ -344,9 +344,9 @@ def test_a_literal_is_looked_up_and_the_first_place_still_wins() -> None:
     assert m.which("put") is None
     exact = ToolMatcher(["a*", "b", "B", "a"], "exact")
     assert (exact.which("a"), exact.which("b"), exact.which("B")) == (0, 1, 2)
-    assert exact.literals() is None and ToolMatcher(["B", "b"], "exact").literals() == {
-        "B", "b"}
-    assert ToolMatcher(["Delete-User", "delete_user"]).literals() == {"delete_user"}
+    assert exact.literals() is None
+    assert ToolMatcher(["B", "b"], "exact").literals() == frozenset({"B", "b"})
+    assert ToolMatcher(["Delete-User", "delete_user"]).literals() == frozenset({"delete_user"})
 
 
 def test_empty_pattern_list_matches_nothing() -> None:
