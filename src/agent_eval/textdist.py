@@ -90,7 +90,10 @@ def suggest(word: str, options: list[str] | set[str]) -> str:
     hint = did_you_mean(word, options)
     if hint:
         return hint
-    scored = sorted((edit_distance(word.lower(), o.lower()), o) for o in options)
-    if scored and scored[0][0] <= min(2, max(1, len(word) // 2)):
+    # within two edits only: a whole table of two long names (a scenario id of the suite
+    # against the ids traces name) took seconds each, and more than two is no hint
+    most = min(2, max(1, len(word) // 2))
+    scored = sorted((edit_distance(word.lower(), o.lower(), most), o) for o in options)
+    if scored and scored[0][0] <= most:
         return f" (did you mean '{scored[0][1]}'?)"
     return ""
