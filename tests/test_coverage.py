@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import read_results
+from tests.conftest import read_results, within
 
 from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
@@ -343,3 +343,60 @@ def test_every_output_shows_not_exercised(tmp_path: Path) -> None:
     data = json.loads(RENDERERS["json"].render(results, ctx))
     assert [t["status"] for t in data["tests"]] == ["not_exercised"] * 3
     assert Results.from_dict(data).unexercised == results.unexercised
+
+
+def test_did_you_mean_is_looked_for_within_a_bound(tmp_path: Path) -> None:
+    """A blocklist of 100 names that no trace calls against 1,000 names called, all
+    alike but for their ends: "did you mean" compared each pair with a whole table
+    (ten minutes); now within HINT_WORK, in seconds. Every reference is still reported;
+    the first ones, looked at while the work lasts, keep their hints, whatever order the
+    trace called the names in."""
+    middle = "x_" * 24
+
+    def code(i: int) -> str:
+        return "".join("ab"[(i >> k) & 1] for k in range(12))
+
+    blocklist = "".join(f"      - a{middle}aaa{code(i)}\n" for i in range(100))
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: hints\ntraces: traces/*.jsonl\ntests:\n  - id: bl\n    metric: tool_blocklist\n"
+        "    blocklist:\n      - send_emial\n" + blocklist)
+    (tmp_path / "traces").mkdir()
+    names = [f"z{middle}bbb{code(j)}" for j in range(1000)] + ["send_email"]
+    hints = []
+    for order in (names, names[::-1]):
+        (tmp_path / "traces" / "t.jsonl").write_text("".join(call(n) for n in order))
+        s = load_suite(tmp_path / "agent-eval.yaml")
+        files, errors = suite_sources(s, base=tmp_path)
+        with within(30, "the run"):
+            res = evaluate_files(s, files, errors, timings=False)
+        found = [f for f in res.findings if f.rule == "coverage/unexercised"]
+        assert len(found) == 101
+        hints.append([f.details["suggestion"] for f in found])
+    assert hints[0] == hints[1]
+    assert hints[0][0] == "send_email"  # the first reference (line 7) has its hint
+
+
+def test_a_thousand_names_no_trace_calls_against_20000_names_called(tmp_path: Path) -> None:
+    """A policy of 1,000 tools and a blocklist of 1,000 names, none called, against a
+    trace of 20,000 distinct names: each name was tried against every key, entry and
+    coverage reference (about three minutes); now each is looked up. The calls that match
+    are still found, in normal form."""
+    keys = [f"never_called_{i}" for i in range(1000)]
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: many\ntraces: traces/*.jsonl\ntests:\n  - id: av\n    metric: args_valid\n"
+        "    policy: policy.yaml\n  - id: bl\n    metric: tool_blocklist\n    blocklist: ["
+        + ", ".join(f"blocked_{i}" for i in range(1000)) + "]\n")
+    (tmp_path / "policy.yaml").write_text("tools:\n" + "".join(
+        f"  {k}:\n    arguments:\n      x: {{type: integer}}\n" for k in keys))
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        "".join(call(f"t{j}") for j in range(20000)) + call("Never-Called-7", x="no")
+        + call("BlockedFive") + call("blocked-999"))
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    with within(30, "the run"):
+        res = evaluate_files(s, files, errors, timings=False)
+    found = {(f.rule, f.tool) for f in res.findings if f.rule != "coverage/unexercised"}
+    assert found == {("args_valid/type", "Never-Called-7"), ("tool_blocklist", "blocked-999")}
+    # every key and entry but the two called is unexercised
+    assert sum(f.rule == "coverage/unexercised" for f in res.findings) == 1998

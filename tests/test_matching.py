@@ -334,6 +334,21 @@ def test_which_returns_first_matching_index() -> None:
     assert not m("other")
 
 
+def test_a_literal_is_looked_up_and_the_first_place_still_wins() -> None:
+    """Literal patterns are looked up by name, globs tried in order: the index is still
+    the first pattern's that matches, literal or glob, in either mode."""
+    m = ToolMatcher(["get_*", "Delete-User", "delete_*", "delete_user", "get_user"])
+    assert m.which("delete_user") == 1  # the literal, in normal form, before delete_*
+    assert m.which("delete_all") == 2
+    assert m.which("get_user") == 0  # the glob before the literal
+    assert m.which("put") is None
+    exact = ToolMatcher(["a*", "b", "B", "a"], "exact")
+    assert (exact.which("a"), exact.which("b"), exact.which("B")) == (0, 1, 2)
+    assert exact.literals() is None
+    assert ToolMatcher(["B", "b"], "exact").literals() == frozenset({"B", "b"})
+    assert ToolMatcher(["Delete-User", "delete_user"]).literals() == frozenset({"delete_user"})
+
+
 def test_empty_pattern_list_matches_nothing() -> None:
     m = ToolMatcher([])
     assert m.which("a") is None

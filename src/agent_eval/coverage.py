@@ -46,6 +46,25 @@ class CoveragePlan:
 
     refs: tuple[ToolRef, ...]
     touches: tuple[Callable[[str], bool], ...]  # per test of the suite, in order
+    # The references whose patterns are all literal, by the name they match (and whether
+    # in normal form), and the others, tried one by one: a name seen is looked up, not
+    # tried against each of a thousand blocklist entries (minutes on 20,000 names).
+    by_name: dict[tuple[bool, str], tuple[int, ...]] = field(
+        init=False, repr=False, compare=False)
+    tried: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[tuple[bool, str], list[int]] = {}
+        tried = []
+        for i, r in enumerate(self.refs):
+            names = r.matcher.literals()
+            if names is None:
+                tried.append(i)
+                continue
+            for n in names:
+                by_name.setdefault((r.matcher.normalized, n), []).append(i)
+        object.__setattr__(self, "by_name", {k: tuple(v) for k, v in by_name.items()})
+        object.__setattr__(self, "tried", tuple(tried))
 
     @classmethod
     def build(cls, tests: Iterable[Any], scenario_refs: Iterable[ToolRef]) -> CoveragePlan:
@@ -79,8 +98,15 @@ class CoverageAcc:
         """A tool name that is not in ``names`` yet."""
         if self.pending:
             matched, touched = self.matched, self.touched
-            for i, r in enumerate(plan.refs):
-                if not matched[i] and r.matcher(name):
+            if plan.by_name:
+                for key in ((True, normalize_name(name)), (False, name)):
+                    for i in plan.by_name.get(key, ()):
+                        if not matched[i]:
+                            matched[i] = 1
+                            self.pending -= 1
+            refs = plan.refs
+            for i in plan.tried:
+                if not matched[i] and refs[i].matcher(name):
                     matched[i] = 1
                     self.pending -= 1
             for j, touches in enumerate(plan.touches):
@@ -129,35 +155,70 @@ class CoverageAcc:
 
 
 # ------------------------------------------------------------------------ findings
+# "Did you mean" compares every unmatched reference with every name kept: a suite of a
+# thousand references (or one of 50 KB) against a thousand names took minutes to hours.
+# The hints of one run are looked for within HINT_WORK units (a name looked at is one, a
+# name compared letter by letter HINT_COMPARE more: both take about as long); once they are
+# spent the findings that remain have no hint. A reference longer than MAX_HINT_CHARS gets
+# none: no name kept is within two edits of it, and a name inside it is no likely typo.
+HINT_WORK = 1_000_000
+HINT_COMPARE = 100
+MAX_HINT_CHARS = 2 * MAX_NAME_CHARS
+
+
+@dataclass(frozen=True, slots=True)
+class _Name:
+    form: str  # the normal form
+    framed: str  # the normal form between separators ("_refund_order_"): runs of words
+    letters: frozenset[str]
+    name: str
+
+
+def _names(names: Iterable[str]) -> list[_Name]:
+    """The names to suggest from, in normal form, in a fixed order (a run's hints are the
+    same whatever order the names were seen in, however far the work goes)."""
+    out = []
+    for name in sorted(names):
+        form = normalize_name(name)
+        out.append(_Name(form, f"_{form}_", frozenset(form), name))
+    return out
+
+
 def closest(pattern: str, names: Iterable[str]) -> str | None:
     """The called name that ``pattern`` most likely misspells, compared in normal form:
     the nearest within two edits (``send_emial`` -> ``send_email``), else one whose
     words hold the pattern's words in a row, or the other way round (``authenticate``
     -> ``authenticate_user``, ``refund_order`` -> ``refund``)."""
+    return _closest(pattern, _names(names), [HINT_WORK])
+
+
+def _closest(pattern: str, names: list[_Name], work: list[int]) -> str | None:
+    """:func:`closest` over names made by :func:`_names`, spending ``work`` (what is left
+    of :data:`HINT_WORK`): None, no hint, once it is spent."""
+    if len(pattern) > MAX_HINT_CHARS:
+        return None
     word = normalize_name(pattern)
     if not word:
         return None
-    words = word.split("_")
+    framed, letters = f"_{word}_", frozenset(word)
     best: tuple[int, str, str] | None = None  # (distance, normal form, name)
     near: tuple[int, str, str] | None = None  # (length difference, normal form, name)
-    for name in names:
-        form = normalize_name(name)
-        d = edit_distance(word, form, 2)
-        if d <= 2 and d < len(word) and (best is None or (d, form) < best[:2]):
-            best = (d, form, name)
-        theirs = form.split("_")
-        if _contains(theirs, words) or _contains(words, theirs):
-            key = (abs(len(form) - len(word)), form, name)
+    for n in names:
+        work[0] -= 1
+        form = n.form
+        if abs(len(form) - len(word)) <= 2 and len(letters ^ n.letters) <= 4:
+            work[0] -= HINT_COMPARE
+            d = edit_distance(word, form, 2)
+            if d <= 2 and d < len(word) and (best is None or (d, form) < best[:2]):
+                best = (d, form, n.name)
+        if work[0] < 0:
+            return None
+        if framed in n.framed or n.framed in framed:  # a run of the other's words
+            key = (abs(len(form) - len(word)), form, n.name)
             near = key if near is None or key < near else near
     if best is not None:
         return best[2]
     return near[2] if near is not None else None
-
-
-def _contains(words: list[str], part: list[str]) -> bool:
-    """``part`` is a run of ``words``."""
-    n = len(part)
-    return any(words[i:i + n] == part for i in range(len(words) - n + 1))
 
 
 VACUOUS = "the rule held only vacuously"
@@ -169,11 +230,17 @@ def unexercised(plan: CoveragePlan, acc: CoverageAcc, severity: Severity,
     if traces == 0:
         return []  # nothing was read: input/no_traces says so
     out = []
+    names: list[_Name] | None = None  # made when a finding first needs them
+    work = [HINT_WORK]
     for i, r in enumerate(plan.refs):
         if acc.matched[i]:
             continue
         glob = is_glob(r.pattern)
-        hint = None if glob else closest(r.pattern, acc.names)
+        hint = None
+        if not glob and work[0] >= 0:
+            if names is None:
+                names = _names(sorted(acc.names)[:MAX_NAMES])
+            hint = _closest(r.pattern, names, work)
         head = (f"No tool call matched '{r.pattern}'" if glob
                 else f"No call to '{r.pattern}'")
         mean = f" (did you mean '{hint}'?)" if hint else ""

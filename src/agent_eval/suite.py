@@ -405,10 +405,13 @@ def inventory(suite: Suite) -> Inventory:
     """The configured rules of ``suite``: a digest of its files, and a digest per rule.
 
     A rule is one configured key: in the suite file every key below a test (by test id),
-    a scenario (by scenario id) and ``pass_criteria``; in a policy file every key below
-    ``tools`` (the whole document for other files such as JSON Schemas). Lists are one
-    rule. Keys are ``file#dotted.path`` with repo-relative files, so moving lines changes
-    nothing and renaming a test id is one rule removed and one added."""
+    a scenario (by scenario id) and ``pass_criteria``, and every other key that changes
+    what is checked (``tool_groups``, ``tool_match``, ``traces``, ``limits``, …: all but
+    :data:`_NOT_RULES`); in a policy file every key below ``tools`` and every other key
+    of the document (``enforcement``, ``$defs``; the whole document for other files such
+    as JSON Schemas). Lists are one rule. Keys are ``file#dotted.path`` with repo-relative
+    files, so moving lines changes nothing and renaming a test id is one rule removed and
+    one added."""
     rules: dict[str, str] = {}
     whole = hashlib.sha256()
     for path in sorted(suite.sources):
@@ -423,7 +426,9 @@ def inventory(suite: Suite) -> Inventory:
             if isinstance(doc, dict):
                 _suite_rules(name, doc, rules)
         elif isinstance(doc, dict) and isinstance(doc.get("tools"), dict):
-            _rules_of(f"{name}#tools", doc["tools"], rules)
+            for key, value in doc.items():  # enforcement and $defs judge calls too
+                if key not in _NOT_RULES:
+                    _rules_of(f"{name}#{key}", value, rules)
         else:
             _rules_of(f"{name}#", doc, rules)
     return Inventory(whole.hexdigest()[:32], dict(sorted(rules.items())))
@@ -436,19 +441,25 @@ def _relative(path: FsPath, root: FsPath) -> str:
         return path.as_posix()
 
 
+# Keys of a suite or policy file that change nothing that is checked: what the file is,
+# and (the suite's) where the outputs go. Every other key is a rule: a change to
+# tool_groups, tool_match, traces or a policy's enforcement changes the findings as much as
+# a test's own keys, and a comparison must say so (docs/results.md "baseline").
+_NOT_RULES = frozenset({"version", "suite", "description", "output"})
+_SECTIONS = ("tests", "scenarios", "probes")
+
+
 def _suite_rules(name: str, doc: dict[str, Any], rules: dict[str, str]) -> None:
-    for section in ("tests", "scenarios", "probes"):
+    for key, value in doc.items():
+        if key not in _NOT_RULES and key not in _SECTIONS and value is not None:
+            _rules_of(f"{name}#{key}", value, rules)
+    for section in _SECTIONS:
         items = doc.get(section)
         if not isinstance(items, list):
             continue
         for n, item in enumerate(items):
             ident = item.get("id", n) if isinstance(item, dict) else n
             _rules_of(f"{name}#{section}.{ident}", item, rules)
-    if doc.get("pass_criteria") is not None:
-        _rules_of(f"{name}#pass_criteria", doc["pass_criteria"], rules)
-    for key in ("servers", "tool_lock"):  # live MCP (docs/mcp.md)
-        if doc.get(key) is not None:
-            _rules_of(f"{name}#{key}", doc[key], rules)
 
 
 def _rules_of(prefix: str, value: Any, rules: dict[str, str]) -> None:

@@ -198,6 +198,33 @@ def test_policy_change_is_detected(tmp_path: Path) -> None:
     assert policy_change(None, head.inventory).known is False
 
 
+def test_a_change_outside_tests_and_tools_is_a_policy_change(tmp_path: Path) -> None:
+    """A pull request that empties a tool group the blocklist names and lets unconstrained
+    tools through (a policy's enforcement) removes findings as surely as deleting the
+    test: the comparison says the policy changed, never 'policy unchanged'."""
+    suite = SUITE.replace("tests:\n", "tool_groups:\n  danger: [delete_*]\ntests:\n  - id: bl\n"
+                          "    metric: tool_blocklist\n    blocklist: ['@danger']\n")
+    policy = POLICY.replace('version: "1"\n',
+                            'version: "1"\nenforcement: {unconstrained_tools: deny}\n')
+    base = run(tmp_path / "b", ("refund", 50, 0.01), ("delete_x", 1, 0.01), policy, suite)
+    head = run(tmp_path / "h", ("refund", 50, 0.01), ("delete_x", 1, 0.01),
+               policy.replace("deny", "allow"),
+               suite.replace("danger: [delete_*]", "danger: [nothing]"))
+    rules = {f.rule for f in base.findings}
+    assert {"tool_blocklist", "args_valid/unconstrained_tool"} <= rules
+    assert not {"tool_blocklist", "args_valid/unconstrained_tool"} & {
+        f.rule for f in head.findings}
+    p = compare(head, base).policy
+    assert p.modified == ("agent-eval.yaml#tool_groups.danger",
+                          "policy.yaml#enforcement.unconstrained_tools")
+    assert p.message == "policy changed: 0 rules added, 0 removed, 2 changed"
+    # and a key only the head configures is a rule added
+    head = run(tmp_path / "h2", ("refund", 50, 0.01), ("delete_x", 1, 0.01), policy,
+               suite.replace("tests:\n", "tool_match: exact\ntests:\n", 1))
+    p = compare(head, base).policy
+    assert (p.added, p.removed, p.modified) == (("agent-eval.yaml#tool_match",), (), ())
+
+
 def test_moving_lines_changes_no_fingerprint_and_no_rule(tmp_path: Path) -> None:
     base = run(tmp_path / "b", ("refund", 150, 0.01), ("lookup", 1, 0.01))
     head = run(tmp_path / "h", ("refund", 150, 0.01), ("lookup", 1, 0.01),

@@ -14,7 +14,7 @@ from agent_eval.config.schema_compiler import (
     Validator,
     ecma_regex,
 )
-from agent_eval.matching import ToolMatcher, ToolMatchMode
+from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_ARGUMENTS,
     ARGS_VALID_NOT_AN_OBJECT,
@@ -43,11 +43,28 @@ class Policy:
         # enforcement.unconstrained_tools when deny or warn: (severity, its line)
         self.unconstrained = unconstrained
         self._memo: dict[str, tuple[ToolRule, ...]] = {}
+        # The keys that name one tool, by the name they match, and the globs, tried one
+        # by one: a name is looked up, not tried against each of a thousand keys (a
+        # policy of 1,000 tools against 20,000 names called: minutes).
+        self._by_name: dict[tuple[bool, str], list[int]] = {}
+        self._tried: list[int] = []
+        for i, r in enumerate(self.rules):
+            names = r.matcher.literals()
+            if names is None:
+                self._tried.append(i)
+            for n in names or ():
+                self._by_name.setdefault((r.matcher.normalized, n), []).append(i)
 
     def rules_for(self, name: str) -> tuple[ToolRule, ...]:
         hit = self._memo.get(name)
         if hit is None:
-            hit = tuple(r for r in self.rules if r.matcher(name))
+            rules = self.rules
+            found = [i for i in self._tried if rules[i].matcher(name)]
+            if self._by_name:
+                for key in ((True, normalize_name(name)), (False, name)):
+                    found += self._by_name.get(key, ())
+                found.sort()  # in the policy's order, as each key was tried before
+            hit = tuple(rules[i] for i in found)
             if len(self._memo) > 65536:
                 self._memo.clear()
             self._memo[name] = hit
