@@ -193,6 +193,43 @@ def test_chat_arguments_encoded_twice_and_legacy_function_call(
     assert t.output == "done"
 
 
+def test_chat_custom_tool_call_is_read_by_its_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A custom tool (type "custom") holds its name and free-text input under "custom", not
+    # "function": it was read as a call of 'unknown', which no blocklist entry matched.
+    items = write(tmp_path, monkeypatch, {
+        "object": "chat.completion", "model": "gpt-5",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "custom",
+                 "custom": {"name": "run_shell", "input": "rm -rf /"}},
+                {"id": "call_2", "type": "function",
+                 "function": {"name": "lookup", "arguments": "{}"}}]}}]})
+    t = one(items)
+    assert calls(t) == [("run_shell", "call_1", {"input": "rm -rf /"}),
+                        ("lookup", "call_2", {})]
+    # indent=1: "choices" at line 4, "tool_calls" at 11, the items open at lines 12 and 20
+    assert [c.location.line for c in t.tool_calls] == [12, 20]
+
+
+def test_chat_tool_call_without_a_name_or_not_an_object_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = write(tmp_path, monkeypatch, [
+        {"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"arguments": "{}"}}, "c2"]},
+        {"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"arguments": "{}"}}]},
+    ], name="chat.jsonl")
+    # line 1: the nameless call (said once: line 2 repeats it as a history) and the string
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 1, "a tool call without a tool name: it is read as a call "
+         "of 'unknown', which no rule naming a tool matches; record the name"),
+        ("input/invalid_event", 1, "a 'tool_calls' item must be a JSON object, not string; "
+         "the call in it cannot be read")]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert calls(t) == [("unknown", "c1", {})]
+
+
 # A call id reused for another call (some OpenAI-compatible servers number calls call_0,
 # call_1, ... per response; hand-edited logs): the second call is a call of its own and an
 # input error at its line; a history repeated in a request log is still read once.

@@ -224,6 +224,10 @@ class Conversation:
                             self.trace.metadata.get("duplicates_dropped", 0) + 1
                     return None
                 self.errors.append(reused_call_id(key, known[0], self.file, line))
+        if name is None or name == "":
+            self.error(INPUT_INVALID_EVENT, line,
+                       "a tool call without a tool name: it is read as a call of "
+                       f"'{label}', which no rule naming a tool matches; record the name")
         args, why = decoded if decoded is not None else decode_arguments(raw)
         call = ToolCall(name=label, arguments=args,
                         location=Location(self.file, line), id=key, arguments_error=why,
@@ -352,12 +356,19 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
         return
     tool_calls = m.get("tool_calls")
     for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
+        at = lines((*path, "tool_calls", j))
         if type(tc) is not dict:
+            conv.error(INPUT_INVALID_EVENT, at,
+                       f"a 'tool_calls' item must be a JSON object, not {json_type(tc)}; "
+                       "the call in it cannot be read")
+            continue
+        custom = tc.get("custom")
+        if tc.get("type") == "custom" and type(custom) is dict:  # a custom tool: free text
+            conv.call(custom.get("name"), {"input": custom.get("input")}, tc.get("id"), at)
             continue
         fn = tc.get("function")
         fn = fn if type(fn) is dict else tc  # some logs flatten the function
-        conv.call(fn.get("name"), fn.get("arguments"), tc.get("id"),
-                  lines((*path, "tool_calls", j)))
+        conv.call(fn.get("name"), fn.get("arguments"), tc.get("id"), at)
     fc = m.get("function_call")
     if type(fc) is dict:
         conv.call(fc.get("name"), fc.get("arguments"), None,
