@@ -211,6 +211,8 @@ class _Runs(ReadState):
         if rid is None:
             return 1
         key = str(rid)
+        if not patch and "run_type" not in value and dotted is None and key not in self.runs:
+            return 1  # an object with an id that is no run (a chat.completion, a message)
         line = at(*path)
         have = self.runs.get(key)
         if have is None:

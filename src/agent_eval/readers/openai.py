@@ -343,6 +343,29 @@ class Conversation:
             yield IgnoredEvents(self.file, self.ignored)
 
 
+# Content parts that hold a tool call or result in other formats' messages (Anthropic
+# blocks, the Vercel AI SDK's and Gemini's parts): no OpenAI message holds one, so such a
+# message is another format's, whose calls this reader cannot see.
+_CALL_PARTS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use", "tool_result",
+                         "tool_call", "tool-call", "tool-result", "functionCall",
+                         "function_call", "function_response", "functionResponse"))
+
+
+def foreign_parts(conv: Conversation, content: Any, line: int, fmt: str) -> None:
+    """An ``input/invalid_event`` for each content part of ``content`` that holds a call
+    or result of another format (never passed over as text that is not there)."""
+    if type(content) is not list:
+        return
+    for p in content:
+        if type(p) is dict:
+            kind = p.get("type")
+            if type(kind) is str and kind in _CALL_PARTS:
+                conv.error(INPUT_INVALID_EVENT, line,
+                           f"a message content part of type '{kind}' is not {fmt}: the "
+                           "call or result in it cannot be read; is the file another "
+                           "format (format: auto picks the reader by content)?")
+
+
 # ------------------------------------------------------------- Chat Completions
 def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> None:
     """One Chat Completions message; each tool call is located at its own object."""
@@ -351,6 +374,8 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
         return
     role = m.get("role")
     content = m.get("content")
+    if type(content) is list:
+        foreign_parts(conv, content, line, "Chat Completions")
     if role == "tool":
         if m.get("tool_call_id") is None:
             conv.error(INPUT_INVALID_EVENT, line,
@@ -646,6 +671,8 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         t = None
     if t == "message" or (t is None and "role" in item):
         role = item.get("role")
+        if type(item.get("content")) is list:
+            foreign_parts(conv, item["content"], line, "a Responses API item")
         text = text_of(item.get("content"))
         if role == "user":
             conv.user(text)
