@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.conftest import FIXTURES
 
 from agent_eval.api import load_traces
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
+from agent_eval.readers import READERS
 from agent_eval.readers.base import FileRead
 
 # A Chat Completions response asking for a call
@@ -63,7 +65,50 @@ def test_an_openai_reader_on_a_message_with_another_formats_call_says_so(
     # block was passed over (exit 0)
     errors, calls = _read(tmp_path, monkeypatch, ANTHROPIC, fmt, "t.json")
     assert errors == [("input/invalid_event", 1,
-                       f"a message content part of type 'tool_use' is not {what}: the call "
+                       f"a content part or item of type 'tool_use' is not {what}: the call "
                        "or result in it cannot be read; is the file another format "
                        "(format: auto picks the reader by content)?")]
     assert calls == []
+
+
+def _fixtures_with_calls() -> list[tuple[Path, list[str]]]:
+    """Each reader's hand-made fixtures (tests/fixtures/<reader>/) that hold tool calls,
+    with the names of those calls as the reader of the format reads them."""
+    out = []
+    for path in sorted(FIXTURES.glob("*/*")):
+        if (path.parent.name not in READERS or not path.is_file()
+                or path.name.endswith((".native.jsonl", ".stderr.txt"))):
+            continue
+        own = load_traces([path], format=path.parent.name)
+        names = sorted({c.name for t in own if isinstance(t, Trace) for c in t.tool_calls})
+        if names:
+            out.append((path, names))
+    return out
+
+
+FIXTURE_CALLS = _fixtures_with_calls()
+
+
+def test_the_matrix_has_every_format() -> None:
+    # every reader but the native one has a fixture with calls (the native fixtures are
+    # read as native by every format's convert golden)
+    assert {p.parent.name for p, _ in FIXTURE_CALLS} >= set(READERS) - {"native"}
+
+
+@pytest.mark.parametrize("fmt", sorted(READERS))
+def test_a_reader_forced_on_another_formats_fixture_never_leaves_its_calls_out(
+        fmt: str) -> None:
+    # Found forcing each reader on each other format's fixtures: 21 of them read the file
+    # with no input error and without some of its calls (the Anthropic reader on Chat
+    # Completions requests, the Gemini CLI reader on message lists, ...): exit 0.
+    silent = []
+    for path, names in FIXTURE_CALLS:
+        if path.parent.name == fmt:
+            continue
+        items = [i for i in load_traces([path], format=fmt) if not isinstance(i, FileRead)]
+        if any(isinstance(i, InputError) for i in items):
+            continue  # said: the run is not a pass
+        got = {c.name for t in items if isinstance(t, Trace) for c in t.tool_calls}
+        if not set(names) <= got:
+            silent.append((str(path.relative_to(FIXTURES)), sorted(set(names) - got)))
+    assert silent == []

@@ -31,9 +31,11 @@ from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import BOM as _BOM
 from agent_eval.readers._foreign import LINE_SUFFIXES
 from agent_eval.readers.base import (
+    CALL_PARTS,
     IgnoredEvents,
     ReadItem,
     SourceFile,
+    foreign_part,
     reused_call_id,
     same_call,
 )
@@ -343,27 +345,14 @@ class Conversation:
             yield IgnoredEvents(self.file, self.ignored)
 
 
-# Content parts that hold a tool call or result in other formats' messages (Anthropic
-# blocks, the Vercel AI SDK's and Gemini's parts): no OpenAI message holds one, so such a
-# message is another format's, whose calls this reader cannot see.
-_CALL_PARTS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use", "tool_result",
-                         "tool_call", "tool-call", "tool-result", "functionCall",
-                         "function_call", "function_response", "functionResponse"))
-
-
-def foreign_parts(conv: Conversation, content: Any, line: int, fmt: str) -> None:
-    """An ``input/invalid_event`` for each content part of ``content`` that holds a call
-    or result of another format (never passed over as text that is not there)."""
-    if type(content) is not list:
-        return
+def foreign_parts(conv: Conversation, content: list[Any], line: int, fmt: str) -> None:
+    """An ``input/invalid_event`` for each content part that holds a call or result of
+    another format (no OpenAI message holds one): never read as a message without it."""
     for p in content:
         if type(p) is dict:
             kind = p.get("type")
-            if type(kind) is str and kind in _CALL_PARTS:
-                conv.error(INPUT_INVALID_EVENT, line,
-                           f"a message content part of type '{kind}' is not {fmt}: the "
-                           "call or result in it cannot be read; is the file another "
-                           "format (format: auto picks the reader by content)?")
+            if type(kind) is str and kind in CALL_PARTS:
+                conv.errors.append(foreign_part(kind, fmt, conv.file, line))
 
 
 # ------------------------------------------------------------- Chat Completions
@@ -391,6 +380,8 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
         conv.user(text_of(content))
         return
     if role != "assistant":
+        if role not in ("system", "developer"):
+            conv.ignored += 1  # no Chat Completions role: counted, never passed over
         return
     tool_calls = m.get("tool_calls")
     for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
@@ -497,7 +488,7 @@ def _api_value(api: _Api, conv: Conversation, obj: Any, lines: Lines,
         return
     if api.is_response(body):
         api.response(conv, body, lines, path)
-    elif api.request_key in body:
+    elif api.request_key in body and (api.request_key != "input" or _is_request(body)):
         conv.asked(body)
         api.request(conv, body, lines, path)
     elif not api.single(conv, body, lines, path):
@@ -688,6 +679,8 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         conv.result(item.get("call_id") or item.get("id"), output_value(item), line)
     elif t == "mcp_call":
         _mcp_call(conv, item, line)
+    elif t in CALL_PARTS:  # tool_call, tool_use, ...: another format's call
+        conv.errors.append(foreign_part(t, "a Responses API item", conv.file, line))
     elif t is not None and (t.endswith("_call") or t in ("program", "tool_search_call")):
         _hosted_call(conv, t, item, line)
     elif t not in _SILENT:
@@ -751,6 +744,17 @@ def is_response_object(obj: dict[str, Any]) -> bool:
     o = obj.get("object")
     return o == "response" or (o is None and type(obj.get("output")) is list
                                and "type" not in obj and "input" not in obj)
+
+
+_REQUEST_KEYS = ("model", "prompt", "previous_response_id", "instructions", "tools",
+                 "conversation")
+
+
+def _is_request(body: dict[str, Any]) -> bool:
+    """A Responses API request: ``input`` with a model (or what stands for one), or a
+    list of items; a bare ``{"input": "..."}`` is another format's object (an OpenInference
+    span's attributes)."""
+    return type(body["input"]) is list or any(k in body for k in _REQUEST_KEYS)
 
 
 def responses_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
@@ -924,6 +928,14 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
                 conv.trace.metadata.setdefault("earlier_call_ids", []).append(key)
         conv.unmatched[:] = rest
     conv.report_unmatched()
+    t = conv.trace
+    if conv.ignored and not errors and not conv.errors and not (
+            t.tool_calls or t.llm_calls or t.input is not None or t.output is not None):
+        # every record was of a type this format does not know: another format's file
+        conv.error(INPUT_INVALID_EVENT, t.location.line,
+                   f"no {fmt} data in this file: its {conv.ignored} record(s) are of types "
+                   f"{fmt} does not know; is it another format (format: auto picks the "
+                   "reader by content)?")
     yield from conv.finish()
 
 
