@@ -404,3 +404,46 @@ def test_stream_json_as_json_lines(tmp_path: Path) -> None:
     assert (call.name, call.ok, call.error, call.location.line) == (
         "Bash", False, "Permission denied", 3)
     assert t.metadata["model"] == "claude-x" and t.metadata["num_turns"] == 2
+
+
+def test_agent_progress_rows_are_the_subagents_sidechain(tmp_path: Path) -> None:
+    # Claude Code 2.x writes a Task sub-agent's messages into the main session as
+    # 'progress' rows (data.type agent_progress, the sub-agent's row under data.message).
+    # They were ignored events: a blocked tool the sub-agent used passed with exit 0.
+    def progress(data: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "progress", "sessionId": "s1", "toolUseID": "agent_msg_1",
+                "parentToolUseID": "tu_task", "timestamp": "2025-01-01T10:00:02.000Z",
+                "data": data}
+
+    rm = {"type": "tool_use", "id": "tu_rm", "name": "Bash", "input": {"command": "rm -rf /"}}
+    rows = [
+        {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "sessionId": "s1", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "tu_task", "name": "Task", "input": {"prompt": "p"}}]}},
+        progress({"type": "agent_progress", "agentId": "a1", "prompt": "p"}),  # its start
+        progress({"type": "agent_progress", "agentId": "a1", "message": {
+            "type": "assistant", "timestamp": "2025-01-01T10:00:02.000Z",
+            "message": {"role": "assistant", "content": [rm]}}}),
+        progress({"type": "agent_progress", "agentId": "a1", "message": {  # no type
+            "timestamp": "2025-01-01T10:00:03.000Z", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "tu_rm", "content": "gone"}]}}}),
+        progress({"type": "hook_progress", "hookName": "PreToolUse"}),
+        progress({"type": "agent_progress", "agentId": "a1", "message": "text"}),
+        {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "tu_task", "content": "done"}]}},
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    name, items = read_auto(path)
+    assert name == "claude_code"
+    found = traces(items)
+    assert set(found) == {"s1", "s1/a1"}
+    assert [(c.name, c.location.line, c.result) for c in found["s1"].tool_calls] == [
+        ("Task", 2, "done")]  # answered at line 8
+    side = found["s1/a1"]
+    # line 4: the sub-agent's call; line 5 its result, 1 s later
+    assert [(c.name, c.arguments, c.location.line, c.result, c.latency_ms)
+            for c in side.tool_calls] == [("Bash", {"command": "rm -rf /"}, 4, "gone", 1000.0)]
+    assert (side.metadata["sidechain"], side.metadata["parent_session"]) == (True, "s1")
+    assert errors(items) == [("input/invalid_event", 7)]  # a message that is no row
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # the hook row

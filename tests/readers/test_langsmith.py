@@ -67,3 +67,43 @@ def test_an_llm_run_reusing_a_call_id_for_another_call_is_kept_and_reported(
     assert [(c.name, c.location.line, c.result,
              c.result_location.line if c.result_location else 0) for c in trace.tool_calls] == [
         ("get_customer", 2, "ok", 3), ("delete_customer", 3, "deleted", 4)]
+
+
+def test_an_llm_run_of_a_langchain_chat_model_asks_for_its_calls(tmp_path: Path) -> None:
+    """Without tool runs, the calls a LangChain chat model run asked for are in its
+    ``outputs.generations[0][0].message`` (a serialized AIMessage: ``tool_calls``, or
+    only the provider's ``additional_kwargs.tool_calls``); only OpenAI-style ``choices``
+    were read, so such a trace had no calls and a blocked tool passed with exit 0."""
+    def ai(**kwargs: object) -> dict[str, object]:
+        return {"lc": 1, "type": "constructor",
+                "id": ["langchain", "schema", "messages", "AIMessage"],
+                "kwargs": {"content": "", **kwargs}}
+
+    def llm(n: int, messages: list[object], message: dict[str, object]) -> dict[str, object]:
+        return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
+                "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
+                f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
+                "inputs": {"messages": [messages]},
+                "outputs": {"generations": [[{"text": "", "message": message}]]}}
+
+    tool_message = {"lc": 1, "type": "constructor",
+                    "id": ["langchain", "schema", "messages", "ToolMessage"],
+                    "kwargs": {"content": "deleted", "tool_call_id": "c1"}}
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in (
+        ROOT,  # line 1
+        llm(1, [], ai(tool_calls=[{"name": "delete_customer", "args": {"id": 7},
+                                   "id": "c1", "type": "tool_call"}])),  # line 2
+        llm(2, [tool_message], ai(additional_kwargs={"tool_calls": [  # line 3
+            {"id": "c2", "type": "function",
+             "function": {"name": "purge_data", "arguments": '{"all": true}'}}]})),
+    )))
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError) and reader.name == "langsmith"
+    items = list(reader.read(source))
+    assert [e for e in items if isinstance(e, InputError)] == []
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    assert [(c.name, c.id, c.arguments, c.location.line, c.result) for c in trace.tool_calls] == [
+        ("delete_customer", "c1", {"id": 7}, 2, "deleted"),  # its result: line 3's input
+        ("purge_data", "c2", {"all": True}, 3, None)]

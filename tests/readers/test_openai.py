@@ -193,6 +193,162 @@ def test_chat_arguments_encoded_twice_and_legacy_function_call(
     assert t.output == "done"
 
 
+def test_chat_custom_tool_call_is_read_by_its_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A custom tool (type "custom") holds its name and free-text input under "custom", not
+    # "function": it was read as a call of 'unknown', which no blocklist entry matched.
+    items = write(tmp_path, monkeypatch, {
+        "object": "chat.completion", "model": "gpt-5",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "custom",
+                 "custom": {"name": "run_shell", "input": "rm -rf /"}},
+                {"id": "call_2", "type": "function",
+                 "function": {"name": "lookup", "arguments": "{}"}}]}}]})
+    t = one(items)
+    assert calls(t) == [("run_shell", "call_1", {"input": "rm -rf /"}),
+                        ("lookup", "call_2", {})]
+    # indent=1: "choices" at line 4, "tool_calls" at 11, the items open at lines 12 and 20
+    assert [c.location.line for c in t.tool_calls] == [12, 20]
+
+
+def test_chat_tool_call_without_a_name_or_not_an_object_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = write(tmp_path, monkeypatch, [
+        {"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"arguments": "{}"}}, "c2"]},
+        {"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"arguments": "{}"}}]},
+    ], name="chat.jsonl")
+    # line 1: the nameless call (said once: line 2 repeats it as a history) and the string
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 1, "a tool call without a tool name: it is read as a call "
+         "of 'unknown', which no rule naming a tool matches; record the name"),
+        ("input/invalid_event", 1, "a 'tool_calls' item must be a JSON object, not string; "
+         "the call in it cannot be read")]
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert calls(t) == [("unknown", "c1", {})]
+
+
+def _chunk(*deltas: dict[str, Any], finish: str | None = None,
+           usage: dict[str, int] | None = None, rid: str = "chatcmpl-1") -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": rid, "object": "chat.completion.chunk", "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": d, "finish_reason": finish} for d in deltas]}
+    if usage is not None:
+        body["usage"] = usage
+        body["choices"] = []
+    return body
+
+
+def _tc(index: int, args: str, cid: str | None = None,
+        name: str | None = None) -> dict[str, Any]:
+    fn: dict[str, Any] = {"arguments": args}
+    if name is not None:
+        fn["name"] = name
+    tc: dict[str, Any] = {"index": index, "function": fn}
+    if cid is not None:
+        tc.update(id=cid, type="function")
+    return tc
+
+
+def test_chat_streamed_chunks_are_put_together(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A streamed response (stream: true) saved chunk by chunk: the chunks were ignored
+    # events, so the calls in them passed every rule with exit 0.
+    rows = [
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": "clean up"}]},  # 1
+        _chunk({"role": "assistant", "content": None,  # line 2: both calls start
+                "tool_calls": [_tc(0, "", "call_a", "delete_customer"),
+                               _tc(1, '{"q":', "call_b", "lookup")]}),
+        _chunk({"tool_calls": [_tc(0, '{"id": ')]}),  # 3
+        _chunk({"tool_calls": [_tc(1, ' "x"}'), _tc(0, "7}")]}),  # 4
+        _chunk({}, finish="tool_calls"),  # 5: the calls are read
+        _chunk(usage={"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}),  # 6
+        {"model": "gpt-4o", "messages": [  # 7: the next request repeats the calls
+            {"role": "user", "content": "clean up"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_a", "type": "function",
+                 "function": {"name": "delete_customer", "arguments": '{"id": 7}'}},
+                {"id": "call_b", "type": "function",
+                 "function": {"name": "lookup", "arguments": '{"q": "x"}'}}]},
+            {"role": "tool", "tool_call_id": "call_a", "content": "deleted"},
+            {"role": "tool", "tool_call_id": "call_b", "content": "found"}]},
+        _chunk({"role": "assistant", "content": "Do"}, rid="chatcmpl-2"),  # 8
+        _chunk({"content": "ne."}, finish="stop", rid="chatcmpl-2"),  # 9
+    ]
+    t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
+    assert t.format == "openai_chat"
+    assert [(c.name, c.id, c.arguments, c.location.line, c.result) for c in t.tool_calls] == [
+        ("delete_customer", "call_a", {"id": 7}, 2, "deleted"),
+        ("lookup", "call_b", {"q": "x"}, 2, "found")]
+    # one LLM call per streamed response (lines 2 and 8), tokens from line 6's usage chunk
+    assert [(c.location.line, c.model, c.input_tokens, c.output_tokens, c.total_tokens)
+            for c in t.llm_calls] == [(2, "gpt-4o", 9, 4, 13),
+                                      (8, "gpt-4o", None, None, None)]
+    assert (t.input, t.output) == ("clean up", "Done.")
+    assert t.metadata["response_ids"] == ["chatcmpl-1", "chatcmpl-2"]
+
+
+def test_chat_stream_cut_off_still_has_its_calls(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # no finish_reason: the file ends inside the stream; the calls are read as they came
+    rows = [
+        _chunk({"role": "assistant", "tool_calls": [
+            {"index": 0, "id": "call_c", "type": "custom",
+             "custom": {"name": "run_shell", "input": "rm "}}]}),
+        _chunk({"tool_calls": [{"index": 0, "custom": {"input": "-rf /"}}]}),
+        _chunk({"function_call": {"name": "legacy", "arguments": '{"a":'}}, rid="chatcmpl-2"),
+        _chunk({"function_call": {"arguments": " 1}"}}, rid="chatcmpl-2"),
+    ]
+    t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
+    assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("run_shell", "call_c", {"input": "rm -rf /"}, 1), ("legacy", None, {"a": 1}, 3)]
+
+
+def test_responses_streamed_events_are_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Server-sent events of a streamed response: they were ignored events (and each event
+    # with a "response" was read as a response: response.created an LLM call of its own).
+    fc = {"id": "fc_1", "type": "function_call", "call_id": "call_1",
+          "name": "delete_customer", "arguments": ""}
+    done = {**fc, "status": "completed", "arguments": '{"id": 7}'}
+    rows = [
+        {"type": "response.created", "response": {
+            "id": "resp_1", "object": "response", "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": fc},  # 2
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "{"},
+        {"type": "response.output_item.done", "output_index": 0, "item": done},  # 4
+        {"type": "response.output_item.added", "output_index": 1,  # 5
+         "item": {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_2",
+                  "name": "run_shell", "input": ""}},
+        {"type": "response.custom_tool_call_input.delta", "item_id": "ctc_1", "delta": "ls"},
+        {"type": "response.completed", "response": {  # 7: both items again
+            "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-4.1",
+            "output": [done, {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_2",
+                              "name": "run_shell", "input": "ls"}],
+            "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}}},
+        {"type": "response.created", "response": {
+            "id": "resp_2", "object": "response", "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0,  # 9: cut off
+         "item": {**fc, "id": "fc_2", "call_id": "call_3", "name": "purge"}},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_2",
+         "delta": '{"all": true}'},
+        {"type": "response.output_item.added", "output_index": 1,  # 11: cut off too
+         "item": {"id": "ctc_2", "type": "custom_tool_call", "call_id": "call_4",
+                  "name": "run_shell", "input": ""}},
+        {"type": "response.custom_tool_call_input.delta", "item_id": "ctc_2", "delta": "rm"},
+    ]
+    t = one(write(tmp_path, monkeypatch, rows, name="resp.jsonl"))
+    assert t.format == "openai_responses"
+    assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("delete_customer", "call_1", {"id": 7}, 4), ("run_shell", "call_2", {"input": "ls"}, 7),
+        ("purge", "call_3", {"all": True}, 9), ("run_shell", "call_4", {"input": "rm"}, 11)]
+    # one LLM call: the completed response's (line 7), not one per event holding a response
+    assert [(c.location.line, c.model, c.total_tokens) for c in t.llm_calls] == [
+        (7, "gpt-4.1", 8)]
+
+
 # A call id reused for another call (some OpenAI-compatible servers number calls call_0,
 # call_1, ... per response; hand-edited logs): the second call is a call of its own and an
 # input error at its line; a history repeated in a request log is still read once.

@@ -662,3 +662,39 @@ def test_an_element_of_the_wrong_type_is_an_input_error_not_passed_over(
     assert lines[1].strip() == '"resourceSpans": [' and lines[5].strip() == '"scopeSpans": ['
     (trace,) = only_traces(items)
     assert [c.name for c in trace.tool_calls] == ["x"]  # the span beside them is read
+
+
+def test_calls_in_chat_message_events_are_read(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Semconv 1.28-1.36 chat message events on the span (the Azure AI Inference SDK writes
+    # their body as JSON in gen_ai.event.content; other producers as attributes, a kvlist
+    # for the choice's message): the calls in them were passed over, exit 0.
+    def event(name: str, *attrs: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "timeUnixNano": "1700000000005000000", "attributes": list(attrs)}
+
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "delete_customer", "arguments": '{"id": 7}'}}
+    chat1 = span(TID, "c1", "chat gpt-4o", 0, 10, gen_ai__operation__name="chat")
+    chat1["events"] = [
+        event("gen_ai.user.message", attr("gen_ai.event.content",
+                                          json.dumps({"content": "remove customer 7"}))),
+        event("gen_ai.choice", attr("gen_ai.event.content", json.dumps(
+            {"index": 0, "finish_reason": "tool_calls", "message": {"tool_calls": [call]}})))]
+    chat2 = span(TID, "c2", "chat gpt-4o", 20, 30, gen_ai__operation__name="chat")
+    chat2["events"] = [
+        event("gen_ai.assistant.message", attr("gen_ai.event.content",
+                                               json.dumps({"tool_calls": [call]}))),
+        event("gen_ai.tool.message", attr("gen_ai.event.content",
+                                          json.dumps({"id": "call_1", "content": "deleted"}))),
+        event("gen_ai.choice", attr("index", 0), {"key": "message", "value": {"kvlistValue": {
+            "values": [{"key": "tool_calls", "value": {"arrayValue": {"values": [
+                {"kvlistValue": {"values": [
+                    {"key": "id", "value": {"stringValue": "call_2"}},
+                    {"key": "function", "value": {"kvlistValue": {"values": [
+                        {"key": "name", "value": {"stringValue": "purge_data"}},
+                        {"key": "arguments", "value": {"stringValue": "{}"}}]}}}]}}]}}}]}}})]
+    t = one(write(tmp_path, monkeypatch, export(chat1, chat2) + "\n"))
+    # chat 1 asks for call_1, chat 2 repeats it with its result and asks for call_2
+    assert [(c.name, c.id, c.arguments, c.result) for c in t.tool_calls] == [
+        ("delete_customer", "call_1", {"id": 7}, "deleted"), ("purge_data", "call_2", {}, None)]
+    assert t.input == "remove customer 7"

@@ -30,7 +30,14 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
-from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call_id
+from agent_eval.readers.base import (
+    CALL_PARTS,
+    CallIndex,
+    ReadItem,
+    SourceFile,
+    foreign_part,
+    reused_call_id,
+)
 from agent_eval.readers.cassette import Body, BodyError, Cassette, body_text, read_cassette
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, ReadState, feed
@@ -42,6 +49,7 @@ from agent_eval.rule_ids import (
 
 NAME = "anthropic"
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+OWN_PARTS = frozenset((*CALL_BLOCKS, "tool_result"))  # of base.CALL_PARTS: Anthropic's
 LineOf = Callable[..., int]  # a JSON path below the record -> its line
 
 
@@ -290,6 +298,11 @@ class _File(ReadState):
         if value.get("type") == "message" or "role" in value:
             self.message(value, at, *path)
             return
+        kind = value.get("type")
+        if isinstance(kind, str) and kind in CALL_PARTS and kind not in OWN_PARTS:
+            self.conv.errors.append(foreign_part(kind, "an Anthropic message", self.file,
+                                                 at(*path)))
+            return
         self.unknown += 1
 
     def message(self, m: Any, at: LineOf, *path: str | int) -> None:
@@ -298,13 +311,15 @@ class _File(ReadState):
             return
         line = at(*path)
         touch(self.conv.trace, line)
-        self.messages += 1
         content = m.get("content")
 
         def line_of(j: int) -> int:
             return at(*path, "content", j)
 
         role = m.get("role")
+        if role in ("assistant", "user"):
+            self.messages += 1
+            self.foreign(m, content, line)
         if role == "assistant":
             self.conv.assistant(content, line_of)
             if m.get("type") == "message" or isinstance(m.get("usage"), dict):
@@ -313,6 +328,25 @@ class _File(ReadState):
             self.conv.user(content, line_of)
         else:
             self.unknown += 1
+
+
+    def foreign(self, m: dict[str, Any], content: Any, line: int) -> None:
+        """Another format's calls in a message (OpenAI's ``tool_calls`` /
+        ``function_call``, a part no Anthropic message holds): an input error each, never
+        a message read without them."""
+        errors = self.conv.errors
+        for key in ("tool_calls", "function_call"):
+            if m.get(key):
+                errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line, f"a message with '{key}' is not an Anthropic message "
+                    "(Chat Completions?): the calls in it cannot be read; is the file "
+                    "another format (format: auto picks the reader by content)?"))
+        if isinstance(content, list):
+            for block in content:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if isinstance(kind, str) and kind in CALL_PARTS and kind not in OWN_PARTS:
+                    errors.append(foreign_part(kind, "an Anthropic message", self.file,
+                                               line))
 
 
 _YAML = (".yaml", ".yml")

@@ -84,8 +84,9 @@ class AssayState(ReadState):
             return
         if kind is None and ("tool" in value or "tool_calls" in value):
             self.legacy(value, line)
-        elif kind is not None or "request_id" in value or "response" in value:
-            self.v1(value, line)
+        elif kind is not None or "request_id" in value or isinstance(value.get("response"),
+                                                                     str):
+            self.v1(value, line)  # (a response that is no text: another format's pair)
         else:
             self.unknown += 1
 

@@ -83,6 +83,23 @@ def negative_figure(what: str, key: str, value: object, file: str, line: int) ->
                       "treated as not recorded")
 
 
+# Content parts (blocks) that hold a tool call or result, by format: Anthropic blocks, the
+# Vercel AI SDK's and Gemini's parts, OpenAI's item types. A reader that meets one of
+# another format's in a message it reads cannot see that call: an input error, never a
+# message read without it.
+CALL_PARTS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use", "tool_result",
+                        "tool_call", "tool-call", "tool-result", "functionCall",
+                        "function_call", "function_response", "functionResponse"))
+
+
+def foreign_part(kind: str, fmt: str, file: str, line: int) -> InputError:
+    """The error for a content part of type ``kind`` that ``fmt`` messages never hold."""
+    return INPUT_INVALID_EVENT.input_error(
+        file, line, f"a content part or item of type '{kind}' is not {fmt}: the call or "
+        "result in it cannot be read; is the file another format (format: auto picks the "
+        "reader by content)?")
+
+
 def reused_call_id(cid: str, first: ToolCall, file: str, line: int) -> InputError:
     """The input error of a call whose id an earlier call of the file has, with another
     tool name or other arguments (a history repeated in a log repeats both): it is read

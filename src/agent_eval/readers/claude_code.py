@@ -118,6 +118,8 @@ class _State(ReadState):
                 self.assistant(s, obj, message, line, line_of, ts)
         elif kind == "result":
             self.result(self.session(obj, line), obj)
+        elif kind == "progress":
+            self.progress(obj, at, path, line)
         elif kind == "system":
             if obj.get("subtype") == "init":
                 init = self.session(obj, line)
@@ -126,6 +128,37 @@ class _State(ReadState):
                         init.conv.trace.metadata.setdefault(key, obj[key])
         elif kind not in QUIET_TYPES:
             self.unknown += 1
+
+    def progress(self, obj: dict[str, Any], at: LineAt, path: tuple[str | int, ...],
+                 line: int) -> None:
+        """A ``progress`` row. An ``agent_progress`` one carries a row of a sub-agent (the
+        Task tool's) under ``data.message``: read as a row of that sub-agent's sidechain,
+        whose calls are checked like any other. Other progress (hooks, a command's
+        output) carries no call: ignored and counted."""
+        data = obj.get("data")
+        if type(data) is not dict or data.get("type") != "agent_progress":
+            self.unknown += 1
+            return
+        inner = data.get("message")
+        if inner is None:  # the sub-agent's start: its prompt only
+            return
+        if type(inner) is not dict:
+            self.error(INPUT_INVALID_EVENT, line,
+                       "the 'data.message' of an agent_progress row must be a JSON object "
+                       f"(a row of the sub-agent), not {json_type(inner)}; the sub-agent's "
+                       "calls in it cannot be read")
+            return
+        row = dict(inner)
+        message = inner.get("message")
+        if "type" not in row and type(message) is dict:  # some versions leave it out
+            row["type"] = message.get("role")
+        row["isSidechain"] = True
+        agent = data.get("agentId", inner.get("agentId"))
+        row["agentId"] = agent
+        sid = obj.get("sessionId", obj.get("session_id"))
+        if sid is not None and not inner.get("sessionId", inner.get("session_id")):
+            row["sessionId"] = sid
+        self.row(row, at, *path, "data", "message")
 
     def metadata(self, s: _Session, obj: dict[str, Any], message: dict[str, Any]) -> None:
         meta = s.conv.trace.metadata

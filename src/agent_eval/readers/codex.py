@@ -20,7 +20,7 @@ from agent_eval.jsonutil import file_lines, json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall
 from agent_eval.readers import sniffs
-from agent_eval.readers.base import ReadItem, SourceFile
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
 from agent_eval.readers.openai import (
     OUTPUT_TYPES,
     Conversation,
@@ -80,8 +80,15 @@ class _Rollout:
         self.fallback_input: str | None = None
         self.fallback_output: str | None = None
         self.started = False
+        self.understood = False  # a line of a rollout, not an ignored record
 
     def line(self, obj: Any, line: int) -> None:
+        ignored = self.conv.ignored
+        self._line(obj, line)
+        if self.conv.ignored == ignored:
+            self.understood = True
+
+    def _line(self, obj: Any, line: int) -> None:
         conv = self.conv
         if not self.started:
             self.started = True
@@ -275,6 +282,14 @@ class CodexReader:
                 yield INPUT_INVALID_EVENT.input_error(
                     source.file, 0,
                     "the file holds no rollout lines (it is empty)")
+            return
+        if not rollout.understood:  # every line ignored: another format's file
+            yield from rollout.conv.errors
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 1, "no Codex rollout line in this file (lines of type "
+                "session_meta / response_item / event_msg / turn_context with a 'payload', "
+                "or the items of an older rollout); is it another format?")
+            yield IgnoredEvents(source.file, rollout.conv.ignored)
             return
         yield from rollout.finish()
 

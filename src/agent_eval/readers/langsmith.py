@@ -31,6 +31,7 @@ from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call
 from agent_eval.readers.langchain import message_parts, model_name
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, LineAt, ReadState, feed
+from agent_eval.rule_ids import INPUT_INVALID_EVENT
 
 NAME = "langsmith"
 
@@ -211,6 +212,8 @@ class _Runs(ReadState):
         if rid is None:
             return 1
         key = str(rid)
+        if not patch and "run_type" not in value and dotted is None and key not in self.runs:
+            return 1  # an object with an id that is no run (a chat.completion, a message)
         line = at(*path)
         have = self.runs.get(key)
         if have is None:
@@ -308,33 +311,71 @@ class _Runs(ReadState):
         a call with that id has is not another call's)."""
         inputs = run.get("inputs")
         messages = inputs.get("messages") if isinstance(inputs, dict) else None
-        for m in messages if isinstance(messages, list) else []:
+        messages = messages if isinstance(messages, list) else []
+        if messages and isinstance(messages[0], list):  # a chat model run: [[messages]]
+            messages = [m for batch in messages if isinstance(batch, list) for m in batch]
+        for m in messages:
             if isinstance(m, dict) and m.get("role") == "tool":
                 key, value = str(m.get("tool_call_id")), text_of(m.get("content"))
-                call = by_id.open(key)
-                if call is not None and not by_id.has_result(key, value):
-                    set_result(call, value, None, True, loc)
-        outputs = run.get("outputs")
-        choices = outputs.get("choices") if isinstance(outputs, dict) else None
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return
-        msg = choices[0].get("message")
-        calls = msg.get("tool_calls") if isinstance(msg, dict) else None
-        for tc in calls if isinstance(calls, list) else []:
-            fn = tc.get("function") if isinstance(tc, dict) else None
-            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            else:  # a serialized LangChain ToolMessage
+                parts = message_parts(m)
+                if parts is None or parts[0] != "tool":
+                    continue
+                key, value = str(parts[1].get("tool_call_id")), text_of(
+                    parts[1].get("content"))
+            call = by_id.open(key)
+            if call is not None and not by_id.has_result(key, value):
+                set_result(call, value, None, True, loc)
+        for cid, name, raw in _asked(run.get("outputs")):
+            if not isinstance(name, str) or not name:
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, out_loc.line, "a tool call the model asked for has no tool "
+                    "name; it cannot be checked"))
                 continue
-            cid = str(tc.get("id"))
-            args, why = decode_arguments(fn.get("arguments"))
+            args, why = decode_arguments(raw)
             first = by_id.first(cid)
             if first is not None:
-                if by_id.same(cid, fn["name"], args, why) is not None:
+                if by_id.same(cid, name, args, why) is not None:
                     continue  # the same call again
                 self.errors.append(reused_call_id(cid, first, self.file, out_loc.line))
-            call = ToolCall(name=fn["name"], arguments=args, location=out_loc, id=cid,
+            call = ToolCall(name=name, arguments=args, location=out_loc, id=cid,
                             arguments_error=why)
             tr.tool_calls.append(call)
             by_id.add(cid, call)
+
+
+def _asked(outputs: Any) -> list[tuple[str, Any, Any]]:
+    """The calls an LLM run's outputs ask for, as (id, name, raw arguments): OpenAI's
+    ``choices[0].message.tool_calls``, or a LangChain chat model's
+    ``generations[0][0].message`` (its ``tool_calls``, else the provider's
+    ``additional_kwargs.tool_calls``)."""
+    if not isinstance(outputs, dict):
+        return []
+    calls: Any = None
+    choices = outputs.get("choices")
+    generations = outputs.get("generations")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        msg = choices[0].get("message")
+        calls = msg.get("tool_calls") if isinstance(msg, dict) else None
+    elif isinstance(generations, list) and generations:
+        g = generations[0][0] if isinstance(generations[0], list) and generations[0] \
+            else generations[0]
+        parts = message_parts(g.get("message")) if isinstance(g, dict) else None
+        if parts is not None and parts[0] == "ai":
+            calls = parts[1].get("tool_calls")
+            if not calls:
+                extra = parts[1].get("additional_kwargs")
+                calls = extra.get("tool_calls") if isinstance(extra, dict) else None
+    out: list[tuple[str, Any, Any]] = []
+    for tc in calls if isinstance(calls, list) else []:
+        if not isinstance(tc, dict):
+            continue
+        fn = tc.get("function")
+        if isinstance(fn, dict):  # OpenAI: {id, function: {name, arguments}}
+            out.append((str(tc.get("id")), fn.get("name"), fn.get("arguments")))
+        else:  # LangChain: {name, args, id}
+            out.append((str(tc.get("id")), tc.get("name"), tc.get("args")))
+    return out
 
 
 class LangSmithReader(FormatReader):

@@ -31,9 +31,11 @@ from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import BOM as _BOM
 from agent_eval.readers._foreign import LINE_SUFFIXES
 from agent_eval.readers.base import (
+    CALL_PARTS,
     IgnoredEvents,
     ReadItem,
     SourceFile,
+    foreign_part,
     reused_call_id,
     same_call,
 )
@@ -186,6 +188,10 @@ class Conversation:
         self.unmatched: list[tuple[str, int]] = []
         self.ignored = 0
         self.model: str | None = None
+        # streamed responses being put together (see chat_chunk, responses_event)
+        self.streams: dict[tuple[str, Any], _ChunkStream] = {}
+        self.stream_llm: dict[str, LlmCall] = {}
+        self.items: dict[str, _StreamedItem] = {}
 
     # ---------------------------------------------------------------- locations
     def touch(self, line: int) -> None:
@@ -224,6 +230,10 @@ class Conversation:
                             self.trace.metadata.get("duplicates_dropped", 0) + 1
                     return None
                 self.errors.append(reused_call_id(key, known[0], self.file, line))
+        if name is None or name == "":
+            self.error(INPUT_INVALID_EVENT, line,
+                       "a tool call without a tool name: it is read as a call of "
+                       f"'{label}', which no rule naming a tool matches; record the name")
         args, why = decoded if decoded is not None else decode_arguments(raw)
         call = ToolCall(name=label, arguments=args,
                         location=Location(self.file, line), id=key, arguments_error=why,
@@ -318,12 +328,31 @@ class Conversation:
         if text is not None:
             self.trace.output = text
 
+    def end_streams(self) -> None:
+        """The streams the file holds no end of (cut off): their calls as far as they
+        were streamed (never dropped)."""
+        for key in list(self.streams):
+            self.streams.pop(key).end(self)
+        for item in list(self.items.values()):
+            item.end(self)
+        self.items.clear()
+
     def finish(self) -> Iterator[ReadItem]:
         yield from self.errors
         self.errors.clear()
         yield self.trace
         if self.ignored:
             yield IgnoredEvents(self.file, self.ignored)
+
+
+def foreign_parts(conv: Conversation, content: list[Any], line: int, fmt: str) -> None:
+    """An ``input/invalid_event`` for each content part that holds a call or result of
+    another format (no OpenAI message holds one): never read as a message without it."""
+    for p in content:
+        if type(p) is dict:
+            kind = p.get("type")
+            if type(kind) is str and kind in CALL_PARTS:
+                conv.errors.append(foreign_part(kind, fmt, conv.file, line))
 
 
 # ------------------------------------------------------------- Chat Completions
@@ -334,6 +363,8 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
         return
     role = m.get("role")
     content = m.get("content")
+    if type(content) is list:
+        foreign_parts(conv, content, line, "Chat Completions")
     if role == "tool":
         if m.get("tool_call_id") is None:
             conv.error(INPUT_INVALID_EVENT, line,
@@ -349,15 +380,24 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
         conv.user(text_of(content))
         return
     if role != "assistant":
+        if role not in ("system", "developer"):
+            conv.ignored += 1  # no Chat Completions role: counted, never passed over
         return
     tool_calls = m.get("tool_calls")
     for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
+        at = lines((*path, "tool_calls", j))
         if type(tc) is not dict:
+            conv.error(INPUT_INVALID_EVENT, at,
+                       f"a 'tool_calls' item must be a JSON object, not {json_type(tc)}; "
+                       "the call in it cannot be read")
+            continue
+        custom = tc.get("custom")
+        if tc.get("type") == "custom" and type(custom) is dict:  # a custom tool: free text
+            conv.call(custom.get("name"), {"input": custom.get("input")}, tc.get("id"), at)
             continue
         fn = tc.get("function")
         fn = fn if type(fn) is dict else tc  # some logs flatten the function
-        conv.call(fn.get("name"), fn.get("arguments"), tc.get("id"),
-                  lines((*path, "tool_calls", j)))
+        conv.call(fn.get("name"), fn.get("arguments"), tc.get("id"), at)
     fc = m.get("function_call")
     if type(fc) is dict:
         conv.call(fc.get("name"), fc.get("arguments"), None,
@@ -448,7 +488,7 @@ def _api_value(api: _Api, conv: Conversation, obj: Any, lines: Lines,
         return
     if api.is_response(body):
         api.response(conv, body, lines, path)
-    elif api.request_key in body:
+    elif api.request_key in body and (api.request_key != "input" or _is_request(body)):
         conv.asked(body)
         api.request(conv, body, lines, path)
     elif not api.single(conv, body, lines, path):
@@ -470,10 +510,108 @@ def _chat_single(conv: Conversation, body: dict[str, Any], lines: Lines,
     if "role" in body:
         chat_message(conv, body, lines, path)
     elif body.get("object") == "chat.completion.chunk":
-        conv.ignored += 1
+        chat_chunk(conv, body, lines, path)
     else:
         return False
     return True
+
+
+class _ChunkStream:
+    """One choice of a streamed Chat Completions response (``chat.completion.chunk``s
+    with one ``id``): its tool calls by ``index`` (id, name, argument pieces, line) and
+    its text, read as one assistant message when the choice finishes."""
+
+    __slots__ = ("calls", "text")
+
+    def __init__(self) -> None:
+        self.calls: dict[Any, list[Any]] = {}
+        self.text: list[str] = []
+
+    def part(self, index: Any, cid: Any, fn: dict[str, Any], line: int, *,
+             key: str = "arguments", custom: bool = False) -> None:
+        """A piece of the call at ``index``: its id and name once, its ``key`` (the
+        arguments, or a custom tool's input) a piece of text (or, from a logger that
+        stored it decoded, the whole value)."""
+        call = self.calls.get(index)
+        if call is None:  # id, name, text pieces, line, custom, the value when not text
+            call = self.calls[index] = [None, None, [], line, custom, None]
+        if cid is not None and call[0] is None:
+            call[0] = cid
+        name = fn.get("name")
+        if name and call[1] is None:
+            call[1] = name
+        value = fn.get(key)
+        if type(value) is str:
+            call[2].append(value)
+        elif value is not None:
+            call[5] = value
+
+    def end(self, conv: Conversation) -> None:
+        for cid, name, pieces, line, custom, whole in self.calls.values():
+            raw = whole if whole is not None and not pieces else "".join(pieces)
+            conv.call(name, {"input": raw} if custom else raw, cid, line)
+        if self.text:
+            conv.assistant("".join(self.text))
+
+
+def chat_chunk(conv: Conversation, body: dict[str, Any], lines: Lines,
+               path: JsonPath) -> None:
+    """A ``chat.completion.chunk`` of a streamed response: its choices' deltas are put
+    together; a choice's tool calls are read when it finishes (``finish_reason``) or the
+    file ends. The first chunk of a response is its LLM call; a chunk with ``usage`` (the
+    last one, with ``stream_options.include_usage``) gives its tokens."""
+    line = lines(path)
+    conv.touch(line)
+    rid = str(body.get("id"))
+    llm = conv.stream_llm.get(rid)
+    if llm is None:
+        llm = conv.stream_llm[rid] = conv.llm(body.get("model"), None, line)
+        _remember(conv, "response_ids", body.get("id"))
+    if type(body.get("usage")) is dict:
+        llm.input_tokens, llm.output_tokens, llm.total_tokens = usage_counts(body["usage"])
+    choices = body.get("choices")
+    for k, ch in enumerate(choices if type(choices) is list else ()):
+        at = (*path, "choices", k)
+        if type(ch) is not dict:
+            conv.error(INPUT_INVALID_EVENT, lines(at),
+                       f"a chunk's choice must be a JSON object, not {json_type(ch)}")
+            continue
+        index = ch.get("index")
+        key = (rid, index if type(index) is int else k)
+        stream = conv.streams.get(key)
+        if stream is None:
+            stream = conv.streams[key] = _ChunkStream()
+        delta = ch.get("delta")
+        if type(delta) is dict:
+            _chunk_delta(conv, stream, delta, lines, (*at, "delta"))
+        if ch.get("finish_reason") is not None:
+            conv.streams.pop(key).end(conv)
+
+
+def _chunk_delta(conv: Conversation, stream: _ChunkStream, delta: dict[str, Any],
+                 lines: Lines, path: JsonPath) -> None:
+    tool_calls = delta.get("tool_calls")
+    for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
+        at = lines((*path, "tool_calls", j))
+        if type(tc) is not dict:
+            conv.error(INPUT_INVALID_EVENT, at,
+                       f"a 'tool_calls' item must be a JSON object, not {json_type(tc)}; "
+                       "the call in it cannot be read")
+            continue
+        index = tc.get("index")
+        index = index if type(index) is int else j
+        custom = tc.get("custom")
+        if type(custom) is dict:  # a custom tool: its input streamed as text
+            stream.part(index, tc.get("id"), custom, at, key="input", custom=True)
+            continue
+        fn = tc.get("function")
+        stream.part(index, tc.get("id"), fn if type(fn) is dict else tc, at)
+    fc = delta.get("function_call")
+    if type(fc) is dict:  # the legacy functions API: one call, no id
+        stream.part("function_call", None, fc, lines((*path, "function_call")))
+    text = delta.get("content")
+    if type(text) is str:
+        stream.text.append(text)
 
 
 _CHAT = _Api(chat_value, "a Chat Completions request, response or message",
@@ -524,6 +662,8 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         t = None
     if t == "message" or (t is None and "role" in item):
         role = item.get("role")
+        if type(item.get("content")) is list:
+            foreign_parts(conv, item["content"], line, "a Responses API item")
         text = text_of(item.get("content"))
         if role == "user":
             conv.user(text)
@@ -539,6 +679,8 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         conv.result(item.get("call_id") or item.get("id"), output_value(item), line)
     elif t == "mcp_call":
         _mcp_call(conv, item, line)
+    elif t in CALL_PARTS:  # tool_call, tool_use, ...: another format's call
+        conv.errors.append(foreign_part(t, "a Responses API item", conv.file, line))
     elif t is not None and (t.endswith("_call") or t in ("program", "tool_search_call")):
         _hosted_call(conv, t, item, line)
     elif t not in _SILENT:
@@ -604,8 +746,25 @@ def is_response_object(obj: dict[str, Any]) -> bool:
                                and "type" not in obj and "input" not in obj)
 
 
+_REQUEST_KEYS = ("model", "prompt", "previous_response_id", "instructions", "tools",
+                 "conversation")
+
+
+def _is_request(body: dict[str, Any]) -> bool:
+    """A Responses API request: ``input`` with a model (or what stands for one), or a
+    list of items; a bare ``{"input": "..."}`` is another format's object (an OpenInference
+    span's attributes)."""
+    return type(body["input"]) is list or any(k in body for k in _REQUEST_KEYS)
+
+
 def responses_value(conv: Conversation, obj: Any, lines: Lines, path: JsonPath) -> None:
-    """Any Responses API shape: request, response, item, pair, or a list."""
+    """Any Responses API shape: request, response, item, pair, a streamed event, or a
+    list."""
+    if type(obj) is dict:
+        t = obj.get("type")
+        if type(t) is str and t.startswith("response."):  # before a pair's "response"
+            responses_event(conv, obj, t, lines, path)
+            return
     _api_value(_RESPONSES, conv, obj, lines, path)
 
 
@@ -614,6 +773,59 @@ def _responses_request(conv: Conversation, body: dict[str, Any], lines: Lines,
     if body.get("previous_response_id") is not None:
         conv.trace.metadata.setdefault("previous_response_id", body["previous_response_id"])
     responses_items(conv, body.get("input"), lines, (*path, "input"))
+
+
+class _StreamedItem:
+    """An output item of a streamed response, from its ``response.output_item.added``
+    event and its arguments' deltas, until its ``response.output_item.done``."""
+
+    __slots__ = ("item", "line", "pieces")
+
+    def __init__(self, item: dict[str, Any], line: int) -> None:
+        self.item = dict(item)
+        self.line = line
+        self.pieces: list[str] = []
+
+    def end(self, conv: Conversation) -> None:
+        """The stream ends before the item is done: the item as far as it came."""
+        key = "input" if self.item.get("type") == "custom_tool_call" else "arguments"
+        if self.pieces and not self.item.get(key):
+            self.item[key] = "".join(self.pieces)
+        responses_item(conv, self.item, self.line)
+
+
+_RESPONSE_ENDS = frozenset(("response.completed", "response.failed", "response.incomplete"))
+
+
+def responses_event(conv: Conversation, event: dict[str, Any], t: str, lines: Lines,
+                    path: JsonPath) -> None:
+    """A server-sent event of a streamed response (``stream: true``): the items of
+    ``response.output_item.done`` and the response of ``response.completed`` (or
+    ``failed`` / ``incomplete``) are read as in a response body (each call once); an
+    item added but never done (a stream cut off) is read as far as it came. The other
+    events (text deltas, ``response.created``, ...) only stream what these hold."""
+    line = lines(path)
+    conv.touch(line)
+    item = event.get("item")
+    if t == "response.output_item.added" and type(item) is dict:
+        key = item.get("id")
+        if key is not None and item.get("type") != "message":
+            conv.items[str(key)] = _StreamedItem(item, line)
+    elif t == "response.output_item.done" and type(item) is dict:
+        conv.items.pop(str(item.get("id")), None)
+        responses_item(conv, item, lines((*path, "item")))
+    elif t in ("response.function_call_arguments.delta",
+               "response.custom_tool_call_input.delta", "response.mcp_call_arguments.delta"):
+        pending = conv.items.get(str(event.get("item_id")))
+        if pending is not None and type(event.get("delta")) is str:
+            pending.pieces.append(event["delta"])
+    elif t in _RESPONSE_ENDS and type(event.get("response")) is dict:
+        response = event["response"]
+        output = response.get("output")
+        for done in output if type(output) is list else ():
+            if type(done) is dict:
+                conv.items.pop(str(done.get("id")), None)
+        responses_object(conv, response, lines, (*path, "response"))
 
 
 def _responses_single(conv: Conversation, body: dict[str, Any], lines: Lines,
@@ -706,6 +918,7 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
     conv = Conversation(source, fmt, docs[0][1](()))
     for obj, lines in docs:
         value(conv, obj, lines, ())
+    conv.end_streams()
     if unmatched_ok(conv):  # outputs of calls made before the file: not an error
         rest: list[tuple[str, int]] = []
         for key, line in conv.unmatched:
@@ -715,6 +928,14 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
                 conv.trace.metadata.setdefault("earlier_call_ids", []).append(key)
         conv.unmatched[:] = rest
     conv.report_unmatched()
+    t = conv.trace
+    if conv.ignored and not errors and not conv.errors and not (
+            t.tool_calls or t.llm_calls or t.input is not None or t.output is not None):
+        # every record was of a type this format does not know: another format's file
+        conv.error(INPUT_INVALID_EVENT, t.location.line,
+                   f"no {fmt} data in this file: its {conv.ignored} record(s) are of types "
+                   f"{fmt} does not know; is it another format (format: auto picks the "
+                   "reader by content)?")
     yield from conv.finish()
 
 

@@ -435,8 +435,35 @@ def _span_error(status: Any, attrs: dict[str, Any], events: Any) -> str | None:
     return message
 
 
+# Chat message events of semconv 1.28-1.36 (the role each stands for); gen_ai.choice is
+# the model's answer, the others its input
+_MESSAGE_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
+                   "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool",
+                   "gen_ai.choice": "assistant"}
+
+
+def _event_message(name: str, ev_attrs: dict[str, Any]) -> dict[str, Any] | None:
+    """The chat message of a message event: its body in ``gen_ai.event.content`` (JSON,
+    as the Azure AI Inference SDK writes it), else its attributes; a choice's message is
+    under ``message``. Tool results by ``id``, as the events' body names them."""
+    body = _json_value(ev_attrs.get("gen_ai.event.content", ev_attrs))
+    if type(body) is not dict:
+        return None
+    if name == "gen_ai.choice" and type(body.get("message")) is dict:
+        body = body["message"]
+    msg = {k: v for k, v in body.items() if type(k) is str and not k.startswith("gen_ai.")}
+    msg["role"] = _MESSAGE_EVENTS[name]
+    if name == "gen_ai.tool.message" and "tool_call_id" not in msg:
+        msg["tool_call_id"] = body.get("id")
+    return msg
+
+
 def _event_attributes(events: list[Any], attrs: dict[str, Any]) -> None:
-    """Older semconv kept prompts/completions in span events: copy them over."""
+    """Older semconv kept prompts/completions in span events: copy them over; chat
+    message events (``gen_ai.choice``, ``gen_ai.user.message``, ...) become the span's
+    input and output messages, unless its attributes hold them."""
+    asked: list[dict[str, Any]] = []
+    answered: list[dict[str, Any]] = []
     for ev in events:
         if type(ev) is not dict:
             continue
@@ -444,6 +471,14 @@ def _event_attributes(events: list[Any], attrs: dict[str, Any]) -> None:
         if name in ("gen_ai.content.prompt", "gen_ai.content.completion"):
             for k, v in _attributes(ev.get("attributes")).items():
                 attrs.setdefault(k, v)
+        elif type(name) is str and name in _MESSAGE_EVENTS:
+            msg = _event_message(name, _attributes(ev.get("attributes")))
+            if msg is not None:
+                (answered if name == "gen_ai.choice" else asked).append(msg)
+    if asked:
+        attrs.setdefault("gen_ai.input.messages", asked)
+    if answered:
+        attrs.setdefault("gen_ai.output.messages", answered)
 
 
 class _FileState:

@@ -272,6 +272,14 @@ class FormatReader:
         yield from traces
         if self.empty and not traces and not state.errors and not (bad and self.quiet_when_bad):
             yield INPUT_INVALID_EVENT.input_error(state.file, 1, self.empty)
+        elif traces and state.unknown and not state.errors and not bad and all(
+                not (t.tool_calls or t.llm_calls or t.input is not None
+                     or t.output is not None) for t in traces):
+            # every record of a type the format does not know: another format's file
+            yield INPUT_INVALID_EVENT.input_error(
+                state.file, 1, f"no {self.name} data in this file: its {state.unknown} "
+                f"record(s) are of types {self.name} does not know; is it another format "
+                "(format: auto picks the reader by content)?")
         if state.unknown:
             yield IgnoredEvents(state.file, state.unknown)
 

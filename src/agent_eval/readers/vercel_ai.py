@@ -99,6 +99,12 @@ class _State(ReadState):
             self.invalid(line, "a span must be a JSON object")
             return
         span = value
+        attrs = as_dict(span.get("attributes"))
+        op = attrs.get("ai.operationId", span.get("name"))
+        op = op if isinstance(op, str) else ""
+        if not op.startswith("ai.") and "ai.toolCall.name" not in attrs:
+            self.unknown += 1  # no AI SDK span (another instrumentation's, another format)
+            return
         ctx = as_dict(span.get("spanContext"))
         key = str(ctx.get("traceId") or "")
         trace = self.by_key.get(key)
@@ -108,13 +114,10 @@ class _State(ReadState):
             self.times[key] = []
             self.calls[key] = CallIndex()
         touch(trace, line)
-        attrs = as_dict(span.get("attributes"))
         start, end = _hr_ms(span.get("startTime")), _hr_ms(span.get("endTime"))
         if start is not None and end is not None:
             self.times[key] += [start, end]
         latency = round(end - start, 3) if start is not None and end is not None else None
-        op = attrs.get("ai.operationId", span.get("name"))
-        op = op if isinstance(op, str) else ""
         loc = Location(self.file, line)
         error = _error(span, self.array(span.get("events"), line, "a span's events"))
         if op == "ai.toolCall" or "ai.toolCall.name" in attrs:
