@@ -131,3 +131,7 @@ def test_flags_lists_the_calls_of_another_type() -> None:
     undecided: list[int] = []
     assert list(sel.flags(calls, [c.name for c in calls], undecided)) == [1, 0, 0, 0, 1]
     assert undecided == [1, 3]  # "900" in USD, and the arguments that are not an object
+    # judge: which() and cannot_judge() in one pass, the same answers
+    for c in calls:
+        assert sel.judge(c) == (sel.which(c), sel.cannot_judge(c)), c
+    assert [i for i, u in map(sel.judge, calls)] == [0, None, None, None, 1]

@@ -137,6 +137,20 @@ class ArgCondition:
         implied = self.implied
         return (implied is None or implied.fits(value)) and not self.validate(value)
 
+    def judge(self, args: dict[str, Any]) -> int:
+        """:meth:`holds` and :meth:`unfit` in one look: 1 holds, 0 does not, 2 cannot
+        judge the argument's type."""
+        key = self.key
+        if key not in args:
+            return 0
+        value = args[key]
+        if self.validate is None:
+            return 1 if json_key(value) == self.expected else 0
+        implied = self.implied
+        if implied is not None and not implied.fits(value):
+            return 2
+        return 0 if self.validate(value) else 1
+
     def unfit(self, args: dict[str, Any]) -> bool:
         """Whether the argument is there but of a JSON type the condition cannot judge."""
         implied = self.implied
@@ -208,6 +222,40 @@ class Selector:
         """:meth:`undecided` and :meth:`unfit` at once."""
         return self._undecided(call.name, call.arguments)
 
+    def judge(self, call: ToolCall) -> tuple[int | None, Undecided | None]:
+        """:meth:`which` and, when no item selects the call, :meth:`cannot_judge`, in one
+        pass over the items when their conditions are typed (the blocklist's hot path)."""
+        name, args = call.name, call.arguments
+        if not self.typed or not isinstance(args, dict):
+            index = self.which(call)
+            if index is not None or not self.conditional:
+                return index, None
+            return None, self._undecided(name, args)
+        if self.names.which(name) is None:
+            return None, None
+        return self._typed(name, args)
+
+    def _typed(self, name: str, args: dict[str, Any]) -> tuple[int | None, Undecided | None]:
+        """The first item that selects the call, else the first that cannot judge it."""
+        first: Undecided | None = None
+        for k, item in enumerate(self.items):
+            for matcher, conditions in item.alternatives:
+                if not matcher(name):
+                    continue
+                unfit = None
+                for c in conditions:
+                    verdict = c.judge(args)
+                    if verdict == 0:
+                        break
+                    if verdict == 2 and unfit is None:
+                        unfit = c
+                else:
+                    if unfit is None:
+                        return k, None
+                    if first is None:
+                        first = (k, unfit)
+        return None, first
+
     def undecided(self, call: ToolCall) -> int | None:
         """Index of the first item whose argument conditions cannot judge a call that no
         item selects (:meth:`which` is None): its arguments are not a JSON object (not
@@ -243,10 +291,15 @@ class Selector:
                 if not is_object:
                     first = (k, None)
                     continue
-                # an argument no condition can judge first (cheap): only then the others
-                unfit = next((c for c in conditions if c.unfit(args)), None)
-                if unfit is not None and all(c.unfit(args) or c.holds(args)
-                                             for c in conditions if c is not unfit):
+                # an argument a condition cannot judge first (cheap, and nothing is made
+                # per call): only then whether the other conditions hold
+                unfit = None
+                for c in conditions:
+                    if c.unfit(args):
+                        unfit = c
+                        break
+                if unfit is not None and all(c is unfit or c.unfit(args) or c.holds(args)
+                                             for c in conditions):
                     first = (k, unfit)
         return first
 
@@ -264,15 +317,17 @@ class Selector:
         for k, hit in enumerate(base):
             if hit:
                 name, args = names[k], calls[k].arguments
-                base[k] = picked = any(i.selects(name, args) for i in items)
-                if picked or undecided is None:
+                if typed and isinstance(args, dict):  # one pass: selected, or undecided
+                    index, unknown = self._typed(name, args)
+                    base[k] = index is not None
+                    if unknown is not None and undecided is not None:
+                        undecided.append(k)  # an argument of a type a condition cannot judge
                     continue
-                if not isinstance(args, dict):
+                base[k] = picked = any(i.selects(name, args) for i in items)
+                if not picked and undecided is not None and not isinstance(args, dict):
                     # the name matched, no alternative without conditions did (it would
                     # select): every one that did has conditions these arguments cannot meet
                     undecided.append(k)
-                elif typed and self._undecided(name, args) is not None:
-                    undecided.append(k)  # an argument of a type a condition cannot judge
         return base
 
 

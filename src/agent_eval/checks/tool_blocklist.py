@@ -40,8 +40,7 @@ class ToolBlocklist(CheckCore):
         return self.matcher(name)
 
     def findings(self, trace: Trace) -> list[Finding]:  # one per tool: held until the end
-        which = self.matcher.which
-        conditional = self.matcher.conditional
+        judge = self.matcher.judge
         # where the calls are, not the calls: a very long trace's, read from disk, would
         # be held again (an agent looping on a blocked tool)
         hits: dict[tuple[str, int], list[TraceRef]] | None = None
@@ -49,27 +48,24 @@ class ToolBlocklist(CheckCore):
         # (not recorded, not an object, an argument of another type), with why (the first's)
         unknown: dict[tuple[str, int, Rule], tuple[tuple[str, str], list[TraceRef]]] | None \
             = None
-        typed = self.matcher.typed  # (decided when compiled)
         for call in calls_to_read(trace.tool_calls, self.matcher.names):  # a name may block
-            index = which(call)
+            index, found = judge(call)
             if index is not None:
                 if hits is None:
                     hits = {}
                 loc = call.location
                 hits.setdefault((call.name, index), []).append(
                     TraceRef(loc.file, loc.line, trace.id))
-            elif conditional and (typed or not isinstance(call.arguments, dict)):
-                found = self.matcher.cannot_judge(call)
-                if found is not None:
-                    if unknown is None:
-                        unknown = {}
-                    loc = call.location
-                    index, unfit = found
-                    rule = (TOOL_BLOCKLIST_WRONG_TYPE if unfit is not None else
-                            TOOL_BLOCKLIST_NOT_AN_OBJECT if call.arguments_recorded else
-                            TOOL_BLOCKLIST_NOT_RECORDED)
-                    unknown.setdefault((call.name, index, rule), (unjudged(call, unfit), []))[
-                        1].append(TraceRef(loc.file, loc.line, trace.id))
+            elif found is not None:
+                if unknown is None:
+                    unknown = {}
+                loc = call.location
+                index, unfit = found
+                rule = (TOOL_BLOCKLIST_WRONG_TYPE if unfit is not None else
+                        TOOL_BLOCKLIST_NOT_AN_OBJECT if call.arguments_recorded else
+                        TOOL_BLOCKLIST_NOT_RECORDED)
+                unknown.setdefault((call.name, index, rule), (unjudged(call, unfit), []))[
+                    1].append(TraceRef(loc.file, loc.line, trace.id))
         out = [] if hits is None else self._blocked(hits, trace)
         if unknown is not None:
             out += self._not_checked(unknown, trace)
