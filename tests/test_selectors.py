@@ -89,3 +89,49 @@ def test_flags_lists_the_undecided_calls_unflagged() -> None:
     assert undecided == [2, 4]  # calls 3 and 5: bash, arguments unreadable
     # without the list: the same flags
     assert list(sel.flags(calls, names)) == [0, 1, 0, 0, 0, 1, 0]
+
+
+# ------------------------------------------------ arguments of another JSON type
+BIG = {"tool": "refund", "args": {"amount": {"min": 500}, "currency": "USD"}}
+
+
+def test_an_argument_of_a_type_the_constraint_cannot_judge_is_undecided() -> None:
+    """{min: 500} judges numbers only: "900", [900], true or null is neither selected nor a
+    "no" (JSON Schema would ignore `minimum` for them), unless another condition plainly
+    fails."""
+    sel = selector([BIG])
+    assert sel.typed  # decided when compiled
+    for amount in ("900", [900], True, None):
+        c = call("refund", {"amount": amount, "currency": "USD"})
+        assert (sel.which(c), sel.undecided(c)) == (None, 0), amount
+        unfit = sel.unfit(c)
+        assert unfit is not None and (unfit.key, unfit.shown) == ("amount", "{min: 500}")
+    for args in ({"amount": "900", "currency": "EUR"}, {"amount": "900"},
+                 {"amount": 20, "currency": "USD"}):
+        c = call("refund", args)
+        assert (sel.which(c), sel.undecided(c), sel.unfit(c)) == (None, None, None), args
+    assert sel.which(call("refund", {"amount": 500.0, "currency": "USD"})) == 0
+
+
+def test_an_explicit_type_or_no_typed_keyword_decides() -> None:
+    for condition, value in (({"type": "number", "min": 500}, "900"),
+                             ({"enum": [900]}, "900"), (900, "900")):
+        sel = selector([{"tool": "refund", "args": {"amount": condition}}])
+        assert not sel.typed, condition
+        c = call("refund", {"amount": value})
+        assert (sel.which(c), sel.undecided(c)) == (None, None), condition
+
+
+def test_flags_lists_the_calls_of_another_type() -> None:
+    sel = selector([BIG, "delete_*"])
+    calls = [call("refund", {"amount": 900, "currency": "USD"}, 1),
+             call("refund", {"amount": "900", "currency": "USD"}, 2),
+             call("refund", {"amount": "900", "currency": "EUR"}, 3),
+             not_object("refund", 4), call("delete_x", {"a": "b"}, 5)]
+    undecided: list[int] = []
+    assert list(sel.flags(calls, [c.name for c in calls], undecided)) == [1, 0, 0, 0, 1]
+    assert undecided == [1, 3]  # "900" in USD, and the arguments that are not an object
+    # judge: which() and cannot_judge() in one pass, the same answers
+    for c in calls:
+        assert sel.judge(c) == (sel.which(c), sel.cannot_judge(c)), c
+    assert [i for i, u in map(sel.judge, calls)] == [0, None, None, None, 1]

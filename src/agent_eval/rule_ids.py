@@ -48,8 +48,9 @@ __all__ = ["ARGS_VALID_ADDITIONAL_ARGUMENTS", "ARGS_VALID_ADDITIONAL_PROPERTIES"
     "SEQUENCE_VALID_BEFORE", "SEQUENCE_VALID_BLOCKLIST", "SEQUENCE_VALID_COUNT",
     "SEQUENCE_VALID_EVENTUALLY", "SEQUENCE_VALID_IMMEDIATELY_BEFORE", "SEQUENCE_VALID_NEVER_AFTER",
     "SEQUENCE_VALID_NOT_AN_OBJECT", "SEQUENCE_VALID_NOT_RECORDED", "SEQUENCE_VALID_REQUIRE",
-    "SEQUENCE_VALID_SEQUENCE", "TOOL_BLOCKLIST", "TOOL_BLOCKLIST_NOT_AN_OBJECT",
-    "TOOL_BLOCKLIST_NOT_RECORDED", "TOOL_RESULTS_ERROR",
+    "SEQUENCE_VALID_SEQUENCE", "SEQUENCE_VALID_WRONG_TYPE", "TOOL_BLOCKLIST",
+    "TOOL_BLOCKLIST_NOT_AN_OBJECT", "TOOL_BLOCKLIST_NOT_RECORDED", "TOOL_BLOCKLIST_WRONG_TYPE",
+    "TOOL_RESULTS_ERROR",
     "TOOL_RESULTS_LATENCY", "TOOL_RESULTS_NOT_RECORDED", "TOOL_RESULTS_RESULT", "Level", "Rule",
     "UndeclaredRule", "declared", "group", "member", "rule"]
 
@@ -138,12 +139,15 @@ INPUT_UNREADABLE_FILE = _declare("input/unreadable_file", "unreadable-trace-file
 # -- tool_blocklist: its first rule was the check's only one, so its id has no `check/rule`
 #    shape; ids are a public contract (baselines, suppressions, SARIF rule ids), so it keeps
 #    that spelling. A call its argument conditions could not judge is not_recorded or
-#    not_an_object, as in args_valid/
+#    not_an_object, as in args_valid/, or wrong_type (an argument of a JSON type a condition
+#    without `type:` does not constrain: "900" for {min: 500})
 TOOL_BLOCKLIST = _declare("tool_blocklist", "blocked-tool-called", "error")
 TOOL_BLOCKLIST_NOT_AN_OBJECT = _declare(
     "tool_blocklist/not_an_object", "blocklist-call-arguments-not-an-object", "error")
 TOOL_BLOCKLIST_NOT_RECORDED = _declare(
     "tool_blocklist/not_recorded", "blocklist-call-arguments-not-recorded", "warning")
+TOOL_BLOCKLIST_WRONG_TYPE = _declare(
+    "tool_blocklist/wrong_type", "blocklist-argument-of-another-type", "error")
 
 # -- args_valid/: one per policy keyword (config/schema_compiler.py), and the tool's own
 ARGS_VALID_ADDITIONAL_ARGUMENTS = _declare(
@@ -185,8 +189,9 @@ ARGS_VALID_UNCONSTRAINED_TOOL = _declare(
 ARGS_VALID_UNIQUE_ITEMS = _declare("args_valid/unique_items", "duplicate-items", "error")
 ARGS_VALID_UNKNOWN_TOOL = _declare("args_valid/unknown_tool", "tool-not-in-policy", "error")
 
-# -- sequence_valid/: one per rule type of checks/sequence_valid.py, and not_recorded and
-#    not_an_object (a call a rule's argument conditions could not judge, as in args_valid/)
+# -- sequence_valid/: one per rule type of checks/sequence_valid.py, and not_recorded,
+#    not_an_object and wrong_type (a call a rule's argument conditions could not judge, as
+#    in tool_blocklist/)
 SEQUENCE_VALID_AFTER = _declare("sequence_valid/after", "missing-follow-up-call", "error")
 SEQUENCE_VALID_ALLOWLIST = _declare("sequence_valid/allowlist", "tool-not-in-allowlist", "error")
 SEQUENCE_VALID_BEFORE = _declare(
@@ -205,6 +210,8 @@ SEQUENCE_VALID_NOT_RECORDED = _declare(
     "sequence_valid/not_recorded", "sequence-call-arguments-not-recorded", "warning")
 SEQUENCE_VALID_REQUIRE = _declare("sequence_valid/require", "required-tool-not-called", "error")
 SEQUENCE_VALID_SEQUENCE = _declare("sequence_valid/sequence", "steps-out-of-order", "error")
+SEQUENCE_VALID_WRONG_TYPE = _declare(
+    "sequence_valid/wrong_type", "sequence-argument-of-another-type", "error")
 
 # -- tool_results/: recorded results, errors and latencies
 TOOL_RESULTS_ERROR = _declare("tool_results/error", "recorded-error-mismatch", "error")

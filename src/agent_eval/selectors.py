@@ -16,10 +16,14 @@ conditions are evaluated only for the calls whose name matched.
 
 A call whose arguments are not a JSON object (not recorded in the trace, or recorded but
 unreadable: ``ToolCall.arguments_recorded``, ``ToolCall.arguments_error``) cannot be judged
-by an argument condition. Such a call is not selected by a mapping that names its tool, but
-it is not a "no" either: :meth:`Selector.undecided` and the ``undecided`` list of
-:meth:`Selector.flags` name it, and the checks report it (``tool_blocklist/not_recorded``,
-``sequence_valid/not_recorded``): what could not be checked is never a pass.
+by an argument condition. Nor can a constraint object without ``type`` judge an argument of
+a JSON type its keywords do not constrain (``"900"`` or ``[900]`` for ``{min: 500}``: JSON
+Schema would ignore the keyword, :class:`Implied`). Such a call is not selected by a mapping
+that names its tool, but it is not a "no" either: :meth:`Selector.undecided` and the
+``undecided`` list of :meth:`Selector.flags` name it (:meth:`Selector.unfit` the condition),
+and the checks report it (``tool_blocklist/not_recorded``, ``…/not_an_object``,
+``…/wrong_type``, the same under ``sequence_valid/``): what could not be checked is never a
+pass.
 """
 
 from __future__ import annotations
@@ -37,15 +41,26 @@ from agent_eval.config.schema_compiler import (
     render,
 )
 from agent_eval.errors import ConfigError
+from agent_eval.jsonutil import json_type
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import ToolCall
 from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
 
 GROUP_PREFIX = "@"
-_NUMERIC = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                      "multipleOf"})
-_TEXTUAL = frozenset({"minLength", "maxLength", "pattern", "format"})
+# keywords that constrain values of one JSON type only (JSON Schema ignores them for the
+# others), by that type; a spelling of SUGAR is read as its keyword
+_FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("number", frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                          "multipleOf"})),
+    ("string", frozenset({"minLength", "maxLength", "pattern", "format"})),
+    ("array", frozenset({"minItems", "maxItems", "uniqueItems", "contains", "minContains",
+                         "maxContains", "items", "prefixItems"})),
+    ("object", frozenset({"required", "additionalProperties", "propertyNames",
+                          "minProperties", "maxProperties", "dependentRequired",
+                          "properties", "patternProperties", "dependentSchemas"})),
+)
+_JSON_NAMES = {"number": ("integer", "number")}  # json_type's names of a family's type
 
 
 def is_constraint(value: Any) -> bool:
@@ -54,25 +69,50 @@ def is_constraint(value: Any) -> bool:
     return isinstance(value, dict) and bool(value) and all(str(k) in KNOWN for k in value)
 
 
-def implied_type(node: dict[str, Any]) -> str | None:
-    """"number" for a constraint of numeric keywords only, "string" for one of string
-    keywords (JSON Schema alone would let ``"900"`` pass ``{min: 500}``)."""
+def a_type(name: str) -> str:
+    """A JSON type name with its article, for messages: "a string", "an array", "null"."""
+    if name == "null":
+        return "null"
+    return ("an " if name[0] in "aeiou" else "a ") + name
+
+
+@dataclass(frozen=True, slots=True)
+class Implied:
+    """The JSON types a constraint object without ``type`` can judge: those its keywords
+    constrain (``{min: 500}``: numbers; ``{pattern: …}``: strings; ``{min_items: 2}``:
+    arrays; ``{required: [...]}``: objects; a mix: any of them). JSON Schema alone would let
+    ``"900"`` pass ``{min: 500}``; here a value of another type is not judged (booleans
+    are not numbers)."""
+
+    types: tuple[str, ...]  # ("number",), in the order of _FAMILIES
+    names: frozenset[str]  # what json_type() calls the values that fit
+
+    def fits(self, value: Any) -> bool:
+        return json_type(value) in self.names
+
+    @property
+    def text(self) -> str:
+        """ "a number", "a number or a string"."""
+        return " or ".join(a_type(t) for t in self.types)
+
+
+_IMPLIED: dict[tuple[str, ...], Implied] = {}
+
+
+def implied_type(node: dict[str, Any]) -> Implied | None:
+    """What a constraint object can judge (:class:`Implied`); None when it says its
+    ``type`` itself or has no keyword of one type only (``{enum: [...]}``): any value."""
     if "type" in node:
         return None
     keys = {SUGAR.get(str(k), str(k)) for k in node}
-    if keys & _NUMERIC:
-        return "number"
-    if keys & _TEXTUAL:
-        return "string"
-    return None
-
-
-def type_holds(implied: str | None, value: Any) -> bool:
-    if implied == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if implied == "string":
-        return isinstance(value, str)
-    return True
+    types = tuple(t for t, family in _FAMILIES if keys & family)
+    if not types:
+        return None
+    found = _IMPLIED.get(types)
+    if found is None:
+        names = frozenset(n for t in types for n in _JSON_NAMES.get(t, (t,)))
+        found = _IMPLIED[types] = Implied(types, names)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,17 +122,39 @@ class ArgCondition:
     key: str
     expected: Any  # json_key of a literal
     validate: Validator | None = None  # a constraint object
-    implied: str | None = None
+    implied: Implied | None = None
+    shown: str = ""  # the condition as written, for messages: "{min: 500}"
 
     def holds(self, args: Any) -> bool:
         """Whether ``args`` (a JSON object) satisfies the condition; False for arguments
-        that are not an object (the caller tells that "cannot be judged" apart)."""
+        that are not an object and for an argument the condition cannot judge (the caller
+        tells those "cannot be judged" apart: :meth:`unfit`)."""
         if not isinstance(args, dict) or self.key not in args:
             return False
         value = args[self.key]
         if self.validate is None:
             return bool(json_key(value) == self.expected)
-        return type_holds(self.implied, value) and not self.validate(value)
+        implied = self.implied
+        return (implied is None or implied.fits(value)) and not self.validate(value)
+
+    def judge(self, args: dict[str, Any]) -> int:
+        """:meth:`holds` and :meth:`unfit` in one look: 1 holds, 0 does not, 2 cannot
+        judge the argument's type."""
+        key = self.key
+        if key not in args:
+            return 0
+        value = args[key]
+        if self.validate is None:
+            return 1 if json_key(value) == self.expected else 0
+        implied = self.implied
+        if implied is not None and not implied.fits(value):
+            return 2
+        return 0 if self.validate(value) else 1
+
+    def unfit(self, args: dict[str, Any]) -> bool:
+        """Whether the argument is there but of a JSON type the condition cannot judge."""
+        implied = self.implied
+        return implied is not None and self.key in args and not implied.fits(args[self.key])
 
 
 Alternative = tuple[ToolMatcher, tuple[ArgCondition, ...]]
@@ -107,6 +169,7 @@ class SelectorItem:
     names: ToolMatcher  # every tool name this item may select
     alternatives: tuple[Alternative, ...]
     conditional: bool  # some alternative has argument conditions
+    typed: bool = False  # some condition can judge only some JSON types (Implied)
 
     def selects(self, name: str, args: Any) -> bool:
         for matcher, conditions in self.alternatives:
@@ -115,15 +178,22 @@ class SelectorItem:
         return False
 
 
+# which item could not judge a call, and the condition that could not judge its argument
+# (None: the arguments are not a JSON object)
+Undecided = tuple[int, ArgCondition | None]
+
+
 class Selector:
     """A compiled tool field: "any of" its items."""
 
-    __slots__ = ("_owner", "conditional", "items", "names", "patterns")
+    __slots__ = ("_owner", "conditional", "items", "names", "patterns", "typed")
 
     def __init__(self, items: Sequence[SelectorItem], mode: ToolMatchMode) -> None:
         self.items = tuple(items)
         self.patterns = tuple(i.text for i in self.items)  # tools_text() reads these
         self.conditional = any(i.conditional for i in self.items)
+        # decided once: whether a call with a JSON object as arguments can be undecided
+        self.typed = any(i.typed for i in self.items)
         self.names = ToolMatcher([p for i in self.items for p in i.names.patterns], mode)
         owner: list[int] = []
         for k, i in enumerate(self.items):
@@ -148,23 +218,89 @@ class Selector:
                 return k
         return None
 
-    def undecided(self, call: ToolCall) -> int | None:
-        """Index of the first item whose argument conditions cannot judge the call, when
-        no item selects it: its arguments are not a JSON object (not recorded, not
-        decodable) and an item with conditions names its tool. None otherwise, and always
-        for a selector without argument conditions."""
-        args = call.arguments
-        if not self.conditional or isinstance(args, dict):
-            return None
-        name = call.name
-        first = None
+    def cannot_judge(self, call: ToolCall) -> Undecided | None:
+        """:meth:`undecided` and :meth:`unfit` at once."""
+        return self._undecided(call.name, call.arguments)
+
+    def judge(self, call: ToolCall) -> tuple[int | None, Undecided | None]:
+        """:meth:`which` and, when no item selects the call, :meth:`cannot_judge`, in one
+        pass over the items when their conditions are typed (the blocklist's hot path)."""
+        name, args = call.name, call.arguments
+        if not self.typed or not isinstance(args, dict):
+            index = self.which(call)
+            if index is not None or not self.conditional:
+                return index, None
+            return None, self._undecided(name, args)
+        if self.names.which(name) is None:
+            return None, None
+        return self._typed(name, args)
+
+    def _typed(self, name: str, args: dict[str, Any]) -> tuple[int | None, Undecided | None]:
+        """The first item that selects the call, else the first that cannot judge it."""
+        first: Undecided | None = None
         for k, item in enumerate(self.items):
             for matcher, conditions in item.alternatives:
-                if matcher(name):
-                    if not conditions:
-                        return None  # selected whatever its arguments
+                if not matcher(name):
+                    continue
+                unfit = None
+                for c in conditions:
+                    verdict = c.judge(args)
+                    if verdict == 0:
+                        break
+                    if verdict == 2 and unfit is None:
+                        unfit = c
+                else:
+                    if unfit is None:
+                        return k, None
                     if first is None:
-                        first = k
+                        first = (k, unfit)
+        return None, first
+
+    def undecided(self, call: ToolCall) -> int | None:
+        """Index of the first item whose argument conditions cannot judge a call that no
+        item selects (:meth:`which` is None): its arguments are not a JSON object (not
+        recorded, not decodable) and an item with conditions names its tool, or an item's
+        conditions, all met but for those that cannot judge an argument of its JSON type
+        (:meth:`ArgCondition.unfit`), name its tool. None otherwise, and always for a
+        selector without argument conditions."""
+        found = self._undecided(call.name, call.arguments)
+        return None if found is None else found[0]
+
+    def unfit(self, call: ToolCall) -> ArgCondition | None:
+        """The condition of :meth:`undecided`'s item that cannot judge the call's
+        argument; None when the arguments are not a JSON object (or nothing is
+        undecided)."""
+        found = self._undecided(call.name, call.arguments)
+        return None if found is None else found[1]
+
+    def _undecided(self, name: str, args: Any) -> Undecided | None:
+        if not self.conditional:
+            return None
+        is_object = isinstance(args, dict)
+        if is_object and not self.typed:
+            return None  # every condition judges every value
+        first: Undecided | None = None
+        for k, item in enumerate(self.items):
+            for matcher, conditions in item.alternatives:
+                if not matcher(name):
+                    continue
+                if not conditions:
+                    return None  # selected whatever its arguments
+                if first is not None:
+                    continue
+                if not is_object:
+                    first = (k, None)
+                    continue
+                # an argument a condition cannot judge first (cheap, and nothing is made
+                # per call): only then whether the other conditions hold
+                unfit = None
+                for c in conditions:
+                    if c.unfit(args):
+                        unfit = c
+                        break
+                if unfit is not None and all(c is unfit or c.unfit(args) or c.holds(args)
+                                             for c in conditions):
+                    first = (k, unfit)
         return first
 
     def flags(self, calls: Sequence[ToolCall], names: Sequence[str],
@@ -177,13 +313,20 @@ class Selector:
         if not self.conditional or True not in base:
             return base
         items = self.items
+        typed = self.typed
         for k, hit in enumerate(base):
             if hit:
                 name, args = names[k], calls[k].arguments
+                if typed and isinstance(args, dict):  # one pass: selected, or undecided
+                    index, unknown = self._typed(name, args)
+                    base[k] = index is not None
+                    if unknown is not None and undecided is not None:
+                        undecided.append(k)  # an argument of a type a condition cannot judge
+                    continue
                 base[k] = picked = any(i.selects(name, args) for i in items)
-                # the name matched, no alternative without conditions did (it would
-                # select): every one that did has conditions these arguments cannot meet
                 if not picked and undecided is not None and not isinstance(args, dict):
+                    # the name matched, no alternative without conditions did (it would
+                    # select): every one that did has conditions these arguments cannot meet
                     undecided.append(k)
         return base
 
@@ -337,7 +480,8 @@ class SelectorCompiler:
                 except ConfigError as exc:
                     problems.extend(exc.problems)
                     continue
-                out.append(ArgCondition(str(key), None, validate, implied_type(value)))
+                out.append(ArgCondition(str(key), None, validate, implied_type(value),
+                                         render(value)))
             else:
                 out.append(ArgCondition(str(key), json_key(value)))
         return tuple(out)
@@ -376,4 +520,5 @@ class SelectorCompiler:
 def _item(text: str, tool: str, alts: tuple[Alternative, ...],
           mode: ToolMatchMode) -> SelectorItem:
     names = ToolMatcher([p for m, _ in alts for p in m.patterns], mode)
-    return SelectorItem(text, tool, names, alts, any(c for _, c in alts))
+    typed = any(c.implied is not None for _, conds in alts for c in conds)
+    return SelectorItem(text, tool, names, alts, any(c for _, c in alts), typed)

@@ -206,7 +206,11 @@ def test_selector_conditions(tmp_path: Path) -> None:
     assert lines(run(trace([("refund", {"amount": 600, "currency": "USD"})]))) == [1]
     assert run(trace([("refund", {"amount": 600, "currency": "EUR"})])) == []
     assert run(trace([("refund", {"amount": 20, "currency": "USD"})])) == []
-    assert run(trace([("refund", {"amount": "900", "currency": "USD"})])) == []  # not a number
+    # "900" is not a number, so {min: 500} cannot judge it: not blocked, not passed either
+    # (test_selector_wrong_type.py); with a currency that plainly differs, a plain no
+    assert [f.rule for f in run(trace([("refund", {"amount": "900", "currency": "USD"})]))] \
+        == ["sequence_valid/wrong_type"]
+    assert run(trace([("refund", {"amount": "900", "currency": "EUR"})])) == []
     assert run(trace([("refund", {"currency": "USD"})])) == []  # missing argument
     # arguments that are not an object cannot be judged: not blocked, and not a pass
     (f,) = run(trace([("refund", "not an object")]))

@@ -209,7 +209,7 @@ tests:
     metric: args_valid
     policy: enforced.yaml
     tools: ["debug_*"]
-  - id: unjudged  # traces/unjudged.jsonl: the not_recorded and not_an_object rules
+  - id: unjudged  # traces/unjudged.jsonl: the not_recorded, not_an_object, wrong_type rules
     metric: tool_blocklist
     blocklist: [{tool: shell, args: {cmd: {pattern: "rm -rf"}}}]
   - id: unjudged_flow
@@ -413,11 +413,13 @@ def every_rule_suite(folder: Path) -> Results:
             {"type": "trace_start", "trace_id": "flow-1"},
             *(call(t, {}, n) for n, t in enumerate(FLOW_CALLS, 1)),
             {"type": "trace_end"}),
-        # a call whose arguments are not recorded, and one whose are not an object
+        # a call whose arguments are not recorded, one whose are not an object, and one
+        # whose argument is of a type the pattern cannot judge (an argv list): wrong_type
         "traces/unjudged.jsonl": events(
             {"type": "trace_start", "trace_id": "unjudged-1"},
             {"type": "tool_call", "id": "u1", "tool": "shell", "arguments_recorded": False},
             call("shell", "rm -rf /", 2),
+            call("shell", {"cmd": ["rm", "-rf", "/"]}, 3),
             {"type": "trace_end"}),
         "traces/bad.jsonl": BAD_TRACE,
         "traces/scenario.jsonl": SCENARIO_TRACE,
@@ -616,7 +618,8 @@ def test_every_rule_of_the_catalogue(corpus: Corpus) -> None:
                 if r["ruleId"] == rule} == {("error", "warning")}, rule
     assert levels["args_strict"] == "warning" and levels["scope"] == "note"
     assert levels["args"] == levels["flow"] == levels["no_destructive"] == "error"
-    assert levels["unjudged"] == levels["unjudged_flow"] == "error"  # the not_an_object ones
+    # the not_an_object and wrong_type ones
+    assert levels["unjudged"] == levels["unjudged_flow"] == "error"
     hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in run["results"]]
     assert len(hashes) == len(set(hashes))
 

@@ -175,12 +175,14 @@ def test_must_not_with_a_constraint_object(ws: Workspace) -> None:
     res = ws.run(suite, {"a.jsonl": small, "b.jsonl": string, "c.jsonl": big})
     s = scenario(res, "M")
     rows = {r["trace_id"]: r["status"] for r in s["traces_not_passed"]}
-    # a constraint with min/max applies to numbers only ("900" is not a number)
-    assert rows == {"u": "fail"}
+    # a constraint with min/max judges numbers only: "900" might well be refunded as 900,
+    # so whether the must_not happened cannot be told, and the trace fails too
+    assert rows == {"t": "fail", "u": "fail"}
     hits = [f for f in s["findings"] if f["rule"] == "scenario/must_not"]
-    assert {at(f) for f in hits} == {ws.line("{tool_called"), ws.line("{output_contains")}
-    assert all(f["trace"]["trace_id"] == "u" for f in hits)
-    assert s["traces_passed"] == 2 and s["status"] == "fail"
+    assert sorted((f["trace"]["trace_id"], at(f)) for f in hits) == sorted([
+        ("t", ws.line("{tool_called")), ("u", ws.line("{tool_called")),
+        ("u", ws.line("{output_contains"))])
+    assert s["traces_passed"] == 1 and s["status"] == "fail"
     # scores: 100, 100, 0 (forced) -> mean 66.67
     assert s["score"] == pytest.approx(66.67)
 
@@ -226,6 +228,57 @@ def test_must_not_with_args_on_unreadable_arguments_fails(ws: Workspace) -> None
     assert {at(f) for f in must} == {ws.line("{tool_called: issue_refund, args: {amount: "
                                              "{min: 500")}
     assert {f["trace"]["line"] for f in must} == {3}  # trace_start, llm_call, the call
+
+
+def test_must_not_with_args_of_another_type_fails(ws: Workspace) -> None:
+    """{min: 500} judges numbers only: a refund of "900" (a string, which the tool may well
+    refund as 900) or of [900] cannot be checked, so the scenario fails (spec "No silent
+    pass"), where it used to pass with no finding. A behavior that only such a call could
+    meet is not observed, with a not_recorded warning; `type: number` given explicitly makes
+    the string a plain non-match; expect.args is unchanged (a mismatch)."""
+    suite = HEAD + """scenarios:
+  - id: M
+    expect:
+      must_not:
+        - {tool_called: issue_refund, args: {amount: {min: 500}}}
+        - {tool_called: issue_refund, args: {amount: {type: number, max: 0}}}
+      behaviors:
+        - {tool_called: issue_refund, args: {amount: {min: 1}}}
+  - id: A
+    expect:
+      args: {issue_refund: {amount: {min: 1}}}
+"""
+    text = trace("s", "M", [("issue_refund", {"amount": "900"})])
+    array = trace("a", "M", [("issue_refund", {"amount": [900]})])
+    small = trace("n", "M", [("issue_refund", {"amount": 20})])
+    expected = trace("e", "A", [("issue_refund", {"amount": "20"})])
+    res = ws.run(suite, {"s.jsonl": text, "a.jsonl": array, "n.jsonl": small,
+                         "e.jsonl": expected})
+    s = scenario(res, "M")
+    assert {r["trace_id"]: r["status"] for r in s["traces_not_passed"]} == {"s": "fail",
+                                                                            "a": "fail"}
+    assert s["status"] == "fail" and res.verdict == "fail"
+    hits = sorted((f["trace"]["trace_id"], f["rule"], f["severity"], f["message"])
+                  for f in s["findings"] if f["rule"] != "scenario/behavior")
+    must = ("so whether the must_not behavior happened cannot be told: tool_called: "
+            "issue_refund with args {amount: {min: 500}}; the scenario fails with score 0")
+    behavior = "tool_called: issue_refund with args {amount: {min: 1}} cannot be checked"
+    assert hits == [
+        ("a", "scenario/must_not", "error", "issue_refund: argument 'amount' is an array "
+         "([900]), which {min: 500} cannot judge (it needs a number), " + must),
+        ("a", "scenario/not_recorded", "warning", "issue_refund: argument 'amount' is an "
+         "array ([900]), which {min: 1} cannot judge (it needs a number): " + behavior),
+        ("s", "scenario/must_not", "error", "issue_refund: argument 'amount' is a string "
+         "(\"900\"), which {min: 500} cannot judge (it needs a number), " + must),
+        ("s", "scenario/not_recorded", "warning", "issue_refund: argument 'amount' is a "
+         "string (\"900\"), which {min: 1} cannot judge (it needs a number): " + behavior),
+    ]
+    must_refs = {at(f) for f in s["findings"] if f["rule"] == "scenario/must_not"}
+    assert must_refs == {ws.line("{tool_called: issue_refund, args: {amount: {min: 500")}
+    # the positive expectation: "20" does not satisfy {min: 1}, as before (no warning)
+    a = scenario(res, "A")
+    assert [(f["rule"], f["severity"]) for f in a["findings"]] == [("scenario/args", "error")]
+    assert "Expected a number" in a["findings"][0]["message"]
 
 
 @pytest.mark.parametrize(("mode", "calls", "ok"), [

@@ -6,7 +6,9 @@ from typing import Any, Protocol
 
 import orjson
 
+from agent_eval.jsonutil import json_type
 from agent_eval.model import ToolCall
+from agent_eval.selectors import ArgCondition, a_type
 
 MAX_VALUE_CHARS = 80
 
@@ -26,14 +28,21 @@ def show_value(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def unjudged(call: ToolCall) -> tuple[str, str]:
+def unjudged(call: ToolCall, unfit: ArgCondition | None = None) -> tuple[str, str]:
     """Why a call's arguments cannot be judged by an argument condition: the rest of the
-    sentence "the call's arguments …", and the short violation text of the finding (not
-    recorded in the trace, or recorded but not a JSON object: ``arguments_recorded``)."""
+    sentence "the call's …", and the short violation text of the finding (not recorded in
+    the trace, recorded but not a JSON object: ``arguments_recorded``; or ``unfit``, the
+    condition that cannot judge an argument of its JSON type: ``Selector.unfit``)."""
+    if unfit is not None and unfit.implied is not None and isinstance(call.arguments, dict):
+        value = call.arguments[unfit.key]
+        return (f"argument '{unfit.key}' is {a_type(json_type(value))} ({show_value(value)}), "
+                f"which {unfit.shown} cannot judge (it needs {unfit.implied.text})",
+                f"Argument '{unfit.key}' is {a_type(json_type(value))}, not "
+                f"{unfit.implied.text}")
     if not call.arguments_recorded:
-        return "are not recorded in the trace", "Arguments not recorded"
+        return "arguments are not recorded in the trace", "Arguments not recorded"
     why = call.arguments_error or f"got {show_value(call.arguments)}"
-    return f"are not a JSON object ({why})", "Arguments are not a JSON object"
+    return f"arguments are not a JSON object ({why})", "Arguments are not a JSON object"
 
 
 class _Named(Protocol):

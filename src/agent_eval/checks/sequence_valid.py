@@ -4,9 +4,11 @@ Rules are ANDed; each reports its own violations. Every tool field takes selecto
 (selectors.py: names, globs, @groups and {tool, args} selectors; a list is "any of").
 Each rule is one pass over the calls; argument conditions are evaluated only for calls
 whose name matched. A call whose arguments are not a JSON object (not recorded, not
-decodable) cannot be judged by a selector's argument conditions: the rule takes it as not
-selected, and reports it as ``sequence_valid/not_recorded`` (a warning) or
-``sequence_valid/not_an_object`` (an error), as args_valid does: never a pass.
+decodable) cannot be judged by a selector's argument conditions, nor can a call whose
+argument is of a JSON type a condition does not constrain ("900" for {min: 500}): the rule
+takes it as not selected, and reports it as ``sequence_valid/not_recorded`` (a warning),
+``sequence_valid/not_an_object`` or ``sequence_valid/wrong_type`` (errors), as args_valid
+does: never a pass.
 """
 
 import operator
@@ -27,6 +29,7 @@ from agent_eval.model import Location, ToolCall, Trace, call_names
 from agent_eval.rule_ids import (
     SEQUENCE_VALID_NOT_AN_OBJECT,
     SEQUENCE_VALID_NOT_RECORDED,
+    SEQUENCE_VALID_WRONG_TYPE,
     Rule,
     member,
 )
@@ -529,12 +532,16 @@ class SequenceValid(CheckCore):
                     yield self._not_checked(trace, calls[k], kind, f)
 
     def _not_checked(self, trace: Trace, call: ToolCall, kind: str, f: _Field) -> Finding:
-        index = f.selector.undecided(call)
-        assert index is not None  # Selector.flags named it
+        found = f.selector.cannot_judge(call)
+        assert found is not None  # Selector.flags named it
+        index, unfit = found
         pattern, ref = f.selector.patterns[index], f.refs[index]
-        why, violation = unjudged(call)
+        why, violation = unjudged(call, unfit)
         where = call.location
-        if call.arguments_recorded:  # as args_valid's: of the test's severity
+        severity: Severity
+        if unfit is not None:  # an argument of a type a condition cannot judge
+            rule, severity = SEQUENCE_VALID_WRONG_TYPE, self.severity
+        elif call.arguments_recorded:  # as args_valid's: of the test's severity
             rule, severity = SEQUENCE_VALID_NOT_AN_OBJECT, self.severity
         else:  # a warning, or a note under a note test
             rule = SEQUENCE_VALID_NOT_RECORDED
@@ -542,7 +549,7 @@ class SequenceValid(CheckCore):
         return Finding(
             rule=rule.id,
             severity=severity,
-            message=f"{call.name}: the call's arguments {why}; whether it is selected by "
+            message=f"{call.name}: the call's {why}; whether it is selected by "
             f"{f.label} ('{pattern}', {ref.file}:{ref.line}) could not be checked",
             test=self.id,
             config=ref,
@@ -597,5 +604,5 @@ def compile_test(cfg: SequenceValidTest, ctx: CompileContext) -> SequenceValid:
 
 
 RULES = (*(r.id for r in RULE_OF_TYPE.values()), SEQUENCE_VALID_NOT_AN_OBJECT.id,
-         SEQUENCE_VALID_NOT_RECORDED.id)
+         SEQUENCE_VALID_NOT_RECORDED.id, SEQUENCE_VALID_WRONG_TYPE.id)
 SPEC = CheckSpec("sequence_valid", SequenceValidTest, compile_test, RULES)

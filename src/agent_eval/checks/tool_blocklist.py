@@ -14,6 +14,8 @@ from agent_eval.rule_ids import (
     TOOL_BLOCKLIST,
     TOOL_BLOCKLIST_NOT_AN_OBJECT,
     TOOL_BLOCKLIST_NOT_RECORDED,
+    TOOL_BLOCKLIST_WRONG_TYPE,
+    Rule,
 )
 from agent_eval.selectors import Selector
 
@@ -38,32 +40,32 @@ class ToolBlocklist(CheckCore):
         return self.matcher(name)
 
     def findings(self, trace: Trace) -> list[Finding]:  # one per tool: held until the end
-        which = self.matcher.which
-        conditional = self.matcher.conditional
+        judge = self.matcher.judge
         # where the calls are, not the calls: a very long trace's, read from disk, would
         # be held again (an agent looping on a blocked tool)
         hits: dict[tuple[str, int], list[TraceRef]] | None = None
-        # the calls an item's argument conditions could not judge, by tool, item and
-        # whether their arguments were recorded (else: not an object), with why (the first's)
-        unknown: dict[tuple[str, int, bool], tuple[tuple[str, str], list[TraceRef]]] | None \
+        # the calls an item's argument conditions could not judge, by tool, item and rule
+        # (not recorded, not an object, an argument of another type), with why (the first's)
+        unknown: dict[tuple[str, int, Rule], tuple[tuple[str, str], list[TraceRef]]] | None \
             = None
         for call in calls_to_read(trace.tool_calls, self.matcher.names):  # a name may block
-            index = which(call)
+            index, found = judge(call)
             if index is not None:
                 if hits is None:
                     hits = {}
                 loc = call.location
                 hits.setdefault((call.name, index), []).append(
                     TraceRef(loc.file, loc.line, trace.id))
-            elif conditional and not isinstance(call.arguments, dict):
-                index = self.matcher.undecided(call)
-                if index is not None:
-                    if unknown is None:
-                        unknown = {}
-                    loc = call.location
-                    key = (call.name, index, call.arguments_recorded)
-                    unknown.setdefault(key, (unjudged(call), []))[1].append(
-                        TraceRef(loc.file, loc.line, trace.id))
+            elif found is not None:
+                if unknown is None:
+                    unknown = {}
+                loc = call.location
+                index, unfit = found
+                rule = (TOOL_BLOCKLIST_WRONG_TYPE if unfit is not None else
+                        TOOL_BLOCKLIST_NOT_AN_OBJECT if call.arguments_recorded else
+                        TOOL_BLOCKLIST_NOT_RECORDED)
+                unknown.setdefault((call.name, index, rule), (unjudged(call, unfit), []))[
+                    1].append(TraceRef(loc.file, loc.line, trace.id))
         out = [] if hits is None else self._blocked(hits, trace)
         if unknown is not None:
             out += self._not_checked(unknown, trace)
@@ -90,23 +92,23 @@ class ToolBlocklist(CheckCore):
             ))
         return out
 
-    def _not_checked(self, calls: dict[tuple[str, int, bool],
+    def _not_checked(self, calls: dict[tuple[str, int, Rule],
                                        tuple[tuple[str, str], list[TraceRef]]],
                      trace: Trace) -> list[Finding]:
-        """One finding per tool and blocklist entry whose argument conditions could not
-        judge its calls, as args_valid's: arguments not recorded are a warning (a note when
-        the test's severity is note), arguments not an object are of the test's severity.
-        Never a pass, and not a blocked call either."""
+        """One finding per tool, blocklist entry and rule whose argument conditions could
+        not judge its calls, as args_valid's: arguments not recorded are a warning (a note
+        when the test's severity is note); arguments not an object, or an argument of a JSON
+        type a condition cannot judge, are of the test's severity. Never a pass, and not a
+        blocked call either."""
         out = []
         warning: Severity = "note" if self.severity == "note" else "warning"
-        for (name, index, recorded), ((why, violation), where) in calls.items():
+        for (name, index, rule), ((why, violation), where) in calls.items():
             pattern = self.matcher.patterns[index]
             ref = self.refs[index]
-            rule = TOOL_BLOCKLIST_NOT_AN_OBJECT if recorded else TOOL_BLOCKLIST_NOT_RECORDED
             out.append(Finding(
                 rule=rule.id,
-                severity=self.severity if recorded else warning,
-                message=f"{name}: the call's arguments {why}; whether it is blocked by "
+                severity=warning if rule is TOOL_BLOCKLIST_NOT_RECORDED else self.severity,
+                message=f"{name}: the call's {why}; whether it is blocked by "
                 f"'{pattern}' ({ref.file}:{ref.line}) could not be checked; calls found: "
                 f"{len(where)}",
                 test=self.id,
@@ -134,4 +136,4 @@ def compile_test(cfg: ToolBlocklistTest, ctx: CompileContext) -> ToolBlocklist:
 
 SPEC = CheckSpec("tool_blocklist", ToolBlocklistTest, compile_test,
                  (TOOL_BLOCKLIST.id, TOOL_BLOCKLIST_NOT_AN_OBJECT.id,
-                  TOOL_BLOCKLIST_NOT_RECORDED.id))
+                  TOOL_BLOCKLIST_NOT_RECORDED.id, TOOL_BLOCKLIST_WRONG_TYPE.id))

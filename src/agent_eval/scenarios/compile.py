@@ -45,6 +45,7 @@ from agent_eval.scenarios.models import (
 )
 from agent_eval.selectors import (
     GROUP_PREFIX,
+    Implied,
     SelectorCompiler,
     implied_type,
     is_constraint,
@@ -99,7 +100,7 @@ class ArgCheck:
     expected: Any
     shown: str  # as written, for messages
     validate: Validator | None = None  # a constraint object
-    implied_type: str | None = None  # "number" / "string" for {min: 500} / {pattern: …}
+    implied_type: Implied | None = None  # numbers for {min: 500}, strings for {pattern: …}
     raw_path: str = ""  # the argument's path by position (SchemaCompiler's key paths)
 
 
@@ -914,11 +915,8 @@ def arg_mismatch(chk: ArgCheck, value: Any) -> Mismatch | None:
             return None
         return Mismatch(chk, chk.key, value, f"expected {chk.shown}",
                         f"{chk.key}: {chk.shown}", chk.ref)
-    if chk.implied_type is not None and (
-            (chk.implied_type == "number" and (isinstance(value, bool)
-                                               or not isinstance(value, int | float)))
-            or (chk.implied_type == "string" and not isinstance(value, str))):
-        return Mismatch(chk, chk.key, value, f"Expected a {chk.implied_type}", chk.shown,
+    if chk.implied_type is not None and not chk.implied_type.fits(value):
+        return Mismatch(chk, chk.key, value, f"Expected {chk.implied_type.text}", chk.shown,
                         chk.ref)
     errors: list[SchemaError] | None = chk.validate(value)
     if not errors:

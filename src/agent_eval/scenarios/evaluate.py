@@ -24,6 +24,7 @@ from agent_eval.checks._text import show_value
 from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import CallLog, ToolCall, Trace, finite_sum
 from agent_eval.results import assign_fingerprints, sort_key
@@ -55,6 +56,7 @@ from agent_eval.scenarios.compile import (
     FIGURE_INDEX,
     FIGURES,
     UNRECORDED,
+    ArgCheck,
     ArgExpect,
     BehaviorCheck,
     CompiledScenario,
@@ -73,6 +75,7 @@ from agent_eval.sections import (
     ScenarioResult,
     TraceStatus,
 )
+from agent_eval.selectors import a_type
 from agent_eval.textdist import suggest
 
 if TYPE_CHECKING:  # the judge's modules are imported by suites with judge checks
@@ -599,31 +602,49 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *,
     kind = b.kind
     if kind == "tool_called":
         assert b.matcher is not None
-        # the first call of the tool whose arguments cannot be judged: not recorded, or
-        # not a JSON object (a string that is not JSON, a list ...)
-        unknown = None
+        # the first call of the tool whose arguments cannot be judged: not recorded, not a
+        # JSON object (a string that is not JSON, a list ...), or with an argument of a JSON
+        # type a constraint cannot judge ("900" for {min: 500}), with that constraint
+        unknown: ToolCall | None = None
+        unfit: ArgCheck | None = None
         for call in calls:
             if b.matcher(call.name):
                 if not b.args or _args_hold(b, call):
                     return ev.at_call(call)
-                if unknown is None and _args_unknown(call):
-                    unknown = call
+                if unknown is None:
+                    if _args_unknown(call):
+                        unknown = call
+                    elif isinstance(call.arguments, dict):  # (null: no arguments)
+                        unfit = _unfit_arg(b, call.arguments)
+                        if unfit is not None:
+                            unknown = call
         if unknown is None:
             return None
         # whether it happened cannot be told: never a pass
-        if unknown.arguments_recorded and must_not:
-            # the trace holds arguments that cannot be read (docs/scenarios.md "must_not"):
-            # a prohibition that cannot be checked fails, as args_valid/not_an_object does
+        if unfit is not None:
+            value = unknown.arguments[unfit.key]
+            assert unfit.implied_type is not None
+            why = (f"argument '{unfit.key}' is {a_type(json_type(value))} "
+                   f"({show_value(value)}), which {unfit.shown} cannot judge (it needs "
+                   f"{unfit.implied_type.text})")
+            violation = "argument of another type"
+        elif unknown.arguments_recorded:
+            why = f"arguments are {unknown.arguments_error or 'not a JSON object'}"
+            violation = "arguments unreadable"
+        else:
+            why = "arguments not recorded"
+            violation = ""
+        if violation and must_not:
+            # the trace holds arguments that cannot be judged (docs/scenarios.md
+            # "must_not"): a prohibition that cannot be checked fails, as
+            # args_valid/not_an_object does
             ev.failed = True
-            why = unknown.arguments_error or "not a JSON object"
             ev.add(SCENARIO_MUST_NOT, "error",
-                   f"{unknown.name}: arguments are {why}, so whether the must_not behavior "
+                   f"{unknown.name}: {why}, so whether the must_not behavior "
                    f"happened cannot be told: {b.text}; the scenario fails with score 0",
                    b.ref, ev.at_call(unknown), tool=unknown.name, constraint=b.text,
-                   details={"violation": "arguments unreadable"})
+                   details={"violation": violation})
             return None
-        why = ("arguments not recorded" if not unknown.arguments_recorded else
-               f"arguments are {unknown.arguments_error or 'not a JSON object'}")
         ev.warned = True
         ev.add(SCENARIO_NOT_RECORDED, "warning",
                f"{unknown.name}: {why}: {b.text} cannot be checked",
@@ -653,6 +674,25 @@ def _args_unknown(call: ToolCall) -> bool:
     if not call.arguments_recorded or call.arguments_error is not None:
         return True
     return call.arguments is not None and not isinstance(call.arguments, dict)
+
+
+def _unfit_arg(b: BehaviorCheck, args: dict[str, Any]) -> ArgCheck | None:
+    """The first expected argument of a behavior whose constraint cannot judge the call's
+    value, of a JSON type its keywords do not constrain (``Implied``), when every other
+    expected argument is met or cannot be judged either: whether the behavior happened
+    cannot be told. None when some argument is missing or plainly fails its check."""
+    found = None
+    for chk in b.args:
+        if chk.key not in args:
+            return None
+        value = args[chk.key]
+        implied = chk.implied_type
+        if implied is not None and not implied.fits(value):
+            if found is None:
+                found = chk
+        elif arg_mismatch(chk, value) is not None:
+            return None
+    return found
 
 
 def _args_hold(b: BehaviorCheck, call: ToolCall) -> bool:
