@@ -148,7 +148,7 @@ class Outcome:
 class _Eval:
     """The evaluation of one trace against one scenario (a short-lived helper)."""
 
-    __slots__ = ("_lower", "_text", "failed", "findings", "sc", "trace", "warned")
+    __slots__ = ("_lower", "_text", "failed", "findings", "sc", "trace", "untold", "warned")
 
     def __init__(self, sc: CompiledScenario, trace: Trace) -> None:
         self.sc = sc
@@ -156,6 +156,8 @@ class _Eval:
         self.findings: list[Finding] = []
         self.failed = False
         self.warned = False
+        # a must_not item whose call could not be judged (its arguments): fails as a hit
+        self.untold = False
         self._text: str | bool | None = False  # False: not computed yet
         self._lower: str | None = None
 
@@ -236,7 +238,7 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
     for b in sc.must_not:
         if _behavior(ev, b, calls, missed=False) is not None:
             hit = True
-    if hit:
+    if hit or ev.untold:  # (cannot be told: scored as a hit, as its finding says)
         forced_zero = True
         if sc.behaviors:
             v[I_BEHAVIOR] = 0.0  # any must_not hit: behavior score 0 (metrics guide)
@@ -638,7 +640,7 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *,
             # the trace holds arguments that cannot be judged (docs/scenarios.md
             # "must_not"): a prohibition that cannot be checked fails, as
             # args_valid/not_an_object does
-            ev.failed = True
+            ev.failed = ev.untold = True
             ev.add(SCENARIO_MUST_NOT, "error",
                    f"{unknown.name}: {why}, so whether the must_not behavior "
                    f"happened cannot be told: {b.text}; the scenario fails with score 0",
