@@ -736,7 +736,10 @@ def test_a_worker_that_dies_stops_the_run_with_exit_2_naming_the_file(tmp_path: 
 
 
 # ------------------------------------------------------------- 10. atomic outputs
-def test_a_run_killed_mid_write_leaves_the_old_results_whole(tmp_path: Path) -> None:
+def test_a_run_killed_mid_write_leaves_no_results_half_written_or_old(
+        tmp_path: Path) -> None:
+    # atomic writes: never a truncated results.json; and the run before's results are gone
+    # once the run starts (docs/outputs.md), so a later step cannot take them for this run's
     root = repo(tmp_path, files={"traces/t.jsonl": call(percent=50)})
     assert run("run", "-q", "-o", "out", cwd=root).returncode == 1
     before = (root / "out" / "results.json").read_bytes()
@@ -752,8 +755,11 @@ def test_a_run_killed_mid_write_leaves_the_old_results_whole(tmp_path: Path) -> 
         "sys.exit(main(sys.argv[1:]))\n")
     p = run(cwd=root, argv=[sys.executable, "-c", script, "run", "-q", "-o", "out"])
     assert p.returncode == -signal.SIGKILL
-    assert (root / "out" / "results.json").read_bytes() == before
     json.loads(before)
+    assert not (root / "out" / "results.json").exists()
+    # what is left is the temporary file the kill stopped (a dot file), never results.json
+    left = [f.name for f in (root / "out").iterdir()]
+    assert all(n.startswith(".results.json.") and n.endswith(".tmp") for n in left), left
 
 
 # --------------------------------------------------- 18. control characters, long names
