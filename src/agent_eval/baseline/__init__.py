@@ -19,6 +19,13 @@ shown (renderers/markdown.py). A baseline that was asked for (``file``, ``git``,
 ``artifact``) and cannot be had is an error (:class:`BaselineError`); ``auto`` falls back
 and says why.
 
+``file`` reads the workspace's copy of the file: on a pull request, the pull request's
+own, which it can regenerate to hide a drop (as it can edit the suite: the same trust, but
+it must be visible). On a pull request or merge queue group the file is compared with the
+base commit's version of it (:func:`file_at_base`, by git object id: git hashes the file,
+nothing is read into memory); one that differs or is new is said in ``source``
+(``changed_in_pull_request``, ``warning``), the comment, the job summary and the log.
+
 A base run of another suite (its ``suite`` is not this run's: another suite's results
 under a shared artifact name or file, or this suite file renamed in the change) is no
 baseline of this run: compared, one suite's pass rate, scores and findings would be judged
@@ -57,6 +64,7 @@ __all__ = [
     "Found",
     "GitError",
     "ensure_commit",
+    "file_at_base",
     "find_for_action",
     "for_action",
     "from_artifact",
@@ -206,6 +214,44 @@ def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
         raise GitError(f"git {' '.join(args[:2])}: "
                        f"{done.stderr.strip() or f'exit {done.returncode}'}")
     return done
+
+
+def file_at_base(workspace: Path, sha: str, path: Path) -> tuple[bool | None, str | None]:
+    """Whether the file ``path`` differs from its version at the base commit ``sha`` (or
+    is not there), and the warning to show when it does or cannot be told (None when it
+    is the same). The base commit is fetched when a shallow clone lacks it."""
+    def unknown(what: str, why: object) -> tuple[None, str]:
+        return None, (f"whether the baseline file {what} was changed by this pull request "
+                      f"cannot be checked: {why}")
+
+    try:
+        top = Path(_git(workspace, "rev-parse", "--show-toplevel").stdout.strip())
+    except GitError as exc:
+        return unknown(path.name, exc)
+    try:
+        rel = path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return unknown(path.name, "it is outside the repository")
+    try:
+        ensure_commit(top, sha)
+    except GitError as exc:
+        return unknown(rel, exc)
+    short = sha[:12]
+    at_base = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                   f"{sha}:{rel}", check=False)
+    if at_base.returncode != 0:
+        return True, (f"the baseline file {rel} is new in this pull request (the base commit "
+                      f"{short} has no {rel}): the base figures come from the pull request "
+                      "itself; review it")
+    try:
+        here = _git(top, "hash-object", "--", rel).stdout.strip()
+    except GitError as exc:
+        return unknown(rel, exc)
+    if here == at_base.stdout.strip():
+        return False, None
+    return True, (f"the baseline file {rel} was changed by this pull request: it differs from "
+                  f"the base commit {short}'s version, so the base figures come from the pull "
+                  "request itself; review its diff")
 
 
 def from_ref(workspace: Path, ref: str, config: Path, traces: list[str] | None = None
@@ -476,6 +522,7 @@ class BaselineSearch:
     baseline_artifact: str
     log: Callable[[str], None]
     tmp_root: Path | None = None  # the runner's temp folder, for the worktree and the zip
+    warn: Callable[[str], None] | None = None  # a warning annotation (else: log)
 
 
 def find_for_action(search: BaselineSearch) -> Found | None:
@@ -506,6 +553,16 @@ def find_for_action(search: BaselineSearch) -> Found | None:
                     suite=(search.suite.name, search.suite.file))
     for note in found.notes:
         log(f"baseline: {note}")
+    if kind == "file" and found.results is not None and path and event.compares_with_base:
+        base = _base_sha(kind, event)
+        changed, warning = (file_at_base(search.workdir, base, Path(path)) if base else
+                            (None, f"whether the baseline file {search.baseline_file} was "
+                             "changed by this pull request cannot be checked: the event names "
+                             "no base commit"))
+        found.source["changed_in_pull_request"] = changed
+        if warning:
+            found.source["warning"] = warning
+            (search.warn or log)(warning)
     if found.results is None and kind != "auto":
         raise BaselineError(f"baseline: {kind} was asked for and cannot be had: "
                             f"{found.reason}. Fix it, or use baseline: auto to fall back "
