@@ -142,6 +142,8 @@ def test_a_baseline_file_the_pull_request_regenerated_is_flagged(
         "itself; review its diff")
     assert "> ⚠️ the baseline file base.json was changed by this pull request" in run.summary
     assert run.lines("::warning title=agent-eval::the baseline file base.json was changed")
+    html = (ws / "agent-eval-results" / "report.html").read_text(encoding="utf-8")
+    assert "⚠️ the baseline file base.json was changed by this pull request" in html
 
 
 def test_a_baseline_file_new_in_the_pull_request_is_flagged(
