@@ -9,7 +9,12 @@ the two runs (``policy``), so unlike things are not compared silently.
 
 :func:`attach` stores it and then evaluates ``max_cost_multiplier`` of the scenarios and
 ``pass_criteria.regression`` (the criteria entries of kind ``regression`` the run wrote as
-``skip``), and makes the verdict reflect them.
+``skip``), and makes the verdict reflect them. The findings of the regression gates are
+findings of the run like any other: each is classified new / unchanged too, once it is
+known, so that ``new_violations`` + ``unchanged_violations`` is every error and warning
+finding of the run (the action's ``violations`` output), and a missed gate is never "0
+new" beside a failing verdict (docs/results.md "The baseline"). ``fail_on_new_violations``
+is judged last, on the new violations including those of the other gates.
 
 The inventory a run records about its configuration for the policy check is
 :func:`agent_eval.suite.inventory`.
@@ -21,9 +26,16 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from agent_eval.findings import GATE_SEVERITIES, count_violations
-from agent_eval.results import Results, assign_fingerprints, verdict_of, worse
+from agent_eval.findings import GATE_SEVERITIES, Finding, count_violations
+from agent_eval.results import (
+    Results,
+    assign_fingerprints,
+    criterion_finding,
+    verdict_of,
+    worse,
+)
 from agent_eval.rule_ids import (
+    CRITERIA_REGRESSION,
     SCENARIO_NO_BASELINE,
     SCENARIO_NOT_RECORDED,
     SCENARIO_THRESHOLD,
@@ -138,6 +150,8 @@ def compare(head: Results, base: Results, source: Source | None = None) -> Compa
     unchanged: list[str] = []
     gated = {"new": 0, "unchanged": 0}
     for v in head.findings:
+        if v.rule == CRITERIA_REGRESSION.id:  # the gates' own: classified once judged
+            continue
         if v.fingerprint:
             head_fps.add(v.fingerprint)
         kind = "unchanged" if v.fingerprint in base_fps else "new"
@@ -173,10 +187,43 @@ def compare(head: Results, base: Results, source: Source | None = None) -> Compa
 _COST = re.compile(r"max_cost_multiplier:\s*([0-9.eE+-]+)")
 
 
-def _gates(results: Results, b: Comparison) -> None:
-    results.criteria = [_regression(c, results, b) if c.kind == "regression" else c
-                        for c in results.criteria]
+def _gates(results: Results, b: Comparison, base_fps: set[str]) -> Comparison:
+    """Judge the regression criteria (``fail_on_new_violations`` last: it counts the new
+    findings of the others), adding the findings of each to the comparison's new or
+    unchanged ones; the verdict follows. The comparison as it is in the end."""
+    for last in (False, True):
+        judged = []
+        criteria = []
+        for c in results.criteria:
+            if c.kind == "regression" and (c.name == "fail_on_new_violations") == last:
+                c = _regression(c, results, b, base_fps)
+                judged.append(c)
+            criteria.append(c)
+        results.criteria = criteria
+        b = _classified(b, [f for f in map(criterion_finding, judged) if f is not None],
+                        base_fps)
     results.verdict = verdict_of(results)
+    return b
+
+
+def _classified(b: Comparison, findings: list[Finding], base_fps: set[str]) -> Comparison:
+    """``b`` with ``findings`` (of the head run) classified new or unchanged as
+    :func:`compare` classifies the others; a base finding they match is no longer
+    absent."""
+    if not findings:
+        return b
+    new, unchanged = list(b.new), list(b.unchanged)
+    gated = {"new": b.new_violations, "unchanged": b.unchanged_violations}
+    for v in findings:
+        kind = "unchanged" if v.fingerprint in base_fps else "new"
+        (unchanged if kind == "unchanged" else new).append(v.fingerprint)
+        if v.severity in GATE_SEVERITIES:
+            gated[kind] += 1
+    fps = {v.fingerprint for v in findings if v.fingerprint}
+    absent = tuple(v for v in b.absent if v.fingerprint not in fps)
+    return replace(b, new=tuple(new), unchanged=tuple(unchanged),
+                   new_violations=gated["new"], unchanged_violations=gated["unchanged"],
+                   absent=absent, absent_violations=count_violations(absent))
 
 
 def cost_multipliers(results: Results, base_costs: dict[str, float | None]) -> None:
@@ -241,7 +288,8 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
     return replace(s, findings=tuple(out), status=status)
 
 
-def _regression(c: CriterionResult, results: Results, b: Comparison) -> CriterionResult:
+def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: set[str]
+                ) -> CriterionResult:
     name = c.name
     threshold = c.threshold
     if name == "max_pass_rate_drop":
@@ -288,9 +336,18 @@ def _regression(c: CriterionResult, results: Results, b: Comparison) -> Criterio
     if name == "fail_on_new_violations":
         n = b.new_violations
         bad = (threshold is None or bool(threshold)) and n > 0
-        return replace(c, value=n, status="fail" if bad else "pass", message=(
-            f"{_n(n, 'new violation')} against the base branch"
-            + (" (regression criterion missed)" if bad else "")))
+        if not bad:
+            return replace(c, value=n, status="pass",
+                           message=f"{_n(n, 'new violation')} against the base branch")
+        # missed, its own finding is one more new violation (unless the base run had it
+        # too): its value is the run's new_violations, that finding included
+        missed = replace(c, status="fail")
+        own = criterion_finding(missed)
+        total = n + (own is not None and own.fingerprint not in base_fps)
+        return replace(missed, value=total, message=(
+            f"{_n(total, 'new violation')} against the base branch, "
+            f"{'this finding included' if total > n else 'besides this finding'} "
+            "(regression criterion missed)"))
     return c
 
 
@@ -301,8 +358,8 @@ def attach(head: Results, base: Results, source: Source | None = None) -> None:
     regression and its finding is ``new`` in the comparison."""
     cost_multipliers(head, {s.id: s.cost_usd for s in base.scenarios})
     comparison = compare(head, base, source)
-    head.baseline = comparison
-    _gates(head, comparison)
+    base_fps = {v.fingerprint for v in base.findings if v.fingerprint}
+    head.baseline = _gates(head, comparison, base_fps)
 
 
 def no_baseline(reason: str, source: Source | None = None) -> NoBaseline:

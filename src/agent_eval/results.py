@@ -42,6 +42,7 @@ __all__ = [
     "clean_input_error",
     "clean_results",
     "clean_test",
+    "criterion_finding",
     "exit_code",
     "failing_traces",
     "finding_dict",
@@ -139,17 +140,7 @@ class Results:
     def criteria_findings(self) -> list[Finding]:
         """One finding per criterion that was missed (``fail``) or only warned about
         (``warn``), located at the criterion's key (rule ``criteria/<kind>``)."""
-        out = []
-        for c in self.criteria:
-            if c.status not in ("fail", "warn") or not c.config.file:
-                continue
-            out.append(Finding(
-                rule=c.rule.id, severity="error" if c.status == "fail" else "warning",
-                message=c.message or c.name, test="pass_criteria", config=c.config,
-                trace=None, value=c.value,
-                constraint=None if c.threshold is None else f"{c.name}: {c.threshold}",
-                fingerprint=c.fingerprint))
-        return out
+        return [f for f in map(criterion_finding, self.criteria) if f is not None]
 
     @property
     def findings(self) -> Collection[Finding]:
@@ -483,6 +474,19 @@ BLOCKING_CRITERIA = ("blocking", "by_category", "composite", "required", "regres
 
 
 SEVERITY_VERDICT = {"error": "fail", "warning": "warn", "note": "pass"}
+
+
+def criterion_finding(c: CriterionResult) -> Finding | None:
+    """The finding of a criterion that was missed (``fail``) or only warned about
+    (``warn``), located at its key (rule ``criteria/<kind>``); None for any other."""
+    if c.status not in ("fail", "warn") or not c.config.file:
+        return None
+    return Finding(
+        rule=c.rule.id, severity="error" if c.status == "fail" else "warning",
+        message=c.message or c.name, test="pass_criteria", config=c.config,
+        trace=None, value=c.value,
+        constraint=None if c.threshold is None else f"{c.name}: {c.threshold}",
+        fingerprint=c.fingerprint)
 
 
 def worse(a: str, b: str) -> str:

@@ -253,9 +253,17 @@ def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> No
     assert f.fingerprint in b.new
     # the base run held the scenario's no_baseline note; the threshold finding is not it
     assert {v.fingerprint for v in base.findings}.isdisjoint({f.fingerprint})
-    # the only new finding: B's cost is unchanged (ratio 1 <= 1.5, its note goes) and
-    # no argument breaks the policy (amount 50 <= 100)
-    assert b.new_violations == 1 and b.new == (f.fingerprint,)
+    # the only new finding of the evaluation: B's cost is unchanged (ratio 1 <= 1.5, its
+    # note goes) and no argument breaks the policy (amount 50 <= 100); pass_rate and the
+    # scores are those of the evaluation (unchanged), so of the gates only
+    # fail_on_new_violations is missed, and its own finding is new too
+    crit = {c.name: c for c in head.criteria if c.kind == "regression"}
+    assert {n: c.status for n, c in crit.items()} == {
+        "max_pass_rate_drop": "pass", "max_score_drop": "pass",
+        "fail_on_new_violations": "fail"}
+    gate = crit["fail_on_new_violations"]
+    assert b.new_violations == 2 and b.new == (f.fingerprint, gate.fingerprint)
+    assert gate.value == 2
     sarif = json.loads(RENDERERS["sarif"].render(head, RenderContext()))
     states = {r["ruleId"]: r.get("baselineState") for r in sarif["runs"][0]["results"]}
     assert states["scenario/threshold"] == "new"
@@ -331,3 +339,94 @@ def test_max_score_drop_never_passes_a_scenario_that_lost_its_score(tmp_path: Pa
     attach(head, base)
     [c] = head.criteria
     assert (c.status, c.value) == ("pass", 0)
+
+
+# a missed gate and the numbers every output shows (docs/results.md "The baseline")
+GATED = """\
+version: "1"
+suite: sd
+traces: traces/*.jsonl
+scenarios:
+  - id: A
+    gate: warn
+    expect: {tools: [lookup_order]}
+  - id: B
+    gate: warn
+    expect: {tools: [lookup_order]}
+pass_criteria:
+  regression: {max_pass_rate_drop: 0.1, fail_on_new_violations: true}
+"""
+
+
+def gated_run(root: Path, scenarios: tuple[str, ...]) -> Results:
+    root.mkdir(parents=True)
+    (root / "agent-eval.yaml").write_text(GATED)
+    (root / "traces").mkdir()
+    for sid in scenarios:
+        lines = [{"type": "trace_start", "trace_id": sid.lower(), "scenario": sid},
+                 {"type": "tool_call", "id": "c1", "tool": "lookup_order", "arguments": {}},
+                 {"type": "output", "output": "ok"}, {"type": "trace_end"}]
+        (root / "traces" / f"{sid}.jsonl").write_text(
+            "\n".join(json.dumps(x) for x in lines) + "\n")
+    s = load_suite(root / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=root)
+    res = evaluate_files(s, files, errors, timings=False)
+    return Results.from_dict(json.loads(RENDERERS["json"].render(res, RenderContext())))
+
+
+def test_a_missed_gate_is_counted_alike_in_every_output(tmp_path: Path) -> None:
+    """The audit's case: B lost its trace (tolerated: gate warn), so pass_rate drops 1 →
+    0.5 and max_pass_rate_drop is missed. The comment counted the gate's finding as new,
+    results.json, the outputs and fail_on_new_violations did not."""
+    from agent_eval.github.step import step_outputs
+
+    base = gated_run(tmp_path / "b", ("A", "B"))
+    head = gated_run(tmp_path / "h", ("A",))
+    attach(head, base)
+    b = head.baseline
+    assert isinstance(b, Comparison)
+    crit = {c.name: c for c in head.criteria if c.kind == "regression"}
+    assert crit["max_pass_rate_drop"].status == "fail"
+    # new, by hand: B's scenario/missing_trace error, max_pass_rate_drop's finding, and
+    # fail_on_new_violations' own (missed, as 2 new violations were found before it)
+    rules = sorted(v.rule for v in head.findings if v.fingerprint in b.new)
+    assert rules == ["criteria/regression", "criteria/regression", "scenario/missing_trace"]
+    assert (b.new_violations, b.unchanged_violations) == (3, 0)
+    assert crit["fail_on_new_violations"].status == "fail"
+    assert crit["fail_on_new_violations"].value == 3
+    assert crit["fail_on_new_violations"].message.startswith("3 new violations against")
+    assert head.verdict == "fail"
+    data = json.loads(RENDERERS["json"].render(head, RenderContext()))
+    assert data["baseline"]["new_violations"] == 3
+    assert len(data["baseline"]["findings"]["new"]) == 3
+    outputs = step_outputs(head, tmp_path / "r.json", tmp_path / "r.sarif", tmp_path)
+    assert (outputs["violations"], outputs["new-violations"]) == ("3", "3")
+    md = RENDERERS["markdown"].render(head, RenderContext())
+    assert "3 new violations," in md and "### 🆕 New violations (3)" in md
+    sarif = json.loads(RENDERERS["sarif"].render(head, RenderContext()))
+    states = [r.get("baselineState") for r in sarif["runs"][0]["results"]
+              if r.get("level") in ("error", "warning")]
+    assert states == ["new"] * 3
+
+
+def test_a_gate_the_base_run_also_missed_is_unchanged(tmp_path: Path) -> None:
+    """new + unchanged is every violation: a gate's finding the base run holds too (it was
+    itself compared, and missed the same gate) is unchanged, not new."""
+    base = gated_run(tmp_path / "b", ("A", "B"))
+    mid = gated_run(tmp_path / "m", ("A",))
+    attach(mid, base)  # mid misses max_pass_rate_drop (1 → 0.5) and fail_on_new_violations
+    mid = Results.from_dict(json.loads(RENDERERS["json"].render(mid, RenderContext())))
+    head = gated_run(tmp_path / "h", ())  # no trace at all: pass_rate 0.5 → 0
+    attach(head, mid)
+    b = head.baseline
+    assert isinstance(b, Comparison)
+    crit = {c.name: c for c in head.criteria if c.kind == "regression"}
+    assert {n: c.status for n, c in crit.items()} == {
+        "max_pass_rate_drop": "fail", "fail_on_new_violations": "fail"}
+    # by hand: new is A's missing trace only; unchanged are B's missing trace and the two
+    # gates' findings (mid had them, at the same keys); nothing of mid's is absent
+    assert (b.new_violations, b.unchanged_violations, b.absent_violations) == (1, 3, 0)
+    assert crit["fail_on_new_violations"].value == 1
+    assert "besides this finding" in crit["fail_on_new_violations"].message
+    violations = sum(1 for v in head.findings if v.severity in ("error", "warning"))
+    assert b.new_violations + b.unchanged_violations == violations == 4

@@ -18,6 +18,19 @@ against the results JSON Schema before it is used; its strings are escaped where
 shown (renderers/markdown.py). A baseline that was asked for (``file``, ``git``,
 ``artifact``) and cannot be had is an error (:class:`BaselineError`); ``auto`` falls back
 and says why.
+
+``file`` reads the workspace's copy of the file: on a pull request, the pull request's
+own, which it can regenerate to hide a drop (as it can edit the suite: the same trust, but
+it must be visible). On a pull request or merge queue group the file is compared with the
+base commit's version of it (:func:`file_at_base`, by git object id: git hashes the file,
+nothing is read into memory); one that differs or is new is said in ``source``
+(``changed_in_pull_request``, ``warning``), the comment, the job summary and the log.
+
+A base run of another suite (its ``suite`` is not this run's: another suite's results
+under a shared artifact name or file, or this suite file renamed in the change) is no
+baseline of this run: compared, one suite's pass rate, scores and findings would be judged
+against another's (:func:`suite_mismatch`). Asked for by name it is an error; ``auto``
+goes on without it, saying why.
 """
 
 from __future__ import annotations
@@ -51,6 +64,7 @@ __all__ = [
     "Found",
     "GitError",
     "ensure_commit",
+    "file_at_base",
     "find_for_action",
     "for_action",
     "from_artifact",
@@ -64,12 +78,17 @@ __all__ = [
     "not_applicable",
     "parse_results",
     "resolve",
+    "same_suite",
+    "suite_mismatch",
     "trusted_run",
 ]
 
 HOW = ("commit the config and traces to the base branch, or keep the default branch's "
        "results.json as the artifact named by `baseline-artifact` (README 'Base-branch "
        "comparison and sharding')")
+SUITE_HOW = ("keep each suite's results under a name of its own (on the base branch, upload "
+             "each suite's results.json as an artifact named for it, and give that name as "
+             "`baseline-artifact`; or name this suite's results in `baseline-file`)")
 GIT_TIMEOUT = 300
 MAX_BASELINE_BYTES = 256 << 20  # a results file read as a baseline (and its artifact's zip)
 MAX_BASELINE_ENV = "AGENT_EVAL_BASELINE_MAX_BYTES"
@@ -143,6 +162,29 @@ def load_file(path: str | Path, limit: int | None = None) -> Results:
     return parse_results(data, str(path))
 
 
+def suite_mismatch(base: Results, suite: str, config: str) -> str | None:
+    """Why ``base`` is not a run of the suite named ``suite`` in the suite file ``config``
+    (repository-relative, as results.json ``config``), or None when it is. A suite file
+    whose ``suite:`` name changed (the same ``config``) is said to be renamed."""
+    if base.suite == suite:
+        return None
+    if base.config == config:
+        return (f"the suite in {config} is named {suite!r} here but {base.suite!r} in the base "
+                "run: renamed in this change, it is not compared with the base run of its "
+                "old name (it is once the rename is on the base branch)")
+    return (f"the base run is of the suite {base.suite!r} ({base.config}), not of this suite "
+            f"{suite!r} ({config}): compared, this suite's pass rate, scores and findings "
+            "would be judged against another suite's, and a regression could hide")
+
+
+def same_suite(base: Results, suite: str, config: str, where: str, how: str) -> None:
+    """:class:`BaselineError` when ``base`` (read from ``where``) is not a run of this
+    suite (:func:`suite_mismatch`); ``how`` says what to do instead."""
+    why = suite_mismatch(base, suite, config)
+    if why is not None:
+        raise BaselineError(f"{where}: {why}. {how}")
+
+
 # -------------------------------------------------------------------------- file
 def from_file(path: str | Path, limit: int | None = None) -> Found:
     try:
@@ -172,6 +214,44 @@ def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
         raise GitError(f"git {' '.join(args[:2])}: "
                        f"{done.stderr.strip() or f'exit {done.returncode}'}")
     return done
+
+
+def file_at_base(workspace: Path, sha: str, path: Path) -> tuple[bool | None, str | None]:
+    """Whether the file ``path`` differs from its version at the base commit ``sha`` (or
+    is not there), and the warning to show when it does or cannot be told (None when it
+    is the same). The base commit is fetched when a shallow clone lacks it."""
+    def unknown(what: str, why: object) -> tuple[None, str]:
+        return None, (f"whether the baseline file {what} was changed by this pull request "
+                      f"cannot be checked: {why}")
+
+    try:
+        top = Path(_git(workspace, "rev-parse", "--show-toplevel").stdout.strip())
+    except GitError as exc:
+        return unknown(path.name, exc)
+    try:
+        rel = path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return unknown(path.name, "it is outside the repository")
+    try:
+        ensure_commit(top, sha)
+    except GitError as exc:
+        return unknown(rel, exc)
+    short = sha[:12]
+    at_base = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                   f"{sha}:{rel}", check=False)
+    if at_base.returncode != 0:
+        return True, (f"the baseline file {rel} is new in this pull request (the base commit "
+                      f"{short} has no {rel}): the base figures come from the pull request "
+                      "itself; review it")
+    try:
+        here = _git(top, "hash-object", "--", rel).stdout.strip()
+    except GitError as exc:
+        return unknown(rel, exc)
+    if here == at_base.stdout.strip():
+        return False, None
+    return True, (f"the baseline file {rel} was changed by this pull request: it differs from "
+                  f"the base commit {short}'s version, so the base figures come from the pull "
+                  "request itself; review its diff")
 
 
 def from_ref(workspace: Path, ref: str, config: Path, traces: list[str] | None = None
@@ -359,16 +439,32 @@ def from_artifact(client: GitHubClient | None, branch: str | None, name: str,
 
 
 # -------------------------------------------------------------------------- auto
+def _of_suite(found: Found, suite: tuple[str, str] | None) -> Found:
+    """``found``, or no baseline when its results are of another suite than ``suite``
+    (name, suite file), saying why (:func:`suite_mismatch`)."""
+    if found.results is None or suite is None:
+        return found
+    why = suite_mismatch(found.results, *suite)
+    if why is None:
+        return found
+    if found.results.config != suite[1]:  # another suite's, not this one renamed
+        why += f"; {SUITE_HOW}"
+    return Found(None, found.source, f"{found.reason}: {why}", found.notes)
+
+
 def resolve(kind: str, *, file: str | None = None,
             git: Callable[[], Found] | None = None,
-            artifact: Callable[[], Found] | None = None) -> Found:
-    """The baseline of ``kind`` (auto: git, then artifact), with the reason."""
+            artifact: Callable[[], Found] | None = None,
+            suite: tuple[str, str] | None = None) -> Found:
+    """The baseline of ``kind`` (auto: git, then artifact), with the reason; with
+    ``suite`` (this run's suite name and suite file), a base run of another suite is
+    none (:func:`suite_mismatch`)."""
     if kind == "none":
         return Found(None, {"kind": "none"}, "baseline: none")
     if kind == "file":
         if not file:
             return Found(None, {"kind": "file"}, "baseline: file needs baseline-file")
-        return from_file(file)
+        return _of_suite(from_file(file), suite)
     tried: list[str] = []
     for name, get in (("git", git), ("artifact", artifact)):
         if kind not in ("auto", name):
@@ -376,7 +472,7 @@ def resolve(kind: str, *, file: str | None = None,
         if get is None:
             tried.append(f"{name}: not available for this event")
             continue
-        found = get()
+        found = _of_suite(get(), suite)
         if found.results is not None:
             found.notes = [*tried, *found.notes]
             return found
@@ -426,6 +522,7 @@ class BaselineSearch:
     baseline_artifact: str
     log: Callable[[str], None]
     tmp_root: Path | None = None  # the runner's temp folder, for the worktree and the zip
+    warn: Callable[[str], None] | None = None  # a warning annotation (else: log)
 
 
 def find_for_action(search: BaselineSearch) -> Found | None:
@@ -452,9 +549,20 @@ def find_for_action(search: BaselineSearch) -> Found | None:
                              search.env, search.tmp_root)
 
     path = str(search.workdir / search.baseline_file) if search.baseline_file else None
-    found = resolve(kind, file=path, git=git, artifact=artifact)
+    found = resolve(kind, file=path, git=git, artifact=artifact,
+                    suite=(search.suite.name, search.suite.file))
     for note in found.notes:
         log(f"baseline: {note}")
+    if kind == "file" and found.results is not None and path and event.compares_with_base:
+        base = _base_sha(kind, event)
+        changed, warning = (file_at_base(search.workdir, base, Path(path)) if base else
+                            (None, f"whether the baseline file {search.baseline_file} was "
+                             "changed by this pull request cannot be checked: the event names "
+                             "no base commit"))
+        found.source["changed_in_pull_request"] = changed
+        if warning:
+            found.source["warning"] = warning
+            (search.warn or log)(warning)
     if found.results is None and kind != "auto":
         raise BaselineError(f"baseline: {kind} was asked for and cannot be had: "
                             f"{found.reason}. Fix it, or use baseline: auto to fall back "

@@ -131,7 +131,7 @@ def _run(step: Step) -> ExitCode:
         client=s.client, env=step.env, traces=s.inputs.traces,
         traces_from_artifact=bool(s.inputs.artifact), baseline_file=s.inputs.baseline_file,
         baseline_artifact=s.inputs.baseline_artifact, log=step.log,
-        tmp_root=_runner_temp(step.env))
+        tmp_root=_runner_temp(step.env), warn=step.warn)
     found: Found | None = None
     pairwise = suite.judge is not None and suite.judge.has_pairwise
     if pairwise:  # pairwise judge checks compare with the base branch's outputs: first

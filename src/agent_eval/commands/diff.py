@@ -78,10 +78,14 @@ def main(args: argparse.Namespace) -> ExitCode:
     check_format(args.format, FORMATS)  # unknown: exit 2 with a "did you mean"
     base = Results.load(args.base)  # not a results file: exit 2 (_cli)
     head = Results.load(args.head)
-    from agent_eval.baseline import whole_run  # a shard's part on either side: exit 2
+    # a shard's part on either side, or two suites' results: exit 2
+    from agent_eval.baseline import same_suite, whole_run
 
     whole_run(base, args.base)
     whole_run(head, args.head)
+    same_suite(base, head.suite, head.config, args.base,
+               f"diff compares two runs of one suite; give a results file of {head.suite!r} "
+               "as BASE.")
     attach(head, base, {"kind": "file", "path": args.base})
     root = Path(args.root) if args.root else Path.cwd()
     if args.format == "console":

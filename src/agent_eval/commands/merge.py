@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from agent_eval.api import load_suite
-from agent_eval.baseline import load_file
+from agent_eval.baseline import load_file, same_suite
 from agent_eval.commands._options import output_dir, parse_formats
 from agent_eval.commands.run import write_outputs
 from agent_eval.compare import attach
@@ -44,7 +44,9 @@ def main(args: argparse.Namespace) -> ExitCode:
     suite = load_suite(config)
     results = merge(suite, parts, timings=not args.no_timings,
                     strict_coverage=args.strict_coverage)
-    if base is not None:
+    if base is not None:  # another suite's results: exit 2 (docs/results.md "The baseline")
+        same_suite(base, results.suite, results.config, args.baseline,
+                   "Compare with this suite's own results, or merge without --baseline.")
         attach(results, base, {"kind": "file", "path": args.baseline})
     formats = given or list(suite.model.output.format)
     folder = output_dir(args.output_dir, suite)

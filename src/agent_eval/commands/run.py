@@ -160,18 +160,26 @@ def _baseline(args: argparse.Namespace, suite: Suite) -> tuple[Results | None, d
     that cannot be had stops the run (exit 2)."""
     # what only some runs need is imported by them (start-up time, docs/performance.md)
     if getattr(args, "baseline", None):
-        from agent_eval.baseline import load_file
+        from agent_eval.baseline import load_file, same_suite
 
-        try:  # missing, truncated, over the size limit or not the results schema
-            return load_file(args.baseline), {"kind": "file", "path": args.baseline}
+        try:  # missing, truncated, over the size limit, not the results schema, or the
+            # results of another suite (docs/results.md "The baseline")
+            base = load_file(args.baseline)
+            same_suite(base, suite.name, suite.file, args.baseline,
+                       "Compare with this suite's own results, or run without --baseline.")
         except ValueError as exc:
             raise AgentEvalError(f"--baseline: {exc}") from exc
+        return base, {"kind": "file", "path": args.baseline}
     if getattr(args, "baseline_ref", None):
-        from agent_eval.baseline import from_ref
+        from agent_eval.baseline import from_ref, suite_mismatch
 
         found = from_ref(Path.cwd(), args.baseline_ref, suite.path, args.traces)
         if found.results is None:
             raise AgentEvalError(f"--baseline-ref: {found.reason}")
+        why = suite_mismatch(found.results, suite.name, suite.file)
+        if why is not None:
+            raise AgentEvalError(f"--baseline-ref {args.baseline_ref}: {why}. Run without "
+                                 "--baseline-ref.")
         return found.results, found.source
     return None, {}
 

@@ -432,7 +432,9 @@ def _comparison(results: Results) -> dict[str, Any] | None:
                           or source.get("kind") or ""),
             "regressed": list(b.regressed), "fixed": list(b.fixed),
             "new": b.new_violations, "absent": b.absent_violations,
-            "policy": b.policy.message if b.policy.changed else None}
+            "policy": b.policy.message if b.policy.changed else None,
+            # a baseline file the pull request changed (baseline/__init__.py file_at_base)
+            "source_warning": str(source.get("warning") or "") or None}
 
 
 def _criteria_rows(results: Results) -> list[dict[str, str]]:

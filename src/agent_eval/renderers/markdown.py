@@ -464,6 +464,8 @@ def _change(b: Comparison) -> dict[str, Any]:
     return {
         "source": str(where),
         "policy": b.policy.message if b.policy.changed else None,
+        # a baseline file the pull request changed (baseline/__init__.py file_at_base)
+        "source_warning": str(source.get("warning") or "") or None,
         "regressions": [row(s) for s in b.scenarios if s.change == "regression"],
         "fixes": [row(s) for s in b.scenarios if s.change == "fix"],
         "scenario_changes": [row(s) for s in b.scenarios
