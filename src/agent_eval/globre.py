@@ -190,6 +190,7 @@ class GlobTree:
 def _first(node: _Node, data: bytes, end: int, stop: int, known: bool) -> int:
     """``known``: the node's globs are known to match (its parent matched and its left
     sibling did not)."""
+    lo: int
     _, lo, _, match, left, right = node
     if lo >= stop:
         return -1
