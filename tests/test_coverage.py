@@ -464,6 +464,28 @@ def test_a_thousand_globs_no_trace_calls_against_20000_names_called(tmp_path: Pa
     assert {"never_called_8_*", "blocked_98_*", "blocked_999_*"} <= unexercised
 
 
+def test_a_sequence_rule_of_a_thousand_globs_against_20000_names(tmp_path: Path) -> None:
+    """Whether a call touched a sequence_valid test was asked of each tool its rules
+    name, one by one: a blocklist rule of 1,000 globs against 20,000 distinct names
+    called took minutes; now they are tried together. The test is touched (not
+    ``not_exercised``) by the one call a glob matches, and that call is blocked."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: seq\ntraces: traces/*.jsonl\ntests:\n  - id: sq\n    metric: sequence_valid\n"
+        "    rules:\n      - type: blocklist\n        tools: ["
+        + ", ".join(f"'blocked_{i}_*'" for i in range(1000)) + "]\n")
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        "".join(call(f"t{j}") for j in range(20000)) + call("Blocked-500-now"))
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    with within(30, "the run"):
+        res = evaluate_files(s, files, errors, timings=False)
+    assert {(f.rule, f.tool) for f in res.findings if f.rule != "coverage/unexercised"} == {
+        ("sequence_valid/blocklist", "Blocked-500-now")}
+    assert res.tests[0].status != "not_exercised"
+    assert sum(f.rule == "coverage/unexercised" for f in res.findings) == 999
+
+
 SMALL_GLOBS = """\
 suite: globs
 traces: traces/*.jsonl

@@ -347,6 +347,14 @@ class NameIndex:
              tuple(tuple(owners) for _, owners in d.values()))
             for normalized, d in globs.items() if d)
 
+    def matches(self, name: str) -> bool:
+        """Whether one of the matchers matches ``name``."""
+        if self._by_name and ((True, normalize_name(name)) in self._by_name
+                              or (False, name) in self._by_name):
+            return True
+        return any(tree.first(normalize_name(name) if normalized else name) >= 0
+                   for normalized, tree, _ in self._trees)
+
     def seen(self) -> list[bytearray]:
         """A fresh record, for :meth:`matching`, of the globs that matched a name."""
         return [bytearray(tree.nodes) for _, tree, _ in self._trees]
