@@ -17,8 +17,10 @@ from tests.conftest import read_results, within
 
 from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.coverage import MAX_NAMES, CoverageAcc, CoveragePlan, closest
+from agent_eval.coverage import MAX_NAMES, CoverageAcc, CoveragePlan, ToolRef, closest
 from agent_eval.engine import evaluate_files
+from agent_eval.findings import ConfigRef
+from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.renderers import console as console_renderer
 from agent_eval.results import Results
@@ -288,6 +290,30 @@ def test_jobs_and_shards_agree_with_one_process(tmp_path: Path) -> None:
         "authenticate_user", "refund", None, "send_email"]
 
 
+def test_glob_references_are_matched_together_each_glob_once() -> None:
+    """The references' globs are tried together (one tree per mode), not through each
+    reference's own matcher (whose memo then stays empty); a reference matches through
+    any of its patterns, the same glob in two references matches both, and a glob that
+    matched is not tried again."""
+    pats: list[tuple[list[str], ToolMatchMode]] = [
+        ([f"tool_{i}_*"], "normalized") for i in range(20)]
+    pats += [(["Tool_3_*"], "exact"), (["tool_3_*"], "exact"), (["tool_3_*"], "normalized"),
+             (["purge", "wipe_*"], "normalized"), (["?"], "exact"), (["x"], "exact")]
+    refs = tuple(ToolRef(p[0], "blocklist entry", ConfigRef("a.yaml", k + 1, 1, f"k{k}"),
+                         ToolMatcher(p, mode), "t") for k, (p, mode) in enumerate(pats))
+    plan = CoveragePlan(refs, ())
+    acc = CoverageAcc.for_plan(plan)
+    for name in ("Tool-3-a", "tool_3_b", "wipe-All", "other", "Tool_3_c", "tool_3_d"):
+        acc.see(name, plan)
+    # Tool-3-a and tool_3_b: tool_3_* (normalized, twice); wipe-All: purge/wipe_*;
+    # Tool_3_c: Tool_3_* (exact); tool_3_d: tool_3_* (exact). Not ?, x, nor tool_{i}_*
+    # but for i = 3.
+    assert [k for k, hit in enumerate(acc.matched) if hit] == [3, 20, 21, 22, 23]
+    assert acc.pending == len(refs) - 5
+    assert all(not r.matcher._memo for r in refs)
+    assert sum(acc.seen[0]) > 0  # the tree of normalized globs kept what it saw
+
+
 def test_names_kept_are_bounded_and_order_free() -> None:
     plan = CoveragePlan((), ())
     names = [f"tool_{i:05d}" for i in range(3 * MAX_NAMES)]
@@ -400,3 +426,97 @@ def test_a_thousand_names_no_trace_calls_against_20000_names_called(tmp_path: Pa
     assert found == {("args_valid/type", "Never-Called-7"), ("tool_blocklist", "blocked-999")}
     # every key and entry but the two called is unexercised
     assert sum(f.rule == "coverage/unexercised" for f in res.findings) == 1998
+
+
+def test_a_thousand_globs_no_trace_calls_against_20000_names_called(tmp_path: Path) -> None:
+    """A blocklist of 1,000 globs and a policy of 1,000 glob keys, none called, against
+    a trace of 20,000 distinct names: each name was tried against every glob of the
+    blocklist, of the policy and of the coverage references (over five minutes); now the
+    globs are tried together (a GlobTree). The calls that match are still found, the
+    blocklist naming its first matching entry, and the coverage references they match
+    are exercised."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: many\ntraces: traces/*.jsonl\ntests:\n  - id: av\n    metric: args_valid\n"
+        "    policy: policy.yaml\n  - id: bl\n    metric: tool_blocklist\n    blocklist: ["
+        + ", ".join(f"'blocked_{i}_*'" for i in range(1000)) + ", 'blocked_9*']\n")
+    (tmp_path / "policy.yaml").write_text("tools:\n" + "".join(
+        f"  'never_called_{i}_*':\n    arguments:\n      x: {{type: integer}}\n"
+        for i in range(1000)))
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        "".join(call(f"t{j}") for j in range(20000)) + call("Never-Called-7-now", x="no")
+        + call("BlockedFive") + call("blocked-99-z"))
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    with within(30, "the run"):
+        res = evaluate_files(s, files, errors, timings=False)
+    found = {(f.rule, f.tool, f.constraint) for f in res.findings
+             if f.rule != "coverage/unexercised"}
+    assert found == {("args_valid/type", "Never-Called-7-now", "type: integer"),
+                     ("tool_blocklist", "blocked-99-z", "blocklist: blocked_99_*")}, found
+    # the key never_called_7_* (policy line 23; its x: at 25) is the one that checked it
+    assert [(f.config.file, f.config.line) for f in res.findings
+            if f.rule == "args_valid/type"] == [("policy.yaml", 25)]
+    unexercised = {f.tool for f in res.findings if f.rule == "coverage/unexercised"}
+    # 2,001 references; never_called_7_*, blocked_99_* and blocked_9* matched a call
+    assert len(unexercised) == 1998
+    assert not {"never_called_7_*", "blocked_99_*", "blocked_9*"} & unexercised
+    assert {"never_called_8_*", "blocked_98_*", "blocked_999_*"} <= unexercised
+
+
+def test_a_sequence_rule_of_a_thousand_globs_against_20000_names(tmp_path: Path) -> None:
+    """Whether a call touched a sequence_valid test was asked of each tool its rules
+    name, one by one: a blocklist rule of 1,000 globs against 20,000 distinct names
+    called took minutes; now they are tried together. The test is touched (not
+    ``not_exercised``) by the one call a glob matches, and that call is blocked."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: seq\ntraces: traces/*.jsonl\ntests:\n  - id: sq\n    metric: sequence_valid\n"
+        "    rules:\n      - type: blocklist\n        tools: ["
+        + ", ".join(f"'blocked_{i}_*'" for i in range(1000)) + "]\n")
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        "".join(call(f"t{j}") for j in range(20000)) + call("Blocked-500-now"))
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    with within(30, "the run"):
+        res = evaluate_files(s, files, errors, timings=False)
+    assert {(f.rule, f.tool) for f in res.findings if f.rule != "coverage/unexercised"} == {
+        ("sequence_valid/blocklist", "Blocked-500-now")}
+    assert res.tests[0].status != "not_exercised"
+    assert sum(f.rule == "coverage/unexercised" for f in res.findings) == 999
+
+
+SMALL_GLOBS = """\
+suite: globs
+traces: traces/*.jsonl
+tests:
+  - id: bl
+    metric: tool_blocklist
+    blocklist: [drop_*, "*_db", Delete-User, delete_*, purge, "ad?in_*", "[xy]_tool"]
+  - id: order
+    metric: sequence_valid
+    rules:
+      - {type: before, first: "auth*", then: ["refund_*", "*_order"]}
+"""
+
+
+def test_glob_references_are_exercised_as_each_glob_says(tmp_path: Path) -> None:
+    """A small suite, whatever path the globs take (tried one by one, as here, or
+    together past TREE_MIN): the blocklist names the first entry that matches a call, and
+    coverage reports exactly the references no call matched (checked by hand)."""
+    (tmp_path / "agent-eval.yaml").write_text(SMALL_GLOBS)
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        call("DeleteUser") + call("drop_db") + call("admin_panel") + call("refund_order")
+        + call("Authenticate"))
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    res = evaluate_files(s, files, errors, timings=False)
+    blocked = sorted(f.message for f in res.findings if f.rule == "tool_blocklist")
+    assert blocked == [
+        "Blocked tool called: DeleteUser (blocklist includes 'Delete-User'); calls found: 1",
+        "Blocked tool called: admin_panel (blocklist includes 'ad?in_*'); calls found: 1",
+        "Blocked tool called: drop_db (blocklist includes 'drop_*'); calls found: 1"]
+    unexercised = sorted((f.config.line, f.tool) for f in res.findings
+                         if f.rule == "coverage/unexercised")
+    assert unexercised == [(6, "[xy]_tool"), (6, "purge")]

@@ -452,6 +452,33 @@ def test_which_is_first_match(name: str, pats: list[str], normalized: bool) -> N
     assert m(name) is (expected is not None)
 
 
+@settings(max_examples=150, deadline=None)
+@given(names=st.lists(names, min_size=1, max_size=6),
+       pats=st.lists(st.one_of(patterns, bracket_patterns(), st.sampled_from(
+           ["*", "a*", "*_b", "A?", "a_b", "A-B", "aB"])), min_size=10, max_size=45),
+       normalized=st.booleans())
+def test_which_is_first_match_among_many_globs(
+        names: list[str], pats: list[str], normalized: bool) -> None:
+    """Past TREE_MIN globs they are tried together (a GlobTree): still the first pattern
+    that matches, a literal before the first glob that matches winning, in either mode."""
+    m = ToolMatcher(pats, "normalized" if normalized else "exact")
+    for name in names:
+        expected = ref_which(name, pats, normalized)
+        assert m.which(name) == expected, (name, pats)
+        assert m(name) is (expected is not None)
+
+
+def test_a_literal_before_the_first_matching_glob_wins_among_many() -> None:
+    globs = [f"tool_{i}_*" for i in range(40)]
+    m = ToolMatcher([*globs[:20], "Tool-30-X", *globs[20:], "*"])
+    assert m._tree is not None  # tried together
+    assert m.which("tool_30_x") == 20  # the literal (normal form), before tool_30_*
+    assert m.which("tool_30_y") == 31  # tool_30_*: after the literal's place
+    assert m.which("tool_3_x") == 3 and m.which("other") == 41
+    exact = ToolMatcher([*globs, "tool_5_x"], "exact")
+    assert exact.which("tool_5_x") == 5 and exact.which("Tool_5_x") is None
+
+
 def _swap(name: str) -> str:
     return name.translate(str.maketrans("-_ ", "_ -"))
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.findings import ConfigRef, Finding, Severity
-from agent_eval.matching import ToolMatcher, is_glob, normalize_name
+from agent_eval.matching import NameIndex, ToolMatcher, is_glob, normalize_name
 from agent_eval.rule_ids import COVERAGE_UNEXERCISED
 from agent_eval.textdist import edit_distance
 
@@ -46,25 +46,13 @@ class CoveragePlan:
 
     refs: tuple[ToolRef, ...]
     touches: tuple[Callable[[str], bool], ...]  # per test of the suite, in order
-    # The references whose patterns are all literal, by the name they match (and whether
-    # in normal form), and the others, tried one by one: a name seen is looked up, not
-    # tried against each of a thousand blocklist entries (minutes on 20,000 names).
-    by_name: dict[tuple[bool, str], tuple[int, ...]] = field(
-        init=False, repr=False, compare=False)
-    tried: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # Which references a name matches: the names they give literally are looked up and
+    # their globs tried together (a name seen was tried against each of a thousand
+    # blocklist entries, names or globs: minutes on 20,000 names).
+    index: NameIndex = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        by_name: dict[tuple[bool, str], list[int]] = {}
-        tried = []
-        for i, r in enumerate(self.refs):
-            names = r.matcher.literals()
-            if names is None:
-                tried.append(i)
-                continue
-            for n in names:
-                by_name.setdefault((r.matcher.normalized, n), []).append(i)
-        object.__setattr__(self, "by_name", {k: tuple(v) for k, v in by_name.items()})
-        object.__setattr__(self, "tried", tuple(tried))
+        object.__setattr__(self, "index", NameIndex([r.matcher for r in self.refs]))
 
     @classmethod
     def build(cls, tests: Iterable[Any], scenario_refs: Iterable[ToolRef]) -> CoveragePlan:
@@ -88,6 +76,8 @@ class CoverageAcc:
     touched: bytearray
     names: set[str] = field(default_factory=set)  # distinct names seen (bounded)
     pending: int = 0  # references and tests not yet matched / touched
+    # the globs of the references that matched a name seen (plan.index), not tried again
+    seen: list[bytearray] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def for_plan(cls, plan: CoveragePlan) -> CoverageAcc:
@@ -98,15 +88,10 @@ class CoverageAcc:
         """A tool name that is not in ``names`` yet."""
         if self.pending:
             matched, touched = self.matched, self.touched
-            if plan.by_name:
-                for key in ((True, normalize_name(name)), (False, name)):
-                    for i in plan.by_name.get(key, ()):
-                        if not matched[i]:
-                            matched[i] = 1
-                            self.pending -= 1
-            refs = plan.refs
-            for i in plan.tried:
-                if not matched[i] and refs[i].matcher(name):
+            if not self.seen:
+                self.seen = plan.index.seen()
+            for i in plan.index.matching(name, self.seen):
+                if not matched[i]:
                     matched[i] = 1
                     self.pending -= 1
             for j, touches in enumerate(plan.touches):

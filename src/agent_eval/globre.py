@@ -19,11 +19,13 @@ alike (a glob holding U+FFFD, a surrogate or a range across them can then match 
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
+from typing import Any
 
 from re2 import Options, _re2  # type: ignore[import-untyped]
 
-__all__ = ["NEVER", "FullMatch", "class_end", "fnmatch_class", "literal", "python_class",
-           "translate"]
+__all__ = ["NEVER", "TREE_MIN", "FullMatch", "GlobTree", "class_end", "fnmatch_class",
+           "literal", "python_class", "translate"]
 
 _OPTIONS = Options()
 _OPTIONS.log_errors = False
@@ -58,7 +60,7 @@ class FullMatch:
     else ``None`` (as ``re.Pattern.match`` of a pattern ending in ``\\Z`` is truthy or
     ``None``)."""
 
-    __slots__ = ("_match", "translated")
+    __slots__ = ("_match", "size", "translated")
 
     def __init__(self, translated: str) -> None:
         regex = _re2.RE2(translated.encode(), _OPTIONS)
@@ -66,6 +68,7 @@ class FullMatch:
             raise ValueError(f"glob translated to invalid RE2 {translated!r}: "
                              f"{regex.error()!r}")
         self.translated = translated
+        self.size = int(regex.ProgramSize())  # RE2 instructions
         self._match = regex.Match
 
     def match(self, text: str) -> bool | None:
@@ -74,6 +77,152 @@ class FullMatch:
 
     def __reduce__(self) -> tuple[type[FullMatch], tuple[str]]:
         return FullMatch, (self.translated,)  # compiled again
+
+
+# ------------------------------------------------------------------ many globs at once
+TREE_MIN = 16  # fewer globs than this are tried one by one (cheaper than a tree's nodes)
+# A node's program is compiled when it holds at most _NODE_PROGRAM RE2 instructions, the
+# tallest nodes first, while the tree's nodes hold at most _TREE_PROGRAM together: a few
+# tens of MB, a fraction of a second to compile, however many and long the globs.
+_NODE_PROGRAM = 1 << 16
+_TREE_PROGRAM = 1 << 20
+
+# A node: [number, first glob, end, the RE2 match of its globs or None, left, right]; a
+# leaf (one glob) has no children and its own glob's match.
+_Node = list[Any]
+
+
+class GlobTree:
+    """Which of many globs match a text, in O(log n) RE2 matches per text, not n.
+
+    A balanced binary tree over the globs: each node holds ONE RE2 program, the
+    alternation of its globs (anchored at both ends, as :class:`FullMatch`), and each leaf
+    a glob's own. A text is tried at the root; a subtree is entered only when its node
+    matches (a name that matches none of 1,000 globs costs one match, not 1,000). The
+    alternation matches exactly when one of its globs does: RE2's ``Match`` falls back from
+    its DFA to the NFA when the DFA runs out of memory, so a node never misses a match
+    (``re2.Set`` is not used: its Python binding drops that failure and answers "none").
+
+    A node holds nothing, and its children are tried instead, when its program would be
+    too large (:data:`_NODE_PROGRAM`), when the tree's programs already hold
+    :data:`_TREE_PROGRAM` instructions (the tallest nodes are compiled first), or when it
+    does not compile (RE2's memory budget): no answer depends on a large program
+    compiling. Below :data:`TREE_MIN` globs, the globs are tried one by one.
+    """
+
+    __slots__ = ("_leaves", "_root", "globs", "nodes")
+
+    def __init__(self, globs: Sequence[FullMatch]) -> None:
+        self.globs = tuple(globs)
+        self._leaves = tuple(g._match for g in self.globs)
+        self.nodes = 0  # number of nodes (the size of a ``seen`` array for :meth:`new`)
+        self._root: _Node | None = None
+        if len(self.globs) < TREE_MIN:
+            self.nodes = len(self.globs)
+            return
+        inner: list[tuple[int, int, _Node]] = []  # (-height, number, node) of each node
+        sizes = [0]
+        for g in self.globs:
+            sizes.append(sizes[-1] + g.size)  # sizes[hi] - sizes[lo]: the globs lo to hi
+        self._root = self._build(0, len(self.globs), inner)
+        budget = _TREE_PROGRAM
+        for _, _, node in sorted(inner):
+            lo, hi = node[1], node[2]
+            size = sizes[hi] - sizes[lo] + hi - lo  # about: one instruction per "|"
+            if size > _NODE_PROGRAM or size > budget:
+                continue
+            text = "|".join(f"(?:{g.translated})" for g in self.globs[lo:hi])
+            regex = _re2.RE2(text.encode(), _OPTIONS)
+            if regex.ok():  # else too large for RE2: the children answer
+                node[3] = regex.Match
+                budget -= int(regex.ProgramSize())
+
+    def _build(self, lo: int, hi: int, inner: list[tuple[int, int, _Node]]) -> _Node:
+        """The node of globs ``lo`` to ``hi`` (its program not compiled yet)."""
+        number = self.nodes
+        self.nodes += 1
+        if hi - lo == 1:
+            return [number, lo, hi, self._leaves[lo], None, None]
+        mid = (lo + hi) // 2
+        node = [number, lo, hi, None, self._build(lo, mid, inner),
+                self._build(mid, hi, inner)]
+        inner.append((-(hi - lo).bit_length(), number, node))  # the tallest first
+        return node
+
+    def first(self, text: str, stop: int | None = None) -> int:
+        """Index of the first glob (before ``stop``) that matches all of ``text``, or -1."""
+        data = _utf8(text)
+        end = len(data)
+        if stop is None:
+            stop = len(self.globs)
+        if self._root is None:
+            for i in range(min(stop, len(self._leaves))):
+                if self._leaves[i](_BOTH, data, 0, end)[0] != _NO_MATCH:
+                    return i
+            return -1
+        return _first(self._root, data, end, stop, False)
+
+    def matching(self, text: str) -> list[int]:
+        """Indexes of every glob that matches all of ``text``, in order."""
+        return self.new(text, None)
+
+    def new(self, text: str, seen: bytearray | None) -> list[int]:
+        """Indexes of the globs that match all of ``text`` and are not ``seen`` yet, in
+        order; each is then marked seen. ``seen``: ``bytearray(tree.nodes)``, kept by the
+        caller from text to text; a subtree whose globs were all seen is not tried."""
+        data = _utf8(text)
+        out: list[int] = []
+        if self._root is None:
+            end = len(data)
+            for i, match in enumerate(self._leaves):
+                if (seen is None or not seen[i]) and match(_BOTH, data, 0, end)[0] != _NO_MATCH:
+                    out.append(i)
+                    if seen is not None:
+                        seen[i] = 1
+        else:
+            _new(self._root, data, len(data), seen, out)
+        return out
+
+    def __reduce__(self) -> tuple[type[GlobTree], tuple[tuple[FullMatch, ...]]]:
+        return GlobTree, (self.globs,)  # compiled again
+
+
+def _first(node: _Node, data: bytes, end: int, stop: int, known: bool) -> int:
+    """``known``: the node's globs are known to match (its parent matched and its left
+    sibling did not)."""
+    lo: int
+    _, lo, _, match, left, right = node
+    if lo >= stop:
+        return -1
+    if not known and match is not None:
+        if match(_BOTH, data, 0, end)[0] == _NO_MATCH:
+            return -1
+        known = True
+    if left is None:
+        return lo  # a leaf: its glob matched (a leaf's match is never None)
+    found = _first(left, data, end, stop, False)
+    if found >= 0:
+        return found
+    # the left half holds no match before stop: when this node matched, the right half
+    # does (or it starts at or after stop, and answers -1)
+    return _first(right, data, end, stop, known)
+
+
+def _new(node: _Node, data: bytes, end: int, seen: bytearray | None, out: list[int]) -> None:
+    number, lo, _, match, left, right = node
+    if seen is not None and seen[number]:
+        return
+    if match is not None and match(_BOTH, data, 0, end)[0] == _NO_MATCH:
+        return
+    if left is None:
+        out.append(lo)
+        if seen is not None:
+            seen[number] = 1
+        return
+    _new(left, data, end, seen, out)
+    _new(right, data, end, seen, out)
+    if seen is not None and seen[left[0]] and seen[right[0]]:
+        seen[number] = 1
 
 
 def class_end(pattern: str, i: int) -> int:

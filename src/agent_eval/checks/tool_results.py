@@ -24,7 +24,7 @@ from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.live.checks import check_text
 from agent_eval.live.compile import TextCheck, text_checks
 from agent_eval.live.models import TextExpect
-from agent_eval.matching import ToolMatcher
+from agent_eval.matching import NameIndex, ToolMatcher
 from agent_eval.model import ToolCall, Trace
 from agent_eval.rule_ids import (
     TOOL_RESULTS_ERROR,
@@ -75,9 +75,10 @@ class ToolResults(CheckCore):
                  tool_refs: tuple[ToolRef, ...]) -> None:
         super().__init__(cfg, tool_refs)
         self.entries = tuple(entries)
+        self._named = NameIndex([e.matcher for e in self.entries])  # tried together
 
     def touches(self, name: str) -> bool:
-        return any(e.matcher(name) for e in self.entries)
+        return self._named.matches(name)
 
     def findings(self, trace: Trace) -> Iterator[Finding]:
         for call in trace.tool_calls:

@@ -14,7 +14,7 @@ from agent_eval.config.schema_compiler import (
     Validator,
     ecma_regex,
 )
-from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
+from agent_eval.matching import NameIndex, ToolMatcher, ToolMatchMode
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_ARGUMENTS,
     ARGS_VALID_NOT_AN_OBJECT,
@@ -43,27 +43,16 @@ class Policy:
         # enforcement.unconstrained_tools when deny or warn: (severity, its line)
         self.unconstrained = unconstrained
         self._memo: dict[str, tuple[ToolRule, ...]] = {}
-        # The keys that name one tool, by the name they match, and the globs, tried one
-        # by one: a name is looked up, not tried against each of a thousand keys (a
-        # policy of 1,000 tools against 20,000 names called: minutes).
-        self._by_name: dict[tuple[bool, str], list[int]] = {}
-        self._tried: list[int] = []
-        for i, r in enumerate(self.rules):
-            names = r.matcher.literals()
-            if names is None:
-                self._tried.append(i)
-            for n in names or ():
-                self._by_name.setdefault((r.matcher.normalized, n), []).append(i)
+        # The keys that name one tool are looked up by the name they match and the globs
+        # tried together: a name was tried against each of a thousand keys (a policy of
+        # 1,000 tools, or 1,000 globs, against 20,000 names called: minutes).
+        self._index = NameIndex([r.matcher for r in self.rules])
 
     def rules_for(self, name: str) -> tuple[ToolRule, ...]:
         hit = self._memo.get(name)
         if hit is None:
             rules = self.rules
-            found = [i for i in self._tried if rules[i].matcher(name)]
-            if self._by_name:
-                for key in ((True, normalize_name(name)), (False, name)):
-                    found += self._by_name.get(key, ())
-                found.sort()  # in the policy's order, as each key was tried before
+            found = sorted(set(self._index.matching(name)))  # in the policy's order
             hit = tuple(rules[i] for i in found)
             if len(self._memo) > 65536:
                 self._memo.clear()
