@@ -153,6 +153,8 @@ MAX_HINT_CHARS = 2 * MAX_NAME_CHARS
 
 @dataclass(frozen=True, slots=True)
 class _Name:
+    """A called name as the "did you mean" hints compare it."""
+
     form: str  # the normal form
     framed: str  # the normal form between separators ("_refund_order_"): runs of words
     letters: frozenset[str]
