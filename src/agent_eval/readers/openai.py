@@ -383,14 +383,7 @@ def chat_message(conv: Conversation, m: Any, lines: Lines, path: JsonPath) -> No
         if role not in ("system", "developer"):
             conv.ignored += 1  # no Chat Completions role: counted, never passed over
         return
-    tool_calls = m.get("tool_calls")
-    for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
-        at = lines((*path, "tool_calls", j))
-        if type(tc) is not dict:
-            conv.error(INPUT_INVALID_EVENT, at,
-                       f"a 'tool_calls' item must be a JSON object, not {json_type(tc)}; "
-                       "the call in it cannot be read")
-            continue
+    for _, tc, at in _tool_call_items(conv, m.get("tool_calls"), lines, path):
         custom = tc.get("custom")
         if tc.get("type") == "custom" and type(custom) is dict:  # a custom tool: free text
             conv.call(custom.get("name"), {"input": custom.get("input")}, tc.get("id"), at)
@@ -588,16 +581,24 @@ def chat_chunk(conv: Conversation, body: dict[str, Any], lines: Lines,
             conv.streams.pop(key).end(conv)
 
 
-def _chunk_delta(conv: Conversation, stream: _ChunkStream, delta: dict[str, Any],
-                 lines: Lines, path: JsonPath) -> None:
-    tool_calls = delta.get("tool_calls")
+def _tool_call_items(conv: Conversation, tool_calls: Any, lines: Lines, path: JsonPath
+                     ) -> Iterator[tuple[int, dict[str, Any], int]]:
+    """The items of a message's or a chunk's ``tool_calls`` list that are objects, with
+    their index and line; any other item is an input error at its line (the call in it
+    cannot be read)."""
     for j, tc in enumerate(tool_calls if type(tool_calls) is list else ()):
         at = lines((*path, "tool_calls", j))
-        if type(tc) is not dict:
+        if type(tc) is dict:
+            yield j, tc, at
+        else:
             conv.error(INPUT_INVALID_EVENT, at,
                        f"a 'tool_calls' item must be a JSON object, not {json_type(tc)}; "
                        "the call in it cannot be read")
-            continue
+
+
+def _chunk_delta(conv: Conversation, stream: _ChunkStream, delta: dict[str, Any],
+                 lines: Lines, path: JsonPath) -> None:
+    for j, tc, at in _tool_call_items(conv, delta.get("tool_calls"), lines, path):
         index = tc.get("index")
         index = index if type(index) is int else j
         custom = tc.get("custom")
