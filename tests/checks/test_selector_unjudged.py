@@ -9,17 +9,14 @@ is never a pass (docs/config.md "Call selectors")."""
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.checks.sequence_helpers import rules, seen, trace
 from tests.conftest import read_results
 
 from agent_eval._cli import main
-from agent_eval.api import load_suite
-from agent_eval.findings import Finding
-from agent_eval.model import Location, ToolCall, Trace
 
 # The audit's reproduction: suite lines counted by hand (the selectors' `{` on column 17)
 SUITE = """\
@@ -158,32 +155,6 @@ def test_a_name_entry_blocks_whatever_the_arguments(tmp_path: Path,
 
 
 # ------------------------------------------------------- each kind of sequence rule
-F = "traces/t.jsonl"
-
-
-def trace(calls: list[Any]) -> Trace:
-    """Calls are names (arguments {}), (name, arguments) or (name, None): not recorded;
-    call k is on line k + 1, the end on line 100."""
-    tc = []
-    for k, c in enumerate(calls):
-        name, args = (c, {}) if isinstance(c, str) else c
-        tc.append(ToolCall(name, args, Location(F, k + 1), arguments_recorded=args is not None))
-    return Trace("t1", F, Location(F, 1), Location(F, 100), tool_calls=tc)
-
-
-def rules(tmp_path: Path, text: str) -> Any:
-    """A sequence_valid test whose first rule item is on line 6."""
-    body = ("suite: s\ntests:\n  - id: seq\n    metric: sequence_valid\n    rules:\n"
-            + textwrap.indent(textwrap.dedent(text).strip("\n"), "      ") + "\n")
-    (tmp_path / "agent-eval.yaml").write_text(body, encoding="utf-8")
-    return load_suite(tmp_path / "agent-eval.yaml").tests[0]
-
-
-def seen(found: list[Finding]) -> list[tuple[str, int | None, int]]:
-    return [(f.rule.split("/")[1], f.trace.line if f.trace else None, f.config.line)
-            for f in found]
-
-
 CREDS = '{tool: bash, args: {command: {pattern: "credentials"}}}'
 
 

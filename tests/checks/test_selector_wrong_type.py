@@ -9,16 +9,14 @@ or more, and every sequence rule whose selector matching is a violation, let a r
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.checks.sequence_helpers import rules, seen, trace
 from tests.conftest import read_results
 
 from agent_eval._cli import main
-from agent_eval.api import load_suite
-from agent_eval.model import Location, ToolCall, Trace
 
 # The audit's reproduction. Lines and columns counted by hand: the blocklist's `{` on line 6,
 # column 17 (after `    blocklist: [`); the never_after's `first` key on line 11, column 9
@@ -163,32 +161,6 @@ def test_the_tests_severity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 # ------------------------------------------------------- sequence rules and families
-F = "traces/t.jsonl"
-
-
-def trace(items: list[Any]) -> Trace:
-    """Calls are names (arguments {}) or (name, arguments); call k is on line k + 1, the
-    end on line 100."""
-    tc = []
-    for k, c in enumerate(items):
-        name, args = (c, {}) if isinstance(c, str) else c
-        tc.append(ToolCall(name, args, Location(F, k + 1)))
-    return Trace("t1", F, Location(F, 1), Location(F, 100), tool_calls=tc)
-
-
-def rules(tmp_path: Path, text: str) -> Any:
-    """A sequence_valid test whose first rule item is on line 6."""
-    body = ("suite: s\ntests:\n  - id: seq\n    metric: sequence_valid\n    rules:\n"
-            + textwrap.indent(textwrap.dedent(text).strip("\n"), "      ") + "\n")
-    (tmp_path / "agent-eval.yaml").write_text(body, encoding="utf-8")
-    return load_suite(tmp_path / "agent-eval.yaml").tests[0]
-
-
-def seen(found: list[Any]) -> list[tuple[str, int | None, int]]:
-    return [(f.rule.split("/")[1], f.trace.line if f.trace else None, f.config.line)
-            for f in found]
-
-
 def test_count_max_and_blocklist_rules(tmp_path: Path) -> None:
     """count max 1 of large refunds: two of "900" were neither counted nor let go."""
     test = rules(tmp_path, """
