@@ -402,26 +402,36 @@ def test_did_you_mean_is_looked_for_within_a_bound(tmp_path: Path) -> None:
     assert hints[0][0] == "send_email"  # the first reference (line 7) has its hint
 
 
+def _many_names(tmp_path: Path, blocklist: list[str], keys: list[str], calls: str
+                ) -> Results:
+    """A suite with an args_valid test of a policy whose tool keys are ``keys`` (each with
+    ``x: {type: integer}``, on its own three lines from line 2) and a tool_blocklist of
+    ``blocklist`` (as written in YAML), run within 30 s on a trace of 20,000 distinct
+    names that match neither, then ``calls``."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: many\ntraces: traces/*.jsonl\ntests:\n  - id: av\n    metric: args_valid\n"
+        "    policy: policy.yaml\n  - id: bl\n    metric: tool_blocklist\n    blocklist: ["
+        + ", ".join(blocklist) + "]\n")
+    (tmp_path / "policy.yaml").write_text("tools:\n" + "".join(
+        f"  {k}:\n    arguments:\n      x: {{type: integer}}\n" for k in keys))
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text(
+        "".join(call(f"t{j}") for j in range(20000)) + calls)
+    s = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=tmp_path)
+    with within(30, "the run"):
+        return evaluate_files(s, files, errors, timings=False)
+
+
 def test_a_thousand_names_no_trace_calls_against_20000_names_called(tmp_path: Path) -> None:
     """A policy of 1,000 tools and a blocklist of 1,000 names, none called, against a
     trace of 20,000 distinct names: each name was tried against every key, entry and
     coverage reference (about three minutes); now each is looked up. The calls that match
     are still found, in normal form."""
-    keys = [f"never_called_{i}" for i in range(1000)]
-    (tmp_path / "agent-eval.yaml").write_text(
-        "suite: many\ntraces: traces/*.jsonl\ntests:\n  - id: av\n    metric: args_valid\n"
-        "    policy: policy.yaml\n  - id: bl\n    metric: tool_blocklist\n    blocklist: ["
-        + ", ".join(f"blocked_{i}" for i in range(1000)) + "]\n")
-    (tmp_path / "policy.yaml").write_text("tools:\n" + "".join(
-        f"  {k}:\n    arguments:\n      x: {{type: integer}}\n" for k in keys))
-    (tmp_path / "traces").mkdir()
-    (tmp_path / "traces" / "t.jsonl").write_text(
-        "".join(call(f"t{j}") for j in range(20000)) + call("Never-Called-7", x="no")
-        + call("BlockedFive") + call("blocked-999"))
-    s = load_suite(tmp_path / "agent-eval.yaml")
-    files, errors = suite_sources(s, base=tmp_path)
-    with within(30, "the run"):
-        res = evaluate_files(s, files, errors, timings=False)
+    res = _many_names(tmp_path, [f"blocked_{i}" for i in range(1000)],
+                      [f"never_called_{i}" for i in range(1000)],
+                      call("Never-Called-7", x="no") + call("BlockedFive")
+                      + call("blocked-999"))
     found = {(f.rule, f.tool) for f in res.findings if f.rule != "coverage/unexercised"}
     assert found == {("args_valid/type", "Never-Called-7"), ("tool_blocklist", "blocked-999")}
     # every key and entry but the two called is unexercised
@@ -435,21 +445,10 @@ def test_a_thousand_globs_no_trace_calls_against_20000_names_called(tmp_path: Pa
     globs are tried together (a GlobTree). The calls that match are still found, the
     blocklist naming its first matching entry, and the coverage references they match
     are exercised."""
-    (tmp_path / "agent-eval.yaml").write_text(
-        "suite: many\ntraces: traces/*.jsonl\ntests:\n  - id: av\n    metric: args_valid\n"
-        "    policy: policy.yaml\n  - id: bl\n    metric: tool_blocklist\n    blocklist: ["
-        + ", ".join(f"'blocked_{i}_*'" for i in range(1000)) + ", 'blocked_9*']\n")
-    (tmp_path / "policy.yaml").write_text("tools:\n" + "".join(
-        f"  'never_called_{i}_*':\n    arguments:\n      x: {{type: integer}}\n"
-        for i in range(1000)))
-    (tmp_path / "traces").mkdir()
-    (tmp_path / "traces" / "t.jsonl").write_text(
-        "".join(call(f"t{j}") for j in range(20000)) + call("Never-Called-7-now", x="no")
-        + call("BlockedFive") + call("blocked-99-z"))
-    s = load_suite(tmp_path / "agent-eval.yaml")
-    files, errors = suite_sources(s, base=tmp_path)
-    with within(30, "the run"):
-        res = evaluate_files(s, files, errors, timings=False)
+    res = _many_names(tmp_path, [f"'blocked_{i}_*'" for i in range(1000)] + ["'blocked_9*'"],
+                      [f"'never_called_{i}_*'" for i in range(1000)],
+                      call("Never-Called-7-now", x="no") + call("BlockedFive")
+                      + call("blocked-99-z"))
     found = {(f.rule, f.tool, f.constraint) for f in res.findings
              if f.rule != "coverage/unexercised"}
     assert found == {("args_valid/type", "Never-Called-7-now", "type: integer"),
