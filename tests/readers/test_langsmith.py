@@ -107,3 +107,49 @@ def test_an_llm_run_of_a_langchain_chat_model_asks_for_its_calls(tmp_path: Path)
     assert [(c.name, c.id, c.arguments, c.location.line, c.result) for c in trace.tool_calls] == [
         ("delete_customer", "c1", {"id": 7}, 2, "deleted"),  # its result: line 3's input
         ("purge_data", "c2", {"all": True}, 3, None)]
+
+
+def test_an_llm_run_with_several_choices_or_generations_asks_for_the_calls_of_each(
+        tmp_path: Path) -> None:
+    """An LLM run of a request with n > 1 has several choices (OpenAI) or generations
+    (LangChain): only the first was read, so a call the second asked for was dropped
+    without a word; and a ``tool_calls`` item that is not an object was passed over."""
+    def run(n: int, outputs: dict[str, object]) -> dict[str, object]:
+        return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
+                "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
+                f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
+                "inputs": {"messages": []}, "outputs": outputs}
+
+    def openai_call(cid: str, name: str) -> dict[str, object]:
+        return {"id": cid, "type": "function",
+                "function": {"name": name, "arguments": '{"id": 1}'}}
+
+    def generation(cid: str, name: str) -> dict[str, object]:
+        return {"text": "", "message": {
+            "lc": 1, "type": "constructor",
+            "id": ["langchain", "schema", "messages", "AIMessage"],
+            "kwargs": {"content": "", "tool_calls": [
+                {"name": name, "args": {"id": 2}, "id": cid, "type": "tool_call"}]}}}
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in (
+        ROOT,  # line 1
+        run(1, {"choices": [  # line 2
+            {"message": {"role": "assistant", "tool_calls": [openai_call("a", "lookup")]}},
+            {"message": {"role": "assistant",
+                         "tool_calls": [openai_call("b", "delete_customer"), "junk"]}}]}),
+        run(2, {"generations": [  # line 3: one prompt, two candidates, then a second prompt
+            [generation("c", "lookup"), generation("d", "purge_data")],
+            [generation("e", "drop_table")]]}),
+    )))
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError) and reader.name == "langsmith"
+    items = list(reader.read(source))
+    assert [(e.rule, e.line, e.message) for e in items if isinstance(e, InputError)] == [
+        ("input/invalid_event", 2, "a 'tool_calls' item the model asked for is not a JSON "
+         "object; the call in it cannot be read")]
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    assert [(c.name, c.id, c.location.line) for c in trace.tool_calls] == [
+        ("lookup", "a", 2), ("delete_customer", "b", 2),
+        ("lookup", "c", 3), ("purge_data", "d", 3), ("drop_table", "e", 3)]

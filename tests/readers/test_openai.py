@@ -212,6 +212,32 @@ def test_chat_custom_tool_call_is_read_by_its_name(
     assert [c.location.line for c in t.tool_calls] == [12, 20]
 
 
+def test_chat_response_with_several_choices_reads_the_calls_of_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A response to a request with n > 1: only choices[0] was read, so a call the second
+    # choice asked for (the agent may have gone on with it) was dropped without a word.
+    items = write(tmp_path, monkeypatch, {
+        "object": "chat.completion", "model": "gpt-4o",
+        "choices": [
+            {"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_a", "type": "function",
+                     "function": {"name": "lookup", "arguments": "{}"}}]}},
+            {"index": 1, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_b", "type": "function",
+                     "function": {"name": "delete_file", "arguments": "{\"path\": \"/\"}"}}]}},
+            "not a choice"]}, name="resp.json")
+    [err] = errors(items)
+    # indent=1: "choices" opens at line 4 (a string item has no line of its own: the
+    # list's); the tool_calls items open at lines 12 and 30
+    assert (err.rule, err.line) == ("input/invalid_event", 4)
+    assert err.message == "a response's choice must be a JSON object, not string"
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert calls(t) == [("lookup", "call_a", {}), ("delete_file", "call_b", {"path": "/"})]
+    assert [c.location.line for c in t.tool_calls] == [12, 30]
+
+
 def test_chat_tool_call_without_a_name_or_not_an_object_is_an_input_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     items = write(tmp_path, monkeypatch, [

@@ -326,7 +326,13 @@ class _Runs(ReadState):
             call = by_id.open(key)
             if call is not None and not by_id.has_result(key, value):
                 set_result(call, value, None, True, loc)
-        for cid, name, raw in _asked(run.get("outputs")):
+        for asked in _asked(run.get("outputs")):
+            if asked is None:
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, out_loc.line, "a 'tool_calls' item the model asked for is "
+                    "not a JSON object; the call in it cannot be read"))
+                continue
+            cid, name, raw = asked
             if not isinstance(name, str) or not name:
                 self.errors.append(INPUT_INVALID_EVENT.input_error(
                     self.file, out_loc.line, "a tool call the model asked for has no tool "
@@ -344,37 +350,44 @@ class _Runs(ReadState):
             by_id.add(cid, call)
 
 
-def _asked(outputs: Any) -> list[tuple[str, Any, Any]]:
-    """The calls an LLM run's outputs ask for, as (id, name, raw arguments): OpenAI's
-    ``choices[0].message.tool_calls``, or a LangChain chat model's
-    ``generations[0][0].message`` (its ``tool_calls``, else the provider's
-    ``additional_kwargs.tool_calls``)."""
+def _asked(outputs: Any) -> list[tuple[str, Any, Any] | None]:
+    """The calls an LLM run's outputs ask for, as (id, name, raw arguments), ``None`` for
+    a ``tool_calls`` item that is not an object: OpenAI's ``choices[k].message.tool_calls``,
+    or a LangChain chat model's ``generations[i][j].message`` (its ``tool_calls``, else the
+    provider's ``additional_kwargs.tool_calls``). Every choice and generation is read (a
+    request with n > 1 has several): a call any of them asked for may be the one the agent
+    ran."""
     if not isinstance(outputs, dict):
         return []
-    calls: Any = None
+    found: list[Any] = []
     choices = outputs.get("choices")
     generations = outputs.get("generations")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        msg = choices[0].get("message")
-        calls = msg.get("tool_calls") if isinstance(msg, dict) else None
+        for choice in choices:
+            msg = choice.get("message") if isinstance(choice, dict) else None
+            found.append(msg.get("tool_calls") if isinstance(msg, dict) else None)
     elif isinstance(generations, list) and generations:
-        g = generations[0][0] if isinstance(generations[0], list) and generations[0] \
-            else generations[0]
-        parts = message_parts(g.get("message")) if isinstance(g, dict) else None
-        if parts is not None and parts[0] == "ai":
-            calls = parts[1].get("tool_calls")
-            if not calls:
-                extra = parts[1].get("additional_kwargs")
-                calls = extra.get("tool_calls") if isinstance(extra, dict) else None
-    out: list[tuple[str, Any, Any]] = []
-    for tc in calls if isinstance(calls, list) else []:
-        if not isinstance(tc, dict):
-            continue
-        fn = tc.get("function")
-        if isinstance(fn, dict):  # OpenAI: {id, function: {name, arguments}}
-            out.append((str(tc.get("id")), fn.get("name"), fn.get("arguments")))
-        else:  # LangChain: {name, args, id}
-            out.append((str(tc.get("id")), tc.get("name"), tc.get("args")))
+        for batch in generations:
+            for g in batch if isinstance(batch, list) else [batch]:
+                parts = message_parts(g.get("message")) if isinstance(g, dict) else None
+                if parts is None or parts[0] != "ai":
+                    continue
+                calls = parts[1].get("tool_calls")
+                if not calls:
+                    extra = parts[1].get("additional_kwargs")
+                    calls = extra.get("tool_calls") if isinstance(extra, dict) else None
+                found.append(calls)
+    out: list[tuple[str, Any, Any] | None] = []
+    for calls in found:
+        for tc in calls if isinstance(calls, list) else []:
+            if not isinstance(tc, dict):
+                out.append(None)
+                continue
+            fn = tc.get("function")
+            if isinstance(fn, dict):  # OpenAI: {id, function: {name, arguments}}
+                out.append((str(tc.get("id")), fn.get("name"), fn.get("arguments")))
+            else:  # LangChain: {name, args, id}
+                out.append((str(tc.get("id")), tc.get("name"), tc.get("args")))
     return out
 
 

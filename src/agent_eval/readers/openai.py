@@ -411,13 +411,18 @@ def chat_response(conv: Conversation, body: dict[str, Any], lines: Lines,
                   path: JsonPath) -> None:
     line = lines(path)
     choices = body.get("choices")
-    if type(choices) is list and choices:
-        first = choices[0]
-        if type(first) is dict:
-            msg = first.get("message")
-            if type(msg) is dict:
-                chat_message(conv, {**msg, "role": msg.get("role") or "assistant"},
-                             lines, (*path, "choices", 0, "message"))
+    # every choice (a request with n > 1 has several): a call any of them asked for may
+    # be the one the agent ran, so none is passed over (as in a streamed response)
+    for k, choice in enumerate(choices if type(choices) is list else ()):
+        at = (*path, "choices", k)
+        if type(choice) is not dict:
+            conv.error(INPUT_INVALID_EVENT, lines(at),
+                       f"a response's choice must be a JSON object, not {json_type(choice)}")
+            continue
+        msg = choice.get("message")
+        if type(msg) is dict:
+            chat_message(conv, {**msg, "role": msg.get("role") or "assistant"},
+                         lines, (*at, "message"))
     conv.llm(body.get("model"), body.get("usage"), line)
     _remember(conv, "response_ids", body.get("id"))
 
