@@ -698,3 +698,62 @@ def test_calls_in_chat_message_events_are_read(tmp_path: Path,
     assert [(c.name, c.id, c.arguments, c.result) for c in t.tool_calls] == [
         ("delete_customer", "call_1", {"id": 7}, "deleted"), ("purge_data", "call_2", {}, None)]
     assert t.input == "remove customer 7"
+
+
+def _kv(value: Any) -> dict[str, Any]:
+    """A Python value as an OTLP AnyValue (objects as kvlists), as log bodies hold them."""
+    if isinstance(value, dict):
+        return {"kvlistValue": {"values": [{"key": k, "value": _kv(v)}
+                                           for k, v in value.items()]}}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [_kv(v) for v in value]}}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    return {"stringValue": value}
+
+
+def test_calls_in_chat_message_log_records_join_their_span(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The OpenTelemetry OpenAI instrumentation sends the chat message events as log
+    # records (the message in the body, the span in traceId/spanId), not as span events:
+    # such an export object was one ignored record, so the calls in it were passed over.
+    def record(name: str, body: dict[str, Any], sid: str | None = "c1",
+               tid: str = TID) -> dict[str, Any]:
+        rec: dict[str, Any] = {"timeUnixNano": "1700000000005000000", "traceId": tid,
+                               "attributes": [attr("event.name", name)], "body": _kv(body)}
+        if sid is not None:
+            rec["spanId"] = sid
+        return rec
+
+    def logs(*records: dict[str, Any]) -> str:
+        return json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": list(records)}]}]})
+
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "delete_customer", "arguments": '{"id": 7}'}}
+    chat = span(TID, "c1", "chat gpt-4o", 0, 10, gen_ai__operation__name="chat")
+    other = "fedcba9876543210fedcba9876543210"
+    text = "\n".join([
+        logs(record("gen_ai.user.message", {"content": "remove customer 7"})),  # line 1
+        export(chat),  # line 2: the span comes after its log records
+        logs(record("gen_ai.choice", {"index": 0, "finish_reason": "tool_calls",  # line 3
+                                      "message": {"tool_calls": [call]}})),
+        logs(record("gen_ai.choice", {"index": 0, "message": {"tool_calls": [call]}},  # 4
+                    sid="d9", tid=other),
+             record("gen_ai.choice", {"index": 0, "message": {"content": "hi"}}, sid="d9",
+                    tid=other)),
+        logs(record("gen_ai.tool.message", {"id": "call_9", "content": "x"}, sid=None)),  # 5
+    ]) + "\n"
+    items = write(tmp_path, monkeypatch, text)
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 4, "a gen_ai.choice log record of span 'd9' of trace "
+         f"'{other}', which is not in this file: the tool calls or result in it cannot be "
+         "read; export the spans and the log records of a trace to one file"),
+        ("input/invalid_event", 5, "a gen_ai.tool.message log record of no span (no traceId "
+         "and spanId): the tool calls or result in it cannot be read; export the spans and "
+         "the log records of a trace to one file")]
+    [t] = only_traces(items)
+    assert [(c.name, c.id, c.arguments) for c in t.tool_calls] == [
+        ("delete_customer", "call_1", {"id": 7})]
+    assert t.input == "remove customer 7"
+    # the record of d9 without calls is an ignored record, as a log without events was
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]

@@ -492,6 +492,10 @@ class _FileState:
         self.had_errors = False
         # raw trace id -> GenAI evaluation results (event or log attributes, line)
         self.evals: dict[Any, list[tuple[dict[str, Any], int]]] = {}
+        # (trace key, span key) -> the chat message events sent as log records for that
+        # span: (event name, message, line), joined to the span when the file is read
+        self.logged: dict[tuple[str | None, str | None], list[tuple[str, dict[str, Any],
+                                                                    int]]] = {}
 
     def evaluation(self, tid: Any, attrs: dict[str, Any], line: int) -> None:
         self.evals.setdefault(tid, []).append((attrs, line))
@@ -500,8 +504,10 @@ class _FileState:
              path: JsonPath) -> None:
         """OTLP logs: the GenAI evaluation events among them (``gen_ai.evaluation.result``,
         by ``eventName`` or the ``event.name`` attribute) become recorded scores of the
-        trace they name; an export object without any is ignored (counted), as metrics
-        are."""
+        trace they name; the chat message events (``gen_ai.choice``,
+        ``gen_ai.user.message``, ..., as the OpenTelemetry OpenAI instrumentation sends
+        them) join the span they name (:meth:`join_logged`); an export object with
+        neither is ignored (counted), as metrics are."""
         rkey = "resourceLogs" if "resourceLogs" in doc else "resource_logs"
         found = False
         for ri, rl in enumerate(_list(doc.get(rkey))):
@@ -516,6 +522,12 @@ class _FileState:
                         attrs = _attributes(rec.get("attributes"))
                         name = rec.get("eventName") or attrs.get("event.name")
                         tid = rec.get("traceId") or rec.get("trace_id")
+                        if type(name) is str and name in _MESSAGE_EVENTS:
+                            ln = line if lines is None else lines.get(
+                                (*path, rkey, ri, skey, si, "logRecords", k), line)
+                            self.log_message(rec, name, attrs, tid, ln)
+                            found = True
+                            continue
                         if name != EVALUATION_EVENT or not tid:
                             continue
                         ln = line if lines is None else lines.get(
@@ -524,6 +536,59 @@ class _FileState:
                         found = True
         if not found:
             self.ignored += 1
+
+    def log_message(self, rec: dict[str, Any], name: str, attrs: dict[str, Any],
+                    tid: Any, line: int) -> None:
+        """A chat message event sent as a log record: its body (an ``AnyValue``) is the
+        message (else its attributes, as for a span event), kept for the span its
+        ``traceId`` and ``spanId`` name."""
+        body = rec.get("body")
+        content = _any_value(body) if type(body) is dict else None
+        msg = _event_message(name, attrs if content is None
+                             else {"gen_ai.event.content": content})
+        if msg is None:
+            self.ignored += 1
+            return
+        sid = rec.get("spanId")
+        if sid is None:
+            sid = rec.get("span_id")
+        self.logged.setdefault((trace_key(tid), trace_key(sid)), []).append(
+            (name, msg, line))
+
+    def join_logged(self) -> None:
+        """The chat message events sent as log records become the input and output
+        messages of the span each names, as the same events on the span would (added
+        to what its attributes hold: a call seen twice with its id is read once). One
+        whose span is not in this file: an input error when it holds tool calls or a
+        tool result (they cannot be read), else an ignored record."""
+        if not self.logged:
+            return
+        for raw, spans in self.traces.items():
+            tkey = trace_key(raw)
+            for span in spans:
+                got = self.logged.pop((tkey, trace_key(span.sid)), None)
+                if got is None:
+                    continue
+                asked = [m for n, m, _ in got if n != "gen_ai.choice"]
+                answered = [m for n, m, _ in got if n == "gen_ai.choice"]
+                for key, msgs in (("gen_ai.input.messages", asked),
+                                  ("gen_ai.output.messages", answered)):
+                    if msgs:
+                        held = span.attrs.get(key)
+                        span.attrs[key] = msgs if held is None else [
+                            *_message_list(held), *msgs]
+        for (tkey, skey), got in self.logged.items():
+            for name, msg, line in got:
+                if msg.get("tool_calls") or name == "gen_ai.tool.message":
+                    where = (f"span '{skey}' of trace '{tkey}', which is not in this file"
+                             if tkey and skey else "no span (no traceId and spanId)")
+                    self.error(INPUT_INVALID_EVENT, line,
+                               f"a {name} log record of {where}: the tool calls or result "
+                               "in it cannot be read; export the spans and the log records "
+                               "of a trace to one file")
+                else:
+                    self.ignored += 1
+        self.logged.clear()
 
     def error(self, rule: Rule, line: int, message: str) -> None:
         self.errors.append(rule.input_error(self.file, line, message))
@@ -1136,6 +1201,7 @@ class OtlpReader:
                     self._document(state, data)
             except OSError as exc:
                 state.error(INPUT_UNREADABLE_FILE, 0, f"cannot read the file: {exc}")
+        state.join_logged()
         if not state.traces and not state.had_errors:
             state.error(INPUT_INVALID_EVENT, 0,
                         "the file holds no spans; nothing of it can be checked")
