@@ -219,6 +219,39 @@ def test_evalview_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     same_findings(r, imported(folder, "cases", monkeypatch))
 
 
+def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
+        tmp_path: Path) -> None:
+    # thresholds.variance (EvalView's statistical mode) and any threshold the importer
+    # did not know were dropped without a word: the imported scenario then asked every
+    # trace to pass, and a limit such as max_std_dev was never checked nor noted.
+    case = tmp_path / "case.yaml"
+    case.write_text(
+        "name: research\n"  # 1
+        "input: {query: find papers}\n"  # 2
+        "expected:\n"  # 3
+        "  tools: [web_search]\n"  # 4
+        "thresholds:\n"  # 5
+        "  min_score: 50\n"  # 6
+        "  max_tokens: 1000\n"  # 7
+        "  variance:\n"  # 8
+        "    runs: 5\n"  # 9
+        "    pass_rate: 0.6\n"  # 10
+        "    max_std_dev: 15\n",  # 11
+        encoding="utf-8")
+    suite = load_suite(case, dialect="evalview")
+    assert suite.scenarios is not None
+    [scenario] = suite.scenarios.scenarios
+    assert scenario.min_pass_ratio == 0.6
+    assert sorted((n.config.line, n.rule, n.message) for n in suite.notes) == [
+        (7, "import/unsupported", "thresholds.max_tokens is not supported (evalview "
+         "config; see docs/migrating.md)"),
+        (9, "import/unsupported", "variance.runs: agent-eval checks the traces recorded; "
+         "record that many runs of the case (each trace naming the scenario) for pass_rate "
+         "to apply (evalview config; see docs/migrating.md)"),
+        (11, "import/unsupported", "variance.max_std_dev is not supported (evalview config; "
+         "see docs/migrating.md)")]
+
+
 # ----------------------------------------------------------------------- CIAgent
 def test_ciagent_demo_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def q(tid: str, query: str, tools: list[str], answer: str) -> str:

@@ -250,6 +250,36 @@ class _EvalView(PeerConfig):
             w = {("sequence" if k == "sequence_correctness" else k): v
                  for k, v in weights.items() if v is not None}
             sc["weights"] = b.tree((*base, "weights"), w, src, ("thresholds", "weights"))
+        self.variance(th.get("variance"), src, base, sc)
+        for key in th:  # a threshold not imported is said, never dropped
+            if key not in ("min_score", "max_cost", "max_latency", "weights", "variance"):
+                self.unsupported(src, ("thresholds", key),
+                                 f"thresholds.{key} is not supported")
+
+    def variance(self, v: Any, src: Positions, base: Path, sc: dict[str, Any]) -> None:
+        """``thresholds.variance`` (EvalView's statistical mode: the case passes when
+        ``pass_rate`` of its ``runs`` pass): ``pass_rate`` is the scenario's
+        ``min_pass_ratio`` over its recorded traces; the rest cannot be checked here."""
+        if v is None:
+            return
+        here: Path = ("thresholds", "variance")
+        if not isinstance(v, dict):
+            self.unsupported(src, here, "thresholds.variance must be a mapping; not imported")
+            return
+        rate = v.get("pass_rate")
+        if isinstance(rate, int | float) and not isinstance(rate, bool) and 0 <= rate <= 1:
+            sc["min_pass_ratio"] = rate
+            self.b.at((*base, "min_pass_ratio"), src, (*here, "pass_rate"))
+        elif rate is not None:
+            self.unsupported(src, (*here, "pass_rate"), f"variance.pass_rate {rate!r} is not "
+                             "a share between 0 and 1; not imported")
+        for key in v:
+            if key == "runs":
+                self.unsupported(src, (*here, key), "variance.runs: agent-eval checks the "
+                                 "traces recorded; record that many runs of the case (each "
+                                 "trace naming the scenario) for pass_rate to apply")
+            elif key != "pass_rate":
+                self.unsupported(src, (*here, key), f"variance.{key} is not supported")
 
 def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
               rel: Callable[[FsPath], str]) -> Translation:
