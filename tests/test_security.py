@@ -159,6 +159,32 @@ def test_trace_globs_leaving_the_repository_are_refused(tmp_path: Path, pattern:
     assert SECRET not in every_output(root) + p.stdout + p.stderr
 
 
+def test_a_trace_file_name_that_is_not_utf8_is_an_input_error(tmp_path: Path) -> None:
+    """A file name of bytes that are not UTF-8 (git takes any bytes) came back from the
+    glob as a lone surrogate, and its first finding's fingerprint could not be hashed:
+    an internal error, exit 2 and no output at all (not even results.json), whatever the
+    other files held. It is now refused by name like one holding control characters."""
+    root = repo(tmp_path, files={"traces/ok.jsonl": call(percent=50)})
+    bad = os.path.join(os.fsencode(root / "traces"), b"a\xff.jsonl")
+    with open(bad, "w", encoding="utf-8") as fh:
+        fh.write(call(percent=60))
+    (root / "traces" / "sub\udcfe").mkdir()  # a folder's name, too
+    (root / "traces" / "sub\udcfe" / "c.jsonl").write_text(call(percent=70))
+    (root / "agent-eval.yaml").write_text(SUITE.format(traces=json.dumps("traces/**/*.jsonl")))
+    p = run("run", "-o", "out", *ALL, cwd=root)
+    assert p.returncode == 2, p.stderr
+    assert "internal error" not in p.stderr
+    data = results(root)
+    assert errors(data) == [("input/outside_root", "traces/a\\udcff.jsonl", 0),
+                            ("input/outside_root", "traces/sub\\udcfe/c.jsonl", 0)]
+    assert "not UTF-8; rename the file" in data["input_errors"][0]["message"]
+    assert data["counts"]["traces"] == 1  # ok.jsonl is still evaluated
+    [v] = data["tests"][0]["violations"]
+    assert (v["value"], v["trace"]["file"]) == (50, "traces/ok.jsonl")
+    assert sorted(f.name for f in (root / "out").iterdir()) == [
+        "junit.xml", "report.html", "results.json", "results.sarif", "summary.md"]
+
+
 def test_symlink_to_a_file_outside_is_refused_whether_or_not_it_exists(tmp_path: Path) -> None:
     folder = outside(tmp_path)
     root = repo(tmp_path, files={"traces/ok.jsonl": call()})

@@ -56,6 +56,7 @@ def inert_lines(text: str) -> None:
     for line in text.split("\n"):
         assert not [c for c in line if c != "\t" and (c < " " or "\x7f" <= c <= "\x9f")], line
         assert not line.lstrip().startswith("::"), line
+        assert "##[" not in line, line  # the runner's older form, anywhere in a line
 
 
 def no_controls(text: str, *, lines: bool = True) -> None:
@@ -220,6 +221,52 @@ def test_diff_text_writes_a_line_break_in_a_message_as_an_escape(
     out = diff_text(head)
     inert_lines(out)
     assert "one\\x0a::error::two" in out
+
+
+# GitHub's runner runs ``##[command]data`` found anywhere in a line of the log (the older
+# form of a workflow command: ActionCommand.TryParse takes the text from the first ``##[``)
+LEGACY = " ##[error file=README.md,line=1]forged ##[add-mask]FAIL"
+
+
+def test_the_older_workflow_command_form_anywhere_in_a_line_is_inert(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A tool name, a test id and a pattern holding ``##[error …]`` or ``##[add-mask]``
+    mid-line: `run` printed them as they were, so in a workflow step the runner made a
+    forged error annotation and masked every later ``FAIL`` of the log (no control
+    character was needed, so they were not escaped). Each ``[`` after ``##`` is written
+    ``\\x5b`` in a printed line, whatever the output format keeps."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "traces").mkdir()
+    (root / "traces" / "a.jsonl").write_text(json.dumps(
+        {"type": "tool_call", "tool": f"admin{LEGACY}", "arguments": {}}) + "\n")
+    (root / "agent-eval.yaml").write_text(
+        f'version: "1"\nsuite: {q("s" + LEGACY)}\ntraces: traces/*.jsonl\ntests:\n'
+        f"  - {{id: {q('t' + LEGACY)}, metric: tool_blocklist, "
+        f"blocklist: [{q('admin*')}, {q('x' + LEGACY)}]}}\n")
+    monkeypatch.chdir(root)
+    assert main(["run", "-o", "out", "--format", "console", "--color", "never"]) == 1
+    said = capsys.readouterr()
+    inert_lines(said.out)
+    inert_lines(said.err)
+    # checked by hand: the tool as the rules saw it, its "[" written \x5b
+    assert "Tool: admin ##\\x5berror file=README.md,line=1]forged ##\\x5badd-mask]FAIL" \
+        in said.out
+    assert "FAIL: t ##\\x5berror" in said.out
+    inert_lines((root / "out" / "console.txt").read_text(encoding="utf-8"))
+    # the results keep the name as it was: only a printed line changes it
+    assert read_results(root / "out")["tests"][0]["violations"][0]["tool"] == f"admin{LEGACY}"
+    assert main(["report", "out/results.json", "--format", "console"]) == 0
+    inert_lines(capsys.readouterr().out)
+    # a config error quoting the suite's text, on stderr
+    (root / "agent-eval.yaml").write_text(
+        f'version: "1"\nsuite: s\ntraces: traces/*.jsonl\ntests:\n'
+        f"  - {{id: t, metric: {q('n' + LEGACY)}}}\n")
+    assert main(["run", "-o", "out"]) == 2
+    said = capsys.readouterr()
+    assert "unknown metric 'n ##\\x5berror" in said.err
+    inert_lines(said.err)
 
 
 # ------------------------------------------------------------- off the schema

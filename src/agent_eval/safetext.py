@@ -85,11 +85,21 @@ def clean_text(text: str, limit: int | None = None) -> str:
     return text if limit is None else cut(text, limit)
 
 
+# GitHub's runner also runs the older form of a workflow command, ``##[error]text``,
+# found anywhere in a line of the log (not only at its start): its ``[`` is written
+# ``\x5b`` in a line
+LEGACY_COMMAND = "##["
+_LEGACY_SHOWN = "##\\x5b"
+
+
 def one_line(text: str, *, colour: bool = False) -> str:
     """One line of a terminal or a log: every control character written ``\\xNN``, line
-    breaks too (tabs are kept). With ``colour``, the colour codes a renderer painted the
-    line with (``ESC[31m``…) are kept; the text they paint was cleaned before, by
-    :func:`agent_eval.results.clean_results`."""
+    breaks too (tabs are kept), and the ``[`` of ``##[`` (a workflow command wherever
+    it stands in a line) as ``\\x5b``. With ``colour``, the colour codes a renderer
+    painted the line with (``ESC[31m``…) are kept; the text they paint was cleaned
+    before, by :func:`agent_eval.results.clean_results`."""
+    if LEGACY_COMMAND in text:
+        text = text.replace(LEGACY_COMMAND, _LEGACY_SHOWN)
     if text.isprintable():
         return text
     if not colour:

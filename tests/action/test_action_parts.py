@@ -21,6 +21,7 @@ from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient, next_link, retry_after
 from agent_eval.github.event import Target, from_payload
 from agent_eval.github.inputs import read_inputs
+from agent_eval.github.step import Step
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"  # head.sha of the pull_request examples
 
@@ -87,6 +88,18 @@ def test_unreadable_event_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
 def test_annotation_escaping() -> None:
     line = workflow.command("error", "50%\nof it", file="a,b:c.yaml", line=3, title="t: x")
     assert line == "::error file=a%2Cb%3Ac.yaml,line=3,title=t%3A x::50%25%0Aof it"
+
+
+def test_a_log_line_is_one_line_and_runs_no_workflow_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The action's stderr is outside the report's ``::stop-commands::`` fence and its
+    lines quote a baseline's or the suite's names: a line break there started a line of
+    its own (``::error::``) and ``##[…]`` anywhere in the line was run by the runner (the
+    older form of a workflow command)."""
+    Step(env={}).log("baseline of suite 'x ##[add-mask]FAIL'\n::error::forged\r##[warning]y")
+    err = capsys.readouterr().err
+    assert err == ("agent-eval: baseline of suite 'x ##\\x5badd-mask]FAIL'\\x0a::error::"
+                   "forged\\x0d##\\x5bwarning]y\n")
 
 
 def test_ten_per_level_then_one_notice() -> None:

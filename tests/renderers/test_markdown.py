@@ -298,6 +298,44 @@ def test_the_cap_also_cuts_the_tests_table_when_it_alone_is_too_long() -> None:
     assert len(rows) + int(m.group(1)) == 2000
 
 
+def test_the_cap_also_cuts_the_scenarios_table() -> None:
+    """1,500 scenarios made a summary of 86,000 characters (the scenarios table was never
+    cut): over the 60,000 of docs/outputs.md and over the 65,536 GitHub takes for a
+    comment or a check run's summary, so the action's comment and check run were refused
+    (and an earlier run's comment went on showing its verdict)."""
+    from agent_eval.sections import ScenarioResult
+
+    r = results_of([make_test("a", [finding(1)])])
+    r.scenarios = [ScenarioResult(f"REFUND-{i:04d}", "pass", "refunds", score=100.0,
+                                  traces_total=1, traces_passed=1) for i in range(1500)]
+    text = markdown.render(r, CTX)
+    assert len(text) <= markdown.MAX_CHARS
+    m = re.search(r"^(\d+) more scenarios not shown — see the job summary / results\.json "
+                  r"artifact\.$", text, flags=re.M)
+    assert m, text[-300:]
+    rows = re.findall(r"^\| `REFUND-(\d{4})` \| refunds \| ✅ pass \| 100\.0 \| 1 / 1 \| 0 \|$",
+                      text, flags=re.M)
+    assert 500 < len(rows) < 1500
+    assert rows == [f"{i:04d}" for i in range(len(rows))]  # the first ones, in order
+    assert len(rows) + int(m.group(1)) == 1500
+    assert "<details><summary>Scenarios (1500)</summary>" in text
+    # the finding, the tests table and the footer are all there
+    assert "### Findings (1)" in text and "| `a` | `args_valid` |" in text
+    assert text.endswith("[workflow run](https://github.com/acme/agent/actions/runs/1)\n")
+
+
+def test_what_no_table_cut_can_fit_is_cut_with_a_note() -> None:
+    """Thousands of suite metrics (a figure per category) are not a table the cap cuts
+    row by row: the page is cut at a line, and says so, rather than be longer."""
+    r = results_of([make_test("a", [])], verdict="pass")
+    r.metrics = {f"pass_rate.category-{i:05d}": 0.5 for i in range(5000)}
+    text = markdown.render(r, CTX, max_chars=20_000)
+    assert len(text) <= 20_000
+    assert text.startswith("<!-- agent-eval:s -->\n")
+    assert text.endswith("\n\n**Cut:** this summary is limited to 20,000 characters — see "
+                         "the job summary / results.json artifact.\n")
+
+
 def test_small_results_are_not_cut() -> None:
     text = markdown.render(example_results(), CTX, max_chars=len(
         markdown.render(example_results(), CTX)))

@@ -482,6 +482,14 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
                   "traces/ok.jsonl": SEED_TRACE.replace("50", "10")})
     _add(docs, out, "empty", evaluate_config(empty / "agent-eval.yaml"), empty)
 
+    colon = tmp_path_factory.mktemp("colon")  # files whose first path segment holds a ":"
+    (colon / ".git").mkdir()
+    write_files(colon, {"agent-eval.yaml": SEED_SUITE.replace("traces/*.jsonl", "'**/*.jsonl'"),
+                        "policies/payments.yaml": SEED_POLICY,
+                        "https:x.jsonl": SEED_TRACE + "not json\n",
+                        "c:/t.jsonl": SEED_TRACE})
+    _add(docs, out, "colon", evaluate_config(colon / "agent-eval.yaml"), colon)
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sarif, "MAX_RESULTS", _errors_first(results) + 2)
         mp.setattr(sarif, "MAX_LOCATIONS_PER_RESULT", 2)
@@ -525,7 +533,8 @@ def test_validators_really_check(corpus: Corpus) -> None:
     assert any("'fatal' is not one of" in e for e in schema_errors(bad))
 
 
-@pytest.mark.parametrize("name", ["example", "every", "empty", "over_count", "over_size"])
+@pytest.mark.parametrize("name", ["example", "every", "empty", "colon", "over_count",
+                                  "over_size"])
 def test_valid_for_the_schema_and_github(corpus: Corpus, name: str) -> None:
     doc = corpus.docs[name]
     assert_valid(doc)
@@ -657,6 +666,20 @@ def test_input_errors_are_located_at_the_trace(corpus: Corpus) -> None:
     assert judged == ["judge/error", "judge/missing", "judge/store"]
     assert any("13 input error(s)" in n["message"]["text"] and n["level"] == "error"
                for n in inv["toolExecutionNotifications"])
+
+
+def test_a_colon_in_a_files_first_segment_is_percent_encoded(corpus: Corpus) -> None:
+    """A trace file at the root named ``https:x.jsonl`` (or in a folder ``c:``) was written
+    as the URI ``https:x.jsonl``: an absolute URI of the scheme ``https``, not a path
+    relative to ``%SRCROOT%``; the validator refused the file (SARIF1002)."""
+    run = run_of(corpus.docs["colon"].sarif)
+    uris = sorted({loc["physicalLocation"]["artifactLocation"]["uri"]
+                   for r in run["results"]
+                   for loc in [*r["locations"], *r.get("relatedLocations", [])]})
+    # by hand: the suite's policy line, both traces' calls, the bad line of the first
+    assert uris == ["c%3A/t.jsonl", "https%3Ax.jsonl", "policies/payments.yaml"]
+    assert sorted(r["ruleId"] for r in run["results"]) == [
+        "args_valid/maximum", "args_valid/maximum", "input/parse_error"]
 
 
 def test_an_empty_run(corpus: Corpus) -> None:

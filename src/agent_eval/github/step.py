@@ -14,6 +14,7 @@ from agent_eval.findings import count_violations
 from agent_eval.github import workflow
 from agent_eval.github.secrets import Redactor
 from agent_eval.results import Results
+from agent_eval.safetext import one_line
 from agent_eval.sections import Comparison
 
 __all__ = ["Step", "relative", "step_outputs"]
@@ -34,7 +35,9 @@ class Step:
         print(self.redact(text), file=self.out, flush=True)
 
     def log(self, text: str) -> None:
-        print(self.redact(f"agent-eval: {text}"), file=sys.stderr, flush=True)
+        """A line to stderr, outside the report's ``::stop-commands::`` fence: as one line
+        (it may quote a suite or baseline's names), no workflow command in it."""
+        print(one_line(self.redact(f"agent-eval: {text}")), file=sys.stderr, flush=True)
 
     def warn(self, text: str) -> None:
         """A warning annotation (``::warning``)."""

@@ -178,6 +178,12 @@ def _has_control(text: str) -> bool:
     return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
 
 
+def _not_utf8(text: str) -> bool:
+    """A path holding bytes that are not UTF-8 (Python lists them as lone surrogates,
+    U+DC80-U+DCFF): no output can write it (results.json, a fingerprint's hash)."""
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
 OUTSIDE = ("outside the repository: agent-eval reads only files inside the repository "
            "(the folder holding .git above the suite file); move the traces into it")
 
@@ -206,11 +212,11 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     shown_base = _rel(base.resolve(), root.resolve()) or "."
     for pattern in patterns:
         file, line = where if where is not None else (pattern, 0)
-        if _has_control(pattern):
+        if _has_control(pattern) or _not_utf8(pattern):
             errors.append(INPUT_OUTSIDE_ROOT.input_error(
-                file, line,
-                "a trace path or glob holds control characters; "
-                "rename the files"))
+                repr(file)[1:-1] if _not_utf8(file) else file, line,
+                "a trace path or glob holds control characters or bytes that are not "
+                "UTF-8; rename the files"))
             continue
         lexical = os.path.normpath(os.path.join(os.path.abspath(base), pattern))
         inside = _inside(lexical, os.path.normpath(os.path.abspath(root)))
@@ -240,18 +246,19 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
             hit = True
             if shown in reported:
                 continue
+            unshowable = _has_control(shown) or _not_utf8(shown)
             if kind != "file":
                 reported.add(shown)
                 errors.append(INPUT_UNREADABLE_FILE.input_error(
-                    shown if not _has_control(shown) else repr(shown)[1:-1], 0,
+                    shown if not unshowable else repr(shown)[1:-1], 0,
                     f"{kind}; a trace glob reads regular files only: it was not read"))
                 continue
-            if _has_control(shown):
+            if unshowable:
                 reported.add(shown)
                 errors.append(INPUT_OUTSIDE_ROOT.input_error(
                     repr(shown)[1:-1], 0,
-                    "the file name holds control characters; rename "
-                    "the file (it was not read)"))
+                    "the file name holds control characters or bytes that are not UTF-8; "
+                    "rename the file (it was not read)"))
                 continue
             p = Path(real)
             if p not in seen:  # one file read once, under the first name that matched it

@@ -541,7 +541,6 @@ def render(results: Results, ctx: RenderContext | None = None,
         "nothing_blocking": None if blocking_checks(results) else NOTHING_BLOCKING,
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
-        "scenarios": _scenario_rows(results),
         "suite_metrics": _suite_metric_rows(results),
         "criteria": _criteria_rows(results),
         "details_over": DETAILS_OVER,
@@ -549,25 +548,32 @@ def render(results: Results, ctx: RenderContext | None = None,
         "run_url": ctx.run_url,
         **_judge(results),
     }
+    scenarios = _scenario_rows(results)
     template = _template()
 
-    def page(keep: int, keep_tests: int) -> str:
+    def page(keep: int, keep_tests: int, keep_scenarios: int) -> str:
         shown, links = _cut(groups, keep)
         return template.render(
             **fixed, groups=shown, links=links, total=total, hidden=total - keep,
-            tests=tests[:keep_tests], tests_hidden=len(tests) - keep_tests)
+            tests=tests[:keep_tests], tests_hidden=len(tests) - keep_tests,
+            scenarios=scenarios[:keep_scenarios],
+            scenarios_hidden=len(scenarios) - keep_scenarios)
 
     # the whole page is rendered only when it may fit: each finding shown adds at least
     # the template's own "\n  - policy " to it (tens of thousands of findings never fit)
     if ITEM_LEAST * total <= max_chars:
-        text = page(total, len(tests))
+        text = page(total, len(tests), len(scenarios))
         if len(text) <= max_chars:
             return text
-    keep_tests = len(tests)
-    if len(page(0, keep_tests)) > max_chars:
-        keep_tests = _largest(lambda n: len(page(0, n)) <= max_chars, len(tests))
+    # a table too long even without findings is cut from its end: the scenarios' first
+    # (each failed scenario is a finding above), then the tests'
+    keep_tests, keep_scen = len(tests), len(scenarios)
+    if len(page(0, keep_tests, keep_scen)) > max_chars:
+        keep_scen = _largest(lambda n: len(page(0, keep_tests, n)) <= max_chars, keep_scen)
+        if keep_scen == 0 and len(page(0, keep_tests, 0)) > max_chars:
+            keep_tests = _largest(lambda n: len(page(0, n, 0)) <= max_chars, keep_tests)
     # an upper bound first: each shown violation costs at least its own text
-    upper, used = 0, len(page(0, keep_tests))
+    upper, used = 0, len(page(0, keep_tests, keep_scen))
     for g in groups:
         for item in g.items:
             used += len(item.what) + len(item.policy)
@@ -577,8 +583,23 @@ def render(results: Results, ctx: RenderContext | None = None,
         else:
             continue
         break
-    keep = _largest(lambda n: len(page(n, keep_tests)) <= max_chars, upper)
-    return page(keep, keep_tests)
+    keep = _largest(lambda n: len(page(n, keep_tests, keep_scen)) <= max_chars, upper)
+    return _hard_cut(page(keep, keep_tests, keep_scen), max_chars)
+
+
+CUT_NOTE = ("\n\n**Cut:** this summary is limited to {:,} characters — see the job summary "
+            "/ results.json artifact.\n")
+
+
+def _hard_cut(text: str, max_chars: int) -> str:
+    """``text``, or, when what is left without findings, tests and scenarios is still
+    too long (thousands of regressions, criteria or suite metrics), its first lines and
+    a note that says so: GitHub refuses a longer comment or check run summary."""
+    if len(text) <= max_chars:
+        return text
+    note = CUT_NOTE.format(max_chars)
+    head = text[:max(0, max_chars - len(note))]
+    return head[:head.rfind("\n") + 1].rstrip("\n") + note
 
 
 def _largest(fits: Callable[[int], bool], upper: int) -> int:

@@ -539,8 +539,11 @@ def _undocumented(rule_id: str) -> Any:
 # ------------------------------------------------------------------ results
 @functools.lru_cache(maxsize=4096)
 def _uri(path: str) -> str:
-    """A repo-relative path as a relative URI reference (percent-encoded)."""
-    return quote(path.replace("\\", "/"), safe="/-._~!$&'()*+,;=:@")
+    """A repo-relative path as a relative URI reference (percent-encoded). A ``:`` is
+    encoded too: in the first segment (``https:x.jsonl``, ``c:x.jsonl``) it made the
+    reference an absolute URI of that scheme (RFC 3986 section 4.2), which the SARIF
+    validator refuses beside a ``uriBaseId``."""
+    return quote(path.replace("\\", "/"), safe="/-._~!$&'()*+,;=@")
 
 
 def _physical(file: str, line: int, col: int = 0, snippet: str | None = None) -> Any:
