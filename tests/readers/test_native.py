@@ -437,8 +437,9 @@ def test_trace_end_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     (t,) = traces(items).values()
     assert (t.duration_ms, t.cost_usd, t.total_tokens, t.output, t.input) == (
         1500, 0.25, 99, "final", {"q": "refund"})
-    # the trace's own figures win over the sums of its calls
-    assert (t.tokens, t.cost, t.latency_ms) == (99, 0.25, 1500)
+    # the trace's own figures win over the sums of its calls, unless the calls recorded
+    # more: a total cannot be below its parts (cost 0.25 < the call's 0.5)
+    assert (t.tokens, t.cost, t.latency_ms) == (99, 0.5, 1500)
     assert (t.location.line, t.end_location.line) == (1, 3)
 
 
@@ -1141,7 +1142,8 @@ def test_negative_figures_are_input_errors_and_unknown(
     assert (second.input_tokens, second.output_tokens, second.total_tokens) == (4, 6, None)
     assert [c.latency_ms for c in t.tool_calls] == [None, None]
     assert (t.duration_ms, t.cost_usd, t.total_tokens) == (None, None, 5)
-    assert t.cost is None and t.tokens == 5 and t.latency_ms is None
+    # the trace's total of 5 is below the second call's 4 + 6 recorded tokens: 10
+    assert t.cost is None and t.tokens == 10 and t.latency_ms is None
 
 
 def test_zero_figures_are_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -596,6 +596,45 @@ def test_a_recorded_part_over_a_max_threshold_is_a_miss(ws: Workspace) -> None:
         "tokens not recorded: max_total_tokens: 200000 cannot be checked"]
 
 
+def test_a_trace_total_below_its_calls_does_not_hide_them(ws: Workspace) -> None:
+    """A total the trace records itself (trace_end's cost_usd, total_tokens) below what its
+    LLM calls recorded contradicts them (no figure is below 0): the larger is the figure,
+    so a trace_end claiming $0.01 no longer hides a $3 call from max_cost_usd (it passed
+    with exit 0). A total above the calls' sum is kept: it may count what no call did."""
+    from tests.conftest import events
+
+    suite = HEAD + """scenarios:
+  - id: LOW
+    thresholds: {max_cost_usd: 0.05, max_total_tokens: 1000}
+  - id: HIGH
+    thresholds: {max_cost_usd: 0.05, max_total_tokens: 1000}
+"""
+
+    def text(tid: str, sid: str, cost: float, tokens: int, call_cost: float) -> str:
+        return events(
+            {"type": "trace_start", "trace_id": tid, "scenario": sid},
+            {"type": "llm_call", "trace_id": tid, "model": "m", "input_tokens": 500,
+             "output_tokens": 100, "cost_usd": call_cost},
+            {"type": "llm_call", "trace_id": tid, "model": "m", "input_tokens": 400,
+             "output_tokens": 100, "cost_usd": call_cost},
+            {"type": "trace_end", "trace_id": tid, "cost_usd": cost, "total_tokens": tokens})
+
+    res = ws.run(suite, {"low.jsonl": text("low", "LOW", 0.01, 10, 1.5),
+                         "high.jsonl": text("high", "HIGH", 0.04, 900, 0.01)})
+    low = scenario(res, "LOW")
+    assert low["status"] == "fail"
+    # the calls: 1.5 + 1.5 dollars, 600 + 500 tokens
+    assert sorted(f["message"] for f in low["findings"]) == [
+        "cost_usd = 3 exceeds max_cost_usd: 0.05",
+        "total_tokens = 1100 exceeds max_total_tokens: 1000"]
+    assert (low["metrics"]["cost_usd"], low["metrics"]["total_tokens"]) == (3, 1100)
+    high = scenario(res, "HIGH")  # 0.04 > 0.02 and 900 < 1100: each the larger
+    assert high["status"] == "fail"
+    assert [f["message"] for f in high["findings"]] == [
+        "total_tokens = 1100 exceeds max_total_tokens: 1000"]
+    assert (high["metrics"]["cost_usd"], high["metrics"]["total_tokens"]) == (0.04, 1100)
+
+
 def test_min_score_and_weights(ws: Workspace) -> None:
     suite = HEAD + """scenarios:
   - id: W
