@@ -454,6 +454,41 @@ def test_output_aliases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: st
     assert t.end_location.line == 2
 
 
+def test_a_final_output_given_twice_differently_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace has one final output: a second of another value (an output event, or
+    trace_end's output) is input/invalid_event at its line, and so is an output event
+    whose aliases hold other values. The output checks read one of them, so a first
+    answer leaking a secret passed a not_contains check with exit 0."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "A"},                                    # 1
+        {"type": "output", "trace_id": "A", "output": "the password is hunter2"},    # 2
+        {"type": "output", "trace_id": "A", "output": "Done."},                      # 3
+        {"type": "trace_end", "trace_id": "A", "output": "Done."},                   # 4 same
+        {"type": "trace_start", "trace_id": "B"},                                    # 5
+        {"type": "output", "trace_id": "B", "text": {"n": 1}},                       # 6
+        {"type": "trace_end", "trace_id": "B", "output": {"n": True}},               # 7
+        {"type": "trace_start", "trace_id": "C"},                                    # 8
+        {"type": "output", "trace_id": "C", "output": "Done.",
+         "text": "the password is hunter2"},                                         # 9
+        {"type": "output", "trace_id": "C", "content": "Done.", "answer": "Done."},  # 10
+        {"type": "trace_end", "trace_id": "C"},                                      # 11
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", 3),
+                             ("input/invalid_event", "t.jsonl", 7),
+                             ("input/invalid_event", "t.jsonl", 9)]
+    by_line = {e.line: e.message for e in items if isinstance(e, InputError)}
+    assert by_line[3].startswith("a second final output for trace 'A', other than the one "
+                                 "at line 2;")
+    assert "other than the one at line 6" in by_line[7]  # 1 and true differ
+    assert by_line[9].startswith("output gives the final answer twice, differently, as "
+                                 "'output' and 'text';")
+    got = traces(items)
+    # the last is read, as before
+    assert (got["A"].output, got["B"].output, got["C"].output) == ("Done.", {"n": True},
+                                                                    "Done.")
+
+
 # ------------------------------------------------------------ unknown / invalid
 def test_unknown_event_types_are_counted(tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
