@@ -172,3 +172,29 @@ def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
     assert "arguments are not a JSON object" in found[1].message
     assert "whether args: {account: ACME} selects it cannot be told" in found[1].message
     assert test.status == "fail"
+
+
+def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
+    """A result's not_contains compares Unicode's canonical caseless forms, as a
+    scenario's output checks do: 'Straße' is found in 'STRASSE', and 'café' in 'cafe'
+    followed by a combining accent (str.lower missed both: the result passed)."""
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent("""
+        version: "1"
+        suite: s
+        tests:
+          - id: r
+            metric: tool_results
+            calls:
+              - tool: lookup
+                expect_result: {not_contains: [Straße, café]}
+        """).lstrip("\n"))
+    events = [{"type": "tool_call", "id": "1", "tool": "lookup", "arguments": {},
+               "result": "HAUPTSTRASSE 1"},
+              {"type": "tool_call", "id": "2", "tool": "lookup", "arguments": {},
+               "result": "Cafe\u0301 Central"}]
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    [test] = evaluate(suite, load_traces([trace], suite)).tests
+    assert [(v.rule, v.trace.line if v.trace else 0) for v in test.violations] == [
+        ("tool_results/result", 1), ("tool_results/result", 2)]

@@ -383,6 +383,39 @@ def test_output_checks_and_output_quality(ws: Workspace) -> None:
     assert s["status"] == "fail"
 
 
+def test_case_insensitive_checks_match_every_spelling_of_a_text(ws: Workspace) -> None:
+    """contains, not_contains, state and a must_not output_contains compare Unicode's
+    canonical caseless forms: 'café' written with a combining accent (NFD, as macOS and
+    some tokenizers write it) is 'café', and 'STRASSE' is 'straße'. str.lower kept them
+    apart, so a not_contains term (and a must_not) passed an output holding it in the
+    other spelling, with exit 0."""
+    import unicodedata
+
+    suite = HEAD + """scenarios:
+  - id: N
+    expect:
+      output:
+        not_contains: ["Café secret", "Straße"]
+      must_not: [{output_contains: "CAFÉ SECRET"}]
+  - id: C
+    expect:
+      output: {contains: [STRASSE]}
+      state: "café secret"
+"""
+    nfd = unicodedata.normalize("NFD", "the café secret is on the strasse")
+    assert "café" not in nfd and "caf" in nfd  # the é is e + U+0301
+    res = ws.run(suite, {"n.jsonl": trace("n", "N", [], nfd),
+                         "c.jsonl": trace("c", "C", [], "Die Straße: " + nfd)})
+    n = scenario(res, "N")
+    assert sorted((f["rule"], at(f)) for f in n["findings"]) == [
+        ("scenario/must_not", ws.line("{output_contains")),
+        ("scenario/output", ws.line('"Café secret"')),
+        ("scenario/output", ws.line('"Straße"'))]
+    assert n["status"] == "fail"
+    c = scenario(res, "C")
+    assert (c["status"], c["findings"]) == ("pass", [])
+
+
 def test_output_json_schema_file_compiled_once(ws: Workspace) -> None:
     (ws.root / "schemas").mkdir()
     (ws.root / "schemas" / "answer.json").write_text(

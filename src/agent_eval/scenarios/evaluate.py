@@ -51,6 +51,7 @@ from agent_eval.rule_ids import (
     SCENARIO_WARN_THRESHOLD,
     Rule,
 )
+from agent_eval.safetext import fold
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.compile import (
     FIGURE_INDEX,
@@ -170,7 +171,7 @@ class _Eval:
     @property
     def lower(self) -> str:
         if self._lower is None:
-            self._lower = self.text.lower()
+            self._lower = fold(self.text)
         return self._lower
 
     def at_call(self, call: ToolCall) -> TraceRef:
