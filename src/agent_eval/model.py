@@ -420,25 +420,31 @@ class Trace:
     handoffs: list[Handoff] = field(default_factory=list)  # in order
     scores: list[Score] = field(default_factory=list)  # recorded by evaluators
 
-    # Derived totals: unknown (None) when any contributing figure is unknown.
+    # Derived totals: unknown (None) when any contributing figure is unknown. A total the
+    # trace records itself is at least what its LLM calls recorded (no figure is below 0):
+    # one below their sum contradicts them and would hide a budget overrun, so the larger.
     @property
     def tokens(self) -> int | None:
         if self.total_tokens is not None:
-            return self.total_tokens
+            if not self.llm_calls:
+                return self.total_tokens
+            return max(self.total_tokens, int(self.recorded_part("total_tokens")[0]))
         return _known_sum([call.total_tokens for call in self.llm_calls], 0)
 
     @property
     def cost(self) -> float | None:
         if self.cost_usd is not None:
-            return self.cost_usd
+            if not self.llm_calls:
+                return self.cost_usd
+            return max(self.cost_usd, self.recorded_part("cost_usd")[0])
         return _known_sum([call.cost_usd for call in self.llm_calls], 0.0)
 
     def recorded_part(self, figure: str) -> tuple[float, int]:
-        """For a figure the trace did not record in full (``total_tokens``, ``cost_usd``
-        or ``latency_ms`` is None): the sum of the values it did record, and how many
-        calls recorded none. No value is below 0 (a reader's negative one is an input
-        error and unknown: :func:`agent_eval.readers.negative_figures`), so the figure
-        is at least that sum."""
+        """The sum of the values of a figure (``total_tokens``, ``cost_usd`` or
+        ``latency_ms``) the trace's calls recorded, and how many calls recorded none. No
+        value is below 0 (a reader's negative one is an input error and unknown:
+        :func:`agent_eval.readers.negative_figures`), so the figure is at least that
+        sum."""
         total: float = 0
         missing = 0
         if figure == "latency_ms":

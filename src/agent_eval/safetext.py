@@ -22,6 +22,7 @@ there (a GitHub workflow command such as ``::error::`` is any line that starts w
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 import orjson
@@ -34,6 +35,17 @@ _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \
 _CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # keeps \t
 # the colour codes renderers/console.py paints with (Select Graphic Rendition)
 _SGR = re.compile("(\x1b\\[(?:0|3[1-6])m)")
+
+
+def fold(text: str) -> str:
+    """``text`` as the case-insensitive checks compare it (output ``contains`` /
+    ``not_contains``, ``state``, ``output_contains``; a result's ``contains``): Unicode's
+    canonical caseless form, NFD(casefold(NFD(text))). ``str.lower`` kept ``é`` written as
+    one code point apart from ``e`` and a combining accent, and ``ß`` apart from ``SS``:
+    a not_contains term passed an output holding it in the other spelling."""
+    if text.isascii():
+        return text.lower()  # the same, without the two walks
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
 
 
 def _escape(m: re.Match[str]) -> str:

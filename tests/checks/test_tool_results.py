@@ -123,3 +123,78 @@ def test_config_errors(tmp_path: Path, snippet: str, message: str) -> None:
         load_suite(tmp_path / "agent-eval.yaml")
     assert message in str(exc.value)
     assert "agent-eval.yaml:" in str(exc.value)
+
+
+def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
+    """A call of the entry's tool whose arguments cannot say whether `args` selects it
+    (not recorded, not a JSON object) is tool_results/not_recorded at the `args` key, with
+    the test's severity: it was passed over, so a refund that succeeded where the entry
+    expects an error passed with exit 0."""
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent("""
+        version: "1"
+        suite: s
+        tests:
+          - id: r
+            metric: tool_results
+            calls:
+              - tool: refund
+                args: {account: ACME}
+                expect_error: true
+        """).lstrip("\n"))
+    events: list[dict[str, Any]] = [
+        # selected, fails as expected: nothing
+        {"type": "tool_call", "id": "1", "tool": "refund", "arguments": {"account": "ACME"},
+         "error": "over the limit", "is_error": True},
+        # arguments not recorded: cannot tell
+        {"type": "tool_call", "id": "2", "tool": "refund", "arguments_recorded": False,
+         "result": "refunded"},
+        # a string that is not JSON: cannot tell
+        {"type": "tool_call", "id": "3", "tool": "refund",
+         "arguments": "account=ACME amount=900", "result": "refunded"},
+        # another account, and no arguments at all: plainly not selected
+        {"type": "tool_call", "id": "4", "tool": "refund", "arguments": {"account": "B"},
+         "result": "refunded"},
+        {"type": "tool_call", "id": "5", "tool": "refund", "arguments": None,
+         "result": "refunded"},
+    ]
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    results = evaluate(suite, load_traces([trace], suite))
+    [test] = results.tests
+    found = list(test.violations)
+    got = [(v.rule, v.severity, v.config.line, v.trace.line if v.trace else 0)
+           for v in found]
+    # the args key is line 8 of the suite; the two calls are lines 2 and 3 of the trace
+    assert got == [("tool_results/not_recorded", "error", 8, 2),
+                   ("tool_results/not_recorded", "error", 8, 3)]
+    assert "arguments are not recorded in the trace" in found[0].message
+    assert "arguments are not a JSON object" in found[1].message
+    assert "whether args: {account: ACME} selects it cannot be told" in found[1].message
+    assert test.status == "fail"
+
+
+def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
+    """A result's not_contains compares Unicode's canonical caseless forms, as a
+    scenario's output checks do: 'Straße' is found in 'STRASSE', and 'café' in 'cafe'
+    followed by a combining accent (str.lower missed both: the result passed)."""
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent("""
+        version: "1"
+        suite: s
+        tests:
+          - id: r
+            metric: tool_results
+            calls:
+              - tool: lookup
+                expect_result: {not_contains: [Straße, café]}
+        """).lstrip("\n"))
+    events = [{"type": "tool_call", "id": "1", "tool": "lookup", "arguments": {},
+               "result": "HAUPTSTRASSE 1"},
+              {"type": "tool_call", "id": "2", "tool": "lookup", "arguments": {},
+               "result": "Cafe\u0301 Central"}]
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    [test] = evaluate(suite, load_traces([trace], suite)).tests
+    assert [(v.rule, v.trace.line if v.trace else 0) for v in test.violations] == [
+        ("tool_results/result", 1), ("tool_results/result", 2)]

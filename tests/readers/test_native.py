@@ -437,8 +437,9 @@ def test_trace_end_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     (t,) = traces(items).values()
     assert (t.duration_ms, t.cost_usd, t.total_tokens, t.output, t.input) == (
         1500, 0.25, 99, "final", {"q": "refund"})
-    # the trace's own figures win over the sums of its calls
-    assert (t.tokens, t.cost, t.latency_ms) == (99, 0.25, 1500)
+    # the trace's own figures win over the sums of its calls, unless the calls recorded
+    # more: a total cannot be below its parts (cost 0.25 < the call's 0.5)
+    assert (t.tokens, t.cost, t.latency_ms) == (99, 0.5, 1500)
     assert (t.location.line, t.end_location.line) == (1, 3)
 
 
@@ -451,6 +452,41 @@ def test_output_aliases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: st
     (t,) = traces(items).values()
     assert t.output == ({"answer": 42} if key == "output" else "the answer")
     assert t.end_location.line == 2
+
+
+def test_a_final_output_given_twice_differently_is_an_input_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace has one final output: a second of another value (an output event, or
+    trace_end's output) is input/invalid_event at its line, and so is an output event
+    whose aliases hold other values. The output checks read one of them, so a first
+    answer leaking a secret passed a not_contains check with exit 0."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "trace_start", "trace_id": "A"},                                    # 1
+        {"type": "output", "trace_id": "A", "output": "the password is hunter2"},    # 2
+        {"type": "output", "trace_id": "A", "output": "Done."},                      # 3
+        {"type": "trace_end", "trace_id": "A", "output": "Done."},                   # 4 same
+        {"type": "trace_start", "trace_id": "B"},                                    # 5
+        {"type": "output", "trace_id": "B", "text": {"n": 1}},                       # 6
+        {"type": "trace_end", "trace_id": "B", "output": {"n": True}},               # 7
+        {"type": "trace_start", "trace_id": "C"},                                    # 8
+        {"type": "output", "trace_id": "C", "output": "Done.",
+         "text": "the password is hunter2"},                                         # 9
+        {"type": "output", "trace_id": "C", "content": "Done.", "answer": "Done."},  # 10
+        {"type": "trace_end", "trace_id": "C"},                                      # 11
+    ))
+    assert errors(items) == [("input/invalid_event", "t.jsonl", 3),
+                             ("input/invalid_event", "t.jsonl", 7),
+                             ("input/invalid_event", "t.jsonl", 9)]
+    by_line = {e.line: e.message for e in items if isinstance(e, InputError)}
+    assert by_line[3].startswith("a second final output for trace 'A', other than the one "
+                                 "at line 2;")
+    assert "other than the one at line 6" in by_line[7]  # 1 and true differ
+    assert by_line[9].startswith("output gives the final answer twice, differently, as "
+                                 "'output' and 'text';")
+    got = traces(items)
+    # the last is read, as before
+    assert (got["A"].output, got["B"].output, got["C"].output) == ("Done.", {"n": True},
+                                                                    "Done.")
 
 
 # ------------------------------------------------------------ unknown / invalid
@@ -1141,7 +1177,8 @@ def test_negative_figures_are_input_errors_and_unknown(
     assert (second.input_tokens, second.output_tokens, second.total_tokens) == (4, 6, None)
     assert [c.latency_ms for c in t.tool_calls] == [None, None]
     assert (t.duration_ms, t.cost_usd, t.total_tokens) == (None, None, 5)
-    assert t.cost is None and t.tokens == 5 and t.latency_ms is None
+    # the trace's total of 5 is below the second call's 4 + 6 recorded tokens: 10
+    assert t.cost is None and t.tokens == 10 and t.latency_ms is None
 
 
 def test_zero_figures_are_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -383,6 +383,39 @@ def test_output_checks_and_output_quality(ws: Workspace) -> None:
     assert s["status"] == "fail"
 
 
+def test_case_insensitive_checks_match_every_spelling_of_a_text(ws: Workspace) -> None:
+    """contains, not_contains, state and a must_not output_contains compare Unicode's
+    canonical caseless forms: 'café' written with a combining accent (NFD, as macOS and
+    some tokenizers write it) is 'café', and 'STRASSE' is 'straße'. str.lower kept them
+    apart, so a not_contains term (and a must_not) passed an output holding it in the
+    other spelling, with exit 0."""
+    import unicodedata
+
+    suite = HEAD + """scenarios:
+  - id: N
+    expect:
+      output:
+        not_contains: ["Café secret", "Straße"]
+      must_not: [{output_contains: "CAFÉ SECRET"}]
+  - id: C
+    expect:
+      output: {contains: [STRASSE]}
+      state: "café secret"
+"""
+    nfd = unicodedata.normalize("NFD", "the café secret is on the strasse")
+    assert "café" not in nfd and "caf" in nfd  # the é is e + U+0301
+    res = ws.run(suite, {"n.jsonl": trace("n", "N", [], nfd),
+                         "c.jsonl": trace("c", "C", [], "Die Straße: " + nfd)})
+    n = scenario(res, "N")
+    assert sorted((f["rule"], at(f)) for f in n["findings"]) == [
+        ("scenario/must_not", ws.line("{output_contains")),
+        ("scenario/output", ws.line('"Café secret"')),
+        ("scenario/output", ws.line('"Straße"'))]
+    assert n["status"] == "fail"
+    c = scenario(res, "C")
+    assert (c["status"], c["findings"]) == ("pass", [])
+
+
 def test_output_json_schema_file_compiled_once(ws: Workspace) -> None:
     (ws.root / "schemas").mkdir()
     (ws.root / "schemas" / "answer.json").write_text(
@@ -594,6 +627,45 @@ def test_a_recorded_part_over_a_max_threshold_is_a_miss(ws: Workspace) -> None:
         "cost not recorded: max_cost_usd: 10 cannot be checked",
         "latency not recorded: max_latency_ms: 200000 cannot be checked",
         "tokens not recorded: max_total_tokens: 200000 cannot be checked"]
+
+
+def test_a_trace_total_below_its_calls_does_not_hide_them(ws: Workspace) -> None:
+    """A total the trace records itself (trace_end's cost_usd, total_tokens) below what its
+    LLM calls recorded contradicts them (no figure is below 0): the larger is the figure,
+    so a trace_end claiming $0.01 no longer hides a $3 call from max_cost_usd (it passed
+    with exit 0). A total above the calls' sum is kept: it may count what no call did."""
+    from tests.conftest import events
+
+    suite = HEAD + """scenarios:
+  - id: LOW
+    thresholds: {max_cost_usd: 0.05, max_total_tokens: 1000}
+  - id: HIGH
+    thresholds: {max_cost_usd: 0.05, max_total_tokens: 1000}
+"""
+
+    def text(tid: str, sid: str, cost: float, tokens: int, call_cost: float) -> str:
+        return events(
+            {"type": "trace_start", "trace_id": tid, "scenario": sid},
+            {"type": "llm_call", "trace_id": tid, "model": "m", "input_tokens": 500,
+             "output_tokens": 100, "cost_usd": call_cost},
+            {"type": "llm_call", "trace_id": tid, "model": "m", "input_tokens": 400,
+             "output_tokens": 100, "cost_usd": call_cost},
+            {"type": "trace_end", "trace_id": tid, "cost_usd": cost, "total_tokens": tokens})
+
+    res = ws.run(suite, {"low.jsonl": text("low", "LOW", 0.01, 10, 1.5),
+                         "high.jsonl": text("high", "HIGH", 0.04, 900, 0.01)})
+    low = scenario(res, "LOW")
+    assert low["status"] == "fail"
+    # the calls: 1.5 + 1.5 dollars, 600 + 500 tokens
+    assert sorted(f["message"] for f in low["findings"]) == [
+        "cost_usd = 3 exceeds max_cost_usd: 0.05",
+        "total_tokens = 1100 exceeds max_total_tokens: 1000"]
+    assert (low["metrics"]["cost_usd"], low["metrics"]["total_tokens"]) == (3, 1100)
+    high = scenario(res, "HIGH")  # 0.04 > 0.02 and 900 < 1100: each the larger
+    assert high["status"] == "fail"
+    assert [f["message"] for f in high["findings"]] == [
+        "total_tokens = 1100 exceeds max_total_tokens: 1000"]
+    assert (high["metrics"]["cost_usd"], high["metrics"]["total_tokens"]) == (0.04, 1100)
 
 
 def test_min_score_and_weights(ws: Workspace) -> None:

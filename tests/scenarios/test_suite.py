@@ -211,6 +211,54 @@ pass_criteria:
     assert (code, res.verdict) == (0, "warn")
 
 
+def test_a_metric_some_traces_did_not_record_warns_instead_of_passing(
+        ws: Workspace) -> None:
+    """latency_p95_ms and token_efficiency are computed over the traces that recorded
+    latency or tokens: with one fast trace of ten that did, p95 read 100 and
+    max_latency_p95_ms: 1000 passed (exit 0) whatever the nine others took. Such a
+    criterion, and a composite weighing latency, now warns; a p95 the recorded latencies
+    already put over the limit (the others taken as 0) still fails."""
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {tools: [x]}
+pass_criteria:
+  blocking: {max_latency_p95_ms: 1000, min_token_efficiency: 1}
+  composite: {weights: {pass_rate: 1, latency: 1}, min: 0.1}
+"""
+    traces = {"fast.jsonl": trace("fast", "A", ["x"], duration=100, tokens=100)}
+    for n in range(9):
+        traces[f"u{n}.jsonl"] = trace(f"u{n}", "A", ["x"], duration=None, tokens=None)
+    ws.write(suite, traces)
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert res.metrics["latency_p95_ms"] == 100  # the one trace that recorded it
+    crit = {c.name: (c.status, c.message) for c in res.criteria}
+    assert crit["max_latency_p95_ms"] == (
+        "warn", "latency not recorded by 9 of 10 scenario trace(s), so latency_p95_ms = "
+        "100 over the others: max_latency_p95_ms: 1000 cannot be checked")
+    assert crit["min_token_efficiency"][0] == "warn"
+    assert crit["min_token_efficiency"][1].startswith("tokens not recorded by 9 of 10 ")
+    assert crit["composite"][0] == "warn"
+    assert (code, res.verdict) == (0, "warn")
+
+    # two of twenty over the limit: the p95 is the 19th smallest (nearest rank ⌈0.95·20⌉),
+    # at least 5000 even if the eighteen unrecorded ones took no time at all
+    for path in (ws.root / "traces").glob("*.jsonl"):
+        path.unlink()
+    traces = {"s1.jsonl": trace("s1", "A", ["x"], duration=5000),
+              "s2.jsonl": trace("s2", "A", ["x"], duration=6000)}
+    for n in range(18):
+        traces[f"u{n}.jsonl"] = trace(f"u{n}", "A", ["x"], duration=None)
+    ws.write(suite.replace(", min_token_efficiency: 1", ""), traces)
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    c = criterion(res, "max_latency_p95_ms")
+    assert c["status"] == "fail"
+    assert c["message"].startswith("latency_p95_ms = at least 5000 > 1000 (latency not "
+                                   "recorded by 18 of 20 scenario trace(s), taken as 0)")
+    assert (code, res.verdict) == (1, "fail")
+
+
 # ------------------------------------------------------------------ suite metrics
 METRICS_SUITE = HEAD + """scenarios:
   - id: A

@@ -15,8 +15,10 @@ from typing import Any, Literal
 import orjson
 from pydantic import Field
 
+from agent_eval.checks._text import unjudged
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Strict, TestBase, ToolPatterns
+from agent_eval.config.schema_compiler import render
 from agent_eval.config.schema_files import compile_schema
 from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
@@ -66,6 +68,7 @@ class _Compiled:
     latency: float | None
     latency_ref: ConfigRef | None
     ref: ConfigRef  # the entry's `tool:` key
+    args_ref: ConfigRef | None  # the entry's `args:` key
 
 
 class ToolResults(CheckCore):
@@ -83,8 +86,27 @@ class ToolResults(CheckCore):
     def findings(self, trace: Trace) -> Iterator[Finding]:
         for call in trace.tool_calls:
             for e in self.entries:
-                if e.matcher(call.name) and _args_match(call.arguments, e.args):
-                    yield from self._check(e, call, trace)
+                if e.matcher(call.name):
+                    selected = _args_match(call, e.args)
+                    if selected:
+                        yield from self._check(e, call, trace)
+                    elif selected is None:
+                        yield self._unjudged(e, call, trace)
+
+    def _unjudged(self, e: _Compiled, call: ToolCall, trace: Trace) -> Finding:
+        """A call of the entry's tool whose arguments cannot tell whether ``args`` selects
+        it (not recorded, not a JSON object): its expectations were not checked, and that
+        is never a pass."""
+        assert e.args_ref is not None
+        why, violation = unjudged(call)
+        loc = call.location
+        return Finding(rule=TOOL_RESULTS_NOT_RECORDED.id, severity=self.severity,
+                       message=f"{call.name}: the call's {why}, so whether args: "
+                       f"{render(e.args)} selects it cannot be told; its expectations were "
+                       "not checked", test=self.id, config=e.args_ref,
+                       trace=TraceRef(loc.file, loc.line, trace.id), tool=call.name,
+                       constraint=f"args: {render(e.args)}", scenario=trace.scenario,
+                       details={"violation": violation})
 
     def _check(self, e: _Compiled, call: ToolCall, trace: Trace) -> list[Finding]:
         found: list[tuple[Rule, ConfigRef, str, str | None, Any]] = []
@@ -130,11 +152,17 @@ class ToolResults(CheckCore):
                 for rule, ref, msg, constraint, value in found]
 
 
-def _args_match(arguments: Any, wanted: dict[str, Any] | None) -> bool:
+def _args_match(call: ToolCall, wanted: dict[str, Any] | None) -> bool | None:
+    """Whether the entry's ``args`` select the call; None when its arguments cannot tell
+    (not recorded, or recorded but not a JSON object: ``null`` is no arguments)."""
     if wanted is None:
         return True
-    return isinstance(arguments, dict) and all(
-        k in arguments and arguments[k] == v for k, v in wanted.items())
+    arguments = call.arguments
+    if not call.arguments_recorded or call.arguments_error is not None:
+        return None
+    if not isinstance(arguments, dict):
+        return None if arguments is not None else False
+    return all(k in arguments and arguments[k] == v for k, v in wanted.items())
 
 
 def _text(result: Any) -> tuple[str, Any]:
@@ -181,7 +209,7 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
             ctx.ref(*base, "expect_error") if error is not None else None,
             e.max_latency_ms,
             ctx.ref(*base, "max_latency_ms") if e.max_latency_ms is not None else None,
-            ctx.ref(*base, "tool")))
+            ctx.ref(*base, "tool"), ctx.ref(*base, "args") if e.args is not None else None))
     if problems:
         raise ConfigError(problems)
     refs = [r for i, e in enumerate(cfg.calls)

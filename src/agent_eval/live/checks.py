@@ -31,6 +31,7 @@ from agent_eval.rule_ids import (
     PROBE_SAMPLING,
     PROBE_TIMEOUT,
 )
+from agent_eval.safetext import fold
 
 _MISSING = object()
 
@@ -104,7 +105,7 @@ def check_text(checks: Iterable[TextCheck], text: str, structured: Any = None,
                what: str = "the result") -> list[tuple[TextCheck, str]]:
     """(check, why) for every check that ``text`` (or ``structured``) fails."""
     out: list[tuple[TextCheck, str]] = []
-    lower = text.lower()
+    lower = fold(text)
     for c in checks:
         if c.kind == "contains":
             missing = [t for t in c.terms if t not in lower]

@@ -27,6 +27,7 @@ from agent_eval.saferegex import (
     SafeRegex,
     compile_python,
 )
+from agent_eval.safetext import fold
 from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
 
@@ -313,7 +314,7 @@ def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
         shown = f"{kind}: {_short(value)}"
         if kind in ("contains", "not_contains"):
             terms = [value] if isinstance(value, str) else list(value or [])
-            out.append(TextCheck(kind, where, shown, terms=tuple(t.lower() for t in terms)))
+            out.append(TextCheck(kind, where, shown, terms=tuple(fold(t) for t in terms)))
         elif kind == "equals":
             out.append(TextCheck(kind, where, shown, value=value))
         elif kind == "regex":

@@ -127,6 +127,7 @@ def _first(obj: dict[str, Any], *names: str) -> Any:
 
 
 _MISSING = object()
+OUTPUT_KEYS = ("output", "content", "text", "answer")  # an output event's, in this order
 
 
 def _canonical(value: Any) -> bytes | str:
@@ -263,7 +264,8 @@ class _Long:
 class _Open:
     """A trace being assembled."""
 
-    __slots__ = ("by_id", "end_line", "ended", "long", "open_by_tool", "trace")
+    __slots__ = ("by_id", "end_line", "ended", "long", "open_by_tool", "output_line",
+                 "trace")
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
@@ -275,6 +277,7 @@ class _Open:
         self.ended = False
         self.end_line = trace.location.line
         self.long: _Long | None = None  # beyond LONG_TRACE calls (then by_id etc. are empty)
+        self.output_line = 0  # the line of the final output read so far (0: none)
 
     def go_long(self) -> None:
         """From now on the calls are a :class:`CallLog`, known by index (:class:`_Long`)."""
@@ -559,8 +562,33 @@ class _FileState:
 
     def output(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
-        if t is not None:
-            t.trace.output = _first(obj, "output", "content", "text", "answer")
+        if t is None:
+            return
+        keys = [k for k in OUTPUT_KEYS if k in obj]
+        value = obj[keys[0]] if keys else None
+        if len(keys) > 1:
+            first = _canonical(value)
+            other = next((k for k in keys[1:] if _canonical(obj[k]) != first), None)
+            if other is not None:  # the checks would read one of them
+                self.error(INPUT_INVALID_EVENT, line,
+                           f"output gives the final answer twice, differently, as "
+                           f"'{keys[0]}' and '{other}'; the output is '{keys[0]}', and what "
+                           f"'{other}' holds was not checked: write one of them")
+        self._final_output(t, value, line)
+
+    def _final_output(self, t: _Open, value: Any, line: int) -> None:
+        """The trace's final output; a second one of another value is an input error: the
+        checks read only the last, and what the first said (a secret, a refusal) was
+        never checked."""
+        first = t.output_line
+        if first and _canonical(value) != _canonical(t.trace.output):
+            self.error(INPUT_INVALID_EVENT, line,
+                       f"a second final output for trace '{t.trace.id}', other than the one "
+                       f"at line {first}; the output checks read only the last (this "
+                       "line's), so what the first said was not checked: write one final "
+                       "output per trace")
+        t.trace.output = value
+        t.output_line = line
 
     def handoff(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
@@ -611,7 +639,7 @@ class _FileState:
         tr.cost_usd = n(obj, "cost_usd", line)
         tr.total_tokens = n(obj, "total_tokens", line)
         if "output" in obj:
-            tr.output = obj["output"]
+            self._final_output(t, obj["output"], line)
         del self.open[tr.id]
         self.ended.add(tr.id)
         # ``current`` stays: a later line without trace_id still belongs to the most

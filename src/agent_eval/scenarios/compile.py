@@ -33,6 +33,7 @@ from agent_eval.saferegex import (
     SafeRegex,
     compile_python,
 )
+from agent_eval.safetext import fold
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.models import (
     Behavior,
@@ -566,7 +567,7 @@ class _Compiler:
             sc.output = tuple(self.output(e.output.model_dump(exclude_none=True),
                                           (*ex, "output"), ref))
         if e.state is not None:
-            sc.state = Term(e.state, e.state.lower(), ref("expect", "state"))
+            sc.state = Term(e.state, fold(e.state), ref("expect", "state"))
         if e.tool_health is not None and e.tool_health is not False:
             sc.health_ref = ref("expect", "tool_health")
             if not isinstance(e.tool_health, bool) and e.tool_health.expected_error:
@@ -637,8 +638,8 @@ class _Compiler:
 
     def terms(self, value: str | list[str], path: Path, kp: str) -> tuple[Term, ...]:
         if isinstance(value, str):
-            return (Term(value, value.lower(), self.ref(path, kp)),)
-        return tuple(Term(t, t.lower(), self.ref((*path, i), f"{kp}.{i}"))
+            return (Term(value, fold(value), self.ref(path, kp)),)
+        return tuple(Term(t, fold(t), self.ref((*path, i), f"{kp}.{i}"))
                      for i, t in enumerate(value))
 
     def regex(self, pattern: str, path: Path) -> SafeRegex | None:
@@ -688,7 +689,7 @@ class _Compiler:
         if b.output_contains is not None:
             return BehaviorCheck("output_contains", r,
                                  f"output_contains: {render(b.output_contains)}",
-                                 lower=b.output_contains.lower())
+                                 lower=fold(b.output_contains))
         if b.output_regex is not None:
             return BehaviorCheck("output_regex", r, f"output_regex: {render(b.output_regex)}",
                                  regex=self.regex(b.output_regex, (*path, "output_regex")))

@@ -51,6 +51,7 @@ from agent_eval.rule_ids import (
     SCENARIO_WARN_THRESHOLD,
     Rule,
 )
+from agent_eval.safetext import fold
 from agent_eval.scenarios import metrics as m
 from agent_eval.scenarios.compile import (
     FIGURE_INDEX,
@@ -170,7 +171,7 @@ class _Eval:
     @property
     def lower(self) -> str:
         if self._lower is None:
-            self._lower = self.text.lower()
+            self._lower = fold(self.text)
         return self._lower
 
     def at_call(self, call: ToolCall) -> TraceRef:
@@ -840,7 +841,10 @@ class ScenarioAccumulator:
         exact = suite_metrics(views, compiled)
         # the criteria compare the metrics as computed; results.json shows them rounded
         # (docs/scenarios.md): 2/3 is below min_pass_rate 0.6666667, though 0.666667 is not
-        criteria = [evaluate_criterion(c, exact, views) for c in compiled.criteria]
+        weights = compiled.composite_weights
+        latency_weighted = weights is not None and weights.get("latency", 0) > 0
+        criteria = [evaluate_criterion(c, exact, views, latency_weighted=latency_weighted)
+                    for c in compiled.criteria]
         out = SuiteOutcome([v.to_result() for v in views], rounded(exact), criteria)
         if compiled.judge is not None:  # docs/judge.md "In the results"
             from agent_eval.judge.summary import input_errors, summary  # (start-up time)
@@ -1057,9 +1061,15 @@ def rounded(metrics: Metrics) -> Metrics:
             for key, value in metrics.items()}
 
 
-def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View]
-                       ) -> CriterionResult:
-    """One criterion entry of the results (docs/scenarios.md "Pass criteria")."""
+# the metrics made of a figure some traces may not have recorded (a composite weighing
+# latency too): computed over those that did
+_PARTIAL = {"latency_p95_ms": "latency_ms", "token_efficiency": "total_tokens"}
+
+
+def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View], *,
+                       latency_weighted: bool = False) -> CriterionResult:
+    """One criterion entry of the results (docs/scenarios.md "Pass criteria").
+    ``latency_weighted``: the composite weighs latency."""
     key = f"{CRITERION_RULES[c.kind].id}|{c.ref.file}#{c.ref.key_path}|||{c.name}"
     fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
 
@@ -1083,6 +1093,31 @@ def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View]
     if value is None:
         return entry("warn", f"{c.metric} is unknown (not recorded), so {shown} cannot be "
                      "checked")
+    figure = _PARTIAL.get(c.metric)
+    if c.kind == "composite" and latency_weighted:
+        figure = "latency_ms"  # its latency component: latency_p95_ms
+    missing = 0 if figure is None else sum(v.unknown.get(figure, 0) for v in views)
+    if figure is not None and missing:
+        # computed over the traces that recorded the figure only: the others' could be
+        # anything, so the criterion cannot be told from it (never a pass) ...
+        total = sum(v.traces for v in views)
+        what = UNRECORDED[figure]
+        note = (f"{what} not recorded by {missing} of {total} scenario trace(s), so "
+                f"{c.metric} = {_num(value)} over the others")
+        if c.metric == "latency_p95_ms" and c.op == "max":
+            # ... unless those that recorded it already miss it: taken as 0, the others
+            # give the smallest p95 there can be
+            known = array("d")
+            for v in views:
+                known.extend(v.latencies)
+            floor = m.percentile_nearest_rank(list(known) + [0.0] * missing, 95)
+            if floor is not None and not m.at_most(floor, c.threshold):
+                return entry("warn" if c.kind == "warning" else "fail",
+                             f"{c.metric} = at least {_num(floor)} > {_num(c.threshold)} "
+                             f"({what} not recorded by {missing} of {total} scenario "
+                             f"trace(s), taken as 0) ({c.kind} criterion {c.name} missed)",
+                             _round(value))
+        return entry("warn", f"{note}: {shown} cannot be checked", _round(value))
     ok = m.at_least(value, c.threshold) if c.op == "min" else m.at_most(value, c.threshold)
     relation = (">=" if c.op == "min" else "<=") if ok else ("<" if c.op == "min" else ">")
     shown_value, shown_threshold = _num(value), _num(c.threshold)
