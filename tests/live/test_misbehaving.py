@@ -130,3 +130,28 @@ def test_a_probe_that_stops_on_an_exception_is_no_pass(
                             "that raised")
     assert tests["listed"]["status"] == "pass"  # the next probe still ran
     assert code == 1
+
+
+@pytest.mark.parametrize(("mode", "bound", "why"), [
+    ("prompt_cursor_loop", "min_count: 5", "gave the cursor 'again' twice: its pages loop"),
+    ("prompt_pages_endless", "max_count: 100", "has more than 100 pages"),
+])
+def test_a_listing_that_cannot_be_read_whole_fails(tmp_path: Path, mode: str, bound: str,
+                                                   why: str) -> None:
+    """A server whose pages loop (one prompt listed a hundred times met min_count: 5) or
+    never end (cut at 100 pages without a word, it met max_count: 100) fails the listing
+    probe, with exit 1 (its tools/list is fine)."""
+    path = write_suite(tmp_path, suite(mode, f"""
+          - id: listed
+            list: prompts
+            {bound}
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["listed"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "list: prompts")
+    assert f"the server's prompts/list {why}" in v["message"]
+    assert results["input_errors"] == []
+    assert code == 1

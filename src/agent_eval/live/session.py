@@ -252,9 +252,13 @@ class Session:
 
     async def list_all(self, method: str, key: str, timeout_ms: float
                        ) -> tuple[list[dict[str, Any]], Answer]:
-        """Every page of a listing (at most MAX_PAGES)."""
+        """Every page of a listing (at most MAX_PAGES). A listing that cannot be read
+        whole is a failed answer (``broken``), never a shorter or repeated listing: a
+        ``nextCursor`` the server gave before (a loop would list its items again and
+        again), or more than MAX_PAGES pages."""
         items: list[dict[str, Any]] = []
         cursor: str | None = None
+        seen: set[str] = set()
         first: Answer | None = None
         for _ in range(MAX_PAGES):
             answer = await self.request(method, {"cursor": cursor} if cursor else None,
@@ -267,10 +271,21 @@ class Session:
                 page, list) else None
             nxt = answer.result.get("nextCursor")
             if not isinstance(nxt, str) or not nxt:
-                break
+                assert first is not None
+                return items, first
+            if nxt in seen:
+                return items, _unreadable(answer, f"the server's {method} gave the cursor "
+                                          f"{nxt[:100]!r} twice: its pages loop")
+            seen.add(nxt)
             cursor = nxt
-        assert first is not None
-        return items, first
+        return items, _unreadable(answer, f"the server's {method} has more than {MAX_PAGES} "
+                                  "pages; agent-eval reads at most that many")
+
+
+def _unreadable(answer: Answer, why: str) -> Answer:
+    answer.broken = True
+    answer.error = why
+    return answer
 
 
 def _text(content: Any) -> str:

@@ -7,6 +7,8 @@ content_object   answers a tools/call with `content` as an object, not a list (n
                  valid CallToolResult)
 exit_on_prompt   lists a prompt `greet` with a required argument `city`; answers a
                  prompts/get that has it, exits on one without it
+prompt_cursor_loop   each prompts/list page lists `greet` and gives the cursor `again`
+prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
 """
 
 from __future__ import annotations
@@ -39,8 +41,14 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [
                 {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}]}})
         elif method == "prompts/list":
-            send({"jsonrpc": "2.0", "id": mid, "result": {"prompts": [
-                {"name": "greet", "arguments": [{"name": "city", "required": True}]}]}})
+            greet = {"name": "greet", "arguments": [{"name": "city", "required": True}]}
+            page: dict[str, object] = {"prompts": [greet]}
+            if MODE == "prompt_cursor_loop":
+                page["nextCursor"] = "again"
+            elif MODE == "prompt_pages_endless":
+                n = int(params.get("cursor") or 0)
+                page = {"prompts": [{"name": f"p{n}"}], "nextCursor": str(n + 1)}
+            send({"jsonrpc": "2.0", "id": mid, "result": page})
         elif method == "prompts/get":
             if "city" not in (params.get("arguments") or {}) and MODE == "exit_on_prompt":
                 sys.stderr.write("misbehaving: exits on a prompt without city\n")
