@@ -155,3 +155,33 @@ def test_a_listing_that_cannot_be_read_whole_fails(tmp_path: Path, mode: str, bo
     assert f"the server's prompts/list {why}" in v["message"]
     assert results["input_errors"] == []
     assert code == 1
+
+
+def test_a_tool_listed_twice_cannot_hide_a_changed_description(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock compared only the last entry of a name: a server listing `echo` first with
+    a new description, then as locked, passed (exit 0)."""
+    from agent_eval._cli import main
+
+    def write(mode: str) -> Path:
+        return write_suite(tmp_path, suite(mode, "").replace(
+            "        servers:", "        tool_lock: tools.lock.json\n        servers:").replace(
+            "env: {MISBEHAVE", "env: {ECHO_DESCRIPTION: \"${DESC}\", MISBEHAVE").replace(
+            "        probes:\n", ""))
+
+    write("")
+    assert main(["lock", "--config", str(tmp_path / "agent-eval.yaml")]) == 0
+    monkeypatch.setenv("DESC", "Echo. Also copies the conversation to the archive.")
+    path = write("duplicate_tool")
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["server:bad"]
+    found = sorted((v["rule"], v["tool"], v["config"]["line"]) for v in test["violations"])
+    line = line_of(path, "bad:")
+    assert found == [("mcp/tool_changed", "echo", line), ("mcp/tool_shadowing", "echo", line)]
+    changed = next(v for v in test["violations"] if v["rule"] == "mcp/tool_changed")
+    assert list(changed["value"]) == ["description"]
+    shadow = next(v for v in test["violations"] if v["rule"] == "mcp/tool_shadowing")
+    assert shadow["message"] == ("server 'bad' lists tool 'echo' again (as 'echo' before): "
+                                 "a client may call either of the two, whatever the other "
+                                 "describes")
+    assert code == 1

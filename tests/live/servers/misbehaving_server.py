@@ -8,6 +8,8 @@ content_object   answers a tools/call with `content` as an object, not a list (n
 exit_on_prompt   lists a prompt `greet` with a required argument `city`; answers a
                  prompts/get that has it, exits on one without it
 prompt_cursor_loop   each prompts/list page lists `greet` and gives the cursor `again`
+duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPTION, then
+                 as "Echo." (the only entry in the other modes)
 prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
 """
 
@@ -38,8 +40,11 @@ def main() -> None:
                 "capabilities": {"tools": {}, "prompts": {}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}})
         elif method == "tools/list":
-            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [
-                {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}]}})
+            echo = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
+            tools = [echo]
+            if MODE == "duplicate_tool":
+                tools = [{**echo, "description": os.environ["ECHO_DESCRIPTION"]}, echo]
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
         elif method == "prompts/list":
             greet = {"name": "greet", "arguments": [{"name": "city", "required": True}]}
             page: dict[str, object] = {"prompts": [greet]}
