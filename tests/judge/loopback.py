@@ -10,9 +10,10 @@ validated against the operation's response schema before it is sent: a request o
 answer the real API would not have is a test failure, not a silent pass.
 
 The verdict in the answer is scripted: ``SCORE=n`` in the response under evaluation makes a
-graded verdict score n; ``WINNER=head`` / ``WINNER=base`` (in the outputs compared) makes a
-pairwise verdict pick that output, whatever its position; ``BROKEN`` answers with text that
-is not a verdict; ``FAIL500`` answers HTTP 500.
+graded verdict score n (``SCORE=4.0`` the JSON number 4.0, which JSON Schema's integer
+takes); ``WINNER=head`` / ``WINNER=base`` (in the outputs compared) makes a pairwise verdict
+pick that output, whatever its position; ``BROKEN`` answers with text that is not a
+verdict; ``FAIL500`` answers HTTP 500.
 """
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ def scripted_verdict(prompt: str, schema_kind: str) -> str:
                 winner = side
         return json.dumps({"reasoning": f"picked {winner} <b>by the marker</b>",
                            "winner": winner})
-    m = re.search(r"<response>.*?SCORE=(\d+).*?</response>", prompt, re.S)
-    score = int(m.group(1)) if m else 5
+    m = re.search(r"<response>.*?SCORE=(\d+(?:\.\d+)?).*?</response>", prompt, re.S)
+    score: int | float = (float(m.group(1)) if "." in m.group(1) else int(m.group(1))) \
+        if m else 5
     return json.dumps({"reasoning": f"scripted score {score}: <script>alert(1)</script> "
                        "| pipes | and `ticks`", "score": score})
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .conftest import Project, judge_block, native
-from .loopback import Loopback
+from .loopback import Loopback, scripted_verdict
 
 RUBRIC = "States the refunded amount exactly as the refund tool returned it."
 
@@ -161,6 +161,26 @@ def test_an_invalid_verdict_is_retried_then_an_error(
     assert "the answer is not JSON: 'this is not a verdict' (after 2 attempt(s))" in \
         err["message"]
     assert run.code == 2 and not project.store_lines()
+
+
+def test_a_whole_score_written_as_a_float_is_stored_as_an_integer(
+        project: Project, openai_server: Loopback) -> None:
+    """A verdict {"score": 4.0} passes the verdict's schema (JSON Schema's integer takes
+    4.0): it is stored as 4, so that replaying the store gives the recording run's verdict
+    (the store held 4.0, which replay refused as a broken line: exit 2 after exit 0)."""
+    project.write(suite(openai_server, RUBRIC_CHECK),
+                  {"a.jsonl": native("a-1", "REFUND-001", "Refunded $24.99. SCORE=4.0")})
+    assert '"score": 4.0}' in scripted_verdict("<response>SCORE=4.0</response>", "graded")
+    rec = project.cli("--judge", "record", out="rec")
+    assert len(openai_server.requests) == 1
+    (line,) = project.store_lines()
+    assert line["score"] == 4 and type(line["score"]) is int
+    assert '"score":4,' in project.store.read_text()
+    assert rec.code == 0
+    replay = project.cli()
+    assert replay.results["input_errors"] == []
+    assert replay.scenario("REFUND-001")["status"] == "pass"  # 4 >= 4 (threshold 0.8)
+    assert replay.code == 0
 
 
 def test_an_api_error_is_reported(project: Project, openai_server: Loopback) -> None:

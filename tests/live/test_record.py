@@ -132,6 +132,26 @@ def test_record_reports_a_missing_command_and_keeps_the_exit_code(tmp_path: Path
     assert proc.returncode == 2 and b"give the server command after --" in proc.stderr
 
 
+STUBBORN = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "sys.stdin.buffer.read()\n"  # the client closed the proxy's stdin
+            "time.sleep(40)\n")  # bounded: a proxy that hangs leaves nothing running long
+
+
+def test_a_server_that_ignores_the_end_of_its_input_is_stopped(tmp_path: Path) -> None:
+    """The client closes its end: the server gets STOP_GRACE seconds to exit, then SIGTERM,
+    then SIGKILL; the proxy (and the client waiting for it) hung as long as the server ran."""
+    from agent_eval.live.proxy import STOP_GRACE
+
+    proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                           sys.executable, "-c", STUBBORN], input=b"", capture_output=True,
+                          timeout=4 * STOP_GRACE + 10)
+    assert proc.returncode == 128 + 9  # killed: it ignored SIGTERM too
+    assert b"did not exit within 5 s of its stdin closing; stopping it (SIGTERM)" in \
+        proc.stderr
+    assert b"ignored SIGTERM; killing it (SIGKILL)" in proc.stderr
+
+
 @pytest.mark.parametrize("flag", ["--version", "--help"])
 def test_start_up_does_not_import_the_sdk(flag: str) -> None:
     code = ("import sys; from agent_eval._cli import main\n"

@@ -18,6 +18,8 @@ on top and count as one call).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -74,6 +76,8 @@ def _validator(schema: dict[str, Any]) -> Any:
 def parse_verdict(text: str | None, schema: dict[str, Any]) -> dict[str, Any]:
     """The verdict in a model's answer, checked against ``schema``; :class:`CallError`
     saying what is wrong otherwise."""
+    if text is not None and not isinstance(text, str):
+        raise CallError(f"the answer's content is a {type(text).__name__}, not text")
     if not text:
         raise CallError("the model answered with no text")
     try:
@@ -125,17 +129,20 @@ class OpenAIProvider:
             )
         except self.openai.APIError as exc:
             raise CallError(_api_error(exc)) from None
-        if not response.choices:
-            raise CallError("the response has no choices")
-        message = response.choices[0].message
-        refusal = getattr(message, "refusal", None)
-        if refusal:
-            raise CallError(f"the model refused: {str(refusal)[:200]}")
-        usage = response.usage
-        return Answer(parse_verdict(message.content, prompt.schema),
-                      getattr(usage, "prompt_tokens", None) if usage else None,
-                      getattr(usage, "completion_tokens", None) if usage else None,
-                      response.model or None)
+        except ValueError as exc:  # a 200 answer whose body is not JSON
+            raise CallError(f"the answer is not JSON ({_short(exc)})") from None
+        with _answer_of_another_shape("a Chat Completions response"):
+            if not response.choices:
+                raise CallError("the response has no choices")
+            message = response.choices[0].message
+            refusal = getattr(message, "refusal", None)
+            if refusal:
+                raise CallError(f"the model refused: {str(refusal)[:200]}")
+            usage = response.usage
+            return Answer(parse_verdict(message.content, prompt.schema),
+                          _count(getattr(usage, "prompt_tokens", None)),
+                          _count(getattr(usage, "completion_tokens", None)),
+                          _text_or_none(response.model))
 
 
 class AnthropicProvider:
@@ -167,15 +174,43 @@ class AnthropicProvider:
             )
         except self.anthropic.APIError as exc:
             raise CallError(_api_error(exc)) from None
-        text = "".join(getattr(b, "text", "") for b in response.content
-                       if getattr(b, "type", None) == "text")
-        if getattr(response, "stop_reason", None) == "refusal":
-            raise CallError(f"the model refused: {text[:200]}")
-        usage = response.usage
-        return Answer(parse_verdict(text, prompt.schema),
-                      getattr(usage, "input_tokens", None),
-                      getattr(usage, "output_tokens", None),
-                      getattr(response, "model", None) or None)
+        except ValueError as exc:  # a 200 answer whose body is not JSON
+            raise CallError(f"the answer is not JSON ({_short(exc)})") from None
+        with _answer_of_another_shape("a Messages response"):
+            text = "".join(getattr(b, "text", "") for b in response.content
+                           if getattr(b, "type", None) == "text")
+            if getattr(response, "stop_reason", None) == "refusal":
+                raise CallError(f"the model refused: {text[:200]}")
+            usage = response.usage
+            return Answer(parse_verdict(text, prompt.schema),
+                          _count(getattr(usage, "input_tokens", None)),
+                          _count(getattr(usage, "output_tokens", None)),
+                          _text_or_none(getattr(response, "model", None)))
+
+
+@contextmanager
+def _answer_of_another_shape(what: str) -> Iterator[None]:
+    """An answer the SDK took without checking it (the SDKs build their response objects
+    unvalidated) whose parts are of another shape — a null message, a content list, a
+    count as text — is a failed call (:class:`CallError`), not a crash of the run."""
+    try:
+        yield
+    except (AttributeError, TypeError, KeyError, IndexError) as exc:
+        raise CallError(f"the answer is not {what} ({_short(exc)})") from None
+
+
+def _short(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+def _count(value: Any) -> int | None:
+    """A token count as the API gave it: a whole number, or None (the cost unknown)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value[:200] if isinstance(value, str) and value else None
 
 
 def _api_error(exc: Exception) -> str:

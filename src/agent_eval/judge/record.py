@@ -92,11 +92,14 @@ def judge_one(request: Request, provider: Provider, config: JudgeConfig,
             spend.cost_usd += cost or 0.0
             spend.recorded += 1
         v = answer.verdict
+        score = v.get("score")
+        if isinstance(score, float) and score.is_integer():
+            score = int(score)  # JSON Schema's integer takes 4.0; the store holds 4
         return Judgement(
             key=request.key, kind=request.kind, provider=provider.name,
             model=config.model or "", template=request.prompt.template,
             reasoning=str(v.get("reasoning", ""))[:MAX_REASONING],
-            score=v.get("score") if request.kind != "pairwise" else None,
+            score=score if request.kind != "pairwise" else None,
             winner=v.get("winner") if request.kind == "pairwise" else None,
             input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
             cost_usd=None if cost is None else round(cost, 8),

@@ -56,6 +56,9 @@ class Answer:
     error: str | None = None  # the error message (JSON-RPC error, or isError text)
     code: int | None = None  # the JSON-RPC error code
     timed_out: bool = False
+    # no answer of the server's: the connection closed before it answered, or its answer
+    # is not a valid result of the method (never the error an expect_error wants)
+    broken: bool = False
     latency_ms: float = 0.0
     line: int = 0  # the request's line in the session trace
     sampling: list[dict[str, Any]] = field(default_factory=list)  # requests received
@@ -183,6 +186,13 @@ def check_call(p: ProbeSpec, a: Answer, noun: str) -> list[Failure]:
                            f"timeout_ms: {limit:g}" if limit else "call_timeout_ms",
                            line=a.line))
         return out
+    if a.broken:
+        out.append(Failure(PROBE_CALL_FAILED.id, kind_ref, f"{noun} got no usable answer "
+                           f"from the server: {_quote(a.error or '', 300)}"
+                           + ("; an expected error must be the server's answer"
+                              if m.expect_error is not None else ""),
+                           f"{p.kind}: {probe_target(p)}", a.error, line=a.line))
+        return out
     if m.expect_error is not None:
         ref = p.at("expect_error")
         if a.ok:
@@ -195,8 +205,8 @@ def check_call(p: ProbeSpec, a: Answer, noun: str) -> list[Failure]:
     elif not a.ok:
         code = f" (JSON-RPC error {a.code})" if a.code is not None else ""
         out.append(Failure(PROBE_CALL_FAILED.id, kind_ref, f"{noun} failed{code}: "
-                           f"{_quote(a.error or '', 300)}", f"{p.kind}: {_name(p)}", a.error,
-                           line=a.line))
+                           f"{_quote(a.error or '', 300)}", f"{p.kind}: {probe_target(p)}",
+                           a.error, line=a.line))
     if m.max_latency_ms is not None and a.latency_ms > m.max_latency_ms:
         out.append(Failure(PROBE_LATENCY.id, p.at("max_latency_ms"),
                            f"{noun} took {a.latency_ms:g} ms, more than "
@@ -347,6 +357,13 @@ def check_missing_required(p: ProbeSpec, name: str, a: Answer) -> list[Failure]:
         return [Failure(PROBE_TIMEOUT.id, p.at("reject_missing_required"),
                         f"prompts/get {p.model.prompt} without '{name}' did not answer in "
                         "time", "reject_missing_required: true", line=a.line, repeat=False)]
+    if a.broken:
+        return [Failure(PROBE_CALL_FAILED.id, p.at("reject_missing_required"),
+                        f"prompts/get {p.model.prompt} without '{name}' got no usable "
+                        f"answer from the server: {_quote(a.error or '', 300)}; a "
+                        "rejection must be the server's answer",
+                        "reject_missing_required: true", a.error,
+                        line=a.line, repeat=False)]
     if a.ok:
         return [Failure(PROBE_ARGUMENTS.id, p.at("reject_missing_required"),
                         f"prompts/get {p.model.prompt} without the required argument "
@@ -452,7 +469,7 @@ def expand_template(template: str, values: dict[str, str]) -> str:
                   template)
 
 
-def _name(p: ProbeSpec) -> str:
+def probe_target(p: ProbeSpec) -> str:
     m = p.model
     return str(m.tool or m.resource or m.resource_template or m.prompt or m.list_)
 

@@ -117,7 +117,9 @@ def compare(server: str, tools: list[dict[str, Any]], locked: dict[str, Any]
             ) -> list[ToolIssue]:
     """Rug pulls (changed hashes), tools that appeared and tools that vanished."""
     pinned: dict[str, dict[str, str]] = locked.get("tools") or {}
-    now = {str(t.get("name")): tool_entry(t) for t in tools}
+    now: dict[str, list[dict[str, str]]] = {}  # every entry of a name listed twice
+    for t in tools:
+        now.setdefault(str(t.get("name")), []).append(tool_entry(t))
     out: list[ToolIssue] = []
     for name in sorted(now.keys() | pinned.keys()):
         if name not in pinned:
@@ -128,8 +130,10 @@ def compare(server: str, tools: list[dict[str, Any]], locked: dict[str, Any]
             out.append(ToolIssue(MCP_TOOL_REMOVED.id, name, f"server '{server}' no longer has "
                                  f"the locked tool '{name}'", "tool_lock"))
         else:
-            changed = [k for k in ("description", "input_schema")
-                       if now[name][k] != pinned[name].get(k)]
+            # the first entry that differs: a second entry of the name must not hide it
+            entry, changed = next(((e, c) for e in now[name] if (c := [
+                k for k in ("description", "input_schema") if e[k] != pinned[name].get(k)])),
+                (now[name][0], []))
             if changed:
                 what = " and ".join("description" if k == "description" else "input schema"
                                     for k in changed)
@@ -137,15 +141,16 @@ def compare(server: str, tools: list[dict[str, Any]], locked: dict[str, Any]
                                      f"on server '{server}' changed since it was locked "
                                      "(a possible rug pull); review it and run `agent-eval "
                                      "lock`", "tool_lock", {k: {"locked": pinned[name].get(k),
-                                                                "now": now[name][k]}
+                                                                "now": entry[k]}
                                                             for k in changed}))
     return out
 
 
 def shadowing(listings: dict[str, list[dict[str, Any]]], normalize: Any
               ) -> dict[str, list[ToolIssue]]:
-    """Tool names (after the suite's name matching) exposed by more than one server:
-    reported on each later server, naming the first."""
+    """Tool names (after the suite's name matching) exposed by more than one server, or
+    twice by one server: reported on each later server (at each later entry), naming the
+    first."""
     first: dict[str, tuple[str, str]] = {}
     out: dict[str, list[ToolIssue]] = {}
     for server, tools in listings.items():
@@ -161,6 +166,13 @@ def shadowing(listings: dict[str, list[dict[str, Any]]], normalize: Any
                     f"same name as tool '{owner[1]}' of server '{owner[0]}': a client that "
                     "merges the servers' tools may call the wrong one",
                     f"shadows: {owner[0]}.{owner[1]}", owner[0]))
+            else:  # one server lists the name twice: the client, the lock and the checks
+                # may each take another of the two
+                out.setdefault(server, []).append(ToolIssue(
+                    MCP_TOOL_SHADOWING.id, name, f"server '{server}' lists tool '{name}' "
+                    f"again (as '{owner[1]}' before): a client may call either of the two, "
+                    "whatever the other describes", f"shadows: {owner[0]}.{owner[1]}",
+                    owner[0]))
     return out
 
 

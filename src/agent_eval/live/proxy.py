@@ -30,7 +30,8 @@ import orjson
 
 CHUNK = 1 << 20  # bytes read at most per call while forwarding a line
 MAX_LOGGED = 16 << 20  # a longer line is forwarded but logged as its size only
-STOP_GRACE = 5.0  # seconds the server gets to exit after its stdin closes
+STOP_GRACE = 5.0  # seconds the server gets to exit after its stdin closes (then
+# SIGTERM, and as long again before SIGKILL)
 
 
 class TraceLog:
@@ -111,9 +112,28 @@ def run(argv: list[str], output: Path) -> int:
     assert proc.stdin is not None and proc.stdout is not None
     server_in, server_out = proc.stdin, proc.stdout
 
+    def stop_if_still_running() -> None:
+        if proc.poll() is not None:
+            return
+        print(f"agent-eval record: the server did not exit within {STOP_GRACE:g} s of its "
+              "stdin closing; stopping it (SIGTERM)", file=sys.stderr)
+        proc.terminate()
+        try:
+            proc.wait(timeout=STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            print("agent-eval record: the server ignored SIGTERM; killing it (SIGKILL)",
+                  file=sys.stderr)
+            proc.kill()
+
     def close_server_stdin() -> None:
+        """The client is done: the server gets STOP_GRACE seconds to exit, then is
+        stopped (the MCP stdio shutdown), so that a server ignoring the end of its input
+        never keeps the proxy, and the client waiting on it, running."""
         with contextlib.suppress(OSError):
             server_in.close()
+        timer = threading.Timer(STOP_GRACE, stop_if_still_running)
+        timer.daemon = True
+        timer.start()
 
     client_in = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     client_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")

@@ -52,6 +52,7 @@ class _Probed:
         self.calls = 0
         self.seconds = 0.0
         self.ran = False
+        self.stopped: str | None = None  # why the probe stopped before its end
 
 
 def run_live(suite: Suite, out_dir: Path, *, timings: bool = True,
@@ -93,7 +94,10 @@ async def _run(suite: Suite, live: CompiledLive, out_dir: Path, timings: bool,
                         live, spec, f"tools/list failed: {answer.error}"))
                 started[name] = source
                 for p in mine:
-                    await _probe(p, session, results[p.id])
+                    try:
+                        await _probe(p, session, results[p.id])
+                    except Exception as exc:  # what the server did, that no check expected
+                        results[p.id].stopped = describe(exc)
         except Exception as exc:  # a transport that fails while closing
             if name not in started:
                 outcome.errors.append(_start_error(live, spec, describe(exc)))
@@ -205,6 +209,11 @@ def _probe_result(p: ProbeSpec, r: _Probed, started: dict[str, SourceFile],
     session = started.get(p.server)
     if not r.ran or session is None:
         return TestResult(p.id, PROBE_METRIC, p.model.severity, "error", 0, 0, 0, 0, [])
+    once = list(r.once)
+    if r.stopped is not None:  # its checks did not all run: never a pass
+        once.append(c.Failure(PROBE_CALL_FAILED.id, p.at(p.kind),
+                              f"the probe stopped before its checks ran: {r.stopped}",
+                              f"{p.kind}: {c.probe_target(p)}", None, 0, False))
     n = len(r.failures)
     passed = sum(1 for f in r.failures if not f)
     tolerated = n > 0 and passed / n >= p.model.min_pass_ratio
@@ -224,7 +233,7 @@ def _probe_result(p: ProbeSpec, r: _Probed, started: dict[str, SourceFile],
             else f.value
         findings.append(_finding(f, sev, message, p, value, session,
                                  {"server": p.server, "failed": len(fs), "calls": n}))
-    for f in r.once:
+    for f in once:
         findings.append(_finding(f, p.model.severity, f.message, p, f.value, session,
                                  {"server": p.server}))
     findings.sort(key=sort_key)

@@ -27,7 +27,7 @@ import orjson
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from agent_eval._version import __version__
 from agent_eval.live.checks import Answer
@@ -53,6 +53,7 @@ class Recorder:
         self.fh: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed by close()
         self.lines = 0
         self.requests: list[tuple[int, str, Any]] = []  # (line, method, id) sent by us
+        self.answered: set[int | str] = set()  # ids of the server's responses
 
     def write(self, direction: str, message: dict[str, Any]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -61,11 +62,19 @@ class Recorder:
         self.lines += 1
         if direction == "client_to_server" and "method" in message and "id" in message:
             self.requests.append((self.lines, str(message["method"]), message["id"]))
+        elif "method" not in message and isinstance(message.get("id"), int | str):
+            self.answered.add(message["id"])  # a response (result or error)
 
     def request_line(self, mark: int, method: str) -> int:
         """The line of the first ``method`` request sent since ``len(requests)`` was
         ``mark``."""
         return next((line for line, m, _ in self.requests[mark:] if m == method), 0)
+
+    def was_answered(self, mark: int, method: str) -> bool:
+        """Whether the server sent a response to the first ``method`` request sent
+        since ``len(requests)`` was ``mark``."""
+        sent = next((i for _, m, i in self.requests[mark:] if m == method), None)
+        return sent is not None and sent in self.answered
 
     def close(self) -> None:
         self.fh.close()
@@ -209,13 +218,28 @@ class Session:
             result = await self.session.send_request(  # type: ignore[type-var]
                 request, RAW, request_read_timeout_seconds=timeout_ms / 1000.0)
         except MCPError as exc:
-            answer.code = exc.error.code
-            if exc.error.code == types.REQUEST_TIMEOUT:
-                answer.timed_out = True
-            answer.error = exc.error.message
+            if exc.error.code == types.CONNECTION_CLOSED and not self.recorder.was_answered(
+                    mark, method):
+                # the SDK's own error for a server that went away: not the server's answer
+                answer.broken = True
+                answer.error = ("the connection to the server closed before it answered "
+                                f"({exc.error.message})" + _tail(self))
+            else:
+                answer.code = exc.error.code
+                if exc.error.code == types.REQUEST_TIMEOUT:
+                    answer.timed_out = True
+                answer.error = exc.error.message
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
                 OSError) as exc:
-            answer.error = f"the connection to the server closed ({describe(exc)})"
+            answer.broken = True
+            answer.error = f"the connection to the server closed ({describe(exc)})" + _tail(
+                self)
+        except ValidationError as exc:  # the SDK checks every result against the protocol
+            answer.broken = True
+            first = exc.errors()[0] if exc.errors() else None
+            where = ".".join(str(x) for x in first["loc"]) if first else ""
+            answer.error = (f"the server's answer is not a valid {method} result"
+                            + (f" ({where}: {first['msg']})" if first else ""))
         else:
             answer.result = result
             if method == "tools/call" and result.get("isError") is True:
@@ -228,9 +252,13 @@ class Session:
 
     async def list_all(self, method: str, key: str, timeout_ms: float
                        ) -> tuple[list[dict[str, Any]], Answer]:
-        """Every page of a listing (at most MAX_PAGES)."""
+        """Every page of a listing (at most MAX_PAGES). A listing that cannot be read
+        whole is a failed answer (``broken``), never a shorter or repeated listing: a
+        ``nextCursor`` the server gave before (a loop would list its items again and
+        again), or more than MAX_PAGES pages."""
         items: list[dict[str, Any]] = []
         cursor: str | None = None
+        seen: set[str] = set()
         first: Answer | None = None
         for _ in range(MAX_PAGES):
             answer = await self.request(method, {"cursor": cursor} if cursor else None,
@@ -243,10 +271,21 @@ class Session:
                 page, list) else None
             nxt = answer.result.get("nextCursor")
             if not isinstance(nxt, str) or not nxt:
-                break
+                assert first is not None
+                return items, first
+            if nxt in seen:
+                return items, _unreadable(answer, f"the server's {method} gave the cursor "
+                                          f"{nxt[:100]!r} twice: its pages loop")
+            seen.add(nxt)
             cursor = nxt
-        assert first is not None
-        return items, first
+        return items, _unreadable(answer, f"the server's {method} has more than {MAX_PAGES} "
+                                  "pages; agent-eval reads at most that many")
+
+
+def _unreadable(answer: Answer, why: str) -> Answer:
+    answer.broken = True
+    answer.error = why
+    return answer
 
 
 def _text(content: Any) -> str:

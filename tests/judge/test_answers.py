@@ -1,0 +1,104 @@
+"""Judge endpoints that answer with something else than the API's response (a server
+behind base_url is anyone's: a proxy's HTML page, an OpenAI-compatible server of another
+version): every such answer is a failed call, a `judge/error` at its check, never a crash
+of the recording run (it stopped on an internal error with a traceback, exit 2: nothing
+else of the round was recorded)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from .conftest import Project, native
+
+GOOD = '{"reasoning": "fine", "score": 5}'
+
+
+def chat(message: Any = None, **over: Any) -> bytes:
+    body = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": GOOD}
+                         if message is None else message}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    body.update(over)
+    return json.dumps(body).encode()
+
+
+@contextmanager
+def answering(data: bytes) -> Iterator[str]:
+    """A loopback endpoint that answers every POST with ``data`` (HTTP 200, JSON)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def write(project: Project, url: str, provider: str = "openai") -> None:
+    project.write(
+        'version: "1"\nsuite: answers\ntraces: traces/*.jsonl\n'
+        f"judge:\n  provider: {provider}\n  model: m\n  base_url: {url}\n"
+        "  api_key_env: JUDGE_TEST_KEY\n  max_retries: 0\n"
+        "scenarios:\n  - id: REFUND-001\n    expect:\n      judge:\n"
+        '        - rubric: "Polite."\n',
+        {"a.jsonl": native("a-1", "REFUND-001", "Refunded $24.99.")})
+
+
+@pytest.mark.parametrize(("provider", "data", "why"), [
+    ("openai", chat({"role": "assistant", "content": [{"type": "text", "text": GOOD}]}),
+     "the answer's content is a list, not text"),
+    ("openai", chat(None, choices=[{"index": 0, "message": None}]),
+     "the answer is not a Chat Completions response (AttributeError: 'NoneType' object has "
+     "no attribute 'content')"),
+    ("openai", b"<html>502 Bad Gateway</html>",
+     "the answer is not JSON (JSONDecodeError: Expecting value"),
+    ("anthropic", json.dumps({"id": "m1", "type": "message", "role": "assistant",
+                              "model": "m", "content": None, "stop_reason": "end_turn",
+                              "usage": {"input_tokens": 1, "output_tokens": 1}}).encode(),
+     "the answer is not a Messages response (TypeError: 'NoneType' object is not iterable)"),
+], ids=["content-list", "message-null", "not-json", "anthropic-content-null"])
+def test_an_answer_of_another_shape_is_a_judge_error(project: Project, provider: str,
+                                                     data: bytes, why: str) -> None:
+    with answering(data) as url:
+        write(project, url + ("/v1" if provider == "openai" else ""), provider)
+        run = project.cli("--judge", "record")
+    assert "internal error" not in run.err
+    (err,) = run.findings("judge/error")
+    assert why in err["message"], err["message"]
+    assert run.results["verdict"] == "error"
+    assert run.code == 2
+    assert not project.store_lines()
+
+
+def test_token_counts_of_another_type_are_unknown_not_a_crash(project: Project) -> None:
+    with answering(chat(usage={"prompt_tokens": "lots", "completion_tokens": -5})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    assert "internal error" not in run.err
+    (line,) = project.store_lines()
+    assert line["score"] == 5
+    assert "input_tokens" not in line and "output_tokens" not in line  # unknown, not stored
+    assert run.code == 0

@@ -1,0 +1,77 @@
+"""A raw JSON-RPC MCP server over stdio (no SDK, so it can break the protocol) for the
+tests of servers that misbehave mid-session. It answers initialize and tools/list (one
+tool, `echo`) properly; what it does with a call is set by MISBEHAVE:
+
+exit_on_call     exits (status 3) on a tools/call, after a line on stderr, never answering
+content_object   answers a tools/call with `content` as an object, not a list (not a
+                 valid CallToolResult)
+exit_on_prompt   lists a prompt `greet` with a required argument `city`; answers a
+                 prompts/get that has it, exits on one without it
+prompt_cursor_loop   each prompts/list page lists `greet` and gives the cursor `again`
+duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPTION, then
+                 as "Echo." (the only entry in the other modes)
+prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+MODE = os.environ.get("MISBEHAVE", "")
+
+
+def send(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        mid, method = message.get("id"), message.get("method")
+        if mid is None:
+            continue  # a notification
+        params = message.get("params") or {}
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "protocolVersion": params["protocolVersion"],
+                "capabilities": {"tools": {}, "prompts": {}},
+                "serverInfo": {"name": "misbehaving", "version": "1"}}})
+        elif method == "tools/list":
+            echo = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
+            tools = [echo]
+            if MODE == "duplicate_tool":
+                tools = [{**echo, "description": os.environ["ECHO_DESCRIPTION"]}, echo]
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
+        elif method == "prompts/list":
+            greet = {"name": "greet", "arguments": [{"name": "city", "required": True}]}
+            page: dict[str, object] = {"prompts": [greet]}
+            if MODE == "prompt_cursor_loop":
+                page["nextCursor"] = "again"
+            elif MODE == "prompt_pages_endless":
+                n = int(params.get("cursor") or 0)
+                page = {"prompts": [{"name": f"p{n}"}], "nextCursor": str(n + 1)}
+            send({"jsonrpc": "2.0", "id": mid, "result": page})
+        elif method == "prompts/get":
+            if "city" not in (params.get("arguments") or {}) and MODE == "exit_on_prompt":
+                sys.stderr.write("misbehaving: exits on a prompt without city\n")
+                sys.exit(3)
+            send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [
+                {"role": "user", "content": {"type": "text", "text": "Hello"}}]}})
+        elif method == "tools/call":
+            if MODE == "exit_on_call":
+                sys.stderr.write("misbehaving: exits on tools/call\n")
+                sys.exit(3)
+            content: object = {"type": "text", "text": "Echo: hello"}
+            if MODE != "content_object":
+                content = [content]
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": content}})
+        else:
+            send({"jsonrpc": "2.0", "id": mid,
+                  "error": {"code": -32601, "message": f"no method {method}"}})
+
+
+if __name__ == "__main__":
+    main()

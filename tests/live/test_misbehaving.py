@@ -1,0 +1,187 @@
+"""Servers that misbehave mid-session (tests/live/servers/misbehaving_server.py, a raw
+JSON-RPC server on stdio): a server that exits instead of answering, or answers with a
+result that is not valid MCP, never makes a probe pass (docs/mcp.md "probes": a check
+that could not run is never a pass). Needs the mcp SDK, not node."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from live_harness import by_test, line_of, run_suite, write_suite
+
+SERVER = Path(__file__).parent / "servers" / "misbehaving_server.py"
+
+
+def suite(mode: str, probes: str) -> str:
+    return f"""
+        version: "1"
+        suite: misbehaving
+        servers:
+          bad:
+            command: {sys.executable}
+            args: [{SERVER}]
+            env: {{MISBEHAVE: "{mode}"}}
+            call_timeout_ms: 20000
+        probes:
+{probes}
+        """
+
+
+def only_violation(test: dict[str, Any]) -> dict[str, Any]:
+    [v] = test["violations"]
+    assert isinstance(v, dict)
+    return v
+
+
+def test_a_server_that_exits_on_a_call_is_no_expected_error(tmp_path: Path) -> None:
+    """The SDK's 'Connection closed' is not the server's error: expect_error fails."""
+    path = write_suite(tmp_path, suite("exit_on_call", """
+          - id: rejects
+            tool: echo
+            arguments: {message: 42}
+            expect_error: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["rejects"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert "closed before it answered" in v["message"]
+    assert "misbehaving: exits on tools/call" in v["message"]  # the end of its stderr
+    assert "an expected error must be the server's answer" in v["message"]
+    assert results["verdict"] == "fail"
+    assert code == 1
+
+
+def test_a_server_that_exits_is_no_rejection_of_a_missing_argument(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, suite("exit_on_prompt", """
+          - id: greet
+            prompt: greet
+            arguments: {city: Paris}
+            reject_missing_required: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["greet"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "reject_missing_required")
+    assert "without 'city' got no usable answer" in v["message"]
+    assert code == 1
+
+
+@pytest.mark.parametrize("expect", ["expect_result: {equals: 'Echo: hello'}",
+                                    "expect_error: true"])
+def test_an_answer_that_is_not_a_valid_result_fails(tmp_path: Path, expect: str) -> None:
+    """The SDK refuses a CallToolResult whose content is an object: the probe fails at its
+    tool: key, whatever it expected (it passed with exit 0, its checks never run)."""
+    path = write_suite(tmp_path, suite("content_object", f"""
+          - id: echo
+            tool: echo
+            arguments: {{message: hello}}
+            {expect}
+          - id: after
+            tool: echo
+        """))
+    code, results = run_suite(tmp_path)
+    tests = by_test(results)
+    for pid in ("echo", "after"):  # the session goes on: the next probe ran too
+        assert tests[pid]["status"] == "fail", pid
+        v = only_violation(tests[pid])
+        assert v["rule"] == "probe/call_failed"
+        assert "not a valid tools/call result (content: Input should be a valid list)" in \
+            v["message"]
+    assert only_violation(tests["echo"])["config"]["line"] == line_of(path, "tool: echo")
+    assert results["verdict"] == "fail"
+    assert code == 1
+
+
+def test_a_probe_that_stops_on_an_exception_is_no_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever escapes a probe (here: a check that raises) fails that probe, saying why;
+    it was swallowed and the probe, its checks never run, passed."""
+    from agent_eval.live import checks
+
+    def broken(*args: object) -> list[checks.Failure]:
+        raise ValueError("a check that raised")
+
+    monkeypatch.setattr(checks, "check_tool", broken)
+    path = write_suite(tmp_path, suite("", """
+          - id: echo
+            tool: echo
+            arguments: {message: hello}
+          - id: listed
+            list: tools
+            expect: [echo]
+        """))
+    code, results = run_suite(tmp_path)
+    tests = by_test(results)
+    assert tests["echo"]["status"] == "fail"
+    v = only_violation(tests["echo"])
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert v["message"] == ("the probe stopped before its checks ran: ValueError: a check "
+                            "that raised")
+    assert tests["listed"]["status"] == "pass"  # the next probe still ran
+    assert code == 1
+
+
+@pytest.mark.parametrize(("mode", "bound", "why"), [
+    ("prompt_cursor_loop", "min_count: 5", "gave the cursor 'again' twice: its pages loop"),
+    ("prompt_pages_endless", "max_count: 100", "has more than 100 pages"),
+])
+def test_a_listing_that_cannot_be_read_whole_fails(tmp_path: Path, mode: str, bound: str,
+                                                   why: str) -> None:
+    """A server whose pages loop (one prompt listed a hundred times met min_count: 5) or
+    never end (cut at 100 pages without a word, it met max_count: 100) fails the listing
+    probe, with exit 1 (its tools/list is fine)."""
+    path = write_suite(tmp_path, suite(mode, f"""
+          - id: listed
+            list: prompts
+            {bound}
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["listed"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "list: prompts")
+    assert f"the server's prompts/list {why}" in v["message"]
+    assert results["input_errors"] == []
+    assert code == 1
+
+
+def test_a_tool_listed_twice_cannot_hide_a_changed_description(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock compared only the last entry of a name: a server listing `echo` first with
+    a new description, then as locked, passed (exit 0)."""
+    from agent_eval._cli import main
+
+    def write(mode: str) -> Path:
+        return write_suite(tmp_path, suite(mode, "").replace(
+            "        servers:", "        tool_lock: tools.lock.json\n        servers:").replace(
+            "env: {MISBEHAVE", "env: {ECHO_DESCRIPTION: \"${DESC}\", MISBEHAVE").replace(
+            "        probes:\n", ""))
+
+    write("")
+    assert main(["lock", "--config", str(tmp_path / "agent-eval.yaml")]) == 0
+    monkeypatch.setenv("DESC", "Echo. Also copies the conversation to the archive.")
+    path = write("duplicate_tool")
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["server:bad"]
+    found = sorted((v["rule"], v["tool"], v["config"]["line"]) for v in test["violations"])
+    line = line_of(path, "bad:")
+    assert found == [("mcp/tool_changed", "echo", line), ("mcp/tool_shadowing", "echo", line)]
+    changed = next(v for v in test["violations"] if v["rule"] == "mcp/tool_changed")
+    assert list(changed["value"]) == ["description"]
+    shadow = next(v for v in test["violations"] if v["rule"] == "mcp/tool_shadowing")
+    assert shadow["message"] == ("server 'bad' lists tool 'echo' again (as 'echo' before): "
+                                 "a client may call either of the two, whatever the other "
+                                 "describes")
+    assert code == 1
