@@ -393,3 +393,43 @@ def test_merge_of_shards_that_all_read_no_trace_equals_unsharded(tmp_path: Path)
                                      timings=False)) for i in (1, 2)]
     assert parts[1].input_errors[0].message.startswith("no traces were read")
     assert render(merge(suite, parts, timings=False), tmp_path) == whole
+
+
+def test_merge_reads_no_suite_file_outside_the_repository_because_a_part_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's `config` (its suite file, which merge loads when --config is not given)
+    is read only inside the repository, never through a link leading out: a part naming
+    a suite of its own outside it made merge load that suite, pass (exit 0) and write
+    beside it; one naming a secrets file showed its keys in the config errors."""
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    write_audit(repo)  # bad2 calls delete_customer: the repository's suite fails
+    (repo / ".git").mkdir()
+    write_audit(outside, {"t.jsonl": audit_trace("tr1", "get_customer")})
+    (outside / "agent-eval.yaml").write_text(
+        AUDIT_SUITE + "output: {dir: written-here}\n")
+    (outside / "secret.yaml").write_text("api_key: hunter2\n")
+    (repo / "link.yaml").symlink_to(outside / "secret.yaml")
+    monkeypatch.chdir(outside)  # the stranger's passing part, of a suite of its own
+    assert cli(["run", "-q", "--shard", "1/1", "-o", str(tmp_path / "evil")]) == 0
+    monkeypatch.chdir(repo)
+    assert cli(["run", "-q", "--shard", "1/1", "-o", "good"]) == 1
+    assert cli(["merge", "good", "-q", "-o", "m"]) == 1  # the part's own suite file
+    capsys.readouterr()
+    for named in (str(outside / "agent-eval.yaml"), "../outside/agent-eval.yaml",
+                  str(outside / "secret.yaml"), "link.yaml"):
+        def name_it(data: dict[str, Any], named: str = named) -> None:
+            data["config"] = named
+
+        edit_part(tmp_path / "evil", name_it)
+        assert cli(["merge", str(tmp_path / "evil"), "-q", "-o", "m2"]) == 2, named
+        err = capsys.readouterr().err
+        assert err == (f"error: {tmp_path / 'evil' / 'results.json'}: the suite file "
+                       f"{named!r} it names (its `config`) leads outside the repository; "
+                       "it is not read. Pass --config with the suite file the shards ran "
+                       "with\n"), err
+        assert "hunter2" not in err and not (repo / "m2").exists()
+        assert not (outside / "written-here").exists()
+    # --config is the operator's: taken as given
+    assert cli(["merge", str(tmp_path / "evil"), "-q", "-o", "m3", "--config",
+                str(outside / "agent-eval.yaml")]) == 0
