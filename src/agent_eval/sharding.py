@@ -28,6 +28,7 @@ import math
 import os
 from array import array
 from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
 from agent_eval.engine import Accumulator
@@ -49,6 +50,7 @@ from agent_eval.sections import ShardInfo
 from agent_eval.suite import Suite, inventory
 
 FORMAT = 1  # version of the record format in results.shard
+_NAMED = 20  # missing shards named in merge's error (the others counted)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -269,12 +271,20 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                            f"{sorted(counts)}"])
     count = counts.pop()
     seen = sorted(s.index for s in shards)
-    if seen != list(range(1, count + 1)):
-        missing = sorted(set(range(1, count + 1)) - set(seen))
+    # a part may come from anyone: its count is never made into a list (10**8 took GBs)
+    if len(seen) != count or seen != list(range(1, count + 1)):
+        have = set(seen)
+        lacking = count - sum(1 for i in have if i <= count)  # (every index is >= 1)
+        missing = list(islice((i for i in range(1, count + 1) if i not in have),
+                              _NAMED))
         dup = sorted({i for i in seen if seen.count(i) > 1})
+        beyond = sorted(i for i in have if i > count)
         what = []
         if missing:
-            what.append(f"shard(s) {', '.join(map(str, missing))} missing")
+            more = f" and {lacking - len(missing)} more" if lacking > len(missing) else ""
+            what.append(f"shard(s) {', '.join(map(str, missing))}{more} missing")
+        if beyond:
+            what.append(f"shard(s) {', '.join(map(str, beyond))} beyond {count}")
         if dup:
             what.append(f"shard(s) {', '.join(map(str, dup))} given twice")
         raise ConfigError([f"merge: expected shards 1..{count}: {'; '.join(what)}"])

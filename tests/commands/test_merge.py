@@ -7,13 +7,14 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import read_results
+from tests.conftest import read_results, within
 
 from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
@@ -160,6 +161,30 @@ def test_merge_refuses_missing_or_foreign_parts(tmp_path: Path) -> None:
     (tmp_path / "policy.yaml").write_text(POLICY.replace("max: 100", "max: 90"))
     with pytest.raises(ConfigError, match="another version"):
         merge(load_suite(tmp_path / "agent-eval.yaml"), parts)
+
+
+def test_merge_never_lists_the_shard_count_a_part_claims(tmp_path: Path) -> None:
+    """A part's `shard.count` is a stranger's number: 10**12 made merge build a list of a
+    trillion indexes (MemoryError, an internal error; 3*10**7 took 12 s and over 2 GB).
+    The missing shards are counted and the first 20 named."""
+    write_corpus(tmp_path, [[("t1", "S1", [("auth", 1)], True, False)]])
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    sources, errors = suite_sources(suite, base=tmp_path)
+    parts = [evaluate_shard(suite, sources, errors, index=i, count=2) for i in (1, 2)]
+    for p in parts:
+        assert p.shard is not None
+        p.shard = replace(p.shard, count=10**12)
+    with within(10, "merge"), pytest.raises(ConfigError) as caught:
+        merge(suite, parts)
+    assert caught.value.problems == [
+        "merge: expected shards 1..1000000000000: shard(s) 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+        "13, 14, 15, 16, 17, 18, 19, 20, 21, 22 and 999999999978 more missing"]
+    for p in parts:
+        assert p.shard is not None
+        p.shard = replace(p.shard, count=1)
+    with pytest.raises(ConfigError) as caught:
+        merge(suite, parts)
+    assert caught.value.problems == ["merge: expected shards 1..1: shard(s) 2 beyond 1"]
 
 
 def test_cli_shards_and_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
