@@ -46,6 +46,7 @@ from agent_eval.results import (
     verdict_of,
 )
 from agent_eval.rule_ids import INPUT_NO_TRACES
+from agent_eval.safetext import clean_name
 from agent_eval.sections import ShardInfo
 from agent_eval.suite import Suite, inventory
 
@@ -133,7 +134,10 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
     acc.formats = dict(rec.get("formats", {}))
     if acc.scenarios is not None:
         for entry in rec.get("scenarios", []):
-            a = acc.scenarios.per[entry["index"]]
+            i = entry["index"]
+            if type(i) is not int or not 0 <= i < len(acc.scenarios.per):  # not from the end
+                raise IndexError(f"scenario index {clean_name(str(i), 40)} out of range")
+            a = acc.scenarios.per[i]
             a.rows = [(r[0], r[1], r[2], r[3]) for r in entry["rows"]]
             a.figures = array("d", (math.nan if x is None else x for x in entry["figures"]))
             a.findings = [finding_from(f) for f in entry["findings"]]
@@ -295,18 +299,28 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                            f"{suite.file} (or its policies) than the one here; merge with "
                            "the same config the shards ran with"])
     _same_sources(shards)
-    records = sorted((r for s in shards for r in s.records), key=lambda r: r["seq"])
+    records = sorted(((r, s.index) for s in shards for r in s.records),
+                     key=lambda item: item[0]["seq"])
     acc = Accumulator.for_suite(suite)
-    for rec in records:
-        acc.merge(_replay(rec, suite))
+    for rec, index in records:
+        try:  # a part may come from anyone: a record it did not write is said, no traceback
+            acc.merge(_replay(rec, suite))
+        except _UNREADABLE as exc:
+            raise _unreadable(index, f"its record {clean_name(str(rec['seq']), 40)}",
+                              exc) from None
     for s in shards:
-        acc.coverage.merge_dict(s.coverage or {})
+        try:
+            acc.coverage.merge_dict(s.coverage or {})
+        except _UNREADABLE as exc:
+            raise _unreadable(s.index, "its coverage", exc) from None
         for tid, sec in (s.seconds or {}).items():
+            _check_seconds(s.index, sec)
             if tid in acc.tests:
                 acc.tests[tid].seconds += sec
         if acc.scenarios is not None:
             for a, sec in zip(acc.scenarios.per, s.scenario_seconds or (),
                               strict=False):
+                _check_seconds(s.index, sec)
                 a.seconds += sec
     results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
     for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
@@ -315,6 +329,29 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                                                 has_trace_globs=bool(suite.trace_globs))
     _carry_errors(results, parts, count)
     return results
+
+
+# what a record or coverage that `run --shard` did not write raises when replayed
+_UNREADABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+_MAX_SECONDS = 10**9  # a test's or scenario's time in one shard (about 31 years)
+
+
+def _unreadable(index: int, what: str, exc: Exception) -> ConfigError:
+    return ConfigError([f"merge: the partial results of shard {index} cannot be merged: "
+                        f"{what} is not what `agent-eval run --shard` writes "
+                        f"({type(exc).__name__}: {clean_name(str(exc), 200)}); the file "
+                        "was edited or written by another version: run the shard again "
+                        "and merge the new results"])
+
+
+def _check_seconds(index: int, sec: float) -> None:
+    """A part's time of a test or scenario: a number of seconds a run can take (1e308
+    summed was infinite, an OverflowError when written in milliseconds)."""
+    if not 0 <= sec <= _MAX_SECONDS:
+        raise ConfigError([f"merge: the partial results of shard {index} cannot be merged: "
+                           f"they give a test or scenario {clean_name(str(sec), 40)} "
+                           f"seconds (at most {_MAX_SECONDS}); the file was edited: run the "
+                           "shard again and merge the new results"])
 
 
 def _same_sources(shards: list[ShardInfo]) -> None:

@@ -458,3 +458,54 @@ def test_merge_reads_no_suite_file_outside_the_repository_because_a_part_names_i
     # --config is the operator's: taken as given
     assert cli(["merge", str(tmp_path / "evil"), "-q", "-o", "m3", "--config",
                 str(outside / "agent-eval.yaml")]) == 0
+
+
+def test_merge_says_which_part_it_cannot_replay_with_no_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's records, coverage and times are checked by the schema only loosely: a
+    record without a trace's file, a scenario index past the suite's (or from its end,
+    -1, which took another scenario's place), a time of 1e308 or below 0 were internal
+    errors with a traceback (KeyError, IndexError, OverflowError) or a merged file off
+    the results schema; each is an error naming the shard (exit 2), nothing written."""
+    write_corpus(tmp_path, [[("t1", "S1", [("auth", 1), ("refund", 20)], True, False),
+                             ("t2", "S2", [("delete_all", 0)], False, False)]])
+    monkeypatch.chdir(tmp_path)
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1
+    first = read_results(tmp_path / "s1")["shard"]["records"]
+    scenario = next(k for k, r in enumerate(first) if "scenarios" in r)
+    seq = first[scenario]["seq"]
+
+    def no_file(data: dict[str, Any]) -> None:
+        data["shard"]["records"].append({"seq": [99, 0], "trace": {"id": "x"}})
+
+    def index(value: int) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"][scenario]["scenarios"][0]["index"] = value
+        return change
+
+    def seconds(value: float) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["seconds"] = {"args": value}
+        return change
+
+    record = "its record {} is not what `agent-eval run --shard` writes ({})"
+    cases = [(no_file, record.format("[99, 0]", "KeyError: 'file'")),
+             (index(2), record.format(seq, "IndexError: scenario index 2 out of range")),
+             (index(-1), record.format(seq, "IndexError: scenario index -1 out of range")),
+             (seconds(1e308), "they give a test or scenario 1e+308 seconds (at most "
+                              "1000000000)"),
+             (seconds(-5.0), "they give a test or scenario -5.0 seconds (at most "
+                             "1000000000)")]
+    capsys.readouterr()
+    for change, said in cases:
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s1", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "bad", "s2", "-q", "-o", "m", "--fail-on", "never"]) == 2, said
+        err = capsys.readouterr().err
+        assert err.startswith("error: merge: the partial results of shard 1 cannot be "
+                              f"merged: {said}"), err
+        assert "Traceback" not in err and not (tmp_path / "m").exists()
