@@ -14,6 +14,7 @@ from agent_eval.importers import detect, translator
 from agent_eval.importers.emit import to_yaml
 from agent_eval.judge.models import DEFAULT_STORE
 from agent_eval.paths import rel, repo_root
+from agent_eval.suite import read_config_file
 from agent_eval.yamlpos import load_yaml
 
 
@@ -22,19 +23,26 @@ def main(args: argparse.Namespace) -> ExitCode:
     if not source.exists():
         raise ConfigError([f"{args.file}: not found"])
     root = repo_root(source if source.is_dir() else source.parent)
+
+    def read(path: Path) -> str:
+        """A file the peer's config names, as `run --dialect` reads it: a regular file
+        inside the repository, bounded (a policy: /dev/zero or a FIFO is hostile)."""
+        return read_config_file(path, source, root)
+
     dialect = args.dialect
     if dialect == "auto":
         if source.is_dir():
             dialect = "evalview"
         else:
-            data, _ = load_yaml(source.read_text(encoding="utf-8"), rel(source, root))
+            try:
+                text = read(source)
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError([f"{args.file}: cannot read the config: {exc}"]) from None
+            data, _ = load_yaml(text, rel(source, root))
             dialect = detect(data)
     if dialect == "native":
         raise ConfigError([f"{args.file}: this is already an agent-eval suite (or not a "
                            "config of Assay, EvalView or CIAgent); --dialect forces one"])
-
-    def read(path: Path) -> str:
-        return path.read_text(encoding="utf-8")
 
     t = translator(dialect)(source, root, read, lambda p: rel(p, root))
     folder = source if source.is_dir() else source.parent
