@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import within
 
 from agent_eval._cli import main as cli
+from agent_eval.api import load_suite
 
 ASSAY = """\
 suite: legacy_migration_demo
@@ -59,3 +60,31 @@ def test_import_reads_no_policy_outside_the_repository_nor_a_fifo(
         assert cli(["import", "fifo.yaml"]) == 2
     assert capsys.readouterr().err == ("error: fifo.yaml: cannot read the config: not a "
                                        "regular file\n")
+
+
+def test_import_of_a_policy_beside_the_configs_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An Assay config in sub/ naming ../policies/args.yaml (inside the repository) was an
+    internal error (ValueError: the policy is not under sub/); its native policy goes
+    beside the original, where the imported suite names it. One that would be written
+    outside the repository (the suite written one folder up) is refused, nothing written."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    (repo / "policies").mkdir()
+    (repo / "policies" / "args.yaml").write_text(
+        "schema: {type: object, properties: {foo: {type: string}}}\n")
+    (repo / "sub" / "eval.yaml").write_text(ASSAY.format(policy="../policies/args.yaml"))
+    monkeypatch.chdir(repo)
+    assert cli(["import", "sub/eval.yaml"]) == 0
+    assert capsys.readouterr().out == (f"Wrote {repo / 'sub' / 'agent-eval.yaml'}, "
+                                       f"{repo / 'policies' / 'args.agent-eval.yaml'}\n")
+    suite = load_suite(repo / "sub" / "agent-eval.yaml")
+    assert list(suite.policies) == [str(repo / "policies" / "args.agent-eval.yaml")]
+    assert cli(["import", "sub/eval.yaml", "-o", "top.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        "error: policies/args.agent-eval.yaml: the imported policy would be written outside "
+        f"the repository ({tmp_path / 'policies' / 'args.agent-eval.yaml'}); write the "
+        "suite (-o) where the policies' paths stay inside it\n")
+    assert not (repo / "top.yaml").exists() and not (tmp_path / "policies").exists()

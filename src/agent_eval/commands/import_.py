@@ -13,7 +13,7 @@ from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.importers import detect, translator
 from agent_eval.importers.emit import to_yaml
 from agent_eval.judge.models import DEFAULT_STORE
-from agent_eval.paths import rel, repo_root
+from agent_eval.paths import real, rel, repo_root
 from agent_eval.suite import read_config_file
 from agent_eval.yamlpos import load_yaml
 
@@ -57,8 +57,15 @@ def main(args: argparse.Namespace) -> ExitCode:
         t.data = {**t.data, "judge": {**judge, "store": Path(store).as_posix()}}
     written: list[Path] = []
     files = {out: to_yaml(t.data, t.positions, _header(dialect, rel(source, root), t))}
+    out_root = real(repo_root(out.resolve().parent))
     for key, (data, positions) in t.policies.items():
-        policy = out.parent / Path(key).relative_to(folder)
+        # where the suite names it: the peer's path from its config's folder, from the
+        # suite's (../policies/x.yaml too: relative_to(folder) was a ValueError)
+        policy = Path(os.path.normpath(out.resolve().parent / os.path.relpath(key, folder)))
+        if not real(policy).is_relative_to(out_root):
+            raise ConfigError([f"{rel(Path(key), root)}: the imported policy would be "
+                               f"written outside the repository ({policy}); write the "
+                               "suite (-o) where the policies' paths stay inside it"])
         files[policy] = to_yaml(data, positions, f"agent-eval policy imported from "
                                 f"{positions.file} ({dialect}); comments name the source line")
     existing = [p for p in files if p.exists()]
