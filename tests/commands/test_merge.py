@@ -509,3 +509,22 @@ def test_merge_says_which_part_it_cannot_replay_with_no_traceback(
         assert err.startswith("error: merge: the partial results of shard 1 cannot be "
                               f"merged: {said}"), err
         assert "Traceback" not in err and not (tmp_path / "m").exists()
+
+
+def test_a_merge_that_stops_leaves_no_earlier_results_in_its_output_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `run` does (docs/outputs.md): a results.json and summary.md already in the
+    output folder (an earlier merge's, or committed by the pull request, saying pass)
+    were left there by a merge that stopped with exit 2, for a later `if: always()` step
+    to publish as this merge's."""
+    write_audit(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cli(["run", "-q", "--shard", "1/2", "-o", "s1", "--fail-on", "never"])
+    planted = '{"verdict": "pass"}'
+    for folder, argv in (("agent-eval-results", ["s1", "-q", "-f", "markdown"]),  # suite's
+                         ("out", ["s1", "nothere", "-q", "-o", "out"])):  # --output-dir
+        (tmp_path / folder).mkdir()
+        for name in ("results.json", "summary.md", "keep.txt"):
+            (tmp_path / folder / name).write_text(planted)
+        assert cli(["merge", *argv]) == 2, folder  # shard 2 missing; a part not there
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["keep.txt"], folder
