@@ -150,10 +150,13 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
 # --------------------------------------------------------------------- shard run
 def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
                    *, index: int, count: int, timings: bool = True,
-                   fmt: str | None = None, pinned: list[SourceFile] | None = None) -> Results:
+                   fmt: str | None = None, pinned: list[SourceFile] | None = None,
+                   strict_coverage: bool = False) -> Results:
     """The partial results of shard ``index`` of ``count``. The traces of ``pinned``
     files (the live probes' sessions, which only shard 1 records) all belong to shard 1,
-    after the other files, as in an unsharded run."""
+    after the other files, as in an unsharded run. ``strict_coverage`` is recorded: the
+    shard decides no coverage, the merge does, as errors (``--strict-coverage`` on a shard
+    was dropped unsaid, and the merge passed what the unsharded run failed)."""
     fmt = fmt or suite.format
     acc = Accumulator.for_suite(suite)
     records: list[dict[str, Any]] = []
@@ -200,7 +203,8 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
         config_digest=None if results.inventory is None else results.inventory.digest,
         traces_read=total, records=tuple(records), format=FORMAT, seconds=seconds,
         scenario_seconds=tuple(scen_seconds), coverage=acc.coverage.to_dict(),
-        sources=_sources(files, from_files, read.hexdigest()))
+        sources=_sources(files, from_files, read.hexdigest()),
+        strict_coverage=strict_coverage)
     return results
 
 
@@ -322,6 +326,8 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                               strict=False):
                 _check_seconds(s.index, sec)
                 a.seconds += sec
+    # a shard run with --strict-coverage asked for it: the merge cannot make it a note
+    strict_coverage = strict_coverage or any(s.strict_coverage for s in shards)
     results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
     for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
         if s.live:

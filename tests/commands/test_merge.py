@@ -528,3 +528,28 @@ def test_a_merge_that_stops_leaves_no_earlier_results_in_its_output_folder(
             (tmp_path / folder / name).write_text(planted)
         assert cli(["merge", *argv]) == 2, folder  # shard 2 missing; a part not there
         assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["keep.txt"], folder
+
+
+def test_strict_coverage_of_the_shards_holds_in_the_merge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run --shard i/n --strict-coverage` decides no coverage (the merge does), and the
+    flag was dropped unsaid: the merge made the never-called delete_customer a note and
+    passed (exit 0) what the unsharded run with the flag fails (exit 1)."""
+    write_audit(tmp_path)
+    (tmp_path / "traces" / "bad.jsonl").unlink()  # nothing calls delete_customer
+    monkeypatch.chdir(tmp_path)
+    assert cli(["run", "-q", "--no-timings", "-o", "whole", "--strict-coverage"]) == 1
+    assert cli(["run", "-q", "--no-timings", "-o", "loose"]) == 0  # a note without it
+    for flags, code in (([], 0), (["--strict-coverage"], 1)):
+        for i in (1, 2):
+            assert cli(["run", "-q", "--no-timings", "--shard", f"{i}/2", "-o", f"s{i}",
+                        *flags]) == 0  # no coverage in a shard
+        assert cli(["merge", "s1", "s2", "-q", "--no-timings", "-o", "m"]) == code, flags
+        [finding] = read_results(tmp_path / "m")["unexercised"]
+        assert finding["severity"] == ("error" if flags else "note")
+        assert (tmp_path / "m" / "results.json").read_bytes() == (
+            tmp_path / ("whole" if flags else "loose") / "results.json").read_bytes()
+    # the merge's own flag, as before
+    edit_part(tmp_path / "s2", lambda data: data["shard"].pop("strict_coverage"))
+    edit_part(tmp_path / "s1", lambda data: data["shard"].pop("strict_coverage"))
+    assert cli(["merge", "s1", "s2", "-q", "-o", "m", "--strict-coverage"]) == 1

@@ -87,7 +87,8 @@ def main(args: argparse.Namespace) -> ExitCode:
             from agent_eval.sharding import evaluate_shard
 
             return evaluate_shard(suite, files, errors, index=shard[0], count=shard[1],
-                                  timings=not args.no_timings, pinned=sessions)
+                                  timings=not args.no_timings, pinned=sessions,
+                                  strict_coverage=args.strict_coverage)
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
             return evaluate_files(suite, [*files, *sessions], errors,
                                   jobs=args.jobs, timings=not args.no_timings,
