@@ -553,3 +553,34 @@ def test_strict_coverage_of_the_shards_holds_in_the_merge(
     edit_part(tmp_path / "s2", lambda data: data["shard"].pop("strict_coverage"))
     edit_part(tmp_path / "s1", lambda data: data["shard"].pop("strict_coverage"))
     assert cli(["merge", "s1", "s2", "-q", "-o", "m", "--strict-coverage"]) == 1
+
+
+def test_a_shards_report_says_its_verdict_is_not_the_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Shard 1/2 of the audit's corpus holds 6 traces (tr2-tr7 by shard_of), none failing:
+    its console, summary.md and report.html said a plain "pass" (`✅ t7: pass`), as a whole
+    run's, of a run that fails; each now says it is one shard's, the merged run's not."""
+    write_audit(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    note = ("Partial results of shard 1/2: the verdict of this shard's traces only, without "
+            "the other shards' traces, the suite criteria or coverage; merge the shards "
+            "(agent-eval merge) for the run's verdict.")
+    cli(["run", "--shard", "2/2", "-q", "-o", "s2", "--fail-on", "never"])
+    capsys.readouterr()
+    assert cli(["run", "--shard", "1/2", "-o", "s1", "-f", "markdown,html"]) == 0
+    assert f"Verdict: PASS · 0 rule violations · 0 input errors\nnote: {note}\n" in (
+        capsys.readouterr().out)
+    assert cli(["run", "--shard", "1/2", "-q", "-o", "s1", "-f", "markdown,html"]) == 0
+    assert capsys.readouterr().out == ("pass: 0 rule violations · 0 input errors in 6 "
+                                       "traces (shard 1/2 only)\n")
+    assert f"## ✅ t7: pass\n\nNo violations in 6 traces (6 tool calls)\n\n⚠️ {note}\n" in (
+        tmp_path / "s1" / "summary.md").read_text()
+    html_note = note.replace("'", "&#39;")
+    assert f'<p class="reason" id="partial">{html_note}</p>' in (
+        tmp_path / "s1" / "report.html").read_text()
+    assert cli(["merge", "s1", "s2", "-o", "m", "-f", "markdown,html"]) == 1
+    out = capsys.readouterr().out
+    assert "Partial results" not in out and "shard" not in out.split("Wrote")[0]
+    for name in ("summary.md", "report.html"):
+        assert "Partial results" not in (tmp_path / "m" / name).read_text()
