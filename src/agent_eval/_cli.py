@@ -94,7 +94,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     mer.add_argument("parts", nargs="+", metavar="PART", help="results.json of each shard "
                      "(files, folders holding results.json, or globs)")
     mer.add_argument("--config", "-c", help="the suite file the shards ran with "
-                     "(default: the one named in the parts)")
+                     "(default: the one the first part names, if inside the repository)")
     mer.add_argument("--output-dir", "-o", metavar="DIR", help="where output files go")
     mer.add_argument("--format", "-f", action="append", metavar="FMT",
                      help="output formats besides results.json (repeatable or a,b)")

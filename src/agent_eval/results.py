@@ -49,6 +49,7 @@ __all__ = [
     "finding_from",
     "fingerprint",
     "fingerprint_base",
+    "partial_note",
     "results_schema",
     "scenario_verdict",
     "schema_problems",
@@ -552,6 +553,17 @@ def verdict_of(results: Results) -> Verdict:
     if worst != "error":
         worst = worse(worst, scenario_verdict(results.scenarios, results.criteria))
     return worst  # type: ignore[return-value]
+
+
+def partial_note(results: Results) -> str | None:
+    """What a shard's partial results say of their verdict (None for a whole run's): it is
+    its own traces' only, never the run's (the console, Markdown and HTML show it)."""
+    if results.shard is None:
+        return None
+    i, n = results.shard.index, results.shard.count
+    return (f"Partial results of shard {i}/{n}: the verdict of this shard's traces only, "
+            "without the other shards' traces, the suite criteria or coverage; merge the "
+            "shards (agent-eval merge) for the run's verdict.")
 
 
 def blocking_checks(results: Results) -> list[str]:

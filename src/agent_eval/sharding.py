@@ -28,6 +28,7 @@ import math
 import os
 from array import array
 from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
 from agent_eval.engine import Accumulator
@@ -45,10 +46,12 @@ from agent_eval.results import (
     verdict_of,
 )
 from agent_eval.rule_ids import INPUT_NO_TRACES
+from agent_eval.safetext import clean_name
 from agent_eval.sections import ShardInfo
 from agent_eval.suite import Suite, inventory
 
 FORMAT = 1  # version of the record format in results.shard
+_NAMED = 20  # missing shards named in merge's error (the others counted)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -131,7 +134,10 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
     acc.formats = dict(rec.get("formats", {}))
     if acc.scenarios is not None:
         for entry in rec.get("scenarios", []):
-            a = acc.scenarios.per[entry["index"]]
+            i = entry["index"]
+            if type(i) is not int or not 0 <= i < len(acc.scenarios.per):  # not from the end
+                raise IndexError(f"scenario index {clean_name(str(i), 40)} out of range")
+            a = acc.scenarios.per[i]
             a.rows = [(r[0], r[1], r[2], r[3]) for r in entry["rows"]]
             a.figures = array("d", (math.nan if x is None else x for x in entry["figures"]))
             a.findings = [finding_from(f) for f in entry["findings"]]
@@ -144,10 +150,13 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
 # --------------------------------------------------------------------- shard run
 def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadItem] = (),
                    *, index: int, count: int, timings: bool = True,
-                   fmt: str | None = None, pinned: list[SourceFile] | None = None) -> Results:
+                   fmt: str | None = None, pinned: list[SourceFile] | None = None,
+                   strict_coverage: bool = False) -> Results:
     """The partial results of shard ``index`` of ``count``. The traces of ``pinned``
     files (the live probes' sessions, which only shard 1 records) all belong to shard 1,
-    after the other files, as in an unsharded run."""
+    after the other files, as in an unsharded run. ``strict_coverage`` is recorded: the
+    shard decides no coverage, the merge does, as errors (``--strict-coverage`` on a shard
+    was dropped unsaid, and the merge passed what the unsharded run failed)."""
     fmt = fmt or suite.format
     acc = Accumulator.for_suite(suite)
     records: list[dict[str, Any]] = []
@@ -194,7 +203,8 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
         config_digest=None if results.inventory is None else results.inventory.digest,
         traces_read=total, records=tuple(records), format=FORMAT, seconds=seconds,
         scenario_seconds=tuple(scen_seconds), coverage=acc.coverage.to_dict(),
-        sources=_sources(files, from_files, read.hexdigest()))
+        sources=_sources(files, from_files, read.hexdigest()),
+        strict_coverage=strict_coverage)
     return results
 
 
@@ -269,12 +279,20 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                            f"{sorted(counts)}"])
     count = counts.pop()
     seen = sorted(s.index for s in shards)
-    if seen != list(range(1, count + 1)):
-        missing = sorted(set(range(1, count + 1)) - set(seen))
+    # a part may come from anyone: its count is never made into a list (10**8 took GBs)
+    if len(seen) != count or seen != list(range(1, count + 1)):
+        have = set(seen)
+        lacking = count - sum(1 for i in have if i <= count)  # (every index is >= 1)
+        missing = list(islice((i for i in range(1, count + 1) if i not in have),
+                              _NAMED))
         dup = sorted({i for i in seen if seen.count(i) > 1})
+        beyond = sorted(i for i in have if i > count)
         what = []
         if missing:
-            what.append(f"shard(s) {', '.join(map(str, missing))} missing")
+            more = f" and {lacking - len(missing)} more" if lacking > len(missing) else ""
+            what.append(f"shard(s) {', '.join(map(str, missing))}{more} missing")
+        if beyond:
+            what.append(f"shard(s) {', '.join(map(str, beyond))} beyond {count}")
         if dup:
             what.append(f"shard(s) {', '.join(map(str, dup))} given twice")
         raise ConfigError([f"merge: expected shards 1..{count}: {'; '.join(what)}"])
@@ -285,19 +303,31 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                            f"{suite.file} (or its policies) than the one here; merge with "
                            "the same config the shards ran with"])
     _same_sources(shards)
-    records = sorted((r for s in shards for r in s.records), key=lambda r: r["seq"])
+    records = sorted(((r, s.index) for s in shards for r in s.records),
+                     key=lambda item: item[0]["seq"])
     acc = Accumulator.for_suite(suite)
-    for rec in records:
-        acc.merge(_replay(rec, suite))
+    for rec, index in records:
+        try:  # a part may come from anyone: a record it did not write is said, no traceback
+            acc.merge(_replay(rec, suite))
+        except _UNREADABLE as exc:
+            raise _unreadable(index, f"its record {clean_name(str(rec['seq']), 40)}",
+                              exc) from None
     for s in shards:
-        acc.coverage.merge_dict(s.coverage or {})
+        try:
+            acc.coverage.merge_dict(s.coverage or {})
+        except _UNREADABLE as exc:
+            raise _unreadable(s.index, "its coverage", exc) from None
         for tid, sec in (s.seconds or {}).items():
+            _check_seconds(s.index, sec)
             if tid in acc.tests:
                 acc.tests[tid].seconds += sec
         if acc.scenarios is not None:
             for a, sec in zip(acc.scenarios.per, s.scenario_seconds or (),
                               strict=False):
+                _check_seconds(s.index, sec)
                 a.seconds += sec
+    # a shard run with --strict-coverage asked for it: the merge cannot make it a note
+    strict_coverage = strict_coverage or any(s.strict_coverage for s in shards)
     results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
     for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
         if s.live:
@@ -305,6 +335,29 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                                                 has_trace_globs=bool(suite.trace_globs))
     _carry_errors(results, parts, count)
     return results
+
+
+# what a record or coverage that `run --shard` did not write raises when replayed
+_UNREADABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+_MAX_SECONDS = 10**9  # a test's or scenario's time in one shard (about 31 years)
+
+
+def _unreadable(index: int, what: str, exc: Exception) -> ConfigError:
+    return ConfigError([f"merge: the partial results of shard {index} cannot be merged: "
+                        f"{what} is not what `agent-eval run --shard` writes "
+                        f"({type(exc).__name__}: {clean_name(str(exc), 200)}); the file "
+                        "was edited or written by another version: run the shard again "
+                        "and merge the new results"])
+
+
+def _check_seconds(index: int, sec: float) -> None:
+    """A part's time of a test or scenario: a number of seconds a run can take (1e308
+    summed was infinite, an OverflowError when written in milliseconds)."""
+    if not 0 <= sec <= _MAX_SECONDS:
+        raise ConfigError([f"merge: the partial results of shard {index} cannot be merged: "
+                           f"they give a test or scenario {clean_name(str(sec), 40)} "
+                           f"seconds (at most {_MAX_SECONDS}); the file was edited: run the "
+                           "shard again and merge the new results"])
 
 
 def _same_sources(shards: list[ShardInfo]) -> None:

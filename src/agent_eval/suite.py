@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from agent_eval.live.compile import CompiledLive
     from agent_eval.scenarios.compile import CompiledScenarios
 
-__all__ = ["CONFIG_NAMES", "Suite", "find_config", "inventory", "load_suite"]
+__all__ = ["CONFIG_NAMES", "Suite", "find_config", "inventory", "load_suite",
+           "read_config_file"]
 
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
 NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
@@ -137,6 +138,34 @@ def load_suite(path: str | os.PathLike[str] | None = None, *, root: str | None =
                    dialect).load()
 
 
+def read_config_file(path: FsPath, config: FsPath, root: FsPath) -> str:
+    """A config file's text (the suite file ``config``, a policy, a JSON Schema file, a
+    peer's file): only a regular file inside the repository ``root`` (a path in the config
+    is hostile: ``../../etc/passwd``, ``/dev/zero``; ``config`` itself is the operator's),
+    of at most ``CONFIG``'s max_file_bytes. Raises OSError (or UnicodeDecodeError) with
+    the reason."""
+    if path != config and not real(path).is_relative_to(real(root)):
+        raise PermissionError("outside the repository: agent-eval reads only files "
+                              "inside the repository (the folder holding .git "
+                              "above the suite file)")
+    # O_NONBLOCK: opening a FIFO does not wait for a writer; O_BINARY: Windows opens
+    # a file as text without it. Each only where the system has it (Windows has no
+    # O_NONBLOCK, the others no O_BINARY).
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:  # the reason alone: the path is where links led
+        raise type(exc)(exc.strerror or "cannot be opened") from None
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError("not a regular file")
+        data = fh.read(CONFIG.max_file_bytes + 1)
+    if len(data) > CONFIG.max_file_bytes:
+        raise OSError(f"larger than {CONFIG.max_file_bytes} bytes "
+                      "(limits.max_file_bytes)")
+    return data.decode("utf-8")
+
+
 class _Loader:
     def __init__(self, config: FsPath, root: FsPath, sources: dict[str, str] | None,
                  dialect: str = "auto") -> None:
@@ -154,34 +183,12 @@ class _Loader:
         self.selectors: SelectorCompiler | None = None  # the suite's selectors
 
     def read(self, path: FsPath) -> str:
-        """A config file's text (the suite file, a policy, a JSON Schema file, a peer's
-        file): only a regular file inside the repository (a path in the config is
-        hostile: ``../../etc/passwd``, ``/dev/zero``), of at most ``CONFIG``'s
-        max_file_bytes. Raises OSError (or UnicodeDecodeError) with the reason."""
+        """A config file's text (:func:`read_config_file`), read once."""
         key = str(path)
         if key not in self.sources:
             if self.frozen:
                 raise FileNotFoundError(key)
-            if path != self.config and not real(path).is_relative_to(real(self.root)):
-                raise PermissionError("outside the repository: agent-eval reads only files "
-                                      "inside the repository (the folder holding .git "
-                                      "above the suite file)")
-            # O_NONBLOCK: opening a FIFO does not wait for a writer; O_BINARY: Windows opens
-            # a file as text without it. Each only where the system has it (Windows has no
-            # O_NONBLOCK, the others no O_BINARY).
-            flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-            try:
-                fd = os.open(path, flags)
-            except OSError as exc:  # the reason alone: the path is where links led
-                raise type(exc)(exc.strerror or "cannot be opened") from None
-            with open(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                    raise OSError("not a regular file")
-                data = fh.read(CONFIG.max_file_bytes + 1)
-            if len(data) > CONFIG.max_file_bytes:
-                raise OSError(f"larger than {CONFIG.max_file_bytes} bytes "
-                              "(limits.max_file_bytes)")
-            self.sources[key] = data.decode("utf-8")
+            self.sources[key] = read_config_file(path, self.config, self.root)
         return self.sources[key]
 
     def load(self) -> Suite:

@@ -7,13 +7,14 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import read_results
+from tests.conftest import read_results, within
 
 from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
@@ -160,6 +161,30 @@ def test_merge_refuses_missing_or_foreign_parts(tmp_path: Path) -> None:
     (tmp_path / "policy.yaml").write_text(POLICY.replace("max: 100", "max: 90"))
     with pytest.raises(ConfigError, match="another version"):
         merge(load_suite(tmp_path / "agent-eval.yaml"), parts)
+
+
+def test_merge_never_lists_the_shard_count_a_part_claims(tmp_path: Path) -> None:
+    """A part's `shard.count` is a stranger's number: 10**12 made merge build a list of a
+    trillion indexes (MemoryError, an internal error; 3*10**7 took 12 s and over 2 GB).
+    The missing shards are counted and the first 20 named."""
+    write_corpus(tmp_path, [[("t1", "S1", [("auth", 1)], True, False)]])
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    sources, errors = suite_sources(suite, base=tmp_path)
+    parts = [evaluate_shard(suite, sources, errors, index=i, count=2) for i in (1, 2)]
+    for p in parts:
+        assert p.shard is not None
+        p.shard = replace(p.shard, count=10**12)
+    with within(10, "merge"), pytest.raises(ConfigError) as caught:
+        merge(suite, parts)
+    assert caught.value.problems == [
+        "merge: expected shards 1..1000000000000: shard(s) 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+        "13, 14, 15, 16, 17, 18, 19, 20, 21, 22 and 999999999978 more missing"]
+    for p in parts:
+        assert p.shard is not None
+        p.shard = replace(p.shard, count=1)
+    with pytest.raises(ConfigError) as caught:
+        merge(suite, parts)
+    assert caught.value.problems == ["merge: expected shards 1..1: shard(s) 2 beyond 1"]
 
 
 def test_cli_shards_and_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -393,3 +418,169 @@ def test_merge_of_shards_that_all_read_no_trace_equals_unsharded(tmp_path: Path)
                                      timings=False)) for i in (1, 2)]
     assert parts[1].input_errors[0].message.startswith("no traces were read")
     assert render(merge(suite, parts, timings=False), tmp_path) == whole
+
+
+def test_merge_reads_no_suite_file_outside_the_repository_because_a_part_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's `config` (its suite file, which merge loads when --config is not given)
+    is read only inside the repository, never through a link leading out: a part naming
+    a suite of its own outside it made merge load that suite, pass (exit 0) and write
+    beside it; one naming a secrets file showed its keys in the config errors."""
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    write_audit(repo)  # bad2 calls delete_customer: the repository's suite fails
+    (repo / ".git").mkdir()
+    write_audit(outside, {"t.jsonl": audit_trace("tr1", "get_customer")})
+    (outside / "agent-eval.yaml").write_text(
+        AUDIT_SUITE + "output: {dir: written-here}\n")
+    (outside / "secret.yaml").write_text("api_key: hunter2\n")
+    (repo / "link.yaml").symlink_to(outside / "secret.yaml")
+    monkeypatch.chdir(outside)  # the stranger's passing part, of a suite of its own
+    assert cli(["run", "-q", "--shard", "1/1", "-o", str(tmp_path / "evil")]) == 0
+    monkeypatch.chdir(repo)
+    assert cli(["run", "-q", "--shard", "1/1", "-o", "good"]) == 1
+    assert cli(["merge", "good", "-q", "-o", "m"]) == 1  # the part's own suite file
+    capsys.readouterr()
+    for named in (str(outside / "agent-eval.yaml"), "../outside/agent-eval.yaml",
+                  str(outside / "secret.yaml"), "link.yaml"):
+        def name_it(data: dict[str, Any], named: str = named) -> None:
+            data["config"] = named
+
+        edit_part(tmp_path / "evil", name_it)
+        assert cli(["merge", str(tmp_path / "evil"), "-q", "-o", "m2"]) == 2, named
+        err = capsys.readouterr().err
+        assert err == (f"error: {tmp_path / 'evil' / 'results.json'}: the suite file "
+                       f"{named!r} it names (its `config`) leads outside the repository; "
+                       "it is not read. Pass --config with the suite file the shards ran "
+                       "with\n"), err
+        assert "hunter2" not in err and not (repo / "m2").exists()
+        assert not (outside / "written-here").exists()
+    # --config is the operator's: taken as given
+    assert cli(["merge", str(tmp_path / "evil"), "-q", "-o", "m3", "--config",
+                str(outside / "agent-eval.yaml")]) == 0
+
+
+def test_merge_says_which_part_it_cannot_replay_with_no_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's records, coverage and times are checked by the schema only loosely: a
+    record without a trace's file, a scenario index past the suite's (or from its end,
+    -1, which took another scenario's place), a time of 1e308 or below 0 were internal
+    errors with a traceback (KeyError, IndexError, OverflowError) or a merged file off
+    the results schema; each is an error naming the shard (exit 2), nothing written."""
+    write_corpus(tmp_path, [[("t1", "S1", [("auth", 1), ("refund", 20)], True, False),
+                             ("t2", "S2", [("delete_all", 0)], False, False)]])
+    monkeypatch.chdir(tmp_path)
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1
+    first = read_results(tmp_path / "s1")["shard"]["records"]
+    scenario = next(k for k, r in enumerate(first) if "scenarios" in r)
+    seq = first[scenario]["seq"]
+
+    def no_file(data: dict[str, Any]) -> None:
+        data["shard"]["records"].append({"seq": [99, 0], "trace": {"id": "x"}})
+
+    def index(value: int) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"][scenario]["scenarios"][0]["index"] = value
+        return change
+
+    def seconds(value: float) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["seconds"] = {"args": value}
+        return change
+
+    record = "its record {} is not what `agent-eval run --shard` writes ({})"
+    cases = [(no_file, record.format("[99, 0]", "KeyError: 'file'")),
+             (index(2), record.format(seq, "IndexError: scenario index 2 out of range")),
+             (index(-1), record.format(seq, "IndexError: scenario index -1 out of range")),
+             (seconds(1e308), "they give a test or scenario 1e+308 seconds (at most "
+                              "1000000000)"),
+             (seconds(-5.0), "they give a test or scenario -5.0 seconds (at most "
+                             "1000000000)")]
+    capsys.readouterr()
+    for change, said in cases:
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s1", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "bad", "s2", "-q", "-o", "m", "--fail-on", "never"]) == 2, said
+        err = capsys.readouterr().err
+        assert err.startswith("error: merge: the partial results of shard 1 cannot be "
+                              f"merged: {said}"), err
+        assert "Traceback" not in err and not (tmp_path / "m").exists()
+
+
+def test_a_merge_that_stops_leaves_no_earlier_results_in_its_output_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `run` does (docs/outputs.md): a results.json and summary.md already in the
+    output folder (an earlier merge's, or committed by the pull request, saying pass)
+    were left there by a merge that stopped with exit 2, for a later `if: always()` step
+    to publish as this merge's."""
+    write_audit(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cli(["run", "-q", "--shard", "1/2", "-o", "s1", "--fail-on", "never"])
+    planted = '{"verdict": "pass"}'
+    for folder, argv in (("agent-eval-results", ["s1", "-q", "-f", "markdown"]),  # suite's
+                         ("out", ["s1", "nothere", "-q", "-o", "out"])):  # --output-dir
+        (tmp_path / folder).mkdir()
+        for name in ("results.json", "summary.md", "keep.txt"):
+            (tmp_path / folder / name).write_text(planted)
+        assert cli(["merge", *argv]) == 2, folder  # shard 2 missing; a part not there
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["keep.txt"], folder
+
+
+def test_strict_coverage_of_the_shards_holds_in_the_merge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run --shard i/n --strict-coverage` decides no coverage (the merge does), and the
+    flag was dropped unsaid: the merge made the never-called delete_customer a note and
+    passed (exit 0) what the unsharded run with the flag fails (exit 1)."""
+    write_audit(tmp_path)
+    (tmp_path / "traces" / "bad.jsonl").unlink()  # nothing calls delete_customer
+    monkeypatch.chdir(tmp_path)
+    assert cli(["run", "-q", "--no-timings", "-o", "whole", "--strict-coverage"]) == 1
+    assert cli(["run", "-q", "--no-timings", "-o", "loose"]) == 0  # a note without it
+    for flags, code in (([], 0), (["--strict-coverage"], 1)):
+        for i in (1, 2):
+            assert cli(["run", "-q", "--no-timings", "--shard", f"{i}/2", "-o", f"s{i}",
+                        *flags]) == 0  # no coverage in a shard
+        assert cli(["merge", "s1", "s2", "-q", "--no-timings", "-o", "m"]) == code, flags
+        [finding] = read_results(tmp_path / "m")["unexercised"]
+        assert finding["severity"] == ("error" if flags else "note")
+        assert (tmp_path / "m" / "results.json").read_bytes() == (
+            tmp_path / ("whole" if flags else "loose") / "results.json").read_bytes()
+    # the merge's own flag, as before
+    edit_part(tmp_path / "s2", lambda data: data["shard"].pop("strict_coverage"))
+    edit_part(tmp_path / "s1", lambda data: data["shard"].pop("strict_coverage"))
+    assert cli(["merge", "s1", "s2", "-q", "-o", "m", "--strict-coverage"]) == 1
+
+
+def test_a_shards_report_says_its_verdict_is_not_the_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Shard 1/2 of the audit's corpus holds 6 traces (tr2-tr7 by shard_of), none failing:
+    its console, summary.md and report.html said a plain "pass" (`✅ t7: pass`), as a whole
+    run's, of a run that fails; each now says it is one shard's, the merged run's not."""
+    write_audit(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    note = ("Partial results of shard 1/2: the verdict of this shard's traces only, without "
+            "the other shards' traces, the suite criteria or coverage; merge the shards "
+            "(agent-eval merge) for the run's verdict.")
+    cli(["run", "--shard", "2/2", "-q", "-o", "s2", "--fail-on", "never"])
+    capsys.readouterr()
+    assert cli(["run", "--shard", "1/2", "-o", "s1", "-f", "markdown,html"]) == 0
+    assert f"Verdict: PASS · 0 rule violations · 0 input errors\nnote: {note}\n" in (
+        capsys.readouterr().out)
+    assert cli(["run", "--shard", "1/2", "-q", "-o", "s1", "-f", "markdown,html"]) == 0
+    assert capsys.readouterr().out == ("pass: 0 rule violations · 0 input errors in 6 "
+                                       "traces (shard 1/2 only)\n")
+    assert f"## ✅ t7: pass\n\nNo violations in 6 traces (6 tool calls)\n\n⚠️ {note}\n" in (
+        tmp_path / "s1" / "summary.md").read_text()
+    html_note = note.replace("'", "&#39;")
+    assert f'<p class="reason" id="partial">{html_note}</p>' in (
+        tmp_path / "s1" / "report.html").read_text()
+    assert cli(["merge", "s1", "s2", "-o", "m", "-f", "markdown,html"]) == 1
+    out = capsys.readouterr().out
+    assert "Partial results" not in out and "shard" not in out.split("Wrote")[0]
+    for name in ("summary.md", "report.html"):
+        assert "Partial results" not in (tmp_path / "m" / name).read_text()

@@ -13,7 +13,8 @@ from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.importers import detect, translator
 from agent_eval.importers.emit import to_yaml
 from agent_eval.judge.models import DEFAULT_STORE
-from agent_eval.paths import rel, repo_root
+from agent_eval.paths import real, rel, repo_root
+from agent_eval.suite import read_config_file
 from agent_eval.yamlpos import load_yaml
 
 
@@ -22,19 +23,26 @@ def main(args: argparse.Namespace) -> ExitCode:
     if not source.exists():
         raise ConfigError([f"{args.file}: not found"])
     root = repo_root(source if source.is_dir() else source.parent)
+
+    def read(path: Path) -> str:
+        """A file the peer's config names, as `run --dialect` reads it: a regular file
+        inside the repository, bounded (a policy: /dev/zero or a FIFO is hostile)."""
+        return read_config_file(path, source, root)
+
     dialect = args.dialect
     if dialect == "auto":
         if source.is_dir():
             dialect = "evalview"
         else:
-            data, _ = load_yaml(source.read_text(encoding="utf-8"), rel(source, root))
+            try:
+                text = read(source)
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError([f"{args.file}: cannot read the config: {exc}"]) from None
+            data, _ = load_yaml(text, rel(source, root))
             dialect = detect(data)
     if dialect == "native":
         raise ConfigError([f"{args.file}: this is already an agent-eval suite (or not a "
                            "config of Assay, EvalView or CIAgent); --dialect forces one"])
-
-    def read(path: Path) -> str:
-        return path.read_text(encoding="utf-8")
 
     t = translator(dialect)(source, root, read, lambda p: rel(p, root))
     folder = source if source.is_dir() else source.parent
@@ -49,8 +57,15 @@ def main(args: argparse.Namespace) -> ExitCode:
         t.data = {**t.data, "judge": {**judge, "store": Path(store).as_posix()}}
     written: list[Path] = []
     files = {out: to_yaml(t.data, t.positions, _header(dialect, rel(source, root), t))}
+    out_root = real(repo_root(out.resolve().parent))
     for key, (data, positions) in t.policies.items():
-        policy = out.parent / Path(key).relative_to(folder)
+        # where the suite names it: the peer's path from its config's folder, from the
+        # suite's (../policies/x.yaml too: relative_to(folder) was a ValueError)
+        policy = Path(os.path.normpath(out.resolve().parent / os.path.relpath(key, folder)))
+        if not real(policy).is_relative_to(out_root):
+            raise ConfigError([f"{rel(Path(key), root)}: the imported policy would be "
+                               f"written outside the repository ({policy}); write the "
+                               "suite (-o) where the policies' paths stay inside it"])
         files[policy] = to_yaml(data, positions, f"agent-eval policy imported from "
                                 f"{positions.file} ({dialect}); comments name the source line")
     existing = [p for p in files if p.exists()]

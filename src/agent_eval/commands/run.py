@@ -46,13 +46,13 @@ def main(args: argparse.Namespace) -> ExitCode:
     try:
         suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))
     except AgentEvalError:
-        _clear_folder(_named_folder(args.output_dir, None), given)
+        clear_folder(named_folder(args.output_dir, None), given)
         raise
     formats = given or list(suite.model.output.format)  # validated by the suite model
     try:  # (first: --baseline may name the results.json of the run before this one)
         base, source = _baseline(args, suite)
     except AgentEvalError:  # nothing is made, but an earlier run's files go
-        _clear_folder(_named_folder(args.output_dir, suite), formats)
+        clear_folder(named_folder(args.output_dir, suite), formats)
         raise
     folder = output_dir(args.output_dir, suite)
     # an earlier run's files go before a trace is read: a run that stops (exit 2) leaves
@@ -87,7 +87,8 @@ def main(args: argparse.Namespace) -> ExitCode:
             from agent_eval.sharding import evaluate_shard
 
             return evaluate_shard(suite, files, errors, index=shard[0], count=shard[1],
-                                  timings=not args.no_timings, pinned=sessions)
+                                  timings=not args.no_timings, pinned=sessions,
+                                  strict_coverage=args.strict_coverage)
         with Progress(sys.stderr, enabled=not args.quiet) as progress:
             return evaluate_files(suite, [*files, *sessions], errors,
                                   jobs=args.jobs, timings=not args.no_timings,
@@ -131,7 +132,7 @@ def main(args: argparse.Namespace) -> ExitCode:
     return exit_code(results.verdict, args.fail_on)
 
 
-def _named_folder(option: str | None, suite: Suite | None) -> Path | None:
+def named_folder(option: str | None, suite: Suite | None) -> Path | None:
     """The output folder as named (``--output-dir``, the suite's ``output.dir``, the
     default), without making it; None when a suite that could not be loaded names it."""
     if option:
@@ -145,7 +146,7 @@ def _named_folder(option: str | None, suite: Suite | None) -> Path | None:
     return folder if folder.resolve().is_relative_to(suite.root.resolve()) else None
 
 
-def _clear_folder(folder: Path | None, formats: list[str] | None) -> None:
+def clear_folder(folder: Path | None, formats: list[str] | None) -> None:
     """A run that stops before its output folder is made still removes an earlier run's
     files from it, where it is a folder (not a link): those of the formats, or of every
     format when the formats were to come from a suite that could not be loaded."""

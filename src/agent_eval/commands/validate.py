@@ -16,6 +16,17 @@ def main(args: argparse.Namespace) -> ExitCode:
     if suite.scenarios is not None:
         n, c = len(suite.scenarios.scenarios), len(suite.scenarios.criteria)
         scenarios = f", {n} scenario(s), {c} criteri{'on' if c == 1 else 'a'}"
+    # a peer config's keys agent-eval cannot apply: a run reports each (import/unsupported,
+    # a warning, so it is at best warn); "ok" alone would say every check will run
+    for note in suite.notes:
+        at = note.config
+        print(one_line(f"{note.severity}: {at.file}:{at.line}:{at.col}: not applied: "
+                       f"{note.message} [{note.rule}]"))
+    skipped = ""
+    if suite.notes:
+        n = len(suite.notes)
+        skipped = (f"; {n} key(s) of the {suite.dialect} config not applied (a run warns "
+                   f"of {'it' if n == 1 else 'each'}: at best warn)")
     print(one_line(f"ok: {suite.file}: suite '{suite.name}', {len(suite.tests)} test(s), "
-                   f"{policies} polic{'y' if policies == 1 else 'ies'}{scenarios}"))
+                   f"{policies} polic{'y' if policies == 1 else 'ies'}{scenarios}{skipped}"))
     return ExitCode.OK

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_eval.findings import SEVERITIES, Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.results import Results, TestResult, blocking_checks
+from agent_eval.results import Results, TestResult, blocking_checks, partial_note
 from agent_eval.rule_ids import TOOL_BLOCKLIST, group
 from agent_eval.safetext import one_line
 from agent_eval.sections import ScenarioResult
@@ -197,6 +197,9 @@ def render(results: Results, color: bool = False) -> str:
         out.append(f"note: {total} event(s) of unknown type ignored in "
                    f"{len(results.ignored_events)} file(s)")
     out.append(verdict_line(results, color))
+    partial = partial_note(results)
+    if partial is not None:  # a shard's pass is not the run's
+        out.append(f"note: {partial}")
     if not blocking_checks(results):
         out.append(NOTHING_BLOCKING)
     # each item is one line: a line break or control character left in a message, a name
@@ -222,8 +225,10 @@ def verdict_line(results: Results, color: bool = False) -> str:
 
 def quiet_line(results: Results) -> str:
     """The one line of ``--quiet``: ``fail: <the counts> in 10 trace(s)``."""
+    shard = ("" if results.shard is None
+             else f" (shard {results.shard.index}/{results.shard.count} only)")
     return one_line(f"{results.verdict}: {finding_counts(results)} in "
-                    f"{_n(results.counts.get('traces', 0), 'trace')}")
+                    f"{_n(results.counts.get('traces', 0), 'trace')}{shard}")
 
 
 def finding_counts(results: Results) -> str:

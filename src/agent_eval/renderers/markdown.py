@@ -47,7 +47,7 @@ from agent_eval.findings import Finding, severity_rank
 from agent_eval.renderers import _judge as j
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
-from agent_eval.results import Results, blocking_checks, tolerated
+from agent_eval.results import Results, blocking_checks, partial_note, tolerated
 from agent_eval.sections import Comparison, NoBaseline, ScenarioChange
 
 if TYPE_CHECKING:
@@ -539,6 +539,7 @@ def render(results: Results, ctx: RenderContext | None = None,
         "new_total": new_total,
         "new_notes": new_notes,
         "nothing_blocking": None if blocking_checks(results) else NOTHING_BLOCKING,
+        "partial": partial_note(results),
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),
         "suite_metrics": _suite_metric_rows(results),

@@ -27,6 +27,8 @@ class ShardInfo:
     live: dict[str, Any] | None = None  # the live probes' outcome (shard 1)
     # what the shard read, for merge to check every shard read the same (sharding.py)
     sources: dict[str, Any] | None = None
+    # run --shard --strict-coverage: the merge decides coverage/unexercised as errors
+    strict_coverage: bool = False
 
     @property
     def automation_suffix(self) -> str:
@@ -48,6 +50,8 @@ class ShardInfo:
             out["coverage"] = self.coverage
         if self.live is not None:
             out["live"] = self.live
+        if self.strict_coverage:
+            out["strict_coverage"] = True
         return out
 
     @classmethod
@@ -61,4 +65,5 @@ class ShardInfo:
                    scenario_seconds=None if scenario_seconds is None
                    else tuple(scenario_seconds),
                    coverage=d.get("coverage"), live=d.get("live"),
-                   sources=d.get("sources"))
+                   sources=d.get("sources"),
+                   strict_coverage=d.get("strict_coverage") is True)

@@ -1,0 +1,90 @@
+"""`agent-eval import`: the files a peer's config names are read as `run --dialect` reads
+them (docs/security.md "What agent-eval never does")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tests.conftest import within
+
+from agent_eval._cli import main as cli
+from agent_eval.api import load_suite
+
+ASSAY = """\
+suite: legacy_migration_demo
+model: trace
+tests:
+  - id: legacy_test
+    input:
+      prompt: "migrate me"
+    expected:
+      type: args_valid
+      policy: {policy}
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_import_reads_no_policy_outside_the_repository_nor_a_fifo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A policy an Assay config names through a link leading out of the repository was
+    read and its schema written into the imported policy (a secret's const copied into the
+    repository, exit 0), /dev/zero read until the memory ran out, a FIFO waited on for a
+    writer forever: `import` read them with read_text, where `run --dialect assay` refuses
+    them (and ../outside.yaml was read, then an internal error)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "outside.yaml").write_text(
+        "schema: {type: object, properties: {key: {const: hunter2}}}\n")
+    os.mkfifo(repo / "fifo.yaml")
+    (repo / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    monkeypatch.chdir(repo)
+    for policy, said in (
+            ("link.yaml", "outside the repository: agent-eval reads only files inside "
+                          "the repository (the folder holding .git above the suite "
+                          "file): link.yaml"),
+            ("../outside.yaml", "outside the repository: agent-eval reads only files inside "
+                                "the repository (the folder holding .git above the suite "
+                                "file): ../outside.yaml"),
+            ("fifo.yaml", "not a regular file: fifo.yaml")):
+        (repo / "eval.yaml").write_text(ASSAY.format(policy=policy))
+        with within(20, "import"):
+            assert cli(["import", "eval.yaml"]) == 2, policy
+        assert capsys.readouterr().err == (f"error: eval.yaml:9:7: policy file '{policy}' "
+                                           f"cannot be read ({said})\n")
+        assert sorted(p.name for p in repo.iterdir()) == [".git", "eval.yaml", "fifo.yaml",
+                                                          "link.yaml"]
+    with within(20, "import"):  # the operator's own argument: refused, not waited on
+        assert cli(["import", "fifo.yaml"]) == 2
+    assert capsys.readouterr().err == ("error: fifo.yaml: cannot read the config: not a "
+                                       "regular file\n")
+
+
+def test_import_of_a_policy_beside_the_configs_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An Assay config in sub/ naming ../policies/args.yaml (inside the repository) was an
+    internal error (ValueError: the policy is not under sub/); its native policy goes
+    beside the original, where the imported suite names it. One that would be written
+    outside the repository (the suite written one folder up) is refused, nothing written."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    (repo / "policies").mkdir()
+    (repo / "policies" / "args.yaml").write_text(
+        "schema: {type: object, properties: {foo: {type: string}}}\n")
+    (repo / "sub" / "eval.yaml").write_text(ASSAY.format(policy="../policies/args.yaml"))
+    monkeypatch.chdir(repo)
+    assert cli(["import", "sub/eval.yaml"]) == 0
+    assert capsys.readouterr().out == (f"Wrote {repo / 'sub' / 'agent-eval.yaml'}, "
+                                       f"{repo / 'policies' / 'args.agent-eval.yaml'}\n")
+    suite = load_suite(repo / "sub" / "agent-eval.yaml")
+    assert list(suite.policies) == [str(repo / "policies" / "args.agent-eval.yaml")]
+    assert cli(["import", "sub/eval.yaml", "-o", "top.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        "error: policies/args.agent-eval.yaml: the imported policy would be written outside "
+        f"the repository ({tmp_path / 'policies' / 'args.agent-eval.yaml'}); write the "
+        "suite (-o) where the policies' paths stay inside it\n")
+    assert not (repo / "top.yaml").exists() and not (tmp_path / "policies").exists()
