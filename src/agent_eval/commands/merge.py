@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> ExitCode:
             raise AgentEvalError(f"the suite file {config!r} the shards ran with is not "
                                  "here; run merge from the repository root or pass --config")
         suite = load_suite(config)
-    except AgentEvalError:  # stopped: an earlier merge's files go (as run's, outputs.md)
+    except AgentEvalError:  # stopped: an earlier merge's files go (as run's, docs/outputs.md)
         clear_folder(named_folder(args.output_dir, None), given)
         raise
     formats = given or list(suite.model.output.format)
