@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -206,3 +207,56 @@ def anthropic_server() -> Iterator[Loopback]:
     """A loopback server speaking Anthropic's messages API."""
     with serve("anthropic") as server:
         yield server
+
+
+TRICKLE_S = 15  # a trickling answer's length in seconds: one call must end long before
+
+
+@contextmanager
+def misbehaving(mode: str, size: int = 0) -> Iterator[str]:
+    """A loopback endpoint that answers every POST badly (any path, either provider):
+    ``trickle``: HTTP 200 and then a chunked body of one byte a second, for
+    :data:`TRICKLE_S` seconds (one request; retried, as long again);
+    ``huge``: HTTP 200 and a body of ``size`` bytes (a JSON string), sent at once. Yields
+    the server's address."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            try:
+                if mode == "trickle":
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for _ in range(TRICKLE_S):
+                        self.wfile.write(b"1\r\n \r\n")
+                        self.wfile.flush()
+                        time.sleep(1)
+                    self.wfile.write(b"0\r\n\r\n")  # so that a client without a
+                    return  # deadline ends too (later than the test's alarm), not hangs
+                data = b'"' + b"x" * (size - 2) + b'"'
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client gave up: what the test expects
+                self.close_connection = True
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        block_on_close = False
+
+    server = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from tests.conftest import within
 
 from .conftest import Project, native
+from .loopback import misbehaving
 
 GOOD = '{"reasoning": "fine", "score": 5}'
 
@@ -102,3 +105,75 @@ def test_token_counts_of_another_type_are_unknown_not_a_crash(project: Project) 
     assert line["score"] == 5
     assert "input_tokens" not in line and "output_tokens" not in line  # unknown, not stored
     assert run.code == 0
+
+
+def _bounded(project: Project, url: str, provider: str) -> None:
+    project.write(
+        'version: "1"\nsuite: answers\ntraces: traces/*.jsonl\n'
+        f"judge:\n  provider: {provider}\n  model: m\n  base_url: {url}\n"
+        "  api_key_env: JUDGE_TEST_KEY\n  max_retries: 1\n  timeout_s: 1\n"
+        "scenarios:\n  - id: REFUND-001\n    expect:\n      judge:\n"
+        '        - rubric: "Polite."\n',
+        {"a.jsonl": native("a-1", "REFUND-001", "Refunded $24.99.")})
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_endpoint_that_trickles_its_answer_is_cut_at_the_deadline(
+        project: Project, provider: str) -> None:
+    # one byte a second (for 15 s, retried: a minute): httpx's timeouts are per read, so
+    # each read came in time, and a server that never ends kept --judge record forever.
+    # Each call now ends at timeout_s (1 s), its SDK retry included; with max_retries: 1 a
+    # judgement takes at most (1 + 1) x (1 s + 1 x 8 s) (docs/judge.md "Providers")
+    with misbehaving("trickle") as url:
+        _bounded(project, url + ("/v1" if provider == "openai" else ""), provider)
+        started = time.monotonic()
+        with within(30, "--judge record against a trickling endpoint"):
+            run = project.cli("--judge", "record")
+        took = time.monotonic() - started
+    assert took < 18, took
+    assert "internal error" not in run.err, run.err[-3000:]
+    (err,) = run.findings("judge/error")
+    reason = err["details"]["reason"]
+    assert "the call's deadline of 1 s (judge.timeout_s) passed" in reason, reason
+    assert reason.endswith("(after 2 attempt(s))"), reason
+    assert run.results["verdict"] == "error" and run.code == 2
+    assert not project.store_lines()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_answer_over_the_size_limit_is_a_judge_error(project: Project,
+                                                        provider: str) -> None:
+    from agent_eval.judge.http import MAX_ANSWER_BYTES
+
+    assert MAX_ANSWER_BYTES == 8 * 1024 * 1024  # as docs/judge.md says
+    with misbehaving("huge", MAX_ANSWER_BYTES + 1) as url:
+        _bounded(project, url + ("/v1" if provider == "openai" else ""), provider)
+        with within(60, "--judge record against an endpoint with a huge answer"):
+            run = project.cli("--judge", "record")
+    assert "internal error" not in run.err, run.err[-3000:]
+    (err,) = run.findings("judge/error")
+    assert "the answer is larger than 8388608 bytes (MAX_ANSWER_BYTES)" in err["message"], \
+        err["message"]
+    assert run.results["verdict"] == "error" and run.code == 2
+    assert not project.store_lines()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_bounded_client_keeps_the_environments_proxy(
+        provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the SDK's own default client, so HTTPS_PROXY is used as before; the proxy's
+    # connections are held to the deadline too
+    from agent_eval.judge.config import JudgeConfig
+    from agent_eval.judge.http import _Backend
+    from agent_eval.judge.providers import make_provider
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
+    monkeypatch.setenv("JUDGE_TEST_KEY", "sk-test-not-a-secret")
+    config = JudgeConfig.model_validate({"provider": provider, "model": "m",
+                                         "api_key_env": "JUDGE_TEST_KEY"})
+    got: Any = make_provider(config)
+    http = got.client._client
+    proxies = [t for t in http._mounts.values() if t is not None]
+    assert [type(t._pool).__name__ for t in proxies] == ["HTTPProxy"]
+    for transport in (http._transport, *proxies):
+        assert isinstance(transport._pool._network_backend, _Backend)

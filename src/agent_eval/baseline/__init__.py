@@ -40,7 +40,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ from agent_eval.suite import Suite, load_suite
 if TYPE_CHECKING:  # for start-up time: the github package imports PyGithub and requests
     from agent_eval.github.client import GitHubClient
     from agent_eval.github.event import Event
+    from agent_eval.judge.store import Store
 
 __all__ = [
     "MAX_BASELINE_BYTES",
@@ -72,6 +73,7 @@ __all__ = [
     "from_git",
     "from_ref",
     "has_commit",
+    "judge_store_for_action",
     "latest_push_run",
     "load_file",
     "max_bytes",
@@ -216,12 +218,21 @@ def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     return done
 
 
-def file_at_base(workspace: Path, sha: str, path: Path) -> tuple[bool | None, str | None]:
+BASE_FIGURES = "the base figures come from the pull request itself"
+
+
+def file_at_base(workspace: Path, sha: str, path: Path, what: str = "baseline file",
+                 comes: Callable[[Path, str | None], str] | None = None
+                 ) -> tuple[bool | None, str | None]:
     """Whether the file ``path`` differs from its version at the base commit ``sha`` (or
     is not there), and the warning to show when it does or cannot be told (None when it
-    is the same). The base commit is fetched when a shallow clone lacks it."""
-    def unknown(what: str, why: object) -> tuple[None, str]:
-        return None, (f"whether the baseline file {what} was changed by this pull request "
+    is the same). The base commit is fetched when a shallow clone lacks it. ``what`` is
+    what the messages call the file; ``comes`` says what follows from a change, given the
+    repository's top folder and the base version's object (``sha:path``, None when the
+    base commit has no such file); by default that the base figures come from the pull
+    request itself."""
+    def unknown(name: str, why: object) -> tuple[None, str]:
+        return None, (f"whether the {what} {name} was changed by this pull request "
                       f"cannot be checked: {why}")
 
     try:
@@ -237,21 +248,24 @@ def file_at_base(workspace: Path, sha: str, path: Path) -> tuple[bool | None, st
     except GitError as exc:
         return unknown(rel, exc)
     short = sha[:12]
+
+    def consequence(base_object: str | None) -> str:
+        return BASE_FIGURES if comes is None else comes(top, base_object)
+
     at_base = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options",
                    f"{sha}:{rel}", check=False)
     if at_base.returncode != 0:
-        return True, (f"the baseline file {rel} is new in this pull request (the base commit "
-                      f"{short} has no {rel}): the base figures come from the pull request "
-                      "itself; review it")
+        return True, (f"the {what} {rel} is new in this pull request (the base commit "
+                      f"{short} has no {rel}): {consequence(None)}; review it")
     try:
         here = _git(top, "hash-object", "--", rel).stdout.strip()
     except GitError as exc:
         return unknown(rel, exc)
     if here == at_base.stdout.strip():
         return False, None
-    return True, (f"the baseline file {rel} was changed by this pull request: it differs from "
-                  f"the base commit {short}'s version, so the base figures come from the pull "
-                  "request itself; review its diff")
+    return True, (f"the {what} {rel} was changed by this pull request: it differs from "
+                  f"the base commit {short}'s version, so {consequence(f'{sha}:{rel}')}; "
+                  "review its diff")
 
 
 def from_ref(workspace: Path, ref: str, config: Path, traces: list[str] | None = None
@@ -568,6 +582,85 @@ def find_for_action(search: BaselineSearch) -> Found | None:
                             f"{found.reason}. Fix it, or use baseline: auto to fall back "
                             "to no comparison (saying why), or baseline: none.")
     return found
+
+
+def judge_store_for_action(search: BaselineSearch, results: Results) -> None:
+    """On a pull request or merge queue group, whether the judgement store this run
+    replayed verdicts from was changed by it (:func:`file_at_base`; docs/judge.md "The
+    judgement store"). A store line is the judge's verdict for its key and anyone can
+    compute a key, so a store the change touched is said in results.json
+    ``judge.store_source`` (with how many of the verdicts used are not the base commit's),
+    the comment, the job summary and a warning annotation. Never a failure: recording
+    again is a normal part of a change; the point is that the reviewer sees it."""
+    run, judged, event = search.suite.judge, results.judge, search.event
+    if run is None or judged is None or not judged.judgements_used \
+            or not event.compares_with_base:
+        return
+    base = _base_sha(search.kind, event)
+    source: dict[str, Any] = {"base_sha": base}
+    counted: list[int] = []
+
+    def comes(top: Path, base_object: str | None) -> str:
+        n = _verdicts_from_pull_request(top, base_object, run.store, run.used)
+        counted.append(n)
+        return f"{n} judge verdict(s) of this run come from the pull request itself"
+
+    if base:
+        changed, warning = file_at_base(search.workdir, base, Path(run.store_path),
+                                        "judgement store", comes)
+    else:
+        changed, warning = None, (f"whether the judgement store {run.store_file} was "
+                                  "changed by this pull request cannot be checked: the "
+                                  "event names no base commit")
+    source["changed_in_pull_request"] = changed
+    source["verdicts_from_pull_request"] = (counted[0] if counted else
+                                            0 if changed is False else None)
+    if warning:
+        source["warning"] = warning
+        (search.warn or search.log)(warning)
+    results.judge = replace(judged, store_source=source)
+
+
+def _verdicts_from_pull_request(top: Path, base_object: str | None, store: Store,
+                                used: frozenset[str]) -> int:
+    """How many of the judgements ``used`` (keys of ``store``) the base version of the
+    store (``base_object``; None: there is none) does not hold line for line: all of
+    them when that version cannot be read."""
+    from agent_eval.judge import store as stores  # (start-up time)
+
+    base = stores.Store("")
+    if base_object is not None:
+        data = _blob(top, base_object, stores.MAX_STORE_BYTES)
+        text = None
+        if data is not None:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None  # unreadable: every verdict used counts as the pull request's
+        if text is not None:
+            base = stores.Store.parse(text, "")
+    n = 0
+    for key in used:
+        head, old = store.get(key), base.get(key)
+        if head is None or old is None or head.to_line() != old.to_line():
+            n += 1
+    return n
+
+
+def _blob(top: Path, spec: str, limit: int) -> bytes | None:
+    """The bytes of the git object ``spec`` (``sha:path``), or None when it cannot be read
+    or is larger than ``limit``."""
+    try:
+        size = _git(top, "cat-file", "-s", spec).stdout.strip()
+        git = shutil.which("git")
+        if not size.isdigit() or int(size) > limit or git is None:
+            return None
+        done = subprocess.run([git, "-C", str(top), "cat-file", "blob", spec],
+                              capture_output=True, timeout=GIT_TIMEOUT, check=False,
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    except (GitError, OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
 def for_action(results: Results, found: Found | None, log: Callable[[str], None]) -> None:

@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.baseline import BaselineError, BaselineSearch, Found, find_for_action, for_action
+from agent_eval.baseline import (
+    BaselineError,
+    BaselineSearch,
+    Found,
+    find_for_action,
+    for_action,
+    judge_store_for_action,
+)
 from agent_eval.commands._options import output_dir
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
@@ -141,6 +148,7 @@ def _run(step: Step) -> ExitCode:
     if not pairwise:
         found = _find_baseline(s, search)
     for_action(results, found, step.log)
+    judge_store_for_action(search, results)  # a store the pull request changed: said
     checked_out = git_head(s.workspace)
     ctx = _render_context(step.env, s, suite, checked_out)
     folder, sarif_text, summary = _write_files(s, suite, results, ctx)

@@ -120,6 +120,9 @@ class JudgeRun:
     context: JudgeContext = field(default_factory=JudgeContext)
     # the requests of the judgements the last evaluation lacked (when it collected them)
     pending: dict[str, Any] = field(default_factory=dict, repr=False)
+    # the keys of the judgements the last evaluation used (what the action checks against
+    # the base commit's store: baseline/__init__.py judge_store_for_action)
+    used: frozenset[str] = field(default=frozenset(), repr=False)
     store_needed: bool = False  # some check asks a model (the others read the trace)
     has_pairwise: bool = False  # some check compares with the base branch's outputs
 

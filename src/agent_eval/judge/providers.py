@@ -104,7 +104,8 @@ class OpenAIProvider:
         self.openai = openai
         self.client = openai.OpenAI(api_key=_key(config, "openai"),
                                     base_url=config.base_url or None,
-                                    timeout=config.timeout_s, max_retries=config.max_retries)
+                                    timeout=config.timeout_s, max_retries=config.max_retries,
+                                    http_client=_http_client(openai, config))
 
     def ask(self, prompt: Prompt) -> Answer:
         c = self.config
@@ -113,20 +114,21 @@ class OpenAIProvider:
                  else {"max_completion_tokens": c.max_tokens})
         create: Any = self.client.chat.completions.create  # typed per overload: kept loose
         try:
-            response = create(
-                model=c.model or "",
-                messages=[{"role": "system", "content": prompt.system},
-                          {"role": "user", "content": prompt.user}],
-                temperature=0,
-                seed=c.seed,
-                response_format=(
-                    {"type": "json_schema",
-                     "json_schema": {"name": "verdict", "strict": True,
-                                     "schema": prompt.schema}}
-                    if c.response_format == "json_schema" else
-                    {"type": "json_object", "schema": prompt.schema}),
-                **limit,
-            )
+            with _deadline(c.timeout_s):
+                response = create(
+                    model=c.model or "",
+                    messages=[{"role": "system", "content": prompt.system},
+                              {"role": "user", "content": prompt.user}],
+                    temperature=0,
+                    seed=c.seed,
+                    response_format=(
+                        {"type": "json_schema",
+                         "json_schema": {"name": "verdict", "strict": True,
+                                         "schema": prompt.schema}}
+                        if c.response_format == "json_schema" else
+                        {"type": "json_object", "schema": prompt.schema}),
+                    **limit,
+                )
         except self.openai.APIError as exc:
             raise CallError(_api_error(exc)) from None
         except ValueError as exc:  # a 200 answer whose body is not JSON
@@ -159,19 +161,21 @@ class AnthropicProvider:
         self.client = anthropic.Anthropic(api_key=_key(config, "anthropic"),
                                           base_url=config.base_url or None,
                                           timeout=config.timeout_s,
-                                          max_retries=config.max_retries)
+                                          max_retries=config.max_retries,
+                                          http_client=_http_client(anthropic, config))
 
     def ask(self, prompt: Prompt) -> Answer:
         c = self.config
         create: Any = self.client.messages.create
         try:
-            response = create(
-                model=c.model or "",
-                max_tokens=c.max_tokens,
-                system=prompt.system,
-                messages=[{"role": "user", "content": prompt.user}],
-                output_config={"format": {"type": "json_schema", "schema": prompt.schema}},
-            )
+            with _deadline(c.timeout_s):
+                response = create(
+                    model=c.model or "",
+                    max_tokens=c.max_tokens,
+                    system=prompt.system,
+                    messages=[{"role": "user", "content": prompt.user}],
+                    output_config={"format": {"type": "json_schema", "schema": prompt.schema}},
+                )
         except self.anthropic.APIError as exc:
             raise CallError(_api_error(exc)) from None
         except ValueError as exc:  # a 200 answer whose body is not JSON
@@ -215,8 +219,32 @@ def _text_or_none(value: Any) -> str | None:
 
 def _api_error(exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
-    message = str(getattr(exc, "message", "") or exc)
-    return (f"HTTP {status}: " if status else "") + f"{type(exc).__name__}: {message[:300]}"
+    message = str(getattr(exc, "message", "") or exc)[:300]
+    cause = exc.__cause__  # why a connection error or a timeout was one (the deadline)
+    if cause is not None and str(cause) and str(cause) not in message:
+        message = f"{str(cause)[:300]} ({message})"  # first: the message may be cut
+    return (f"HTTP {status}: " if status else "") + f"{type(exc).__name__}: {message}"
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """One judge call, every HTTP request of it (the SDK's retries too) within
+    ``seconds`` (judge/http.py)."""
+    from agent_eval.judge.http import deadline  # with the SDKs (httpx2)
+
+    with deadline(seconds):
+        yield
+
+
+def _http_client(sdk: Any, config: JudgeConfig) -> Any:
+    """The SDK's default HTTP client, each call held to ``timeout_s`` and each answer to
+    MAX_ANSWER_BYTES (judge/http.py)."""
+    from agent_eval.judge.http import bounded_client  # with the SDKs (httpx2)
+
+    try:
+        return bounded_client(sdk.DefaultHttpxClient, config.timeout_s)
+    except RuntimeError as exc:
+        raise JudgeSetupError(str(exc)) from None
 
 
 def make_provider(config: JudgeConfig) -> Provider:

@@ -116,17 +116,21 @@ class JudgeAcc:
         return out
 
 
+def used_keys(accs: list[JudgeAcc | None]) -> frozenset[str]:
+    """The keys of the judgements the scenarios used."""
+    return frozenset().union(*(acc.used for acc in accs if acc is not None))
+
+
 def summary(run: JudgeRun, accs: list[JudgeAcc | None], made: dict[str, Any] | None = None
             ) -> JudgeSummary:
     """The suite's ``judge`` entry of results.json. ``made``: what this run's calls to the
     model cost (record / refresh), else nothing was called."""
-    used: set[str] = set()
+    used = used_keys(accs)
     missing: set[str] = set()
     counts = [0] * len(STATUS)
     for acc in accs:
         if acc is None:
             continue
-        used |= acc.used
         missing |= acc.missing
         for per in acc.counts:
             for k, n in enumerate(per):

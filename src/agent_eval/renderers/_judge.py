@@ -57,6 +57,15 @@ def summary_line(results: Results) -> str | None:
     return " · ".join(parts)
 
 
+def store_warning(results: Results) -> str | None:
+    """That the pull request changed the judgement store the run replayed verdicts from
+    (the action: baseline/__init__.py ``judge_store_for_action``), or None."""
+    j = results.judge
+    source = j.store_source if j is not None else None
+    warning = source.get("warning") if isinstance(source, dict) else None
+    return str(warning) if warning else None
+
+
 def verdicts(results: Results) -> tuple[list[Verdict], int]:
     """The failed (or unmade) judge checks, at most :data:`MAX_VERDICTS`, and how many
     there are."""

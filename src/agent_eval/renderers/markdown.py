@@ -494,9 +494,11 @@ def _judge(results: Results) -> dict[str, Any]:
     """The judge section (renderers/_judge.py)."""
     line = j.summary_line(results)
     if line is None:
-        return {"judge_line": None, "judge_verdicts": [], "judge_more": 0}
+        return {"judge_line": None, "judge_verdicts": [], "judge_more": 0,
+                "judge_store_warning": None}
     shown, total = j.verdicts(results)
-    return {"judge_line": line, "judge_verdicts": shown, "judge_more": total - len(shown)}
+    return {"judge_line": line, "judge_verdicts": shown, "judge_more": total - len(shown),
+            "judge_store_warning": j.store_warning(results)}
 
 
 @cache

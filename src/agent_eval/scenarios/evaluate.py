@@ -847,12 +847,17 @@ class ScenarioAccumulator:
                     for c in compiled.criteria]
         out = SuiteOutcome([v.to_result() for v in views], rounded(exact), criteria)
         if compiled.judge is not None:  # docs/judge.md "In the results"
-            from agent_eval.judge.summary import input_errors, summary  # (start-up time)
+            from agent_eval.judge.summary import (  # (start-up time)
+                input_errors,
+                summary,
+                used_keys,
+            )
 
-            out.judge = summary(compiled.judge, [a.judge for a in self.per],
-                                compiled.judge.context.made)
+            accs = [a.judge for a in self.per]
+            out.judge = summary(compiled.judge, accs, compiled.judge.context.made)
             out.judge_errors = input_errors(compiled.judge, out.scenarios)
             compiled.judge.pending = dict(self.requests)  # what --judge record asks for
+            compiled.judge.used = used_keys(accs)  # what the action checks (baseline/)
         return out
 
 

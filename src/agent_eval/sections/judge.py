@@ -30,9 +30,12 @@ class JudgeSummary:
     recorded: int
     cost_usd_this_run: float
     command: str | None  # records the missing judgements
+    # the action on a pull request: whether it changed the store (baseline/__init__.py
+    # judge_store_for_action); None when not checked
+    store_source: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "provider": self.provider, "model": self.model,
+        out = {"mode": self.mode, "provider": self.provider, "model": self.model,
                 "store": self.store, "checks": dict(self.checks),
                 "judgements_used": self.judgements_used,
                 "judgements_missing": self.judgements_missing,
@@ -40,6 +43,9 @@ class JudgeSummary:
                 "output_tokens": self.output_tokens, "cost_usd": self.cost_usd,
                 "calls": self.calls, "recorded": self.recorded,
                 "cost_usd_this_run": self.cost_usd_this_run, "command": self.command}
+        if self.store_source is not None:
+            out["store_source"] = dict(self.store_source)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> JudgeSummary:
@@ -49,4 +55,6 @@ class JudgeSummary:
                    int(d.get("store_conflicts") or 0), d.get("input_tokens"),
                    d.get("output_tokens"), d.get("cost_usd"), int(d.get("calls") or 0),
                    int(d.get("recorded") or 0), d.get("cost_usd_this_run", 0.0),
-                   d.get("command"))
+                   d.get("command"),
+                   dict(d["store_source"]) if isinstance(d.get("store_source"), dict)
+                   else None)
