@@ -207,6 +207,36 @@ def test_cli_shards_and_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
             tmp_path / "whole" / name).read_bytes(), name
 
 
+def test_a_shard_is_not_compared_with_a_whole_base_run_only_the_merge_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `run --shard 1/2 --baseline` compared one shard's part with a whole run: the other
+    # shard's scenarios and findings read as removed. It is refused; merge --baseline is
+    # where the comparison belongs.
+    write_corpus(tmp_path, [[("t1", "S1", [("auth", 1), ("refund", 20)], True, False)],
+                            [("t2", "S2", [("delete_all", 0)], False, False)]])
+    monkeypatch.chdir(tmp_path)
+    assert cli(["run", "-q", "--no-timings", "-o", "base"]) == 1
+    capsys.readouterr()
+    for option in (["--baseline", "base/results.json"], ["--baseline-ref", "HEAD"]):
+        assert cli(["run", "-q", "--no-timings", "--shard", "1/2", "-o", "part1",
+                    *option]) == 2
+        err = capsys.readouterr().err
+        assert ("--shard with --baseline/--baseline-ref would compare one shard's part "
+                "with a whole run; run the shards without it, then give --baseline to "
+                "merge") in err
+        assert not (tmp_path / "part1" / "results.json").exists()
+    for i in (1, 2):
+        cli(["run", "-q", "--no-timings", "--shard", f"{i}/2", "-o", f"part{i}"])
+    assert cli(["merge", "part*", "-q", "--no-timings", "-o", "merged",
+                "--baseline", "base/results.json"]) == 1
+    merged = read_results(tmp_path / "merged")
+    # the same traces as the base run: nothing new, nothing gone
+    findings = merged["baseline"]["findings"]
+    assert findings["new"] == [] and findings["absent"] == [] and findings["unchanged"]
+    assert merged["baseline"]["regressed"] == [] and merged["baseline"]["fixed"] == []
+
+
 def test_merge_of_a_file_with_more_input_errors_than_listed(tmp_path: Path) -> None:
     """A file's input errors beyond limits.max_input_errors are counted in one more
     error: every output of the merged shards is still the unsharded run's."""

@@ -50,6 +50,13 @@ def main(args: argparse.Namespace) -> ExitCode:
         raise
     formats = given or list(suite.model.output.format)  # validated by the suite model
     try:  # (first: --baseline may name the results.json of the run before this one)
+        if getattr(args, "shard", None) and (getattr(args, "baseline", None)
+                                             or getattr(args, "baseline_ref", None)):
+            # one shard's part against a whole run: the other shards' scenarios and
+            # findings would read as removed (docs/results.md "Shards")
+            raise AgentEvalError("--shard with --baseline/--baseline-ref would compare one "
+                                 "shard's part with a whole run; run the shards without "
+                                 "it, then give --baseline to merge")
         base, source = _baseline(args, suite)
     except AgentEvalError:  # nothing is made, but an earlier run's files go
         clear_folder(named_folder(args.output_dir, suite), formats)
