@@ -710,7 +710,7 @@ def test_rule_ids_are_stable() -> None:
         "scenario/behavior", "scenario/threshold", "scenario/warn_threshold",
         "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
         "criteria/blocking", "criteria/warning", "criteria/by_category",
-        "criteria/composite", "criteria/required", "scenario/handoff")
+        "criteria/composite", "criteria/required", "scenario/handoff", "scenario/unknown_id")
 
 
 def test_fingerprints_are_stable_across_unrelated_edits(ws: Workspace) -> None:

@@ -236,6 +236,8 @@ def finding_counts(results: Results) -> str:
     for v in results.other_findings:
         kind = v.rule.split("/", 1)[0]
         others[kind] = others.get(kind, 0) + 1
+    if "scenario" in others:  # a scenario/unknown_id warning: one of the scenario findings
+        kinds[1] = (kinds[1][0] + others.pop("scenario"), kinds[1][1])
     kinds += [(n, f"{kind} finding") for kind, n in sorted(others.items())]
     parts = [_n(n, what) for n, what in kinds if n or what == "rule violation"]
     by_sev: dict[str, int] = {}
