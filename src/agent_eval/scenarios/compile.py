@@ -78,7 +78,10 @@ THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {key: _bound(key) for key in (
     "min_tool_recall", "min_tool_precision", "min_sequence_similarity", "max_loops",
     "max_tool_calls", "max_llm_calls", "max_total_tokens", "max_latency_ms", "max_cost_usd",
     "max_cost_multiplier", "min_score", "min_output_quality")}
-UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost"}
+# the figures a trace may not have recorded (unknown, never 0), as messages name them: a
+# trace without an llm_call event recorded no LLM call, so how many it made is unknown
+UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost",
+              "llm_calls": "LLM calls"}
 GATE_METRIC: dict[str, tuple[str, str]] = {key: _bound(key) for key in GATE_KEYS}
 
 

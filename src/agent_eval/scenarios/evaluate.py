@@ -103,6 +103,8 @@ RULES = tuple(r.id for r in (
     CRITERIA_REQUIRED, SCENARIO_HANDOFF, SCENARIO_UNKNOWN_ID,
 ))  # the judge checks' rule ids are judge/summary.py RULES
 MAX_UNKNOWN_IDS = 20
+# the unrecorded figures whose calls may have recorded a part (Trace.recorded_part)
+PARTIAL = frozenset(("total_tokens", "latency_ms", "cost_usd"))
 MAX_SHOWN = 80
 
 
@@ -215,7 +217,8 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
             forbidden = True
     forced_zero = _forbidden(ev, infos, calls) if forbidden else False
     v[I_CALLS] = len(calls)
-    v[I_LLM_CALLS] = len(trace.llm_calls)
+    llm_calls = len(trace.llm_calls)
+    v[I_LLM_CALLS] = llm_calls if llm_calls else NAN  # none recorded: unknown, not 0
     v[I_LOOPS] = loops
     recall = _tools(ev, v, calls, infos)
     similarity = _sequence(ev, v, calls, infos)
@@ -711,7 +714,7 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
         return  # cost_multiplier needs a baseline: noted once per scenario (finish)
     value = v[limit.index]
     shown = ""
-    if math.isnan(value) and limit.op == "max" and limit.figure in UNRECORDED:
+    if math.isnan(value) and limit.op == "max" and limit.figure in PARTIAL:
         # not recorded in full, but what was recorded may already be over the limit
         part, missing = ev.trace.recorded_part(limit.figure)
         if not m.at_most(part, limit.value):
