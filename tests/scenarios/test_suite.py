@@ -753,3 +753,65 @@ scenarios:
     res = Results.from_dict(cli(ws)[1])
     assert "nothing in this suite" not in RENDERERS["console"].render(res, RenderContext())
     assert "Nothing in this suite" not in RENDERERS["markdown"].render(res, RenderContext())
+
+
+def test_a_scenario_taking_any_share_of_failed_traces_is_not_blocking(ws: Workspace) -> None:
+    """c10: min_pass_ratio: 0 passes a scenario whose every trace failed, yet the note
+    that nothing can fail the run was not shown (the scenario was counted as blocking).
+    It is not blocking, but a missing trace still fails it: the note says so."""
+    from agent_eval.renderers import RENDERERS, RenderContext
+    from agent_eval.results import blocking_checks
+
+    suite = HEAD + """scenarios:
+  - id: S1
+    min_pass_ratio: 0
+    expect:
+      forbidden_tools: [delete_*]
+  - id: ADVISORY
+    gate: warn
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "S1", ["delete_all"]),
+                     "b.jsonl": trace("b", "ADVISORY", [])})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict) == (0, "pass")
+    assert scenario(res, "S1")["status"] == "pass"  # 0 of 1 passed meets 0
+    assert blocking_checks(res) == []
+    from agent_eval.results import RATE_TOLERANCE
+    from agent_eval.scenarios.metrics import EPSILON
+
+    assert RATE_TOLERANCE == EPSILON  # "0 of n passed meets it", as the status is decided
+    console = RENDERERS["console"].render(res, RenderContext()).splitlines()[-1]
+    assert console == (
+        "note: nothing in this suite can fail the run but a missing trace: no test has "
+        "severity error, every scenario is advisory (gate: warn) or accepts any share of "
+        "failed traces (min_pass_ratio: 0) and no blocking criterion is set; a scenario with "
+        "min_pass_ratio: 0 still fails the run when no trace of it is found (or a judge "
+        "check of its traces could not be made)")
+    said = ("Nothing in this suite can fail the run but a missing trace: no test has "
+            "severity error, every scenario is advisory (gate: warn) or accepts any share of "
+            "failed traces (min_pass_ratio: 0), and no blocking criterion is set; a scenario "
+            "with min_pass_ratio: 0 still fails the run when no trace of it is found (or a "
+            "judge check of its traces could not be made).")
+    assert f"ℹ️ {said}" in RENDERERS["markdown"].render(res, RenderContext())
+    assert said in RENDERERS["html"].render(res, RenderContext())
+    # what the note says: with no trace of S1, the run fails (S1 is error, not tolerated)
+    (ws.root / "traces" / "a.jsonl").unlink()
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict, scenario(res, "S1")["status"]) == (1, "fail", "error")
+    # any ratio above 0 can be missed by failed traces: blocking, and no note
+    ws.write(suite.replace("min_pass_ratio: 0", "min_pass_ratio: 0.5"),
+             {"a.jsonl": trace("a", "S1", ["delete_all"])})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict) == (1, "fail")
+    assert blocking_checks(res) == ["scenario S1"]
+    assert "nothing in this suite" not in RENDERERS["console"].render(res, RenderContext())
+    # advisory alone: the plain note, which does not mention a missing trace
+    ws.write(suite.replace("min_pass_ratio: 0", "gate: warn"), {})
+    res = Results.from_dict(cli(ws)[1])
+    assert RENDERERS["console"].render(res, RenderContext()).splitlines()[-1] == (
+        "note: nothing in this suite can fail the run: no test has severity error, every "
+        "scenario is advisory (gate: warn) and no blocking criterion is set; the verdict can "
+        "only be pass, warn or error")

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_eval.findings import SEVERITIES, Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.results import Results, TestResult, blocking_checks
+from agent_eval.results import Results, TestResult, blocking_checks, missing_trace_only
 from agent_eval.rule_ids import TOOL_BLOCKLIST, group
 from agent_eval.safetext import one_line
 from agent_eval.sections import ScenarioResult
@@ -198,7 +198,8 @@ def render(results: Results, color: bool = False) -> str:
                    f"{len(results.ignored_events)} file(s)")
     out.append(verdict_line(results, color))
     if not blocking_checks(results):
-        out.append(NOTHING_BLOCKING)
+        out.append(NOTHING_BLOCKING_BUT_MISSING if missing_trace_only(results)
+                   else NOTHING_BLOCKING)
     # each item is one line: a line break or control character left in a message, a name
     # or an id is written \xNN, so no text starts a line of its own (docs/security.md)
     return "".join(f"{one_line(line, colour=color)}\n" for line in out)
@@ -207,6 +208,13 @@ def render(results: Results, color: bool = False) -> str:
 NOTHING_BLOCKING = ("note: nothing in this suite can fail the run: no test has severity "
                     "error, every scenario is advisory (gate: warn) and no blocking criterion "
                     "is set; the verdict can only be pass, warn or error")
+# ... when some scenario is not advisory but takes any share of failed traces
+NOTHING_BLOCKING_BUT_MISSING = (
+    "note: nothing in this suite can fail the run but a missing trace: no test has severity "
+    "error, every scenario is advisory (gate: warn) or accepts any share of failed traces "
+    "(min_pass_ratio: 0) and no blocking criterion is set; a scenario with min_pass_ratio: 0 "
+    "still fails the run when no trace of it is found (or a judge check of its traces could "
+    "not be made)")
 
 
 def _n(n: int, word: str) -> str:
