@@ -265,6 +265,8 @@ class Accumulator:
             scenarios, metrics, criteria = outcome.scenarios, outcome.metrics, outcome.criteria
             errors.extend(outcome.judge_errors)  # judgements missing: docs/judge.md
             judge = outcome.judge
+            # traces naming a scenario id the suite does not have (fingerprinted by it)
+            unexercised.extend(outcome.unknown_ids)
         errors.sort(key=lambda e: (e.file, e.line, e.rule, e.message))
         results = Results(
             inventory=inventory(suite),

@@ -49,11 +49,13 @@ __all__ = [
     "finding_from",
     "fingerprint",
     "fingerprint_base",
+    "missing_trace_only",
     "partial_note",
     "results_schema",
     "scenario_verdict",
     "schema_problems",
     "sort_key",
+    "takes_any_failures",
     "test_dict",
     "test_from",
     "tolerated",
@@ -566,13 +568,33 @@ def partial_note(results: Results) -> str | None:
             "shards (agent-eval merge) for the run's verdict.")
 
 
+# the tolerance of a pass ratio's comparison (scenarios.metrics.EPSILON, a layer above)
+RATE_TOLERANCE = 1e-9
+
+
+def takes_any_failures(scenario: ScenarioResult) -> bool:
+    """Whether no failed trace can fail the scenario: its ``min_pass_ratio`` is 0 (0 of n
+    traces passed meets it). Having no trace, or a trace a judge check could not be made
+    for, still makes it ``error``."""
+    return scenario.min_pass_ratio <= RATE_TOLERANCE
+
+
 def blocking_checks(results: Results) -> list[str]:
-    """What in this suite can fail the run (empty: nothing can, whatever the traces do):
-    error-severity tests, scenarios that are not advisory, blocking criteria."""
+    """What in this suite can fail the run by what its traces do (empty: nothing can):
+    error-severity tests, scenarios that are not advisory and that some failed trace can
+    fail (not ``min_pass_ratio: 0``: see :func:`missing_trace_only`), blocking criteria."""
     out = [f"test {t.id}" for t in results.tests if t.severity == "error"]
-    out += [f"scenario {s.id}" for s in results.scenarios if s.gate != "warn"]
+    out += [f"scenario {s.id}" for s in results.scenarios
+            if s.gate != "warn" and not takes_any_failures(s)]
     out += [f"criterion {c.name}" for c in results.criteria if c.kind in BLOCKING_CRITERIA]
     return out
+
+
+def missing_trace_only(results: Results) -> list[str]:
+    """The scenarios that are not advisory but that no failed trace can fail
+    (``min_pass_ratio: 0``): only having no trace (or a judge check that could not be
+    made) fails them, and the run with them."""
+    return [s.id for s in results.scenarios if s.gate != "warn" and takes_any_failures(s)]
 
 
 def failing_traces(findings: Iterable[Finding]) -> set[tuple[str, str]]:

@@ -143,7 +143,9 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
             a.findings = [finding_from(f) for f in entry["findings"]]
             if a.judge is not None and "judge" in entry:
                 a.judge.load_record(entry["judge"])
-        acc.scenarios.unknown_ids = set(rec.get("unknown_ids", []))
+        for sid in rec.get("unknown_ids", []):  # the record's one trace names it
+            t = rec["trace"]
+            acc.scenarios.unknown(sid, 1, (t["file"], t["line"], t["id"]))
     return acc
 
 

@@ -73,7 +73,7 @@ tools:
 call = st.tuples(st.sampled_from(["auth", "refund", "email", "delete_all", "lookup"]),
                  st.integers(min_value=0, max_value=200))
 trace = st.tuples(st.sampled_from(["t1", "t2", "t3", "t4", "a", "b", "c", "dup"]),
-                  st.sampled_from(["S1", "S2", None, "S9"]),
+                  st.sampled_from(["S1", "S2", None, "S9", "s1"]),
                   st.lists(call, max_size=4), st.booleans(), st.booleans())
 corpus = st.lists(st.lists(trace, min_size=0, max_size=4), min_size=1, max_size=4)
 

@@ -423,6 +423,9 @@ def every_rule_suite(folder: Path) -> Results:
             {"type": "trace_end"}),
         "traces/bad.jsonl": BAD_TRACE,
         "traces/scenario.jsonl": SCENARIO_TRACE,
+        # scenario/unknown_id: a scenario id the suite does not have
+        "traces/unknown.jsonl": events({"type": "trace_start", "trace_id": "unknown-1",
+                                        "scenario": "S-2"}, {"type": "trace_end"}),
         "traces/notes.jsonl": "hello, this is not a trace\n",
         "traces/deep.jsonl": DEEP_TRACE,  # nested past limits.max_depth
     })

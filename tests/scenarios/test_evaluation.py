@@ -555,15 +555,66 @@ def test_budgets_unknown_figures_and_no_baseline(ws: Workspace) -> None:
     # unknown figures are reported as such, never as zero
     u = sorted(f["message"] for f in s["findings"]
                if f["trace"] and f["trace"]["trace_id"] == "u")
-    assert u == ["cost not recorded: max_cost_usd: 0.5 cannot be checked",
+    # (u has no llm_call event: how many LLM calls it made is unknown too)
+    assert u == ["LLM calls not recorded: max_llm_calls: 1 cannot be checked",
+                 "cost not recorded: max_cost_usd: 0.5 cannot be checked",
                  "latency not recorded: max_latency_ms: 5000 cannot be checked",
                  "tokens not recorded: max_total_tokens: 150 cannot be checked"]
-    assert s["not_recorded"] == {"total_tokens": 1, "latency_ms": 1, "cost_usd": 1}
+    assert s["not_recorded"] == {"total_tokens": 1, "latency_ms": 1, "cost_usd": 1,
+                                 "llm_calls": 1}
     assert s["metrics"]["cost_usd"] == 0.2  # the mean of the known ones
     # max_cost_multiplier needs a baseline: one note per scenario
     (note,) = [f for f in s["findings"] if f["rule"] == "scenario/no_baseline"]
     assert at(note) == ws.line("max_cost_multiplier")
     assert "no baseline" in note["message"] and note["trace"] is None
+
+
+def test_no_llm_call_recorded_is_an_unknown_count_not_0(ws: Workspace) -> None:
+    """c11: three tool calls and no llm_call event passed max_llm_calls: 2 (exit 0, read
+    as 0 LLM calls). The count is unknown: max_llm_calls is a not_recorded warning, as
+    max_cost_usd is for an unknown cost, and the figure is left out of the mean."""
+    from tests.conftest import events
+
+    suite = HEAD + """scenarios:
+  - id: S1
+    thresholds: {max_llm_calls: 2}
+  - id: S2
+    warn_thresholds: {max_llm_calls: 2}
+"""
+
+    def text(tid: str, sid: str, llm: int) -> str:
+        return events({"type": "trace_start", "trace_id": tid, "scenario": sid},
+                      *({"type": "llm_call", "model": "m"} for _ in range(llm)),
+                      *({"type": "tool_call", "tool": "search", "arguments": {}}
+                        for _ in range(3)),
+                      {"type": "output", "output": "ok"},
+                      {"type": "trace_end", "duration_ms": 5})
+
+    res = ws.run(suite, {"a.jsonl": text("a", "S1", 0), "b.jsonl": text("b", "S2", 0)})
+    for sid in ("S1", "S2"):  # a blocking threshold, and a warn_threshold
+        s = scenario(res, sid)
+        assert s["status"] == "warn"
+        assert [r["status"] for r in s["traces_not_passed"]] == ["warn"]
+        (f,) = s["findings"]
+        assert (f["rule"], f["severity"], f["message"]) == (
+            "scenario/not_recorded", "warning",
+            "LLM calls not recorded: max_llm_calls: 2 cannot be checked")
+        assert at(f) == ws.line("max_llm_calls", after=f"id: {sid}")
+        assert f["trace"]["line"] == 6  # the trace's end (start, 3 calls, output, end)
+        assert "llm_calls" not in s["metrics"]
+        assert s["not_recorded"]["llm_calls"] == 1
+    # recorded LLM calls are counted as before: 3 exceeds 2, 1 passes; the mean is over
+    # the traces that recorded some (3 and 1: 2), the third trace's count is unknown
+    res = ws.run(suite, {"a.jsonl": text("a", "S1", 3), "b.jsonl": text("b", "S2", 0),
+                         "c.jsonl": text("c", "S1", 1), "d.jsonl": text("d", "S1", 0)})
+    s = scenario(res, "S1")
+    assert s["status"] == "fail"
+    assert sorted((f["trace"]["trace_id"], f["rule"], f["message"]) for f in s["findings"]) == [
+        ("a", "scenario/threshold", "llm_calls = 3 exceeds max_llm_calls: 2"),
+        ("d", "scenario/not_recorded",
+         "LLM calls not recorded: max_llm_calls: 2 cannot be checked")]
+    assert s["metrics"]["llm_calls"] == 2.0
+    assert s["not_recorded"]["llm_calls"] == 1
 
 
 def test_latency_falls_back_to_the_sum_of_call_latencies(ws: Workspace) -> None:
@@ -710,7 +761,7 @@ def test_rule_ids_are_stable() -> None:
         "scenario/behavior", "scenario/threshold", "scenario/warn_threshold",
         "scenario/not_recorded", "scenario/no_baseline", "scenario/missing_trace",
         "criteria/blocking", "criteria/warning", "criteria/by_category",
-        "criteria/composite", "criteria/required", "scenario/handoff")
+        "criteria/composite", "criteria/required", "scenario/handoff", "scenario/unknown_id")
 
 
 def test_fingerprints_are_stable_across_unrelated_edits(ws: Workspace) -> None:

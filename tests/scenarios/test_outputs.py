@@ -202,8 +202,14 @@ def test_scenario_page_findings_point_at_the_key_in_their_key_path(
     data = _run_page(page, tmp_path)
     capsys.readouterr()
     mine = [f for s in data["scenarios"] for f in s["findings"] if f["rule"] == rule]
-    assert mine
+    # a finding of no scenario (scenario/unknown_id): at the suite's scenarios: key
+    suite_level = [f for f in data["unexercised"] if f["rule"] == rule]
+    assert mine or suite_level
     lines = (tmp_path / "agent-eval.yaml").read_text().splitlines()
+    for f in suite_level:
+        text = lines[f["config"]["line"] - 1][f["config"]["column"] - 1:]
+        assert (f["config"]["key_path"], f["scenario"]) == ("scenarios", None)
+        assert text == "scenarios:", text
     for f in mine:
         text = lines[f["config"]["line"] - 1][f["config"]["column"] - 1:]
         parts = f["config"]["key_path"].split(".")

@@ -12,7 +12,7 @@ from tests.conftest import read_results
 from agent_eval._cli import main
 from agent_eval.results import Results
 
-from .scenario_harness import Workspace, at, criterion, scenario, trace
+from .scenario_harness import Workspace, at, criterion, rules_of, scenario, trace
 
 HEAD = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
 
@@ -449,16 +449,122 @@ def test_the_unknown_ids_kept_do_not_depend_on_the_order() -> None:
 
     from agent_eval.scenarios.evaluate import MAX_UNKNOWN_IDS, ScenarioAccumulator
 
+    # each id named by 3 traces, at lines 3n+1, 3n+2, 3n+3 of file f.jsonl
     ids = [f"S-{n:03d}" for n in range(3 * MAX_UNKNOWN_IDS)]
+    named = [(sid, (f"f{k % 2}.jsonl", 10 * k + n, f"t{k}")) for n, sid in enumerate(ids)
+             for k in range(3)]
     kept = []
     for seed in range(3):
-        random.Random(seed).shuffle(ids)
+        random.Random(seed).shuffle(named)
         one, two = ScenarioAccumulator([]), ScenarioAccumulator([])
-        for n, sid in enumerate(ids):
-            (one if n % 2 else two)._unknown(sid)
+        for n, (sid, where) in enumerate(named):
+            (one if n % 2 else two).unknown(sid, 1, where)
         one.merge(two)
-        kept.append(sorted(one.unknown_ids))
-    assert kept[0] == kept[1] == kept[2] == sorted(ids)[:MAX_UNKNOWN_IDS]
+        kept.append(sorted((sid, x.traces, x.first) for sid, x in one.unknown_ids.items()))
+        assert one.unknown_more
+    # the smallest ids, each with its 3 traces, the first in f0.jsonl (k = 0, then 2)
+    want = [(sid, 3, ("f0.jsonl", n, "t0")) for n, sid in enumerate(ids[:MAX_UNKNOWN_IDS])]
+    assert kept[0] == kept[1] == kept[2] == want
+
+
+def test_a_trace_id_differing_only_in_case_belongs_to_the_scenario(ws: Workspace) -> None:
+    """c7: 'refund-001' called a forbidden tool, but only REFUND-001 was in the suite and
+    another trace of it passed: exit 0, nothing said. Now it is a trace of REFUND-001."""
+    suite = HEAD + """scenarios:
+  - id: REFUND-001
+    expect:
+      forbidden_tools: [delete_*]
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "REFUND-001", ["lookup"]),
+                     "b.jsonl": trace("b", "refund-001", ["delete_all"])})
+    code, data = cli(ws)
+    s = scenario(Results.from_dict(data), "REFUND-001")
+    assert (s["status"], s["traces_total"], s["traces_passed"]) == ("fail", 2, 1)
+    assert [(r["trace_id"], r["status"]) for r in s["traces_not_passed"]] == [("b", "fail")]
+    assert rules_of(s) == ["scenario/forbidden_tools"]
+    assert data["unexercised"] == []  # not an unknown id
+    assert (code, data["verdict"]) == (1, "fail")
+
+
+def test_an_exact_id_wins_over_one_differing_in_case(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: Refund\n  - id: REFUND\n"
+    res = ws.run(suite, {"a.jsonl": trace("a", "REFUND", []),
+                         "b.jsonl": trace("b", "Refund", []),
+                         "c.jsonl": trace("c", "refund", [])})  # neither exactly: both
+    assert (scenario(res, "Refund")["traces_total"],
+            scenario(res, "REFUND")["traces_total"]) == (2, 2)
+    assert res.unexercised == []
+
+
+def test_an_unknown_scenario_id_is_a_warning_at_its_first_trace(ws: Workspace) -> None:
+    """c7: 'REFUND-01' is no scenario: one warning for the id, at the first trace naming it
+    (smallest file, then line), however the traces were read."""
+    suite = HEAD + """scenarios:
+  - id: REFUND-001
+    expect:
+      forbidden_tools: [delete_*]
+"""
+    traces = {"a.jsonl": trace("a", "REFUND-001", ["lookup"]),
+              # b.jsonl: lines 1-4 are trace b1 (start, llm_call, output, end), b2 from 5
+              "b.jsonl": trace("b1", "OTHER", []) + trace("b2", "REFUND-01", ["delete_all"]),
+              "c.jsonl": trace("c", "REFUND-01", ["delete_all"])}
+    one = ws.run(suite, traces)
+    assert ws.run(suite, traces, jobs=2).to_dict() == one.to_dict()
+    found = [(f["rule"], f["severity"], f["value"], f["trace"], f["config"], f["test"],
+              f["scenario"], f["message"]) for f in one.to_dict()["unexercised"]]
+    where = {"file": "agent-eval.yaml", "line": ws.line("scenarios:")[0], "column": 1,
+             "key_path": "scenarios"}
+    assert found == [
+        ("scenario/unknown_id", "warning", "OTHER",
+         {"file": "traces/b.jsonl", "line": 1, "trace_id": "b1"}, where, "scenarios", None,
+         "1 trace names scenario 'OTHER', which this suite does not have; no scenario "
+         "takes it by that id"),
+        ("scenario/unknown_id", "warning", "REFUND-01",
+         {"file": "traces/b.jsonl", "line": 5, "trace_id": "b2"}, where, "scenarios", None,
+         "2 traces name scenario 'REFUND-01', which this suite does not have (did you "
+         "mean 'REFUND-001'?); no scenario takes them by that id"),
+    ]
+    assert one.counts["unexercised"] == 2
+    from agent_eval.renderers.console import quiet_line
+
+    # counted with the scenario findings (none here), not as a kind of their own
+    assert quiet_line(one) == ("warn: 0 rule violations, 2 scenario findings (2 warning) · "
+                               "0 input errors in 4 traces")
+    # REFUND-001's own trace passed: the warning makes the verdict warn (exit 0)
+    assert scenario(one, "REFUND-001")["status"] == "pass"
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (0, "warn")
+    assert cli(ws, "--fail-on", "warn")[0] == 1
+    # the fingerprint is the id's: a trace naming it earlier moves it to that trace only
+    fp = one.unexercised[1].fingerprint
+    traces["a0.jsonl"] = trace("a0", "REFUND-01", [])
+    again = ws.run(suite, traces)
+    assert [(f.value, f.trace.file if f.trace else None, f.fingerprint)
+            for f in again.unexercised] == [("REFUND-01", "traces/a0.jsonl", fp),
+                                            ("OTHER", "traces/b.jsonl",
+                                             one.unexercised[0].fingerprint)]
+
+
+def test_unknown_ids_beyond_the_bound_are_said_to_be_left_out(ws: Workspace) -> None:
+    from agent_eval.scenarios.evaluate import MAX_UNKNOWN_IDS
+
+    suite = HEAD + "scenarios:\n  - id: A\n"
+    traces = {"a.jsonl": trace("a", "A", [])}
+    traces.update({f"x{n:02d}.jsonl": trace(f"x{n}", f"X-{n:02d}", [])
+                   for n in range(MAX_UNKNOWN_IDS + 1)})
+    res = ws.run(suite, traces)
+    assert res.to_dict() == ws.run(suite, traces, jobs=2).to_dict()
+    got = [f for f in res.unexercised if f.rule == "scenario/unknown_id"]
+    assert [f.value for f in got] == [f"X-{n:02d}" for n in range(MAX_UNKNOWN_IDS)]
+    assert all(f.message.endswith(
+        "; traces name more than 20 scenario ids this suite does not have: the other ids "
+        "(after the first 20 in sorted order) are left out") for f in got)
+    # exactly the bound: nothing left out, nothing said
+    del traces[f"x{MAX_UNKNOWN_IDS:02d}.jsonl"]
+    (ws.root / "traces" / f"x{MAX_UNKNOWN_IDS:02d}.jsonl").unlink()
+    got = [f for f in ws.run(suite, traces).unexercised if f.rule == "scenario/unknown_id"]
+    assert len(got) == MAX_UNKNOWN_IDS
+    assert not any("left out" in f.message for f in got)
 
 
 @pytest.mark.parametrize("pattern", [
@@ -647,3 +753,65 @@ scenarios:
     res = Results.from_dict(cli(ws)[1])
     assert "nothing in this suite" not in RENDERERS["console"].render(res, RenderContext())
     assert "Nothing in this suite" not in RENDERERS["markdown"].render(res, RenderContext())
+
+
+def test_a_scenario_taking_any_share_of_failed_traces_is_not_blocking(ws: Workspace) -> None:
+    """c10: min_pass_ratio: 0 passes a scenario whose every trace failed, yet the note
+    that nothing can fail the run was not shown (the scenario was counted as blocking).
+    It is not blocking, but a missing trace still fails it: the note says so."""
+    from agent_eval.renderers import RENDERERS, RenderContext
+    from agent_eval.results import blocking_checks
+
+    suite = HEAD + """scenarios:
+  - id: S1
+    min_pass_ratio: 0
+    expect:
+      forbidden_tools: [delete_*]
+  - id: ADVISORY
+    gate: warn
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "S1", ["delete_all"]),
+                     "b.jsonl": trace("b", "ADVISORY", [])})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict) == (0, "pass")
+    assert scenario(res, "S1")["status"] == "pass"  # 0 of 1 passed meets 0
+    assert blocking_checks(res) == []
+    from agent_eval.results import RATE_TOLERANCE
+    from agent_eval.scenarios.metrics import EPSILON
+
+    assert RATE_TOLERANCE == EPSILON  # "0 of n passed meets it", as the status is decided
+    console = RENDERERS["console"].render(res, RenderContext()).splitlines()[-1]
+    assert console == (
+        "note: nothing in this suite can fail the run but a missing trace: no test has "
+        "severity error, every scenario is advisory (gate: warn) or accepts any share of "
+        "failed traces (min_pass_ratio: 0) and no blocking criterion is set; a scenario with "
+        "min_pass_ratio: 0 still fails the run when no trace of it is found (or a judge "
+        "check of its traces could not be made)")
+    said = ("Nothing in this suite can fail the run but a missing trace: no test has "
+            "severity error, every scenario is advisory (gate: warn) or accepts any share of "
+            "failed traces (min_pass_ratio: 0), and no blocking criterion is set; a scenario "
+            "with min_pass_ratio: 0 still fails the run when no trace of it is found (or a "
+            "judge check of its traces could not be made).")
+    assert f"ℹ️ {said}" in RENDERERS["markdown"].render(res, RenderContext())
+    assert said in RENDERERS["html"].render(res, RenderContext())
+    # what the note says: with no trace of S1, the run fails (S1 is error, not tolerated)
+    (ws.root / "traces" / "a.jsonl").unlink()
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict, scenario(res, "S1")["status"]) == (1, "fail", "error")
+    # any ratio above 0 can be missed by failed traces: blocking, and no note
+    ws.write(suite.replace("min_pass_ratio: 0", "min_pass_ratio: 0.5"),
+             {"a.jsonl": trace("a", "S1", ["delete_all"])})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert (code, res.verdict) == (1, "fail")
+    assert blocking_checks(res) == ["scenario S1"]
+    assert "nothing in this suite" not in RENDERERS["console"].render(res, RenderContext())
+    # advisory alone: the plain note, which does not mention a missing trace
+    ws.write(suite.replace("min_pass_ratio: 0", "gate: warn"), {})
+    res = Results.from_dict(cli(ws)[1])
+    assert RENDERERS["console"].render(res, RenderContext()).splitlines()[-1] == (
+        "note: nothing in this suite can fail the run: no test has severity error, every "
+        "scenario is advisory (gate: warn) and no blocking criterion is set; the verdict can "
+        "only be pass, warn or error")

@@ -8,7 +8,13 @@ from typing import Any
 
 from agent_eval.findings import SEVERITIES, Finding
 from agent_eval.jsonutil import json_type
-from agent_eval.results import Results, TestResult, blocking_checks, partial_note
+from agent_eval.results import (
+    Results,
+    TestResult,
+    blocking_checks,
+    missing_trace_only,
+    partial_note,
+)
 from agent_eval.rule_ids import TOOL_BLOCKLIST, group
 from agent_eval.safetext import one_line
 from agent_eval.sections import ScenarioResult
@@ -201,7 +207,8 @@ def render(results: Results, color: bool = False) -> str:
     if partial is not None:  # a shard's pass is not the run's
         out.append(f"note: {partial}")
     if not blocking_checks(results):
-        out.append(NOTHING_BLOCKING)
+        out.append(NOTHING_BLOCKING_BUT_MISSING if missing_trace_only(results)
+                   else NOTHING_BLOCKING)
     # each item is one line: a line break or control character left in a message, a name
     # or an id is written \xNN, so no text starts a line of its own (docs/security.md)
     return "".join(f"{one_line(line, colour=color)}\n" for line in out)
@@ -210,6 +217,13 @@ def render(results: Results, color: bool = False) -> str:
 NOTHING_BLOCKING = ("note: nothing in this suite can fail the run: no test has severity "
                     "error, every scenario is advisory (gate: warn) and no blocking criterion "
                     "is set; the verdict can only be pass, warn or error")
+# ... when some scenario is not advisory but takes any share of failed traces
+NOTHING_BLOCKING_BUT_MISSING = (
+    "note: nothing in this suite can fail the run but a missing trace: no test has severity "
+    "error, every scenario is advisory (gate: warn) or accepts any share of failed traces "
+    "(min_pass_ratio: 0) and no blocking criterion is set; a scenario with min_pass_ratio: 0 "
+    "still fails the run when no trace of it is found (or a judge check of its traces could "
+    "not be made)")
 
 
 def _n(n: int, word: str) -> str:
@@ -241,6 +255,8 @@ def finding_counts(results: Results) -> str:
     for v in results.other_findings:
         kind = v.rule.split("/", 1)[0]
         others[kind] = others.get(kind, 0) + 1
+    if "scenario" in others:  # a scenario/unknown_id warning: one of the scenario findings
+        kinds[1] = (kinds[1][0] + others.pop("scenario"), kinds[1][1])
     kinds += [(n, f"{kind} finding") for kind, n in sorted(others.items())]
     parts = [_n(n, what) for n, what in kinds if n or what == "rule violation"]
     by_sev: dict[str, int] = {}

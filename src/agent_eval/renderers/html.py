@@ -37,7 +37,7 @@ from agent_eval.findings import SEVERITIES, Finding, severity_rank
 from agent_eval.renderers import markdown
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
-from agent_eval.results import Results, blocking_checks, partial_note
+from agent_eval.results import Results, partial_note
 from agent_eval.safetext import clean_text
 from agent_eval.sections import Comparison
 
@@ -464,7 +464,7 @@ def render(results: Results, ctx: RenderContext | None = None) -> str:
         suite=results.suite,
         verdict=results.verdict,
         reason=reason(results, counted),
-        nothing_blocking=None if blocking_checks(results) else markdown.NOTHING_BLOCKING,
+        nothing_blocking=markdown.nothing_blocking(results),
         partial=partial_note(results),
         config=results.config,
         sha=ctx.sha,

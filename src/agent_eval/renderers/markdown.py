@@ -47,7 +47,13 @@ from agent_eval.findings import Finding, severity_rank
 from agent_eval.renderers import _judge as j
 from agent_eval.renderers._templates import environment
 from agent_eval.renderers.interface import RenderContext
-from agent_eval.results import Results, blocking_checks, partial_note, tolerated
+from agent_eval.results import (
+    Results,
+    blocking_checks,
+    missing_trace_only,
+    partial_note,
+    tolerated,
+)
 from agent_eval.sections import Comparison, NoBaseline, ScenarioChange
 
 if TYPE_CHECKING:
@@ -226,6 +232,20 @@ def base_counts(results: Results) -> dict[str, int] | None:
 
 NOTHING_BLOCKING = ("Nothing in this suite can fail the run: no test has severity error, "
                     "every scenario is advisory (gate: warn) and no blocking criterion is set.")
+# ... when some scenario is not advisory but takes any share of failed traces
+NOTHING_BLOCKING_BUT_MISSING = (
+    "Nothing in this suite can fail the run but a missing trace: no test has severity "
+    "error, every scenario is advisory (gate: warn) or accepts any share of failed traces "
+    "(min_pass_ratio: 0), and no blocking criterion is set; a scenario with "
+    "min_pass_ratio: 0 still fails the run when no trace of it is found (or a judge check "
+    "of its traces could not be made).")
+
+
+def nothing_blocking(results: Results) -> str | None:
+    """The note of a suite in which no failed trace can fail the run (None: some can)."""
+    if blocking_checks(results):
+        return None
+    return NOTHING_BLOCKING_BUT_MISSING if missing_trace_only(results) else NOTHING_BLOCKING
 
 
 @dataclass(frozen=True)
@@ -540,7 +560,7 @@ def render(results: Results, ctx: RenderContext | None = None,
         "no_base": no_base(results),
         "new_total": new_total,
         "new_notes": new_notes,
-        "nothing_blocking": None if blocking_checks(results) else NOTHING_BLOCKING,
+        "nothing_blocking": nothing_blocking(results),
         "partial": partial_note(results),
         "input_errors": results.input_errors[:MAX_INPUT_ERRORS],
         "input_errors_more": max(0, len(results.input_errors) - MAX_INPUT_ERRORS),

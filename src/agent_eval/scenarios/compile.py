@@ -78,7 +78,10 @@ THRESHOLD_FIGURE: dict[str, tuple[str, str]] = {key: _bound(key) for key in (
     "min_tool_recall", "min_tool_precision", "min_sequence_similarity", "max_loops",
     "max_tool_calls", "max_llm_calls", "max_total_tokens", "max_latency_ms", "max_cost_usd",
     "max_cost_multiplier", "min_score", "min_output_quality")}
-UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost"}
+# the figures a trace may not have recorded (unknown, never 0), as messages name them: a
+# trace without an llm_call event recorded no LLM call, so how many it made is unknown
+UNRECORDED = {"total_tokens": "tokens", "latency_ms": "latency", "cost_usd": "cost",
+              "llm_calls": "LLM calls"}
 GATE_METRIC: dict[str, tuple[str, str]] = {key: _bound(key) for key in GATE_KEYS}
 
 
@@ -283,6 +286,9 @@ class CompiledScenarios:
     root: str  # absolute repository root
     base: str  # absolute suite folder
     ids: frozenset[str] = frozenset()
+    folded: frozenset[str] = frozenset()  # the ids, case-folded
+    # the suite's `scenarios:` key (where a scenario id no scenario has is reported)
+    ref: ConfigRef | None = None
     by_id: dict[str, tuple[int, ...]] = field(default_factory=dict)
     by_stem: dict[str, tuple[int, ...]] = field(default_factory=dict)
     globbed: tuple[tuple[int, tuple[FullMatch, ...]], ...] = ()
@@ -305,10 +311,15 @@ class CompiledScenarios:
                 by_id.setdefault(s.id, []).append(s.index)
                 by_stem.setdefault(s.id.casefold(), []).append(s.index)
         self.ids = frozenset(s.id for s in self.scenarios)
+        self.folded = frozenset(s.id.casefold() for s in self.scenarios)
         self.by_id = {k: tuple(v) for k, v in by_id.items()}
         self.by_stem = {k: tuple(v) for k, v in by_stem.items()}
         self.by_input = {k: tuple(v) for k, v in by_input.items()}
         self.globbed = tuple(globbed)
+
+    def knows(self, scenario: str) -> bool:
+        """Whether some scenario has this id, exactly or case-insensitively."""
+        return scenario in self.ids or scenario.casefold() in self.folded
 
     def config_path(self, source: str) -> str:
         """A trace file's path relative to the suite's folder (what `traces:` globs
@@ -323,9 +334,10 @@ class CompiledScenarios:
     def match(self, source: str, scenario: str | None, text: object = None
               ) -> tuple[int, ...]:
         """The scenarios a trace belongs to: those whose `traces:` glob matches its file;
-        among the others, the one its scenario id names or, for a trace without one,
-        the one named like its file (without extension, case-insensitively); and those
-        whose `input:` is the trace's input ``text``."""
+        among the others, the one its scenario id names (case-insensitively when no
+        scenario has exactly that id) or, for a trace without one, the one named like
+        its file (without extension, case-insensitively); and those whose `input:` is the
+        trace's input ``text``."""
         found = self._match(source, scenario)
         if self.by_input and isinstance(text, str):
             by_input = self.by_input.get(text)
@@ -341,7 +353,12 @@ class CompiledScenarios:
             stem = self.by_stem.get(PurePosixPath(source).stem.casefold(), ())
             files = self._files[source] = (globbed, stem)
         globbed, stem = files
-        named = stem if scenario is None else self.by_id.get(scenario, ())
+        if scenario is None:
+            named = stem
+        else:
+            named = self.by_id.get(scenario, ())
+            if not named and scenario not in self.ids:  # an exact match wins
+                named = self.by_stem.get(scenario.casefold(), ())
         if not globbed:
             return named
         return globbed + named if named else globbed
@@ -867,7 +884,7 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     prefix = _rel(base, root)
     return CompiledScenarios(compiled, criteria, weights, latency,
                              "" if prefix == "." else prefix, str(root.resolve()), str(base),
-                             judge=run)
+                             ref=c.ref(("scenarios",), "scenarios"), judge=run)
 
 
 def _scenario_path(raw: Any, sid: str) -> Path:

@@ -15,7 +15,7 @@ import math
 import time
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -27,7 +27,7 @@ from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import CallLog, ToolCall, Trace, finite_sum
-from agent_eval.results import assign_fingerprints, sort_key
+from agent_eval.results import assign_fingerprints, fingerprint, sort_key
 from agent_eval.rule_ids import (
     CRITERIA_BLOCKING,
     CRITERIA_BY_CATEGORY,
@@ -48,6 +48,7 @@ from agent_eval.rule_ids import (
     SCENARIO_THRESHOLD,
     SCENARIO_TOOL_HEALTH,
     SCENARIO_TOOL_RECALL,
+    SCENARIO_UNKNOWN_ID,
     SCENARIO_WARN_THRESHOLD,
     Rule,
 )
@@ -99,9 +100,11 @@ RULES = tuple(r.id for r in (
     SCENARIO_BEHAVIOR, SCENARIO_THRESHOLD, SCENARIO_WARN_THRESHOLD,
     SCENARIO_NOT_RECORDED, SCENARIO_NO_BASELINE, SCENARIO_MISSING_TRACE,
     CRITERIA_BLOCKING, CRITERIA_WARNING, CRITERIA_BY_CATEGORY, CRITERIA_COMPOSITE,
-    CRITERIA_REQUIRED, SCENARIO_HANDOFF,
+    CRITERIA_REQUIRED, SCENARIO_HANDOFF, SCENARIO_UNKNOWN_ID,
 ))  # the judge checks' rule ids are judge/summary.py RULES
 MAX_UNKNOWN_IDS = 20
+# the unrecorded figures whose calls may have recorded a part (Trace.recorded_part)
+PARTIAL = frozenset(("total_tokens", "latency_ms", "cost_usd"))
 MAX_SHOWN = 80
 
 
@@ -214,7 +217,8 @@ def evaluate_trace(sc: CompiledScenario, trace: Trace) -> Outcome:
             forbidden = True
     forced_zero = _forbidden(ev, infos, calls) if forbidden else False
     v[I_CALLS] = len(calls)
-    v[I_LLM_CALLS] = len(trace.llm_calls)
+    llm_calls = len(trace.llm_calls)
+    v[I_LLM_CALLS] = llm_calls if llm_calls else NAN  # none recorded: unknown, not 0
     v[I_LOOPS] = loops
     recall = _tools(ev, v, calls, infos)
     similarity = _sequence(ev, v, calls, infos)
@@ -710,7 +714,7 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
         return  # cost_multiplier needs a baseline: noted once per scenario (finish)
     value = v[limit.index]
     shown = ""
-    if math.isnan(value) and limit.op == "max" and limit.figure in UNRECORDED:
+    if math.isnan(value) and limit.op == "max" and limit.figure in PARTIAL:
         # not recorded in full, but what was recorded may already be over the limit
         part, missing = ev.trace.recorded_part(limit.figure)
         if not m.at_most(part, limit.value):
@@ -756,13 +760,26 @@ class _Acc:
     judge: JudgeAcc | None = None  # the scenario's judge checks (judge/summary.py)
 
 
+@dataclass(slots=True)
+class Named:
+    """A scenario id that no scenario has: how many traces named it, and where the first
+    of them is (file, line, trace id: the smallest, whatever the order of the traces)."""
+
+    traces: int
+    first: tuple[str, int, str]
+
+
 @dataclass
 class ScenarioAccumulator:
     """Partial scenario results of some traces (picklable, mergeable; sharding.py
-    records and replays ``per[i].rows``, ``.figures`` and ``.findings``)."""
+    records and replays ``per[i].rows``, ``.figures`` and ``.findings``, and each trace's
+    unknown scenario id)."""
 
     per: list[_Acc]
-    unknown_ids: set[str] = field(default_factory=set)  # scenario ids no scenario has
+    # scenario ids no scenario has (not even case-insensitively): the MAX_UNKNOWN_IDS
+    # smallest, and whether there were more
+    unknown_ids: dict[str, Named] = field(default_factory=dict)
+    unknown_more: bool = False
     # judgements the store lacks, by key (kept when the run records: --judge record)
     requests: dict[str, Request] = field(default_factory=dict)
 
@@ -777,8 +794,9 @@ class ScenarioAccumulator:
 
     def add(self, trace: Trace, compiled: CompiledScenarios) -> None:
         sid = trace.scenario
-        if sid is not None and sid not in compiled.ids:
-            self._unknown(sid)  # named in the hint of a scenario without traces
+        if sid is not None and not compiled.knows(sid):
+            # scenario/unknown_id, and named in the hint of a scenario without traces
+            self.unknown(sid, 1, (trace.source, trace.location.line, trace.id))
         which = compiled.match(trace.source, sid, trace.input)
         if not which:
             return
@@ -816,24 +834,63 @@ class ScenarioAccumulator:
             mine.seconds += theirs.seconds
             if mine.judge is not None and theirs.judge is not None:
                 mine.judge.merge(theirs.judge)
-        for sid in other.unknown_ids:
-            self._unknown(sid)
+        for sid, named in other.unknown_ids.items():
+            self.unknown(sid, named.traces, named.first)
+        self.unknown_more = self.unknown_more or other.unknown_more
         for key, r in other.requests.items():
             self.requests.setdefault(key, r)
 
-    def _unknown(self, sid: str) -> None:
-        """Keep the MAX_UNKNOWN_IDS smallest unknown ids: the same ones whatever the order
-        of the traces or how the work was split."""
+    def unknown(self, sid: str, traces: int, first: tuple[str, int, str]) -> None:
+        """Count ``traces`` traces naming the unknown scenario id ``sid``, the first of
+        them at ``first``. Keeps the MAX_UNKNOWN_IDS smallest unknown ids: the same ones,
+        with the same counts and first traces, whatever the order of the traces or how
+        the work was split (an id dropped here has MAX_UNKNOWN_IDS smaller ones beside
+        it, so it is not among the smallest of all either)."""
         ids = self.unknown_ids
-        if sid in ids:
+        seen = ids.get(sid)
+        if seen is not None:
+            seen.traces += traces
+            if first < seen.first:
+                seen.first = first
             return
-        if len(ids) < MAX_UNKNOWN_IDS:
-            ids.add(sid)
-        else:
+        if len(ids) >= MAX_UNKNOWN_IDS:
+            self.unknown_more = True  # more distinct ids than are kept
             top = max(ids)
-            if sid < top:
-                ids.discard(top)
-                ids.add(sid)
+            if sid > top:
+                return
+            del ids[top]
+        ids[sid] = Named(traces, first)
+
+    def unknown_findings(self, compiled: CompiledScenarios) -> list[Finding]:
+        """One scenario/unknown_id warning per kept unknown id (none in a suite without
+        scenarios), at the first trace naming it and the suite's `scenarios:` key."""
+        if not compiled.scenarios or not self.unknown_ids:
+            return []
+        ref = compiled.ref or replace(compiled.scenarios[0].ref, key_path="scenarios")
+        known = [sc.id for sc in compiled.scenarios]
+        more = ""
+        if self.unknown_more:
+            more = (f"; traces name more than {MAX_UNKNOWN_IDS} scenario ids this suite "
+                    f"does not have: the other ids (after the first {MAX_UNKNOWN_IDS} in "
+                    "sorted order) are left out")
+        out = []
+        seen: dict[str, int] = {}
+        for sid in sorted(self.unknown_ids):
+            named = self.unknown_ids[sid]
+            file, line, tid = named.first
+            n = named.traces
+            finding = Finding(
+                rule=SCENARIO_UNKNOWN_ID.id, severity="warning",
+                message=f"{n} trace{'s' if n != 1 else ''} name{'s' if n == 1 else ''} "
+                f"scenario '{sid}', which this suite does not have{suggest(sid, known)}; no "
+                f"scenario takes {'it' if n == 1 else 'them'} by that id{more}",
+                test="scenarios", config=ref, trace=TraceRef(file, line, tid), value=sid,
+                details={"scenario_id": sid, "traces": n})
+            # by the id named, not the trace: a new trace naming it moves no fingerprint
+            fingerprint(finding, seen, f"{finding.rule}|{ref.file}#{ref.key_path}|||{sid}")
+            out.append(finding)
+        out.sort(key=sort_key)
+        return out
 
     def finish(self, compiled: CompiledScenarios, *, timings: bool = True) -> SuiteOutcome:
         views = [_View.of(sc, acc, timings, sorted(self.unknown_ids))
@@ -845,7 +902,8 @@ class ScenarioAccumulator:
         latency_weighted = weights is not None and weights.get("latency", 0) > 0
         criteria = [evaluate_criterion(c, exact, views, latency_weighted=latency_weighted)
                     for c in compiled.criteria]
-        out = SuiteOutcome([v.to_result() for v in views], rounded(exact), criteria)
+        out = SuiteOutcome([v.to_result() for v in views], rounded(exact), criteria,
+                           unknown_ids=self.unknown_findings(compiled))
         if compiled.judge is not None:  # docs/judge.md "In the results"
             from agent_eval.judge.summary import (  # (start-up time)
                 input_errors,
@@ -871,6 +929,7 @@ class SuiteOutcome:
     criteria: list[CriterionResult]
     judge: JudgeSummary | None = None  # the suite's judge summary (judge/summary.py)
     judge_errors: list[InputError] = field(default_factory=list)  # missing judgements
+    unknown_ids: list[Finding] = field(default_factory=list)  # scenario/unknown_id
 
 
 def _column(figures: array[float], name: str) -> array[float]:
