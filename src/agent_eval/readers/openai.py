@@ -410,15 +410,9 @@ def chat_messages(conv: Conversation, msgs: Any, lines: Lines, path: JsonPath) -
 def chat_response(conv: Conversation, body: dict[str, Any], lines: Lines,
                   path: JsonPath) -> None:
     line = lines(path)
-    choices = body.get("choices")
     # every choice (a request with n > 1 has several): a call any of them asked for may
     # be the one the agent ran, so none is passed over (as in a streamed response)
-    for k, choice in enumerate(choices if type(choices) is list else ()):
-        at = (*path, "choices", k)
-        if type(choice) is not dict:
-            conv.error(INPUT_INVALID_EVENT, lines(at),
-                       f"a response's choice must be a JSON object, not {json_type(choice)}")
-            continue
+    for _, choice, at in _choices(conv, body, "a response's", lines, path):
         msg = choice.get("message")
         if type(msg) is dict:
             chat_message(conv, {**msg, "role": msg.get("role") or "assistant"},
@@ -567,13 +561,7 @@ def chat_chunk(conv: Conversation, body: dict[str, Any], lines: Lines,
         _remember(conv, "response_ids", body.get("id"))
     if type(body.get("usage")) is dict:
         llm.input_tokens, llm.output_tokens, llm.total_tokens = usage_counts(body["usage"])
-    choices = body.get("choices")
-    for k, ch in enumerate(choices if type(choices) is list else ()):
-        at = (*path, "choices", k)
-        if type(ch) is not dict:
-            conv.error(INPUT_INVALID_EVENT, lines(at),
-                       f"a chunk's choice must be a JSON object, not {json_type(ch)}")
-            continue
+    for k, ch, at in _choices(conv, body, "a chunk's", lines, path):
         index = ch.get("index")
         key = (rid, index if type(index) is int else k)
         stream = conv.streams.get(key)
@@ -584,6 +572,20 @@ def chat_chunk(conv: Conversation, body: dict[str, Any], lines: Lines,
             _chunk_delta(conv, stream, delta, lines, (*at, "delta"))
         if ch.get("finish_reason") is not None:
             conv.streams.pop(key).end(conv)
+
+
+def _choices(conv: Conversation, body: dict[str, Any], whose: str, lines: Lines,
+             path: JsonPath) -> Iterator[tuple[int, dict[str, Any], JsonPath]]:
+    """The items of a response's or a chunk's ``choices`` that are objects, with their
+    index and path; any other item is an input error at its line."""
+    choices = body.get("choices")
+    for k, choice in enumerate(choices if type(choices) is list else ()):
+        at = (*path, "choices", k)
+        if type(choice) is dict:
+            yield k, choice, at
+        else:
+            conv.error(INPUT_INVALID_EVENT, lines(at),
+                       f"{whose} choice must be a JSON object, not {json_type(choice)}")
 
 
 def _tool_call_items(conv: Conversation, tool_calls: Any, lines: Lines, path: JsonPath
