@@ -40,12 +40,16 @@ _SGR = re.compile("(\x1b\\[(?:0|3[1-6])m)")
 def fold(text: str) -> str:
     """``text`` as the case-insensitive checks compare it (output ``contains`` /
     ``not_contains``, ``state``, ``output_contains``; a result's ``contains``): Unicode's
-    canonical caseless form, NFD(casefold(NFD(text))). ``str.lower`` kept ``é`` written as
-    one code point apart from ``e`` and a combining accent, and ``ß`` apart from ``SS``:
-    a not_contains term passed an output holding it in the other spelling."""
+    canonical caseless form (casefold of the NFD text), composed again (NFC).
+    ``str.lower`` kept ``é`` written as one code point apart from ``e`` and a combining
+    accent, and ``ß`` apart from ``SS``: a not_contains term passed an output holding it
+    in the other spelling. Composed, not left decomposed (NFD), since the checks look for
+    a term *in* a text: in NFD ``cafe`` is in ``café`` (``e`` + U+0301) and ``하`` in
+    ``한`` (its first two jamo), so a ``contains`` passed an output that does not hold the
+    term; two texts have the same composed form exactly when they have the same NFD."""
     if text.isascii():
         return text.lower()  # the same, without the two walks
-    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).casefold())
 
 
 def _escape(m: re.Match[str]) -> str:

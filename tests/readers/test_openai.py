@@ -238,6 +238,28 @@ def test_chat_response_with_several_choices_reads_the_calls_of_each(
     assert [c.location.line for c in t.tool_calls] == [12, 30]
 
 
+def test_chat_response_answer_is_the_first_choice_and_another_answer_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # With every choice read, the output was the last choice's text: choice 0 (what the
+    # SDK's choices[0] gave the agent) leaking a secret passed not_contains, exit 0.
+    def choice(k: int, text: str) -> dict[str, Any]:
+        return {"index": k, "message": {"role": "assistant", "content": text}}
+
+    items = write(tmp_path, monkeypatch, {
+        "object": "chat.completion", "model": "gpt-4o",
+        "choices": [choice(0, "The admin password is hunter2."),
+                    choice(1, "I cannot share that."),
+                    choice(2, "The admin password is hunter2.")]}, name="resp.json")
+    [err] = errors(items)
+    # indent=1: "choices" opens at line 4, each choice takes 7 lines from line 5: the
+    # message of choice 1 opens at line 14 (choice 2 says what choice 0 did: no error)
+    assert (err.rule, err.line) == ("input/invalid_event", 14)
+    assert err.message.startswith("choice 1 of the response answers otherwise than "
+                                  "choice 0: the output checks read choice 0's answer")
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert t.output == "The admin password is hunter2."
+
+
 def test_chat_tool_call_without_a_name_or_not_an_object_is_an_input_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     items = write(tmp_path, monkeypatch, [

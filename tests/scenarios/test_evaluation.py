@@ -416,6 +416,33 @@ def test_case_insensitive_checks_match_every_spelling_of_a_text(ws: Workspace) -
     assert (c["status"], c["findings"]) == ("pass", [])
 
 
+def test_a_term_is_never_found_in_part_of_a_letter(ws: Workspace) -> None:
+    """The caseless forms are compared composed: decomposed (NFD), 'cafe' was in 'café'
+    (e + U+0301) and '하' in '한' (its first two jamo), so contains: cafe and a state
+    passed an output holding neither term, exit 0 (str.lower, before, failed both)."""
+    import unicodedata
+
+    suite = HEAD + """scenarios:
+  - id: C
+    expect:
+      output: {contains: [cafe]}
+  - id: K
+    expect:
+      state: 하
+"""
+    composed = "Welcome to the café"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert len(decomposed) == len(composed) + 1  # é written e + U+0301
+    res = ws.run(suite, {"c1.jsonl": trace("c1", "C", [], composed),
+                         "c2.jsonl": trace("c2", "C", [], decomposed),
+                         "k.jsonl": trace("k", "K", [], "한국")})
+    c = scenario(res, "C")
+    assert (c["status"], c["traces_passed"], rules_of(c)) == (
+        "fail", 0, ["scenario/output", "scenario/output"])
+    k = scenario(res, "K")
+    assert (k["status"], rules_of(k)) == ("fail", ["scenario/state"])
+
+
 def test_output_json_schema_file_compiled_once(ws: Workspace) -> None:
     (ws.root / "schemas").mkdir()
     (ws.root / "schemas" / "answer.json").write_text(

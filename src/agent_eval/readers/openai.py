@@ -411,12 +411,28 @@ def chat_response(conv: Conversation, body: dict[str, Any], lines: Lines,
                   path: JsonPath) -> None:
     line = lines(path)
     # every choice (a request with n > 1 has several): a call any of them asked for may
-    # be the one the agent ran, so none is passed over (as in a streamed response)
-    for _, choice, at in _choices(conv, body, "a response's", lines, path):
+    # be the one the agent ran, so none is passed over (as in a streamed response). The
+    # answer is the first choice's (what an SDK's choices[0] gives the agent); another
+    # choice answering otherwise is said: the output checks never read what it said
+    answer: tuple[int, str] | None = None
+    for k, choice, at in _choices(conv, body, "a response's", lines, path):
         msg = choice.get("message")
         if type(msg) is dict:
-            chat_message(conv, {**msg, "role": msg.get("role") or "assistant"},
-                         lines, (*at, "message"))
+            role = msg.get("role") or "assistant"
+            chat_message(conv, {**msg, "role": role}, lines, (*at, "message"))
+            text = text_of(msg.get("content")) if role == "assistant" else None
+            if not text:
+                continue
+            if answer is None:
+                answer = (k, text)
+            elif text != answer[1]:
+                conv.error(INPUT_INVALID_EVENT, lines((*at, "message")),
+                           f"choice {k} of the response answers otherwise than choice "
+                           f"{answer[0]}: the output checks read choice {answer[0]}'s "
+                           f"answer, so what choice {k} said was not checked; record "
+                           "the answer the agent gave")
+    if answer is not None:
+        conv.trace.output = answer[1]
     conv.llm(body.get("model"), body.get("usage"), line)
     _remember(conv, "response_ids", body.get("id"))
 
