@@ -141,15 +141,24 @@ def test_an_llm_run_with_several_choices_or_generations_asks_for_the_calls_of_ea
         run(2, {"generations": [  # line 3: one prompt, two candidates, then a second prompt
             [generation("c", "lookup"), generation("d", "purge_data")],
             [generation("e", "drop_table")]]}),
+        # line 4: a first choice that is not an object hid the choices after it
+        run(3, {"choices": ["junk", {"message": {
+            "role": "assistant", "tool_calls": [openai_call("f", "wipe_disk")]}}]}),
+        run(4, {"generations": [["junk", generation("g", "format_disk")]]}),  # line 5
     )))
     source = SourceFile(str(path), path.name, path.name)
     reader = pick_reader(source, "auto")
     assert not isinstance(reader, InputError) and reader.name == "langsmith"
     items = list(reader.read(source))
     assert [(e.rule, e.line, e.message) for e in items if isinstance(e, InputError)] == [
-        ("input/invalid_event", 2, "a 'tool_calls' item the model asked for is not a JSON "
-         "object; the call in it cannot be read")]
+        ("input/invalid_event", 2, "a choice, generation or 'tool_calls' item of the "
+         "model's answer is not a JSON object; the calls in it cannot be read"),
+        ("input/invalid_event", 4, "a choice, generation or 'tool_calls' item of the "
+         "model's answer is not a JSON object; the calls in it cannot be read"),
+        ("input/invalid_event", 5, "a choice, generation or 'tool_calls' item of the "
+         "model's answer is not a JSON object; the calls in it cannot be read")]
     [trace] = [i for i in items if isinstance(i, Trace)]
     assert [(c.name, c.id, c.location.line) for c in trace.tool_calls] == [
         ("lookup", "a", 2), ("delete_customer", "b", 2),
-        ("lookup", "c", 3), ("purge_data", "d", 3), ("drop_table", "e", 3)]
+        ("lookup", "c", 3), ("purge_data", "d", 3), ("drop_table", "e", 3),
+        ("wipe_disk", "f", 4), ("format_disk", "g", 5)]

@@ -329,8 +329,9 @@ class _Runs(ReadState):
         for asked in _asked(run.get("outputs")):
             if asked is None:
                 self.errors.append(INPUT_INVALID_EVENT.input_error(
-                    self.file, out_loc.line, "a 'tool_calls' item the model asked for is "
-                    "not a JSON object; the call in it cannot be read"))
+                    self.file, out_loc.line, "a choice, generation or 'tool_calls' item "
+                    "of the model's answer is not a JSON object; the calls in it cannot be "
+                    "read"))
                 continue
             cid, name, raw = asked
             if not isinstance(name, str) or not name:
@@ -352,9 +353,10 @@ class _Runs(ReadState):
 
 def _asked(outputs: Any) -> list[tuple[str, Any, Any] | None]:
     """The calls an LLM run's outputs ask for, as (id, name, raw arguments), ``None`` for
-    a ``tool_calls`` item that is not an object: OpenAI's ``choices[k].message.tool_calls``,
-    or a LangChain chat model's ``generations[i][j].message`` (its ``tool_calls``, else the
-    provider's ``additional_kwargs.tool_calls``). Every choice and generation is read (a
+    a choice, generation or ``tool_calls`` item that is not an object: OpenAI's
+    ``choices[k].message.tool_calls``, or a LangChain chat model's
+    ``generations[i][j].message`` (its ``tool_calls``, else the provider's
+    ``additional_kwargs.tool_calls``). Every choice and generation is read (a
     request with n > 1 has several): a call any of them asked for may be the one the agent
     ran."""
     if not isinstance(outputs, dict):
@@ -362,14 +364,20 @@ def _asked(outputs: Any) -> list[tuple[str, Any, Any] | None]:
     found: list[Any] = []
     choices = outputs.get("choices")
     generations = outputs.get("generations")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+    if isinstance(choices, list) and choices:
         for choice in choices:
-            msg = choice.get("message") if isinstance(choice, dict) else None
+            if not isinstance(choice, dict):
+                found.append([None])  # its calls cannot be read: said, as an item's
+                continue
+            msg = choice.get("message")
             found.append(msg.get("tool_calls") if isinstance(msg, dict) else None)
     elif isinstance(generations, list) and generations:
         for batch in generations:
             for g in batch if isinstance(batch, list) else [batch]:
-                parts = message_parts(g.get("message")) if isinstance(g, dict) else None
+                if not isinstance(g, dict):
+                    found.append([None])
+                    continue
+                parts = message_parts(g.get("message"))
                 if parts is None or parts[0] != "ai":
                     continue
                 calls = parts[1].get("tool_calls")
