@@ -473,10 +473,19 @@ def test_a_final_output_given_twice_differently_is_an_input_error(
          "text": "the password is hunter2"},                                         # 9
         {"type": "output", "trace_id": "C", "content": "Done.", "answer": "Done."},  # 10
         {"type": "trace_end", "trace_id": "C"},                                      # 11
+        # a first output of null said nothing: the answer after it is no second one
+        {"type": "trace_start", "trace_id": "D"},                                    # 12
+        {"type": "output", "trace_id": "D", "output": None},                         # 13
+        {"type": "trace_end", "trace_id": "D", "output": "Done."},                   # 14
+        # but a null after an answer would hide it
+        {"type": "trace_start", "trace_id": "E"},                                    # 15
+        {"type": "output", "trace_id": "E", "output": "the password is hunter2"},    # 16
+        {"type": "trace_end", "trace_id": "E", "output": None},                      # 17
     ))
     assert errors(items) == [("input/invalid_event", "t.jsonl", 3),
                              ("input/invalid_event", "t.jsonl", 7),
-                             ("input/invalid_event", "t.jsonl", 9)]
+                             ("input/invalid_event", "t.jsonl", 9),
+                             ("input/invalid_event", "t.jsonl", 17)]
     by_line = {e.line: e.message for e in items if isinstance(e, InputError)}
     assert by_line[3].startswith("a second final output for trace 'A', other than the one "
                                  "at line 2;")
@@ -487,6 +496,7 @@ def test_a_final_output_given_twice_differently_is_an_input_error(
     # the last is read, as before
     assert (got["A"].output, got["B"].output, got["C"].output) == ("Done.", {"n": True},
                                                                     "Done.")
+    assert (got["D"].output, got["E"].output) == ("Done.", None)
 
 
 # ------------------------------------------------------------ unknown / invalid

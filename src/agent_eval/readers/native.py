@@ -579,9 +579,11 @@ class _FileState:
     def _final_output(self, t: _Open, value: Any, line: int) -> None:
         """The trace's final output; a second one of another value is an input error: the
         checks read only the last, and what the first said (a secret, a refusal) was
-        never checked."""
+        never checked. A first output of ``null`` said nothing: a later one replaces it
+        without a word (a later ``null`` after an answer is said: it would hide it)."""
         first = t.output_line
-        if first and _canonical(value) != _canonical(t.trace.output):
+        if first and t.trace.output is not None and (
+                _canonical(value) != _canonical(t.trace.output)):
             self.error(INPUT_INVALID_EVENT, line,
                        f"a second final output for trace '{t.trace.id}', other than the one "
                        f"at line {first}; the output checks read only the last (this "
