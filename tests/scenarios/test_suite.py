@@ -545,6 +545,32 @@ def test_an_unknown_scenario_id_is_a_warning_at_its_first_trace(ws: Workspace) -
                                              one.unexercised[0].fingerprint)]
 
 
+def test_a_trace_naming_a_scenario_whose_glob_misses_its_file_is_said(
+        ws: Workspace) -> None:
+    """A scenario with `traces:` takes the traces of the files its glob matches; a trace
+    elsewhere naming it was checked by nothing, without a word (the id is the suite's, so
+    no scenario/unknown_id either). It is now that warning, saying why."""
+    suite = HEAD + """scenarios:
+  - id: REFUND-001
+    traces: traces/refund-*.jsonl
+    expect:
+      forbidden_tools: [delete_*]
+"""
+    traces = {"refund-1.jsonl": trace("a", "REFUND-001", ["lookup"]),
+              "other.jsonl": trace("b", "refund-001", ["delete_all"])}
+    res = ws.run(suite, traces)
+    assert res.to_dict() == ws.run(suite, traces, jobs=2).to_dict()
+    assert [(f.rule, f.value, f.trace.file if f.trace else None, f.message)
+            for f in res.unexercised] == [
+        ("scenario/unknown_id", "refund-001", "traces/other.jsonl",
+         "1 trace names scenario 'refund-001', whose traces: glob does not match its "
+         "file; no scenario takes it by that id")]
+    assert scenario(res, "REFUND-001")["status"] == "pass"  # its own trace passed
+    # the same trace naming no scenario is no warning (nor is one its glob takes)
+    traces["other.jsonl"] = trace("b", None, ["delete_all"])
+    assert ws.run(suite, traces).unexercised == []
+
+
 def test_unknown_ids_beyond_the_bound_are_said_to_be_left_out(ws: Workspace) -> None:
     from agent_eval.scenarios.evaluate import MAX_UNKNOWN_IDS
 

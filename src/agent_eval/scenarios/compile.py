@@ -321,6 +321,18 @@ class CompiledScenarios:
         """Whether some scenario has this id, exactly or case-insensitively."""
         return scenario in self.ids or scenario.casefold() in self.folded
 
+    def took_named(self, scenario: str, which: tuple[int, ...]) -> bool:
+        """Whether a scenario with the id a trace names (exactly or case-insensitively)
+        is among those that took it (``which``, from :meth:`match`): not when no scenario
+        has the id, nor when the one that has it takes its traces by a `traces:` glob
+        that does not match the trace's file."""
+        if not self.knows(scenario):
+            return False
+        folded = scenario.casefold()
+        scenarios = self.scenarios
+        return any(scenarios[i].id == scenario or scenarios[i].id.casefold() == folded
+                   for i in which)
+
     def config_path(self, source: str) -> str:
         """A trace file's path relative to the suite's folder (what `traces:` globs
         are written against)."""

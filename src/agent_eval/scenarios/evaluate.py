@@ -794,10 +794,12 @@ class ScenarioAccumulator:
 
     def add(self, trace: Trace, compiled: CompiledScenarios) -> None:
         sid = trace.scenario
-        if sid is not None and not compiled.knows(sid):
-            # scenario/unknown_id, and named in the hint of a scenario without traces
-            self.unknown(sid, 1, (trace.source, trace.location.line, trace.id))
         which = compiled.match(trace.source, sid, trace.input)
+        if sid is not None and not compiled.took_named(sid, which):
+            # scenario/unknown_id (no scenario has the id, or the one that has it takes its
+            # traces by a glob that does not match this file); an id no scenario has is
+            # also named in the hint of a scenario without traces
+            self.unknown(sid, 1, (trace.source, trace.location.line, trace.id))
         if not which:
             return
         clock = time.perf_counter
@@ -879,11 +881,18 @@ class ScenarioAccumulator:
             named = self.unknown_ids[sid]
             file, line, tid = named.first
             n = named.traces
+            them = "it" if n == 1 else "them"
+            if compiled.knows(sid):  # a scenario of `traces:` whose glob missed the file
+                files = "its file" if n == 1 else "the file of any of them"
+                why = (f", whose traces: glob does not match {files}; no scenario takes "
+                       f"{them} by that id")
+            else:
+                why = (f", which this suite does not have{suggest(sid, known)}; no scenario "
+                       f"takes {them} by that id")
             finding = Finding(
                 rule=SCENARIO_UNKNOWN_ID.id, severity="warning",
                 message=f"{n} trace{'s' if n != 1 else ''} name{'s' if n == 1 else ''} "
-                f"scenario '{sid}', which this suite does not have{suggest(sid, known)}; no "
-                f"scenario takes {'it' if n == 1 else 'them'} by that id{more}",
+                f"scenario '{sid}'{why}{more}",
                 test="scenarios", config=ref, trace=TraceRef(file, line, tid), value=sid,
                 details={"scenario_id": sid, "traces": n})
             # by the id named, not the trace: a new trace naming it moves no fingerprint
@@ -893,7 +902,8 @@ class ScenarioAccumulator:
         return out
 
     def finish(self, compiled: CompiledScenarios, *, timings: bool = True) -> SuiteOutcome:
-        views = [_View.of(sc, acc, timings, sorted(self.unknown_ids))
+        unknown = sorted(i for i in self.unknown_ids if not compiled.knows(i))
+        views = [_View.of(sc, acc, timings, unknown)
                  for sc, acc in zip(compiled.scenarios, self.per, strict=True)]
         exact = suite_metrics(views, compiled)
         # the criteria compare the metrics as computed; results.json shows them rounded
