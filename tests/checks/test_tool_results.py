@@ -13,6 +13,7 @@ import pytest
 
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.errors import ConfigError
+from agent_eval.results import TestResult as RuleTestResult
 
 SUITE = """
     version: "1"
@@ -69,14 +70,19 @@ def line(text: str, marker: str) -> int:
     return next(i for i, t in enumerate(text.splitlines(), 1) if marker in t)
 
 
+def evaluated(tmp_path: Path, suite_text: str, events: list[dict[str, Any]]) -> RuleTestResult:
+    """The one test of the suite ``suite_text`` (dedented) run on a trace of ``events``."""
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(suite_text).lstrip("\n"))
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    [test] = evaluate(suite, load_traces([trace], suite)).tests
+    return test
+
+
 def run(tmp_path: Path) -> tuple[str, list[dict[str, Any]]]:
     text = textwrap.dedent(SUITE).lstrip("\n")
-    (tmp_path / "agent-eval.yaml").write_text(text)
-    trace = tmp_path / "t.jsonl"
-    trace.write_text("\n".join(json.dumps(e) for e in EVENTS) + "\n")
-    suite = load_suite(tmp_path / "agent-eval.yaml")
-    results = evaluate(suite, load_traces([trace], suite))
-    [test] = results.tests
+    test = evaluated(tmp_path, SUITE, EVENTS)
     out = [{"rule": v.rule, "line": v.config.line, "trace_line": v.trace.line if v.trace
             else 0, "message": v.message, "value": v.value} for v in test.violations]
     return text, out
@@ -130,7 +136,7 @@ def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
     (not recorded, not a JSON object) is tool_results/not_recorded at the `args` key, with
     the test's severity: it was passed over, so a refund that succeeded where the entry
     expects an error passed with exit 0."""
-    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent("""
+    suite_text = """
         version: "1"
         suite: s
         tests:
@@ -140,7 +146,7 @@ def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
               - tool: refund
                 args: {account: ACME}
                 expect_error: true
-        """).lstrip("\n"))
+        """
     events: list[dict[str, Any]] = [
         # selected, fails as expected: nothing
         {"type": "tool_call", "id": "1", "tool": "refund", "arguments": {"account": "ACME"},
@@ -157,11 +163,7 @@ def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
         {"type": "tool_call", "id": "5", "tool": "refund", "arguments": None,
          "result": "refunded"},
     ]
-    trace = tmp_path / "t.jsonl"
-    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
-    suite = load_suite(tmp_path / "agent-eval.yaml")
-    results = evaluate(suite, load_traces([trace], suite))
-    [test] = results.tests
+    test = evaluated(tmp_path, suite_text, events)
     found = list(test.violations)
     got = [(v.rule, v.severity, v.config.line, v.trace.line if v.trace else 0)
            for v in found]
@@ -178,7 +180,7 @@ def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
     """A result's not_contains compares Unicode's canonical caseless forms, as a
     scenario's output checks do: 'Straße' is found in 'STRASSE', and 'café' in 'cafe'
     followed by a combining accent (str.lower missed both: the result passed)."""
-    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent("""
+    suite_text = """
         version: "1"
         suite: s
         tests:
@@ -187,14 +189,12 @@ def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
             calls:
               - tool: lookup
                 expect_result: {not_contains: [Straße, café]}
-        """).lstrip("\n"))
-    events = [{"type": "tool_call", "id": "1", "tool": "lookup", "arguments": {},
-               "result": "HAUPTSTRASSE 1"},
-              {"type": "tool_call", "id": "2", "tool": "lookup", "arguments": {},
-               "result": "Cafe\u0301 Central"}]
-    trace = tmp_path / "t.jsonl"
-    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
-    suite = load_suite(tmp_path / "agent-eval.yaml")
-    [test] = evaluate(suite, load_traces([trace], suite)).tests
+        """
+    events: list[dict[str, Any]] = [
+        {"type": "tool_call", "id": "1", "tool": "lookup", "arguments": {},
+         "result": "HAUPTSTRASSE 1"},
+        {"type": "tool_call", "id": "2", "tool": "lookup", "arguments": {},
+         "result": "Cafe\u0301 Central"}]
+    test = evaluated(tmp_path, suite_text, events)
     assert [(v.rule, v.trace.line if v.trace else 0) for v in test.violations] == [
         ("tool_results/result", 1), ("tool_results/result", 2)]
