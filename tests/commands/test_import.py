@@ -88,3 +88,38 @@ def test_import_of_a_policy_beside_the_configs_folder(
         f"the repository ({tmp_path / 'policies' / 'args.agent-eval.yaml'}); write the "
         "suite (-o) where the policies' paths stay inside it\n")
     assert not (repo / "top.yaml").exists() and not (tmp_path / "policies").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_an_unreadable_file_is_named_by_import_and_by_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An EvalView folder holding a FIFO and a link leading out of the repository: the
+    error was 'error: not a regular file' (or the outside one), naming no file, and only
+    the first was said; an Assay config given with --dialect that is a FIFO the same.
+    Each file is now named, and every one is said."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "cases").mkdir()
+    (tmp_path / "outside.yaml").write_text("name: x\ninput: {query: q}\nexpected: {}\n")
+    (repo / "cases" / "a.yaml").write_text(
+        "name: a\ninput: {query: hi}\nexpected: {tools: [search]}\n")
+    os.mkfifo(repo / "cases" / "fifo.yaml")
+    (repo / "cases" / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    monkeypatch.chdir(repo)
+    said = ("error: cases/fifo.yaml:1:1: cannot be read (not a regular file); remove it "
+            "from the folder or fix it\n"
+            "error: cases/link.yaml:1:1: cannot be read (outside the repository: agent-eval "
+            "reads only files inside the repository (the folder holding .git above the "
+            "suite file)); remove it from the folder or fix it\n")
+    for argv in (["import", "cases", "--dialect", "evalview"],
+                 ["run", "--config", "cases", "--dialect", "evalview", "-q",
+                  "--traces", "none/*.jsonl"]):
+        with within(20, argv[0]):
+            assert cli(argv) == 2, argv
+        assert capsys.readouterr().err == said, argv
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "cases"]
+    with within(20, "import"):
+        assert cli(["import", "cases/fifo.yaml", "--dialect", "assay"]) == 2
+    assert capsys.readouterr().err == ("error: cases/fifo.yaml: cannot read the config: "
+                                       "not a regular file\n")

@@ -177,3 +177,72 @@ def test_the_bounded_client_keeps_the_environments_proxy(
     assert [type(t._pool).__name__ for t in proxies] == ["HTTPProxy"]
     for transport in (http._transport, *proxies):
         assert isinstance(transport._pool._network_backend, _Backend)
+
+
+MESSAGE = json.dumps({"id": "m1", "type": "message", "role": "assistant", "model": "m",
+                      "content": [{"type": "text", "text": GOOD}], "stop_reason": "end_turn",
+                      "usage": {"input_tokens": 10, "output_tokens": 5}}).encode()
+
+
+@contextmanager
+def rate_limited_once(retry_after: str, data: bytes) -> Iterator[tuple[str, list[float]]]:
+    """A loopback endpoint whose first answer is HTTP 429 with ``Retry-After:
+    retry_after`` and every later one ``data`` (HTTP 200). Yields its address and the
+    times of the requests."""
+    times: list[float] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            times.append(time.monotonic())
+            body = data
+            if len(times) == 1:
+                body = b'{"error": {"message": "slow down", "type": "rate_limit"}}'
+                self.send_response(429)
+                self.send_header("Retry-After", retry_after)
+            else:
+                self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", times
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_servers_short_retry_after_is_waited_not_the_whole_deadline(
+        provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 429 saying "Retry-After: 1": the SDK waits 1 s and asks again, as it did before the
+    # deadline. The deadline put what was left of timeout_s (8 s here) in its place, so the
+    # SDK slept 8 s and its retry found the deadline passed: a judge/error (after 8 s)
+    # where the call succeeds after 1 s. Only a longer Retry-After is cut to what is left.
+    from agent_eval.judge.config import JudgeConfig
+    from agent_eval.judge.prompts import Prompt
+    from agent_eval.judge.providers import make_provider
+
+    monkeypatch.setenv("JUDGE_TEST_KEY", "sk-test-not-a-secret")
+    with rate_limited_once("1", chat() if provider == "openai" else MESSAGE) as (url, times):
+        config = JudgeConfig.model_validate({
+            "provider": provider, "model": "m", "api_key_env": "JUDGE_TEST_KEY",
+            "base_url": url + ("/v1" if provider == "openai" else ""), "timeout_s": 8,
+            "max_retries": 1})
+        with within(30, "a judge call told to retry after 1 s"):
+            answer = make_provider(config).ask(Prompt("t", "system", "user",
+                                                      {"type": "object"}))
+    assert answer.verdict == {"reasoning": "fine", "score": 5}
+    assert len(times) == 2
+    assert 0.9 < times[1] - times[0] < 4, times  # the server's 1 s, not the 8 s left

@@ -157,6 +157,34 @@ def test_a_listing_that_cannot_be_read_whole_fails(tmp_path: Path, mode: str, bo
     assert code == 1
 
 
+@pytest.mark.parametrize(("mode", "status"), [("template_cursor_loop", "fail"),
+                                             ("", "pass")])
+def test_a_resource_template_in_a_listing_that_loops_is_no_pass(tmp_path: Path, mode: str,
+                                                                status: str) -> None:
+    """A resources/templates/list whose pages loop lists the template again and again: the
+    resource_template probe found it there and passed, though a listing that cannot be read
+    whole is probe/call_failed (docs/mcp.md). The same server with pages that end passes."""
+    path = write_suite(tmp_path, suite(mode, """
+          - id: templated
+            resource_template: "demo://{id}"
+            parameters: {id: "1"}
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["templated"]
+    assert test["status"] == status, test
+    assert results["input_errors"] == []
+    if status == "pass":
+        assert code == 0
+        return
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "resource_template:")
+    assert v["message"] == ("resources/templates/list failed: the server's "
+                            "resources/templates/list gave the cursor 'again' twice: its "
+                            "pages loop")
+    assert code == 1
+
+
 def test_a_tool_listed_twice_cannot_hide_a_changed_description(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The lock compared only the last entry of a name: a server listing `echo` first with

@@ -7,9 +7,13 @@ changed on the way, not even text that is not JSON."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +154,40 @@ def test_a_server_that_ignores_the_end_of_its_input_is_stopped(tmp_path: Path) -
     assert b"did not exit within 5 s of its stdin closing; stopping it (SIGTERM)" in \
         proc.stderr
     assert b"ignored SIGTERM; killing it (SIGKILL)" in proc.stderr
+
+
+WRAPPER = ("import subprocess, sys\n"  # as npx, uvx or a shell script start a server
+           "subprocess.run([sys.executable, '-c', sys.argv[1], sys.argv[2]])\n")
+WRAPPED = ("import os, signal, sys, time\n"
+           "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+           "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+           "time.sleep(60)\n")  # bounded: what a proxy that hangs leaves running
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups")
+def test_a_server_started_through_a_wrapper_is_stopped_with_it(tmp_path: Path) -> None:
+    """A server started by a wrapper (npx, uvx, a shell script) is the wrapper's child
+    and holds the proxy's pipe to the client too: SIGTERM and SIGKILL went to the wrapper
+    alone, so the server that ignored the end of its input kept the proxy waiting on its
+    output as long as it ran (60 s here, for ever for a real one). The server's process
+    group is stopped: the proxy ends after the two graces, the server with it."""
+    from agent_eval.live.proxy import STOP_GRACE
+
+    pid_file = tmp_path / "server.pid"
+    try:
+        proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                               sys.executable, "-c", WRAPPER, WRAPPED, str(pid_file)],
+                              input=b"", capture_output=True, timeout=4 * STOP_GRACE + 10)
+        assert proc.returncode == 128 + 15  # the wrapper ended on SIGTERM (its child not)
+        assert b"ignored SIGTERM; killing it (SIGKILL)" in proc.stderr
+        stat = Path(f"/proc/{pid_file.read_text()}/stat")
+        if stat.parent.parent.is_dir():  # gone, or a zombie left for init to reap
+            time.sleep(0.5)
+            assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    finally:  # (the old proxy left it sleeping)
+        if pid_file.exists():
+            with contextlib.suppress(OSError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 @pytest.mark.parametrize("flag", ["--version", "--help"])

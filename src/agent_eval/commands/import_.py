@@ -44,7 +44,10 @@ def main(args: argparse.Namespace) -> ExitCode:
         raise ConfigError([f"{args.file}: this is already an agent-eval suite (or not a "
                            "config of Assay, EvalView or CIAgent); --dialect forces one"])
 
-    t = translator(dialect)(source, root, read, lambda p: rel(p, root))
+    try:
+        t = translator(dialect)(source, root, read, lambda p: rel(p, root))
+    except (OSError, UnicodeDecodeError) as exc:  # the config itself (--dialect given)
+        raise ConfigError([f"{args.file}: cannot read the config: {exc}"]) from None
     folder = source if source.is_dir() else source.parent
     out = Path(args.output) if args.output else folder / "agent-eval.yaml"
     if args.traces:

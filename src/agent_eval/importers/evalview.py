@@ -13,7 +13,7 @@ from typing import Any
 
 from agent_eval.errors import ConfigError
 from agent_eval.importers.base import PeerConfig, Translation, as_dict
-from agent_eval.paths import real
+from agent_eval.paths import as_written, real
 from agent_eval.yamlpos import Path, Positions, load_yaml
 
 # evalview/core/tool_categories.py DEFAULT_CATEGORIES (EvalView 0.8.1)
@@ -56,10 +56,19 @@ class _EvalView(PeerConfig):
         files = ([self.path] if self.path.is_file() else
                  sorted(p for p in self.path.rglob("*.y*ml")
                         if p.suffix in (".yaml", ".yml") and ".evalview" not in p.parts))
+        unreadable: list[str] = []
         for f in files:
-            data, src = load_yaml(self.read(f), self.rel(f))
+            try:
+                text = self.read(f)
+            except (OSError, UnicodeDecodeError) as exc:  # a FIFO, a link leading out
+                unreadable.append(f"{as_written(f, self.root)}:1:1: cannot be read "
+                                  f"({_reason(exc)}); remove it from the folder or fix it")
+                continue  # the other files are still read, each problem said
+            data, src = load_yaml(text, self.rel(f))
             if isinstance(data, dict) and "input" in data and "expected" in data:
                 self.case(data, src)
+        if unreadable:
+            raise ConfigError(unreadable)
         if not self.scenarios:
             raise ConfigError([f"{self.rel(self.path)}:1:1: no EvalView test case (a YAML "
                                "file with name, input and expected) found"])
@@ -116,7 +125,12 @@ class _EvalView(PeerConfig):
                 break  # never read above the repository
             config = d / ".evalview" / "config.yaml"
             if config.is_file():
-                data, src = load_yaml(self.read(config), self.rel(config))
+                try:
+                    text = self.read(config)
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ConfigError([f"{as_written(config, self.root)}:1:1: cannot be "
+                                       f"read ({_reason(exc)})"]) from None
+                data, src = load_yaml(text, self.rel(config))
                 judge = as_dict(as_dict(data).get("judge"))
                 provider, model = judge.get("provider"), judge.get("model")
                 if provider in ("openai", "anthropic") and isinstance(model, str) and model:
@@ -284,3 +298,10 @@ class _EvalView(PeerConfig):
 def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
               rel: Callable[[FsPath], str]) -> Translation:
     return _EvalView(path, root, read, rel).translate()
+
+
+def _reason(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a file could not be read, without where a link led."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    return exc.strerror or str(exc)

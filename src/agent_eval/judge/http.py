@@ -22,10 +22,12 @@ Imported only when a judgement is recorded, with the SDKs (which bring httpx2).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpcore2
@@ -139,13 +141,43 @@ def _bound(response: httpx2.Response, limit: int) -> None:
                              "though it was asked for uncompressed; its size cannot be "
                              "bounded")
     response.stream = _Capped(response.stream, limit)
-    # a server's Retry-After no longer than what is left of the call (the SDK waits it)
-    names = [n for n in ("retry-after", "retry-after-ms") if n in response.headers]
-    for name in names:
-        del response.headers[name]
+    # a server's Retry-After no longer than what is left of the call (the SDK waits it);
+    # a shorter one is kept as it is (it was the whole of what was left: a 429 saying
+    # "in 1 s" made the SDK wait out the deadline, so the call failed)
+    wait = _retry_after(response.headers)
+    for name in ("retry-after", "retry-after-ms"):
+        if name in response.headers:
+            del response.headers[name]
     end = getattr(_call, "deadline", None)
-    if names and end is not None and end > time.monotonic():
-        response.headers["retry-after-ms"] = str(max(1, int((end - time.monotonic()) * 1000)))
+    if wait is not None and end is not None and end > time.monotonic():
+        wait = min(wait, end - time.monotonic())
+    if wait is not None:
+        response.headers["retry-after-ms"] = str(max(1, int(wait * 1000)))
+
+
+def _retry_after(headers: httpx2.Headers) -> float | None:
+    """The seconds a server's ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP
+    date) asks to wait, as the SDKs read them; None when neither says (the SDK's own
+    back-off)."""
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            if divisor == 1000.0:
+                continue
+            try:
+                when = parsedate_to_datetime(value)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                continue
+            if when.tzinfo is None:
+                continue
+            seconds = when.timestamp() - time.time()
+        if math.isfinite(seconds) and seconds > 0:
+            return seconds
+    return None
 
 
 def bounded_client(client_class: Any, timeout_s: float,

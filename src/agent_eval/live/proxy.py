@@ -8,7 +8,8 @@ direction, no parsing on the way). Each message is also appended to the trace fi
 with the message's own JSON text inside, so the file is what ``agent-eval run`` reads as
 an MCP log. A line that is not JSON is kept as ``"raw"`` text; a line over
 :data:`MAX_LOGGED` bytes is forwarded whole but logged as its size only. The server's
-stderr is the proxy's stderr; the proxy exits with the server's exit code.
+stderr is the proxy's stderr; the proxy exits with the server's exit code. The server
+runs in a process group of its own (POSIX), which is what is signalled.
 
 The MCP SDK is not used here on purpose: it would parse and re-serialise each message,
 and the point of the proxy is to change nothing.
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +32,7 @@ import orjson
 
 CHUNK = 1 << 20  # bytes read at most per call while forwarding a line
 MAX_LOGGED = 16 << 20  # a longer line is forwarded but logged as its size only
+_GROUPS = hasattr(os, "killpg")  # POSIX: the server runs in a process group of its own
 STOP_GRACE = 5.0  # seconds the server gets to exit after its stdin closes (then
 # SIGTERM, and as long again before SIGKILL)
 
@@ -104,7 +107,11 @@ def run(argv: list[str], output: Path) -> int:
     """Start ``argv`` and proxy stdio until either side ends; the server's exit code."""
     log = TraceLog(output)
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # its own process group: a server started through a wrapper (npx, uvx, a shell
+        # script) runs as the wrapper's child, which holds the pipes too; the group is
+        # what is signalled, so stopping the server stops that child
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                process_group=0 if _GROUPS else None)
     except OSError as exc:
         log.close()
         print(f"error: cannot start {argv[0]!r}: {exc}", file=sys.stderr)
@@ -112,18 +119,34 @@ def run(argv: list[str], output: Path) -> int:
     assert proc.stdin is not None and proc.stdout is not None
     server_in, server_out = proc.stdin, proc.stdout
 
+    def signal_server(signum: int) -> None:
+        """``signum`` to the server's process group (its children too), else to it."""
+        if _GROUPS:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signum)
+            return
+        if proc.poll() is None:
+            proc.send_signal(signum)
+
+    def running() -> bool:
+        # the server, or a process it started that still holds its stdout (the proxy
+        # waits for the end of that output)
+        return proc.poll() is None or down.is_alive()
+
     def stop_if_still_running() -> None:
-        if proc.poll() is not None:
+        if not running():
             return
         print(f"agent-eval record: the server did not exit within {STOP_GRACE:g} s of its "
               "stdin closing; stopping it (SIGTERM)", file=sys.stderr)
-        proc.terminate()
-        try:
+        signal_server(signal.SIGTERM)
+        end = time.monotonic() + STOP_GRACE
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=STOP_GRACE)
-        except subprocess.TimeoutExpired:
+        down.join(max(0.0, end - time.monotonic()))
+        if running():
             print("agent-eval record: the server ignored SIGTERM; killing it (SIGKILL)",
                   file=sys.stderr)
-            proc.kill()
+            signal_server(signal.SIGKILL)
 
     def close_server_stdin() -> None:
         """The client is done: the server gets STOP_GRACE seconds to exit, then is
@@ -144,8 +167,8 @@ def run(argv: list[str], output: Path) -> int:
 
     def forward(signum: int, frame: Any) -> None:
         del frame
-        if proc.poll() is None:
-            proc.send_signal(signum)
+        if running():
+            signal_server(signum)
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     up.start()

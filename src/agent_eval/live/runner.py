@@ -144,6 +144,11 @@ async def _probe(p: ProbeSpec, s: Session, out: _Probed) -> None:
                         PROBE_LISTING.id, p.at("resource_template"),
                         f"resources/templates/list does not list {m.resource_template!r}"
                         + ("" if a.ok else f" ({a.error})"), None, None, a.line, False))
+                elif not a.ok:  # listed, but the listing was not read whole (docs/mcp.md)
+                    out.once.append(c.Failure(
+                        PROBE_CALL_FAILED.id, p.at("resource_template"),
+                        f"resources/templates/list failed: {a.error}", None, a.error,
+                        a.line, False))
                 uri = c.expand_template(m.resource_template, m.parameters or {})
             for _ in range(m.repeats):
                 a = await s.request("resources/read", {"uri": uri}, timeout)

@@ -11,6 +11,8 @@ prompt_cursor_loop   each prompts/list page lists `greet` and gives the cursor `
 duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPTION, then
                  as "Echo." (the only entry in the other modes)
 prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
+template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
+                 cursor `again`; resources/read answers (in every mode)
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def main() -> None:
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "protocolVersion": params["protocolVersion"],
-                "capabilities": {"tools": {}, "prompts": {}},
+                "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}})
         elif method == "tools/list":
             echo = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
@@ -54,6 +56,15 @@ def main() -> None:
                 n = int(params.get("cursor") or 0)
                 page = {"prompts": [{"name": f"p{n}"}], "nextCursor": str(n + 1)}
             send({"jsonrpc": "2.0", "id": mid, "result": page})
+        elif method == "resources/templates/list":
+            listed: dict[str, object] = {"resourceTemplates": [
+                {"uriTemplate": "demo://{id}", "name": "demo"}]}
+            if MODE == "template_cursor_loop":
+                listed["nextCursor"] = "again"
+            send({"jsonrpc": "2.0", "id": mid, "result": listed})
+        elif method == "resources/read":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"contents": [
+                {"uri": params.get("uri"), "mimeType": "text/plain", "text": "demo"}]}})
         elif method == "prompts/get":
             if "city" not in (params.get("arguments") or {}) and MODE == "exit_on_prompt":
                 sys.stderr.write("misbehaving: exits on a prompt without city\n")
