@@ -70,6 +70,16 @@ def line(text: str, marker: str) -> int:
     return next(i for i, t in enumerate(text.splitlines(), 1) if marker in t)
 
 
+# a suite of one tool_results test "r" (dedented with what follows: its `calls:` entries)
+ONE_TEST = """
+        version: "1"
+        suite: s
+        tests:
+          - id: r
+            metric: tool_results
+            calls:"""
+
+
 def evaluated(tmp_path: Path, suite_text: str, events: list[dict[str, Any]]) -> RuleTestResult:
     """The one test of the suite ``suite_text`` (dedented) run on a trace of ``events``."""
     (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(suite_text).lstrip("\n"))
@@ -136,13 +146,7 @@ def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
     (not recorded, not a JSON object) is tool_results/not_recorded at the `args` key, with
     the test's severity: it was passed over, so a refund that succeeded where the entry
     expects an error passed with exit 0."""
-    suite_text = """
-        version: "1"
-        suite: s
-        tests:
-          - id: r
-            metric: tool_results
-            calls:
+    suite_text = ONE_TEST + """
               - tool: refund
                 args: {account: ACME}
                 expect_error: true
@@ -180,13 +184,7 @@ def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
     """A result's not_contains compares Unicode's canonical caseless forms, as a
     scenario's output checks do: 'Straße' is found in 'STRASSE', and 'café' in 'cafe'
     followed by a combining accent (str.lower missed both: the result passed)."""
-    suite_text = """
-        version: "1"
-        suite: s
-        tests:
-          - id: r
-            metric: tool_results
-            calls:
+    suite_text = ONE_TEST + """
               - tool: lookup
                 expect_result: {not_contains: [Straße, café]}
         """
