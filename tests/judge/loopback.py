@@ -148,6 +148,22 @@ class Loopback:
 
 
 @contextmanager
+def serving(handler: type[BaseHTTPRequestHandler],
+            server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer) -> Iterator[str]:
+    """``handler`` served on a free loopback port, in a thread, for the duration of the
+    block: its URL."""
+    server = server_class(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@contextmanager
 def serve(protocol: str) -> Iterator[Loopback]:
     """A loopback server of ``protocol`` for the duration of the block."""
     state = Loopback(protocol)
@@ -181,17 +197,9 @@ def serve(protocol: str) -> Iterator[Loopback]:
             self.end_headers()
             self.wfile.write(data)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    port = server.server_address[1]
-    state.url = f"http://127.0.0.1:{port}" + ("/v1" if protocol == "openai" else "")
-    try:
+    with serving(Handler) as url:
+        state.url = url + ("/v1" if protocol == "openai" else "")
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -251,12 +259,5 @@ def misbehaving(mode: str, size: int = 0) -> Iterator[str]:
         daemon_threads = True
         block_on_close = False
 
-    server = Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(Handler, Server) as url:
+        yield url

@@ -7,18 +7,17 @@ else of the round was recorded)."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from tests.conftest import within
 
 from .conftest import Project, native
-from .loopback import misbehaving
+from .loopback import misbehaving, serving
 
 GOOD = '{"reasoning": "fine", "score": 5}'
 
@@ -49,15 +48,8 @@ def answering(data: bytes) -> Iterator[str]:
             self.end_headers()
             self.wfile.write(data)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(Handler) as url:
+        yield url
 
 
 def write(project: Project, url: str, provider: str = "openai") -> None:
@@ -212,15 +204,8 @@ def rate_limited_once(retry_after: str, data: bytes) -> Iterator[tuple[str, list
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", times
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(Handler) as url:
+        yield url, times
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
