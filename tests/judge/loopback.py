@@ -147,6 +147,17 @@ class Loopback:
         return 200, out
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing (a test's output stays its own)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def read_body(self, limit: int = 8 << 20) -> bytes:
+        """The request's body (at most ``limit`` bytes)."""
+        return self.rfile.read(min(int(self.headers.get("Content-Length") or 0), limit))
+
+
 @contextmanager
 def serving(handler: type[BaseHTTPRequestHandler],
             server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer) -> Iterator[str]:
@@ -169,13 +180,9 @@ def serve(protocol: str) -> Iterator[Loopback]:
     state = Loopback(protocol)
     path = OPERATIONS[protocol][1]
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(min(length, 8 << 20))
+            raw = self.read_body()
             if self.path != path:
                 state.problems.append(f"unexpected path {self.path}")
                 status, out = 404, {"error": {"message": "not found"}}
@@ -228,14 +235,11 @@ def misbehaving(mode: str, size: int = 0) -> Iterator[str]:
     ``huge``: HTTP 200 and a body of ``size`` bytes (a JSON string), sent at once. Yields
     the server's address."""
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.read_body()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             try:

@@ -10,14 +10,13 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from tests.conftest import within
 
 from .conftest import Project, native
-from .loopback import misbehaving, serving
+from .loopback import QuietHandler, misbehaving, serving
 
 GOOD = '{"reasoning": "fine", "score": 5}'
 
@@ -36,12 +35,9 @@ def chat(message: Any = None, **over: Any) -> bytes:
 def answering(data: bytes) -> Iterator[str]:
     """A loopback endpoint that answers every POST with ``data`` (HTTP 200, JSON)."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.read_body()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -183,14 +179,11 @@ def rate_limited_once(retry_after: str, data: bytes) -> Iterator[tuple[str, list
     times of the requests."""
     times: list[float] = []
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.read_body()
             times.append(time.monotonic())
             body = data
             if len(times) == 1:
