@@ -395,3 +395,21 @@ def test_the_tally_counts_what_each_walk_counted() -> None:
         s: {t.id for t in res.tests if any(v.severity == s for v in t.violations)}
         for s in severities}
     assert counted.tests_by_severity["note"] >= {"extra"}
+
+
+@pytest.mark.parametrize("limit", [200, 1_000, 5_000])
+def test_a_hard_cut_closes_the_blocks_it_leaves_open(limit: int) -> None:
+    """A cut inside a <details> block (or a code fence) left the note that says so folded
+    away (or shown as code): the blocks the kept lines open are closed before the note."""
+    from agent_eval.renderers.markdown import CUT_NOTE, _hard_cut
+
+    text = ("# Summary\n\n<details><summary>Metrics (9999)</summary>\n\n```text\n"
+            + "".join(f"metric_{n} = {n}\n" for n in range(9999)) + "```\n\n</details>\n")
+    cut = _hard_cut(text, limit)
+    assert len(cut) <= limit
+    note = CUT_NOTE.format(limit)
+    assert cut.endswith("\n```\n\n</details>" + note)
+    kept = cut[:-len("\n```\n\n</details>" + note)]
+    assert text.startswith(kept) and text[len(kept)] == "\n"  # whole lines kept
+    # nothing left open: as many closers as openers, an even number of fences
+    assert cut.count("<details>") == cut.count("</details>") and cut.count("```") % 2 == 0

@@ -621,8 +621,19 @@ def _hard_cut(text: str, max_chars: int) -> str:
     if len(text) <= max_chars:
         return text
     note = CUT_NOTE.format(max_chars)
-    head = text[:max(0, max_chars - len(note))]
-    return head[:head.rfind("\n") + 1].rstrip("\n") + note
+    closers = ""
+    for _ in range(2):  # a shorter head may close fewer blocks: cut again to fit them
+        head = text[:max(0, max_chars - len(note) - len(closers))]
+        head = head[:head.rfind("\n") + 1].rstrip("\n")
+        closers = _closers(head)
+    return head + closers + note
+
+
+def _closers(head: str) -> str:
+    """What closes the blocks a cut left open in ``head``: a code fence, then each
+    ``<details>`` (else the note after it would be folded away, or shown as code)."""
+    out = "\n```" if head.count("```") % 2 else ""
+    return out + "\n\n</details>" * max(0, head.count("<details>") - head.count("</details>"))
 
 
 def _largest(fits: Callable[[int], bool], upper: int) -> int:
