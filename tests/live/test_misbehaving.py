@@ -213,3 +213,21 @@ def test_a_tool_listed_twice_cannot_hide_a_changed_description(
                                  "a client may call either of the two, whatever the other "
                                  "describes")
     assert code == 1
+
+
+def test_a_server_that_dies_is_not_tolerated_by_min_pass_ratio(tmp_path: Path) -> None:
+    """Repeated calls whose server exited got no answer at all: min_pass_ratio 0 kept
+    their probe/call_failed as a note, and the probe passed (exit 0)."""
+    write_suite(tmp_path, suite("exit_on_call", """
+          - id: flaky
+            tool: echo
+            arguments: {message: hello}
+            repeats: 3
+            min_pass_ratio: 0
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["flaky"]
+    assert [(v["rule"], v["severity"]) for v in test["violations"]] == [
+        ("probe/call_failed", "error")]
+    assert "3 of 3 calls; 0 passed, min_pass_ratio 0" in test["violations"][0]["message"]
+    assert (test["status"], results["verdict"], code) == ("fail", "fail", 1)

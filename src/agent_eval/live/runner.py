@@ -229,7 +229,10 @@ def _probe_result(p: ProbeSpec, r: _Probed, started: dict[str, SourceFile],
     findings: list[Finding] = []
     for fs in groups.values():
         f = fs[0]
-        sev: Severity = "note" if tolerated else p.model.severity
+        # a call the server gave no usable answer to (it died, it broke the protocol) is
+        # no sample of what it answers: never tolerated by min_pass_ratio
+        sev: Severity = "note" if tolerated and f.rule != PROBE_CALL_FAILED.id \
+            else p.model.severity
         message = f.message
         if n > 1:
             message += f" ({len(fs)} of {n} calls; {passed} passed, min_pass_ratio " \
