@@ -34,6 +34,12 @@ def _render_options(parser: argparse.ArgumentParser, formats: str) -> None:
                         help="repository root the paths are relative to (default: .)")
 
 
+def _dialect_option(parser: argparse.ArgumentParser) -> None:
+    """What `run` and `validate` share: the language of the config (docs/migrating.md)."""
+    parser.add_argument("--dialect", choices=("auto", "native", "assay", "evalview", "ciagent"),
+                        default="auto", help="the config's language (default: by content)")
+
+
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; for ``run`` (``command``), only what ``run`` parses: the
     other commands' parsers are not built (start-up time, docs/performance.md)."""
@@ -47,8 +53,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate traces against the suite")
     run.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …); also "
                      "an Assay, EvalView or CIAgent config (docs/migrating.md)")
-    run.add_argument("--dialect", choices=("auto", "native", "assay", "evalview", "ciagent"),
-                     default="auto", help="the config's language (default: by content)")
+    _dialect_option(run)
     run.add_argument("--traces", "-t", action="extend", nargs="+", metavar="GLOB",
                      help="trace files or globs (several, or repeated: an unquoted glob "
                      "the shell expands is read whole); overrides the suite's traces:")
@@ -110,6 +115,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="check the suite and its policies (no traces)")
     val.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
+    _dialect_option(val)
 
     exp = sub.add_parser("explain", help="show the documentation of a rule id")
     exp.add_argument("rule", nargs="?", help="e.g. args_valid/maximum (omit to list all)")

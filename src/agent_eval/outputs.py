@@ -11,7 +11,8 @@
   (:func:`output_folder`).
 * The files a run is about to write are removed from the folder before it reads a trace
   (:func:`clear_outputs`): a run that stops (exit 2) leaves none of them, never an earlier
-  run's results that a later step could take for this one's.
+  run's results that a later step could take for this one's; ``report`` and ``diff``
+  remove their ``--output FILE`` first, for the same reason (:func:`clear_output_file`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import contextlib
 import io
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -57,10 +58,11 @@ def atomic_write(path: Path | str) -> Iterator[BinaryIO]:
         raise
 
 
-def clear_outputs(folder: Path, filenames: list[str]) -> None:
+def clear_outputs(folder: Path, filenames: list[str], option: str = "--output-dir") -> None:
     """Remove ``filenames`` from ``folder`` where an earlier run left them. A symbolic link
     is removed, never followed; a folder of that name is left (writing the file will say
-    it is in the way). Raises :class:`ConfigError` when one cannot be removed."""
+    it is in the way). Raises :class:`ConfigError` when one cannot be removed (naming
+    ``option`` as the way around it)."""
     for name in filenames:
         path = folder / name
         try:
@@ -71,7 +73,29 @@ def clear_outputs(folder: Path, filenames: list[str]) -> None:
         except OSError as exc:
             raise ConfigError([f"{path}: an earlier run's output cannot be removed "
                                f"({exc.strerror or exc}); remove it, or pass another "
-                               "--output-dir"]) from None
+                               f"{option}"]) from None
+
+
+def clear_output_file(path: Path, root: Path, inputs: Sequence[str] = ()) -> None:
+    """Remove ``path`` (``--output FILE`` of ``report`` and ``diff``) where an earlier
+    command left it, before anything that can fail: one that stops (exit 2) leaves no file
+    a later step could take for its output. Only that name, as :func:`clear_outputs`
+    removes it (a symbolic link is removed, never followed), and only in a folder that is
+    not a symbolic link and, inside ``root``, does not lead out of it through one (where
+    :func:`output_file` would refuse to write). A FILE that is one of the command's
+    ``inputs`` is kept: it is read first, then replaced."""
+    for given in inputs:
+        with contextlib.suppress(OSError):  # (either not there: not the same file)
+            if os.path.samefile(path, given):
+                return
+    folder = path.parent if str(path.parent) else Path()
+    if folder.is_symlink() or not folder.is_dir():
+        return
+    lexical = os.path.normpath(os.path.abspath(folder))
+    if (_inside(lexical, os.path.normpath(os.path.abspath(root)))
+            and not _inside(os.path.realpath(lexical), os.path.realpath(root))):
+        return
+    clear_outputs(folder, [path.name], "--output")
 
 
 @contextlib.contextmanager

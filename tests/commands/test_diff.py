@@ -162,3 +162,62 @@ def test_a_shards_partial_results_are_no_baseline(tmp_path: Path,
     # the whole run's results are a baseline as before
     assert cli(["run", "-q", "--no-timings", "-o", "head", "--baseline",
                 "whole/results.json"]) == 1
+
+
+STALE = "d: pass\n"  # an earlier diff's FILE, which a later step could publish
+
+
+def test_a_diff_that_stops_leaves_no_earlier_output(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """diff -o FILE removes an earlier FILE before anything that can fail (a results file
+    that cannot be read or is of another schema, a shard's part, another suite's results,
+    an unknown format): one that stops (exit 2) leaves none; only that file goes."""
+    monkeypatch.chdir(tmp_path)
+    setup(tmp_path, [150, 50])
+    assert cli(["run", "-q", "--no-timings", "-o", "r"]) == 1
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "schema.json").write_text(json.dumps({
+        "schema_version": "99", "tool": {"name": "agent-eval", "version": "9"}}))
+    other = json.loads((tmp_path / "r" / "results.json").read_text())
+    other["suite"] = "another"
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "keep.txt").write_text(STALE)
+    for argv in (["bad.json", "r/results.json"], ["r/results.json", "schema.json"],
+                 ["r/results.json", "nowhere.json"], ["other.json", "r/results.json"],
+                 ["r/results.json", "r/results.json", "-f", "junit"]):
+        (tmp_path / "out" / "diff.txt").write_text(STALE)
+        assert cli(["diff", *argv, "-o", "out/diff.txt"]) == 2, argv
+        assert capsys.readouterr().err.startswith("error: "), argv
+        assert not (tmp_path / "out" / "diff.txt").exists(), argv
+    assert (tmp_path / "out" / "keep.txt").read_text() == STALE
+
+
+def test_a_diff_that_stops_never_removes_through_a_link(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    repo.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(repo)
+    (repo / "bad.json").write_text("{not json")
+    (elsewhere / "target.txt").write_text(STALE)
+    (repo / "diff.txt").symlink_to(elsewhere / "target.txt")  # FILE is a link
+    (repo / "linked").symlink_to(elsewhere)  # FILE's folder is a link
+    assert cli(["diff", "bad.json", "bad.json", "-o", "diff.txt"]) == 2
+    assert not (repo / "diff.txt").is_symlink()  # the link goes, as run's do ...
+    assert (elsewhere / "target.txt").read_text() == STALE  # ... its target stays
+    assert cli(["diff", "bad.json", "bad.json", "-o", "linked/target.txt"]) == 2
+    assert (elsewhere / "target.txt").read_text() == STALE
+
+
+def test_a_diff_onto_its_head_keeps_it_until_it_is_read(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """FILE may be HEAD itself (json): it is read first, then replaced, never removed
+    first."""
+    monkeypatch.chdir(tmp_path)
+    setup(tmp_path, [150, 50])
+    assert cli(["run", "-q", "--no-timings", "-o", "r"]) == 1
+    (tmp_path / "head.json").write_bytes((tmp_path / "r" / "results.json").read_bytes())
+    assert cli(["diff", "r/results.json", "head.json", "-f", "json", "-o", "head.json"]) == 1
+    assert json.loads((tmp_path / "head.json").read_text())["baseline"]["new_violations"] == 0

@@ -124,3 +124,55 @@ def test_listed_in_help() -> None:
     assert b"report" in p.stdout
     p = cli("report", "--help", cwd=REPO)
     assert b"--format" in p.stdout and b"--output" in p.stdout and b"--root" in p.stdout
+
+
+STALE = "agent-eval: pass\n"  # an earlier report's FILE, which a later step could publish
+
+
+@pytest.mark.parametrize("results, fmt", [
+    ("bad.json", "markdown"),      # not JSON
+    ("other.json", "markdown"),    # not a results file
+    ("schema.json", "markdown"),   # another schema_version
+    ("nowhere.json", "markdown"),  # not there
+    ("schema.json", "pdf"),        # an unknown format
+])
+def test_a_report_that_stops_leaves_no_earlier_output(tmp_path: Path, results: str,
+                                                      fmt: str) -> None:
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "other.json").write_text(json.dumps({"version": 2, "runs": []}))
+    (tmp_path / "schema.json").write_text(json.dumps({
+        "schema_version": "99", "tool": {"name": "agent-eval", "version": "9"}}))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "summary.md").write_text(STALE)
+    (tmp_path / "out" / "keep.md").write_text(STALE)
+    p = cli("report", results, "-f", fmt, "-o", "out/summary.md", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.decode().startswith("error: ")
+    assert not (tmp_path / "out" / "summary.md").exists()
+    assert (tmp_path / "out" / "keep.md").read_text() == STALE  # only FILE goes
+
+
+def test_a_report_that_stops_never_removes_through_a_link(tmp_path: Path) -> None:
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    repo.mkdir()
+    elsewhere.mkdir()
+    (repo / "bad.json").write_text("{not json")
+    (elsewhere / "target.md").write_text(STALE)
+    (repo / "summary.md").symlink_to(elsewhere / "target.md")  # FILE is a link
+    (repo / "linked").symlink_to(elsewhere)  # FILE's folder is a link
+    p = cli("report", "bad.json", "-f", "markdown", "-o", "summary.md", cwd=repo)
+    assert p.returncode == 2
+    assert not (repo / "summary.md").is_symlink()  # the link goes, as run's do ...
+    assert (elsewhere / "target.md").read_text() == STALE  # ... its target stays
+    p = cli("report", "bad.json", "-f", "markdown", "-o", "linked/target.md", cwd=repo)
+    assert p.returncode == 2
+    assert (elsewhere / "target.md").read_text() == STALE
+
+
+def test_a_report_onto_its_own_results_file_keeps_it(example_run: Path, tmp_path: Path) -> None:
+    """FILE may be RESULTS itself: it is read first, then replaced, never removed first."""
+    own = tmp_path / "results.json"
+    own.write_bytes((example_run / "results.json").read_bytes())
+    p = cli("report", "results.json", "-f", "json", "-o", "results.json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr.decode()
+    assert own.read_bytes() == (example_run / "results.json").read_bytes()

@@ -13,7 +13,7 @@ from typing import Any
 from agent_eval.commands._options import check_format
 from agent_eval.compare import attach
 from agent_eval.errors import ExitCode
-from agent_eval.outputs import atomic_write, output_file
+from agent_eval.outputs import atomic_write, clear_output_file, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
 from agent_eval.safetext import one_line
@@ -75,6 +75,9 @@ def text(results: Results) -> str:
 
 
 def main(args: argparse.Namespace) -> ExitCode:
+    root = Path(args.root) if args.root else Path.cwd()
+    if args.output:  # an earlier FILE goes first: a diff that stops leaves none
+        clear_output_file(Path(args.output), root, [args.base, args.head])  # (docs/outputs.md)
     check_format(args.format, FORMATS)  # unknown: exit 2 with a "did you mean"
     base = Results.load(args.base)  # not a results file: exit 2 (_cli)
     head = Results.load(args.head)
@@ -87,7 +90,6 @@ def main(args: argparse.Namespace) -> ExitCode:
                f"diff compares two runs of one suite; give a results file of {head.suite!r} "
                "as BASE.")
     attach(head, base, {"kind": "file", "path": args.base})
-    root = Path(args.root) if args.root else Path.cwd()
     if args.format == "console":
         out = text(head)
     else:

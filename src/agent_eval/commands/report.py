@@ -12,17 +12,19 @@ from pathlib import Path
 
 from agent_eval.commands._options import check_format
 from agent_eval.errors import ExitCode
-from agent_eval.outputs import atomic_write, output_file
+from agent_eval.outputs import atomic_write, clear_output_file, output_file
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
 
 def main(args: argparse.Namespace) -> ExitCode:
+    root = Path(args.root) if args.root else Path.cwd()
+    if args.output:  # an earlier FILE goes first: a report that stops leaves none
+        clear_output_file(Path(args.output), root, [args.results])  # (docs/outputs.md)
     fmt = args.format
     check_format(fmt)  # unknown: exit 2 with a "did you mean"
     renderer = RENDERERS[fmt]
     results = Results.load(args.results)  # not a results file: exit 2 (_cli)
-    root = Path(args.root) if args.root else Path.cwd()
     ctx = RenderContext.for_root(root, repo_url=args.repo_url, sha=args.sha,
                                  run_url=args.run_url)
     text = renderer.render(results, ctx)

@@ -10,7 +10,7 @@ from agent_eval.safetext import one_line
 
 
 def main(args: argparse.Namespace) -> ExitCode:
-    suite = load_suite(args.config)
+    suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))  # as run
     policies = len(suite.policies)
     scenarios = ""
     if suite.scenarios is not None:

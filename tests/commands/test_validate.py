@@ -1,0 +1,64 @@
+"""`agent-eval validate --dialect`: a peer config is validated the way `run --dialect` reads
+it (docs/migrating.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_eval._cli import main as cli
+
+# an EvalView case without `name:`: auto-detection reads it as a native suite
+NAMELESS = "input: {query: hi}\nexpected: {tools: [search]}\n"
+
+
+def _repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "cases").mkdir()
+    (repo / "cases" / "a.yaml").write_text(
+        "name: a\ninput: {query: hi}\nexpected: {tools: [search]}\n")
+    (repo / "cases" / "b.yaml").write_text(
+        "name: b\ninput: {query: bye}\nexpected: {forbidden_tools: [delete_user]}\n")
+    (repo / "case.yaml").write_text(NAMELESS)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_validate_takes_the_dialect_run_takes(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _repo(tmp_path, monkeypatch)
+    assert cli(["validate", "--dialect", "evalview", "--config", "cases"]) == 0
+    assert capsys.readouterr().out == (
+        "ok: cases: suite 'cases', 0 test(s), 0 policies, 2 scenario(s), 0 criteria\n")
+    # the case auto-detection cannot place: refused as a native suite, read as EvalView
+    assert cli(["validate", "--config", "case.yaml"]) == 2
+    assert "case.yaml:1:1: missing required key 'suite'" in capsys.readouterr().err
+    assert cli(["validate", "--dialect", "evalview", "--config", "case.yaml"]) == 0
+    assert capsys.readouterr().out == (
+        "ok: case.yaml: suite 'case', 0 test(s), 0 policies, 1 scenario(s), 0 criteria\n")
+
+
+def test_a_wrong_dialect_is_the_config_error_run_gives(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    _repo(tmp_path, monkeypatch)
+    said = ("error: case.yaml:1:1: neither a CIAgent spec ('queries:', agentci_spec.yaml) "
+            "nor a legacy CIAgent suite ('tests:', agentci.yaml); see docs/migrating.md\n")
+    assert cli(["validate", "--dialect", "ciagent", "--config", "case.yaml"]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", said)
+    assert cli(["run", "-q", "--dialect", "ciagent", "--config", "case.yaml",
+                "--traces", "none/*.jsonl", "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == said
+
+
+def test_the_dialect_choices_are_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("run", "validate"):
+        with pytest.raises(SystemExit):
+            cli([command, "--help"])
+        assert ("--dialect {auto,native,assay,evalview,ciagent}"
+                in capsys.readouterr().out), command
