@@ -474,17 +474,26 @@ class _FileState:
         """An input error when a tool_call gives its arguments under two of
         ``arguments``, ``args`` and ``input`` with other values: the call's arguments
         are the first of them, and what the others hold was never checked."""
-        keys = [k for k in ("arguments", "args", "input") if k in obj]
+        self._aliases_agree(obj, ("arguments", "args", "input"), line,
+                            "tool_call gives its arguments", "the call's arguments are",
+                            lambda v: _canonical(decode_arguments(v)[0]))
+
+    def _aliases_agree(self, obj: dict[str, Any], names: tuple[str, ...], line: int,
+                       gives: str, read: str,
+                       canon: Callable[[Any], Any] = _canonical) -> None:
+        """An input error when ``obj`` holds two of the alias keys ``names`` whose values
+        (as ``canon`` gives them) differ: what is read is the first of them, and what the
+        other holds was never checked."""
+        keys = [k for k in names if k in obj]
         if len(keys) < 2:
             return
-        texts = [_canonical(decode_arguments(obj[k])[0]) for k in keys]
-        other = next((k for k, t in zip(keys[1:], texts[1:], strict=True) if t != texts[0]),
-                     None)
+        first = canon(obj[keys[0]])
+        other = next((k for k in keys[1:] if canon(obj[k]) != first), None)
         if other is not None:
             self.error(INPUT_INVALID_EVENT, line,
-                       f"tool_call gives its arguments twice, differently, as '{keys[0]}' "
-                       f"and '{other}'; the call's arguments are '{keys[0]}', and what "
-                       f"'{other}' holds was not checked: write one of them")
+                       f"{gives} twice, differently, as '{keys[0]}' and '{other}'; {read} "
+                       f"'{keys[0]}', and what '{other}' holds was not checked: write one "
+                       "of them")
 
     def tool_result(self, obj: dict[str, Any], line: int) -> None:
         t = self.trace_for(obj, line)
@@ -564,17 +573,9 @@ class _FileState:
         t = self.trace_for(obj, line)
         if t is None:
             return
-        keys = [k for k in OUTPUT_KEYS if k in obj]
-        value = obj[keys[0]] if keys else None
-        if len(keys) > 1:
-            first = _canonical(value)
-            other = next((k for k in keys[1:] if _canonical(obj[k]) != first), None)
-            if other is not None:  # the checks would read one of them
-                self.error(INPUT_INVALID_EVENT, line,
-                           f"output gives the final answer twice, differently, as "
-                           f"'{keys[0]}' and '{other}'; the output is '{keys[0]}', and what "
-                           f"'{other}' holds was not checked: write one of them")
-        self._final_output(t, value, line)
+        self._aliases_agree(obj, OUTPUT_KEYS, line, "output gives the final answer",
+                            "the output is")
+        self._final_output(t, _first(obj, *OUTPUT_KEYS), line)
 
     def _final_output(self, t: _Open, value: Any, line: int) -> None:
         """The trace's final output; a second one of another value is an input error: the
