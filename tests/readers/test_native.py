@@ -393,7 +393,9 @@ def test_a_tool_call_that_says_two_things_is_an_input_error(
     assert errors(items) == [("input/invalid_event", "t.jsonl", n) for n in (1, 2, 3, 4)]
     messages = [e.message for e in items if isinstance(e, InputError)]
     assert "'tool': 'read_file' and 'name': 'delete_file'" in messages[0]
-    assert "as 'arguments' and 'input'" in messages[1]
+    assert messages[1] == ("tool_call gives its arguments twice, differently, as "
+                           "'arguments' and 'input'; the call's arguments are 'arguments', "
+                           "and what 'input' holds was not checked: write one of them")
     assert "as 'args' and 'input'" in messages[2]
     (t,) = traces(items).values()
     assert [(c.name, c.arguments) for c in t.tool_calls] == [
