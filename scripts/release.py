@@ -5,8 +5,10 @@ tests/release/ runs them on a local repository). docs/releasing.md tells the who
   check-version TAG [--root DIR]
       TAG must be vX.Y.Z with X.Y.Z the version of pyproject.toml and
       src/agent_eval/_version.py, and vX must be the major tag the documentation tells users
-      to write (``uses: OWNER/agent-eval@vX`` in README.md and examples/workflows/): a 0.x
+      to write (``uses: agent-eval/agent-eval@vX`` in README.md and examples/workflows/): a 0.x
       release is refused, since it would create v0, which no documented workflow names.
+      Every documented `uses:` must name REPOSITORY of src/agent_eval/_version.py, and so
+      must $GITHUB_REPOSITORY when set (the repository publishing the release).
       Prints ``version=X.Y.Z`` and ``major=vX`` (for GITHUB_OUTPUT).
   pin-image --image ghcr.io/OWNER/REPO --version X.Y.Z --digest sha256:HEX [--action FILE]
       rewrites action.yml's ``image: Dockerfile`` to the prebuilt image,
@@ -24,6 +26,7 @@ the image. Exit status 0 done, 1 refused (the reason on stderr).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -41,12 +44,24 @@ SOURCE_IMAGE = re.compile(r"^(  image: )(['\"]?)Dockerfile\2[ \t]*$", re.M)
 # where users are told which major tag to write: `uses: OWNER/agent-eval@vX` (the container
 # action) or `uses: OWNER/agent-eval/python@vX` (the composite one)
 DOCUMENTED = ("README.md", "examples/workflows/*.yml")
-USES = re.compile(r"^[ \t]*(?:-[ \t]+)?uses:[ \t]+[\w.-]+/agent-eval(?:/python)?@(v[0-9]+)\b",
+# a `uses:` line naming an action by major tag: OWNER, NAME and the tag (the composite
+# action is OWNER/NAME/python)
+USES = re.compile(r"^[ \t]*(?:-[ \t]+)?uses:[ \t]+([\w.-]+)/([\w.-]+?)(?:/python)?@(v[0-9]+)\b",
                   re.M)
 
 
 class Refused(Exception):
     pass
+
+
+def project_repository(root: Path) -> str:
+    """The repository the project says it is published from (OWNER/NAME,
+    ``REPOSITORY`` in src/agent_eval/_version.py)."""
+    text = (root / "src" / "agent_eval" / "_version.py").read_text(encoding="utf-8")
+    found = re.search(r'^REPOSITORY = "([\w.-]+/[\w.-]+)"$', text, re.M)
+    if not found:
+        raise Refused("src/agent_eval/_version.py names no REPOSITORY = \"OWNER/NAME\"")
+    return found.group(1)
 
 
 def project_version(root: Path) -> str:
@@ -60,12 +75,29 @@ def project_version(root: Path) -> str:
     return version
 
 
-def check_version(tag: str, root: Path = ROOT) -> tuple[str, str]:
+def check_version(tag: str, root: Path = ROOT, publisher: str | None = None
+                  ) -> tuple[str, str]:
     """``(X.Y.Z, vX)`` for the tag ``vX.Y.Z`` of this project's version, when vX is the
-    major tag the documentation names."""
+    major tag the documentation names, and the documentation (and ``publisher``, the
+    repository releasing it, when known) names the project's repository."""
     if not tag.startswith("v") or not VERSION.match(tag[1:]):
         raise Refused(f"{tag!r} is not a release tag vX.Y.Z")
     version = project_version(root)
+    repository = project_repository(root)
+    if publisher is not None and publisher.lower() != repository.lower():
+        raise Refused(f"this release is published from {publisher}, but the project names "
+                      f"{repository} (REPOSITORY in src/agent_eval/_version.py): the "
+                      "documented `uses:` lines and SARIF's rule links would point there; "
+                      "set REPOSITORY and the documentation to the repository that "
+                      "publishes it")
+    wrong = {r: places for r, places in documented_repositories(root).items()
+             if r.lower() != repository.lower()}
+    if wrong:
+        found = "; ".join(f"{r} ({', '.join(places)})" for r, places in sorted(wrong.items()))
+        raise Refused(f"README.md and examples/workflows/ tell users to write `uses:` of "
+                      f"{found}, but the project is published as {repository} (REPOSITORY "
+                      "in src/agent_eval/_version.py): make every documented `uses:` line "
+                      f"name {repository}")
     if tag[1:] != version:
         raise Refused(f"the tag {tag} is not the project's version {version} "
                       "(pyproject.toml, src/agent_eval/_version.py)")
@@ -92,14 +124,35 @@ def documented_majors(root: Path) -> dict[str, list[str]]:
     """The major tags the documentation tells users to write, each with the ``file:line``
     places that name it."""
     named: dict[str, list[str]] = {}
+    for _, major, place in _documented_uses(root):
+        named.setdefault(major, []).append(place)
+    return named
+
+
+def documented_repositories(root: Path) -> dict[str, list[str]]:
+    """The repositories (OWNER/NAME) the documentation tells users to take the action
+    from, each with the ``file:line`` places that name it."""
+    named: dict[str, list[str]] = {}
+    for repository, _, place in _documented_uses(root):
+        named.setdefault(repository, []).append(place)
+    return named
+
+
+def _documented_uses(root: Path) -> list[tuple[str, str, str]]:
+    """``(OWNER/NAME, vX, file:line)`` of every documented `uses:` of the action: the
+    lines naming an action of the project's name (NAME of REPOSITORY) by major tag."""
+    name = project_repository(root).split("/")[1].lower()
+    found = []
     for pattern in DOCUMENTED:
         for path in sorted(root.glob(pattern)):
             text = path.read_text(encoding="utf-8")
             for m in USES.finditer(text):
+                if m.group(2).lower() != name:
+                    continue  # another action (actions/checkout@v4)
                 line = text.count("\n", 0, m.start()) + 1
-                named.setdefault(m.group(1), []).append(
-                    f"{path.relative_to(root).as_posix()}:{line}")
-    return named
+                found.append((f"{m.group(1)}/{m.group(2)}", m.group(3),
+                              f"{path.relative_to(root).as_posix()}:{line}"))
+    return found
 
 
 def pinned_image(image: str, version: str, digest: str) -> str:
@@ -189,7 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.command == "check-version":
-            version, major = check_version(args.tag, Path(args.root))
+            # in the release workflow, the repository the release is published from
+            publisher = os.environ.get("GITHUB_REPOSITORY") or None
+            version, major = check_version(args.tag, Path(args.root), publisher)
             print(f"version={version}\nmajor={major}")
         elif args.command == "pin-image":
             print(pin_image(Path(args.action), args.image, args.version, args.digest))

@@ -422,5 +422,5 @@ def test_no_traces_hints_at_paths_outside_the_workspace(tmp_path: Path,
     message = error["message"]
     assert message.startswith("no trace file matches '/home/runner/work/_temp/traces/*.jsonl'")
     assert f"sees only the workspace ({ws})" in message
-    assert "$RUNNER_TEMP" in message and "org/agent-eval/python@v1" in message
+    assert "$RUNNER_TEMP" in message and "agent-eval/agent-eval/python@v1" in message
     assert "sees only the workspace" in run.summary  # and the job summary says it too

@@ -414,7 +414,7 @@ def test_fork_comment_example_takes_no_pr_number_from_the_artifact() -> None:
         assert "pr-number" not in text and "PR_NUMBER" not in text, name
     steps = _workflow_steps("fork-pr-comment.yml")
     assert all("run" not in s for s in steps)  # no script reads the artifact
-    [action] = [s for s in steps if s.get("uses", "").startswith("org/agent-eval@")]
+    [action] = [s for s in steps if s.get("uses", "").startswith("agent-eval/agent-eval@")]
     assert action["with"]["artifact"] == "agent-traces"
     [checkout] = [s for s in steps if s.get("uses", "").startswith("actions/checkout@")]
     assert "ref" not in checkout.get("with", {})  # the default branch, never the PR's code
@@ -435,7 +435,7 @@ def test_fork_comment_example_comments_on_the_pull_request_of_the_head_sha(
     wr["event"] = "pull_request"
     wr["head_repository"]["full_name"] = "stranger/octo-repo"
     [action] = [s for s in _workflow_steps("fork-pr-comment.yml")
-                if s.get("uses", "").startswith("org/agent-eval@")]
+                if s.get("uses", "").startswith("agent-eval/agent-eval@")]
     inputs = {k.replace("_", "-"): str(v) for k, v in action["with"].items()
               if "${{" not in str(v)}
     with FakeGitHub(repo=event["repository"]["full_name"]) as gh:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,10 +43,16 @@ def _version() -> str:
     return version
 
 
-def _script(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def _script(*args: str, cwd: Path = ROOT, publisher: str | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    """Run scripts/release.py; ``publisher`` is $GITHUB_REPOSITORY (unset by default, even
+    when the tests run in GitHub Actions)."""
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_REPOSITORY"}
+    if publisher is not None:
+        env["GITHUB_REPOSITORY"] = publisher
     return subprocess.run([sys.executable, str(ROOT / "scripts" / "release.py"), *args],
                           cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
-                          env={**os.environ, **GIT_ENV})
+                          env={**env, **GIT_ENV})
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -126,6 +133,62 @@ def test_the_major_tag_must_be_the_documented_one(tmp_path: Path) -> None:
     assert done.returncode == 1 and "no `uses: OWNER/agent-eval@vX` at all" in done.stderr
 
 
+def test_the_release_names_the_repository_it_is_published_from(tmp_path: Path) -> None:
+    """Users copy `uses: OWNER/NAME@v1` from README.md and examples/workflows/, and SARIF's
+    rule links point into OWNER/NAME: a release from another repository, or documentation
+    naming another one, is refused."""
+    root = _versioned_copy(tmp_path, "1.2.3")
+    done = _script("check-version", "v1.2.3", "--root", str(root),
+                   publisher="Agent-Eval/agent-eval")  # GitHub's names are caseless
+    assert done.returncode == 0 and done.stdout == "version=1.2.3\nmajor=v1\n", done.stderr
+    done = _script("check-version", "v1.2.3", "--root", str(root),
+                   publisher="someone/agent-eval")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        "release: this release is published from someone/agent-eval, but the project names "
+        "agent-eval/agent-eval (REPOSITORY in src/agent_eval/_version.py): the documented "
+        "`uses:` lines and SARIF's rule links would point there; set REPOSITORY and the "
+        "documentation to the repository that publishes it\n")
+    # one example naming a placeholder owner
+    stale = root / "examples" / "workflows" / "committed-traces.yml"
+    text = stale.read_text()
+    assert text.count("uses: agent-eval/agent-eval@v1\n") == 1
+    stale.write_text(text.replace("uses: agent-eval/agent-eval@v1\n", "uses: org/agent-eval@v1\n"))
+    line = text[:text.index("uses: agent-eval/agent-eval@v1")].count("\n") + 1
+    done = _script("check-version", "v1.2.3", "--root", str(root))
+    assert done.returncode == 1
+    assert ("tell users to write `uses:` of org/agent-eval (examples/workflows/"
+            f"committed-traces.yml:{line}), but the project is published as "
+            "agent-eval/agent-eval") in done.stderr, done.stderr
+
+
+def test_the_project_names_one_repository() -> None:
+    """Every place that names the project's own GitHub repository names REPOSITORY: the
+    `uses:` lines users copy, the links of SARIF and the schemas' $id (one slug, not a
+    placeholder `org/agent-eval` beside `agent-eval/agent-eval`)."""
+    from agent_eval._version import REPOSITORY
+    from agent_eval.renderers import sarif
+    from agent_eval.schemas import BASE_URL
+
+    assert release.project_repository(ROOT) == REPOSITORY == "agent-eval/agent-eval"
+    assert set(release.documented_repositories(ROOT)) == {REPOSITORY}
+    assert sarif.INFORMATION_URI == "https://github.com/" + REPOSITORY
+    assert sarif.RULE_DOC_URI.startswith(f"https://github.com/{REPOSITORY}/blob/main/")
+    assert BASE_URL == "https://github.com/" + REPOSITORY + "/raw/main/schemas/"
+    slug = re.compile(r"github\.com/([\w.-]+/agent-eval)\b|uses:\s+([\w.-]+/agent-eval)\b")
+    places = [ROOT / "README.md", ROOT / "action.yml", ROOT / "python" / "action.yml",
+              ROOT / ".github" / "zizmor.yml",
+              *(ROOT / "docs").glob("*.md"), *(ROOT / "examples" / "workflows").glob("*.yml"),
+              *(ROOT / "schemas").glob("*.json"), *(ROOT / "src").rglob("*.py"),
+              *(ROOT / "src").rglob("*.json")]
+    seen = set()
+    for path in places:
+        for m in slug.finditer(path.read_text(encoding="utf-8")):
+            seen.add(m.group(1) or m.group(2))
+            assert (m.group(1) or m.group(2)) == REPOSITORY, (path, m.group(0))
+    assert seen == {REPOSITORY}
+
+
 def test_the_documentation_names_one_major_tag() -> None:
     """The places check-version reads are the ones users copy from: every `uses:` of the
     action in README.md and examples/workflows/ (the container action and the composite
@@ -137,7 +200,7 @@ def test_the_documentation_names_one_major_tag() -> None:
     assert "examples/workflows/without-docker.yml:40" in places  # the composite action
     readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     [line] = [p for p in places if p.startswith("README.md:")]
-    assert readme[int(line.split(":")[1]) - 1].strip() == "uses: org/agent-eval@v1"
+    assert readme[int(line.split(":")[1]) - 1].strip() == "uses: agent-eval/agent-eval@v1"
 
 
 # ---------------------------------------------------------------------- the rewrite

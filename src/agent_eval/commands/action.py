@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
+from agent_eval._version import REPOSITORY
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.baseline import (
     BaselineError,
@@ -75,7 +76,7 @@ SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 byt
 OUTSIDE_HINT = ("; the action's container sees only the workspace ({workspace}), not "
                 "$RUNNER_TEMP, $HOME or other paths of the runner: write the traces inside "
                 "the workspace, upload them as an artifact (input `artifact`), or use the "
-                "composite action org/agent-eval/python@v1, which runs on the runner itself "
+                f"composite action {REPOSITORY}/python@v1, which runs on the runner itself "
                 "(README 'GitHub Action')")
 
 

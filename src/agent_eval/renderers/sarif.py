@@ -32,6 +32,7 @@ import orjson
 import sarif_om as om  # type: ignore[import-untyped]
 
 from agent_eval import rules
+from agent_eval._version import REPOSITORY
 from agent_eval.errors import InputError
 from agent_eval.findings import SEVERITIES, UNRANKED, Finding, TraceRef, severity_rank
 from agent_eval.renderers.interface import RenderContext
@@ -41,8 +42,8 @@ from agent_eval.sections import Comparison
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "agent-eval"
-INFORMATION_URI = "https://github.com/agent-eval/agent-eval"
-RULE_DOC_URI = "https://github.com/agent-eval/agent-eval/blob/main/src/agent_eval/rules/docs/{}.md"
+INFORMATION_URI = f"https://github.com/{REPOSITORY}"
+RULE_DOC_URI = INFORMATION_URI + "/blob/main/src/agent_eval/rules/docs/{}.md"
 SRCROOT = "%SRCROOT%"
 
 # GitHub's limits for one SARIF upload (docs: "SARIF results exceed limits"). Read at

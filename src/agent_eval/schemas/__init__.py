@@ -14,6 +14,7 @@ from typing import Annotated, Any, Union
 from pydantic import Field, create_model
 
 from agent_eval import results
+from agent_eval._version import REPOSITORY
 from agent_eval.checks import REGISTRY
 from agent_eval.config.models import PolicyFile, SuiteFile
 from agent_eval.judge.config import JudgeConfig
@@ -23,7 +24,7 @@ from agent_eval.scenarios.models import PassCriteria, Scenario, SuiteWeights
 __all__ = ["BASE_URL", "main", "policy_schema", "render_all", "results_schema",
            "suite_schema"]
 
-BASE_URL = "https://github.com/agent-eval/agent-eval/raw/main/schemas/"
+BASE_URL = f"https://github.com/{REPOSITORY}/raw/main/schemas/"
 
 
 def suite_schema() -> dict[str, Any]:
