@@ -190,6 +190,56 @@ def test_a_server_started_through_a_wrapper_is_stopped_with_it(tmp_path: Path) -
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
+ESCAPER = ("import subprocess, sys\n"  # a server whose helper leaves its process group
+           "subprocess.Popen([sys.executable, '-c', sys.argv[1], sys.argv[2]],\n"
+           "                 start_new_session=True, stderr=subprocess.DEVNULL)\n"  # setsid
+           "sys.stdin.buffer.read()\n")  # then it exits when the client is done
+ESCAPED = ("import os, sys, time\n"
+           "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+           "time.sleep(60)\n")  # holds the server's stdout (inherited) while it sleeps
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, prctl")
+@pytest.mark.parametrize("adopting", [True, False])
+def test_a_process_the_server_started_in_a_session_of_its_own_is_not_waited_for(
+        tmp_path: Path, adopting: bool) -> None:
+    """A server that starts a helper with ``setsid`` (its own session and process group)
+    which inherits the server's stdout: the server exits when its input ends, but the
+    helper holds the output the proxy waits to end, and stopping the server's group
+    missed it, so the proxy (and the client waiting for it) hung as long as the helper
+    ran. The proxy adopts such orphans (Linux: a child subreaper) and kills them; where it
+    cannot (``adopting=False``), it stops waiting after the kill, and says so."""
+    from agent_eval.live.proxy import KILL_WAIT, STOP_GRACE
+
+    pid_file = tmp_path / "helper.pid"
+    code = ("import sys; from agent_eval.live import proxy\n"
+            + ("" if adopting else "proxy.adopt_orphans = lambda: False\n")
+            + "from agent_eval._cli import main; sys.exit(main())\n")
+    started = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-c", code, "record", "-o",
+                               str(tmp_path / "t.jsonl"), "--", sys.executable, "-c",
+                               ESCAPER, ESCAPED, str(pid_file)],
+                              input=b"", capture_output=True, timeout=4 * STOP_GRACE + 10,
+                              env=os.environ.copy())
+        took = time.monotonic() - started
+        assert proc.returncode == 0, proc.stderr  # the server's own exit code
+        # the two graces, then the kill's wait (twice when the helper is killed)
+        assert took < 2 * STOP_GRACE + 3 * KILL_WAIT + 5, took
+        helper = int(pid_file.read_text())
+        stat = Path(f"/proc/{helper}/stat")
+        gone = not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+        held = b"still holds the server's output; not waiting for it" in proc.stderr
+        if adopting:
+            assert gone and not held, proc.stderr
+        else:
+            assert held and not gone, proc.stderr
+    finally:
+        if pid_file.exists():
+            with contextlib.suppress(OSError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
 @pytest.mark.parametrize("flag", ["--version", "--help"])
 def test_start_up_does_not_import_the_sdk(flag: str) -> None:
     code = ("import sys; from agent_eval._cli import main\n"

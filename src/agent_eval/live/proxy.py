@@ -35,6 +35,72 @@ MAX_LOGGED = 16 << 20  # a longer line is forwarded but logged as its size only
 _GROUPS = hasattr(os, "killpg")  # POSIX: the server runs in a process group of its own
 STOP_GRACE = 5.0  # seconds the server gets to exit after its stdin closes (then
 # SIGTERM, and as long again before SIGKILL)
+KILL_WAIT = 1.0  # seconds its output gets to end after SIGKILL before the proxy stops waiting
+_PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
+
+
+def adopt_orphans() -> bool:
+    """Linux: make this process the subreaper of what it starts (prctl(2)
+    PR_SET_CHILD_SUBREAPER), so that a process the server starts in a session or group of
+    its own (``setsid``, a daemon) becomes this process's child when its parent ends, and
+    can be stopped with the server. True when set."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # lazy: only `record` needs it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def adopted_children(skip: int) -> list[int]:
+    """The living children of this process other than ``skip`` (the server), read from
+    /proc: after the server's group is killed, the processes it started elsewhere that
+    this (subreaper) process adopted. Zombies among them are reaped."""
+    me = str(os.getpid())
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == skip:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) < 2 or fields[1].decode() != me:
+            continue
+        if fields[0] == b"Z":
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(int(entry), os.WNOHANG)
+            continue
+        found.append(int(entry))
+    return found
+
+
+def stop_adopted(skip: int, rounds: int = 20) -> int:
+    """SIGKILL the children this process adopted (see :func:`adopted_children`), again
+    for those that killing one orphans in turn; how many were killed. Each by its pid,
+    never by group: a process may have joined the client's group."""
+    killed = 0
+    for _ in range(rounds):
+        pids = adopted_children(skip)
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.05)
+        for pid in pids:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+    return killed
 
 
 class TraceLog:
@@ -106,6 +172,7 @@ def line_is_blank(parts: list[bytes]) -> bool:
 def run(argv: list[str], output: Path) -> int:
     """Start ``argv`` and proxy stdio until either side ends; the server's exit code."""
     log = TraceLog(output)
+    adopting = adopt_orphans()
     try:
         # its own process group: a server started through a wrapper (npx, uvx, a shell
         # script) runs as the wrapper's child, which holds the pipes too; the group is
@@ -147,6 +214,20 @@ def run(argv: list[str], output: Path) -> int:
             print("agent-eval record: the server ignored SIGTERM; killing it (SIGKILL)",
                   file=sys.stderr)
             signal_server(signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=KILL_WAIT)
+        down.join(KILL_WAIT)
+        if down.is_alive() and adopting and stop_adopted(proc.pid):
+            down.join(KILL_WAIT)
+        if down.is_alive():
+            # a process outside the server's group (setsid, a daemon) holds its output
+            # and could not be stopped: the proxy stops waiting for it
+            print("agent-eval record: a process the server started outside its process "
+                  "group still holds the server's output; not waiting for it",
+                  file=sys.stderr)
+            abandoned.set()
+
+    abandoned = threading.Event()  # set when the server's output is no longer waited for
 
     def close_server_stdin() -> None:
         """The client is done: the server gets STOP_GRACE seconds to exit, then is
@@ -174,7 +255,8 @@ def run(argv: list[str], output: Path) -> int:
     up.start()
     down.start()
     try:
-        down.join()  # the server closed its stdout: it is done
+        while down.is_alive() and not abandoned.is_set():
+            down.join(0.25)  # the server closed its stdout: it is done
         try:
             code = proc.wait(timeout=STOP_GRACE)
         except subprocess.TimeoutExpired:
