@@ -149,3 +149,41 @@ def test_results_that_are_not_an_array_are_an_input_error_of_their_observation(
     [t] = traces(items)
     assert [(c.name, c.has_result) for c in t.tool_calls] == [
         ("check_eligibility", False), ("issue_refund", False)]
+
+
+# ------------------------------------- calls outside an agent step: read, and an error
+STRAY = """{"schema_version": "ATIF-v1.7", "steps": [
+ {"source": "user", "message": "go"},
+ {"source": "system", "message": "",
+  "tool_calls": [{"tool_call_id": "a", "function_name": "drop_db", "arguments": {}}],
+  "observation": {"results": [{"source_call_id": "a", "content": "dropped"}]}},
+ {"message": "",
+  "tool_calls": [{"tool_call_id": "b", "function_name": "rm_rf", "arguments": {"p": "/"}}]},
+ {"source": "assistant", "message": "the secret is 42"},
+ {"source": "agent", "message": "Done."}
+]}
+"""
+
+
+def test_calls_of_a_step_that_is_no_agent_step_are_read_and_an_input_error(
+        tmp_path: Path) -> None:
+    """The regression: only steps whose source is exactly 'agent' were read for calls, so
+    the calls of a system step, of a step without source or with another source
+    ('Agent', 'assistant') vanished without a word: a blocked drop_db passed (exit 0)."""
+    path = tmp_path / "t.json"
+    path.write_text(STRAY)
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.name, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("drop_db", {}, 4), ("rm_rf", {"p": "/"}, 7)]
+    loc = t.tool_calls[0].result_location
+    assert (t.tool_calls[0].result, loc and loc.line) == ("dropped", 5)
+    assert errors(items) == [("input/invalid_event", 4), ("input/invalid_event", 6),
+                             ("input/invalid_event", 7), ("input/invalid_event", 8)]
+    said = [str(e) for e in items if isinstance(e, InputError)]
+    assert "tool_calls in a step whose source is 'system'" in said[0]
+    assert "an ATIF step's source must be 'system', 'user' or 'agent', not null" in said[1]
+    assert "tool_calls in a step whose source is null" in said[2]
+    assert "source must be 'system', 'user' or 'agent', not 'assistant'" in said[3]
+    assert (t.input, t.output) == ("go", "Done.")
+    assert len(t.llm_calls) == 1  # the agent step only

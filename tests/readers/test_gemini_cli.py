@@ -129,3 +129,40 @@ def test_tool_calls_that_are_not_an_array_are_an_input_error_of_their_message(
     assert errors(items) == [("input/invalid_event", 23)]  # the message m2, line 23
     [t] = traces(items)
     assert t.tool_calls == [] and len(t.llm_calls) == 2
+
+
+# ------------------------------------- calls outside a gemini message: read, and an error
+STRAY = """{"sessionId": "s", "projectHash": "p", "messages": [
+ {"type": "user", "content": "hi",
+  "toolCalls": [{"id": "u1", "name": "rm_rf", "args": {"p": "/"}}]},
+ {"type": "info", "content": "x", "toolCalls": [{"id": "i1", "name": "drop_db", "args": {},
+  "status": "success", "result": [{"functionResponse": {"response": {"output": "ok"}}}]}]},
+ {"content": "y", "toolCalls": [{"id": "n1", "name": "wipe", "args": "{\\"all\\": true}"}]},
+ {"type": "model", "content": "z", "toolCalls": [{"id": "m1", "name": "nuke"}]},
+ {"type": "compression"},
+ {"type": "gemini", "content": "Done."}
+]}
+"""
+
+
+def test_calls_of_a_message_that_is_no_gemini_message_are_read_and_an_input_error(
+        tmp_path: Path) -> None:
+    """The regression: only 'gemini' messages were read for toolCalls, so the calls of a
+    user or info message, of a message without type or of a type the reader does not know
+    vanished (the last two counted as ignored records): a blocked rm_rf passed (exit 0)."""
+    path = tmp_path / "s.json"
+    path.write_text(STRAY)
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.name, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("rm_rf", {"p": "/"}, 3), ("drop_db", {}, 4), ("wipe", {"all": True}, 6),
+        ("nuke", {}, 7)]
+    assert (t.tool_calls[1].result, t.tool_calls[1].ok) == ("ok", True)
+    assert errors(items) == [("input/invalid_event", 3), ("input/invalid_event", 4),
+                             ("input/invalid_event", 6), ("input/invalid_event", 7)]
+    said = [str(e) for e in items if isinstance(e, InputError)]
+    assert "toolCalls in a Gemini CLI message of type 'user': only 'gemini'" in said[0]
+    assert "message without a type" in said[2] and "of type 'model'" in said[3]
+    assert (t.input, t.output) == ("hi", "Done.")
+    assert len(t.llm_calls) == 1  # the gemini message only
+    assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # compression

@@ -205,6 +205,30 @@ def test_a_new_initialize_starts_a_new_trace(tmp_path: Path) -> None:
     assert [c.location.line for c in second.tool_calls] == [4]
 
 
+def test_a_tools_call_without_an_id_is_read_and_reported(tmp_path: Path) -> None:
+    """The regression: a tools/call without an id (a notification) or with id null was
+    passed over without a word (only requests with an id were calls), so the delete_repo a
+    client sent passed a blocklist of it (exit 0)."""
+    def call(name: str, **mid: object) -> dict[str, object]:
+        return {"jsonrpc": "2.0", **mid, "method": "tools/call",
+                "params": {"name": name, "arguments": {"name": "prod"}}}
+
+    path = jsonl(tmp_path, "noid.jsonl",
+                 {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}},
+                 call("delete_repo"), call("drop_db", id=None), call("echo", id=1),
+                 {"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
+    _, items = read_auto(path)
+    assert errors(items) == [("input/invalid_event", 2), ("input/invalid_event", 3)]
+    assert next(e.message for e in items if isinstance(e, InputError)) == (
+        "a tools/call request ('delete_repo') without an id (or with id null): it is read as "
+        "a call, but no response can be matched to it; a request needs an id (JSON-RPC 2.0)")
+    [t] = traces(items)
+    assert [(c.name, c.arguments, c.id, c.location.line, c.has_result)
+            for c in t.tool_calls] == [
+        ("delete_repo", {"name": "prod"}, None, 2, False),
+        ("drop_db", {"name": "prod"}, None, 3, False), ("echo", {"name": "prod"}, "1", 4, True)]
+
+
 def test_a_bad_line_in_json_lines(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '

@@ -120,3 +120,43 @@ def test_a_kind_that_is_not_a_string_is_an_input_error_of_its_event(tmp_path: Pa
     assert t.input is None  # that event was the user's request
     assert [c.name for c in t.tool_calls] == ["terminal", "file_editor"]
     assert not any(isinstance(i, IgnoredEvents) for i in items)  # reported, not ignored
+
+
+# --------------------------------------------- the finish tool's message is the answer
+def _said(text: str) -> dict[str, object]:
+    return {"kind": "MessageEvent", "source": "agent",
+            "llm_message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+
+
+def _finish(**fields: object) -> dict[str, object]:
+    return {"kind": "ActionEvent", "source": "agent", "tool_name": "finish", **fields}
+
+
+@pytest.mark.parametrize(("events", "output"), [
+    # the action's message (the SDK's FinishAction), after an agent message
+    ([_said("Let me look."),
+      _finish(tool_call_id="c1", action={"kind": "FinishAction", "message": "It is hunter2"},
+              tool_call={"arguments": '{"message": "It is hunter2"}'})], "It is hunter2"),
+    # no action object: the call's arguments
+    ([_said("Let me look."), _finish(tool_call={"arguments": '{"message": "It is hunter2"}'})],
+     "It is hunter2"),
+    # an agent message after the finish action is the latest answer
+    ([_finish(action={"kind": "FinishAction", "message": "It is hunter2"}), _said("Bye.")],
+     "Bye."),
+    # a finish without a message leaves the answer before it
+    ([_said("Let me look."), _finish(action={"kind": "FinishAction", "message": ""})],
+     "Let me look."),
+])
+def test_the_finish_tools_message_is_the_output(tmp_path: Path, events: list[object],
+                                                output: str) -> None:
+    """The regression: only agent MessageEvents were the output, so an agent that answered
+    through the finish tool (how an OpenHands agent usually ends: the message 'to send to
+    the user') had its earlier 'Let me look.' as output, and a not_contains of the secret
+    it told passed."""
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(events))
+    items = list(READER.read(source(path)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert t.output == output
+    assert [c.name for c in t.tool_calls] == ["finish"]

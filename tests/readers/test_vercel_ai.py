@@ -205,3 +205,30 @@ def test_events_that_are_not_an_array_are_an_input_error_of_their_span(tmp_path:
     assert errors(items) == [("input/invalid_event", 2)]
     assert "a span's events must be an array, not integer" in str(items[0])
     assert len(traces(items)) == 2
+
+
+def test_response_calls_without_an_id_or_a_name_are_read_and_reported(tmp_path: Path) -> None:
+    """The regression: a call of ai.response.toolCalls without toolCallId (and with no tool
+    span: a tool without execute has none) was passed over without a word, so a blocked
+    delete_repo passed (exit 0); an item that is no object vanished the same way, and one
+    without toolName was a call of 'unknown' unsaid."""
+    path = tmp_path / "spans.json"  # one span a line, from line 2
+    path.write_text("[\n" + ",\n".join(json.dumps(x) for x in [
+        span("ai.generateText.doGenerate", {"ai.response.toolCalls": json.dumps([
+            {"toolName": "delete_repo", "input": "{\"name\": \"prod\"}"}, 5,
+            {"toolCallId": "c9", "input": "{}"}])}),
+        span("ai.toolCall", {"ai.toolCall.id": "c8", "ai.toolCall.args": "{}"})]) + "\n]\n")
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("delete_repo", {"name": "prod"}, None, 2), ("unknown", {}, "c9", 2),
+        ("unknown", {}, "c8", 3)]
+    assert errors(items) == [("input/invalid_event", 2)] * 3 + [("input/invalid_event", 3)]
+    said = [e.message for e in items if isinstance(e, InputError)]
+    assert said[0].startswith("a call of ai.response.toolCalls ('delete_repo') without "
+                              "toolCallId: it is read as a call of its own")
+    assert said[1] == ("an item of a span's ai.response.toolCalls must be a JSON object, not "
+                       "integer; it was not read")
+    assert said[2].startswith("a call of ai.response.toolCalls without toolName: it is read "
+                              "as a call of 'unknown'")
+    assert said[3].startswith("an ai.toolCall span without ai.toolCall.name")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from agent_eval.jsonutil import json_type
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
@@ -27,6 +28,12 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers.skeleton import DocumentReader, DocumentState, named
 
 NAME = "atif"
+_SOURCES = ("system", "user", "agent")
+
+
+def _shown(value: Any) -> str:
+    """A step's source as an error names it."""
+    return repr(value) if isinstance(value, str) else json_type(value)
 
 
 def _result_value(res: dict[str, Any]) -> Any:
@@ -55,8 +62,12 @@ class _Trajectory(DocumentState):
         if raw.get("timestamp") is not None:
             self.times.append(raw.get("timestamp"))
         who = raw.get("source")
+        if who not in _SOURCES:
+            self.invalid(line, f"an ATIF step's source must be 'system', 'user' or 'agent', "
+                               f"not {_shown(who)}; its message was not read")
         if not self.said(trace, text_of(raw.get("message")), user=who == "user",
                          agent=who == "agent"):
+            self.stray_calls(raw, index, who)
             return
         model = raw.get("model_name", self.default_model)
         metrics = as_dict(raw.get("metrics"))
@@ -66,6 +77,22 @@ class _Trajectory(DocumentState):
             location=Location(self.file, line), model=model if isinstance(model, str) else None,
             input_tokens=inp, output_tokens=out, total_tokens=add(inp, out),
             cost_usd=float(cost) if cost is not None else None))
+        self.step_calls(raw, index)
+
+    def stray_calls(self, raw: dict[str, Any], index: int, who: Any) -> None:
+        """The tool calls of a step that is no agent step (only agent steps make calls):
+        read as calls all the same, and an input error, never passed over; their results
+        are read with them."""
+        if raw.get("tool_calls") in (None, []):
+            return
+        self.invalid(self.doc.line("steps", index, "tool_calls"),
+                     f"tool_calls in a step whose source is {_shown(who)}: only 'agent' "
+                     "steps make tool calls; they are read as the agent's calls")
+        self.step_calls(raw, index)
+
+    def step_calls(self, raw: dict[str, Any], index: int) -> None:
+        """The tool calls of a step, then the results of its observation."""
+        trace = self.trace
         calls = self.array(raw.get("tool_calls"), self.doc.line("steps", index, "tool_calls"),
                            "an ATIF step's tool_calls")
         for j, tc in enumerate(calls):

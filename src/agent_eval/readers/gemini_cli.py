@@ -57,7 +57,16 @@ class _Session(DocumentState):
         kind = raw.get("type")
         if self.bad_kind(kind, line, "a Gemini CLI message's type"):
             return
-        if kind not in _KNOWN:
+        if kind != "gemini" and raw.get("toolCalls") not in (None, []):
+            # only gemini messages make calls: another's are read all the same, and said
+            shown = f"of type {kind!r}" if kind is not None else "without a type"
+            self.invalid(self.doc.line("messages", index, "toolCalls"),
+                         f"toolCalls in a Gemini CLI message {shown}: only 'gemini' "
+                         "messages make tool calls; they are read as the agent's calls")
+            self.calls(raw, index)
+            if kind not in _KNOWN:
+                return
+        elif kind not in _KNOWN:
             self.unknown += 1
             return
         if not self.said(trace, text_of(raw.get("content")), user=kind == "user",
@@ -70,6 +79,10 @@ class _Session(DocumentState):
             input_tokens=count(tokens.get("input")),
             output_tokens=count(tokens.get("output")),
             total_tokens=count(tokens.get("total"))))
+        self.calls(raw, index)
+
+    def calls(self, raw: dict[str, Any], index: int) -> None:
+        """The tool calls of a message."""
         calls = self.array(raw.get("toolCalls"), self.doc.line("messages", index, "toolCalls"),
                            "a Gemini CLI message's toolCalls")
         for j, tc in enumerate(calls):

@@ -144,7 +144,7 @@ class _State(ReadState):
                 self.other.clear()
             trace = self.current(line)
             params = as_dict(msg.get("params"))
-            if method == "tools/call" and key is not None:
+            if method == "tools/call":
                 self.call_request(trace, params, key, line, ts, direction)
             elif method == "notifications/cancelled":
                 rid = params.get("requestId")
@@ -178,8 +178,8 @@ class _State(ReadState):
         del self.pending[key]
         self.result(p, msg, line, ts)
 
-    def call_request(self, trace: Trace, params: dict[str, Any], key: str, line: int, ts: Any,
-                  direction: str | None) -> None:
+    def call_request(self, trace: Trace, params: dict[str, Any], key: str | None, line: int,
+                     ts: Any, direction: str | None) -> None:
         name = params.get("name")
         if not isinstance(name, str) or not name:
             self.invalid(line, "a tools/call request without params.name")
@@ -188,6 +188,11 @@ class _State(ReadState):
         call = ToolCall(name=name, arguments=args, location=Location(self.file, line), id=key,
                         arguments_error=why)
         trace.tool_calls.append(call)
+        if key is None:  # sent all the same, and a server may have run it
+            self.invalid(line, f"a tools/call request ({name!r}) without an id (or with id "
+                               "null): it is read as a call, but no response can be matched "
+                               "to it; a request needs an id (JSON-RPC 2.0)")
+            return
         self.pending[key] = _Pending(call, direction, ts)
 
     def result(self, p: _Pending, msg: dict[str, Any], line: int, ts: Any) -> None:

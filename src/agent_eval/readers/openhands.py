@@ -67,6 +67,14 @@ class _State(OneTrace):
             raw = {k: v for k, v in as_dict(ev.get("action")).items() if k != "kind"}
         call = self.tool_call(trace, name, raw, ev.get("tool_call_id", tool_call.get("id")),
                               line)
+        if name == "finish":
+            # the finish tool's message is the agent's answer to the user (the SDK's
+            # get_agent_final_response): the latest answer, as an agent MessageEvent's
+            action = as_dict(ev.get("action"))
+            message = action.get("message") if "message" in action else as_dict(
+                call.arguments).get("message")
+            if isinstance(message, str) and message:
+                trace.output = message
         eid = ev.get("id")
         if isinstance(eid, str):
             self.by_event[eid] = (call, ts)

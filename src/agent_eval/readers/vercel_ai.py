@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
@@ -142,7 +143,7 @@ class _State(ReadState):
         raw = attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))
         recorded = raw is not None  # absent under recordInputs: false
         args, why = decode_arguments(raw) if recorded else (None, None)
-        label = str(name or "unknown")
+        label = self.name_of(name, loc.line, "an ai.toolCall span without ai.toolCall.name")
         call = self.known(key, cid, label, args, why, recorded, loc.line)
         if call is None:
             call = self.add(trace, key, label, args, why, recorded, cid, loc)
@@ -175,15 +176,31 @@ class _State(ReadState):
         calls = self.array(_json(attrs.get("ai.response.toolCalls")), line,
                            "a span's ai.response.toolCalls (or its JSON text)")
         for tc in calls:
-            tc = as_dict(tc)
-            cid = tc.get("toolCallId")
-            if cid is None:
+            if type(tc) is not dict:
+                self.invalid(line, "an item of a span's ai.response.toolCalls must be a JSON "
+                                   f"object, not {json_type(tc)}; it was not read")
                 continue
+            cid = tc.get("toolCallId")
             raw = tc.get("input", tc.get("args"))
             args, why = decode_arguments(raw) if raw is not None else (None, None)
-            label = str(tc.get("toolName") or "unknown")
+            label = self.name_of(tc.get("toolName"), line, "a call of ai.response.toolCalls "
+                                                           "without toolName")
+            if cid is None:  # read, though no tool span can be told to be this call
+                self.invalid(line, f"a call of ai.response.toolCalls ({label!r}) without "
+                                   "toolCallId: it is read as a call of its own, which an "
+                                   "ai.toolCall span of it cannot be matched to; give each "
+                                   "call its id")
             if self.known(key, cid, label, args, why, raw is not None, line) is None:
                 self.add(trace, key, label, args, why, raw is not None, cid, loc)
+
+    def name_of(self, name: Any, line: int, what: str) -> str:
+        """A call's tool name; one that is missing (or no name) is an input error at
+        ``line`` and the call is read as 'unknown'."""
+        if isinstance(name, str) and name:
+            return name
+        self.invalid(line, f"{what}: it is read as a call of 'unknown', which the rules "
+                           "naming its tool cannot see")
+        return "unknown"
 
     def known(self, key: str, cid: Any, name: str, args: Any, why: str | None,
               recorded: bool, line: int) -> ToolCall | None:
