@@ -108,3 +108,37 @@ def test_errors(tmp_path: Path) -> None:
     assert (call.name, call.ok, call.error) == ("bash", False, "permission denied")
     assert sorted(errors(items)) == [("input/invalid_event", 4), ("input/parse_error", 5),
                                      ("input/unmatched_result", 3)]
+
+
+def test_events_of_a_type_the_reader_does_not_know_are_never_passed_over(
+        tmp_path: Path) -> None:
+    """Every event type starting session./span./agent./user. that had no handler was
+    skipped without a word: a tool use of a newer type (line 2) vanished, so a rule
+    blocking its tool passed. It is read as a call and is an input error; other unknown
+    types are counted as ignored (line 3); the understood status events are not (lines
+    4-6)."""
+    from agent_eval.readers.base import IgnoredEvents
+
+    lines = [
+        [STREAM, {"type": "agent.tool_use", "id": "u1", "name": "bash",
+                  "input": {"command": "ls"}}],
+        [STREAM, {"type": "agent.server_tool_use", "id": "u2", "name": "delete_repo",
+                  "input": {"repo": "prod"}}],
+        [STREAM, {"type": "agent.something_new", "id": "u3"}],
+        [STREAM, {"type": "session.status_idle", "id": "u4"}],
+        [STREAM, {"type": "agent.thinking", "id": "u5"}],
+        [STREAM, {"type": "user.interrupt", "id": "u6"}],
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    items = list(READER.read(source(path)))
+    [t] = traces(items)
+    assert [(c.name, c.arguments, c.id, c.location.line) for c in t.tool_calls] == [
+        ("bash", {"command": "ls"}, "u1", 1),
+        ("delete_repo", {"repo": "prod"}, "u2", 2)]
+    assert errors(items) == [("input/invalid_event", 2)]
+    [message] = [e.message for e in items if isinstance(e, InputError)]
+    assert "'agent.server_tool_use', which this reader does not know, names a tool: it is " \
+        "read as a tool call" in message
+    [ignored] = [i for i in items if isinstance(i, IgnoredEvents)]
+    assert ignored.count == 1
