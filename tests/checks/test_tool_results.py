@@ -141,6 +141,43 @@ def test_config_errors(tmp_path: Path, snippet: str, message: str) -> None:
     assert "agent-eval.yaml:" in str(exc.value)
 
 
+GROUP_SUITE = """
+        version: "1"
+        suite: s
+        tool_groups:
+          money: [refund, pay]
+        tests:
+          - id: r
+            metric: tool_results
+            calls:
+              - tool: "@{group}"
+                expect_result: {{contains: ok}}
+        """
+
+
+def test_entry_tool_takes_a_tool_group(tmp_path: Path) -> None:
+    """A @group as an entry's tool stands for its tools; it was taken as a tool named
+    '@money', so the declined refund was never checked (exit 0)."""
+    test = evaluated(tmp_path, GROUP_SUITE.format(group="money"), [
+        {"type": "tool_call", "id": "1", "tool": "refund", "arguments": {},
+         "result": "declined"},
+        {"type": "tool_call", "id": "2", "tool": "lookup", "arguments": {}, "result": "no"},
+    ])
+    assert [(v.rule, v.tool, v.config.line, v.trace.line if v.trace else 0)
+            for v in test.violations] == [("tool_results/result", "refund", 10, 1)]
+
+
+def test_entry_tool_unknown_group_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "agent-eval.yaml").write_text(
+        textwrap.dedent(GROUP_SUITE.format(group="mony")).lstrip("\n"))
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    # line 9: '      - tool: "@mony"': the key tool at col 9
+    assert exc.value.problems == [
+        "agent-eval.yaml:9:9: unknown tool group '@mony' (did you mean '@money'?); groups: "
+        "@money (define it under tool_groups:)"]
+
+
 def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
     """A call of the entry's tool whose arguments cannot say whether `args` selects it
     (not recorded, not a JSON object) is tool_results/not_recorded at the `args` key, with

@@ -214,7 +214,7 @@ def _ref(c: Constraint) -> ConfigRef:
 
 def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
     policy = ctx.load_policy(cfg.policy, (*ctx.path, "policy"))
-    only = ctx.matcher(cfg.tools) if cfg.tools is not None else None
+    only = ctx.tool_matcher(cfg.tools, "tools") if cfg.tools is not None else None
     strict_ref = ctx.ref("strict") if cfg.strict else None
     refs = [ToolRef(r.key, "policy key", _ref(r.key_ref), r.matcher, cfg.id,
                     effect="its constraints were never checked") for r in policy.rules]

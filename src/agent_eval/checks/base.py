@@ -109,15 +109,22 @@ class CompileContext:
                                effect=effect))
         return out
 
+    def tool_matcher(self, value: str | list[str], *keys: str | int) -> ToolMatcher:
+        """The matcher of a name-only tool field of a test (an ``args_valid`` ``tools:``
+        filter, a ``tool_results`` entry's ``tool:``) at ``keys``, its @groups expanded;
+        raises ConfigError with every problem of it (an unknown group)."""
+        return self.matcher(self.names(value, *keys))
+
     def tool_refs(self, value: str | list[str], kind: str, *keys: str | int,
                   effect: str = "") -> list[ToolRef]:
         """One reference per tool named by the key at ``keys`` (a name, or a list of
-        names: each item is its own reference, located at the item)."""
+        names: each item is its own reference, located at the item; a @group matches
+        its members)."""
         if isinstance(value, str):
-            return [ToolRef(value, kind, self.ref(*keys), self.matcher(value), self.test_id,
-                            effect=effect)]
-        return [ToolRef(p, kind, self.ref(*keys, k), self.matcher(p), self.test_id,
-                        effect=effect) for k, p in enumerate(value)]
+            return [ToolRef(value, kind, self.ref(*keys), self.tool_matcher(value, *keys),
+                            self.test_id, effect=effect)]
+        return [ToolRef(p, kind, self.ref(*keys, k), self.tool_matcher(p, *keys, k),
+                        self.test_id, effect=effect) for k, p in enumerate(value)]
 
 
 def _raw(value: Any) -> Any:

@@ -204,8 +204,13 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
                 e.expect_error, TextExpect) else ()
         if e.expect_error is not None and e.expect_result is not None:
             problem("expect_error", "give expect_result or expect_error, not both")
+        try:
+            matcher = ctx.tool_matcher(e.tool, *base, "tool")
+        except ConfigError as exc:  # an unknown @group
+            problems.extend(exc.problems)
+            continue
         entries.append(_Compiled(
-            ctx.matcher(e.tool), e.args, result, error,
+            matcher, e.args, result, error,
             ctx.ref(*base, "expect_error") if error is not None else None,
             e.max_latency_ms,
             ctx.ref(*base, "max_latency_ms") if e.max_latency_ms is not None else None,
