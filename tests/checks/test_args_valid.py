@@ -299,6 +299,17 @@ def test_tools_filter_unknown_group_is_a_config_error(tmp_path: Path) -> None:
         "groups: @payments (define it under tool_groups:)"]
 
 
+def test_tools_filter_empty_list_is_a_config_error(tmp_path: Path) -> None:
+    """tools: [] let no call through: the test checked nothing and passed (exit 0)."""
+    suite = SUITE + "    tools: []\n"
+    # line 7: '    tools: []': the key at col 5
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, SEED_POLICY, [call("apply_discount", {"percent": 50})], suite=suite)
+    assert info.value.problems == [
+        "agent-eval.yaml:7:5: an empty list names no tool, so nothing would be checked; "
+        "name at least one tool (a name, a glob or @group)"]
+
+
 def test_policy_key_naming_a_group_is_a_config_error(tmp_path: Path) -> None:
     """A policy key is a name or a glob; '@payments' matched no tool, so its constraints
     never applied and the run passed."""

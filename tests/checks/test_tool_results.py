@@ -178,6 +178,18 @@ def test_entry_tool_unknown_group_is_a_config_error(tmp_path: Path) -> None:
         "@money (define it under tool_groups:)"]
 
 
+def test_entry_tool_empty_list_is_a_config_error(tmp_path: Path) -> None:
+    """tool: [] named no tool: the entry checked no call and the run passed (exit 0)."""
+    entry = "\n      - {tool: [], expect_result: {contains: ok}}\n"
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(ONE_TEST).lstrip("\n") + entry)
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    # line 7: '      - {tool: [], …}': the key tool at col 10
+    assert exc.value.problems == [
+        "agent-eval.yaml:7:10: an empty list names no tool, so nothing would be checked; "
+        "name at least one tool (a name, a glob or @group)"]
+
+
 def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
     """A call of the entry's tool whose arguments cannot say whether `args` selects it
     (not recorded, not a JSON object) is tool_results/not_recorded at the `args` key, with

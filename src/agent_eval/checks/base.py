@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_eval.coverage import ToolRef
+from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import Trace
-from agent_eval.selectors import Selector, SelectorCompiler
+from agent_eval.selectors import EMPTY_TOOLS, Selector, SelectorCompiler
 from agent_eval.yamlpos import Path, Positions
 
 if TYPE_CHECKING:
@@ -112,7 +113,9 @@ class CompileContext:
     def tool_matcher(self, value: str | list[str], *keys: str | int) -> ToolMatcher:
         """The matcher of a name-only tool field of a test (an ``args_valid`` ``tools:``
         filter, a ``tool_results`` entry's ``tool:``) at ``keys``, its @groups expanded;
-        raises ConfigError with every problem of it (an unknown group)."""
+        raises ConfigError with every problem of it (an unknown group, an empty list)."""
+        if value == []:
+            raise ConfigError([f"{self.positions.where((*self.path, *keys))}: {EMPTY_TOOLS}"])
         return self.matcher(self.names(value, *keys))
 
     def tool_refs(self, value: str | list[str], kind: str, *keys: str | int,
