@@ -122,6 +122,8 @@ def test_each_violation_at_its_key_and_call(tmp_path: Path) -> None:
     ("expect_result: {json_schema: schema.json}", "must be an inline schema"),
     ("expect_result: {regex: '('}", "invalid regular expression"),
     ("expect_result: {}", "give at least one of"),
+    ("args: {amount: 1}", "this entry checks nothing: give expect_result, expect_error "
+     "(false: the call must not fail) or max_latency_ms"),
     ("expect_result: {contains: a}, expect_error: true",
      "give expect_result or expect_error, not both"),
 ])
@@ -188,6 +190,27 @@ def test_entry_tool_empty_list_is_a_config_error(tmp_path: Path) -> None:
     assert exc.value.problems == [
         "agent-eval.yaml:7:10: an empty list names no tool, so nothing would be checked; "
         "name at least one tool (a name, a glob or @group)"]
+
+
+def test_expect_error_false_reports_a_failed_call(tmp_path: Path) -> None:
+    """expect_error: false is "must not fail": it was taken as no expectation at all, so a
+    failed refund passed (exit 0). A call whose result was not recorded cannot be told."""
+    test = evaluated(tmp_path, ONE_TEST + """
+              - tool: refund
+                expect_error: false""", [
+        {"type": "tool_call", "id": "1", "tool": "refund", "arguments": {},
+         "error": "card declined", "is_error": True},
+        {"type": "tool_call", "id": "2", "tool": "refund", "arguments": {}, "result": "ok"},
+        {"type": "tool_call", "id": "3", "tool": "refund", "arguments": {}},
+    ])
+    # line 8 is '    expect_error: false' (the suite's first line is blank, then stripped)
+    assert [(v.rule, v.config.line, v.trace.line if v.trace else 0, v.message)
+            for v in test.violations] == [
+        ("tool_results/error", 8, 1,
+         "refund failed (card declined), but no error was expected"),
+        ("tool_results/not_recorded", 7, 3,
+         "the result of refund was not recorded, so it cannot be checked"),
+    ]
 
 
 def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
