@@ -121,6 +121,8 @@ def test_each_violation_at_its_key_and_call(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("snippet", "message"), [
     ("expect_result: {json_schema: schema.json}", "must be an inline schema"),
     ("expect_result: {regex: '('}", "invalid regular expression"),
+    ("expect_result: {json_schema: {properties: {t: {maxium: 5}}}}",
+     "unknown keyword 'maxium' at /properties/t/maxium (did you mean 'maximum'?)"),
     ("expect_result: {}", "give at least one of"),
     ("args: {amount: 1}", "this entry checks nothing: give expect_result, expect_error "
      "(false: the call must not fail) or max_latency_ms"),
