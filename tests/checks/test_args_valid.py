@@ -310,6 +310,29 @@ def test_tools_filter_empty_list_is_a_config_error(tmp_path: Path) -> None:
         "name at least one tool (a name, a glob or @group)"]
 
 
+@pytest.mark.parametrize(("extra", "policy_extra", "verdict"), [
+    ("", "", None),  # checks nothing: a config error
+    ("    strict: true\n", "", "fail"),  # every call is unknown_tool
+    ("", "enforcement: {unconstrained_tools: warn}\n", "warn"),  # every call unconstrained
+])
+def test_a_policy_without_tools(tmp_path: Path, extra: str, policy_extra: str,
+                                verdict: str | None) -> None:
+    """tools: {} skipped every call: the test checked nothing and the run passed (exit 0),
+    unless strict: true or enforcement refuses the calls it does not constrain."""
+    policy = 'version: "1"\ntools: {}\n' + policy_extra
+    lines = [call("apply_discount", {"percent": 50})]
+    if verdict is not None:
+        assert run(tmp_path, policy, lines, suite=SUITE + extra).verdict == verdict
+        return
+    # line 6: '    policy: policy.yaml': the key at col 5
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, policy, lines)
+    assert info.value.problems == [
+        "agent-eval.yaml:6:5: policy 'policy.yaml' has no tools (tools: {}), so this test "
+        "would check nothing; list the tools it constrains, or refuse every call with "
+        "strict: true (or the policy's enforcement: {unconstrained_tools: deny})"]
+
+
 def test_policy_key_naming_a_group_is_a_config_error(tmp_path: Path) -> None:
     """A policy key is a name or a glob; '@payments' matched no tool, so its constraints
     never applied and the run passed."""
