@@ -31,6 +31,10 @@ from agent_eval.saferegex import (
     (r"^[.]$", ["."], ["a"]),  # a dot in a class is a dot
     (r"^ls$", ["ls"], ["ls\n"]),  # "$" is the very end
     (r"^\d+$", ["123"], ["١٢٣"]),  # ASCII digits
+    # \S in a class is ECMA's too: RE2's own \S took \v, U+00A0, U+2028, U+3000, U+FEFF
+    (r"^[\S ]+$", ["rm -rf", "a\u00e9"],
+     ["a\u00a0b", "a\x0bb", "a\u2028b", "a\u3000b", "a\ufeffb", "a\tb", "a\nb"]),
+    (r"^[^\S\n]$", [" ", "\u00a0", "\t", "\u2028"], ["\n", "a"]),  # whitespace but \n
 ])
 def test_ecma_semantics(pattern: str, valid: list[str], invalid: list[str]) -> None:
     rx = compile_ecma(pattern)
@@ -38,6 +42,19 @@ def test_ecma_semantics(pattern: str, valid: list[str], invalid: list[str]) -> N
         assert rx.search(s), (pattern, s)
     for s in invalid:
         assert rx.search(s) is None, (pattern, s)
+
+
+def test_not_space_in_a_class_is_the_complement_of_ecma_whitespace() -> None:
+    r"""``[\S]`` takes a character exactly when ``\s`` does not, for every code point of
+    the BMP (but the surrogates, which UTF-8 cannot hold) and the ends of the astral
+    planes."""
+    space, not_space = compile_ecma(r"^\s$"), compile_ecma(r"^[\S]$")
+    points = [*range(0xD800), *range(0xE000, 0x10000), 0x10000, 0x1F600, 0x10FFFF]
+    for cp in points:
+        ch = chr(cp)
+        assert (not_space.search(ch) is None) == (space.search(ch) is not None), hex(cp)
+    # ECMA-262's WhiteSpace and LineTerminator, the Zs category among them
+    assert sum(space.search(chr(cp)) is not None for cp in points) == 25
 
 
 @pytest.mark.parametrize("pattern", [r"^(a+)+$", r"^(a|a)*$", r"^(a|aa)+$", r"(x+x+)+y",

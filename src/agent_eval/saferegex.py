@@ -7,9 +7,10 @@ memory, so no value can hang a run. What it gives up: lookahead, lookbehind and
 backreferences, which are refused when the suite is loaded, at the pattern's line.
 
 :func:`compile_ecma` compiles a JSON Schema ``pattern`` (ECMA-262 semantics: ``\\d``,
-``\\w`` and ``\\b`` ASCII, ``\\s`` ECMA's whitespace, ``$`` only at the very end, ``.``
-no line terminator); :func:`compile_python` a scenario ``regex:`` written in Python's
-syntax. Both return a :class:`SafeRegex`, or raise :class:`RegexError`.
+``\\w`` and ``\\b`` ASCII, ``\\s`` ECMA's whitespace and ``\\S`` the rest (in a class
+too), ``$`` only at the very end, ``.`` no line terminator); :func:`compile_python` a
+scenario ``regex:`` written in Python's syntax. Both return a :class:`SafeRegex`, or raise
+:class:`RegexError`.
 
 Each pattern may take :data:`PATTERN_MAX_MEM` of RE2 memory (its program and its match
 caches); while a suite is loaded (:func:`regex_budget`) identical patterns share one
@@ -29,6 +30,11 @@ from re2 import Options, _re2  # type: ignore[import-untyped]
 # ECMA-262 whitespace (what \s means in a JSON Schema pattern), as an RE2 class body.
 ECMA_SPACE = (r"\t\n\x0b\x0c\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
               r"\x{205f}\x{3000}\x{feff}")
+# Everything else (what \S means), as an RE2 class body: in a class, RE2's own \S would
+# take \v, U+00A0, U+2028, U+3000 and ECMA's other spaces for non-space
+ECMA_NOT_SPACE = (r"\x00-\x08\x0e-\x1f\x21-\x9f\x{a1}-\x{167f}\x{1681}-\x{1fff}"
+                  r"\x{200b}-\x{2027}\x{202a}-\x{202e}\x{2030}-\x{205e}\x{2060}-\x{2fff}"
+                  r"\x{3001}-\x{fefe}\x{ff00}-\x{10ffff}")
 # ECMA-262 "." matches anything but a line terminator
 _ECMA_DOT = r"[^\n\r\x{2028}\x{2029}]"
 
@@ -184,8 +190,8 @@ def compile_ecma(pattern: str) -> SafeRegex:
             nxt = pattern[i + 1]
             if nxt == "s":
                 out.append(ECMA_SPACE if in_class else f"[{ECMA_SPACE}]")
-            elif nxt == "S" and not in_class:
-                out.append(f"[^{ECMA_SPACE}]")
+            elif nxt == "S":
+                out.append(ECMA_NOT_SPACE if in_class else f"[^{ECMA_SPACE}]")
             elif nxt == "u" and pattern[i + 2:i + 3] == "{":  # \u{1F600}
                 end = pattern.find("}", i + 3)
                 if end < 0:

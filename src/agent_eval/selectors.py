@@ -48,6 +48,10 @@ from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
 
 GROUP_PREFIX = "@"
+# a tool field that names no tool: the rule or test would check nothing (a blocklist
+# blocking nothing, a require requiring nothing) and pass
+EMPTY_TOOLS = ("an empty list names no tool, so nothing would be checked; name at least one "
+               "tool (a name, a glob or @group)")
 # keywords that constrain values of one JSON type only (JSON Schema ignores them for the
 # others), by that type; a spelling of SUGAR is read as its keyword
 _FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -424,6 +428,8 @@ class SelectorCompiler:
     # -- selectors (sequence rules, blocklists)
     def selector(self, value: Any, path: Path) -> Selector:
         """Compile a tool field (one item or a list of items) at ``path``."""
+        if value == []:
+            raise ConfigError([f"{self.positions.where(path)}: {EMPTY_TOOLS}"])
         problems: list[str] = []
         items = []
         values = value if isinstance(value, list) else [value]

@@ -267,6 +267,90 @@ def test_tools_filter(tmp_path: Path) -> None:
     assert found(results) == [("args_valid/exclusive_minimum", "amount", "policy.yaml", 14, 32, 2)]
 
 
+GROUP_SUITE = """\
+    version: "1"
+    suite: shop
+    tool_groups:
+      payments: [process_*]
+    tests:
+      - id: args
+        metric: args_valid
+        policy: policy.yaml
+        tools: ["@{group}"]
+    """
+
+
+def test_tools_filter_takes_a_tool_group(tmp_path: Path) -> None:
+    """A @group in the tools filter stands for its tools; it was taken as a tool named
+    '@payments', so the test checked no call (a negative amount passed, exit 0)."""
+    results = run(tmp_path, SEED_POLICY, [
+        call("apply_discount", {"percent": 50}),
+        call("process_payment", {"amount": -1, "currency": "USD"}),
+    ], suite=GROUP_SUITE.format(group="payments"))
+    assert found(results) == [("args_valid/exclusive_minimum", "amount", "policy.yaml", 14, 32, 2)]
+
+
+def test_tools_filter_unknown_group_is_a_config_error(tmp_path: Path) -> None:
+    # line 9: '    tools: ["@paymnts"]': the item's '"' at col 13
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, SEED_POLICY, [], suite=GROUP_SUITE.format(group="paymnts"))
+    assert info.value.problems == [
+        "agent-eval.yaml:9:13: unknown tool group '@paymnts' (did you mean '@payments'?); "
+        "groups: @payments (define it under tool_groups:)"]
+
+
+def test_tools_filter_empty_list_is_a_config_error(tmp_path: Path) -> None:
+    """tools: [] let no call through: the test checked nothing and passed (exit 0)."""
+    suite = SUITE + "    tools: []\n"
+    # line 7: '    tools: []': the key at col 5
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, SEED_POLICY, [call("apply_discount", {"percent": 50})], suite=suite)
+    assert info.value.problems == [
+        "agent-eval.yaml:7:5: an empty list names no tool, so nothing would be checked; "
+        "name at least one tool (a name, a glob or @group)"]
+
+
+@pytest.mark.parametrize(("extra", "policy_extra", "verdict"), [
+    ("", "", None),  # checks nothing: a config error
+    ("    strict: true\n", "", "fail"),  # every call is unknown_tool
+    ("", "enforcement: {unconstrained_tools: warn}\n", "warn"),  # every call unconstrained
+])
+def test_a_policy_without_tools(tmp_path: Path, extra: str, policy_extra: str,
+                                verdict: str | None) -> None:
+    """tools: {} skipped every call: the test checked nothing and the run passed (exit 0),
+    unless strict: true or enforcement refuses the calls it does not constrain."""
+    policy = 'version: "1"\ntools: {}\n' + policy_extra
+    lines = [call("apply_discount", {"percent": 50})]
+    if verdict is not None:
+        assert run(tmp_path, policy, lines, suite=SUITE + extra).verdict == verdict
+        return
+    # line 6: '    policy: policy.yaml': the key at col 5
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, policy, lines)
+    assert info.value.problems == [
+        "agent-eval.yaml:6:5: policy 'policy.yaml' has no tools (tools: {}), so this test "
+        "would check nothing; list the tools it constrains, or refuse every call with "
+        "strict: true (or the policy's enforcement: {unconstrained_tools: deny})"]
+
+
+def test_policy_key_naming_a_group_is_a_config_error(tmp_path: Path) -> None:
+    """A policy key is a name or a glob; '@payments' matched no tool, so its constraints
+    never applied and the run passed."""
+    policy = """\
+        version: "1"
+        tools:
+          "@payments":
+            arguments: {amount: {exclusive_min: 0}}
+        """
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, policy, [call("process_payment", {"amount": -1})],
+            suite=GROUP_SUITE.format(group="payments"))
+    assert info.value.problems == [
+        "policy.yaml:3:3: policy key '@payments': a policy key is a tool name or a glob; "
+        "tool groups (@NAME) are the suite's and do not apply in a policy file: write its "
+        "tools (or a glob) as keys"]
+
+
 # --------------------------------------------------------------------------- strict
 STRICT_SUITE = textwrap.dedent("""\
     version: "1"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.checks.base import CompileContext
 from agent_eval.checks.sequence_valid import SequenceValidTest, compile_test
+from agent_eval.errors import ConfigError
 from agent_eval.findings import Finding
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.yamlpos import Positions
@@ -423,6 +424,32 @@ def test_count_max_zero(tmp_path: Path) -> None:
     """, ["x", "RM", "rm"])
     # max: comes first here (line 8)
     assert summary(found) == [("sequence_valid/count", 2, 8, "RM")]
+
+
+EMPTY = ("an empty list names no tool, so nothing would be checked; name at least one tool "
+         "(a name, a glob or @group)")
+
+
+@pytest.mark.parametrize(("rule", "where"), [
+    # the rule starts on line 7 ('      - type: …'); its second line is line 8, whose key
+    # starts at column 9; in 'tools: [a, []]' the empty list is at column 20
+    ("- type: require\n  tools: []", "8:9"),
+    ("- type: blocklist\n  tools: []", "8:9"),
+    ("- type: allowlist\n  tools: []", "8:9"),
+    ("- type: count\n  tool: []\n  max: 1", "8:9"),
+    ("- type: eventually\n  tool: []\n  within: 2", "8:9"),
+    ("- type: never_after\n  first: []\n  then: x", "8:9"),
+    ("- type: before\n  first: []\n  then: x", "8:9"),
+    ("- type: after\n  tool: []\n  then: x", "8:9"),
+    ("- type: immediately_before\n  first: []\n  then: x", "8:9"),
+    ("- type: sequence\n  tools: [a, []]", "8:20"),
+])
+def test_an_empty_tool_list_is_a_config_error(tmp_path: Path, rule: str, where: str) -> None:
+    """A field that names no tool checks nothing: require tools: [] passed every trace
+    (exit 0), and the other rules stopped the run with an internal error (IndexError)."""
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, rule, ["x"])
+    assert info.value.problems == [f"agent-eval.yaml:{where}: {EMPTY}"]
 
 
 # ------------------------------------------------------------ several rules, severity

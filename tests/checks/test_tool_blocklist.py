@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agent_eval.api import evaluate, load_suite, load_traces
+from agent_eval.errors import ConfigError
 from agent_eval.findings import Finding
 from agent_eval.model import Location, ToolCall, Trace
 
@@ -182,6 +183,24 @@ def test_single_string_blocklist(tmp_path: Path) -> None:
     (f,) = run(tmp_path, ["x", "drop_table"], text)
     assert view(f) == ("drop_table", 1, 2, 7, "drop_*")
     assert f.severity == "warning"
+
+
+def test_empty_blocklist_is_a_config_error(tmp_path: Path) -> None:
+    """blocklist: [] blocks nothing: the test passed every trace (exit 0)."""
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: no_destructive
+            metric: tool_blocklist
+            blocklist: []
+    """
+    with pytest.raises(ConfigError) as info:
+        suite_from(tmp_path, text)
+    # line 6 (the blank first line is stripped): '    blocklist: []': the key at col 5
+    assert info.value.problems == [
+        "agent-eval.yaml:6:5: an empty list names no tool, so nothing would be checked; "
+        "name at least one tool (a name, a glob or @group)"]
 
 
 def test_clean_trace_and_empty_trace(tmp_path: Path) -> None:

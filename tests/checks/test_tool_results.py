@@ -121,7 +121,11 @@ def test_each_violation_at_its_key_and_call(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("snippet", "message"), [
     ("expect_result: {json_schema: schema.json}", "must be an inline schema"),
     ("expect_result: {regex: '('}", "invalid regular expression"),
+    ("expect_result: {json_schema: {properties: {t: {maxium: 5}}}}",
+     "unknown keyword 'maxium' at /properties/t/maxium (did you mean 'maximum'?)"),
     ("expect_result: {}", "give at least one of"),
+    ("args: {amount: 1}", "this entry checks nothing: give expect_result, expect_error "
+     "(false: the call must not fail) or max_latency_ms"),
     ("expect_result: {contains: a}, expect_error: true",
      "give expect_result or expect_error, not both"),
 ])
@@ -139,6 +143,76 @@ def test_config_errors(tmp_path: Path, snippet: str, message: str) -> None:
         load_suite(tmp_path / "agent-eval.yaml")
     assert message in str(exc.value)
     assert "agent-eval.yaml:" in str(exc.value)
+
+
+GROUP_SUITE = """
+        version: "1"
+        suite: s
+        tool_groups:
+          money: [refund, pay]
+        tests:
+          - id: r
+            metric: tool_results
+            calls:
+              - tool: "@{group}"
+                expect_result: {{contains: ok}}
+        """
+
+
+def test_entry_tool_takes_a_tool_group(tmp_path: Path) -> None:
+    """A @group as an entry's tool stands for its tools; it was taken as a tool named
+    '@money', so the declined refund was never checked (exit 0)."""
+    test = evaluated(tmp_path, GROUP_SUITE.format(group="money"), [
+        {"type": "tool_call", "id": "1", "tool": "refund", "arguments": {},
+         "result": "declined"},
+        {"type": "tool_call", "id": "2", "tool": "lookup", "arguments": {}, "result": "no"},
+    ])
+    assert [(v.rule, v.tool, v.config.line, v.trace.line if v.trace else 0)
+            for v in test.violations] == [("tool_results/result", "refund", 10, 1)]
+
+
+def test_entry_tool_unknown_group_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "agent-eval.yaml").write_text(
+        textwrap.dedent(GROUP_SUITE.format(group="mony")).lstrip("\n"))
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    # line 9: '      - tool: "@mony"': the key tool at col 9
+    assert exc.value.problems == [
+        "agent-eval.yaml:9:9: unknown tool group '@mony' (did you mean '@money'?); groups: "
+        "@money (define it under tool_groups:)"]
+
+
+def test_entry_tool_empty_list_is_a_config_error(tmp_path: Path) -> None:
+    """tool: [] named no tool: the entry checked no call and the run passed (exit 0)."""
+    entry = "\n      - {tool: [], expect_result: {contains: ok}}\n"
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(ONE_TEST).lstrip("\n") + entry)
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    # line 7: '      - {tool: [], …}': the key tool at col 10
+    assert exc.value.problems == [
+        "agent-eval.yaml:7:10: an empty list names no tool, so nothing would be checked; "
+        "name at least one tool (a name, a glob or @group)"]
+
+
+def test_expect_error_false_reports_a_failed_call(tmp_path: Path) -> None:
+    """expect_error: false is "must not fail": it was taken as no expectation at all, so a
+    failed refund passed (exit 0). A call whose result was not recorded cannot be told."""
+    test = evaluated(tmp_path, ONE_TEST + """
+              - tool: refund
+                expect_error: false""", [
+        {"type": "tool_call", "id": "1", "tool": "refund", "arguments": {},
+         "error": "card declined", "is_error": True},
+        {"type": "tool_call", "id": "2", "tool": "refund", "arguments": {}, "result": "ok"},
+        {"type": "tool_call", "id": "3", "tool": "refund", "arguments": {}},
+    ])
+    # line 8 is '    expect_error: false' (the suite's first line is blank, then stripped)
+    assert [(v.rule, v.config.line, v.trace.line if v.trace else 0, v.message)
+            for v in test.violations] == [
+        ("tool_results/error", 8, 1,
+         "refund failed (card declined), but no error was expected"),
+        ("tool_results/not_recorded", 7, 3,
+         "the result of refund was not recorded, so it cannot be checked"),
+    ]
 
 
 def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:

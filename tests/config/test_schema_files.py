@@ -159,6 +159,42 @@ def test_a_schema_file_with_a_ref_to_itself_is_one_problem(tmp_path: Path) -> No
                     f"{CYCLE}"]
 
 
+IGNORED = ("a keyword that is not JSON Schema's would be ignored, so it would check "
+           "nothing")
+
+
+@pytest.mark.parametrize(("schema", "expected"), [
+    ({"type": "object", "properties": {"t": {"type": "number", "maxium": 50}}},
+     ["unknown keyword 'maxium' at /properties/t/maxium (did you mean 'maximum'?)"]),
+    ({"type": "object", "additionalProperty": False},
+     ["unknown keyword 'additionalProperty' at /additionalProperty (did you mean "
+      "'additionalProperties'?)"]),
+    # in a definition a $ref leads to, and a keyword no draft has (no hint)
+    ({"$schema": DRAFT7, "definitions": {"a": {"type": "string", "x-internal-id": 5}},
+      "items": {"$ref": "#/definitions/a"}},
+     ["unknown keyword 'x-internal-id' at /definitions/a/x-internal-id"]),
+])
+def test_an_unknown_keyword_is_a_problem(schema: Any, expected: list[str]) -> None:
+    """jsonschema ignores a keyword it does not know: a misspelt maxium: 50 let a
+    temperature of 300 pass a tool_results json_schema (exit 0)."""
+    said: list[str] = []
+    assert compile_schema(schema, "inline", said.append) is None
+    assert said == [f"invalid JSON Schema (inline): {e}: {IGNORED}" for e in expected]
+
+
+def test_annotations_and_property_names_are_no_unknown_keywords() -> None:
+    said: list[str] = []
+    schema = {"$id": "https://a.example/s", "title": "t", "description": "d",
+              "$comment": "c", "examples": [{}], "default": {}, "deprecated": False,
+              "readOnly": False, "contentMediaType": "application/json",
+              "$defs": {"unused": {"type": "string"}},
+              "if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {},
+              "properties": {"maxium": {"type": "string"}, "nullable": True}}
+    validator = compile_schema(schema, "inline", said.append)
+    assert said == []
+    assert validator.is_valid({"a": 1, "b": 2}) and not validator.is_valid({"a": 1})
+
+
 @pytest.mark.parametrize("fmt", ["iri", "uri-reference", "json-pointer", "duration",
                                  "color", "my-own-format"])
 def test_a_format_agent_eval_does_not_check_is_a_problem(fmt: str) -> None:

@@ -11,6 +11,7 @@ from agent_eval.config.models import TestBase, ToolPatterns
 from agent_eval.config.policy import Policy, ToolRule
 from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
+from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.matching import ToolMatcher
 from agent_eval.model import ToolCall, Trace, calls_to_read
@@ -214,7 +215,14 @@ def _ref(c: Constraint) -> ConfigRef:
 
 def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
     policy = ctx.load_policy(cfg.policy, (*ctx.path, "policy"))
-    only = ctx.matcher(cfg.tools) if cfg.tools is not None else None
+    if not policy.rules and not cfg.strict and policy.unconstrained is None:
+        # every call would be skipped: a test that checks nothing and passes
+        at = ctx.ref("policy")
+        raise ConfigError([f"{at.file}:{at.line}:{at.col}: policy '{cfg.policy}' has no "
+                           "tools (tools: {}), so this test would check nothing; list the "
+                           "tools it constrains, or refuse every call with strict: true (or "
+                           "the policy's enforcement: {unconstrained_tools: deny})"])
+    only = ctx.tool_matcher(cfg.tools, "tools") if cfg.tools is not None else None
     strict_ref = ctx.ref("strict") if cfg.strict else None
     refs = [ToolRef(r.key, "policy key", _ref(r.key_ref), r.matcher, cfg.id,
                     effect="its constraints were never checked") for r in policy.rules]

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_eval.coverage import ToolRef
+from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import Trace
-from agent_eval.selectors import Selector, SelectorCompiler
+from agent_eval.selectors import EMPTY_TOOLS, Selector, SelectorCompiler
 from agent_eval.yamlpos import Path, Positions
 
 if TYPE_CHECKING:
@@ -109,15 +110,24 @@ class CompileContext:
                                effect=effect))
         return out
 
+    def tool_matcher(self, value: str | list[str], *keys: str | int) -> ToolMatcher:
+        """The matcher of a name-only tool field of a test (an ``args_valid`` ``tools:``
+        filter, a ``tool_results`` entry's ``tool:``) at ``keys``, its @groups expanded;
+        raises ConfigError with every problem of it (an unknown group, an empty list)."""
+        if value == []:
+            raise ConfigError([f"{self.positions.where((*self.path, *keys))}: {EMPTY_TOOLS}"])
+        return self.matcher(self.names(value, *keys))
+
     def tool_refs(self, value: str | list[str], kind: str, *keys: str | int,
                   effect: str = "") -> list[ToolRef]:
         """One reference per tool named by the key at ``keys`` (a name, or a list of
-        names: each item is its own reference, located at the item)."""
+        names: each item is its own reference, located at the item; a @group matches
+        its members)."""
         if isinstance(value, str):
-            return [ToolRef(value, kind, self.ref(*keys), self.matcher(value), self.test_id,
-                            effect=effect)]
-        return [ToolRef(p, kind, self.ref(*keys, k), self.matcher(p), self.test_id,
-                        effect=effect) for k, p in enumerate(value)]
+            return [ToolRef(value, kind, self.ref(*keys), self.tool_matcher(value, *keys),
+                            self.test_id, effect=effect)]
+        return [ToolRef(p, kind, self.ref(*keys, k), self.tool_matcher(p, *keys, k),
+                        self.test_id, effect=effect) for k, p in enumerate(value)]
 
 
 def _raw(value: Any) -> Any:

@@ -2,9 +2,10 @@
 
 The recorded counterpart of a tool probe (docs/mcp.md "Recorded sessions"): for every call
 of a listed tool (optionally only those whose arguments include ``args``), the result must
-pass ``expect_result``, or the call must fail with a message passing ``expect_error``, and
-it must have answered within ``max_latency_ms`` (from the trace's timestamps or recorded
-latency). A check whose input the trace did not record (no result, no latency) is a
+pass ``expect_result``, or the call must fail with a message passing ``expect_error`` (with
+``expect_error: false``, must not fail), and it must have answered within ``max_latency_ms``
+(from the trace's timestamps or recorded latency); an entry that checks none of these is a
+config error. A check whose input the trace did not record (no result, no latency) is a
 ``tool_results/not_recorded`` finding, never a pass.
 """
 
@@ -48,7 +49,7 @@ class CallExpect(Strict):
         None, description="Checks of the result (text, or structured content).")
     expect_error: bool | TextExpect | None = Field(
         None, description="The call must fail; with checks, its error message must match "
-        "them.")
+        "them. false: the call must not fail.")
     max_latency_ms: float | None = Field(None, ge=0, description="Each call answered within "
                                          "this time.")
 
@@ -64,7 +65,8 @@ class _Compiled:
     args: dict[str, Any] | None
     result: tuple[TextCheck, ...]
     error: tuple[TextCheck, ...] | None  # None: no error expected
-    error_ref: ConfigRef | None
+    must_succeed: bool  # expect_error: false: a failed call is a finding
+    error_ref: ConfigRef | None  # the entry's `expect_error:` key
     latency: float | None
     latency_ref: ConfigRef | None
     ref: ConfigRef  # the entry's `tool:` key
@@ -110,7 +112,8 @@ class ToolResults(CheckCore):
 
     def _check(self, e: _Compiled, call: ToolCall, trace: Trace) -> list[Finding]:
         found: list[tuple[Rule, ConfigRef, str, str | None, Any]] = []
-        if (e.result or e.error is not None) and not call.has_result and call.ok:
+        if (e.result or e.error is not None or e.must_succeed) and not call.has_result and \
+                call.ok:  # whether it failed is not known either
             found.append((TOOL_RESULTS_NOT_RECORDED, e.ref, f"the result of {call.name} "
                           "was not recorded, so it cannot be checked", None, None))
         elif e.error is not None:
@@ -123,6 +126,12 @@ class ToolResults(CheckCore):
                                          "the error message"):
                     found.append((TOOL_RESULTS_ERROR, c.ref, f"{call.name} failed as "
                                   f"expected, but {why}", c.shown, call.error))
+        elif e.must_succeed:
+            assert e.error_ref is not None
+            if not call.ok:
+                found.append((TOOL_RESULTS_ERROR, e.error_ref, f"{call.name} failed "
+                              f"({call.error}), but no error was expected",
+                              "expect_error: false", call.error))
         elif e.result:
             if not call.ok:
                 found.append((TOOL_RESULTS_RESULT, e.result[0].ref, f"{call.name} failed "
@@ -204,9 +213,18 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
                 e.expect_error, TextExpect) else ()
         if e.expect_error is not None and e.expect_result is not None:
             problem("expect_error", "give expect_result or expect_error, not both")
+        if e.expect_error is None and e.expect_result is None and e.max_latency_ms is None:
+            # a call of its tool would be checked against nothing: a pass whatever it did
+            problem("tool", "this entry checks nothing: give expect_result, expect_error "
+                    "(false: the call must not fail) or max_latency_ms")
+        try:
+            matcher = ctx.tool_matcher(e.tool, *base, "tool")
+        except ConfigError as exc:  # an unknown @group
+            problems.extend(exc.problems)
+            continue
         entries.append(_Compiled(
-            ctx.matcher(e.tool), e.args, result, error,
-            ctx.ref(*base, "expect_error") if error is not None else None,
+            matcher, e.args, result, error, e.expect_error is False,
+            ctx.ref(*base, "expect_error") if e.expect_error is not None else None,
             e.max_latency_ms,
             ctx.ref(*base, "max_latency_ms") if e.max_latency_ms is not None else None,
             ctx.ref(*base, "tool"), ctx.ref(*base, "args") if e.args is not None else None))

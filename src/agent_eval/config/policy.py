@@ -21,6 +21,7 @@ from agent_eval.rule_ids import (
     ARGS_VALID_UNCONSTRAINED_TOOL,
 )
 from agent_eval.saferegex import RegexError
+from agent_eval.selectors import GROUP_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,12 @@ def compile_policy(doc: dict[str, Any], compiler: SchemaCompiler, file: str,
     tools = doc.get("tools")
     for key, entry in (tools if isinstance(tools, dict) else {}).items():
         path = ("tools", key)
+        if isinstance(key, str) and key.startswith(GROUP_PREFIX):
+            # a name no tool has: its constraints would never apply, without a word
+            compiler.report(path, f"policy key '{key}': a policy key is a tool name or a "
+                            "glob; tool groups (@NAME) are the suite's and do not apply in "
+                            "a policy file: write its tools (or a glob) as keys")
+            continue
         entry = entry or {}
         if not isinstance(entry, dict):
             continue  # reported by the model

@@ -26,6 +26,7 @@ from agent_eval.saferegex import (
     schema_formats,
     schema_patterns,
 )
+from agent_eval.textdist import did_you_mean
 from agent_eval.yamlpos import Path, Positions, YamlLimitError, safe_load
 
 __all__ = ["LoaderLike", "SchemaFiles", "compile_schema"]
@@ -95,6 +96,15 @@ _PART_ONE = ("additionalProperties", "additionalItems", "items", "contains", "pr
 _PART_LISTS = ("prefixItems", "items")  # items: a list of schemas before 2020-12
 _PART_MAPS = ("properties", "patternProperties")
 _REFS = ("$ref", "$dynamicRef", "$recursiveRef")
+# keywords that constrain nothing (identifiers, annotations, definitions), in any draft,
+# and then/else, applied by if: with those a draft validates, every keyword a schema may
+# hold; any other one jsonschema would ignore, so a misspelt `maxium: 5` checked nothing
+_NOT_VALIDATORS = frozenset((
+    "$schema", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary",
+    "$comment", "$defs", "definitions", "title", "description", "default", "examples",
+    "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType",
+    "contentSchema", "then", "else"))
+_HINT_CHARS = 64  # a longer unknown keyword gets no "did you mean" (difflib is quadratic)
 
 
 def _step(key: Any) -> str:
@@ -115,6 +125,7 @@ class _References:
         from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
         self.keywords = cls.VALIDATORS
+        self.known: set[str] = {*_NOT_VALIDATORS, *cls.VALIDATORS}
         # before draft 2019-09, a $ref's siblings are ignored
         self.legacy = not any(k in cls.VALIDATORS for k in ("$dynamicRef", "$recursiveRef"))
         self.spec = referencing.jsonschema.specification_with(
@@ -139,6 +150,7 @@ class _References:
 
     def problems(self) -> list[str]:
         found: list[str] = []
+        unknown: list[str] = []  # keywords of the draft's validator none of its schemas has
         starts: list[int] = []
         if isinstance(self.root, dict):
             self.targets[id(self.root)] = (self.root, self.root_resolver)
@@ -150,6 +162,7 @@ class _References:
             if not isinstance(node, dict) or id(node) in seen:
                 continue
             seen.add(id(node))
+            unknown += self._unknown(node)
             for where, ref, resolved in self._references(node, resolver):
                 if resolved is None:
                     found.append(f"the {where} ('{ref}') points at nothing: a reference "
@@ -168,10 +181,24 @@ class _References:
             todo += [(sub, self._into(sub, resolver))
                      for sub, _ in reversed(list(self._subschemas(node)))]
         if found:
-            return found
+            return unknown + found
         for where, ref in ref_cycles(starts, self._same_value, set()):
             found.append(f"the {where} ('{ref}') {REF_CYCLE}")
-        return found
+        return unknown + found
+
+    def _unknown(self, node: dict[str, Any]) -> list[str]:
+        """The keywords of a schema that its draft does not have (jsonschema ignores them:
+        never a silent pass), each with a "did you mean"."""
+        out = []
+        pointer = self.pointers.get(id(node), "")
+        for key in node:
+            if key not in self.known:
+                hint = (did_you_mean(key, self.known)
+                        if isinstance(key, str) and len(key) <= _HINT_CHARS else "")
+                out.append(f"unknown keyword '{key}' at {pointer}/{_step(key)}{hint}: "
+                           "a keyword that is not JSON Schema's would be ignored, so it would "
+                           "check nothing")
+        return out
 
     def _into(self, sub: Any, resolver: Any) -> Any:
         """The resolver of a subschema (a new base URI under an $id), as jsonschema's."""
