@@ -114,10 +114,20 @@ class _Assay(PeerConfig):
                 self.unsupported(src, spec_at, "sequence_valid without rules")
             return
         if kind == "tool_blocklist":
-            block = spec.get("blocklist")
+            # Assay's Expected::ToolBlocklist { blocked }: a call of one of these names
+            # (compared whole); 'blocklist' (the metric: shape) a substring, as before
+            key = "blocked" if "blocked" in spec or "blocklist" not in spec else "blocklist"
+            block = spec.get(key)
             items = block if isinstance(block, list) else [block]
-            self.blocklist_test(tid, [str(x) for x in items], src,
-                                (*spec_at, "blocklist"), isinstance(block, list), at, True)
+            if not items or not all(isinstance(x, str | int | float) and
+                                    not isinstance(x, bool) and str(x) for x in items):
+                raise ConfigError([f"{src.where((*spec_at, key) if key in spec else spec_at)}"
+                                   f": Assay's tool_blocklist needs '{key}': the tool names "
+                                   "it blocks (Assay refuses a blocklist that is missing or "
+                                   "empty: it would pass every call)"])
+            self.blocklist_test(tid, [str(x) for x in items], src, (*spec_at, key),
+                                isinstance(block, list), at,
+                                "substring" if key == "blocklist" else "exact")
             return
         if kind in OUTPUT:
             value = spec.get(kind, spec.get("pattern"))
@@ -229,10 +239,13 @@ class _Assay(PeerConfig):
         return value
 
     def blocklist_test(self, tid: str, items: list[str], src: Positions, at: Path,
-                       listed: bool, test_at: Path, substring: bool) -> None:
+                       listed: bool, test_at: Path, match: str) -> None:
+        """A tool_blocklist test of ``items``, each matched as a ``substring`` of the
+        name, ``exact``ly, or as an Assay ``wildcard`` (``*`` only)."""
         n = len(self.tests)
         base: Path = ("tests", n)
-        block = [f"*{exact_glob(x)}*" if substring else wildcard(x) for x in items]
+        block = [f"*{exact_glob(x)}*" if match == "substring" else
+                 exact_glob(x) if match == "exact" else wildcard(x) for x in items]
         self.tests.append({"id": tid, "metric": "tool_blocklist", "blocklist": block})
         self.b.at(base, src, test_at)
         self.b.at((*base, "id"), src, test_at)
@@ -280,7 +293,8 @@ class _Assay(PeerConfig):
             self.blocklist_test(f"{FsPath(file).stem}.blocklist",
                                 [str(x) for x in (block if isinstance(block, list)
                                                   else [block])],
-                                src, ("blocklist",), isinstance(block, list), where, True)
+                                src, ("blocklist",), isinstance(block, list), where,
+                                "substring")
         else:  # a map of tool -> JSON Schema
             for name, schema in doc.items():
                 if isinstance(schema, dict):
@@ -327,7 +341,7 @@ class _Assay(PeerConfig):
             names = [str(x) for x in items]
             if key == "deny":
                 self.blocklist_test(f"{FsPath(src.file).stem}.deny", names, src, at, True, at,
-                                    False)
+                                    "wildcard")
             elif "*" not in names:
                 n = len(self.tests)
                 rule = {"type": "allowlist", "tools": [wildcard(x) for x in names]}
