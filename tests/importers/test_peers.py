@@ -236,6 +236,59 @@ def test_an_assay_tool_blocklist_blocking_nothing_is_a_config_error(
         "(Assay refuses a blocklist that is missing or empty: it would pass every call)"]
 
 
+ASSAY_TEXT = """\
+version: 1
+suite: text
+model: trace
+tests:
+  - id: one_term
+    input:
+      prompt: "safety_bleach_ammonia"
+    expected:
+      type: must_contain
+      must_contain: ["NOOIT"]
+  - id: flags
+    input:
+      prompt: "flags"
+    expected:
+      type: regex_match
+      pattern: "^nooit mengen$"
+      flags: ["i", "m"]
+  - id: two_terms
+    input:
+      prompt: "two"
+    expected:
+      type: must_contain
+      must_contain: ["NOOIT", "mengen"]
+"""
+
+
+def test_assay_output_checks_tell_case_as_assay_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """must_contain is Rust's str::contains (assay-metrics must_contain.rs): 'NOOIT' is
+    not in 'nooit', which output.contains (ignoring case) passed with exit 0; one term is
+    a regex of its text, several are said (import/unsupported). regex_match's flags
+    (i, m, s) apply as inline flags; they were dropped."""
+    trace = events(
+        {"type": "trace_start", "trace_id": "a", "scenario": "one_term"},
+        {"type": "output", "output": "Je moet dit nooit mengen."}, {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "b", "scenario": "flags"},
+        {"type": "output", "output": "Eerst:\nNOOIT MENGEN\nklaar"}, {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "c", "scenario": "two_terms"},
+        {"type": "output", "output": "NOOIT MENGEN"}, {"type": "trace_end"})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "text.yaml").write_text(ASSAY_TEXT, encoding="utf-8")
+    r = run(folder, "text.yaml", monkeypatch)
+    assert {s["id"]: s["status"] for s in r["scenarios"]} == {
+        "one_term": "fail", "flags": "pass", "two_terms": "pass"}
+    assert [(f["rule"], f["config"]["line"], f["message"]) for f in findings(r)] == [
+        ("scenario/output", 10, "Output does not match the regular expression 'NOOIT'"),
+        ("import/unsupported", 23, "several must_contain terms are compared ignoring case "
+         "(Assay compares case-sensitively) (assay config; see docs/migrating.md)")]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "text.yaml", monkeypatch))
+
+
 # ---------------------------------------------------------------------- EvalView
 def test_evalview_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     traces = {

@@ -6,6 +6,7 @@ the legacy policy shapes. See docs/migrating.md "Assay"."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path as FsPath
 from typing import Any
@@ -132,6 +133,19 @@ class _Assay(PeerConfig):
         if kind in OUTPUT:
             value = spec.get(kind, spec.get("pattern"))
             key = kind if kind in spec else "pattern"
+            terms = [value] if isinstance(value, str) else value
+            if kind == "must_contain" and isinstance(terms, list) and len(terms) == 1 \
+                    and isinstance(terms[0], str) and terms[0]:
+                # Assay's str::contains tells case (NOOIT is not in 'nooit'); contains
+                # ignores it, so the one term is a regex of its text
+                here = (*spec_at, key) if isinstance(value, str) else (*spec_at, key, 0)
+                self.output(tid, "regex", re.escape(terms[0]), at, here)
+                return
+            if kind == "must_contain" and isinstance(terms, list) and len(terms) > 1:
+                self.unsupported(src, (*spec_at, key), "several must_contain terms are "
+                                 "compared ignoring case (Assay compares case-sensitively)")
+            if kind == "regex_match" and isinstance(value, str):
+                value = _flagged(value, spec.get("flags"), src, (*spec_at, "flags"))
             self.output(tid, OUTPUT[kind], value, at, (*spec_at, key))
             return
         self.unsupported(src, (*spec_at, "type") if "type" in spec else spec_at,
@@ -389,6 +403,19 @@ class _Assay(PeerConfig):
                                            "required": required}}
         for part in ((), ("type",), ("properties",), ("required",)):
             pb.at((*base, *part), src, (*at, "params"))
+
+
+def _flagged(pattern: str, flags: Any, src: Positions, at: Path) -> str:
+    """A regex_match pattern with its ``flags`` as inline flags (assay-metrics
+    regex_match.rs: ``i`` case-insensitive, ``m`` multi-line, ``s`` a dot matches a line
+    break; any other is ignored, by Assay too)."""
+    if flags is None:
+        return pattern
+    if not isinstance(flags, list):
+        raise ConfigError([f"{src.where(at)}: Assay's regex 'flags' must be a list "
+                           "(i, m, s)"])
+    known = "".join(f for f in "ims" if f in flags)
+    return f"(?{known}){pattern}" if known else pattern
 
 
 def _refs(node: Any) -> Any:
