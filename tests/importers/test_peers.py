@@ -187,6 +187,40 @@ def test_assay_rule_keys_and_semantics(tmp_path: Path,
     same_findings(r, imported(folder, "rules.yaml", monkeypatch))
 
 
+ASSAY_AFTER = """\
+version: 1
+suite: after
+model: trace
+tests:
+  - id: audit_after_delete
+    input:
+      prompt: "x"
+    expected:
+      type: sequence_valid
+      rules:
+        - type: after
+          trigger: DeleteRecord
+          then: AuditLog
+"""
+
+
+def test_assay_after_without_within_wants_the_then_call_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assay's after defaults within to 1 (SequenceRule::After, serde default_one); the
+    native after without within took AuditLog any number of calls later (exit 0)."""
+    names = ["DeleteRecord", "Search", "AuditLog", "DeleteRecord", "AuditLog"]
+    trace = events(*({"type": "tool_call", "tool": n, "arguments": {}} for n in names))
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "after.yaml").write_text(ASSAY_AFTER, encoding="utf-8")
+    r = run(folder, "after.yaml", monkeypatch)
+    # the first DeleteRecord (trace line 1) is followed by Search; the second by AuditLog
+    assert [(f["rule"], f["config"]["line"], f["trace"]["line"]) for f in findings(r)] == [
+        ("sequence_valid/after", 11, 1)]
+    same_findings(r, imported(folder, "after.yaml", monkeypatch))
+    text = (folder / "native" / "agent-eval.yaml").read_text(encoding="utf-8")
+    assert "within: 1  # after.yaml:11\n" in text
+
+
 ASSAY_BLOCKED = """\
 version: 1
 suite: blocked

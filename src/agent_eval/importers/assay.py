@@ -242,6 +242,11 @@ class _Assay(PeerConfig):
             if name in ("tool", "tools", "first", "then"):
                 value = self.names(value)
             rule[name] = b.tree((*out, name), value, src, here)
+        if kind == "after" and "within" not in r:
+            # Assay's default (SequenceRule::After, serde default_one): the then call comes
+            # next; the native after without within allows it any time later
+            rule["within"] = 1
+            b.at((*out, "within"), src, at)
         return rule
 
     def names(self, value: Any) -> Any:
