@@ -5,6 +5,7 @@ EvalView and CIAgent (tests/importers/fixtures/, see its README) give findings l
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -219,6 +220,60 @@ def test_assay_after_without_within_wants_the_then_call_next(
     same_findings(r, imported(folder, "after.yaml", monkeypatch))
     text = (folder / "native" / "agent-eval.yaml").read_text(encoding="utf-8")
     assert "within: 1  # after.yaml:11\n" in text
+
+
+ASSAY_SEQUENCE = """\
+version: 1
+suite: seq
+model: trace
+tests:
+  - id: flow
+    input:
+      prompt: "refund my order"
+    expected:
+      type: sequence_valid
+      sequence: [Authenticate, Refund]
+      rules:
+        - type: require
+          tool: Refund
+"""
+
+
+@pytest.mark.parametrize(("sequence", "found"), [
+    # trace 1 (its trace_end at line 4) called Refund, DeleteAll
+    ("[Authenticate, Refund]", [("scenario/sequence", 10, 4)]),
+    # an empty sequence: no tool may be called (both traces, at their trace_end)
+    ("[]", [("scenario/threshold", 10, 4), ("scenario/threshold", 10, 8)]),
+])
+def test_assay_sequence_valid_checks_its_exact_sequence_beside_its_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sequence: str,
+        found: list[tuple[str, int, int]]) -> None:
+    """sequence_valid's sequence (the calls are exactly these names) is checked with its
+    rules in Assay (assay-metrics sequence_valid.rs); beside rules it was dropped without a
+    word, so Refund, DeleteAll passed [Authenticate, Refund] with exit 0."""
+    def called(tid: str, *names: str) -> list[dict[str, Any]]:
+        return [{"type": "trace_start", "trace_id": tid, "scenario": "flow"},
+                *({"type": "tool_call", "tool": n, "arguments": {}} for n in names),
+                {"type": "trace_end"}]
+    trace = events(*called("1", "Refund", "DeleteAll"), *called("2", "Authenticate", "Refund"))
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "seq.yaml").write_text(ASSAY_SEQUENCE.replace("[Authenticate, Refund]", sequence),
+                                     encoding="utf-8")
+    r = run(folder, "seq.yaml", monkeypatch)
+    assert sorted((f["rule"], f["config"]["line"], f["trace"]["line"])
+                  for f in findings(r)) == found
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "seq.yaml", monkeypatch))
+
+
+def test_a_sequence_valid_policy_file_is_said_not_read(tmp_path: Path) -> None:
+    (tmp_path / "seq.yaml").write_text(ASSAY_SEQUENCE.replace(
+        "      sequence: [Authenticate, Refund]\n", "      policy: sequence.yaml\n"),
+        encoding="utf-8")
+    suite = load_suite(tmp_path / "seq.yaml")
+    assert [(n.config.line, n.constraint) for n in suite.notes] == [
+        (10, "a sequence_valid policy file is not read: write its rules under rules: (or "
+         "its sequence under sequence:)")]
 
 
 ASSAY_BLOCKED = """\

@@ -108,10 +108,18 @@ class _Assay(PeerConfig):
             b.at((*base, "policy"), src, (*spec_at, "policy"))
             return
         if kind == "sequence_valid":
+            # Expected::SequenceValid { policy, sequence, rules }: the rules and the exact
+            # sequence are both checked (assay-metrics sequence_valid.rs)
             rules = spec.get("rules")
             if isinstance(rules, list):
                 self.sequence_test(tid, rules, at, (*spec_at, "rules"))
-            else:
+            if "sequence" in spec:
+                self.exact_sequence(tid, spec["sequence"], at, (*spec_at, "sequence"))
+            if "policy" in spec:
+                self.unsupported(src, (*spec_at, "policy"), "a sequence_valid policy file "
+                                 "is not read: write its rules under rules: (or its "
+                                 "sequence under sequence:)")
+            elif not isinstance(rules, list) and "sequence" not in spec:
                 self.unsupported(src, spec_at, "sequence_valid without rules")
             return
         if kind == "tool_blocklist":
@@ -180,6 +188,29 @@ class _Assay(PeerConfig):
             s["input"] = prompt
             self.b.at(("scenarios", k, "input"), self.src, (*at, "input", "prompt"))
         return True, s, k
+
+    def exact_sequence(self, tid: str, seq: Any, at: Path, seq_at: Path) -> None:
+        """sequence_valid's ``sequence``: the trace's tool calls are exactly these names in
+        this order (none at all for an empty list), as the test's scenario."""
+        b, src = self.b, self.src
+        if not isinstance(seq, list) or not all(isinstance(x, str) and x for x in seq):
+            raise ConfigError([f"{src.where(seq_at)}: Assay's sequence_valid 'sequence' "
+                               "must be a list of tool names"])
+        _, sc, k = self.scenario(tid, at)
+        base: Path = ("scenarios", k)
+        if not seq:  # Assay: an empty sequence asserts that no tool is called
+            sc.setdefault("thresholds", {})["max_tool_calls"] = 0
+            for p in ((*base, "thresholds"), (*base, "thresholds", "max_tool_calls")):
+                b.at(p, src, seq_at)
+            return
+        expect = sc.setdefault("expect", {})
+        expect["sequence"] = [exact_glob(x) for x in seq]
+        expect["sequence_mode"] = "exact"
+        for p in ((*base, "expect"), (*base, "expect", "sequence"),
+                  (*base, "expect", "sequence_mode")):
+            b.at(p, src, seq_at)
+        for i in range(len(seq)):
+            b.at((*base, "expect", "sequence", i), src, (*seq_at, i))
 
     def assertion(self, tid: str, a: dict[str, Any], at: Path) -> None:
         kind = a.get("type")
