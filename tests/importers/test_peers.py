@@ -276,6 +276,50 @@ def test_a_sequence_valid_policy_file_is_said_not_read(tmp_path: Path) -> None:
          "its sequence under sequence:)")]
 
 
+ASSAY_TWICE = """\
+version: 1
+suite: twice
+model: trace
+tests:
+  - id: no_leak
+    input:
+      prompt: "y"
+    expected:
+      type: must_not_contain
+      must_not_contain: ["secret"]
+  - id: no_leak
+    input:
+      prompt: "y"
+    expected:
+      type: must_not_contain
+      must_not_contain: ["password"]
+  - id: other
+    input:
+      prompt: "z"
+    expected:
+      type: regex_match
+      pattern: "a"
+  - id: other
+    input:
+      prompt: "z"
+    expected:
+      type: regex_match
+      pattern: "b"
+"""
+
+
+def test_an_assay_test_id_given_twice_is_a_config_error(tmp_path: Path) -> None:
+    """Both tests became one scenario whose not_contains was the second test's: an output
+    leaking 'secret' passed (exit 0). Each repeat is said, at its id."""
+    (tmp_path / "twice.yaml").write_text(ASSAY_TWICE, encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "twice.yaml")
+    assert exc.value.problems == [
+        f"twice.yaml:{line}:5: Assay test id '{tid}' is given twice (first at line {first}); "
+        "agent-eval pairs a test with its traces by its id: give each test its own"
+        for line, tid, first in ((11, "no_leak", 5), (23, "other", 17))]
+
+
 ASSAY_BLOCKED = """\
 version: 1
 suite: blocked

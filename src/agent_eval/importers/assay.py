@@ -65,9 +65,22 @@ class _Assay(PeerConfig):
             if key in doc:
                 self.unsupported(src, (key,), f"Assay '{key}' is not applied")
         tests = doc.get("tests")
+        first: dict[str, int] = {}  # test id -> the test that has it
+        twice: list[str] = []
         for i, test in enumerate(tests if isinstance(tests, list) else []):
             if isinstance(test, dict):
+                tid = str(test.get("id", f"test_{i}"))
+                if tid in first:  # one scenario would take both tests' checks, the last
+                    twice.append(f"{src.where(('tests', i, 'id'))}: Assay test id '{tid}' is "
+                                 f"given twice (first at line "
+                                 f"{src.get(('tests', first[tid], 'id')).line}); agent-eval "
+                                 "pairs a test with its traces by its id: give each test "
+                                 "its own")
+                    continue
+                first[tid] = i
                 self.test(test, ("tests", i))
+        if twice:
+            raise ConfigError(twice)
         if self.tests:
             self.out["tests"] = self.tests
         if self.scenarios:
