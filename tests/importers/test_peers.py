@@ -579,6 +579,13 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
      "agentci.yaml:20:9: the 'field' of a CIAgent arg_contains assertion must be text"),
     ("assay", "eval.yaml", "        - type: require\n", "        - type: [require]\n",
      "eval.yaml:15:11: unknown Assay sequence rule type '['require']'"),
+    # an expected that is a list, a test that is no mapping: skipped without a word (the
+    # other tests ran as if it passed)
+    ("assay", "eval.yaml", "    expected:\n      type: sequence_valid\n",
+     "    expected:\n    - type: sequence_valid\n",
+     "eval.yaml:12:5: an Assay test's expected must be a mapping with a type"),
+    ("assay", "eval.yaml", "tests:\n", "tests:\n  - must_contain\n",
+     "eval.yaml:9:5: an Assay test must be a mapping (id, input, expected)"),
     # a number where a list is expected: "'int' object is not iterable"
     ("evalview", "01-list-files.yaml", "  tool_categories:\n    - file_list\n",
      "  tool_categories: -1\n",

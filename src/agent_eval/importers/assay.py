@@ -66,21 +66,31 @@ class _Assay(PeerConfig):
                 self.unsupported(src, (key,), f"Assay '{key}' is not applied")
         tests = doc.get("tests")
         first: dict[str, int] = {}  # test id -> the test that has it
-        twice: list[str] = []
+        problems: list[str] = []
         for i, test in enumerate(tests if isinstance(tests, list) else []):
-            if isinstance(test, dict):
-                tid = str(test.get("id", f"test_{i}"))
-                if tid in first:  # one scenario would take both tests' checks, the last
-                    twice.append(f"{src.where(('tests', i, 'id'))}: Assay test id '{tid}' is "
-                                 f"given twice (first at line "
-                                 f"{src.get(('tests', first[tid], 'id')).line}); agent-eval "
-                                 "pairs a test with its traces by its id: give each test "
-                                 "its own")
-                    continue
-                first[tid] = i
-                self.test(test, ("tests", i))
-        if twice:
-            raise ConfigError(twice)
+            expected = test.get("expected") if isinstance(test, dict) else None
+            if not isinstance(test, dict) or not isinstance(expected, dict | None):
+                # Assay refuses the config; skipping it ran the others as if it passed
+                where: Path = ("tests", i) if not isinstance(test, dict) else \
+                    ("tests", i, "expected")
+                problems.append(f"{src.where(where)}: an Assay test must be a mapping (id, "
+                                "input, expected) whose expected is a mapping with a type"
+                                if not isinstance(test, dict) else f"{src.where(where)}: "
+                                "an Assay test's expected must be a mapping with a type "
+                                "(one check; write another test for another check)")
+                continue
+            tid = str(test.get("id", f"test_{i}"))
+            if tid in first:  # one scenario would take both tests' checks, the last
+                problems.append(f"{src.where(('tests', i, 'id'))}: Assay test id '{tid}' is "
+                                f"given twice (first at line "
+                                f"{src.get(('tests', first[tid], 'id')).line}); agent-eval "
+                                "pairs a test with its traces by its id: give each test "
+                                "its own")
+                continue
+            first[tid] = i
+            self.test(test, ("tests", i))
+        if problems:
+            raise ConfigError(problems)
         if self.tests:
             self.out["tests"] = self.tests
         if self.scenarios:
