@@ -536,13 +536,42 @@ def test_ciagent_sample_spec_defaults_and_unsupported(tmp_path: Path) -> None:
         ("max_cost_multiplier", 2.0, 34)]  # in the order of the thresholds model
     # the judge rubrics are judge checks now (tests/importers/test_judges.py); what is left:
     # the 3-anchor scale of defaults.hallucination_check (line 26, once for all queries),
-    # min_sequence_similarity (128) and the composite rubric's 3-anchor scale (154)
+    # min_sequence_similarity (128), the composite rubric's 3-anchor scale (154) and the
+    # match_mode three queries write (71, 129, 169: it compares with the golden baseline)
     notes = sorted((n.config.line, n.rule) for n in suite.notes)
-    assert notes == [(26, "import/unsupported"), (128, "import/unsupported"),
-                     (154, "import/unsupported")]
+    assert notes == [(line, "import/unsupported") for line in (26, 71, 128, 129, 154, 169)]
 
 
 # --------------------------------------------------------------------- detection
+CIAGENT_MATCH_MODE = """\
+version: 1
+agent: mm
+defaults:
+  path:
+    match_mode: unordered
+queries:
+  - query: "a"
+    path:
+      match_mode: strict
+      expected_tools: [x]
+  - query: "b"
+  - query: "c"
+    path:
+      expected_tools: [x]
+"""
+
+
+def test_a_ciagent_match_mode_written_is_said_not_applied(tmp_path: Path) -> None:
+    """match_mode compares with the golden baseline (import/unsupported, as docs say); it
+    was never said. Query a writes its own, b takes defaults', c's path: has the model's
+    default (subset), which wins over defaults in CIAgent: nothing to say."""
+    (tmp_path / "agentci_spec.yaml").write_text(CIAGENT_MATCH_MODE, encoding="utf-8")
+    suite = load_suite(tmp_path / "agentci_spec.yaml")
+    what = "path.match_mode needs the golden baseline trace or the agent's handoff list"
+    assert [(n.config.line, n.config.col, n.constraint) for n in suite.notes] == [
+        (9, 7, what), (5, 5, what)]
+
+
 @pytest.mark.parametrize(("file", "dialect"), [
     ("assay/eval.yaml", "assay"), ("assay/demo_eval.yaml", "assay"),
     ("evalview/no-delete.yaml", "evalview"), ("ciagent/demo_spec.yaml", "ciagent"),

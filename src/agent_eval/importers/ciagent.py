@@ -123,6 +123,14 @@ class _CIAgent(PeerConfig):
             return ("queries", query)
         return ("defaults", layer, key)
 
+    def written(self, query: int, key: str) -> bool:
+        """Whether the spec writes path ``key`` for the query: in its own path:, or in
+        defaults when the query has no path: (whose model's default would win)."""
+        own = self.doc["queries"][query].get("path")
+        if isinstance(own, dict):
+            return key in own
+        return key in as_dict(as_dict(self.doc.get("defaults")).get("path"))
+
     def translate(self) -> Translation:
         if any(k in self.doc for k in V2_KEYS):
             self.spec_version()
@@ -258,7 +266,8 @@ class _CIAgent(PeerConfig):
         if "handoffs" in expect or "max_handoffs" in expect:
             expect["handoff_severity"] = "warning"
         for key in ("min_sequence_similarity", "match_mode", "expected_handoffs_available"):
-            if path.get(key) is not None and key != "match_mode":
+            # match_mode is always there (its model's default, subset): said when written
+            if path.get(key) is not None and (key != "match_mode" or self.written(i, key)):
                 self.unsupported(self.where(i, "path", key), f"path.{key} needs the golden "
                                  "baseline trace or the agent's handoff list")
         for (layer, key), name in WARN_LIMITS.items():
