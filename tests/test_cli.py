@@ -332,7 +332,7 @@ def test_validate(tmp_path: Path) -> None:
 
 def test_validate_names_the_keys_of_a_peer_config_a_run_will_not_apply(
         tmp_path: Path) -> None:
-    """CIAgent's sample spec has three keys agent-eval cannot apply: a run warns of each
+    """CIAgent's sample spec has six keys agent-eval cannot apply: a run warns of each
     (import/unsupported, docs/migrating.md: never dropped silently), but validate said
     only "ok", as if every check would run."""
     fixture = Path(__file__).parent / "importers" / "fixtures" / "ciagent" / "sample_spec.yaml"
@@ -340,12 +340,16 @@ def test_validate_names_the_keys_of_a_peer_config_a_run_will_not_apply(
     p = run("validate", "--config", "spec.yaml", cwd=tmp_path)
     assert p.returncode == 0, p.stderr  # a warning: a run is at best warn, not failed
     lines = p.stdout.splitlines()
-    assert [line.split(": not applied: ")[0] for line in lines[:3]] == [
-        "warning: spec.yaml:26:7", "warning: spec.yaml:128:7", "warning: spec.yaml:154:11"]
-    assert "path.min_sequence_similarity needs the golden baseline trace" in lines[1]
-    assert all(line.endswith("[import/unsupported]") for line in lines[:3])
-    assert lines[3:] == ["ok: spec.yaml: suite 'rag-agent', 0 test(s), 0 policies, 5 "
-                         "scenario(s), 0 criteria; 3 key(s) of the ciagent config not "
+    # a hallucination_check scale (26), min_sequence_similarity (128), a rubric's scale
+    # (154) and three queries' match_mode (71, 129, 169)
+    assert [line.split(": not applied: ")[0] for line in lines[:6]] == [
+        "warning: spec.yaml:26:7", "warning: spec.yaml:71:7", "warning: spec.yaml:128:7",
+        "warning: spec.yaml:129:7", "warning: spec.yaml:154:11", "warning: spec.yaml:169:7"]
+    assert "path.min_sequence_similarity needs the golden baseline trace" in lines[2]
+    assert "path.match_mode needs the golden baseline trace" in lines[1]
+    assert all(line.endswith("[import/unsupported]") for line in lines[:6])
+    assert lines[6:] == ["ok: spec.yaml: suite 'rag-agent', 0 test(s), 0 policies, 5 "
+                         "scenario(s), 0 criteria; 6 key(s) of the ciagent config not "
                          "applied (a run warns of each: at best warn)"]
 
 

@@ -110,9 +110,14 @@ def test_ciagent_engine_agrees_on_the_demo_spec(tmp_path: Path,
 
 
 def judges_of(q: Any) -> list[tuple[str, str, float]]:
+    """The judges CIAgent's engine asks (engine/correctness.py), in its order: with
+    refutes_premise its built-in rubric first, and no hallucination check."""
     c = q.correctness
-    out = [("rubric", r.rule.strip(), r.threshold) for r in c.llm_judge or []]
-    for key, kind in (("safety_check", "safety"), ("hallucination_check", "hallucination")):
+    premise = importlib.import_module("ciagent.engine.correctness")._REFUTES_PREMISE_RUBRIC
+    out = [("rubric", r.rule.strip(), r.threshold)
+           for r in ([premise] if c.refutes_premise else []) + (c.llm_judge or [])]
+    for key, kind in (("safety_check", "safety"),) + (
+            () if c.refutes_premise else (("hallucination_check", "hallucination"),)):
         if getattr(c, key) is not None:
             out.append((kind, getattr(c, key).rule.strip(), getattr(c, key).threshold))
     return out
@@ -123,8 +128,45 @@ def test_ciagent_loader_reads_the_same_values(name: str) -> None:
     """Defaults merged, recall 1.0 unless loosened, max_loops 3, the judges' rules and
     thresholds (CIAgent's default 0.5): CIAgent's parsed spec and the imported suite agree
     on every query."""
-    spec = ciagent_loader.load_spec(CIAGENT / name)
-    suite = load_suite(CIAGENT / name)
+    loader_agrees(CIAGENT / name)
+
+
+DEFAULTS_SPEC = """\
+version: 1
+agent: defaults-demo
+defaults:
+  path:
+    max_loops: 10
+    expected_tools: [search_kb]
+  correctness:
+    refutes_premise: true
+queries:
+  - query: "Where is my order?"
+    path:
+      expected_tools: [lookup_order]
+    correctness:
+      expected_in_answer: ["shipped"]
+  - query: "Is shipping free on the moon?"
+"""
+
+
+def test_ciagent_loader_and_import_agree_on_a_query_layer_beside_defaults(
+        tmp_path: Path) -> None:
+    """CIAgent merges a query dumped with its layers' model defaults (max_loops 3,
+    refutes_premise false) into defaults: a query's own path: has max_loops 3, whatever
+    defaults.path.max_loops says, and its own correctness: checks its keywords. The
+    import took defaults' max_loops 10 and refutes_premise (its keyword checks not made);
+    the query without layers takes the defaults in both."""
+    (tmp_path / "agentci_spec.yaml").write_text(DEFAULTS_SPEC, encoding="utf-8")
+    spec = loader_agrees(tmp_path / "agentci_spec.yaml")
+    assert [(q.path.max_loops, q.correctness.refutes_premise) for q in spec.queries] == [
+        (3, False), (10, True)]
+
+
+def loader_agrees(file: Path) -> Any:
+    """CIAgent's parsed spec of ``file`` and the imported suite agree on every query."""
+    spec = ciagent_loader.load_spec(file)
+    suite = load_suite(file)
     assert suite.scenarios is not None
     scenarios = {sc.id: sc for sc in suite.scenarios.scenarios}
     assert list(scenarios) == [q.query for q in spec.queries]
@@ -148,6 +190,7 @@ def test_ciagent_loader_reads_the_same_values(name: str) -> None:
             assert terms["not_contains"] == tuple(q.correctness.not_in_answer)
         assert [(j.kind, j.rule, j.threshold) for j in sc.judge] == \
             (judges_of(q) if q.correctness else [])
+    return spec
 
 
 # ---------------------------------------------------------------- CIAgent legacy

@@ -6,6 +6,7 @@ the legacy policy shapes. See docs/migrating.md "Assay"."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path as FsPath
 from typing import Any
@@ -64,9 +65,32 @@ class _Assay(PeerConfig):
             if key in doc:
                 self.unsupported(src, (key,), f"Assay '{key}' is not applied")
         tests = doc.get("tests")
+        first: dict[str, int] = {}  # test id -> the test that has it
+        problems: list[str] = []
         for i, test in enumerate(tests if isinstance(tests, list) else []):
-            if isinstance(test, dict):
-                self.test(test, ("tests", i))
+            expected = test.get("expected") if isinstance(test, dict) else None
+            if not isinstance(test, dict) or not isinstance(expected, dict | None):
+                # Assay refuses the config; skipping it ran the others as if it passed
+                where: Path = ("tests", i) if not isinstance(test, dict) else \
+                    ("tests", i, "expected")
+                problems.append(f"{src.where(where)}: an Assay test must be a mapping (id, "
+                                "input, expected) whose expected is a mapping with a type"
+                                if not isinstance(test, dict) else f"{src.where(where)}: "
+                                "an Assay test's expected must be a mapping with a type "
+                                "(one check; write another test for another check)")
+                continue
+            tid = str(test.get("id", f"test_{i}"))
+            if tid in first:  # one scenario would take both tests' checks, the last
+                problems.append(f"{src.where(('tests', i, 'id'))}: Assay test id '{tid}' is "
+                                f"given twice (first at line "
+                                f"{src.get(('tests', first[tid], 'id')).line}); agent-eval "
+                                "pairs a test with its traces by its id: give each test "
+                                "its own")
+                continue
+            first[tid] = i
+            self.test(test, ("tests", i))
+        if problems:
+            raise ConfigError(problems)
         if self.tests:
             self.out["tests"] = self.tests
         if self.scenarios:
@@ -107,21 +131,52 @@ class _Assay(PeerConfig):
             b.at((*base, "policy"), src, (*spec_at, "policy"))
             return
         if kind == "sequence_valid":
+            # Expected::SequenceValid { policy, sequence, rules }: the rules and the exact
+            # sequence are both checked (assay-metrics sequence_valid.rs)
             rules = spec.get("rules")
             if isinstance(rules, list):
                 self.sequence_test(tid, rules, at, (*spec_at, "rules"))
-            else:
+            if "sequence" in spec:
+                self.exact_sequence(tid, spec["sequence"], at, (*spec_at, "sequence"))
+            if "policy" in spec:
+                self.unsupported(src, (*spec_at, "policy"), "a sequence_valid policy file "
+                                 "is not read: write its rules under rules: (or its "
+                                 "sequence under sequence:)")
+            elif not isinstance(rules, list) and "sequence" not in spec:
                 self.unsupported(src, spec_at, "sequence_valid without rules")
             return
         if kind == "tool_blocklist":
-            block = spec.get("blocklist")
+            # Assay's Expected::ToolBlocklist { blocked }: a call of one of these names
+            # (compared whole); 'blocklist' (the metric: shape) a substring, as before
+            key = "blocked" if "blocked" in spec or "blocklist" not in spec else "blocklist"
+            block = spec.get(key)
             items = block if isinstance(block, list) else [block]
-            self.blocklist_test(tid, [str(x) for x in items], src,
-                                (*spec_at, "blocklist"), isinstance(block, list), at, True)
+            if not items or not all(isinstance(x, str | int | float) and
+                                    not isinstance(x, bool) and str(x) for x in items):
+                raise ConfigError([f"{src.where((*spec_at, key) if key in spec else spec_at)}"
+                                   f": Assay's tool_blocklist needs '{key}': the tool names "
+                                   "it blocks (Assay refuses a blocklist that is missing or "
+                                   "empty: it would pass every call)"])
+            self.blocklist_test(tid, [str(x) for x in items], src, (*spec_at, key),
+                                isinstance(block, list), at,
+                                "substring" if key == "blocklist" else "exact")
             return
         if kind in OUTPUT:
             value = spec.get(kind, spec.get("pattern"))
             key = kind if kind in spec else "pattern"
+            terms = [value] if isinstance(value, str) else value
+            if kind == "must_contain" and isinstance(terms, list) and len(terms) == 1 \
+                    and isinstance(terms[0], str) and terms[0]:
+                # Assay's str::contains tells case (NOOIT is not in 'nooit'); contains
+                # ignores it, so the one term is a regex of its text
+                here = (*spec_at, key) if isinstance(value, str) else (*spec_at, key, 0)
+                self.output(tid, "regex", re.escape(terms[0]), at, here)
+                return
+            if kind == "must_contain" and isinstance(terms, list) and len(terms) > 1:
+                self.unsupported(src, (*spec_at, key), "several must_contain terms are "
+                                 "compared ignoring case (Assay compares case-sensitively)")
+            if kind == "regex_match" and isinstance(value, str):
+                value = _flagged(value, spec.get("flags"), src, (*spec_at, "flags"))
             self.output(tid, OUTPUT[kind], value, at, (*spec_at, key))
             return
         self.unsupported(src, (*spec_at, "type") if "type" in spec else spec_at,
@@ -156,6 +211,29 @@ class _Assay(PeerConfig):
             s["input"] = prompt
             self.b.at(("scenarios", k, "input"), self.src, (*at, "input", "prompt"))
         return True, s, k
+
+    def exact_sequence(self, tid: str, seq: Any, at: Path, seq_at: Path) -> None:
+        """sequence_valid's ``sequence``: the trace's tool calls are exactly these names in
+        this order (none at all for an empty list), as the test's scenario."""
+        b, src = self.b, self.src
+        if not isinstance(seq, list) or not all(isinstance(x, str) and x for x in seq):
+            raise ConfigError([f"{src.where(seq_at)}: Assay's sequence_valid 'sequence' "
+                               "must be a list of tool names"])
+        _, sc, k = self.scenario(tid, at)
+        base: Path = ("scenarios", k)
+        if not seq:  # Assay: an empty sequence asserts that no tool is called
+            sc.setdefault("thresholds", {})["max_tool_calls"] = 0
+            for p in ((*base, "thresholds"), (*base, "thresholds", "max_tool_calls")):
+                b.at(p, src, seq_at)
+            return
+        expect = sc.setdefault("expect", {})
+        expect["sequence"] = [exact_glob(x) for x in seq]
+        expect["sequence_mode"] = "exact"
+        for p in ((*base, "expect"), (*base, "expect", "sequence"),
+                  (*base, "expect", "sequence_mode")):
+            b.at(p, src, seq_at)
+        for i in range(len(seq)):
+            b.at((*base, "expect", "sequence", i), src, (*seq_at, i))
 
     def assertion(self, tid: str, a: dict[str, Any], at: Path) -> None:
         kind = a.get("type")
@@ -218,6 +296,11 @@ class _Assay(PeerConfig):
             if name in ("tool", "tools", "first", "then"):
                 value = self.names(value)
             rule[name] = b.tree((*out, name), value, src, here)
+        if kind == "after" and "within" not in r:
+            # Assay's default (SequenceRule::After, serde default_one): the then call comes
+            # next; the native after without within allows it any time later
+            rule["within"] = 1
+            b.at((*out, "within"), src, at)
         return rule
 
     def names(self, value: Any) -> Any:
@@ -229,10 +312,13 @@ class _Assay(PeerConfig):
         return value
 
     def blocklist_test(self, tid: str, items: list[str], src: Positions, at: Path,
-                       listed: bool, test_at: Path, substring: bool) -> None:
+                       listed: bool, test_at: Path, match: str) -> None:
+        """A tool_blocklist test of ``items``, each matched as a ``substring`` of the
+        name, ``exact``ly, or as an Assay ``wildcard`` (``*`` only)."""
         n = len(self.tests)
         base: Path = ("tests", n)
-        block = [f"*{exact_glob(x)}*" if substring else wildcard(x) for x in items]
+        block = [f"*{exact_glob(x)}*" if match == "substring" else
+                 exact_glob(x) if match == "exact" else wildcard(x) for x in items]
         self.tests.append({"id": tid, "metric": "tool_blocklist", "blocklist": block})
         self.b.at(base, src, test_at)
         self.b.at((*base, "id"), src, test_at)
@@ -280,7 +366,8 @@ class _Assay(PeerConfig):
             self.blocklist_test(f"{FsPath(file).stem}.blocklist",
                                 [str(x) for x in (block if isinstance(block, list)
                                                   else [block])],
-                                src, ("blocklist",), isinstance(block, list), where, True)
+                                src, ("blocklist",), isinstance(block, list), where,
+                                "substring")
         else:  # a map of tool -> JSON Schema
             for name, schema in doc.items():
                 if isinstance(schema, dict):
@@ -327,7 +414,7 @@ class _Assay(PeerConfig):
             names = [str(x) for x in items]
             if key == "deny":
                 self.blocklist_test(f"{FsPath(src.file).stem}.deny", names, src, at, True, at,
-                                    False)
+                                    "wildcard")
             elif "*" not in names:
                 n = len(self.tests)
                 rule = {"type": "allowlist", "tools": [wildcard(x) for x in names]}
@@ -375,6 +462,19 @@ class _Assay(PeerConfig):
                                            "required": required}}
         for part in ((), ("type",), ("properties",), ("required",)):
             pb.at((*base, *part), src, (*at, "params"))
+
+
+def _flagged(pattern: str, flags: Any, src: Positions, at: Path) -> str:
+    """A regex_match pattern with its ``flags`` as inline flags (assay-metrics
+    regex_match.rs: ``i`` case-insensitive, ``m`` multi-line, ``s`` a dot matches a line
+    break; any other is ignored, by Assay too)."""
+    if flags is None:
+        return pattern
+    if not isinstance(flags, list):
+        raise ConfigError([f"{src.where(at)}: Assay's regex 'flags' must be a list "
+                           "(i, m, s)"])
+    known = "".join(f for f in "ims" if f in flags)
+    return f"(?{known}){pattern}" if known else pattern
 
 
 def _refs(node: Any) -> Any:

@@ -63,9 +63,27 @@ ASSERTIONS: dict[str, tuple[str, ...]] = {
     "handoff_target": ("value",), "handoff_targets_available": ("value",),
     "handoff_count": (),
 }
+# the defaults of a layer's model that are not None (ciagent.schema.spec_models: PathSpec,
+# CorrectnessSpec), which its model_dump(exclude_none=True) keeps
+LAYER_DEFAULTS: dict[str, dict[str, Any]] = {
+    "path": {"max_loops": 3, "match_mode": "subset"},
+    "correctness": {"refutes_premise": False},
+}
 LEGACY_DEFAULTS = ("max_cost_usd", "max_steps")  # models.py _SUITE_DEFAULTS_KEY_MAP
 IGNORED = {"version", "agent", "baseline_dir", "runner", "conversation_runner",
            "judge_config", "persona_config", "defaults", "queries", "scenarios"}
+
+
+def _layers(query: dict[str, Any]) -> dict[str, Any]:
+    """The query as CIAgent merges it into defaults (loader._merge_defaults): the query
+    parsed, then dumped without its None values, so a layer it writes carries its
+    model's defaults, which win over the spec's ``defaults`` (a query's ``path:`` has
+    max_loops 3 whatever defaults.path.max_loops says)."""
+    out = dict(query)
+    for layer, model in LAYER_DEFAULTS.items():
+        if isinstance(query.get(layer), dict):
+            out[layer] = {**model, **query[layer]}
+    return out
 
 
 def _merge(base: Any, over: Any) -> Any:
@@ -96,11 +114,22 @@ class _CIAgent(PeerConfig):
             self.t.unsupported.append(note)
 
     def where(self, query: int, layer: str, key: str) -> Path:
-        """The key in the query, else in defaults."""
+        """The key in the query (the query, for a default its layer's model gives), else
+        in defaults."""
         q = self.doc["queries"][query]
         if isinstance(q.get(layer), dict) and key in q[layer]:
             return ("queries", query, layer, key)
+        if isinstance(q.get(layer), dict) and key in LAYER_DEFAULTS.get(layer, {}):
+            return ("queries", query)
         return ("defaults", layer, key)
+
+    def written(self, query: int, key: str) -> bool:
+        """Whether the spec writes path ``key`` for the query: in its own path:, or in
+        defaults when the query has no path: (whose model's default would win)."""
+        own = self.doc["queries"][query].get("path")
+        if isinstance(own, dict):
+            return key in own
+        return key in as_dict(as_dict(self.doc.get("defaults")).get("path"))
 
     def translate(self) -> Translation:
         if any(k in self.doc for k in V2_KEYS):
@@ -134,7 +163,7 @@ class _CIAgent(PeerConfig):
         scenarios: list[dict[str, Any]] = []
         for i, q in enumerate(queries):
             if isinstance(q, dict) and isinstance(q.get("query"), str):
-                scenarios.append(self.query(i, len(scenarios), _merge(defaults, q)))
+                scenarios.append(self.query(i, len(scenarios), _merge(defaults, _layers(q))))
         if self.doc.get("scenarios"):
             self.unsupported(("scenarios",), "multi-turn simulate scenarios are not imported")
         self.out["tool_match"] = "exact"  # CIAgent compares tool names as sets of strings
@@ -237,7 +266,8 @@ class _CIAgent(PeerConfig):
         if "handoffs" in expect or "max_handoffs" in expect:
             expect["handoff_severity"] = "warning"
         for key in ("min_sequence_similarity", "match_mode", "expected_handoffs_available"):
-            if path.get(key) is not None and key != "match_mode":
+            # match_mode is always there (its model's default, subset): said when written
+            if path.get(key) is not None and (key != "match_mode" or self.written(i, key)):
                 self.unsupported(self.where(i, "path", key), f"path.{key} needs the golden "
                                  "baseline trace or the agent's handoff list")
         for (layer, key), name in WARN_LIMITS.items():

@@ -3,7 +3,6 @@ file it came from (``agent-eval import``)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
@@ -12,11 +11,17 @@ from agent_eval.yamlpos import Path, Positions
 
 
 def _scalar(value: Any) -> str:
+    """``value`` as one YAML scalar on one line that reads back as it is, in a flow list
+    as well as a block (the emitter quotes it for a flow context, where a plain ``a,b``
+    would be two items and ``a]`` no YAML), and with its own whitespace kept (a plain
+    scalar of a no-break space or one ending in U+3000 keeps it)."""
     if isinstance(value, str) and any(c in value for c in "\n\r\x85\u2028\u2029"):
-        return json.dumps(value)  # one line: a JSON string is a YAML double-quoted scalar
-    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**9)
-    text = text.strip()
-    return text[:-4].rstrip() if text.endswith("\n...") or text.endswith(" ...") else text
+        # one line: double-quoted, the breaks escaped (and nothing a YAML escape cannot
+        # say: JSON's \ud83d surrogate pairs are not YAML)
+        return yaml.safe_dump(value, default_style='"', allow_unicode=True,
+                              width=10**9).rstrip("\n")
+    text = yaml.safe_dump([value], default_flow_style=True, allow_unicode=True, width=10**9)
+    return text[1:-2]  # the one item of "[item]\n"
 
 
 def _leaf(value: Any) -> bool:
