@@ -294,3 +294,29 @@ def test_merge_refuses_parts_without_the_probes_of_a_live_suite(
     assert ("has live probes, but no part holds their results (shard 1 runs them: "
             "`run --shard 1/N`)") in capsys.readouterr().err
     assert not (tmp_path / "m" / "results.json").exists()
+
+
+@pytest.mark.parametrize("shard", [None, "1/1"])
+def test_sessions_are_read_as_mcp_whatever_the_suite_s_format(tmp_path: Path,
+                                                              shard: str | None) -> None:
+    """A suite whose format: is native (its traces' format) reads the probes' sessions with
+    the MCP reader all the same (docs/mcp.md "Sessions are traces"): the native reader
+    made an input error of each of their lines, and none of the probes' calls was checked
+    (a blocklist of the probed tool not exercised)."""
+    path = write_suite(tmp_path, suite("", """
+          - id: echo
+            tool: echo
+            arguments: {message: hi}
+        """))
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.jsonl").write_text('{"type": "tool_call", "tool": "ok"}\n')
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("format: native\ntraces: t/*.jsonl\n"
+                 "tests:\n  - id: no_echo\n    metric: tool_blocklist\n    blocklist: [echo]\n")
+    code, results = run_suite(tmp_path, *(("--shard", shard) if shard else ()))
+    assert results["input_errors"] == []
+    assert results["formats"] == {"out/mcp-sessions/bad.jsonl": "mcp", "t/a.jsonl": "native"}
+    test = by_test(results)["no_echo"]
+    assert [(v["tool"], v["trace"]["trace_id"]) for v in test["violations"]] == [
+        ("echo", "mcp:bad")]
+    assert (test["status"], results["verdict"], code) == ("fail", "fail", 1)
