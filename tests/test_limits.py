@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agent_eval._version import __version__
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError, InputError
@@ -78,10 +79,75 @@ def test_max_name_chars(tmp_path: Path) -> None:
     res = run(tmp_path, "  max_name_chars: 10", {"t.jsonl": line("admin_" + "y" * 20)})
     [v] = res.violations
     assert v.tool == "admin_yyyy…[+16 chars]"
-    # the rules saw the name cut: an input error at its call, the verdict error
-    # (the results cut every name at 10 characters, the input error's rule id too)
-    assert errors(res) == [("input/limi…[+10 chars]", "traces/t.jsonl", 1)]
+    # the rules saw the name cut: an input error at its call, the verdict error (its
+    # rule id is agent-eval's own: not cut, test_low_limits_cut_only_what_traces_hold)
+    assert errors(res) == [("input/limit_exceeded", "traces/t.jsonl", 1)]
     assert res.verdict == "error"
+
+
+LOW = """\
+version: "1"
+suite: low-limits
+traces: traces/*
+tests:
+  - id: block_admin_tools
+    metric: tool_blocklist
+    blocklist: [admin_*]
+scenarios:
+  - id: refund
+    category: happy_path
+    expect: {tools: [admin_x]}
+pass_criteria:
+  blocking: {min_pass_rate: 0.5}
+  regression: {max_pass_rate_drop: 0.1}
+limits:
+  max_name_chars: 8
+  max_value_chars: 5
+"""
+
+
+def test_low_limits_cut_only_what_traces_hold(tmp_path: Path) -> None:
+    """A suite's max_name_chars and max_value_chars cut the names and values the traces
+    hold, never agent-eval's own words (count and metric names, rule ids, statuses,
+    criterion kinds, fingerprints, its version), the suite's ids or the files' paths:
+    cut at 8 characters, the counts lost their keys (a results.json off its schema that
+    report, merge and a baseline refused, and a console saying 'in 0 traces') and a
+    criterion kind was unknown: an internal error, with no results written."""
+    from agent_eval._cli import main
+
+    folder = tmp_path / "suites" / "customer-service"
+    (tmp_path / ".git").mkdir()
+    (folder / "traces").mkdir(parents=True)
+    (folder / "agent-eval.yaml").write_text(LOW)
+    (folder / "traces" / "t.jsonl").write_text(
+        json.dumps({"type": "trace_start", "trace_id": "trace-number-one",
+                    "scenario": "refund"}) + "\n" + line("admin_x"))
+    out = tmp_path / "out"
+    code = main(["run", "--config", str(folder / "agent-eval.yaml"), "-o", str(out), "-q",
+                 "--no-timings"])
+    assert code == 1  # the blocked call
+    res = Results.load(str(out / "results.json"))  # the schema's: counts with their keys
+    assert res.counts["traces"] == 1 and res.counts["tool_calls"] == 1
+    assert res.config == "suites/customer-service/agent-eval.yaml"
+    assert res.tool_version == __version__
+    assert [(t.id, t.status) for t in res.tests] == [("block_admin_tools", "fail")]
+    [v] = res.violations
+    assert (v.rule, v.test, v.severity) == ("tool_blocklist", "block_admin_tools", "error")
+    assert len(v.fingerprint) == 32
+    assert v.config.file == "suites/customer-service/agent-eval.yaml"
+    # what the trace holds is cut: its id (at read), the finding's message
+    assert v.trace is not None and v.trace.trace_id == "trace-nu…[+8 chars]"
+    assert (v.trace.file, v.trace.line) == ("suites/customer-service/traces/t.jsonl", 2)
+    assert v.tool == "admin_x"
+    # "Blocked tool called: admin_x (blocklist includes 'admin_*'); calls found: 1"
+    assert v.message == "Block…[+70 chars]"
+    [sc] = res.scenarios
+    assert (sc.id, sc.category, sc.status) == ("refund", "happy_path", "pass")
+    assert [(c.kind, c.name) for c in res.criteria] == [
+        ("blocking", "min_pass_rate"), ("regression", "max_pass_rate_drop")]
+    assert "pass_rate" in res.metrics and "pass_rate.happy_path" in res.metrics
+    assert main(["report", str(out / "results.json"), "-o", str(tmp_path / "r.md"),
+                 "-f", "markdown"]) == 0
 
 
 @pytest.mark.parametrize(("limits", "expected"), [

@@ -449,6 +449,7 @@ def plan(files: list[SourceFile], fmt: str, jobs: int) -> list[Part]:
 
 
 def _native_lines(source: SourceFile, fmt: str) -> bool:
+    fmt = source.format or fmt
     if source.path.endswith(".json"):
         return False  # a document: read whole
     return (fmt == "native" if fmt not in ("auto", "")

@@ -653,6 +653,20 @@ def sort_key(v: Finding) -> tuple[Any, ...]:
 
 
 # ------------------------------------------------------------------ safe to show
+def _bounds(limits: Limits) -> tuple[int, int, int, int]:
+    """The lengths a cleaning cuts at: names and ids from traces (``max_name_chars``),
+    free text and values (``max_value_chars``), and two that a suite's lower limits
+    never lower: agent-eval's own words (rule ids, severities, statuses, kinds, metric
+    and count names, fingerprints, its version; the suite's test ids) and the paths of
+    files (the suite's, the trace files'). Cut at a suite's ``max_name_chars: 8`` they
+    broke the results: counts without their keys (not the schema: no report, merge or
+    baseline could read them; "in 0 traces"), a criterion kind no one knows (an internal
+    error)."""
+    name, size = limits.max_name_chars, limits.max_value_chars
+    return (name, size, max(name, DEFAULT.max_name_chars),
+            max(size, DEFAULT.max_value_chars))
+
+
 def _ref(ref: TraceRef, name: int, size: int) -> TraceRef:
     tid, file = ref.trace_id, ref.file
     if len(tid) <= name and tid.isprintable() and len(file) <= size and file.isprintable():
@@ -673,10 +687,12 @@ def _label(text: str, limit: int) -> str:
     return text if len(text) <= limit and text.isprintable() else clean_name(text, limit)
 
 
-def _labels(data: dict[str, Any], keys: tuple[str, ...], limit: int) -> dict[str, Any]:
+def _labels(data: dict[str, Any], keys: tuple[str, ...], limit: int,
+            path: int | None = None) -> dict[str, Any]:
     """``data`` (a section's dict, cleaned as free text) with the strings at ``keys``, and
-    at ``file`` and ``key_path`` of its ``config``, shown as :func:`_label` shows them:
-    names with no line break, as the same names elsewhere in the results."""
+    at ``file`` and ``key_path`` of its ``config`` (cut at ``path``, else ``limit``),
+    shown as :func:`_label` shows them: names with no line break, as the same names
+    elsewhere in the results."""
     for key in keys:
         value = data.get(key)
         if type(value) is str:
@@ -685,7 +701,7 @@ def _labels(data: dict[str, Any], keys: tuple[str, ...], limit: int) -> dict[str
     if type(config) is dict:
         for key in ("file", "key_path"):
             if type(config.get(key)) is str:
-                config[key] = _label(config[key], limit)
+                config[key] = _label(config[key], limit if path is None else path)
     return data
 
 
@@ -709,7 +725,7 @@ def clean_finding(v: Finding, limits: Limits) -> None:
     paths as :func:`_label` (no control character, no line break), its message,
     constraint, value and details as free text (control characters escaped but tabs and
     line breaks)."""
-    name, size = limits.max_name_chars, limits.max_value_chars
+    name, size, own, path = _bounds(limits)
     # each test inline is _shown's: the field is left as it is (most are)
     message, tool, argument, constraint, scenario, value = (
         v.message, v.tool, v.argument, v.constraint, v.scenario, v.value)
@@ -717,19 +733,19 @@ def clean_finding(v: Finding, limits: Limits) -> None:
         v.rule, v.test, v.severity, v.fingerprint, v.config)
     if len(message) > size or not message.isprintable():
         v.message = clean_text(message, size)
-    if len(rule) > name or not rule.isprintable():
-        v.rule = clean_name(rule, name)
-    if len(test) > name or not test.isprintable():
-        v.test = clean_name(test, name)
-    if len(severity) > name or not severity.isprintable():
-        v.severity = clean_name(severity, name)  # type: ignore[assignment]
-    if len(fingerprint) > name or not fingerprint.isprintable():
-        v.fingerprint = clean_name(fingerprint, name)
+    if len(rule) > own or not rule.isprintable():
+        v.rule = clean_name(rule, own)
+    if len(test) > own or not test.isprintable():
+        v.test = clean_name(test, own)
+    if len(severity) > own or not severity.isprintable():
+        v.severity = clean_name(severity, own)  # type: ignore[assignment]
+    if len(fingerprint) > own or not fingerprint.isprintable():
+        v.fingerprint = clean_name(fingerprint, own)
     file, key_path = config.file, config.key_path
-    if (len(file) > size or not file.isprintable() or len(key_path) > size
+    if (len(file) > path or not file.isprintable() or len(key_path) > path
             or not key_path.isprintable()):
-        v.config = ConfigRef(clean_name(file, size), config.line, config.col,
-                             clean_name(key_path, size))
+        v.config = ConfigRef(clean_name(file, path), config.line, config.col,
+                             clean_name(key_path, path))
     if tool is not None and (len(tool) > name or not tool.isprintable()):
         v.tool = clean_name(tool, name)
     if argument is not None and (len(argument) > name or not argument.isprintable()):
@@ -742,9 +758,9 @@ def clean_finding(v: Finding, limits: Limits) -> None:
     if scenario is not None and (len(scenario) > name or not scenario.isprintable()):
         v.scenario = clean_name(scenario, name)
     if v.trace is not None:
-        v.trace = _ref(v.trace, name, size)
+        v.trace = _ref(v.trace, name, path)
     if v.related:
-        v.related = tuple(_ref(r, name, size) for r in v.related)
+        v.related = tuple(_ref(r, name, path) for r in v.related)
     if v.details and not _plain_details(v.details, size):
         v.details = clean_strings(v.details, size)
 
@@ -753,11 +769,11 @@ def clean_test(t: TestResult, limits: Limits) -> None:
     """A rule test's result made safe to show, in place: its id, metric, severity and
     status as :func:`_label`, its findings held in memory by :func:`clean_finding`
     (spilled ones were cleaned when they were written)."""
-    name = limits.max_name_chars
-    t.id = _label(t.id, name)
-    t.metric = _label(t.metric, name)
-    t.severity = _label(t.severity, name)
-    t.status = _label(t.status, name)  # type: ignore[assignment]
+    own = _bounds(limits)[2]
+    t.id = _label(t.id, own)
+    t.metric = _label(t.metric, own)
+    t.severity = _label(t.severity, own)
+    t.status = _label(t.status, own)  # type: ignore[assignment]
     if isinstance(t.violations, list):
         for v in t.violations:
             clean_finding(v, limits)
@@ -766,8 +782,8 @@ def clean_test(t: TestResult, limits: Limits) -> None:
 def clean_input_error(e: InputError, limits: Limits) -> InputError:
     """An input error made safe to show: its rule and file as :func:`_label`, its message
     as free text."""
-    name, size = limits.max_name_chars, limits.max_value_chars
-    return InputError(_label(e.rule, name), _label(e.file, size), e.line,
+    _, size, own, path = _bounds(limits)
+    return InputError(_label(e.rule, own), _label(e.file, path), e.line,
                       clean_text(e.message, size))
 
 
@@ -779,13 +795,14 @@ def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
     data = s.to_dict()
     data.pop("findings")
     outputs = data.pop("outputs", None)
-    size, name = limits.max_value_chars, limits.max_name_chars
-    data = _labels(clean_strings(data, size), ("id", "category", "status", "gate"), name)
-    data["traces_not_passed"] = [_labels(_labels(t, ("file",), size), ("trace_id", "status"),
-                                         name)
+    name, _, own, path = _bounds(limits)
+    data = _labels(clean_strings(data, path), ("id", "category", "status", "gate"), own,
+                   path)
+    data["traces_not_passed"] = [_labels(_labels(_labels(t, ("file",), path), ("trace_id",),
+                                                 name), ("status",), own)
                                  for t in data.get("traces_not_passed") or ()]
     if data.get("judge"):
-        data["judge"] = [_labels(j, ("kind", "name", "severity"), name)
+        data["judge"] = [_labels(j, ("kind", "name", "severity"), own)
                          for j in data["judge"]]
     cleaned = ScenarioResult.from_dict(data)
     return replace(cleaned, findings=s.findings, outputs=outputs)
@@ -808,40 +825,40 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     ids and paths lose every control character, line breaks too (:func:`_label`); free
     text (messages) keeps tabs and line breaks, escaped where an output is made of lines.
     Work per finding, not per tool call."""
-    name, size = limits.max_name_chars, limits.max_value_chars
-    results.suite = _label(results.suite, size)
-    results.config = _label(results.config, size)
-    results.tool_version = _label(results.tool_version, name)
-    results.counts = _clean_keys(results.counts, name)
+    name, _, own, path = _bounds(limits)
+    results.suite = _label(results.suite, path)
+    results.config = _label(results.config, path)
+    results.tool_version = _label(results.tool_version, own)
+    results.counts = _clean_keys(results.counts, own)
     for t in results.tests:
         clean_test(t, limits)
     results.traces = [
-        t if _shown(t.id, name) and _shown(t.file, size) and (
+        t if _shown(t.id, name) and _shown(t.file, path) and (
             t.scenario is None or _shown(t.scenario, name))
-        and all(_shown(f, name) for f in t.failed_tests)
-        else TraceSummary(clean_name(t.id, name), _label(t.file, size), t.line,
+        and all(_shown(f, own) for f in t.failed_tests)
+        else TraceSummary(clean_name(t.id, name), _label(t.file, path), t.line,
                           None if t.scenario is None else clean_name(t.scenario, name),
-                          t.tool_calls, tuple(_label(f, name) for f in t.failed_tests))
+                          t.tool_calls, tuple(_label(f, own) for f in t.failed_tests))
         for t in results.traces]
     results.input_errors = [clean_input_error(e, limits) for e in results.input_errors]
-    results.ignored_events = _clean_keys(results.ignored_events, size)
-    results.formats = _clean_keys(results.formats, size)
-    results.metrics = _clean_keys(results.metrics, name)  # pass_rate.<category>
+    results.ignored_events = _clean_keys(results.ignored_events, path)
+    results.formats = _clean_keys(results.formats, path)
+    results.metrics = _clean_keys(results.metrics, own)  # pass_rate.<category>
     results.scenarios = [_clean_scenario(s, limits) for s in results.scenarios]
     results.criteria = [
-        CriterionResult.from_dict(_labels(clean_strings(c.to_dict(), size),
+        CriterionResult.from_dict(_labels(clean_strings(c.to_dict(), path),
                                           ("name", "kind", "metric", "status", "fingerprint"),
-                                          name))
+                                          own, path))
         for c in results.criteria]
     for v in results.unexercised:
         clean_finding(v, limits)
     if results.inventory is not None:
         results.inventory = Inventory.from_dict(clean_strings(results.inventory.to_dict(),
-                                                              size))
+                                                              path))
     if results.baseline is not None:
         results.baseline = sections.baseline_from(clean_strings(results.baseline.to_dict(),
-                                                                size))
+                                                                path))
     if results.judge is not None:
         results.judge = sections.JudgeSummary.from_dict(clean_strings(results.judge.to_dict(),
-                                                                      size))
+                                                                      path))
     return results

@@ -305,6 +305,12 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                            f"{suite.file} (or its policies) than the one here; merge with "
                            "the same config the shards ran with"])
     _same_sources(shards)
+    if suite.live is not None and all(s.live is None for s in shards):
+        # the probes run in shard 1 only (docs/mcp.md "Shards"): without their outcome the
+        # merge would pass what they failed
+        raise ConfigError([f"merge: {suite.file} has live probes, but no part holds their "
+                           "results (shard 1 runs them: `run --shard 1/N`); run shard 1 "
+                           "again with this version and merge the new results"])
     records = sorted(((r, s.index) for s in shards for r in s.records),
                      key=lambda item: item[0]["seq"])
     acc = Accumulator.for_suite(suite)

@@ -5,6 +5,7 @@ that could not run is never a pass). Needs the mcp SDK, not node."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -230,4 +231,92 @@ def test_a_server_that_dies_is_not_tolerated_by_min_pass_ratio(tmp_path: Path) -
     assert [(v["rule"], v["severity"]) for v in test["violations"]] == [
         ("probe/call_failed", "error")]
     assert "3 of 3 calls; 0 passed, min_pass_ratio 0" in test["violations"][0]["message"]
+    assert (test["status"], results["verdict"], code) == ("fail", "fail", 1)
+
+
+@pytest.mark.parametrize("first", ["1/2", "01/2", "+1/2"])
+def test_shard_one_runs_the_probes_however_its_index_is_written(tmp_path: Path,
+                                                                first: str) -> None:
+    """--shard 01/2 is shard 1 (parse_shard reads the number): it runs the probes, and the
+    merge fails as the unsharded run does. The probes were skipped for any text but '1',
+    so a failing probe vanished from the merge: exit 0 against the unsharded run's 1."""
+    from agent_eval._cli import main
+
+    path = write_suite(tmp_path, suite("exit_on_call", """
+          - id: rejects
+            tool: echo
+            arguments: {message: 42}
+            expect_error: true
+        """))
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.jsonl").write_text('{"type": "tool_call", "tool": "ok"}\n')
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("traces: t/*.jsonl\n")
+    parts: list[str] = []
+    for shard in (first, "2/2"):
+        out = tmp_path / f"shard{len(parts) + 1}"
+        main(["run", "--config", str(path), "-o", str(out), "-q", "--shard", shard])
+        parts.append(str(out / "results.json"))
+    merged = tmp_path / "merged"
+    code = main(["merge", *parts, "--config", str(path), "-o", str(merged), "-q"])
+    results = json.loads((merged / "results.json").read_text(encoding="utf-8"))
+    assert [(t["id"], t["status"]) for t in results["tests"]] == [
+        ("rejects", "fail"), ("server:bad", "pass")]
+    assert (results["verdict"], code) == ("fail", 1)
+
+
+def test_merge_refuses_parts_without_the_probes_of_a_live_suite(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A live suite's parts none of which holds the probes' outcome (shard 1's part
+    replaced, or written by a version that skipped them) are refused (exit 2): merged,
+    they passed with every probe missing."""
+    from agent_eval._cli import main
+
+    path = write_suite(tmp_path, suite("exit_on_call", """
+          - id: rejects
+            tool: echo
+            arguments: {message: 42}
+            expect_error: true
+        """))
+    parts: list[str] = []
+    for i in (1, 2):
+        out = tmp_path / f"shard{i}"
+        main(["run", "--config", str(path), "-o", str(out), "-q", "--shard", f"{i}/2"])
+        part = out / "results.json"
+        data = json.loads(part.read_text(encoding="utf-8"))
+        data["shard"].pop("live", None)
+        data["tests"] = []
+        part.write_text(json.dumps(data), encoding="utf-8")
+        parts.append(str(part))
+    capsys.readouterr()
+    code = main(["merge", *parts, "--config", str(path), "-o", str(tmp_path / "m"), "-q"])
+    assert code == 2
+    assert ("has live probes, but no part holds their results (shard 1 runs them: "
+            "`run --shard 1/N`)") in capsys.readouterr().err
+    assert not (tmp_path / "m" / "results.json").exists()
+
+
+@pytest.mark.parametrize("shard", [None, "1/1"])
+def test_sessions_are_read_as_mcp_whatever_the_suite_s_format(tmp_path: Path,
+                                                              shard: str | None) -> None:
+    """A suite whose format: is native (its traces' format) reads the probes' sessions with
+    the MCP reader all the same (docs/mcp.md "Sessions are traces"): the native reader
+    made an input error of each of their lines, and none of the probes' calls was checked
+    (a blocklist of the probed tool not exercised)."""
+    path = write_suite(tmp_path, suite("", """
+          - id: echo
+            tool: echo
+            arguments: {message: hi}
+        """))
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.jsonl").write_text('{"type": "tool_call", "tool": "ok"}\n')
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("format: native\ntraces: t/*.jsonl\n"
+                 "tests:\n  - id: no_echo\n    metric: tool_blocklist\n    blocklist: [echo]\n")
+    code, results = run_suite(tmp_path, *(("--shard", shard) if shard else ()))
+    assert results["input_errors"] == []
+    assert results["formats"] == {"out/mcp-sessions/bad.jsonl": "mcp", "t/a.jsonl": "native"}
+    test = by_test(results)["no_echo"]
+    assert [(v["tool"], v["trace"]["trace_id"]) for v in test["violations"]] == [
+        ("echo", "mcp:bad")]
     assert (test["status"], results["verdict"], code) == ("fail", "fail", 1)

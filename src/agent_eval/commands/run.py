@@ -74,8 +74,9 @@ def main(args: argparse.Namespace) -> ExitCode:
         except ValueError as exc:
             raise AgentEvalError(str(exc)) from exc
     live = None
-    if suite.live is not None and (not getattr(args, "shard", None)
-                                   or args.shard.split("/", 1)[0].strip() == "1"):
+    # the probes run in shard 1 only: the shard as parsed (01/4 and +1/4 are shard 1 too;
+    # the text's first character missed them, and the merge had no probes at all)
+    if suite.live is not None and (shard is None or shard[0] == 1):
         # lazy: the MCP SDK (the optional extra [mcp]) is imported only for live servers
         from agent_eval.live.runner import run_live
 

@@ -74,7 +74,10 @@ async def _run(suite: Suite, live: CompiledLive, out_dir: Path, timings: bool,
             continue
         path = folder / f"{name}.jsonl"
         recorder = Recorder(path)
-        source = SourceFile(str(path.resolve()), rel(path, suite.root), f"mcp:{name}")
+        # an MCP log, read as one whatever the suite's format: (a suite of native traces
+        # read it as native: an input error a line and none of the probes' calls checked)
+        source = SourceFile(str(path.resolve()), rel(path, suite.root), f"mcp:{name}",
+                            format="mcp")
         mine = [p for p in live.probes if p.server == name] if with_probes else []
         try:
             async with AsyncExitStack() as stack:

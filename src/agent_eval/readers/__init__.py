@@ -314,6 +314,7 @@ def _read_head(path: str) -> bytes:
 
 
 def pick_reader(source: SourceFile, fmt: str) -> Reader | InputError:
+    fmt = source.format or fmt  # a file of a known format (a live session) keeps its reader
     if fmt not in ("auto", ""):
         return READERS[fmt]
     try:

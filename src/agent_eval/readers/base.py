@@ -45,6 +45,9 @@ class SourceFile:
     file: str  # repo-relative path, used in every location
     trace_id: str  # default trace id: the path relative to the config's folder
     limits: Limits = DEFAULT  # the suite's limits: a reader reads the file within them
+    # the reader of this file whatever the suite's format: says (a live probe's session,
+    # which agent-eval writes as an MCP log: docs/mcp.md); None: the suite's
+    format: str | None = None
 
 
 class Reader(Protocol):
