@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent_eval._cli import main
+
 from .conftest import Project, judge_block, native
 from .loopback import Loopback, scripted_verdict
 
@@ -335,3 +337,33 @@ def test_version_imports_nothing_of_the_judge() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).parent, timeout=60, check=False)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_merge_with_a_baseline_refuses_a_suite_with_pairwise_checks(
+        project: Project, openai_server: Loopback) -> None:
+    """Shards take no baseline, so every pairwise check of theirs was skipped with a
+    judge/no_baseline note; merge --baseline then compared the merged results and passed
+    (exit 0) what the unsharded run with --baseline fails (the test above). Refused, exit
+    2; merged without --baseline, the note stays."""
+    check = '        - pairwise: "Which answer is better?"\n'
+    project.write(suite(openai_server, check),
+                  {"a.jsonl": native("a-1", "REFUND-001", "Base answer WINNER=base")})
+    project.cli(out="base")
+    project.write(suite(openai_server, check),
+                  {"a.jsonl": native("a-1", "REFUND-001", "Head answer")})
+    for i in (1, 2):
+        assert project.cli("--shard", f"{i}/2", out=f"part{i}").code in (0, 1)
+    project.capsys.readouterr()
+    code = main(["merge", "part1/results.json", "part2/results.json", "--baseline",
+                 "base/results.json", "--output-dir", "merged", "-q"])
+    err = project.capsys.readouterr().err
+    assert code == 2 and not (project.root / "merged" / "results.json").exists()
+    assert ("agent-eval.yaml has pairwise judge checks, which compare this change's outputs "
+            "with the base branch's; the shards ran without the base") in err, err
+    code = main(["merge", "part1/results.json", "part2/results.json", "--output-dir",
+                 "merged", "-q"])
+    merged = json.loads((project.root / "merged" / "results.json").read_text())
+    notes = [f for s in merged["scenarios"] for f in s["findings"]
+             if f["rule"] == "judge/no_baseline"]
+    assert code == 0 and len(notes) == 1, merged
+    assert openai_server.requests == []

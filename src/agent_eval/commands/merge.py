@@ -58,6 +58,15 @@ def main(args: argparse.Namespace) -> ExitCode:
             raise AgentEvalError(f"the suite file {config!r} the shards ran with is not "
                                  "here; run merge from the repository root or pass --config")
         suite = load_suite(config)
+        if base is not None and suite.judge is not None and suite.judge.has_pairwise:
+            # no shard had the base's outputs (run --shard refuses --baseline), so each
+            # pairwise check was skipped with a note: comparing now would pass them unjudged
+            raise AgentEvalError(
+                f"{config} has pairwise judge checks, which compare this change's outputs "
+                "with the base branch's; the shards ran without the base (run --shard "
+                "takes no --baseline), so those checks were skipped, and merge --baseline "
+                "would pass them unjudged: run the suite without --shard, with --baseline, "
+                "or merge without --baseline (docs/judge.md 'Pairwise')")
     except AgentEvalError:  # stopped: an earlier merge's files go (as run's, docs/outputs.md)
         clear_folder(named_folder(args.output_dir, None), given)
         raise
