@@ -663,8 +663,11 @@ def _bounds(limits: Limits) -> tuple[int, int, int, int]:
     baseline could read them; "in 0 traces"), a criterion kind no one knows (an internal
     error)."""
     name, size = limits.max_name_chars, limits.max_value_chars
-    return (name, size, max(name, DEFAULT.max_name_chars),
-            max(size, DEFAULT.max_value_chars))
+    return (name, size, max(name, _OWN_CHARS), max(size, _PATH_CHARS))
+
+
+_OWN_CHARS = DEFAULT.max_name_chars  # the least a suite's limits cut agent-eval's own words at
+_PATH_CHARS = DEFAULT.max_value_chars  # and file paths at
 
 
 def _ref(ref: TraceRef, name: int, size: int) -> TraceRef:
@@ -725,7 +728,10 @@ def clean_finding(v: Finding, limits: Limits) -> None:
     paths as :func:`_label` (no control character, no line break), its message,
     constraint, value and details as free text (control characters escaped but tabs and
     line breaks)."""
-    name, size, own, path = _bounds(limits)
+    # _bounds(limits), inline (once per finding)
+    name, size = limits.max_name_chars, limits.max_value_chars
+    own = name if name >= _OWN_CHARS else _OWN_CHARS
+    path = size if size >= _PATH_CHARS else _PATH_CHARS
     # each test inline is _shown's: the field is left as it is (most are)
     message, tool, argument, constraint, scenario, value = (
         v.message, v.tool, v.argument, v.constraint, v.scenario, v.value)
