@@ -38,6 +38,8 @@ from agent_eval.globre import (
 )
 
 ToolMatchMode = Literal["normalized", "exact"]
+# a tool field's `@NAME` names a tool group of the suite (`tool_groups:`), not a tool
+GROUP_PREFIX = "@"
 _GLOB_CHARS = frozenset("*?[")
 _MEMO_LIMIT = 65536
 _GLOB_MEMO = 4096  # compiled globs kept (by text and mode) for the suites a process loads

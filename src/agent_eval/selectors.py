@@ -42,12 +42,11 @@ from agent_eval.config.schema_compiler import (
 )
 from agent_eval.errors import ConfigError
 from agent_eval.jsonutil import json_type
-from agent_eval.matching import ToolMatcher, ToolMatchMode
+from agent_eval.matching import GROUP_PREFIX, ToolMatcher, ToolMatchMode
 from agent_eval.model import ToolCall
 from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
 
-GROUP_PREFIX = "@"
 # a tool field that names no tool: the rule or test would check nothing (a blocklist
 # blocking nothing, a require requiring nothing) and pass
 EMPTY_TOOLS = ("an empty list names no tool, so nothing would be checked; name at least one "

@@ -14,14 +14,13 @@ from agent_eval.config.schema_compiler import (
     Validator,
     ecma_regex,
 )
-from agent_eval.matching import NameIndex, ToolMatcher, ToolMatchMode
+from agent_eval.matching import GROUP_PREFIX, NameIndex, ToolMatcher, ToolMatchMode
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_ARGUMENTS,
     ARGS_VALID_NOT_AN_OBJECT,
     ARGS_VALID_UNCONSTRAINED_TOOL,
 )
 from agent_eval.saferegex import RegexError
-from agent_eval.selectors import GROUP_PREFIX
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
 from agent_eval.globre import FullMatch, class_end, literal, python_class
-from agent_eval.matching import ToolMatcher, ToolMatchMode, normalize_name
+from agent_eval.matching import GROUP_PREFIX, ToolMatcher, ToolMatchMode, normalize_name
 from agent_eval.saferegex import (
     RegexError,
     SafeRegex,
@@ -45,7 +45,6 @@ from agent_eval.scenarios.models import (
     Thresholds,
 )
 from agent_eval.selectors import (
-    GROUP_PREFIX,
     Implied,
     SelectorCompiler,
     implied_type,
