@@ -199,21 +199,21 @@ ESCAPED = ("import os, sys, time\n"
            "time.sleep(60)\n")  # holds the server's stdout (inherited) while it sleeps
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, prctl")
-@pytest.mark.parametrize("adopting", [True, False])
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+@pytest.mark.parametrize("found", [True, False])
 def test_a_process_the_server_started_in_a_session_of_its_own_is_not_waited_for(
-        tmp_path: Path, adopting: bool) -> None:
+        tmp_path: Path, found: bool) -> None:
     """A server that starts a helper with ``setsid`` (its own session and process group)
     which inherits the server's stdout: the server exits when its input ends, but the
     helper holds the output the proxy waits to end, and stopping the server's group
     missed it, so the proxy (and the client waiting for it) hung as long as the helper
-    ran. The proxy adopts such orphans (Linux: a child subreaper) and kills them; where it
-    cannot (``adopting=False``), it stops waiting after the kill, and says so."""
+    ran. The proxy finds the processes that hold the output (Linux: /proc) and kills them;
+    where it cannot (``found=False``), it stops waiting after the kill, and says so."""
     from agent_eval.live.proxy import KILL_WAIT, STOP_GRACE
 
     pid_file = tmp_path / "helper.pid"
     code = ("import sys; from agent_eval.live import proxy\n"
-            + ("" if adopting else "proxy.adopt_orphans = lambda: False\n")
+            + ("" if found else "proxy.output_holders = lambda fd: []\n")
             + "from agent_eval._cli import main; sys.exit(main())\n")
     started = time.monotonic()
     try:
@@ -230,7 +230,7 @@ def test_a_process_the_server_started_in_a_session_of_its_own_is_not_waited_for(
         stat = Path(f"/proc/{helper}/stat")
         gone = not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
         held = b"still holds the server's output; not waiting for it" in proc.stderr
-        if adopting:
+        if found:
             assert gone and not held, proc.stderr
         else:
             assert held and not gone, proc.stderr
@@ -238,6 +238,73 @@ def test_a_process_the_server_started_in_a_session_of_its_own_is_not_waited_for(
         if pid_file.exists():
             with contextlib.suppress(OSError):
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+TWO_HELPERS = ("import subprocess, sys\n"  # one helper holds the server's output, one does not
+               "for pid_file, out in ((sys.argv[2], None), (sys.argv[3], subprocess.DEVNULL)):\n"
+               "    subprocess.Popen([sys.executable, '-c', sys.argv[1], pid_file],\n"
+               "                     start_new_session=True, stdout=out,\n"
+               "                     stderr=subprocess.DEVNULL)\n"
+               "sys.stdin.buffer.read()\n")
+
+
+def _state(pid: int) -> str | None:
+    """A process's state letter (R, S, Z...), None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_only_what_holds_the_server_s_output_is_killed(tmp_path: Path) -> None:
+    """The server starts two helpers in sessions of their own: one holds its output, the
+    other (a daemon) does not. The first keeps the proxy waiting and is killed; the
+    second is left alone, as it is when no helper holds the output (docs/mcp.md): the
+    proxy killed every process it had adopted, the daemon too."""
+    holder, daemon = tmp_path / "holder.pid", tmp_path / "daemon.pid"
+    try:
+        proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                               sys.executable, "-c", TWO_HELPERS, ESCAPED, str(holder),
+                               str(daemon)],
+                              input=b"", capture_output=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert _state(int(holder.read_text())) in (None, "Z"), proc.stderr
+        assert _state(int(daemon.read_text())) in ("S", "R"), proc.stderr
+    finally:
+        for pid_file in (holder, daemon):
+            if pid_file.exists():
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+LEAVES = ("import os, subprocess, sys, time\n"  # each job outlives the shell that started it
+          "for _ in range(3):\n"
+          "    subprocess.run(['sh', '-c', 'sleep 0.2 >/dev/null 2>&1 &'])\n"
+          "time.sleep(1)\n"  # the jobs have ended
+          "proxy = str(os.getppid())\n"
+          "zombies = 0\n"
+          "for entry in filter(str.isdigit, os.listdir('/proc')):\n"
+          "    try:\n"
+          "        fields = open(f'/proc/{entry}/stat').read().rsplit(')', 1)[1].split()\n"
+          "    except OSError:\n"
+          "        continue\n"
+          "    zombies += fields[1] == proxy and fields[0] == 'Z'\n"
+          "print(f'zombies: {zombies}', file=sys.stderr)\n")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_what_the_server_leaves_behind_is_not_left_a_zombie_of_the_proxy(
+        tmp_path: Path) -> None:
+    """A process the server's shell left running (``cmd &``) that ends during the
+    session: the proxy made itself the subreaper of what it starts, so such processes
+    became its children and stayed zombies until it exited (a long session's pid
+    slots); the system reaps them."""
+    proc = subprocess.run([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                           sys.executable, "-c", LEAVES],
+                          input=b"", capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert b"zombies: 0" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("flag", ["--version", "--help"])

@@ -140,6 +140,8 @@ def _finish(**fields: object) -> dict[str, object]:
     # no action object: the call's arguments
     ([_said("Let me look."), _finish(tool_call={"arguments": '{"message": "It is hunter2"}'})],
      "It is hunter2"),
+    # guards, which the old reading passed too: the finish message must not win over a
+    # later agent message, nor an empty one over the answer before it
     # an agent message after the finish action is the latest answer
     ([_finish(action={"kind": "FinishAction", "message": "It is hunter2"}), _said("Bye.")],
      "Bye."),

@@ -36,60 +36,42 @@ _GROUPS = hasattr(os, "killpg")  # POSIX: the server runs in a process group of 
 STOP_GRACE = 5.0  # seconds the server gets to exit after its stdin closes (then
 # SIGTERM, and as long again before SIGKILL)
 KILL_WAIT = 1.0  # seconds its output gets to end after SIGKILL before the proxy stops waiting
-_PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
-
-
-def adopt_orphans() -> bool:
-    """Linux: make this process the subreaper of what it starts (prctl(2)
-    PR_SET_CHILD_SUBREAPER), so that a process the server starts in a session or group of
-    its own (``setsid``, a daemon) becomes this process's child when its parent ends, and
-    can be stopped with the server. True when set."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes  # lazy: only `record` needs it
-
+def output_holders(fd: int) -> list[int]:
+    """Linux: the processes other than this one that hold the pipe ``fd`` reads (the
+    server's stdout) open, read from /proc: what the server started that inherited its
+    output, in its process group or outside it (``setsid``, a daemon). Others' processes
+    that /proc does not show are not found; elsewhere none are."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def adopted_children(skip: int) -> list[int]:
-    """The living children of this process other than ``skip`` (the server), read from
-    /proc: after the server's group is killed, the processes it started elsewhere that
-    this (subreaper) process adopted. Zombies among them are reaped."""
-    me = str(os.getpid())
-    found = []
-    try:
+        target = f"pipe:[{os.fstat(fd).st_ino}]"
         entries = os.listdir("/proc")
     except OSError:
         return []
+    me = os.getpid()
+    found = []
     for entry in entries:
-        if not entry.isdigit() or int(entry) == skip:
+        if not entry.isdigit() or int(entry) == me:
             continue
+        folder = f"/proc/{entry}/fd"
         try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
+            fds = os.listdir(folder)
+        except OSError:
             continue
-        if len(fields) < 2 or fields[1].decode() != me:
-            continue
-        if fields[0] == b"Z":
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(int(entry), os.WNOHANG)
-            continue
-        found.append(int(entry))
+        for name in fds:
+            with contextlib.suppress(OSError):
+                if os.readlink(f"{folder}/{name}") == target:
+                    found.append(int(entry))
+                    break
     return found
 
 
-def stop_adopted(skip: int, rounds: int = 20) -> int:
-    """SIGKILL the children this process adopted (see :func:`adopted_children`), again
-    for those that killing one orphans in turn; how many were killed. Each by its pid,
-    never by group: a process may have joined the client's group."""
+def stop_holders(fd: int, rounds: int = 5) -> int:
+    """SIGKILL the processes that hold the server's output (see :func:`output_holders`),
+    again for one a holder started meanwhile; how many were killed. Each by its pid,
+    never by group: a process may have joined the client's group. A process the server
+    started that does not hold its output is left alone."""
     killed = 0
     for _ in range(rounds):
-        pids = adopted_children(skip)
+        pids = output_holders(fd)
         if not pids:
             break
         for pid in pids:
@@ -97,9 +79,6 @@ def stop_adopted(skip: int, rounds: int = 20) -> int:
                 os.kill(pid, signal.SIGKILL)
                 killed += 1
         time.sleep(0.05)
-        for pid in pids:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
     return killed
 
 
@@ -172,7 +151,6 @@ def line_is_blank(parts: list[bytes]) -> bool:
 def run(argv: list[str], output: Path) -> int:
     """Start ``argv`` and proxy stdio until either side ends; the server's exit code."""
     log = TraceLog(output)
-    adopting = adopt_orphans()
     try:
         # its own process group: a server started through a wrapper (npx, uvx, a shell
         # script) runs as the wrapper's child, which holds the pipes too; the group is
@@ -217,7 +195,7 @@ def run(argv: list[str], output: Path) -> int:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_WAIT)
         down.join(KILL_WAIT)
-        if down.is_alive() and adopting and stop_adopted(proc.pid):
+        if down.is_alive() and stop_holders(server_out.fileno()):
             down.join(KILL_WAIT)
         if down.is_alive():
             # a process outside the server's group (setsid, a daemon) holds its output
