@@ -320,6 +320,91 @@ def test_an_assay_test_id_given_twice_is_a_config_error(tmp_path: Path) -> None:
         for line, tid, first in ((11, "no_leak", 5), (23, "other", 17))]
 
 
+ASSAY_POLICY_TEST = """\
+version: 1
+suite: lists
+tests:
+  - id: args
+    input: {prompt: "p"}
+    expected:
+      type: args_valid
+      policy: policy.yaml
+"""
+
+
+@pytest.mark.parametrize("policy", [
+    "blocklist: [delete_]\n",  # the legacy blocklist policy: a substring
+    "version: '2.0'\ntools:\n  deny: ['*delete_*']\nenforcement:\n"
+    "  unconstrained_tools: allow\n",
+])
+def test_an_assay_policy_of_tool_lists_only_is_its_tests(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) -> None:
+    """A policy whose only content is a tool list (no schemas, unlisted tools allowed):
+    the list is a test of its own, and the args_valid test of the empty native policy
+    that was written beside it is a config error (it would check nothing), so the
+    import of Assay's legacy blocklist policy was refused."""
+    trace = events({"type": "tool_call", "tool": "super_delete_all", "arguments": {}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (folder / "policy.yaml").write_text(policy, encoding="utf-8")
+    r = run(folder, "lists.yaml", monkeypatch)
+    # super_delete_all holds delete_: the list's one finding, and no args_valid test
+    assert [(t["id"], t["metric"], t["status"]) for t in r["tests"]] == [
+        ("policy.blocklist" if policy.startswith("blocklist") else "policy.deny",
+         "tool_blocklist", "fail")]
+    assert [(f["rule"], f["tool"]) for f in findings(r)] == [
+        ("tool_blocklist", "super_delete_all")]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "lists.yaml", monkeypatch))
+
+
+def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -> None:
+    """Assay's 'unsafe baseline' (allow every tool, no schema): the args_valid test
+    would check nothing. It is said at the test's policy: line of the Assay file."""
+    (tmp_path / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (tmp_path / "policy.yaml").write_text(
+        "version: '2.0'\ntools:\n  allow: ['*']\nenforcement:\n"
+        "  unconstrained_tools: allow\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "lists.yaml")
+    assert exc.value.problems == [
+        "lists.yaml:8:7: Assay policy 'policy.yaml' has no schemas or constraints, and "
+        "lets every other tool through (enforcement allow), so this args_valid test would "
+        "check nothing: give its tools' schemas"]
+
+
+def test_every_assay_test_s_problem_is_said(tmp_path: Path) -> None:
+    """A test's own problem (a tool_blocklist without blocked) stopped the import at
+    it: the problems of the tests before and after it were not said."""
+    (tmp_path / "many.yaml").write_text("""\
+version: 1
+suite: many
+tests:
+  - id: a
+    input: {prompt: "p"}
+    expected: [{type: must_contain, must_contain: [x]}]
+  - id: b
+    input: {prompt: "p"}
+    expected: {type: tool_blocklist}
+  - id: c
+    input: {prompt: "p"}
+    expected: {type: sequence_valid, sequence: [1]}
+  - id: a
+    input: {prompt: "p"}
+    expected: {type: must_contain, must_contain: [y]}
+""", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "many.yaml")
+    assert exc.value.problems == [
+        "many.yaml:6:5: an Assay test's expected must be a mapping with a type (one check; "
+        "write another test for another check)",
+        "many.yaml:9:5: Assay's tool_blocklist needs 'blocked': the tool names it blocks "
+        "(Assay refuses a blocklist that is missing or empty: it would pass every call)",
+        "many.yaml:12:38: Assay's sequence_valid 'sequence' must be a list of tool names",
+        "many.yaml:13:5: Assay test id 'a' is given twice (first at line 4); agent-eval "
+        "pairs a test with its traces by its id: give each test its own"]
+
+
 ASSAY_BLOCKED = """\
 version: 1
 suite: blocked

@@ -68,6 +68,16 @@ class _Assay(PeerConfig):
         first: dict[str, int] = {}  # test id -> the test that has it
         problems: list[str] = []
         for i, test in enumerate(tests if isinstance(tests, list) else []):
+            tid = str(test.get("id", f"test_{i}")) if isinstance(test, dict) else None
+            if tid is not None and tid in first:  # one scenario would take both tests' checks
+                problems.append(f"{src.where(('tests', i, 'id'))}: Assay test id '{tid}' is "
+                                f"given twice (first at line "
+                                f"{src.get(('tests', first[tid], 'id')).line}); agent-eval "
+                                "pairs a test with its traces by its id: give each test "
+                                "its own")
+                continue
+            if tid is not None:
+                first[tid] = i
             expected = test.get("expected") if isinstance(test, dict) else None
             if not isinstance(test, dict) or not isinstance(expected, dict | None):
                 # Assay refuses the config; skipping it ran the others as if it passed
@@ -79,16 +89,10 @@ class _Assay(PeerConfig):
                                 "an Assay test's expected must be a mapping with a type "
                                 "(one check; write another test for another check)")
                 continue
-            tid = str(test.get("id", f"test_{i}"))
-            if tid in first:  # one scenario would take both tests' checks, the last
-                problems.append(f"{src.where(('tests', i, 'id'))}: Assay test id '{tid}' is "
-                                f"given twice (first at line "
-                                f"{src.get(('tests', first[tid], 'id')).line}); agent-eval "
-                                "pairs a test with its traces by its id: give each test "
-                                "its own")
-                continue
-            first[tid] = i
-            self.test(test, ("tests", i))
+            try:
+                self.test(test, ("tests", i))
+            except ConfigError as exc:  # every test's problems are said, not the first's
+                problems.extend(exc.problems)
         if problems:
             raise ConfigError(problems)
         if self.tests:
@@ -123,8 +127,18 @@ class _Assay(PeerConfig):
             if not isinstance(policy, str):
                 self.unsupported(src, spec_at, "args_valid without a policy file")
                 return
-            test = {"id": tid, "metric": "args_valid",
-                    "policy": self.policy(policy, (*spec_at, "policy"))}
+            native, checks = self.policy(policy, (*spec_at, "policy"))
+            if not checks:  # an args_valid test of it would check nothing (a config error)
+                if len(self.tests) > n:
+                    return  # its tool lists are tests of their own: all the policy checks
+                raise ConfigError([f"{src.where((*spec_at, 'policy'))}: Assay policy "
+                                   f"'{policy}' has no schemas or constraints, and lets "
+                                   "every other tool through (enforcement allow), so this "
+                                   "args_valid test would check nothing: give its tools' "
+                                   "schemas"])
+            n = len(self.tests)  # after the tests the policy's tool lists became
+            base = ("tests", n)
+            test = {"id": tid, "metric": "args_valid", "policy": native}
             self.tests.append(test)
             b.at(base, src, at)
             b.at((*base, "id"), src, (*at, "id"))
@@ -327,9 +341,11 @@ class _Assay(PeerConfig):
             self.b.at((*base, "blocklist", k), src, (*at, k) if listed else at)
 
     # ------------------------------------------------------------------- policies
-    def policy(self, value: str, where: Path) -> str:
+    def policy(self, value: str, where: Path) -> tuple[str, bool]:
         """Translate an Assay policy file into a native policy (and the tests its
-        allow/deny lists imply); returns the path the native test names."""
+        allow/deny lists imply); returns the path the native test names, and whether an
+        ``args_valid`` test of the native policy checks anything (it has tools, or an
+        enforcement that reports the others)."""
         path = real(self.path.parent / value)
         file = self.rel(path)
         try:
@@ -377,7 +393,8 @@ class _Assay(PeerConfig):
         native_name = str(FsPath(value).with_suffix("")) + ".agent-eval.yaml"
         self.t.policies[str(real(self.path.parent / native_name))] = (native,
                                                                             pb.positions)
-        return native_name
+        mode = native.get("enforcement", {}).get("unconstrained_tools", "allow")
+        return native_name, bool(native["tools"]) or mode != "allow"
 
     def policy_v2(self, doc: dict[str, Any], src: Positions, pb: Builder,
                   native: dict[str, Any]) -> None:
