@@ -150,6 +150,29 @@ def test_low_limits_cut_only_what_traces_hold(tmp_path: Path) -> None:
                  "-f", "markdown"]) == 0
 
 
+def test_low_limits_keep_a_scenario_id_in_its_findings(tmp_path: Path) -> None:
+    """A scenario finding names the suite's scenario id, which a suite's low
+    max_name_chars does not cut (as the scenario's own id in the results): it was cut,
+    so the findings of scenario refund_flow named 'refund_f…[+3 chars]'."""
+    from agent_eval._cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: traces/*\nscenarios:\n  - id: refund_flow\n'
+        "    expect: {output: {not_contains: [secret]}}\nlimits:\n  max_name_chars: 8\n")
+    # the trace is the scenario's by its file's name: no scenario name read from it
+    (tmp_path / "traces" / "refund_flow.jsonl").write_text(
+        json.dumps({"type": "output", "text": "the secret is 42"}) + "\n")
+    out = tmp_path / "out"
+    assert main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "-o", str(out),
+                 "-q", "--no-timings"]) == 1
+    [sc] = Results.load(str(out / "results.json")).scenarios
+    assert (sc.id, sc.status) == ("refund_flow", "fail")
+    assert [(f.rule, f.scenario) for f in sc.findings] == [
+        ("scenario/output", "refund_flow")]
+
+
 @pytest.mark.parametrize(("limits", "expected"), [
     ("  max_depth: 500", "agent-eval.yaml:9:3: limits.max_depth: Input should be less than "
                          "or equal to 200 (got 500)"),

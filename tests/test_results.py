@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agent_eval.api import evaluate, load_suite, load_traces
 from agent_eval.findings import ConfigRef, Finding, TraceRef
-from agent_eval.limits import Limits
+from agent_eval.limits import DEFAULT, Limits
 from agent_eval.renderers import json as json_renderer
 from agent_eval.results import Results, clean_finding, exit_code
 from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
@@ -270,7 +270,9 @@ def _cleaned_field_by_field(v: Finding, limits: Limits) -> Finding:
         None if v.argument is None else clean_name(v.argument, name),
         clean_value(v.value, limits),
         None if v.constraint is None else clean_text(v.constraint, size),
-        None if v.scenario is None else clean_name(v.scenario, name), v.related,
+        # a scenario id is the suite's: cut at no fewer characters than the default
+        None if v.scenario is None else clean_name(v.scenario, max(name, DEFAULT.max_name_chars)),
+        v.related,
         clean_strings(v.details, size) if v.details else v.details)
 
 

@@ -657,7 +657,7 @@ def _bounds(limits: Limits) -> tuple[int, int, int, int]:
     """The lengths a cleaning cuts at: names and ids from traces (``max_name_chars``),
     free text and values (``max_value_chars``), and two that a suite's lower limits
     never lower: agent-eval's own words (rule ids, severities, statuses, kinds, metric
-    and count names, fingerprints, its version; the suite's test ids) and the paths of
+    and count names, fingerprints, its version; the suite's test and scenario ids) and the paths of
     files (the suite's, the trace files'). Cut at a suite's ``max_name_chars: 8`` they
     broke the results: counts without their keys (not the schema: no report, merge or
     baseline could read them; "in 0 traces"), a criterion kind no one knows (an internal
@@ -761,8 +761,9 @@ def clean_finding(v: Finding, limits: Limits) -> None:
         v.value = clean_value(value, limits)
     if constraint is not None and (len(constraint) > size or not constraint.isprintable()):
         v.constraint = clean_text(constraint, size)
-    if scenario is not None and (len(scenario) > name or not scenario.isprintable()):
-        v.scenario = clean_name(scenario, name)
+    # a suite's scenario id (a trace's scenario name was cut when it was read)
+    if scenario is not None and (len(scenario) > own or not scenario.isprintable()):
+        v.scenario = clean_name(scenario, own)
     if v.trace is not None:
         v.trace = _ref(v.trace, name, path)
     if v.related:
