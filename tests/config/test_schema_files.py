@@ -182,6 +182,18 @@ def test_an_unknown_keyword_is_a_problem(schema: Any, expected: list[str]) -> No
     assert said == [f"invalid JSON Schema (inline): {e}: {IGNORED}" for e in expected]
 
 
+def test_a_meta_schema_a_ref_leads_to_is_not_checked_for_keywords() -> None:
+    """A $ref to a meta-schema of another draft may be written (scenarios.md); its
+    keywords are that draft's ($recursiveRef in 2019-09's), not unknown ones of this
+    schema's draft: the schema was refused with one 'unknown keyword' per node of it."""
+    said: list[str] = []
+    validator = compile_schema({"$ref": "https://json-schema.org/draft/2019-09/schema"},
+                               "inline", said.append)
+    assert said == []
+    # a schema whose type is a number is no 2019-09 schema
+    assert validator.is_valid({"type": "string"}) and not validator.is_valid({"type": 5})
+
+
 def test_annotations_and_property_names_are_no_unknown_keywords() -> None:
     said: list[str] = []
     schema = {"$id": "https://a.example/s", "title": "t", "description": "d",

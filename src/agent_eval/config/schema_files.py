@@ -162,7 +162,8 @@ class _References:
             if not isinstance(node, dict) or id(node) in seen:
                 continue
             seen.add(id(node))
-            unknown += self._unknown(node)
+            if id(node) in self.pointers:  # the document's own: not a meta-schema it names
+                unknown += self._unknown(node)
             for where, ref, resolved in self._references(node, resolver):
                 if resolved is None:
                     found.append(f"the {where} ('{ref}') points at nothing: a reference "
