@@ -45,9 +45,9 @@ SOURCE_IMAGE = re.compile(r"^(  image: )(['\"]?)Dockerfile\2[ \t]*$", re.M)
 # action) or `uses: OWNER/agent-eval/python@vX` (the composite one)
 DOCUMENTED = ("README.md", "examples/workflows/*.yml")
 # a `uses:` line naming an action by major tag: OWNER, NAME and the tag (the composite
-# action is OWNER/NAME/python)
-USES = re.compile(r"^[ \t]*(?:-[ \t]+)?uses:[ \t]+([\w.-]+)/([\w.-]+?)(?:/python)?@(v[0-9]+)\b",
-                  re.M)
+# action is OWNER/NAME/python), its value plain or quoted (YAML reads both)
+USES = re.compile(r"^[ \t]*(?:-[ \t]+)?uses:[ \t]+[\"']?([\w.-]+)/([\w.-]+?)(?:/python)?"
+                  r"@(v[0-9]+)\b", re.M)
 
 
 class Refused(Exception):

@@ -160,6 +160,14 @@ def test_the_release_names_the_repository_it_is_published_from(tmp_path: Path) -
     assert ("tell users to write `uses:` of org/agent-eval (examples/workflows/"
             f"committed-traces.yml:{line}), but the project is published as "
             "agent-eval/agent-eval") in done.stderr, done.stderr
+    # quoted, as YAML allows: it was not seen, so the placeholder passed (exit 0)
+    stale.write_text(text.replace("uses: agent-eval/agent-eval@v1\n",
+                                  "uses: 'org/agent-eval@v1'\n"))
+    done = _script("check-version", "v1.2.3", "--root", str(root))
+    assert done.returncode == 1
+    assert ("tell users to write `uses:` of org/agent-eval (examples/workflows/"
+            f"committed-traces.yml:{line}), but the project is published as "
+            "agent-eval/agent-eval") in done.stderr, done.stderr
 
 
 def test_the_project_names_one_repository() -> None:
