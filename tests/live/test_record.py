@@ -240,6 +240,46 @@ def test_a_process_the_server_started_in_a_session_of_its_own_is_not_waited_for(
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_after_a_forwarded_signal_what_holds_the_output_is_not_waited_for(
+        tmp_path: Path) -> None:
+    """The client keeps the proxy's stdin open and stops the proxy with SIGTERM: the
+    proxy forwards it to the server's group and the server ends, but its helper in a
+    session of its own holds the output, so the proxy waited as long as the helper ran
+    (60 s here). Once the server has exited, the output gets STOP_GRACE seconds, then
+    what holds it is killed."""
+    from agent_eval.live.proxy import KILL_WAIT, STOP_GRACE
+
+    pid_file = tmp_path / "helper.pid"
+    proxy = subprocess.Popen([*AGENT_EVAL, "record", "-o", str(tmp_path / "t.jsonl"), "--",
+                              sys.executable, "-c", ESCAPER, ESCAPED, str(pid_file)],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pid_file.exists() and pid_file.read_text()):
+            assert time.monotonic() < deadline and proxy.poll() is None
+            time.sleep(0.05)
+        started = time.monotonic()
+        proxy.send_signal(signal.SIGTERM)  # stdin stays open: no end of input
+        code = proxy.wait(timeout=2 * STOP_GRACE + 10)
+        took = time.monotonic() - started
+        assert proxy.stderr is not None
+        err = proxy.stderr.read()
+        assert code == 128 + signal.SIGTERM, err  # the server's own end: by SIGTERM
+        assert took < STOP_GRACE + 2 * KILL_WAIT + 4, (took, err)
+        assert _state(int(pid_file.read_text())) in (None, "Z"), err
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+            proxy.wait()
+        if proxy.stdin is not None:
+            proxy.stdin.close()
+        if pid_file.exists():
+            with contextlib.suppress(OSError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
 TWO_HELPERS = ("import subprocess, sys\n"  # one helper holds the server's output, one does not
                "for pid_file, out in ((sys.argv[2], None), (sys.argv[3], subprocess.DEVNULL)):\n"
                "    subprocess.Popen([sys.executable, '-c', sys.argv[1], pid_file],\n"

@@ -195,6 +195,11 @@ def run(argv: list[str], output: Path) -> int:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_WAIT)
         down.join(KILL_WAIT)
+        release_output()
+
+    def release_output() -> None:
+        """The server has ended: what it started that still holds its output is killed,
+        and when that cannot be done the proxy stops waiting for that output."""
         if down.is_alive() and stop_holders(server_out.fileno()):
             down.join(KILL_WAIT)
         if down.is_alive():
@@ -206,6 +211,15 @@ def run(argv: list[str], output: Path) -> int:
             abandoned.set()
 
     abandoned = threading.Event()  # set when the server's output is no longer waited for
+    signalled = threading.Event()  # a signal was forwarded to the server
+
+    def release_after_signal() -> None:
+        """After a forwarded SIGINT/SIGTERM: once the server has exited, its output gets
+        STOP_GRACE seconds to end; then what holds it is released (as on the stdin path).
+        A server that is still running is the signal's business, never escalated."""
+        proc.wait()
+        down.join(STOP_GRACE)
+        release_output()
 
     def close_server_stdin() -> None:
         """The client is done: the server gets STOP_GRACE seconds to exit, then is
@@ -228,6 +242,9 @@ def run(argv: list[str], output: Path) -> int:
         del frame
         if running():
             signal_server(signum)
+            if not signalled.is_set():
+                signalled.set()
+                threading.Thread(target=release_after_signal, daemon=True).start()
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     up.start()
