@@ -115,11 +115,46 @@ def test_an_argument_of_a_type_the_constraint_cannot_judge_is_undecided() -> Non
 
 def test_an_explicit_type_or_no_typed_keyword_decides() -> None:
     for condition, value in (({"type": "number", "min": 500}, "900"),
-                             ({"enum": [900]}, "900"), (900, "900")):
+                             ({"enum": [900]}, "900")):
         sel = selector([{"tool": "refund", "args": {"amount": condition}}])
         assert not sel.typed, condition
         c = call("refund", {"amount": value})
         assert (sel.which(c), sel.undecided(c)) == (None, None), condition
+
+
+def test_a_literal_spelled_in_another_json_type_cannot_be_judged() -> None:
+    """`{force: true}` against `"force": "true"` (or 1), `{amount: 900}` against
+    `"amount": "900"`: JSON equality said no and the call passed a blocklist of it, but a
+    tool that coerces its arguments takes them for the literal. Unknown, so reported; a
+    value of another type that means something else is a plain no, as is text."""
+    force = selector([{"tool": "delete_repo", "args": {"force": True}}])
+    amount = selector([{"tool": "refund", "args": {"amount": 900}}])
+    word = selector([{"tool": "refund", "args": {"mode": "fast"}}])
+    assert force.typed and amount.typed and not word.typed
+    for sel, value in ((force, "true"), (force, " TRUE "), (force, 1), (force, 1.0),
+                       (amount, "900"), (amount, "900.0"), (amount, " 9e2")):
+        key = "force" if sel is force else "amount"
+        c = call("delete_repo" if sel is force else "refund", {key: value})
+        assert (sel.which(c), sel.undecided(c)) == (None, 0), (key, value)
+        unfit = sel.unfit(c)
+        assert unfit is not None and unfit.key == key, value
+        assert sel.judge(c) == (None, (0, unfit)), value
+    plain_noes: tuple[tuple[Selector, object], ...] = (
+        (force, "false"), (force, 0), (force, "yes"), (force, None),
+        (force, [True]), (amount, "901"), (amount, 900.5), (amount, True),
+        (amount, "nine hundred"))
+    for sel, value in plain_noes:
+        key = "force" if sel is force else "amount"
+        c = call("delete_repo" if sel is force else "refund", {key: value})
+        assert (sel.which(c), sel.undecided(c), sel.unfit(c)) == (None, None, None), value
+    # the literal itself, and a number written otherwise, is selected as before
+    assert force.which(call("delete_repo", {"force": True})) == 0
+    assert amount.which(call("refund", {"amount": 900.0})) == 0
+    # a string literal and the boolean or number it spells
+    spelled = selector([{"tool": "t", "args": {"flag": "true", "n": "5"}}])
+    assert spelled.undecided(call("t", {"flag": True, "n": "5"})) == 0
+    assert spelled.undecided(call("t", {"flag": "true", "n": 5})) == 0
+    assert spelled.which(call("t", {"flag": "true", "n": "5"})) == 0
 
 
 def test_flags_lists_the_calls_of_another_type() -> None:

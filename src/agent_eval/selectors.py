@@ -18,7 +18,9 @@ A call whose arguments are not a JSON object (not recorded in the trace, or reco
 unreadable: ``ToolCall.arguments_recorded``, ``ToolCall.arguments_error``) cannot be judged
 by an argument condition. Nor can a constraint object without ``type`` judge an argument of
 a JSON type its keywords do not constrain (``"900"`` or ``[900]`` for ``{min: 500}``: JSON
-Schema would ignore the keyword, :class:`Implied`). Such a call is not selected by a mapping
+Schema would ignore the keyword, :class:`Implied`), nor a literal an argument of another
+JSON type that spells the same value (``"true"`` or ``1`` for ``true``, ``"900"`` for
+``900``: :class:`Spelled`). Such a call is not selected by a mapping
 that names its tool, but it is not a "no" either: :meth:`Selector.undecided` and the
 ``undecided`` list of :meth:`Selector.flags` name it (:meth:`Selector.unfit` the condition),
 and the checks report it (``tool_blocklist/not_recorded``, ``…/not_an_object``,
@@ -102,6 +104,64 @@ class Implied:
 _IMPLIED: dict[tuple[str, ...], Implied] = {}
 
 
+def spelled(value: Any) -> tuple[str, Any] | None:
+    """What a scalar means to a tool that coerces its arguments: ``("b", True)`` for
+    ``true``, ``"true"`` (any case, spaces around) and ``1``; ``("n", 500.0)`` for ``500``
+    and ``"500"``; None for anything else (null, text, arrays, objects)."""
+    if value is True or value is False:
+        return ("b", value)
+    if isinstance(value, int | float):
+        number = float(value)
+        return ("n", number) if number == number and abs(number) != float("inf") else None
+    if isinstance(value, str) and len(value) <= 64:
+        text = value.strip().lower()
+        if text in ("true", "false"):
+            return ("b", text == "true")
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return ("n", number) if number == number and abs(number) != float("inf") else None
+    return None
+
+
+def _same_meaning(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
+    if a[0] == b[0]:
+        return bool(a[1] == b[1])
+    flag, number = (a, b) if a[0] == "b" else (b, a)
+    return bool(number[1] == (1.0 if flag[1] else 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class Spelled(Implied):
+    """What a literal condition (``force: true``, ``amount: 500``) can judge: every value
+    but one of another JSON type that means the same to a tool that coerces its
+    arguments (``"true"`` or ``1`` for ``true``, ``"500"`` for ``500``): JSON equality
+    says no, the tool may well say yes, so whether the call is selected is unknown."""
+
+    meaning: tuple[str, Any] = ("", None)
+
+    def fits(self, value: Any) -> bool:
+        if json_type(value) in self.names:
+            return True
+        other = spelled(value)
+        return other is None or not _same_meaning(other, self.meaning)
+
+
+def literal_type(value: Any) -> Spelled | None:
+    """:class:`Spelled` for a boolean, number or number-like / boolean-like string
+    literal; None for one that no other JSON type can spell (text, null, arrays,
+    objects)."""
+    meaning = spelled(value)
+    if meaning is None:
+        return None
+    kind = json_type(value)
+    names = frozenset(_JSON_NAMES.get("number", ()) if kind in ("integer", "number")
+                      else (kind,))
+    shown = "number" if kind in ("integer", "number") else kind
+    return Spelled((shown,), names, meaning)
+
+
 def implied_type(node: dict[str, Any]) -> Implied | None:
     """What a constraint object can judge (:class:`Implied`); None when it says its
     ``type`` itself or has no keyword of one type only (``{enum: [...]}``): any value."""
@@ -148,7 +208,10 @@ class ArgCondition:
             return 0
         value = args[key]
         if self.validate is None:
-            return 1 if json_key(value) == self.expected else 0
+            if json_key(value) == self.expected:
+                return 1
+            implied = self.implied  # a literal: another type spelling the same, unknown
+            return 2 if implied is not None and not implied.fits(value) else 0
         implied = self.implied
         if implied is not None and not implied.fits(value):
             return 2
@@ -488,7 +551,8 @@ class SelectorCompiler:
                 out.append(ArgCondition(str(key), None, validate, implied_type(value),
                                          render(value)))
             else:
-                out.append(ArgCondition(str(key), json_key(value)))
+                out.append(ArgCondition(str(key), json_key(value), None,
+                                        literal_type(value), render(value)))
         return tuple(out)
 
     def _alternatives(self, text: str, path: Path, problems: list[str],

@@ -190,6 +190,8 @@ def test_count_max_and_blocklist_rules(tmp_path: Path) -> None:
     ("{required: [path]}", "path", "an object"),
     ("{min: 1, pattern: '^9'}", [9], "a number or a string"),
     ("{max: 3}", None, "a number"),
+    ("7", "7", "a number"),  # a literal another JSON type spells (a coercing tool's 7)
+    ("true", "TRUE", "a boolean"),
 ])
 def test_every_keyword_family(tmp_path: Path, condition: str, value: Any, needs: str
                               ) -> None:
@@ -205,7 +207,8 @@ def test_every_keyword_family(tmp_path: Path, condition: str, value: Any, needs:
 @pytest.mark.parametrize(("condition", "value"), [
     ("{enum: [1, 2]}", "1"),  # no keyword of one type: every value is judged
     ("{not: {const: 1}}", 1),
-    ("7", "7"),  # a literal: JSON equality
+    ("7", "8"),  # a literal: JSON equality, and "8" is not 7 in any type
+    ("true", "yes"),  # nor "yes" true
     ("{min: 1, pattern: '^9'}", "100"),  # a string, judged by the pattern
     ("{type: string, min_length: 9}", 123456789),
 ])
