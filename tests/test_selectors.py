@@ -131,8 +131,10 @@ def test_a_literal_spelled_in_another_json_type_cannot_be_judged() -> None:
     amount = selector([{"tool": "refund", "args": {"amount": 900}}])
     word = selector([{"tool": "refund", "args": {"mode": "fast"}}])
     assert force.typed and amount.typed and not word.typed
-    for sel, value in ((force, "true"), (force, " TRUE "), (force, 1), (force, 1.0),
-                       (amount, "900"), (amount, "900.0"), (amount, " 9e2")):
+    unknown: tuple[tuple[Selector, object], ...] = (
+        (force, "true"), (force, " TRUE "), (force, 1), (force, 1.0),
+        (amount, "900"), (amount, "900.0"), (amount, " 9e2"))
+    for sel, value in unknown:
         key = "force" if sel is force else "amount"
         c = call("delete_repo" if sel is force else "refund", {key: value})
         assert (sel.which(c), sel.undecided(c)) == (None, 0), (key, value)
