@@ -254,6 +254,42 @@ def test_calls_args_cannot_select_are_reported(tmp_path: Path) -> None:
     assert test.status == "fail"
 
 
+def test_args_by_json_equality_and_another_type_spelling_the_value(tmp_path: Path) -> None:
+    """`args:` compared with Python's ==: `"amount": "900"` was not selected by
+    `{amount: 900}` (a coercing tool refunds 900) and passed with exit 0, while `true`
+    was selected by `1`. JSON equality now (900.0 is 900, true is not 1), and an argument
+    of another JSON type spelling the value is tool_results/not_recorded at `args`."""
+    suite_text = ONE_TEST + """
+              - tool: refund
+                args: {amount: 900, dry_run: false}
+                expect_error: true
+        """
+    def refund(n: int, amount: Any, dry_run: Any) -> dict[str, Any]:
+        return {"type": "tool_call", "id": str(n), "tool": "refund",
+                "arguments": {"amount": amount, "dry_run": dry_run}, "result": "refunded"}
+
+    events = [
+        refund(1, 900.0, False),  # selected: succeeded where an error is expected
+        refund(2, "900", False),  # a string spelling 900: unknown
+        refund(3, 900, 0),  # 0 spelling false: unknown
+        refund(4, "901", False),  # another value: plainly not selected
+        refund(5, 900, "no"),  # not false in any type: plainly not selected
+        refund(6, "900", True),  # dry_run plainly differs: not selected, not reported
+    ]
+    test = evaluated(tmp_path, suite_text, events)
+    got = [(v.rule, v.config.line, v.trace.line if v.trace else 0)
+           for v in test.violations]
+    # the entry's tool key is line 7, its args key line 8; calls on trace lines 1-3
+    assert got == [("tool_results/error", 9, 1), ("tool_results/not_recorded", 8, 2),
+                   ("tool_results/not_recorded", 8, 3)], got
+    second, third = list(test.violations)[1:]
+    assert ("argument 'amount' is a string (\"900\"), which spells 900 in another JSON "
+            "type, so whether args: {amount: 900, dry_run: false} selects it cannot be "
+            "told") in second.message, second.message
+    assert "argument 'dry_run' is an integer (0), which spells false" in third.message
+    assert second.details == {"violation": "Argument 'amount' is a string, not an integer"}
+
+
 def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
     """A result's not_contains compares Unicode's canonical caseless forms, as a
     scenario's output checks do: 'Straße' is found in 'STRASSE', and 'café' in 'cafe'

@@ -16,14 +16,15 @@ from typing import Any, Literal
 import orjson
 from pydantic import Field
 
-from agent_eval.checks._text import unjudged
+from agent_eval.checks._text import show_value, unjudged
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
 from agent_eval.config.models import Strict, TestBase, ToolPatterns
-from agent_eval.config.schema_compiler import render
+from agent_eval.config.schema_compiler import json_key, render
 from agent_eval.config.schema_files import compile_schema
 from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, TraceRef
+from agent_eval.jsonutil import json_type
 from agent_eval.live.checks import check_text
 from agent_eval.live.compile import TextCheck, text_checks
 from agent_eval.live.models import TextExpect
@@ -36,6 +37,7 @@ from agent_eval.rule_ids import (
     TOOL_RESULTS_RESULT,
     Rule,
 )
+from agent_eval.selectors import a_type, literal_type
 
 RULES = tuple(r.id for r in (TOOL_RESULTS_RESULT, TOOL_RESULTS_ERROR, TOOL_RESULTS_LATENCY,
                              TOOL_RESULTS_NOT_RECORDED))
@@ -44,7 +46,7 @@ RULES = tuple(r.id for r in (TOOL_RESULTS_RESULT, TOOL_RESULTS_ERROR, TOOL_RESUL
 class CallExpect(Strict):
     tool: ToolPatterns = Field(description="The tool (name, glob, or a list: any of).")
     args: dict[str, Any] | None = Field(
-        None, description="Only calls whose arguments include these (equal values).")
+        None, description="Only calls whose arguments include these (equal JSON values).")
     expect_result: TextExpect | None = Field(
         None, description="Checks of the result (text, or structured content).")
     expect_error: bool | TextExpect | None = Field(
@@ -90,17 +92,26 @@ class ToolResults(CheckCore):
             for e in self.entries:
                 if e.matcher(call.name):
                     selected = _args_match(call, e.args)
-                    if selected:
+                    if selected is True:
                         yield from self._check(e, call, trace)
-                    elif selected is None:
-                        yield self._unjudged(e, call, trace)
+                    elif selected is None or type(selected) is str:
+                        yield self._unjudged(e, call, trace, selected)
 
-    def _unjudged(self, e: _Compiled, call: ToolCall, trace: Trace) -> Finding:
+    def _unjudged(self, e: _Compiled, call: ToolCall, trace: Trace,
+                  key: str | None = None) -> Finding:
         """A call of the entry's tool whose arguments cannot tell whether ``args`` selects
-        it (not recorded, not a JSON object): its expectations were not checked, and that
-        is never a pass."""
-        assert e.args_ref is not None
-        why, violation = unjudged(call)
+        it (not recorded, not a JSON object; or its argument ``key`` is of another JSON
+        type that spells the value ``args`` wants, ``"900"`` for ``900``): its
+        expectations were not checked, and that is never a pass."""
+        assert e.args_ref is not None and e.args is not None
+        if key is None:
+            why, violation = unjudged(call)
+        else:
+            got, want = call.arguments[key], e.args[key]
+            why = (f"argument '{key}' is {a_type(json_type(got))} ({show_value(got)}), which "
+                   f"spells {render(want)} in another JSON type")
+            violation = (f"Argument '{key}' is {a_type(json_type(got))}, not "
+                         f"{a_type(json_type(want))}")
         loc = call.location
         return Finding(rule=TOOL_RESULTS_NOT_RECORDED.id, severity=self.severity,
                        message=f"{call.name}: the call's {why}, so whether args: "
@@ -161,9 +172,12 @@ class ToolResults(CheckCore):
                 for rule, ref, msg, constraint, value in found]
 
 
-def _args_match(call: ToolCall, wanted: dict[str, Any] | None) -> bool | None:
-    """Whether the entry's ``args`` select the call; None when its arguments cannot tell
-    (not recorded, or recorded but not a JSON object: ``null`` is no arguments)."""
+def _args_match(call: ToolCall, wanted: dict[str, Any] | None) -> bool | str | None:
+    """Whether the entry's ``args`` select the call (by JSON equality); None when its
+    arguments cannot tell (not recorded, or recorded but not a JSON object: ``null`` is no
+    arguments); the name of an argument of another JSON type that spells the wanted value
+    (``"900"`` for ``900``, ``"true"`` or ``1`` for ``true``) when every other one
+    matches: whether a tool that coerces its arguments took it so is unknown."""
     if wanted is None:
         return True
     arguments = call.arguments
@@ -171,7 +185,18 @@ def _args_match(call: ToolCall, wanted: dict[str, Any] | None) -> bool | None:
         return None
     if not isinstance(arguments, dict):
         return None if arguments is not None else False
-    return all(k in arguments and arguments[k] == v for k, v in wanted.items())
+    spelled = None
+    for key, want in wanted.items():
+        if key not in arguments:
+            return False
+        got = arguments[key]
+        if json_key(got) == json_key(want):  # JSON equality: 1 == 1.0, true != 1
+            continue
+        implied = literal_type(want)
+        if implied is None or implied.fits(got):
+            return False
+        spelled = spelled or key  # "900" for 900: what a coercing tool took, unknown
+    return spelled or True
 
 
 def _text(result: Any) -> tuple[str, Any]:
