@@ -66,6 +66,14 @@ def test_one_line_keeps_only_the_consoles_own_colour_codes() -> None:
     assert one_line(painted) == "\\x1b[31m❌ FAIL: t\\x1b[2J\\x0a::x\\x1b[0m  (1)\t"
 
 
+def test_one_line_is_one_line_for_every_reader_of_lines() -> None:
+    """U+2028 and U+2029 are line breaks to str.splitlines, YAML and some log viewers: a
+    line holding one was two (an imported suite's comment, a note in the log)."""
+    text = "a\u2028b\u2029c\x85d"
+    assert one_line(text) == "a\\u2028b\\u2029c\\x85d"
+    assert len(one_line(text).splitlines()) == 1
+
+
 def test_values_are_cleaned_and_bounded() -> None:
     limits = Limits(max_value_chars=20)
     assert clean_value({"k\x1b": ["\x07"]}, Limits(max_value_chars=40)) == {

@@ -32,7 +32,8 @@ from agent_eval.model import CallLog, Handoff, Location, Trace
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
-_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # keeps \t
+# keeps \t; the line and paragraph separators too are line breaks (str.splitlines, YAML)
+_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 # the colour codes renderers/console.py paints with (Select Graphic Rendition)
 _SGR = re.compile("(\x1b\\[(?:0|3[1-6])m)")
 
@@ -53,7 +54,8 @@ def fold(text: str) -> str:
 
 
 def _escape(m: re.Match[str]) -> str:
-    return f"\\x{ord(m.group()):02x}"
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 _MARK = re.compile(r"…\[\+\d+ chars\]\Z")
@@ -110,10 +112,10 @@ _LEGACY_SHOWN = "##\\x5b"
 
 def one_line(text: str, *, colour: bool = False) -> str:
     """One line of a terminal or a log: every control character written ``\\xNN``, line
-    breaks too (tabs are kept), and the ``[`` of ``##[`` (a workflow command wherever
-    it stands in a line) as ``\\x5b``. With ``colour``, the colour codes a renderer
-    painted the line with (``ESC[31m``…) are kept; the text they paint was cleaned
-    before, by :func:`agent_eval.results.clean_results`."""
+    breaks too (U+2028 and U+2029 as ``\\u2028``, ``\\u2029``; tabs are kept), and the
+    ``[`` of ``##[`` (a workflow command wherever it stands in a line) as ``\\x5b``.
+    With ``colour``, the colour codes a renderer painted the line with (``ESC[31m``…) are
+    kept; the text they paint was cleaned before, by :func:`agent_eval.results.clean_results`."""
     if LEGACY_COMMAND in text:
         text = text.replace(LEGACY_COMMAND, _LEGACY_SHOWN)
     if text.isprintable():

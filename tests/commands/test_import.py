@@ -123,3 +123,35 @@ def test_an_unreadable_file_is_named_by_import_and_by_run(
         assert cli(["import", "cases/fifo.yaml", "--dialect", "assay"]) == 2
     assert capsys.readouterr().err == ("error: cases/fifo.yaml: cannot read the config: "
                                        "not a regular file\n")
+
+
+def test_what_is_not_applied_is_kept_in_the_imported_suite(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`import` said what it did not apply only on stderr, once: runs of the imported
+    suite then passed without a word where running the peer's file warned. The suite
+    file's opening comment lists each note, one line each, so that a key of the
+    original holding line breaks cannot write YAML of its own."""
+    from agent_eval.commands.import_ import _header
+    from agent_eval.importers.base import Translation
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eval.yaml").write_text(
+        "suite: demo\nmodel: dummy\ntests:\n  - id: t2\n    input:\n      prompt: Answer\n"
+        "    expected:\n      type: must_contain\n      must_contain: [a, b]\n")
+    assert cli(["import", "eval.yaml", "-o", "suite.yaml"]) == 0
+    note = ("eval.yaml:9:7: several must_contain terms are compared ignoring case (Assay "
+            "compares case-sensitively)")
+    assert f"note: {note} (not imported)" in capsys.readouterr().err
+    text = (tmp_path / "suite.yaml").read_text()
+    assert text.splitlines()[2:4] == [
+        "# Not applied as in the original (review each; this suite's runs do not report "
+        "them):", f"# - {note}"]
+    load_suite(tmp_path / "suite.yaml")  # a suite still
+    # a hostile note: no line of it leaves the comment
+    t = Translation("assay", {}, None)  # type: ignore[arg-type]
+    t.unsupported = [("eval.yaml", 3, 1, "key 'x\nsuite: evil\u2028tests: []' unsupported")]
+    lines = [f"# {line}" for line in _header("assay", "eval.yaml", t).splitlines()]
+    assert len(lines) == 4 and all(line.startswith("# ") for line in lines)
+    assert lines[3] == "# - eval.yaml:3:1: key 'x\\x0asuite: evil\\u2028tests: []' unsupported"

@@ -11,9 +11,11 @@ from pathlib import Path
 
 from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.importers import detect, translator
+from agent_eval.importers.base import Translation
 from agent_eval.importers.emit import to_yaml
 from agent_eval.judge.models import DEFAULT_STORE
 from agent_eval.paths import real, rel, repo_root
+from agent_eval.safetext import one_line
 from agent_eval.suite import read_config_file
 from agent_eval.yamlpos import load_yaml
 
@@ -84,7 +86,16 @@ def main(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _header(dialect: str, source: str, t: object) -> str:
-    return (f"agent-eval suite imported from {source} ({dialect}) by `agent-eval import`.\n"
+def _header(dialect: str, source: str, t: Translation) -> str:
+    """The suite file's opening comment: where it came from and, one per line, what of
+    the original it does not apply (the notes `import` prints: the suite's own runs do not
+    repeat them, so the file keeps them in sight)."""
+    text = (f"agent-eval suite imported from {source} ({dialect}) by `agent-eval import`.\n"
             "Each comment names the line of the original it came from; see "
             "docs/migrating.md for what differs.")
+    if t.unsupported:
+        text += ("\nNot applied as in the original (review each; this suite's runs do not "
+                 "report them):")
+        for file, line, col, message in t.unsupported:
+            text += "\n- " + one_line(f"{file}:{line}:{col}: {message}")
+    return text
