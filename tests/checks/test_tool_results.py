@@ -171,25 +171,26 @@ def test_entry_tool_takes_a_tool_group(tmp_path: Path) -> None:
             for v in test.violations] == [("tool_results/result", "refund", 10, 1)]
 
 
-def test_entry_tool_unknown_group_is_a_config_error(tmp_path: Path) -> None:
-    (tmp_path / "agent-eval.yaml").write_text(
-        textwrap.dedent(GROUP_SUITE.format(group="mony")).lstrip("\n"))
+def config_problems(tmp_path: Path, suite_text: str) -> list[str]:
+    """The config errors of the suite ``suite_text`` (dedented)."""
+    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(suite_text).lstrip("\n"))
     with pytest.raises(ConfigError) as exc:
         load_suite(tmp_path / "agent-eval.yaml")
+    return exc.value.problems
+
+
+def test_entry_tool_unknown_group_is_a_config_error(tmp_path: Path) -> None:
     # line 9: '      - tool: "@mony"': the key tool at col 9
-    assert exc.value.problems == [
+    assert config_problems(tmp_path, GROUP_SUITE.format(group="mony")) == [
         "agent-eval.yaml:9:9: unknown tool group '@mony' (did you mean '@money'?); groups: "
         "@money (define it under tool_groups:)"]
 
 
 def test_entry_tool_empty_list_is_a_config_error(tmp_path: Path) -> None:
     """tool: [] named no tool: the entry checked no call and the run passed (exit 0)."""
-    entry = "\n      - {tool: [], expect_result: {contains: ok}}\n"
-    (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(ONE_TEST).lstrip("\n") + entry)
-    with pytest.raises(ConfigError) as exc:
-        load_suite(tmp_path / "agent-eval.yaml")
+    entry = "\n              - {tool: [], expect_result: {contains: ok}}\n"
     # line 7: '      - {tool: [], …}': the key tool at col 10
-    assert exc.value.problems == [
+    assert config_problems(tmp_path, ONE_TEST + entry) == [
         "agent-eval.yaml:7:10: an empty list names no tool, so nothing would be checked; "
         "name at least one tool (a name, a glob or @group)"]
 
