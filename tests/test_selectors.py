@@ -159,6 +159,19 @@ def test_a_literal_spelled_in_another_json_type_cannot_be_judged() -> None:
     assert spelled.which(call("t", {"flag": "true", "n": "5"})) == 0
 
 
+def test_a_literal_integer_past_the_floats_is_judged_by_equality() -> None:
+    """A YAML integer has no bound: `{amount: 1000…0}` (401 digits) made the literal's
+    spelling float() it, an OverflowError that stopped `run` and `validate` as an
+    internal error. No string of 64 characters or fewer spells it, nor does a boolean:
+    JSON equality alone, as for text."""
+    big = 10 ** 400
+    sel = selector([{"tool": "refund", "args": {"amount": big}}])
+    assert sel.which(call("refund", {"amount": big})) == 0
+    for value in (5, "5", "1e400", True, 1e308):
+        c = call("refund", {"amount": value})
+        assert (sel.which(c), sel.undecided(c), sel.unfit(c)) == (None, None, None), value
+
+
 def test_flags_lists_the_calls_of_another_type() -> None:
     sel = selector([BIG, "delete_*"])
     calls = [call("refund", {"amount": 900, "currency": "USD"}, 1),

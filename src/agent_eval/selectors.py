@@ -111,7 +111,10 @@ def spelled(value: Any) -> tuple[str, Any] | None:
     if value is True or value is False:
         return ("b", value)
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past 1e308 (YAML has no bound): no string of
+            return None  # 64 characters or fewer spells it, nor does a boolean
         return ("n", number) if number == number and abs(number) != float("inf") else None
     if isinstance(value, str) and len(value) <= 64:
         text = value.strip().lower()

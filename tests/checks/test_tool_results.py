@@ -291,6 +291,25 @@ def test_args_by_json_equality_and_another_type_spelling_the_value(tmp_path: Pat
     assert second.details == {"violation": "Argument 'amount' is a string, not an integer"}
 
 
+def test_an_argument_named_empty_spelled_in_another_type_is_reported(tmp_path: Path
+                                                                    ) -> None:
+    """The argument of another JSON type was kept as `spelled or key`, and a JSON key may
+    be "": `{"": "900"}` for `args: {"": 900}` was then taken as selected, its expected
+    error found, a pass. It cannot be told, as for any other name."""
+    suite_text = ONE_TEST + """
+              - tool: refund
+                args: {"": 900}
+                expect_error: true
+        """
+    events = [{"type": "tool_call", "id": "1", "tool": "refund", "arguments": {"": "900"},
+               "error": "refused", "is_error": True}]
+    test = evaluated(tmp_path, suite_text, events)
+    # the entry's args key is line 8 of the suite; the call is trace line 1
+    assert [(v.rule, v.config.line, v.trace.line if v.trace else 0)
+            for v in test.violations] == [("tool_results/not_recorded", 8, 1)]
+    assert test.status == "fail"
+
+
 def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
     """A result's not_contains compares Unicode's canonical caseless forms, as a
     scenario's output checks do: 'Straße' is found in 'STRASSE', and 'café' in 'cafe'

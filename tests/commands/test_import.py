@@ -155,3 +155,24 @@ def test_what_is_not_applied_is_kept_in_the_imported_suite(
     lines = [f"# {line}" for line in _header("assay", "eval.yaml", t).splitlines()]
     assert len(lines) == 4 and all(line.startswith("# ") for line in lines)
     assert lines[3] == "# - eval.yaml:3:1: key 'x\\x0asuite: evil\\u2028tests: []' unsupported"
+
+
+def test_a_note_on_stderr_is_one_line_as_in_the_header(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The header's copy of a note was escaped (ed31df9) but the note `import` prints was
+    not: an Assay check type holding an ESC sequence and U+2028 cleared the terminal and
+    broke the line. Each note is one line, escaped as the header's."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eval.yaml").write_text(
+        "suite: demo\nmodel: dummy\ntests:\n  - id: t1\n    input:\n      prompt: Answer\n"
+        "    expected:\n      type: must_contain\n      must_contain: [a]\n"
+        "  - id: t2\n    input:\n      prompt: Answer\n    expected:\n"
+        "      type: \"x\\e[2J\\u2028y\"\n")
+    assert cli(["import", "eval.yaml", "-o", "suite.yaml"]) == 0
+    err = capsys.readouterr().err
+    # the type is on line 14 of eval.yaml, its value at column 7
+    assert err == ("note: eval.yaml:14:7: Assay check 'x\\x1b[2J\\u2028y' is not "
+                   "deterministic or not supported by agent-eval; it is not run (not "
+                   "imported)\n"), err

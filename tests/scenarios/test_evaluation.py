@@ -282,6 +282,48 @@ def test_must_not_with_args_of_another_type_fails(ws: Workspace) -> None:
     assert "Expected a number" in a["findings"][0]["message"]
 
 
+def test_must_not_with_a_literal_spelled_in_another_type_fails(ws: Workspace) -> None:
+    """`{force: true}` against `"force": "true"`: JSON equality says no, so the must_not
+    passed (score 100, exit 0) where a blocklist of the same selector reports
+    tool_blocklist/wrong_type since ca022f4: a tool that coerces its arguments deleted
+    with force. Whether it happened cannot be told, as for "900" against {min: 500}; a
+    value that spells something else ("yes", 0) is a plain no, and expect.args is
+    unchanged (a mismatch, no warning)."""
+    suite = HEAD + """scenarios:
+  - id: M
+    expect:
+      must_not:
+        - {tool_called: delete_repo, args: {force: true}}
+  - id: A
+    expect:
+      args: {delete_repo: {force: true}}
+"""
+    spelled = trace("s", "M", [("delete_repo", {"force": "true"})])
+    one = trace("o", "M", [("delete_repo", {"force": 1})])
+    word = trace("w", "M", [("delete_repo", {"force": "yes"})])
+    zero = trace("z", "M", [("delete_repo", {"force": 0})])
+    forced = trace("f", "M", [("delete_repo", {"force": True})])
+    expected = trace("e", "A", [("delete_repo", {"force": "true"})])
+    res = ws.run(suite, {"s.jsonl": spelled, "o.jsonl": one, "w.jsonl": word,
+                         "z.jsonl": zero, "f.jsonl": forced, "e.jsonl": expected})
+    s = scenario(res, "M")
+    # "true" and 1 cannot be told apart from true: fail; true itself: a hit, fail
+    assert {r["trace_id"]: r["status"] for r in s["traces_not_passed"]} == {
+        "s": "fail", "o": "fail", "f": "fail"}
+    assert s["traces_passed"] == 2 and res.verdict == "fail"
+    untold = sorted((f["trace"]["trace_id"], f["message"]) for f in s["findings"]
+                    if f["rule"] == "scenario/must_not" and "cannot be told" in f["message"])
+    must = ("so whether the must_not behavior happened cannot be told: tool_called: "
+            "delete_repo with args {force: true}; the scenario fails with score 0")
+    assert untold == [
+        ("o", "delete_repo: argument 'force' is an integer (1), which true cannot judge (it "
+         "needs a boolean), " + must),
+        ("s", "delete_repo: argument 'force' is a string (\"true\"), which true cannot "
+         "judge (it needs a boolean), " + must)]
+    a = scenario(res, "A")
+    assert [(f["rule"], f["severity"]) for f in a["findings"]] == [("scenario/args", "error")]
+
+
 @pytest.mark.parametrize(("mode", "calls", "ok"), [
     ("subsequence", ["a", "x", "b"], True),
     ("subsequence", ["b", "a"], False),

@@ -37,7 +37,7 @@ from agent_eval.rule_ids import (
     TOOL_RESULTS_RESULT,
     Rule,
 )
-from agent_eval.selectors import a_type, literal_type
+from agent_eval.selectors import Spelled, a_type, literal_type
 
 RULES = tuple(r.id for r in (TOOL_RESULTS_RESULT, TOOL_RESULTS_ERROR, TOOL_RESULTS_LATENCY,
                              TOOL_RESULTS_NOT_RECORDED))
@@ -65,6 +65,9 @@ class ToolResultsTest(TestBase):
 class _Compiled:
     matcher: ToolMatcher
     args: dict[str, Any] | None
+    # each of `args` as compared: its name, its json_key and what another type spells it
+    # as (literal_type), worked out once, not per call
+    wants: tuple[tuple[str, Any, Spelled | None], ...] | None
     result: tuple[TextCheck, ...]
     error: tuple[TextCheck, ...] | None  # None: no error expected
     must_succeed: bool  # expect_error: false: a failed call is a finding
@@ -91,7 +94,7 @@ class ToolResults(CheckCore):
         for call in trace.tool_calls:
             for e in self.entries:
                 if e.matcher(call.name):
-                    selected = _args_match(call, e.args)
+                    selected = _args_match(call, e.wants)
                     if selected is True:
                         yield from self._check(e, call, trace)
                     elif selected is None or type(selected) is str:
@@ -172,7 +175,8 @@ class ToolResults(CheckCore):
                 for rule, ref, msg, constraint, value in found]
 
 
-def _args_match(call: ToolCall, wanted: dict[str, Any] | None) -> bool | str | None:
+def _args_match(call: ToolCall, wanted: tuple[tuple[str, Any, Spelled | None], ...] | None
+                ) -> bool | str | None:
     """Whether the entry's ``args`` select the call (by JSON equality); None when its
     arguments cannot tell (not recorded, or recorded but not a JSON object: ``null`` is no
     arguments); the name of an argument of another JSON type that spells the wanted value
@@ -185,18 +189,18 @@ def _args_match(call: ToolCall, wanted: dict[str, Any] | None) -> bool | str | N
         return None
     if not isinstance(arguments, dict):
         return None if arguments is not None else False
-    spelled = None
-    for key, want in wanted.items():
+    spelled: str | None = None  # (an argument may be named "")
+    for key, want, implied in wanted:
         if key not in arguments:
             return False
         got = arguments[key]
-        if json_key(got) == json_key(want):  # JSON equality: 1 == 1.0, true != 1
+        if json_key(got) == want:  # JSON equality: 1 == 1.0, true != 1
             continue
-        implied = literal_type(want)
         if implied is None or implied.fits(got):
             return False
-        spelled = spelled or key  # "900" for 900: what a coercing tool took, unknown
-    return spelled or True
+        if spelled is None:
+            spelled = key  # "900" for 900: what a coercing tool took, unknown
+    return True if spelled is None else spelled
 
 
 def _text(result: Any) -> tuple[str, Any]:
@@ -247,8 +251,10 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
         except ConfigError as exc:  # an unknown @group
             problems.extend(exc.problems)
             continue
+        wants = None if e.args is None else tuple(
+            (key, json_key(want), literal_type(want)) for key, want in e.args.items())
         entries.append(_Compiled(
-            matcher, e.args, result, error, e.expect_error is False,
+            matcher, e.args, wants, result, error, e.expect_error is False,
             ctx.ref(*base, "expect_error") if e.expect_error is not None else None,
             e.max_latency_ms,
             ctx.ref(*base, "max_latency_ms") if e.max_latency_ms is not None else None,

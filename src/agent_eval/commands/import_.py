@@ -80,9 +80,10 @@ def main(args: argparse.Namespace) -> ExitCode:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    for note in t.unsupported:
-        print(f"note: {note[0]}:{note[1]}:{note[2]}: {note[3]} (not imported)", file=sys.stderr)
-    print("Wrote " + ", ".join(str(p) for p in written))
+    for note in t.unsupported:  # (a note quotes the peer's file: one line, as the header)
+        print(one_line(f"note: {note[0]}:{note[1]}:{note[2]}: {note[3]} (not imported)"),
+              file=sys.stderr)
+    print(one_line("Wrote " + ", ".join(str(p) for p in written)))
     return ExitCode.OK
 
 

@@ -49,6 +49,7 @@ from agent_eval.selectors import (
     SelectorCompiler,
     implied_type,
     is_constraint,
+    literal_type,
 )
 from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
@@ -656,7 +657,10 @@ class _Compiler:
                                        implied_type(value),
                                        ".".join(str(p) for p in here)))
             else:
-                checks.append(ArgCheck(key, ref, json_key(value), render(value)))
+                # a literal another JSON type may spell ("true" or 1 for true): for a
+                # must_not item such an argument cannot be judged (evaluate._unfit_arg)
+                checks.append(ArgCheck(key, ref, json_key(value), render(value),
+                                       implied_type=literal_type(value)))
         return tuple(checks)
 
     def arg_expect(self, tool: str, expected: dict[str, Any], path: Path,
