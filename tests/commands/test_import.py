@@ -155,6 +155,10 @@ def test_what_is_not_applied_is_kept_in_the_imported_suite(
     lines = [f"# {line}" for line in _header("assay", "eval.yaml", t).splitlines()]
     assert len(lines) == 4 and all(line.startswith("# ") for line in lines)
     assert lines[3] == "# - eval.yaml:3:1: key 'x\\x0asuite: evil\\u2028tests: []' unsupported"
+    # nor of the source file's name
+    named = _header("assay", "a\nsuite: evil.yaml", Translation("assay", {}, None))  # type: ignore[arg-type]
+    assert named.splitlines()[0] == ("agent-eval suite imported from a\\x0asuite: evil.yaml "
+                                     "(assay) by `agent-eval import`.")
 
 
 def test_a_note_on_stderr_is_one_line_as_in_the_header(

@@ -91,7 +91,8 @@ def _header(dialect: str, source: str, t: Translation) -> str:
     """The suite file's opening comment: where it came from and, one per line, what of
     the original it does not apply (the notes `import` prints: the suite's own runs do not
     repeat them, so the file keeps them in sight)."""
-    text = (f"agent-eval suite imported from {source} ({dialect}) by `agent-eval import`.\n"
+    text = (f"agent-eval suite imported from {one_line(source)} ({dialect}) by "
+            "`agent-eval import`.\n"
             "Each comment names the line of the original it came from; see "
             "docs/migrating.md for what differs.")
     if t.unsupported:

@@ -199,7 +199,14 @@ def run(argv: list[str], output: Path) -> int:
 
     def release_output() -> None:
         """The server has ended: what it started that still holds its output is killed,
-        and when that cannot be done the proxy stops waiting for that output."""
+        and when that cannot be done the proxy stops waiting for that output (once: the
+        stdin path and a forwarded signal may both come here)."""
+        with releasing:
+            if abandoned.is_set():
+                return
+            _release_output()
+
+    def _release_output() -> None:
         if down.is_alive() and stop_holders(server_out.fileno()):
             down.join(KILL_WAIT)
         if down.is_alive():
@@ -211,6 +218,7 @@ def run(argv: list[str], output: Path) -> int:
             abandoned.set()
 
     abandoned = threading.Event()  # set when the server's output is no longer waited for
+    releasing = threading.Lock()  # one release_output at a time
     signalled = threading.Event()  # a signal was forwarded to the server
 
     def release_after_signal() -> None:
