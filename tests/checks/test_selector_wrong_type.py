@@ -190,8 +190,6 @@ def test_count_max_and_blocklist_rules(tmp_path: Path) -> None:
     ("{required: [path]}", "path", "an object"),
     ("{min: 1, pattern: '^9'}", [9], "a number or a string"),
     ("{max: 3}", None, "a number"),
-    ("7", "7", "a number"),  # a literal another JSON type spells (a coercing tool's 7)
-    ("true", "TRUE", "a boolean"),
 ])
 def test_every_keyword_family(tmp_path: Path, condition: str, value: Any, needs: str
                               ) -> None:
@@ -202,6 +200,27 @@ def test_every_keyword_family(tmp_path: Path, condition: str, value: Any, needs:
     (f,) = test.run(trace([("t", {"a": value})]))
     assert f.rule == "sequence_valid/wrong_type"
     assert f.message.split(";")[0].endswith(f"cannot judge (it needs {needs})")
+
+
+@pytest.mark.parametrize(("condition", "value", "shown", "needs"), [
+    ("7", "7", '"7"', "a number"),  # a literal another JSON type spells (a coercing tool's 7)
+    ("true", "TRUE", '"TRUE"', "a boolean"),
+    ("'5'", 5, "5", "a string"),
+])
+def test_a_literal_spelled_in_another_type(tmp_path: Path, condition: str, value: Any,
+                                           shown: str, needs: str) -> None:
+    test = rules(tmp_path, f"""
+        - type: blocklist
+          tools: [{{tool: t, args: {{a: {condition}}}}}]
+    """)
+    (f,) = test.run(trace([("t", {"a": value})]))
+    written = condition  # as the suite wrote it (a string quoted)
+    kind = "a string" if isinstance(value, str) else "an integer"
+    assert f.rule == "sequence_valid/wrong_type"
+    assert f.message.split(";")[0] == (
+        f"t: the call's argument 'a' is {kind} ({shown}), which spells {written} in another "
+        f"JSON type: a tool that coerces its arguments may take it for {written}")
+    assert f.details["actual"] == f"Argument 'a' is {kind}, not {needs}"
 
 
 @pytest.mark.parametrize(("condition", "value"), [

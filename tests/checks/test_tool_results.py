@@ -288,7 +288,7 @@ def test_args_by_json_equality_and_another_type_spelling_the_value(tmp_path: Pat
             "type, so whether args: {amount: 900, dry_run: false} selects it cannot be "
             "told") in second.message, second.message
     assert "argument 'dry_run' is an integer (0), which spells false" in third.message
-    assert second.details == {"violation": "Argument 'amount' is a string, not an integer"}
+    assert second.details == {"violation": "Argument 'amount' is a string, not a number"}
 
 
 def test_an_argument_named_empty_spelled_in_another_type_is_reported(tmp_path: Path

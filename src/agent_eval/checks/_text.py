@@ -8,7 +8,7 @@ import orjson
 
 from agent_eval.jsonutil import json_type
 from agent_eval.model import ToolCall
-from agent_eval.selectors import ArgCondition, a_type
+from agent_eval.selectors import ArgCondition, Spelled, a_type
 
 MAX_VALUE_CHARS = 80
 
@@ -35,6 +35,12 @@ def unjudged(call: ToolCall, unfit: ArgCondition | None = None) -> tuple[str, st
     condition that cannot judge an argument of its JSON type: ``Selector.unfit``)."""
     if unfit is not None and unfit.implied is not None and isinstance(call.arguments, dict):
         value = call.arguments[unfit.key]
+        if isinstance(unfit.implied, Spelled):  # a literal, spelled in another type
+            return (f"argument '{unfit.key}' is {a_type(json_type(value))} "
+                    f"({show_value(value)}), which spells {unfit.shown} in another JSON "
+                    f"type: a tool that coerces its arguments may take it for {unfit.shown}",
+                    f"Argument '{unfit.key}' is {a_type(json_type(value))}, not "
+                    f"{unfit.implied.text}")
         return (f"argument '{unfit.key}' is {a_type(json_type(value))} ({show_value(value)}), "
                 f"which {unfit.shown} cannot judge (it needs {unfit.implied.text})",
                 f"Argument '{unfit.key}' is {a_type(json_type(value))}, not "

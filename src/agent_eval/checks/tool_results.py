@@ -113,8 +113,9 @@ class ToolResults(CheckCore):
             got, want = call.arguments[key], e.args[key]
             why = (f"argument '{key}' is {a_type(json_type(got))} ({show_value(got)}), which "
                    f"spells {render(want)} in another JSON type")
-            violation = (f"Argument '{key}' is {a_type(json_type(got))}, not "
-                         f"{a_type(json_type(want))}")
+            spelled = literal_type(want)  # (as the selectors name the type: "a number")
+            wanted = spelled.text if spelled is not None else a_type(json_type(want))
+            violation = f"Argument '{key}' is {a_type(json_type(got))}, not {wanted}"
         loc = call.location
         return Finding(rule=TOOL_RESULTS_NOT_RECORDED.id, severity=self.severity,
                        message=f"{call.name}: the call's {why}, so whether args: "
