@@ -316,10 +316,11 @@ def test_must_not_with_a_literal_spelled_in_another_type_fails(ws: Workspace) ->
     must = ("so whether the must_not behavior happened cannot be told: tool_called: "
             "delete_repo with args {force: true}; the scenario fails with score 0")
     assert untold == [
-        ("o", "delete_repo: argument 'force' is an integer (1), which true cannot judge (it "
-         "needs a boolean), " + must),
-        ("s", "delete_repo: argument 'force' is a string (\"true\"), which true cannot "
-         "judge (it needs a boolean), " + must)]
+        ("o", "delete_repo: argument 'force' is an integer (1), which spells true in another "
+         "JSON type: a tool that coerces its arguments may take it for true, " + must),
+        ("s", "delete_repo: argument 'force' is a string (\"true\"), which spells true in "
+         "another JSON type: a tool that coerces its arguments may take it for true, "
+         + must)]
     a = scenario(res, "A")
     assert [(f["rule"], f["severity"]) for f in a["findings"]] == [("scenario/args", "error")]
 

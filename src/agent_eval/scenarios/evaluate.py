@@ -77,7 +77,7 @@ from agent_eval.sections import (
     ScenarioResult,
     TraceStatus,
 )
-from agent_eval.selectors import a_type
+from agent_eval.selectors import Spelled, a_type
 from agent_eval.textdist import suggest
 
 if TYPE_CHECKING:  # the judge's modules are imported by suites with judge checks
@@ -631,9 +631,15 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *,
         if unfit is not None:
             value = unknown.arguments[unfit.key]
             assert unfit.implied_type is not None
-            why = (f"argument '{unfit.key}' is {a_type(json_type(value))} "
-                   f"({show_value(value)}), which {unfit.shown} cannot judge (it needs "
-                   f"{unfit.implied_type.text})")
+            if isinstance(unfit.implied_type, Spelled):  # a literal, in another type
+                why = (f"argument '{unfit.key}' is {a_type(json_type(value))} "
+                       f"({show_value(value)}), which spells {unfit.shown} in another JSON "
+                       f"type: a tool that coerces its arguments may take it for "
+                       f"{unfit.shown}")
+            else:
+                why = (f"argument '{unfit.key}' is {a_type(json_type(value))} "
+                       f"({show_value(value)}), which {unfit.shown} cannot judge (it needs "
+                       f"{unfit.implied_type.text})")
             violation = "argument of another type"
         elif unknown.arguments_recorded:
             why = f"arguments are {unknown.arguments_error or 'not a JSON object'}"
