@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from action_harness import GIT_ENV, FakeGitHub, Reply, pr_payload, require_node_tools, run_action
 
 from agent_eval import Location, ToolCall, Trace, evaluate, load_suite
@@ -268,3 +269,20 @@ def test_a_rate_limited_call_is_not_explained_as_a_permission(
 @pytest.fixture(autouse=True)
 def _tools() -> None:
     require_node_tools()
+
+
+def test_an_example_job_that_needs_another_runs_when_that_one_failed() -> None:
+    """GitHub skips a job whose `needs:` failed, and a skipped job reports success: the
+    required check of the sharded example (its merge job) and of traces-from-artifact (its
+    evaluation) passed with nothing evaluated whenever a shard, or the job recording the
+    traces, failed (a config error, a fork's read-only token refusing the SARIF upload, an
+    agent test command that exits 1). Every example job that needs another runs always: the
+    merge then refuses the missing parts, the action the missing artifact (exit 2)."""
+    needing = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "examples" / "workflows")
+                       .glob("*.yml")):
+        for name, job in yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"].items():
+            if "needs" in job:
+                needing.append(f"{path.name}:{name}")
+                assert job.get("if") == "${{ always() }}", (path.name, name)
+    assert needing == ["sharded.yml:merge", "traces-from-artifact.yml:agent-eval"]

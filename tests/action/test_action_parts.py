@@ -15,6 +15,7 @@ from action_harness import (
     pr_payload,
     push_payload,
     require_node_tools,
+    run_action,
 )
 
 from agent_eval.github import workflow
@@ -214,3 +215,18 @@ def test_client_stops_polling_at_the_deadline(github: FakeGitHub) -> None:
     up = client.upload_sarif("{}", commit_sha="a" * 40, ref="refs/heads/main",
                              poll_timeout=0.3)
     assert up.status == "pending"
+
+
+def test_no_suite_file_says_which_input_to_set(tmp_path: Path) -> None:
+    """Without the `config` input and with no suite file in the working directory, the
+    action said "pass --config PATH": an option of `agent-eval run` that a workflow cannot
+    give the action. It names the inputs that say where the suite is."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    run = run_action(tmp_path, ws, "http://127.0.0.1:9", "push", push_payload(),
+                     inputs={"github-token": "", "upload-sarif": "false"})
+    assert run.code == 2, run.stderr
+    assert run.lines("::error title=agent-eval::") == [
+        f"::error title=agent-eval::{ws}: no config found (looked for agent-eval.yaml, "
+        "agent-eval.yml, .agent-eval.yaml, mcp-eval.yaml); set the action's `config` input "
+        "(the suite file) or its `working-directory` (the folder holding it)"]

@@ -10,7 +10,7 @@ import pytest
 
 from agent_eval._cli import main
 from agent_eval.importers.emit import to_yaml
-from agent_eval.yamlpos import Positions, load_yaml
+from agent_eval.yamlpos import Pos, Positions, load_yaml
 
 # texts a plain YAML scalar would change: flow indicators (a plain "a,b" in a flow list is
 # two items), YAML's words and numbers, comments, Unicode spaces at either end (str.strip
@@ -59,3 +59,36 @@ def test_an_imported_term_with_a_comma_stays_one_term(
     results = json.loads((tmp_path / "native" / "out" / "results.json").read_text("utf-8"))
     assert [f["message"] for s in results["scenarios"] for f in s["findings"]] == [
         "Output does not contain 'Paris, France' (contains, case-insensitive)"]
+
+
+def test_a_peer_file_name_with_a_line_break_stays_in_the_comments(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each key's comment names the peer file it came from; the name was written as it is,
+    so an Assay config named 'ev<LF>tests: [].yaml' (a line break is allowed in a file name)
+    wrote the line `tests: [].yaml:4` after every key: the imported suite was no YAML
+    (validate: 'could not find expected :'), and a name that is YAML wrote keys of its own
+    into the suite. The header said the name on one line (9a4027d); the comments now do too,
+    as do a policy's (a key of a suite coming from its policy file names that file)."""
+    name = "ev\ntests: [].yaml"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(
+        "suite: demo\ntests:\n  - id: t1\n    expected:\n      type: tool_blocklist\n"
+        "      blocked: [delete_repo]\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["import", name, "-o", "suite.yaml"]) == 0
+    text = (tmp_path / "suite.yaml").read_text("utf-8")
+    # the keys, each with its line of the original, and nothing else outside the comments
+    assert [line for line in text.splitlines() if not line.startswith("#")] == [
+        "suite: demo  # ev\\x0atests: [].yaml:1",
+        "tool_match: exact  # ev\\x0atests: [].yaml:1",
+        "tests:",
+        "  - id: t1  # ev\\x0atests: [].yaml:3",
+        "    metric: tool_blocklist",
+        "    blocklist: [delete_repo]  # ev\\x0atests: [].yaml:6",
+    ]
+    assert main(["validate", "-c", "suite.yaml"]) == 0
+    # a key from another file (an imported policy's): its name on one line as well
+    positions = Positions("peer.yaml")
+    positions.set(("tests",), Pos(2, 1, "pol\u2028icy\x85.yaml"))
+    assert to_yaml({"tests": []}, positions, "h") == (
+        "# h\ntests: []  # pol\\u2028icy\\x85.yaml:2\n")

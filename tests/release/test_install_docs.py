@@ -64,6 +64,20 @@ def test_readme_shows_the_shard_example_as_it_is() -> None:
     assert f"```yaml\n{jobs}```" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
+def test_the_shard_example_shows_the_summary_of_a_failing_merge() -> None:
+    """The merge step gates the job: it exits 1 on a fail verdict (as on the bundled
+    example, below). The step after it that puts the merged summary into the job summary
+    ran only on success (a step's default `if`), so the summary was shown when the gate
+    passed and never when it failed. It runs unless the job was cancelled, when the merge
+    wrote the summary (a merge that stopped with exit 2 wrote none)."""
+    steps = yaml.safe_load(SHARDED.read_text(encoding="utf-8"))["jobs"]["merge"]["steps"]
+    at = next(i for i, s in enumerate(steps) if s.get("run", "").startswith("agent-eval merge"))
+    [summary] = steps[at + 1:]
+    assert summary["run"] == 'cat agent-eval-results/summary.md >> "$GITHUB_STEP_SUMMARY"'
+    assert summary.get("if") == ("${{ !cancelled() && "
+                                 "hashFiles('agent-eval-results/summary.md') != '' }}")
+
+
 def test_the_shard_example_runs(tmp_path: Path) -> None:
     workflow = yaml.safe_load(SHARDED.read_text(encoding="utf-8"))
     shard, merge = workflow["jobs"]["shard"], workflow["jobs"]["merge"]

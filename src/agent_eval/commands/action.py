@@ -46,7 +46,7 @@ from agent_eval.baseline import (
 from agent_eval.commands._options import output_dir
 from agent_eval.commands.run import write_outputs
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import AgentEvalError, ExitCode, InputError
+from agent_eval.errors import AgentEvalError, ConfigError, ExitCode, InputError
 from agent_eval.findings import by_severity, count_violations
 from agent_eval.github import workflow
 from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
@@ -69,7 +69,7 @@ from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.safetext import one_line
-from agent_eval.suite import Suite
+from agent_eval.suite import CONFIG_NAMES, Suite, find_config
 
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
 SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 bytes a char)
@@ -129,10 +129,22 @@ class _Setup:
     token_why: str | None  # why a token that was given is not used
 
 
+def _found_config() -> Path:
+    """The suite file found in the working directory (the run has changed to it); none is
+    a config error that says what to set: the action has inputs, not run's --config."""
+    try:
+        return find_config()
+    except ConfigError:
+        raise ConfigError([f"{Path.cwd()}: no config found (looked for "
+                           f"{', '.join(CONFIG_NAMES)}); set the action's `config` input "
+                           "(the suite file) or its `working-directory` (the folder "
+                           "holding it)"]) from None
+
+
 def _run(step: Step) -> ExitCode:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     s = _setup(step)
-    suite = load_suite(s.inputs.config)
+    suite = load_suite(s.inputs.config or _found_config())
     find_pull_request(step, s.event, s.client)  # (workflow_run for a fork) before the baseline
     search = BaselineSearch(
         kind=s.inputs.baseline, event=s.event, suite=suite, workdir=s.workdir,

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from agent_eval.safetext import one_line
 from agent_eval.yamlpos import Path, Positions
 
 
@@ -47,7 +48,9 @@ class _Emitter:
         if not self.positions.has(path):
             return ""
         pos = self.positions.get(path)
-        return f"  # {self.positions.file_of(pos)}:{pos.line}"
+        # one line, as the header's copy of the name: a peer file named 'a\nsuite: x.yaml'
+        # (a line break is allowed in a file name) wrote a YAML line of its own after each key
+        return f"  # {one_line(self.positions.file_of(pos))}:{pos.line}"
 
     def mapping(self, node: dict[str, Any], path: Path, indent: int) -> None:
         pad = " " * indent
