@@ -286,3 +286,17 @@ def test_an_example_job_that_needs_another_runs_when_that_one_failed() -> None:
                 needing.append(f"{path.name}:{name}")
                 assert job.get("if") == "${{ always() }}", (path.name, name)
     assert needing == ["sharded.yml:merge", "traces-from-artifact.yml:agent-eval"]
+
+
+def test_a_shard_uploads_its_part_when_its_sarif_upload_failed() -> None:
+    """The shard job uploads its SARIF, then its part for merge: with a fork's read-only
+    token the SARIF upload fails, the part's upload (the default `if: success()`) was
+    skipped, and every sharded run of a fork's pull request failed at merge, its parts
+    missing. The part is uploaded unless the run was cancelled."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "workflows" / "sharded.yml"
+    steps = yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"]["shard"]["steps"]
+    sarif = next(i for i, s in enumerate(steps)
+                 if str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@"))
+    [part] = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert steps.index(part) > sarif and part["with"]["path"] == "part/results.json"
+    assert part.get("if") == "${{ !cancelled() }}"
