@@ -8,7 +8,7 @@ import orjson
 
 from agent_eval.jsonutil import json_type
 from agent_eval.model import ToolCall
-from agent_eval.selectors import ArgCondition, Spelled, a_type
+from agent_eval.selectors import ArgCondition, Implied, Spelled, a_type
 
 MAX_VALUE_CHARS = 80
 
@@ -28,6 +28,19 @@ def show_value(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def cannot_judge(key: str, value: Any, shown: str, implied: Implied) -> str:
+    """Why the argument ``key`` = ``value`` cannot be judged by the condition ``shown``
+    (the rest of the sentence "the call's …"): a literal spelled in another JSON type
+    (:class:`Spelled`), or a value of a type a constraint object does not constrain."""
+    kind = a_type(json_type(value))
+    if isinstance(implied, Spelled):
+        return (f"argument '{key}' is {kind} ({show_value(value)}), which spells {shown} in "
+                f"another JSON type: a tool that coerces its arguments may take it for "
+                f"{shown}")
+    return (f"argument '{key}' is {kind} ({show_value(value)}), which {shown} cannot judge "
+            f"(it needs {implied.text})")
+
+
 def unjudged(call: ToolCall, unfit: ArgCondition | None = None) -> tuple[str, str]:
     """Why a call's arguments cannot be judged by an argument condition: the rest of the
     sentence "the call's …", and the short violation text of the finding (not recorded in
@@ -35,14 +48,7 @@ def unjudged(call: ToolCall, unfit: ArgCondition | None = None) -> tuple[str, st
     condition that cannot judge an argument of its JSON type: ``Selector.unfit``)."""
     if unfit is not None and unfit.implied is not None and isinstance(call.arguments, dict):
         value = call.arguments[unfit.key]
-        if isinstance(unfit.implied, Spelled):  # a literal, spelled in another type
-            return (f"argument '{unfit.key}' is {a_type(json_type(value))} "
-                    f"({show_value(value)}), which spells {unfit.shown} in another JSON "
-                    f"type: a tool that coerces its arguments may take it for {unfit.shown}",
-                    f"Argument '{unfit.key}' is {a_type(json_type(value))}, not "
-                    f"{unfit.implied.text}")
-        return (f"argument '{unfit.key}' is {a_type(json_type(value))} ({show_value(value)}), "
-                f"which {unfit.shown} cannot judge (it needs {unfit.implied.text})",
+        return (cannot_judge(unfit.key, value, unfit.shown, unfit.implied),
                 f"Argument '{unfit.key}' is {a_type(json_type(value))}, not "
                 f"{unfit.implied.text}")
     if not call.arguments_recorded:

@@ -204,18 +204,15 @@ def run(argv: list[str], output: Path) -> int:
         with releasing:
             if abandoned.is_set():
                 return
-            _release_output()
-
-    def _release_output() -> None:
-        if down.is_alive() and stop_holders(server_out.fileno()):
-            down.join(KILL_WAIT)
-        if down.is_alive():
-            # a process outside the server's group (setsid, a daemon) holds its output
-            # and could not be stopped: the proxy stops waiting for it
-            print("agent-eval record: a process the server started outside its process "
-                  "group still holds the server's output; not waiting for it",
-                  file=sys.stderr)
-            abandoned.set()
+            if down.is_alive() and stop_holders(server_out.fileno()):
+                down.join(KILL_WAIT)
+            if down.is_alive():
+                # a process outside the server's group (setsid, a daemon) holds its
+                # output and could not be stopped: the proxy stops waiting for it
+                print("agent-eval record: a process the server started outside its "
+                      "process group still holds the server's output; not waiting for it",
+                      file=sys.stderr)
+                abandoned.set()
 
     abandoned = threading.Event()  # set when the server's output is no longer waited for
     releasing = threading.Lock()  # one release_output at a time

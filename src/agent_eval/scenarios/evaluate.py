@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agent_eval.checks._text import show_value
+from agent_eval.checks._text import cannot_judge, show_value
 from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
-from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import CallLog, ToolCall, Trace, finite_sum
 from agent_eval.results import assign_fingerprints, fingerprint, sort_key
@@ -77,7 +76,6 @@ from agent_eval.sections import (
     ScenarioResult,
     TraceStatus,
 )
-from agent_eval.selectors import Spelled, a_type
 from agent_eval.textdist import suggest
 
 if TYPE_CHECKING:  # the judge's modules are imported by suites with judge checks
@@ -631,15 +629,7 @@ def _observe(ev: _Eval, b: BehaviorCheck, calls: Sequence[ToolCall], *,
         if unfit is not None:
             value = unknown.arguments[unfit.key]
             assert unfit.implied_type is not None
-            if isinstance(unfit.implied_type, Spelled):  # a literal, in another type
-                why = (f"argument '{unfit.key}' is {a_type(json_type(value))} "
-                       f"({show_value(value)}), which spells {unfit.shown} in another JSON "
-                       f"type: a tool that coerces its arguments may take it for "
-                       f"{unfit.shown}")
-            else:
-                why = (f"argument '{unfit.key}' is {a_type(json_type(value))} "
-                       f"({show_value(value)}), which {unfit.shown} cannot judge (it needs "
-                       f"{unfit.implied_type.text})")
+            why = cannot_judge(unfit.key, value, unfit.shown, unfit.implied_type)
             violation = "argument of another type"
         elif unknown.arguments_recorded:
             why = f"arguments are {unknown.arguments_error or 'not a JSON object'}"
