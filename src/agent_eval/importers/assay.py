@@ -79,15 +79,16 @@ class _Assay(PeerConfig):
             if tid is not None:
                 first[tid] = i
             expected = test.get("expected") if isinstance(test, dict) else None
-            if not isinstance(test, dict) or not isinstance(expected, dict | None):
-                # Assay refuses the config; skipping it ran the others as if it passed
-                where: Path = ("tests", i) if not isinstance(test, dict) else \
-                    ("tests", i, "expected")
-                problems.append(f"{src.where(where)}: an Assay test must be a mapping (id, "
-                                "input, expected) whose expected is a mapping with a type"
-                                if not isinstance(test, dict) else f"{src.where(where)}: "
-                                "an Assay test's expected must be a mapping with a type "
-                                "(one check; write another test for another check)")
+            # Assay refuses such a config; skipping the test ran the others as if it passed
+            if not isinstance(test, dict):
+                problems.append(f"{src.where(('tests', i))}: an Assay test must be a mapping "
+                                "(id, input, expected) whose expected is a mapping with a "
+                                "type")
+                continue
+            if not isinstance(expected, dict | None):
+                problems.append(f"{src.where(('tests', i, 'expected'))}: an Assay test's "
+                                "expected must be a mapping with a type (one check; write "
+                                "another test for another check)")
                 continue
             try:
                 self.test(test, ("tests", i))
