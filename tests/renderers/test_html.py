@@ -419,6 +419,19 @@ def test_without_baseline_head_only() -> None:
     assert "No findings." in text
 
 
+def test_a_verdict_made_by_coverage_findings_gives_them_as_its_reason() -> None:
+    """A run failed by a coverage/unexercised finding of severity error (and nothing
+    else) said "No violations in 10 traces" beside FAIL."""
+    r = results_of([make_test("a", [], "pass")])  # verdict fail
+    r.unexercised = [Finding(rule="coverage/unexercised", severity="error",
+                             message="No call to 'x' (blocklist entry) in any of the 10 "
+                                     "trace(s)", test="t",
+                             config=ConfigRef("agent-eval.yaml", 7, 17, "k"), trace=None)]
+    text = html.render(r)
+    assert '<p class="reason" id="reason">1 error-severity coverage finding</p>' in text
+    assert "No violations" not in text
+
+
 def test_input_errors_and_criteria() -> None:
     r = results_of([make_test("a", [], "pass")], verdict="error", input_errors=[
         InputError("input/parse_error", "traces/x.jsonl", 7, "not JSON")])

@@ -149,6 +149,31 @@ def test_verdict_heading_and_reason_per_verdict() -> None:
             in err.splitlines())
 
 
+def unexercised(severity: Severity) -> Finding:
+    return Finding(rule="coverage/unexercised", severity=severity,
+                   message="No call to 'delete_customer' (blocklist entry) in any of the "
+                           "10 trace(s); the rule held only vacuously", test="no_deletes",
+                   config=ConfigRef("agent-eval.yaml", 7, 17, "tests[0].blocklist[0]"),
+                   trace=None)
+
+
+def test_a_verdict_made_by_coverage_findings_gives_them_as_its_reason() -> None:
+    """``unexercised: error`` (or --strict-coverage) fails a run whose traces broke no
+    rule: the reason said "No violations in 10 traces" under the heading "fail"."""
+    r = results_of([make_test("a", [], "pass")])  # verdict fail
+    r.unexercised = [unexercised("error")]
+    assert r.verdict == "fail"
+    assert markdown.render(r).splitlines()[1:4] == [
+        "## ❌ s: fail", "", "1 error-severity coverage finding"]
+    r = results_of([make_test("a", [], "pass")], verdict="warn")
+    r.unexercised = [unexercised("warning"), unexercised("warning"), unexercised("note")]
+    assert markdown.render(r).splitlines()[1:4] == [
+        "## ⚠️ s: warn", "", "2 warning-severity coverage findings"]
+    r = results_of([make_test("a", [], "pass")], verdict="pass")  # notes only: a pass
+    r.unexercised = [unexercised("note")]
+    assert markdown.render(r).splitlines()[3] == "No violations in 10 traces (30 tool calls)"
+
+
 def test_input_errors_beyond_twenty_are_counted_not_listed() -> None:
     errors = [InputError("input/parse_error", "traces/x.jsonl", n, "bad") for n in range(1, 26)]
     text = markdown.render(results_of([make_test("a", [], "pass")], verdict="error",

@@ -327,6 +327,12 @@ def _reason(results: Results, counted: Tally) -> str:
                      "tolerated")
     if crit:
         parts.append(f"{_plural(len(crit), 'criterion', 'criteria')} missed")
+    # coverage/unexercised made to count (``unexercised: error|warning``,
+    # --strict-coverage): without them a run failed by them read "No violations in …"
+    for sev in ("error", "warning") if results.verdict != "pass" else ():
+        n = sum(1 for f in results.unexercised if f.severity == sev)
+        if n:
+            parts.append(f"{_plural(n, sev + '-severity coverage finding')}")
     if parts:
         return "; ".join(parts)
     if results.verdict == "warn":
