@@ -5,8 +5,8 @@ The Markdown goes through cmark-gfm, GitHub's own parser (the ``cmarkgfm`` bindi
 GitHub's extensions (tables, autolinks, strikethrough) and raw HTML kept, so an injected
 tag shows. Then the two things GitHub's pipeline adds afterwards on the HTML's text outside
 ``code``, ``pre`` and links are looked for: ``@user`` / ``@org/team`` mentions and
-``#123`` / ``owner/repo#123`` references (the patterns of html-pipeline's MentionFilter
-and of GitHub's issue reference syntax).
+``#123`` / ``owner/repo#123`` / ``GH-123`` references (the patterns of html-pipeline's
+MentionFilter and of GitHub's issue reference syntax).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 MENTION = re.compile(r"(?:^|\W)@((?>[a-z0-9][a-z0-9-]*))(?!/)"
                      r"(?=\.+[ \t\W]|\.+$|[^0-9a-zA-Z_.]|$)", re.I)
 TEAM = re.compile(r"(?:^|\W)@([a-z0-9][a-z0-9-]*)/([a-z0-9][a-z0-9_-]*)", re.I)
-REFERENCE = re.compile(r"(?:^|[^\w/#])(?:[\w.-]+/[\w.-]+)?#\d+\b")
+REFERENCE = re.compile(r"(?:^|[^\w/#])(?:[\w.-]+/[\w.-]+)?#\d+\b"
+                       r"|(?:^|\W)GH-\d+\b", re.I)  # "GH-26" refers to issue 26 too
 # what agent-eval's own Markdown makes; anything else came from the input
 TAGS = {"p", "h2", "h3", "h4", "ul", "li", "code", "table", "thead", "tbody", "tr", "th",
         "td", "details", "summary", "strong", "hr", "blockquote", "a", "br"}

@@ -37,6 +37,7 @@ EVIL = [
     "mail admin@evil.example",
     "&#64;octocat &commat;octocat",
     "fixes #1 and acme/other#12",
+    "closes GH-7 and gh-8",  # GitHub's other spelling of an issue reference
     "<!-- agent-eval:other -->",
     "`code` ``two`` | cell | break",
     "line one\n# heading\n- item\n> quote\n1. first",
@@ -131,6 +132,7 @@ def test_the_checker_sees_what_the_old_escaping_let_through() -> None:
     assert "tag <img {'src': 'https://evil.example/pixel.png', 'alt': 'logo'}>" in found
     assert "mention '@octocat'" in found and "team mention '@org/team'" in found
     assert "reference 'acme/other#12'" in found
+    assert "reference 'GH-7'" in found and "reference 'gh-8'" in found
 
 
 @pytest.mark.parametrize("text", EVIL)
@@ -151,6 +153,7 @@ def test_md_text_by_hand() -> None:
     assert markdown.md_text("# h") == "\\# h" and markdown.md_text("1. x") == "1\\. x"
     assert markdown.md_text("0.5 -3") == "0.5 -3"  # numbers stay as they are
     assert markdown.md_text("&#64;x $y$") == f"\\&#{zw}64;x \\$y\\$"
+    assert markdown.md_text("GH-7 gh-8 GH-x") == f"GH-{zw}7 gh-{zw}8 GH-x"
     assert markdown.md_code("a`b") == "`` a`b ``" and markdown.md_code("") == "` `"
     assert markdown.md_code("@octocat [x](y)") == "`@octocat [x](y)`"  # inert in a span
 

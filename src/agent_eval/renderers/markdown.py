@@ -7,8 +7,8 @@ one of two helpers (the template's filters ``md`` and ``code`` are these):
 
 - :func:`md_text` for running text: backslash escapes for everything that could start
   Markdown or HTML (links, images, emphasis, code, tables, entities, autolinks), a
-  zero-width space after ``@`` and ``#`` so that no ``@mention``, ``@org/team`` or
-  ``#123`` reference is made, one line;
+  zero-width space after ``@`` and ``#`` (and ``GH-``) so that no ``@mention``,
+  ``@org/team``, ``#123`` or ``GH-123`` reference is made, one line;
 - :func:`md_code` for a code span (nothing is parsed inside one: no link, no mention),
   fenced against the backticks it holds; :func:`cell` is one inside a table.
 
@@ -77,6 +77,8 @@ ZWSP = "\u200b"  # breaks @mentions and #references without showing
 _MARKUP = re.compile(r"([\\`*\[\]<>|~&$])")
 _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # not inside a word
 _MENTION = re.compile(r"([@#])(?=[0-9A-Za-z])")
+# GitHub's other issue reference, "GH-26" (docs "Autolinked references"): a ZWSP after "-"
+_GH_REF = re.compile(r"(?i)(gh-)(?=[0-9])")
 # every "://" and "www." whatever precedes it: GFM autolinks "www." after "_", "*", "~" or "("
 # (a "\b" misses "_www.": "_" is a word character for Python, not for GFM); a bare e-mail
 # address (also "mailto:"/"xmpp:") is broken by _MENTION's ZWSP after its "@"
@@ -97,6 +99,7 @@ def md_text(text: object) -> str:
     s = _UNDERSCORE.sub(r"\\_", s)
     s = _AUTOLINK.sub(lambda m: "\\://" if m.group(1) else m.group(2) + "\\.", s)
     s = _MENTION.sub(lambda m: m.group(1) + ZWSP, s)
+    s = _GH_REF.sub(lambda m: m.group(1) + ZWSP, s)
     m = _BLOCK_START.match(s)
     if m:  # escape the marker's punctuation: ``\#``, ``\-``, ``1\.``
         s = (s[:m.end()] + "\\" + s[m.end():]) if m.group().isdigit() else "\\" + s
