@@ -432,6 +432,19 @@ def test_a_verdict_made_by_coverage_findings_gives_them_as_its_reason() -> None:
     assert "No violations" not in text
 
 
+def test_a_location_that_leaves_the_repository_is_not_a_link() -> None:
+    """A results file may name any path: ``../../../../evil/x.yaml`` at the blob URL is
+    https://github.com/evil/x.yaml once the browser resolves it."""
+    bad = finding(1)
+    bad.config = ConfigRef("../../../../evil/x.yaml", 8, 1, "k")
+    r = results_of([make_test("a", [bad, finding(2)])])
+    text = html.render(r, RenderContext(repo_url="https://github.com/acme/agent", sha="abc"))
+    hrefs = re.findall(r'href="(https://[^"]*)"', text)
+    assert hrefs and all(h.startswith("https://github.com/acme/agent/blob/abc/policies/")
+                         for h in hrefs), hrefs
+    assert "evil/x.yaml" in text  # shown, as text
+
+
 def test_input_errors_and_criteria() -> None:
     r = results_of([make_test("a", [], "pass")], verdict="error", input_errors=[
         InputError("input/parse_error", "traces/x.jsonl", 7, "not JSON")])
@@ -611,6 +624,11 @@ _ROWS_TEMPLATE = """\
 </tr>
 {% endfor %}
 """
+def _plain(path: str) -> bool:
+    return not path.startswith("/") and all(
+        part not in ("", ".", "..") for part in path.replace("\\", "/").split("/"))
+
+
 _AWKWARD = st.text(st.sampled_from('a/<>&"\' \n\té'), max_size=6)
 
 
@@ -636,7 +654,8 @@ def test_the_findings_rows_are_escaped_as_the_template_escaped_them(
         "severity": v.severity, "rank": severity_rank(v.severity), "tool": v.tool or "",
         "argument": v.argument or "", "value": html._value(v),
         "constraint": v.constraint or "", "policy": f"{v.config.file}:{v.config.line}",
-        "policy_url": None if blob is None
+        # a link only to a plain repository-relative path (no "", "." or ".." segment)
+        "policy_url": None if blob is None or not _plain(v.config.file)
         else f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}",
         "trace": f"{v.trace.file}:{v.trace.line}" if v.trace is not None else "",
         "detailed": n <= details} for n, v in enumerate(found, 1)]

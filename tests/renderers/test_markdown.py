@@ -115,6 +115,19 @@ def test_without_repository_and_sha_the_locations_are_plain() -> None:
     assert text.splitlines()[-1] == "agent-eval 0.1.0"
 
 
+@pytest.mark.parametrize("path", ["../../../../evil/x.yaml", "policies/../../../../evil/x",
+                                  "/etc/passwd", "policies//p.yaml", "./p.yaml",
+                                  "policies\\..\\..\\x"])
+def test_a_location_that_leaves_the_repository_is_not_a_link(path: str) -> None:
+    """A results file (``report``, ``merge``) may name any path: a link to
+    ``REPO/blob/SHA/../../../../evil/x.yaml`` opened https://github.com/evil/x.yaml."""
+    bad = finding(1)
+    bad.config = ConfigRef(path, 8, 1, "k")
+    text = markdown.render(results_of([make_test("a", [bad, finding(2)])]), CTX)
+    assert f"  - policy `{path}:8` · trace `t1` at `traces/t1.jsonl:3`" in text
+    assert links(text) == {"1": f"https://github.com/acme/agent/blob/{SHA}/policies/p.yaml#L3"}
+
+
 def test_each_link_is_defined_once_and_used() -> None:
     text = markdown.render(example_results(), CTX)
     defs = links(text)

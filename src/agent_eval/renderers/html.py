@@ -335,8 +335,8 @@ def _finding_rows(found: list[Finding], blob: str | None) -> Markup:
     for n, v in enumerate(found, 1):
         c = v.config
         policy = wrappable(f"{c.file}:{c.line}")
-        if blob is not None:
-            url = f"{blob}{quote(c.file, safe='/')}#L{c.line}"
+        url = markdown.policy_url(blob, c.file, c.line)
+        if url is not None:
             policy = f'<a href="{escape(url)}">{policy}</a>'
 
         trace = f"{v.trace.file}:{v.trace.line}" if v.trace is not None else ""
@@ -363,8 +363,7 @@ def _details(found: list[Finding], ctx: RenderContext, blob: str | None) -> list
     wanted: list[tuple[str, int, int, str | None]] = []  # the snippets, two per finding
     facts_of = []
     for v in found:
-        url = (f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
-               if blob is not None else None)
+        url = markdown.policy_url(blob, v.config.file, v.config.line)
         facts: list[tuple[str, str]] = [("test", v.test)]
         for label, value in (("tool", v.tool), ("argument", v.argument)):
             if value is not None:

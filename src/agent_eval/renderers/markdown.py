@@ -375,9 +375,7 @@ def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = N
             if ctx.repo_url and ctx.sha else None)
 
     def item(v: Finding) -> Item:
-        url = None
-        if blob is not None:
-            url = f"{blob}{quote(v.config.file, safe='/')}#L{v.config.line}"
+        url = policy_url(blob, v.config.file, v.config.line)
         trace = None
         if v.trace is not None:
             at = f"{v.trace.file}:{v.trace.line}"
@@ -386,6 +384,20 @@ def _groups(results: Results, ctx: RenderContext, unchanged: set[str] | None = N
 
     return [Group(rule, SEVERITY_ICON.get(severity, "•"), len(found), _Items(item, found),
                   section) for (section, severity, rule), found in ordered]
+
+
+def policy_url(blob: str | None, file: str, line: int) -> str | None:
+    """The link to a policy line on GitHub (``blob`` is ``REPO/blob/SHA/``), or None:
+    without a repository and commit, and for a path that is not a plain repository-relative
+    one. A results file's locations may say anything (``report``, ``merge``): with a ``..``
+    segment the link climbed out of the repository (``REPO/blob/SHA/../../../../evil/x``
+    is ``https://github.com/evil/x`` once a browser resolves it); such a location is shown
+    as plain ``file:line``."""
+    if blob is None or not file or file.startswith(("/", "\\")):
+        return None
+    if any(part in ("", ".", "..") for part in re.split(r"[/\\]", file)):
+        return None
+    return f"{blob}{quote(file, safe='/')}#L{line}"
 
 
 ITEM_LEAST = len("\n  - policy ")  # literal text of summary.md.j2 per finding shown
