@@ -451,3 +451,21 @@ def test_a_hard_cut_closes_the_blocks_it_leaves_open(limit: int) -> None:
     assert text.startswith(kept) and text[len(kept)] == "\n"  # whole lines kept
     # nothing left open: as many closers as openers, an even number of fences
     assert cut.count("<details>") == cut.count("</details>") and cut.count("```") % 2 == 0
+
+
+@pytest.mark.parametrize("limit", [300, 301, 302, 1_000, 1_001])
+def test_a_hard_cut_opens_no_code_block_for_the_backticks_of_code_spans(limit: int) -> None:
+    """Three backticks inside a line are a code span's (``cell`` fences a name holding
+    a backtick run with a longer one): counted as fences, an odd number of them made the
+    cut add a line of three backticks that opened a code block, and the note that says
+    the summary was cut showed as code."""
+    from agent_eval.renderers.markdown import CUT_NOTE, _hard_cut
+
+    row = "| ```` cat```{} ```` | by_category | ❌ fail |\n"  # 3 runs of 3+ backticks
+    text = "## s: fail\n\n| criterion | kind | status |\n|:--|:--|:--|\n" + "".join(
+        row.format(n) for n in range(999))
+    cut = _hard_cut(text, limit)
+    note = CUT_NOTE.format(limit)
+    assert len(cut) <= limit and cut.endswith(" ❌ fail |" + note)  # after a row: no closer
+    kept = cut[:-len(note)]
+    assert text.startswith(kept) and text[len(kept)] == "\n"

@@ -631,6 +631,7 @@ def render(results: Results, ctx: RenderContext | None = None,
     return _hard_cut(page(keep, keep_tests, keep_scen), max_chars)
 
 
+_FENCE = re.compile(r"^ {0,3}```", re.M)  # a line that opens or closes a code block
 CUT_NOTE = ("\n\n**Cut:** this summary is limited to {:,} characters — see the job summary "
             "/ results.json artifact.\n")
 
@@ -652,8 +653,11 @@ def _hard_cut(text: str, max_chars: int) -> str:
 
 def _closers(head: str) -> str:
     """What closes the blocks a cut left open in ``head``: a code fence, then each
-    ``<details>`` (else the note after it would be folded away, or shown as code)."""
-    out = "\n```" if head.count("```") % 2 else ""
+    ``<details>`` (else the note after it would be folded away, or shown as code). A
+    fence is a line that starts with three backticks: those inside a line are a code
+    span's (``cell`` of a name holding a backtick run), and counted they opened a
+    code block that showed the note as code."""
+    out = "\n```" if len(_FENCE.findall(head)) % 2 else ""
     return out + "\n\n</details>" * max(0, head.count("<details>") - head.count("</details>"))
 
 
