@@ -154,6 +154,10 @@ def test_md_text_by_hand() -> None:
     assert markdown.md_text("0.5 -3") == "0.5 -3"  # numbers stay as they are
     assert markdown.md_text("&#64;x $y$") == f"\\&#{zw}64;x \\$y\\$"
     assert markdown.md_text("GH-7 gh-8 GH-x") == f"GH-{zw}7 gh-{zw}8 GH-x"
+    # invisible: the Arabic letter mark (a bidi mark), tag characters (U+E0041 an unseen
+    # "A": text no reader of the comment sees), interlinear annotation marks
+    hidden = "ok\u061c\U000e0001\U000e0041\U000e0042\U000e007f\ufff9\ufffb go"
+    assert markdown.md_text(hidden) == "ok go" and markdown.md_code(hidden) == "`ok go`"
     assert markdown.md_code("a`b") == "`` a`b ``" and markdown.md_code("") == "` `"
     assert markdown.md_code("@octocat [x](y)") == "`@octocat [x](y)`"  # inert in a span
 

@@ -69,9 +69,13 @@ SEVERITY_ICON = {"error": "❌", "warning": "⚠️", "note": "ℹ️"}
 
 
 # ---------------------------------------------------------------- text filters
-# C0/C1 controls (whitespace is folded separately), zero-width and bidi-override characters
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e"
-                        "\u2060-\u2064\u2066-\u2069\ufeff]")
+# C0/C1 controls (whitespace is folded separately), zero-width and bidi-override characters:
+# the Arabic letter mark (U+061C) is a bidi mark as U+200E/U+200F are; the tag characters
+# (U+E0000-U+E007F) and the interlinear annotation marks (U+FFF9-U+FFFB) show nothing, and
+# tags spell ASCII text no reader of the comment sees (U+E0041 is an invisible "A")
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f"
+                        "\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb"
+                        "\U000e0000-\U000e007f]")
 ZWSP = "\u200b"  # breaks @mentions and #references without showing
 # characters that can open Markdown, HTML, an entity or a table cell anywhere in a line
 _MARKUP = re.compile(r"([\\`*\[\]<>|~&$])")
