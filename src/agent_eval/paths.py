@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["as_written", "real", "rel", "repo_root"]
+__all__ = ["as_written", "real", "rel", "repo_relative", "repo_root"]
 
 
 def repo_root(start: Path) -> Path:
@@ -41,3 +41,12 @@ def as_written(path: Path | str, root: Path | str) -> str:
     link, never where the link leads (docs/security.md)."""
     return os.path.relpath(os.path.normpath(os.path.abspath(path)),
                            os.path.abspath(root)).replace(os.sep, "/")
+
+
+def repo_relative(path: str) -> bool:
+    """Whether ``path`` (as results show paths) names a place inside the root: relative,
+    with no ``..`` segment. A trace read through a ``--traces`` glob that points outside
+    the root (``../../data/x.jsonl``) does not, nor does what a results file from elsewhere
+    may say (``/etc/passwd``, ``../../x.yaml``)."""
+    parts = path.replace("\\", "/").split("/")
+    return bool(path) and parts[0] != "" and ".." not in parts

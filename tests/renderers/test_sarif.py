@@ -493,6 +493,16 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
                         "c:/t.jsonl": SEED_TRACE})
     _add(docs, out, "colon", evaluate_config(colon / "agent-eval.yaml"), colon)
 
+    # traces read through a --traces glob that points outside the root (docs/security.md)
+    outside = tmp_path_factory.mktemp("outside")
+    write_files(outside, {"repo/.git/HEAD": "", "repo/agent-eval.yaml": SEED_SUITE,
+                          "repo/policies/payments.yaml": SEED_POLICY,
+                          "data/t.jsonl": SEED_TRACE + "not json\n"})
+    suite = load_suite(outside / "repo" / "agent-eval.yaml")
+    files, errors = suite_sources(suite, [str(outside / "data" / "*.jsonl")])
+    _add(docs, out, "outside", evaluate_files(suite, files, errors, timings=False),
+         outside / "repo")
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sarif, "MAX_RESULTS", _errors_first(results) + 2)
         mp.setattr(sarif, "MAX_LOCATIONS_PER_RESULT", 2)
@@ -536,8 +546,8 @@ def test_validators_really_check(corpus: Corpus) -> None:
     assert any("'fatal' is not one of" in e for e in schema_errors(bad))
 
 
-@pytest.mark.parametrize("name", ["example", "every", "empty", "colon", "over_count",
-                                  "over_size"])
+@pytest.mark.parametrize("name", ["example", "every", "empty", "colon", "outside",
+                                  "over_count", "over_size"])
 def test_valid_for_the_schema_and_github(corpus: Corpus, name: str) -> None:
     doc = corpus.docs[name]
     assert_valid(doc)
@@ -683,6 +693,28 @@ def test_a_colon_in_a_files_first_segment_is_percent_encoded(corpus: Corpus) -> 
     assert uris == ["c%3A/t.jsonl", "https%3Ax.jsonl", "policies/payments.yaml"]
     assert sorted(r["ruleId"] for r in run["results"]) == [
         "args_valid/maximum", "args_valid/maximum", "input/parse_error"]
+
+
+def test_a_trace_outside_the_root_is_named_never_located(corpus: Corpus) -> None:
+    """A trace read through a ``--traces`` glob that points outside the root is
+    ``../data/t.jsonl`` in the results: as a SARIF location it was
+    ``%SRCROOT%/../data/t.jsonl``, a place outside the repository. It is named in the
+    message only; the finding stays at its policy line, the input error goes to the suite
+    file (as one about a ``--traces`` option does)."""
+    doc = corpus.docs["outside"]
+    assert {(v.trace.file if v.trace else None) for v in doc.results.findings} == {
+        "../data/t.jsonl"}
+    assert [(e.rule, e.file, e.line) for e in doc.results.input_errors] == [
+        ("input/parse_error", "../data/t.jsonl", 2)]  # SEED_TRACE is one line
+    run = run_of(doc.sarif)
+    uris = sorted({loc["physicalLocation"]["artifactLocation"]["uri"]
+                   for r in run["results"]
+                   for loc in [*r["locations"], *r.get("relatedLocations", [])]})
+    assert uris == ["agent-eval.yaml", "policies/payments.yaml"]
+    texts = [r["message"]["text"] for r in run["results"]]
+    assert any("../data/t.jsonl:2" in t for t in texts)  # the input error, where it is
+    assert any("at ../data/t.jsonl:" in t for t in texts)  # the finding's trace line
+    assert not any("relatedLocations" in r for r in run["results"])
 
 
 def test_an_empty_run(corpus: Corpus) -> None:
@@ -976,11 +1008,15 @@ def _reference_result(v: Finding, index: dict[str, int], snippet: str | None, ro
         return om.PhysicalLocation(artifact_location=om.ArtifactLocation(
             uri=sarif._uri(file), uri_base_id="%SRCROOT%"), region=region)
 
+    def inside(file: str) -> bool:  # a place in the repository: relative, no ".." step
+        steps = file.replace("\\", "/").split("/")
+        return file != "" and steps[0] != "" and ".." not in steps
+
     parts = [sarif._sentence(v.message)]
     related = []
     if v.trace is not None:
         parts.append(f"Trace {v.trace.trace_id} at {sarif._where(v.trace)}.")
-        if room > 0:
+        if room > 0 and inside(v.trace.file):
             related.append(om.Location(id=1, physical_location=physical(
                 v.trace.file, v.trace.line), message=om.Message(
                 text=f"Trace {v.trace.trace_id}: where the rule is violated.")))
@@ -991,6 +1027,8 @@ def _reference_result(v: Finding, index: dict[str, int], snippet: str | None, ro
     for n, ref in enumerate(v.related, 2 if v.trace is not None else 1):
         if n > room:
             break
+        if not inside(ref.file):
+            continue
         related.append(om.Location(
             id=n, physical_location=physical(ref.file, ref.line),
             message=om.Message(text=f"Trace {ref.trace_id}: a related line.")))
@@ -1022,7 +1060,8 @@ class _Compared:
 
 
 _TEXT = st.text(st.characters(codec="utf-8"), max_size=4)
-_REF = st.builds(TraceRef, _TEXT, st.integers(-1, 3), _TEXT)
+_FILE = _TEXT | st.sampled_from(["../t.jsonl", "/t.jsonl", "a/../t", "\\t", "a\\..\\t"])
+_REF = st.builds(TraceRef, _FILE, st.integers(-1, 3), _TEXT)
 _FINDINGS = st.builds(
     Finding, rule=st.sampled_from(["r/a", "r/b"]),
     severity=st.sampled_from(["error", "warning", "note", "none"]), message=_TEXT,

@@ -35,6 +35,7 @@ from agent_eval import rules
 from agent_eval._version import REPOSITORY
 from agent_eval.errors import InputError
 from agent_eval.findings import SEVERITIES, UNRANKED, Finding, TraceRef, severity_rank
+from agent_eval.paths import repo_relative
 from agent_eval.renderers.interface import RenderContext
 from agent_eval.results import Results
 from agent_eval.sections import Comparison
@@ -608,7 +609,7 @@ def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: 
     related: list[_Json] = []
     if trace is not None:
         parts.append(f"Trace {trace.trace_id} at {_where(trace)}.")
-        if room > 0:
+        if room > 0 and repo_relative(trace.file):
             related.append(_Json(
                 id=1, physicalLocation=_physical_json(trace.file, trace.line),
                 message={"text": f"Trace {trace.trace_id}: where the rule is violated."}))
@@ -619,6 +620,8 @@ def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: 
         for n, ref in enumerate(v.related, 2 if trace is not None else 1):
             if n > room:
                 break
+            if not repo_relative(ref.file):
+                continue
             related.append(_Json(
                 id=n, physicalLocation=_physical_json(ref.file, ref.line),
                 message={"text": f"Trace {ref.trace_id}: a related line."}))
@@ -657,7 +660,8 @@ def _input_result(e: InputError, index: dict[str, int], level: str, sources: _So
                   seen: dict[str, int], config: str) -> Any:
     where = f"{e.file}:{e.line}" if e.line > 0 else e.file
     # '--traces' and 'load_traces' name an option, not a file: point at the config.
-    is_file = not (e.file.startswith("-") or e.file == "load_traces")
+    # (and a file outside the repository, named in the message only)
+    is_file = not (e.file.startswith("-") or e.file == "load_traces") and repo_relative(e.file)
     return om.Result(
         rule_id=e.rule,
         rule_index=index[e.rule],
