@@ -48,6 +48,17 @@ def test_cutting_is_idempotent_and_says_how_much(text: str, limit: int) -> None:
         assert once == f"{text[:limit]}…[+{len(text) - limit} chars]"
 
 
+def test_bidi_overrides_are_escaped_and_marks_kept() -> None:
+    """The embeddings, overrides and isolates reorder what a reader sees: escaped in
+    names, text and lines alike; a right-to-left mark (U+200F) reorders nothing."""
+    text = "a\u202eb\u2066c\u2069d\u200fe"
+    escaped = "a\\u202eb\\u2066c\\u2069d\u200fe"
+    assert clean_name(text) == escaped
+    assert clean_text(text) == escaped
+    assert one_line(text) == escaped
+    assert clean_name(escaped) == escaped  # once is enough
+
+
 def test_text_keeps_tabs_and_line_breaks() -> None:
     assert clean_text("a\tb\nc\x1b[31m\x9b\x00") == "a\tb\nc\\x1b[31m\\x9b\\x00"
 

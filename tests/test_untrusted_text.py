@@ -365,3 +365,41 @@ def test_a_mutated_results_file_is_read_or_refused_never_a_crash(
         except Exception as exc:
             raise AssertionError(f"{path} = {mutant!r}: {type(exc).__name__}: {exc}") from exc
     assert 0 < read < len(sample)  # both kinds of mutation were tried
+
+
+# the bidirectional embeddings, overrides and isolates ("Trojan Source")
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_bidi_overrides_never_reach_an_output(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A tool name ``purge\\u202e_data`` (and an argument, an answer, a trace id holding
+    the other overrides and isolates) was shown with the override itself in the console,
+    the log, report.html and the results: a reader sees the text in another order than
+    it is. Each is written ``\\u202e`` everywhere; the right-to-left marks (U+200F),
+    which reorder nothing, are kept (Markdown drops them: renderers/markdown.py)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: bidi\ntraces: traces/*.jsonl\ntests:\n'
+        "  - {id: no_purge, metric: tool_blocklist, blocklist: ['purge*']}\n")
+    lines = [{"type": "trace_start", "trace_id": f"t{BIDI[5:]}"},
+             {"type": "tool_call", "tool": f"purge{BIDI[4]}_data",
+              "arguments": {"who": f"al\u200fice{BIDI[:4]}"}},
+             {"type": "output", "output": f"done{BIDI}"}, {"type": "trace_end"}]
+    (tmp_path / "traces" / "a.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "-o", "out", "--format", "json,sarif,junit,markdown,html,console",
+                 "--color", "never"]) == 1
+    said = capsys.readouterr()
+    outputs = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").iterdir()}
+    assert len(outputs) == 6
+    for name, text in {**outputs, "stdout": said.out, "stderr": said.err}.items():
+        assert not set(text) & set(BIDI), name
+    data = read_results(tmp_path / "out")
+    found = data["tests"][0]["violations"]
+    assert [(v["tool"], v["trace"]["trace_id"]) for v in found] == [
+        ("purge\\u202e_data", "t\\u2066\\u2067\\u2068\\u2069")]
+    assert "purge\\u202e_data" in outputs["console.txt"]

@@ -6,7 +6,8 @@ ANSI escape in them would rewrite the console or the CI log; a 200 KB tool name 
 bury every other finding and blow up report.html. So:
 
 * C0 and C1 control characters (U+0000–U+001F, U+007F–U+009F) are shown as ``\\xNN``
-  (messages keep their tabs and line breaks);
+  (messages keep their tabs and line breaks), the bidirectional embeddings, overrides and
+  isolates (U+202A–U+202E, U+2066–U+2069) as ``\\uNNNN``;
 * names longer than ``limits.max_name_chars`` and values whose JSON text is longer than
   ``limits.max_value_chars`` are cut, with a visible ``…[+N chars]`` marker.
 
@@ -30,10 +31,15 @@ import orjson
 from agent_eval.limits import DEFAULT, Limits
 from agent_eval.model import CallLog, Handoff, Location, Trace
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # keeps \t and \n
+# and the bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069):
+# "Trojan Source" text, shown in the console, a log or report.html in another order than
+# it is read ("delete\u202e..." displayed backwards); the marks (U+200E, U+200F, U+061C),
+# which right-to-left text uses and which reorder nothing, are kept
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")  # keeps \t and \n
 # keeps \t; the line and paragraph separators too are line breaks (str.splitlines, YAML)
-_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_IN_LINE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
 # the colour codes renderers/console.py paints with (Select Graphic Rendition)
 _SGR = re.compile("(\x1b\\[(?:0|3[1-6])m)")
 
