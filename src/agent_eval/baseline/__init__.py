@@ -239,10 +239,16 @@ def file_at_base(workspace: Path, sha: str, path: Path, what: str = "baseline fi
         top = Path(_git(workspace, "rev-parse", "--show-toplevel").stdout.strip())
     except GitError as exc:
         return unknown(path.name, exc)
-    try:
-        rel = path.resolve().relative_to(top.resolve()).as_posix()
-    except ValueError:
+    # the path as named, its links not followed: a base.json the pull request made a link
+    # to another file it did not change would read as the base commit's own version
+    rel = _in_repository(path, top)
+    if rel is None:
         return unknown(path.name, "it is outside the repository")
+    if Path(os.path.realpath(path)) != top.resolve() / rel:  # a link below the top
+        link = _link_in(top, rel)
+        through = f"the symbolic link {link}" if link else "a symbolic link in its path"
+        return unknown(rel, f"it is read through {through}, which the pull request may "
+                       "have pointed at another file; review it")
     try:
         ensure_commit(top, sha)
     except GitError as exc:
@@ -266,6 +272,28 @@ def file_at_base(workspace: Path, sha: str, path: Path, what: str = "baseline fi
     return True, (f"the {what} {rel} was changed by this pull request: it differs from "
                   f"the base commit {short}'s version, so {consequence(f'{sha}:{rel}')}; "
                   "review its diff")
+
+
+def _in_repository(path: Path, top: Path) -> str | None:
+    """``path`` relative to the repository's top folder ``top``, as named (no symbolic
+    link below the top followed), or None when it is not inside it."""
+    named = Path(os.path.abspath(path))
+    real_top = top.resolve()
+    for folder in (named, *named.parents):  # the folder that is the top, links and all
+        if folder.resolve() == real_top:
+            rel = named.relative_to(folder)
+            return None if ".." in rel.parts or not rel.parts else rel.as_posix()
+    return None
+
+
+def _link_in(top: Path, rel: str) -> str | None:
+    """The first part of ``rel`` (below ``top``) that is a symbolic link, or None."""
+    current = top
+    for part in Path(rel).parts:
+        current = current / part
+        if current.is_symlink():
+            return current.relative_to(top).as_posix()
+    return None
 
 
 def from_ref(workspace: Path, ref: str, config: Path, traces: list[str] | None = None
