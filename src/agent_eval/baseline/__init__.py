@@ -540,6 +540,23 @@ def not_applicable(kind: str, event: Event, traces_from_artifact: bool) -> str |
     return None
 
 
+def _pull_request_not_found(event: Event) -> str | None:
+    """Why a ``workflow_run`` run started by a pull request has no base to compare with:
+    its pull request was not found (a fork's, whose payload lists none, is looked up by
+    the triggering run's head commit: not found when the pull request has moved on to
+    another head or was closed, or when the token may not list pull requests). None for
+    any other run. Such a run is a pull request's, and its regression gates are never
+    skipped as if it were a push's (docs/action-events.md)."""
+    if (event.name != "workflow_run" or event.is_pull_request
+            or event.triggering_event not in ("pull_request", "pull_request_target")):
+        return None
+    head = (event.head_sha or "unknown")[:12]
+    return (f"this workflow_run run is for a pull request, but no open pull request with "
+            f"the triggering run's head commit {head} as its head was found (it was pushed "
+            "to again or closed since, or the pull requests could not be listed: see the "
+            "log), so its base branch is unknown")
+
+
 def _base_sha(kind: str, event: Event) -> str | None:
     from agent_eval.github.event import ZERO_SHA  # lazy: see from_artifact
 
@@ -574,6 +591,15 @@ def find_for_action(search: BaselineSearch) -> Found | None:
     The action looks for it before evaluating when the suite's pairwise judge checks need
     the base branch's outputs (docs/judge.md), else after."""
     kind, event, log = search.kind, search.event, search.log
+    lost = _pull_request_not_found(event)
+    if lost is not None and kind in ("auto", "git", "artifact"):
+        # a pull request's run, whose base is unknown: not a run with nothing to compare
+        if kind != "auto":
+            raise BaselineError(f"baseline: {kind} was asked for and cannot be had: {lost}. "
+                                "When the pull requests could not be listed, give the job "
+                                "`pull-requests: read`; else use baseline: auto to go on "
+                                "without a comparison (saying why), or baseline: none.")
+        return Found(None, {"kind": kind}, lost)
     why = not_applicable(kind, event, search.traces_from_artifact)
     if why is not None:
         if kind != "none":
