@@ -529,3 +529,27 @@ def test_workflow_run_for_a_pull_request_that_is_not_found_is_never_uncompared_u
         results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
         assert results["baseline"]["available"] is False
         assert results["baseline"]["reason"].startswith(f"{lost}. To compare, ")
+
+
+def test_baseline_git_with_traces_from_an_artifact_says_why_it_cannot_be_had(
+        tmp_path: Path) -> None:
+    """The base commit's committed traces are not the base run of traces that come from
+    an artifact, so ``baseline: git`` cannot be had; the run stopped saying "git: not
+    available for this event", though the event (a pull request's run, its base commit
+    known) was not the reason."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, wr["head_sha"], "stranger", wr["head_branch"])
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": "git"})
+        assert run.code == 2, run.stderr
+        assert ("baseline: git was asked for and cannot be had: git: the traces come from "
+                "an artifact (input `artifact`), not from the repository, so the base "
+                "commit's committed traces are not the base run of these; compare with the "
+                "base branch's results artifact (baseline: artifact).") in run.stdout

@@ -606,8 +606,15 @@ def find_for_action(search: BaselineSearch) -> Found | None:
             log(why)
         return None
     base_sha = _base_sha(kind, event)
-    git = None
-    if base_sha and not search.traces_from_artifact:
+    git: Callable[[], Found] | None = None
+    if search.traces_from_artifact:  # (said as it is, not "not available for this event")
+        def git() -> Found:
+            return Found(None, {"kind": "git"}, (
+                "the traces come from an artifact (input `artifact`), not from the "
+                "repository, so the base commit's committed traces are not the base run of "
+                "these; compare with the base branch's results artifact (baseline: "
+                "artifact)"))
+    elif base_sha:
         def git() -> Found:
             return from_git(search.workdir, base_sha, search.suite.path, search.traces,
                             tmp_root=search.tmp_root)
