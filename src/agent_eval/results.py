@@ -20,7 +20,7 @@ from agent_eval import sections
 from agent_eval._version import __version__
 from agent_eval.errors import ExitCode, InputError, ResultsFileError
 from agent_eval.findings import ConfigRef, Finding, TraceRef, finding_dict, finding_from
-from agent_eval.jsonutil import JsonLimitError, loads, read_whole
+from agent_eval.jsonutil import JsonLimitError, loads, open_regular, read_whole
 from agent_eval.limits import DEFAULT, RESULTS, Limits
 from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
 from agent_eval.sections import CriterionResult, Inventory, Metrics, ScenarioResult
@@ -277,7 +277,7 @@ class Results:
         """Read a results file (:meth:`parse`); a :class:`ResultsFileError` with a
         one-line reason when it cannot be read or is not one."""
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:  # a FIFO or a link to a pipe: never waited on
                 data = read_whole(fh, RESULTS)
         except OSError as exc:
             raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -48,6 +48,7 @@ from agent_eval.api import suite_sources
 from agent_eval.compare import attach, no_baseline
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ConfigError, ResultsFileError
+from agent_eval.jsonutil import open_regular
 from agent_eval.results import Results
 from agent_eval.suite import Suite, load_suite
 
@@ -154,7 +155,7 @@ def load_file(path: str | Path, limit: int | None = None) -> Results:
     bytes (default :func:`max_bytes`)."""
     limit = max_bytes() if limit is None else limit
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a FIFO or a link to a pipe: never waited on
             data = fh.read(limit + 1)
     except OSError as exc:
         raise BaselineError(f"cannot read {path}: {exc.strerror or exc}") from None
