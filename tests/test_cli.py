@@ -260,6 +260,42 @@ def test_the_earlier_results_can_still_be_the_baseline(tmp_path: Path) -> None:
     assert got["baseline"]["counts"]["violations"] == 0  # the earlier run, read first
 
 
+# a warning-severity blocklist: only the regression gate can fail the run
+GATED = SUITE.format(severity="warning") + """\
+scenarios:
+  - id: S1
+    traces: traces/*.jsonl
+    expect: {tools: [noop]}
+pass_criteria:
+  regression: {fail_on_new_violations: true}
+"""
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["run", "--baseline", ""], "--baseline is empty (an unset variable?)"),
+    (["run", "--baseline", "  "], "--baseline is empty (an unset variable?)"),
+    (["run", "--baseline-ref", ""], "--baseline-ref is empty (an unset variable?)"),
+    (["run", "--baseline", "base/results.json", "--baseline-ref", "HEAD"],
+     "--baseline and --baseline-ref both name a base run; give one of them"),
+    (["merge", "part", "--baseline", ""], "--baseline is empty (an unset variable?)"),
+])
+def test_an_empty_or_doubled_baseline_option_stops_the_run(
+        tmp_path: Path, args: list[str], said: str) -> None:
+    # `--baseline "$BASE"` with BASE unset ran uncompared: the x_del warning, new against
+    # the base run, passed (exit 0) where the comparison fails it (exit 1); with both
+    # options, --baseline-ref was ignored
+    make(tmp_path, traces={"t.jsonl": call("noop")}, suite=GATED)
+    assert run("run", "-o", "base", cwd=tmp_path).returncode == 0
+    (tmp_path / "traces" / "t.jsonl").write_text(call("noop") + call("x_del"))
+    assert run("run", "-o", "part", "--shard", "1/1", cwd=tmp_path).returncode == 0
+    assert run("run", "-o", "out", "--baseline", "base/results.json",
+               cwd=tmp_path).returncode == 1
+    p = run(*args, "-o", "out", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert f"error: {said}" in p.stderr
+    assert not (tmp_path / "out" / "results.json").exists()  # the failing run's went too
+
+
 def test_a_suite_that_cannot_load_clears_the_given_output_dir(tmp_path: Path) -> None:
     make(tmp_path, traces={"t.jsonl": call("noop")})
     assert run("run", "--output-dir", "out", cwd=tmp_path).returncode == 0

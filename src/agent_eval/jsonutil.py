@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -96,6 +98,26 @@ def check_size(size: int, limits: Limits, what: str = "the file") -> None:
     if size > limits.max_file_bytes:
         raise JsonLimitError(f"{what} is larger than {limits.max_file_bytes} bytes "
                              "(limits.max_file_bytes); it was not read")
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``open(path, "rb")`` for a regular file only, its links followed: a FIFO, a socket
+    or a device (a committed link to ``/proc/self/fd/1``, the process's own output pipe,
+    or to ``/dev/zero``) is an OSError "not a regular file", found without waiting: a
+    FIFO opened for reading waits for a writer, and reading the process's own pipe never
+    ends."""
+    # O_NONBLOCK: opening a FIFO does not wait for a writer (where the system has it);
+    # O_BINARY: Windows opens a file as text without it
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device, "
+                          "its links followed)")
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_whole(fh: BinaryIO, limits: Limits | None = None) -> bytes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -20,7 +20,7 @@ from agent_eval import sections
 from agent_eval._version import __version__
 from agent_eval.errors import ExitCode, InputError, ResultsFileError
 from agent_eval.findings import ConfigRef, Finding, TraceRef, finding_dict, finding_from
-from agent_eval.jsonutil import JsonLimitError, loads, read_whole
+from agent_eval.jsonutil import JsonLimitError, loads, open_regular, read_whole
 from agent_eval.limits import DEFAULT, RESULTS, Limits
 from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
 from agent_eval.sections import CriterionResult, Inventory, Metrics, ScenarioResult
@@ -277,7 +277,7 @@ class Results:
         """Read a results file (:meth:`parse`); a :class:`ResultsFileError` with a
         one-line reason when it cannot be read or is not one."""
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:  # a FIFO or a link to a pipe: never waited on
                 data = read_whole(fh, RESULTS)
         except OSError as exc:
             raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -409,37 +409,69 @@ def trace_ok(d: Any) -> bool:
             and type(failed) is list and all(type(t) is str for t in failed))
 
 
-def _light(doc: Any) -> tuple[Any, bool]:
+def _light(doc: Any) -> tuple[Any, bool, Any, Callable[[list[Any]], list[Any]]]:
     """``doc`` without the findings of its tests and its trace summaries (a shallow copy,
-    for jsonschema), and whether each of those is one (:func:`finding_ok`,
-    :func:`trace_ok`). An array that is not one is left for jsonschema to name."""
+    for jsonschema), whether each of those is one (:func:`finding_ok`, :func:`trace_ok`),
+    and, when some are not, ``doc`` with only the first few of those (:data:`_SCHEMA_PROBLEMS`
+    per array, for jsonschema to name) and the function that turns a path in it into the
+    path in ``doc``. An array that is not one is left for jsonschema to name."""
     if type(doc) is not dict:
-        return doc, True
+        return doc, True, doc, list
     light = dict(doc)
-    ok = True
+    probe = dict(doc)
+    where: dict[tuple[Any, ...], list[int]] = {}  # an array's path -> its items' indexes
+
+    def bad_ones(items: list[Any], check: Callable[[Any], bool], path: tuple[Any, ...]
+                 ) -> list[Any]:
+        kept = []
+        for i, item in enumerate(items):
+            if not check(item):
+                kept.append(item)
+                where.setdefault(path, []).append(i)
+                if len(kept) == _SCHEMA_PROBLEMS:
+                    break
+        return kept
+
     traces = doc.get("traces")
     if type(traces) is list:
-        ok = all(map(trace_ok, traces))
         light["traces"] = []
+        probe["traces"] = bad_ones(traces, trace_ok, ("traces",))
     tests = doc.get("tests")
     if type(tests) is list:
         light["tests"] = [dict(t, violations=[]) if type(t) is dict
                           and type(t.get("violations")) is list else t for t in tests]
-        ok = ok and all(all(map(finding_ok, t["violations"])) for t in tests
-                        if type(t) is dict and type(t.get("violations")) is list)
-    return light, ok
+        probe["tests"] = [dict(t, violations=bad_ones(t["violations"], finding_ok,
+                                                      ("tests", n, "violations")))
+                          if type(t) is dict and type(t.get("violations")) is list else t
+                          for n, t in enumerate(tests)]
+
+    def located(path: list[Any]) -> list[Any]:
+        for n in (1, 3):  # traces[i] / tests[t].violations[i]: i in the probe's array
+            at = tuple(path[:n])
+            if at in where and len(path) > n and type(path[n]) is int:
+                return [*path[:n], where[at][path[n]], *path[n + 1:]]
+        return path
+
+    return light, not where, probe, located
 
 
 def schema_problems(doc: Any) -> list[str]:
     """The first problems of ``doc`` against the results JSON Schema (none: it matches),
     each ``at tests[0].status: …``, their text made safe to show (a key or a value quoted
     in a message is the file's)."""
-    light, ok = _light(doc)
-    if ok:
-        doc = light  # every finding and trace summary is one: jsonschema checks the rest
+    light, ok, probe, located = _light(doc)
+    # every finding and trace summary is one: jsonschema checks the rest; else it checks
+    # the rest and the first bad ones only (the whole of a large file took it minutes)
+    problems = _problems(light if ok else probe, located)
+    if not ok and not problems:  # (the fast checks and the schema disagree: a bug)
+        problems = _problems(doc, list)  # pragma: no cover
+    return problems
+
+
+def _problems(doc: Any, located: Callable[[list[Any]], list[Any]]) -> list[str]:
     problems = []
     for error in _validator().iter_errors(doc):
-        where = clean_name(_where_in(error.absolute_path), 200)
+        where = clean_name(_where_in(located(list(error.absolute_path))), 200)
         problems.append(f"at {where}: {clean_name(error.message, 200)}")
         if len(problems) == _SCHEMA_PROBLEMS:
             break

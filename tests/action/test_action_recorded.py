@@ -13,6 +13,7 @@ import re
 import zipfile
 from pathlib import Path
 
+import pytest
 from action_harness import (
     EXAMPLE,
     MERGE_SHA,
@@ -491,3 +492,64 @@ def test_workflow_run_for_a_fork_compares_with_the_base_of_the_pull_request_foun
         assert run.outputs["new-violations"] == str(results["baseline"]["new_violations"])
         assert "**Against the base branch** (artifact agent-eval-results of run 4242 on " \
                "master)" in gh.comments[17][0]["body"]
+
+
+@pytest.mark.parametrize("kind", ["artifact", "auto"])
+def test_workflow_run_for_a_pull_request_that_is_not_found_is_never_uncompared_unsaid(
+        tmp_path: Path, kind: str) -> None:
+    """A fork's ``workflow_run`` whose pull request the lookup does not find (its head
+    moved on, it was closed, or the token may not list pull requests) was taken for a run
+    with no base branch, like a push's: ``baseline: artifact`` was skipped with a log line
+    ("this run is for a workflow_run event") and the regression gates with it. Asked for
+    by name, it now stops the run; under ``auto`` the results say why."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, "e" * 40, "stranger", wr["head_branch"])  # pushed to again since
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": kind},
+                         env={"GITHUB_WORKFLOW_REF": f"{gh.repo}/.github/workflows/"
+                                                     "comment.yml@refs/heads/master"})
+        lost = (f"this workflow_run run is for a pull request, but no open pull request "
+                f"with the triggering run's head commit {wr['head_sha'][:12]} as its head "
+                "was found (it was pushed to again or closed since, or the pull requests "
+                "could not be listed: see the log), so its base branch is unknown")
+        assert gh.calls("GET", r"/actions/workflows/comment\.yml/runs$") == []
+        if kind == "artifact":
+            assert run.code == 2, run.stderr
+            assert f"baseline: artifact was asked for and cannot be had: {lost}." in run.stdout
+            assert not (ws / "agent-eval-results" / "results.json").exists()
+            return
+        assert run.code == 1, run.stderr  # the example's own failures
+        results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+        assert results["baseline"]["available"] is False
+        assert results["baseline"]["reason"].startswith(f"{lost}. To compare, ")
+
+
+def test_baseline_git_with_traces_from_an_artifact_says_why_it_cannot_be_had(
+        tmp_path: Path) -> None:
+    """The base commit's committed traces are not the base run of traces that come from
+    an artifact, so ``baseline: git`` cannot be had; the run stopped saying "git: not
+    available for this event", though the event (a pull request's run, its base commit
+    known) was not the reason."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, wr["head_sha"], "stranger", wr["head_branch"])
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": "git"})
+        assert run.code == 2, run.stderr
+        assert ("baseline: git was asked for and cannot be had: git: the traces come from "
+                "an artifact (input `artifact`), not from the repository, so the base "
+                "commit's committed traces are not the base run of these; compare with the "
+                "base branch's results artifact (baseline: artifact).") in run.stdout

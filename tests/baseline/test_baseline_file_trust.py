@@ -172,3 +172,46 @@ def test_a_push_run_has_no_base_commit_to_check_against(
     assert run.code == 1, run.stderr
     source = _source(repo["ws"])
     assert "changed_in_pull_request" not in source and "warning" not in source
+
+
+@pytest.mark.parametrize(("named", "through"), [
+    ("base.json", "the symbolic link base.json"),  # the file a link
+    ("results/base.json", "the symbolic link results"),  # a folder on its path a link
+])
+def test_a_baseline_file_made_a_link_to_a_file_the_pull_request_left_alone_is_flagged(
+        tmp_path: Path, named: str, through: str) -> None:
+    # the base commit holds the honest base.json (and results/base.json) and an older
+    # results file the pull request does not touch; the pull request makes the baseline
+    # a link to that older file. Its content is the base commit's version of *another*
+    # file: compared by the link's target, it read as unchanged (changed_in_pull_request
+    # false, no warning) while the base figures are the ones the pull request chose.
+    from agent_eval.baseline import file_at_base
+
+    ws = tmp_path / "ws"
+    (ws / "old").mkdir(parents=True)
+    (ws / "results").mkdir()
+    (ws / "base.json").write_text('{"honest": 1}\n')
+    (ws / "results" / "base.json").write_text('{"honest": 1}\n')
+    (ws / "old" / "base.json").write_text('{"stale": 1}\n')
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "base")
+    base = git(ws, "rev-parse", "HEAD")
+    # unchanged: nothing to say
+    assert file_at_base(ws, base, ws / named) == (False, None)
+    if named == "base.json":
+        (ws / "base.json").unlink()
+        (ws / "base.json").symlink_to("old/base.json")
+    else:
+        for f in (ws / "results").iterdir():
+            f.unlink()
+        (ws / "results").rmdir()
+        (ws / "results").symlink_to("old")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "point the baseline at the old results")
+    assert file_at_base(ws, base, ws / named) == (None, (
+        f"whether the baseline file {named} was changed by this pull request cannot be "
+        f"checked: it is read through {through}, which the pull request may have pointed "
+        "at another file; review it"))
+    # the file the link leads to, named itself, is still the base commit's own
+    assert file_at_base(ws, base, ws / "old" / "base.json") == (False, None)

@@ -334,6 +334,35 @@ def test_cli_baseline_that_cannot_be_loaded_exits_2(
     assert "does not match the results schema" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_baseline_that_is_no_regular_file_is_refused_without_waiting(
+        tmp_path: Path) -> None:
+    # a pull request commits base.json as a link to a FIFO, or to /proc/self/fd/1 (the
+    # process's own output pipe): opening it waited for a writer, and reading the pipe
+    # never ended, so `baseline: file` hung the job until its timeout
+    copy_example(tmp_path / "cs")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "cs" / "base.json").symlink_to(tmp_path / "fifo")
+    links = {"base.json": "--baseline"}
+    if Path("/proc/self/fd/1").exists():
+        (tmp_path / "cs" / "out.json").symlink_to("/proc/self/fd/1")
+        links["out.json"] = "--baseline"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    for name, option in links.items():
+        done = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "-o", "out",
+                               option, name], cwd=tmp_path / "cs", env=env,
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2, done.stderr
+        assert (f"error: --baseline: cannot read {name}: not a regular file (a FIFO, "
+                "socket or device, its links followed)") in done.stderr
+    # every other results file a command reads: the same
+    done = subprocess.run([sys.executable, "-m", "agent_eval", "report", "base.json"],
+                          cwd=tmp_path / "cs", env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "error: cannot read base.json: not a regular file" in done.stderr
+
+
 def test_load_file_by_hand(tmp_path: Path, base_results: dict[str, Any]) -> None:
     p = tmp_path / "r.json"
     p.write_text(json.dumps(base_results))

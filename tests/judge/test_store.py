@@ -4,8 +4,10 @@ branches (a real git merge) and shards, ``agent-eval judge tidy``."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -195,3 +197,19 @@ def test_tidy_merges_shard_stores_and_check_fails_when_untidy(tmp_path: Path,
     assert keys == ["a" * 64, "b" * 64, "c" * 64]
     assert json.loads(a.read_text().splitlines()[0])["reasoning"] == "ok"  # sorts first
     assert main(["judge", "tidy", "--check", "a.jsonl"]) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_store_that_is_no_regular_file_is_refused_without_waiting(tmp_path: Path) -> None:
+    # a pull request's judge.store (or a committed link in its place) naming a FIFO, or
+    # /proc/self/fd/1 (the process's own output pipe): reading it hung the run
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "judgements.jsonl").symlink_to(tmp_path / "fifo")
+    code = ("import sys; from pathlib import Path; from agent_eval.judge.store import "
+            "read_store; print(read_store(Path(sys.argv[1]), 'judgements.jsonl'))")
+    src = str(Path(store.__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "judgements.jsonl")],
+                          env={**os.environ, "PYTHONPATH": src}, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.stdout == ("cannot read the judgement store judgements.jsonl: not a regular "
+                           "file (a FIFO, socket or device, its links followed)\n"), done.stderr

@@ -48,6 +48,7 @@ from agent_eval.api import suite_sources
 from agent_eval.compare import attach, no_baseline
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ConfigError, ResultsFileError
+from agent_eval.jsonutil import open_regular
 from agent_eval.results import Results
 from agent_eval.suite import Suite, load_suite
 
@@ -154,7 +155,7 @@ def load_file(path: str | Path, limit: int | None = None) -> Results:
     bytes (default :func:`max_bytes`)."""
     limit = max_bytes() if limit is None else limit
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a FIFO or a link to a pipe: never waited on
             data = fh.read(limit + 1)
     except OSError as exc:
         raise BaselineError(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -239,10 +240,16 @@ def file_at_base(workspace: Path, sha: str, path: Path, what: str = "baseline fi
         top = Path(_git(workspace, "rev-parse", "--show-toplevel").stdout.strip())
     except GitError as exc:
         return unknown(path.name, exc)
-    try:
-        rel = path.resolve().relative_to(top.resolve()).as_posix()
-    except ValueError:
+    # the path as named, its links not followed: a base.json the pull request made a link
+    # to another file it did not change would read as the base commit's own version
+    rel = _in_repository(path, top)
+    if rel is None:
         return unknown(path.name, "it is outside the repository")
+    if Path(os.path.realpath(path)) != top.resolve() / rel:  # a link below the top
+        link = _link_in(top, rel)
+        through = f"the symbolic link {link}" if link else "a symbolic link in its path"
+        return unknown(rel, f"it is read through {through}, which the pull request may "
+                       "have pointed at another file; review it")
     try:
         ensure_commit(top, sha)
     except GitError as exc:
@@ -266,6 +273,28 @@ def file_at_base(workspace: Path, sha: str, path: Path, what: str = "baseline fi
     return True, (f"the {what} {rel} was changed by this pull request: it differs from "
                   f"the base commit {short}'s version, so {consequence(f'{sha}:{rel}')}; "
                   "review its diff")
+
+
+def _in_repository(path: Path, top: Path) -> str | None:
+    """``path`` relative to the repository's top folder ``top``, as named (no symbolic
+    link below the top followed), or None when it is not inside it."""
+    named = Path(os.path.abspath(path))
+    real_top = top.resolve()
+    for folder in (named, *named.parents):  # the folder that is the top, links and all
+        if folder.resolve() == real_top:
+            rel = named.relative_to(folder)
+            return None if ".." in rel.parts or not rel.parts else rel.as_posix()
+    return None
+
+
+def _link_in(top: Path, rel: str) -> str | None:
+    """The first part of ``rel`` (below ``top``) that is a symbolic link, or None."""
+    current = top
+    for part in Path(rel).parts:
+        current = current / part
+        if current.is_symlink():
+            return current.relative_to(top).as_posix()
+    return None
 
 
 def from_ref(workspace: Path, ref: str, config: Path, traces: list[str] | None = None
@@ -512,6 +541,23 @@ def not_applicable(kind: str, event: Event, traces_from_artifact: bool) -> str |
     return None
 
 
+def _pull_request_not_found(event: Event) -> str | None:
+    """Why a ``workflow_run`` run started by a pull request has no base to compare with:
+    its pull request was not found (a fork's, whose payload lists none, is looked up by
+    the triggering run's head commit: not found when the pull request has moved on to
+    another head or was closed, or when the token may not list pull requests). None for
+    any other run. Such a run is a pull request's, and its regression gates are never
+    skipped as if it were a push's (docs/action-events.md)."""
+    if (event.name != "workflow_run" or event.is_pull_request
+            or event.triggering_event not in ("pull_request", "pull_request_target")):
+        return None
+    head = (event.head_sha or "unknown")[:12]
+    return (f"this workflow_run run is for a pull request, but no open pull request with "
+            f"the triggering run's head commit {head} as its head was found (it was pushed "
+            "to again or closed since, or the pull requests could not be listed: see the "
+            "log), so its base branch is unknown")
+
+
 def _base_sha(kind: str, event: Event) -> str | None:
     from agent_eval.github.event import ZERO_SHA  # lazy: see from_artifact
 
@@ -546,14 +592,30 @@ def find_for_action(search: BaselineSearch) -> Found | None:
     The action looks for it before evaluating when the suite's pairwise judge checks need
     the base branch's outputs (docs/judge.md), else after."""
     kind, event, log = search.kind, search.event, search.log
+    lost = _pull_request_not_found(event)
+    if lost is not None and kind in ("auto", "git", "artifact"):
+        # a pull request's run, whose base is unknown: not a run with nothing to compare
+        if kind != "auto":
+            raise BaselineError(f"baseline: {kind} was asked for and cannot be had: {lost}. "
+                                "When the pull requests could not be listed, give the job "
+                                "`pull-requests: read`; else use baseline: auto to go on "
+                                "without a comparison (saying why), or baseline: none.")
+        return Found(None, {"kind": kind}, lost)
     why = not_applicable(kind, event, search.traces_from_artifact)
     if why is not None:
         if kind != "none":
             log(why)
         return None
     base_sha = _base_sha(kind, event)
-    git = None
-    if base_sha and not search.traces_from_artifact:
+    git: Callable[[], Found] | None = None
+    if search.traces_from_artifact:  # (said as it is, not "not available for this event")
+        def git() -> Found:
+            return Found(None, {"kind": "git"}, (
+                "the traces come from an artifact (input `artifact`), not from the "
+                "repository, so the base commit's committed traces are not the base run of "
+                "these; compare with the base branch's results artifact (baseline: "
+                "artifact)"))
+    elif base_sha:
         def git() -> Found:
             return from_git(search.workdir, base_sha, search.suite.path, search.traces,
                             tmp_root=search.tmp_root)

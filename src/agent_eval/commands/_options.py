@@ -13,7 +13,8 @@ from agent_eval.renderers import RENDERERS
 from agent_eval.suite import Suite
 from agent_eval.textdist import suggest
 
-__all__ = ["check_format", "color_wanted", "output_dir", "parse_formats"]
+__all__ = ["check_baseline_options", "check_format", "color_wanted", "output_dir",
+           "parse_formats"]
 
 
 def parse_formats(values: list[str] | None) -> list[str] | None:
@@ -29,6 +30,24 @@ def parse_formats(values: list[str] | None) -> list[str] | None:
     for name in out:
         check_format(name)
     return out
+
+
+def check_baseline_options(baseline: str | None, baseline_ref: str | None = None) -> None:
+    """``--baseline FILE`` and ``--baseline-ref REF`` as given: an empty one (an unset
+    variable in a CI script, ``--baseline "$BASE"``) or both at once is a ``ConfigError``
+    (exit 2). Either would otherwise run without the comparison it asked for, or with
+    another than the one named, and the regression gates would not be judged against
+    it (docs/results.md "The baseline")."""
+    for option, value in (("--baseline", baseline), ("--baseline-ref", baseline_ref)):
+        if value is not None and not value.strip():
+            raise ConfigError([f"{option} is empty (an unset variable?): the run would not "
+                               "be compared with a base run and the regression gates would "
+                               f"not be judged; give {option} a "
+                               f"{'results file' if option == '--baseline' else 'git revision'}"
+                               ", or leave the option out to run without a comparison"])
+    if baseline is not None and baseline_ref is not None:
+        raise ConfigError(["--baseline and --baseline-ref both name a base run; give one "
+                           "of them"])
 
 
 def _known_formats(known: Sequence[str] | None = None) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent_eval.api import load_suite
 from agent_eval.baseline import load_file, same_suite
-from agent_eval.commands._options import output_dir, parse_formats
+from agent_eval.commands._options import check_baseline_options, output_dir, parse_formats
 from agent_eval.commands.run import clear_folder, named_folder, write_outputs
 from agent_eval.compare import attach
 from agent_eval.errors import AgentEvalError, ExitCode, ResultsFileError
@@ -50,9 +50,10 @@ def _named_config(given: str, part: Results) -> str:
 def main(args: argparse.Namespace) -> ExitCode:
     given = parse_formats(args.format)  # an unknown format: exit 2 before anything is read
     try:  # a part or baseline that is not a results file: exit 2 (_cli)
+        check_baseline_options(args.baseline)  # empty: exit 2, never merged uncompared
         paths = part_files(args.parts)
         parts = [Results.load(str(path)) for path in paths]
-        base = load_file(args.baseline) if args.baseline else None
+        base = load_file(args.baseline) if args.baseline is not None else None
         config = args.config or _named_config(str(paths[0]), parts[0])
         if not Path(config).is_file():
             raise AgentEvalError(f"the suite file {config!r} the shards ran with is not "

@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval.api import load_suite, suite_sources
-from agent_eval.commands._options import color_wanted, output_dir, parse_formats
+from agent_eval.commands._options import (
+    check_baseline_options,
+    color_wanted,
+    output_dir,
+    parse_formats,
+)
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ExitCode
 from agent_eval.outputs import clear_outputs
@@ -50,6 +55,9 @@ def main(args: argparse.Namespace) -> ExitCode:
         raise
     formats = given or list(suite.model.output.format)  # validated by the suite model
     try:  # (first: --baseline may name the results.json of the run before this one)
+        # an empty --baseline / --baseline-ref, or both: exit 2 (never uncompared unsaid)
+        check_baseline_options(getattr(args, "baseline", None),
+                               getattr(args, "baseline_ref", None))
         if getattr(args, "shard", None) and (getattr(args, "baseline", None)
                                              or getattr(args, "baseline_ref", None)):
             # one shard's part against a whole run: the other shards' scenarios and

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from agent_eval.jsonutil import loads
+from agent_eval.jsonutil import loads, open_regular
 from agent_eval.judge.prompts import Prompt
 
 MAX_STORE_BYTES = 64 << 20  # a larger store is refused (a config error): split the suite
@@ -182,7 +182,7 @@ def read_store(path: Path, file: str) -> Store | str:
     It is read on its own, not as one of the suite's sources: it is no part of the
     config (the config digest and the policy comparison leave it out)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a link to a FIFO or a pipe: never waited on
             size = os.fstat(fh.fileno()).st_size
             # what the file holds (plus one, to see it grow), never the limit itself
             data = fh.read(min(size, MAX_STORE_BYTES) + 1)
