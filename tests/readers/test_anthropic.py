@@ -485,7 +485,7 @@ def test_a_cassette_cut_off_after_a_request_is_an_error_not_a_pass(tmp_path: Pat
     # line 8: the second interaction's list item (6 lines per interaction from line 2)
     [error] = [i for i in items if isinstance(i, InputError)]
     assert (error.rule, error.line) == ("input/invalid_event", 8)
-    assert error.message.startswith("this interaction recorded a request but no response")
+    assert error.message.startswith("this interaction recorded a request but no response body")
     assert [c.name for c in only_trace(items).tool_calls] == ["lookup"]
 
 

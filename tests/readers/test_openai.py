@@ -790,11 +790,15 @@ def test_an_empty_file_is_an_input_error_not_a_pass(fmt: str, tmp_path: Path,
     assert isinstance(err, InputError) and err.rule == "input/invalid_event"
 
 
-def test_a_cassette_cut_off_after_a_request_is_an_error_not_a_pass(tmp_path: Path) -> None:
-    """A cassette truncated after its last request (at a line break: still YAML) read as a
-    whole trace: the answer to that request, with the call the model made in it, was
-    never read, and the run passed. Now an input error at the interaction's line; the
-    interactions before it are still read."""
+@pytest.mark.parametrize("tail", ["", "  response:\n", "  response:\n    body:\n",
+                                  "  response:\n    body:\n      string:\n"])
+def test_a_cassette_cut_off_after_a_request_is_an_error_not_a_pass(tmp_path: Path,
+                                                                   tail: str) -> None:
+    """A cassette truncated after its last request, or inside its response before the
+    body (at a line break: still YAML), read as a whole trace: the answer to that
+    request, with the call the model made in it, was never read, and the run passed. Now
+    an input error at the interaction's line; the interactions before it are still
+    read."""
     lookup = {"id": "c1", "type": "function", "function": {"name": "lookup",
                                                            "arguments": "{}"}}
     first = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})
@@ -810,14 +814,14 @@ def test_a_cassette_cut_off_after_a_request_is_an_error_not_a_pass(tmp_path: Pat
             "    uri: https://api.openai.com/v1/chat/completions\n"
             "  response:\n    body:\n      string: " + json.dumps(answer) + "\n"
             "- request:\n    body: " + json.dumps(second) + "\n"
-            "    uri: https://api.openai.com/v1/chat/completions\n")
+            "    uri: https://api.openai.com/v1/chat/completions\n" + tail)
     path = tmp_path / "cut.yaml"
     path.write_text(text)
     items = read_path(path)
     # line 8: the second interaction's list item (6 lines per interaction from line 2)
     [error] = [i for i in items if isinstance(i, InputError)]
     assert (error.rule, error.line) == ("input/invalid_event", 8)
-    assert error.message.startswith("this interaction recorded a request but no response")
+    assert error.message.startswith("this interaction recorded a request but no response body")
     [trace] = [i for i in items if isinstance(i, Trace)]
     assert [c.name for c in trace.tool_calls] == ["lookup"]
 
