@@ -116,6 +116,14 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  regression: {max_score_drop: on}\n", "max_score_drop", ["a boolean"]),
     ("  warning: {max_latency_p95_ms: true}\n", "max_latency_p95_ms", ["a boolean"]),
     ("  composite: {weights: {pass_rate: true}}\n", "pass_rate", ["a boolean"]),
+    # before: with no expect.tools anywhere the tool metrics are never known, and such a
+    # blocking criterion only warned ("tool_recall is unknown (not recorded)") in every run
+    ("  blocking: {min_tool_recall: 0.9}\n", "min_tool_recall",
+     ["no scenario has expect.tools", "so tool_recall is not defined"]),
+    ("  warning: {min_tool_precision: 0.9}\n", "min_tool_precision",
+     ["no scenario has expect.tools"]),
+    ("  composite: {weights: {tool_precision: 1}, min: 0.5}\n", "tool_precision",
+     ["no scenario has expect.tools"]),
     ("  composite: {weights: {latency: 1}, min: 0.8}\n", "latency",
      ["needs a latency scale"]),
     ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),
