@@ -14,7 +14,15 @@ from typing import Any
 
 import pytest
 import yaml
-from action_harness import GIT_ENV, FakeGitHub, Reply, pr_payload, require_node_tools, run_action
+from action_harness import (
+    GIT_ENV,
+    FakeGitHub,
+    Reply,
+    pr_payload,
+    push_payload,
+    require_node_tools,
+    run_action,
+)
 
 from agent_eval import Location, ToolCall, Trace, evaluate, load_suite
 from agent_eval.github.client import ApiError, GitHubClient
@@ -300,3 +308,30 @@ def test_a_shard_uploads_its_part_when_its_sarif_upload_failed() -> None:
     [part] = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert steps.index(part) > sarif and part["with"]["path"] == "part/results.json"
     assert part.get("if") == "${{ !cancelled() }}"
+
+
+# ------------------------------------------------------------------ live MCP suites
+def test_a_suite_with_live_probes_is_refused_not_passed_without_them(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    # the action does not run probes (docs/mcp.md). Where the MCP SDK is installed (this
+    # test's environment: `agent-eval action` on a runner or a laptop), the suite loaded,
+    # its traces (clean) were checked, the probe never ran, and the step passed (exit 0)
+    suite = READ_ONLY + """servers:
+  srv:
+    command: a-server-that-must-not-be-started
+probes:
+  - id: sum
+    tool: get-sum
+    arguments: {a: 2, b: 3}
+    expect_result: {contains: "is 6"}
+"""
+    ws = _workspace(tmp_path / "ws", {"agent-eval.yaml": suite,
+                                      "traces/t.jsonl": _trace("read_file")})
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"baseline": "none", "upload-sarif": "false"})
+    assert run.code == 2, run.stdout
+    assert run.outputs["verdict"] == "error"
+    # at the servers: key (line 7 of the suite), saying what to do instead
+    [error] = run.lines("::error title=agent-eval::")
+    assert "agent-eval.yaml:7:1: the action does not run live MCP servers and probes" in error
+    assert "agent-eval run" in error

@@ -461,6 +461,34 @@ def test_a_cut_gzip_body_in_a_cassette_is_an_error_at_its_line(tmp_path: Path) -
     assert [c.name for c in only_trace(items).tool_calls] == ["lookup"]
 
 
+def test_a_cassette_cut_off_after_a_request_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    """The last interaction holds a request and no response (a cassette truncated at a
+    line break is still YAML): the answer, and the tool_use in it, were never read and
+    the trace passed as whole. Now an input error at that interaction's line."""
+    lookup = {"type": "tool_use", "id": "tu1", "name": "lookup", "input": {}}
+    first = json.dumps({"model": "claude-x", "max_tokens": 5,
+                        "messages": [{"role": "user", "content": "hi"}]})
+    answer = json.dumps({"id": "msg_1", "type": "message", "role": "assistant",
+                         "model": "claude-x", "stop_reason": "tool_use", "content": [lookup]})
+    second = json.dumps({"model": "claude-x", "max_tokens": 5, "messages": [
+        {"role": "user", "content": "hi"}, {"role": "assistant", "content": [lookup]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1",
+                                      "content": "found"}]}]})
+    cassette = ("interactions:\n"
+                "- request:\n    body: " + json.dumps(first) + "\n"
+                "    uri: https://api.anthropic.com/v1/messages\n"
+                "  response:\n    body:\n      string: " + json.dumps(answer) + "\n"
+                "- request:\n    body: " + json.dumps(second) + "\n"
+                "    uri: https://api.anthropic.com/v1/messages\n")
+    name, items = read_auto(write(tmp_path, "cut.yaml", cassette))
+    assert name == "anthropic"
+    # line 8: the second interaction's list item (6 lines per interaction from line 2)
+    [error] = [i for i in items if isinstance(i, InputError)]
+    assert (error.rule, error.line) == ("input/invalid_event", 8)
+    assert error.message.startswith("this interaction recorded a request but no response body")
+    assert [c.name for c in only_trace(items).tool_calls] == ["lookup"]
+
+
 def test_a_cassette_body_written_as_a_yaml_mapping_is_read(tmp_path: Path) -> None:
     cassette = ("interactions:\n- request:\n    body:\n      model: claude-x\n"
                 "      max_tokens: 5\n      messages: [{role: user, content: hi}]\n"

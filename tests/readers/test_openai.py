@@ -790,6 +790,42 @@ def test_an_empty_file_is_an_input_error_not_a_pass(fmt: str, tmp_path: Path,
     assert isinstance(err, InputError) and err.rule == "input/invalid_event"
 
 
+@pytest.mark.parametrize("tail", ["", "  response:\n", "  response:\n    body:\n",
+                                  "  response:\n    body:\n      string:\n"])
+def test_a_cassette_cut_off_after_a_request_is_an_error_not_a_pass(tmp_path: Path,
+                                                                   tail: str) -> None:
+    """A cassette truncated after its last request, or inside its response before the
+    body (at a line break: still YAML), read as a whole trace: the answer to that
+    request, with the call the model made in it, was never read, and the run passed. Now
+    an input error at the interaction's line; the interactions before it are still
+    read."""
+    lookup = {"id": "c1", "type": "function", "function": {"name": "lookup",
+                                                           "arguments": "{}"}}
+    first = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})
+    answer = json.dumps({"object": "chat.completion", "model": "gpt-4o", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": None,
+                                 "tool_calls": [lookup]}}]})
+    second = json.dumps({"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [lookup]},
+        {"role": "tool", "tool_call_id": "c1", "content": "found"}]})
+    text = ("interactions:\n"
+            "- request:\n    body: " + json.dumps(first) + "\n"
+            "    uri: https://api.openai.com/v1/chat/completions\n"
+            "  response:\n    body:\n      string: " + json.dumps(answer) + "\n"
+            "- request:\n    body: " + json.dumps(second) + "\n"
+            "    uri: https://api.openai.com/v1/chat/completions\n" + tail)
+    path = tmp_path / "cut.yaml"
+    path.write_text(text)
+    items = read_path(path)
+    # line 8: the second interaction's list item (6 lines per interaction from line 2)
+    [error] = [i for i in items if isinstance(i, InputError)]
+    assert (error.rule, error.line) == ("input/invalid_event", 8)
+    assert error.message.startswith("this interaction recorded a request but no response body")
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    assert [c.name for c in trace.tool_calls] == ["lookup"]
+
+
 def test_a_cassette_body_that_is_not_json_is_an_error_not_dropped(tmp_path: Path) -> None:
     """A response body cut off (or otherwise not JSON) was dropped without a word: the
     tool call in it vanished from the trace. Now an input error at the body's line; an

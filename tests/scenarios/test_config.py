@@ -70,6 +70,16 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     ("  - id: A\n    min_pass_ratio: \"-1\"\n", "min_pass_ratio",
      ["'-1' is a string: write a rate as a number", "or as '90%'"]),
     ("  - id: A\n    min_pass_ratio: \"0.5\"\n", "min_pass_ratio", ["'0.5' is a string"]),
+    # before: a YAML boolean was read as 0 or 1, without a word: min_pass_ratio: false let
+    # every trace fail (0 of n passed meets 0), max_tool_calls: yes allowed one call
+    ("  - id: A\n    min_pass_ratio: false\n", "min_pass_ratio",
+     ["a boolean (YAML reads true, false, yes, no, on and off as booleans), not a rate"]),
+    ("  - id: A\n    thresholds: {max_tool_calls: yes}\n", "max_tool_calls",
+     ["a boolean", "not a number"]),
+    ("  - id: A\n    warn_thresholds: {max_cost_usd: off}\n", "max_cost_usd",
+     ["a boolean", "not a number"]),
+    ("  - id: A\n    weight: true\n", "weight", ["a boolean", "not a number"]),
+    ("  - id: A\n    weights: {sequence: false}\n", "sequence", ["a boolean"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
 ])
 def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: str,
@@ -98,6 +108,22 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  regression: {max_pass_rate_drop: \"40\"}\n", "max_pass_rate_drop",
      ["'40' is a string: write a rate as a number"]),
     ("  blocking: {min_pass_rate: \"1e-300\"}\n", "min_pass_rate", ["is a string"]),
+    # before: false was a blocking min_pass_rate of 0, met by any run, which then
+    # tolerated every failed scenario (verdict warn, exit 0); true a drop of 100 %
+    ("  blocking: {min_pass_rate: false}\n", "min_pass_rate", ["a boolean", "not a"]),
+    ("  by_category: {adversarial: no}\n", "adversarial: no", ["a boolean", "not a rate"]),
+    ("  regression: {max_pass_rate_drop: true}\n", "max_pass_rate_drop", ["a boolean"]),
+    ("  regression: {max_score_drop: on}\n", "max_score_drop", ["a boolean"]),
+    ("  warning: {max_latency_p95_ms: true}\n", "max_latency_p95_ms", ["a boolean"]),
+    ("  composite: {weights: {pass_rate: true}}\n", "pass_rate", ["a boolean"]),
+    # before: with no expect.tools anywhere the tool metrics are never known, and such a
+    # blocking criterion only warned ("tool_recall is unknown (not recorded)") in every run
+    ("  blocking: {min_tool_recall: 0.9}\n", "min_tool_recall",
+     ["no scenario has expect.tools", "so tool_recall is not defined"]),
+    ("  warning: {min_tool_precision: 0.9}\n", "min_tool_precision",
+     ["no scenario has expect.tools"]),
+    ("  composite: {weights: {tool_precision: 1}, min: 0.5}\n", "tool_precision",
+     ["no scenario has expect.tools"]),
     ("  composite: {weights: {latency: 1}, min: 0.8}\n", "latency",
      ["needs a latency scale"]),
     ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),

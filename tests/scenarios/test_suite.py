@@ -693,6 +693,29 @@ pass_criteria:
     assert cli(ws)[1]["verdict"] == "warn"
 
 
+def test_a_missed_threshold_never_reads_as_its_own_limit(ws: Workspace) -> None:
+    """2 of 3 expected tools called: tool_recall 2/3 = 0.666666…, below min_tool_recall
+    0.6667. The finding said "tool_recall = 0.6667 is below min_tool_recall: 0.6667" (both
+    shown at 4 decimals), and a cost of 0.10002 "exceeds max_cost_usd: 0.1" as "0.1": the
+    numbers compared are shown in full, as the criteria's are."""
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {tools: [a, b, c]}
+    thresholds: {min_tool_recall: 0.6667}
+    warn_thresholds: {max_cost_usd: 0.1}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["a", "b"], cost=0.10002)})
+    code, data = cli(ws)
+    assert (code, data["verdict"]) == (1, "fail")
+    messages = {f["rule"]: f["message"] for f in scenario(Results.from_dict(data), "A")[
+        "findings"] if f["rule"] in ("scenario/threshold", "scenario/warn_threshold")}
+    assert messages == {
+        "scenario/threshold": "tool_recall = 0.6666666666666666 is below min_tool_recall: "
+                              "0.6667",
+        "scenario/warn_threshold": "cost_usd = 0.10002 exceeds max_cost_usd: 0.1 "
+                                   "(warn_thresholds)"}
+
+
 def test_an_advisory_scenario_only_warns(ws: Workspace) -> None:
     suite = FAILING.replace("  - id: HEALTHY\n", "  - id: HEALTHY\n    gate: warn\n").replace(
         "  - id: READ-ONLY\n", "  - id: READ-ONLY\n    gate: warn\n")

@@ -69,7 +69,7 @@ from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.safetext import one_line
-from agent_eval.suite import CONFIG_NAMES, Suite, find_config
+from agent_eval.suite import CONFIG_NAMES, LIVE_KEYS, Suite, find_config
 
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
 SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 bytes a char)
@@ -145,6 +145,7 @@ def _run(step: Step) -> ExitCode:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     s = _setup(step)
     suite = load_suite(s.inputs.config or _found_config())
+    _no_live(suite)
     find_pull_request(step, s.event, s.client)  # (workflow_run for a fork) before the baseline
     search = BaselineSearch(
         kind=s.inputs.baseline, event=s.event, suite=suite, workdir=s.workdir,
@@ -178,6 +179,22 @@ def _run(step: Step) -> ExitCode:
              f"{c.get('input_errors', 0)} input error(s) in {c.get('traces', 0)} trace(s); "
              f"fail-on {s.inputs.fail_on} → exit {code}")
     return code
+
+
+def _no_live(suite: Suite) -> None:
+    """The action does not run live MCP probes (docs/mcp.md): a suite with ``servers:`` or
+    ``probes:`` is a config error at that key. Its container has no MCP SDK, which stops
+    such a suite when it is loaded; where the SDK is installed (``agent-eval action`` run
+    on a runner or a developer's machine), the suite loaded, its probes were never run,
+    and the verdict passed without them."""
+    if suite.live is None:
+        return
+    key = next((k for k in LIVE_KEYS if suite.positions.has((k,))), LIVE_KEYS[0])
+    raise ConfigError([f"{suite.positions.where((key,))}: the action does not run live MCP "
+                       f"servers and probes ('{key}:'): they would not be checked. Run this "
+                       "suite with `agent-eval run` in a job step (pip install "
+                       "'agent-eval-ci[mcp]' and the servers), or give the action a suite "
+                       "without `servers:` and `probes:`"])
 
 
 def _setup(step: Step) -> _Setup:

@@ -38,7 +38,14 @@ from agent_eval.readers.base import (
     foreign_part,
     reused_call_id,
 )
-from agent_eval.readers.cassette import Body, BodyError, Cassette, body_text, read_cassette
+from agent_eval.readers.cassette import (
+    Body,
+    BodyError,
+    Cassette,
+    body_text,
+    no_response,
+    read_cassette,
+)
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, ReadState, feed
 from agent_eval.rule_ids import (
@@ -428,6 +435,9 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
         if (uri and "/messages" not in uri) or uri.rstrip("/").endswith("count_tokens"):
             f.unknown += 1  # another endpoint (models, token counting)
             continue
+        missing = no_response(inter, source.file)
+        if missing is not None:
+            yield missing
         for part in ("request", "response"):
             where = inter.bodies.get(part)
             try:

@@ -30,7 +30,8 @@ from agent_eval.rule_ids import (
 )
 from agent_eval.yamlpos import CheckedConstructor, YamlLimitError, guard_yaml
 
-__all__ = ["Body", "BodyError", "Cassette", "Interaction", "body_text", "read_cassette"]
+__all__ = ["Body", "BodyError", "Cassette", "Interaction", "body_text", "no_response",
+           "read_cassette"]
 
 _NEWLINE = re.compile("\n")  # line starts: the offset after each newline
 
@@ -102,6 +103,35 @@ def body_text(body: bytes, limits: Limits) -> str:
                             "record the cassette again")
         rest = inflate.unused_data
     return bytes(out).decode("utf-8", errors="replace")
+
+
+def no_response(it: Interaction, file: str) -> InputError | None:
+    """The input error of an interaction that sent a request with a body and recorded no
+    response body (no ``response:``, or one without a ``body:`` value), else None. vcrpy
+    writes a request and its response together: an interaction without one is a cassette
+    cut off after a request (a truncated file is still YAML when it ends at a line
+    break) or an edited one, and what the model answered, the calls it made, was never
+    read: the trace is incomplete, never a pass. A request without a body (a GET) is
+    passed over, and so is a response whose body is empty (recorded, with no content)."""
+    value = it.value
+    if type(value) is not dict:
+        return None
+    response = value.get("response")
+    answer = response.get("body") if isinstance(response, dict) else None
+    if isinstance(answer, dict):
+        answer = answer.get("string", answer)
+    if answer is not None:  # (an empty body is one: a call answered with no content)
+        return None
+    request = value.get("request")
+    body = request.get("body") if isinstance(request, dict) else None
+    if isinstance(body, dict):
+        body = body.get("string", body)
+    if body is None or (isinstance(body, str | bytes) and not body.strip()):
+        return None
+    return INPUT_INVALID_EVENT.input_error(
+        file, it.line, "this interaction recorded a request but no response body: the "
+        "cassette is cut off (or was edited), so the answer to this request, and any tool "
+        "call in it, was not read; record the cassette again")
 
 
 def _member(node: Any, key: str) -> tuple[Any, Any]:

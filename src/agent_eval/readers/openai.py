@@ -39,7 +39,13 @@ from agent_eval.readers.base import (
     reused_call_id,
     same_call,
 )
-from agent_eval.readers.cassette import BodyError, Cassette, body_text, read_cassette
+from agent_eval.readers.cassette import (
+    BodyError,
+    Cassette,
+    body_text,
+    no_response,
+    read_cassette,
+)
 from agent_eval.readers.jsonpos import JsonPath, container_lines, nearest_line
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import (
@@ -880,6 +886,9 @@ def _cassette_bodies(cassette: Cassette, source: SourceFile
     for it in cassette.interactions:
         if type(it.value) is not dict:
             continue
+        missing = no_response(it, source.file)
+        if missing is not None:
+            errors.append(missing)
         req = it.value.get("request")
         resp = it.value.get("response")
         req = req if type(req) is dict else {}

@@ -781,9 +781,16 @@ class _Compiler:
 
         has_output = any(s.output for s in scenarios)
         has_behaviors = any(s.behaviors for s in scenarios)
+        # the tool metrics are over the scenarios with expect.tools (or tool_categories):
+        # with none, a criterion on them was unknown in every run, a blocking one only
+        # warned ("not recorded"), and the gate could never fail
+        no_tools = (None if any(s.tools is not None for s in scenarios)
+                    else "no scenario has expect.tools (or expect.tool_categories)")
         unavailable = {
             "accuracy": None if has_output else "no scenario has output checks",
             "behavior_coverage": None if has_behaviors else "no scenario lists behaviors",
+            "tool_precision": no_tools,
+            "tool_recall": no_tools,
         }
         for kind, gates in (("blocking", pc.blocking), ("warning", pc.warning)):
             if gates is None:

@@ -137,6 +137,14 @@ def _num(x: float | None) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".")
 
 
+def _missed(value: float, threshold: float) -> str:
+    """A value that missed ``threshold``, as its finding shows it: in full when at 4
+    decimals it would read as the threshold ("tool_recall = 0.6667 is below
+    min_tool_recall: 0.6667"), as the criteria's messages do."""
+    shown = _num(value)
+    return repr(float(value)) if shown == _num(threshold) else shown
+
+
 @dataclass(slots=True)
 class Outcome:
     """One trace against one scenario."""
@@ -715,8 +723,9 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
         part, missing = ev.trace.recorded_part(limit.figure)
         if not m.at_most(part, limit.value):
             value = part
-            shown = (f"at least {_num(value)} ({missing} call{'s' if missing != 1 else ''} "
-                     "of the trace did not record it)")
+            calls = f"{missing} call{'s' if missing != 1 else ''}"
+            shown = (f"at least {_missed(value, limit.value)} ({calls} of the trace did not "
+                     "record it)")
     if math.isnan(value):
         what = UNRECORDED.get(limit.figure, limit.figure)
         ev.warned = True
@@ -732,13 +741,14 @@ def _limit(ev: _Eval, limit: Limit, v: list[float], *, blocking: bool) -> None:
     if blocking:
         ev.failed = True
         ev.add(SCENARIO_THRESHOLD, "error",
-               f"{limit.figure} = {shown or _num(value)} {relation} {limit.text}", limit.ref,
+               f"{limit.figure} = {shown or _missed(value, limit.value)} {relation} {limit.text}",
+               limit.ref,
                ev.at_end(), value=value, constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})
     else:
         ev.warned = True
         ev.add(SCENARIO_WARN_THRESHOLD, "warning",
-               f"{limit.figure} = {shown or _num(value)} {relation} {limit.text} "
+               f"{limit.figure} = {shown or _missed(value, limit.value)} {relation} {limit.text} "
                "(warn_thresholds)",
                limit.ref, ev.at_end(), value=value, constraint=limit.text,
                details={"figure": limit.figure, "threshold": limit.value})

@@ -7,15 +7,28 @@ error back to its YAML line, and the compiler reads each key's line from the pos
 
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from agent_eval.config.models import Strict, ToolPatterns, no_items
 from agent_eval.judge.models import JudgeCheck
+
+# YAML 1.1 reads more words than true and false as booleans
+_BOOLEAN = "a boolean (YAML reads true, false, yes, no, on and off as booleans)"
 
 
 def _as_fraction(value: Any) -> Any:
     """A rate as a fraction: ``0.9``, ``90`` (above 1 it is a percentage) or ``"90%"``
     all mean 0.9 (EvalView and CIAgent write percentages)."""
+    if isinstance(value, bool):  # pydantic would read true as 1.0 and false as 0.0
+        raise ValueError(f"{_BOOLEAN}, not a rate: write a fraction in [0, 1] (0.9), a "
+                         "percentage above 1 up to 100 (90) or '90%'")
     if isinstance(value, str) and value.strip().endswith("%"):
         try:
             value = float(value.strip()[:-1]) / 100
@@ -26,9 +39,9 @@ def _as_fraction(value: Any) -> Any:
         # the percentage rule below: a quoted rate must say what it is
         raise ValueError(f"'{value}' is a string: write a rate as a number, a fraction in "
                          "[0, 1] (0.9) or a percentage above 1 up to 100 (90), or as '90%'")
-    elif isinstance(value, int | float) and not isinstance(value, bool) and 1 < value <= 100:
+    elif isinstance(value, int | float) and 1 < value <= 100:
         value = value / 100
-    if isinstance(value, int | float) and not isinstance(value, bool) and not 0 <= value <= 1:
+    if isinstance(value, int | float) and not 0 <= value <= 1:
         raise ValueError(f"{value} is not a rate: write a fraction in [0, 1] (0.9), a "
                          "percentage above 1 up to 100 (90) or '90%'")
     return value
@@ -50,6 +63,21 @@ def _fraction(description: str) -> Any:
 
 def _limit(description: str) -> Any:
     return Field(None, ge=0, description=description)
+
+
+class _Numbers(Strict):
+    """A model of limits and weights: a YAML boolean (``true``, ``false``, and YAML 1.1's
+    ``yes``, ``no``, ``on``, ``off``) given for a number is a config error at its key.
+    pydantic read it as 1 or 0: ``max_tool_calls: true`` allowed one call, a weight of
+    ``false`` dropped a component, without a word."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, bool) and info.field_name is not None \
+                and cls.model_fields[info.field_name].annotation is not bool:
+            raise ValueError(f"{_BOOLEAN}, not a number: write the number")
+        return value
 
 
 class OutputExpect(Strict):
@@ -154,7 +182,7 @@ class Expect(Strict):
         "recorded (a score the trace recorded).")
 
 
-class Thresholds(Strict):
+class Thresholds(_Numbers):
     """Per-trace limits: under `thresholds` a miss is a FAIL, under `warn_thresholds` a
     WARN."""
 
@@ -180,7 +208,7 @@ class Thresholds(Strict):
         "checks' scores (needs expect.output or a scored judge check).")
 
 
-class Weights(Strict):
+class Weights(_Numbers):
     tool_accuracy: float | None = Field(None, ge=0, description="Weight of tool_recall.")
     output_quality: float | None = Field(None, ge=0, description="Weight of output_quality.")
     sequence: float | None = Field(None, ge=0, description="Weight of sequence similarity.")
@@ -231,8 +259,15 @@ class Scenario(Strict):
     def _id_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _weight(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # (as in the limits: _Numbers)
+            raise ValueError(f"{_BOOLEAN}, not a number: write the number")
+        return value
 
-class Gates(Strict):
+
+class Gates(_Numbers):
     """Suite metrics against limits (blocking: a miss fails the suite; warning: warns)."""
 
     min_pass_rate: Fraction | None = _fraction("Passed scenarios / scenarios.")
@@ -251,7 +286,7 @@ class Gates(Strict):
                                                "/ mean total tokens × 1000.")
 
 
-class CompositeWeights(Strict):
+class CompositeWeights(_Numbers):
     pass_rate: float | None = Field(None, ge=0)
     weighted_pass_rate: float | None = Field(None, ge=0)
     accuracy: float | None = Field(None, ge=0)
@@ -263,7 +298,7 @@ class CompositeWeights(Strict):
                                   "max_latency_p95_ms).")
 
 
-class Composite(Strict):
+class Composite(_Numbers):
     weights: CompositeWeights = Field(description="Suite metric -> weight.")
     min: Fraction | None = _fraction("The suite fails when the composite is below this.")
     max_latency_p95_ms: float | None = Field(
@@ -271,7 +306,7 @@ class Composite(Strict):
         "max_latency_p95_ms of blocking, else of warning).")
 
 
-class Regression(Strict):
+class Regression(_Numbers):
     """Against the base branch (needs a baseline; skipped with a note without one)."""
 
     max_pass_rate_drop: Fraction | None = _fraction("Largest allowed drop of pass_rate.")
