@@ -112,6 +112,26 @@ def test_load_evaluate(suite_dir: Path) -> None:
     assert res.exit_code == 1
 
 
+def test_evaluate_refuses_a_live_suite_whose_probes_it_would_not_run(suite_dir: Path) -> None:
+    """``evaluate`` checks recorded traces: a suite with ``servers:`` and ``probes:`` was
+    evaluated without its probes, and passed (verdict pass) where ``agent-eval run``, which
+    runs the probe, fails it. It is a config error at ``servers:`` now."""
+    (suite_dir / "live.yaml").write_text(SUITE + """servers:
+  srv:
+    command: a-server-that-must-not-be-started
+probes:
+  - {id: sum, tool: get-sum, arguments: {a: 2, b: 3}, expect_result: {contains: "is 6"}}
+""")
+    (suite_dir / "t.jsonl").write_text(ev("select", "a"))
+    suite = load_suite("live.yaml")
+    with pytest.raises(ConfigError) as exc:
+        evaluate(suite, load_traces(["t.jsonl"], suite))
+    [problem] = exc.value.problems
+    assert problem.startswith("live.yaml:6:1: agent_eval.evaluate() does not run live MCP "
+                              "servers and probes ('servers:')")
+    assert "agent-eval run" in problem
+
+
 def test_load_suite_raises_config_error(suite_dir: Path) -> None:
     (suite_dir / "bad.yaml").write_text("suite: s\ntests:\n  - metric: nope\n")
     with pytest.raises(ConfigError) as exc:

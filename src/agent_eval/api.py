@@ -63,5 +63,9 @@ def evaluate(suite: Suite, traces: Iterable[ReadItem], *,
     """Evaluate traces against a suite. No file is written, except beyond
     :data:`agent_eval.spill.SPILL_AT` findings: those go to a private temporary folder,
     removed with the results (:meth:`Results.close`). ``strict_coverage``: a tool named in
-    the config that no trace calls is an error (coverage/unexercised)."""
+    the config that no trace calls is an error (coverage/unexercised). A live suite
+    (``servers:``, ``probes:``) is a :class:`ConfigError`: its probes are not run here,
+    and the verdict would pass without them."""
+    suite.refuse_live("agent_eval.evaluate()", "Run the suite with `agent-eval run` (with "
+                      "the [mcp] extra), which starts the servers and runs the probes")
     return _evaluate(suite, traces, strict_coverage=strict_coverage)

@@ -106,6 +106,18 @@ class Suite:
         """The suite's judge (judge checks or a ``judge:`` block), else None."""
         return self.scenarios.judge if self.scenarios is not None else None
 
+    def refuse_live(self, who: str, instead: str) -> None:
+        """A config error at the suite's ``servers:`` (or ``probes:``, ``tool_lock:``) when
+        it is live: ``who`` (the action, the library's ``evaluate``) checks recorded traces
+        only, so its probes would never run and the verdict would pass without them
+        (docs/mcp.md); ``instead`` says what runs them."""
+        if self.live is None:
+            return
+        key = next((k for k in LIVE_KEYS if self.positions.has((k,))), LIVE_KEYS[0])
+        raise ConfigError([f"{self.positions.where((key,))}: {who} does not run live MCP "
+                           f"servers and probes ('{key}:'): they would not be checked. "
+                           f"{instead}"])
+
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         judge = self.judge
         return (_rebuild, (str(self.path), str(self.root), self.sources, self.dialect,

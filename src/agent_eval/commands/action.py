@@ -69,7 +69,7 @@ from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 from agent_eval.rule_ids import INPUT_NO_TRACES
 from agent_eval.safetext import one_line
-from agent_eval.suite import CONFIG_NAMES, LIVE_KEYS, Suite, find_config
+from agent_eval.suite import CONFIG_NAMES, Suite, find_config
 
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
 SUMMARY_CHARS = 250_000  # the job summary's markdown (under 1 MiB even at 4 bytes a char)
@@ -187,14 +187,9 @@ def _no_live(suite: Suite) -> None:
     such a suite when it is loaded; where the SDK is installed (``agent-eval action`` run
     on a runner or a developer's machine), the suite loaded, its probes were never run,
     and the verdict passed without them."""
-    if suite.live is None:
-        return
-    key = next((k for k in LIVE_KEYS if suite.positions.has((k,))), LIVE_KEYS[0])
-    raise ConfigError([f"{suite.positions.where((key,))}: the action does not run live MCP "
-                       f"servers and probes ('{key}:'): they would not be checked. Run this "
-                       "suite with `agent-eval run` in a job step (pip install "
-                       "'agent-eval-ci[mcp]' and the servers), or give the action a suite "
-                       "without `servers:` and `probes:`"])
+    suite.refuse_live("the action", "Run this suite with `agent-eval run` in a job step (pip "
+                      "install 'agent-eval-ci[mcp]' and the servers), or give the action a "
+                      "suite without `servers:` and `probes:`")
 
 
 def _setup(step: Step) -> _Setup:
