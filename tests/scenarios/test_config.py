@@ -81,6 +81,23 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     ("  - id: A\n    weight: true\n", "weight", ["a boolean", "not a number"]),
     ("  - id: A\n    weights: {sequence: false}\n", "sequence", ["a boolean"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
+    # before: each of these checked nothing and the scenario passed (exit 0)
+    ("  - id: A\n    expect:\n      forbidden_tools: []\n", "forbidden_tools",
+     ["'forbidden_tools' is empty", "names no tool"]),
+    ("  - id: A\n    expect:\n      must_not: []\n", "must_not",
+     ["'must_not' is empty", "add a behavior"]),
+    ("  - id: A\n    expect:\n      behaviors: []\n", "behaviors", ["'behaviors' is empty"]),
+    ("  - id: A\n    expect:\n      output: {}\n", "output", ["'output' is empty"]),
+    ("  - id: A\n    expect:\n      args: {}\n", "args", ["'args' is empty"]),
+    ("  - id: A\n    expect:\n      handoffs: []\n", "handoffs", ["add an agent"]),
+    ("  - id: A\n    expect:\n      judge: []\n", "judge", ["add a judge check"]),
+    ("  - id: A\n    expect:\n      must_not:\n        - tool_called: []\n", "tool_called",
+     ["'tool_called' is empty", "names no tool"]),
+    ("  - id: A\n    expect:\n      behaviors:\n        - tool_not_called: []\n",
+     "tool_not_called", ["'tool_not_called' is empty"]),
+    # (in must_not, an empty sequence was a hit in every trace: every trace failed)
+    ("  - id: A\n    expect:\n      must_not:\n        - sequence: []\n", "sequence",
+     ["'sequence' is empty", "add a tool"]),
 ])
 def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: str,
                                             words: list[str]) -> None:

@@ -45,6 +45,7 @@ from agent_eval.scenarios.models import (
     Thresholds,
 )
 from agent_eval.selectors import (
+    EMPTY_TOOLS,
     Implied,
     SelectorCompiler,
     implied_type,
@@ -478,6 +479,31 @@ class _Compiler:
                     if isinstance(b, dict):
                         self._check_names(b.get(f), (*path, key, i, f))
 
+    def check_empty(self, expect: Any, path: Path) -> None:
+        """A config error at every key of a scenario's ``expect`` whose empty value checks
+        nothing, and passed: ``forbidden_tools: []``, ``must_not: []``, ``output: {}``, a
+        behavior's ``tool_called: []``... (as ``blocklist: []`` of a test). ``tools: []``
+        is a claim (no tool is expected: tool_precision), and an empty ``expected_error``
+        leaves ``tool_health: true``; both are kept."""
+        if not isinstance(expect, dict):
+            return
+        nothing = "checks nothing, and would pass; add {} or remove the key"
+        for key, what in (("forbidden_tools", None), ("handoffs", "an agent"),
+                          ("behaviors", "a behavior"), ("must_not", "a behavior"),
+                          ("judge", "a judge check"), ("args", "a tool and its arguments"),
+                          ("output", "a check (contains, equals, regex, ...)")):
+            value = expect.get(key)
+            if isinstance(value, list | dict) and not value:
+                self.problem((*path, key), f"'{key}' is empty: " + (
+                    EMPTY_TOOLS if what is None else nothing.format(what)))
+        for key in ("behaviors", "must_not"):
+            items = expect.get(key)
+            for i, b in enumerate(items if isinstance(items, list) else ()):
+                for f in ("tool_called", "tool_not_called", "sequence"):
+                    if isinstance(b, dict) and b.get(f) == []:
+                        self.problem((*path, key, i, f), f"'{f}' is empty: " + (
+                            EMPTY_TOOLS if f != "sequence" else nothing.format("a tool")))
+
     def _check_names(self, value: Any, path: Path) -> None:
         if isinstance(value, str) and value.startswith(GROUP_PREFIX):
             self.expand([value], path)
@@ -515,6 +541,7 @@ class _Compiler:
                          "is also 'required: true' (a required scenario fails the suite); "
                          "remove one of the two")
         self.check_groups(self._raw(at).get("expect"), (*base, "expect"))
+        self.check_empty(self._raw(at).get("expect"), (*base, "expect"))
         self.expect(sc, cfg.expect, ref, base)
         sc.thresholds = self.limits(cfg.thresholds, "thresholds", ref, base, sc)
         sc.warn_thresholds = self.limits(cfg.warn_thresholds, "warn_thresholds", ref, base, sc)
