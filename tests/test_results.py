@@ -424,3 +424,57 @@ def test_a_large_results_file_with_one_bad_item_is_not_checked_whole_by_jsonsche
         "at tests[0].violations[2000].fingerprint", "at traces[2000].line"], problems
     assert "at traces[2000].line: -1 is less than the minimum of 0" in problems
     assert given == [(1, 1)]
+
+
+# ------------------------------------------------------------ claims a file cannot make
+def _example_doc() -> dict[str, Any]:
+    from tests.conftest import example_results
+
+    doc: dict[str, Any] = json.loads(json_renderer.render(example_results()))
+    return doc
+
+
+def _edited(doc: dict[str, Any]) -> str:
+    from agent_eval.errors import ResultsFileError
+
+    with pytest.raises(ResultsFileError) as info:
+        Results.parse(json.dumps(doc).encode(), "r.json")
+    return str(info.value)
+
+
+def test_a_results_file_whose_verdict_its_content_contradicts_is_refused() -> None:
+    """A results file (a fork's artifact, a baseline) was taken at its word: with its
+    verdict written "pass" over its error findings, `report` showed "✅ pass"; with the
+    tests' statuses written "pass" too, a merge counted them so. Each is refused now (by
+    hand: the bundled example fails, its `args` test holds error-severity findings)."""
+    doc = _example_doc()
+    assert Results.parse(json.dumps(doc).encode(), "r.json").verdict == "fail"  # as written
+    assert doc["verdict"] == "fail"
+    doc["verdict"] = "pass"
+    assert _edited(doc) == ("r.json is not a results file agent-eval wrote: its verdict says "
+                            "'pass' but its content makes it 'fail'; it was edited (or made "
+                            "by another program): run agent-eval again for results to read")
+    failing = next(t for t in doc["tests"] if t["status"] == "fail")
+    assert any(v["severity"] == "error" for v in failing["violations"])
+    for t in doc["tests"]:
+        t["status"] = "pass"
+    assert f"test '{failing['id']}' says 'pass' but holds findings that make it 'fail'" in \
+        _edited(doc)
+    # worse than its content is not a lie that passes anything: kept as written
+    doc = _example_doc()
+    doc["verdict"] = "error"
+    assert Results.parse(json.dumps(doc).encode(), "r.json").verdict == "error"
+
+
+@pytest.mark.parametrize("path", ["../../evil/x.yaml", "/etc/passwd", "a/../../x.yaml"])
+def test_a_results_file_locating_a_policy_outside_the_repository_is_refused(
+        path: str) -> None:
+    """Every config file of a run is inside the repository: a finding located at
+    ``../../evil/x.yaml`` was linked and located there by `report` (SARIF's
+    ``%SRCROOT%/../../evil/x.yaml``, an absolute one an invalid SARIF file)."""
+    doc = _example_doc()
+    doc["tests"][0]["violations"][0]["config"]["file"] = path
+    assert f"is located at {path!r}, not a path inside the repository" in _edited(doc)
+    doc = _example_doc()
+    doc["config"] = path
+    assert f"its suite file {path!r} is not a path inside the repository" in _edited(doc)

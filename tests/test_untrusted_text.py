@@ -354,7 +354,8 @@ def test_a_mutated_results_file_is_read_or_refused_never_a_crash(
         except ResultsFileError as exc:
             message = str(exc)
             assert message.startswith(("m.json does not match the results schema",
-                                       "m.json is not an agent-eval results file")), message
+                                       "m.json is not an agent-eval results file",
+                                       "m.json is not a results file agent-eval wrote")), message
             continue
         read += 1
         try:

@@ -22,6 +22,7 @@ from agent_eval.errors import ExitCode, InputError, ResultsFileError
 from agent_eval.findings import ConfigRef, Finding, TraceRef, finding_dict, finding_from
 from agent_eval.jsonutil import JsonLimitError, loads, open_regular, read_whole
 from agent_eval.limits import DEFAULT, RESULTS, Limits
+from agent_eval.paths import repo_relative
 from agent_eval.safetext import clean_name, clean_strings, clean_text, clean_value
 from agent_eval.sections import CriterionResult, Inventory, Metrics, ScenarioResult
 from agent_eval.spill import Chained, SpilledFindings
@@ -308,12 +309,45 @@ class Results:
                                    f"{str(doc.get('schema_version'))[:20]!r}): "
                                    + "; ".join(problems))
         try:
-            return clean_results(cls.from_dict(doc))
+            results = clean_results(cls.from_dict(doc))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:  # pragma: no cover
             # the schema let through what from_dict cannot read: a bug, said in one line
             raise ResultsFileError(f"{where} cannot be read: {type(exc).__name__}: "
                                    f"{clean_name(str(exc), 200)} (this is a bug in "
                                    "agent-eval: the results schema allows it)") from None
+        claim = untrue_claim(results)
+        if claim is not None:
+            raise ResultsFileError(f"{where} is not a results file agent-eval wrote: {claim}; "
+                                   "it was edited (or made by another program): run "
+                                   "agent-eval again for results to read")
+        return results
+
+
+def untrue_claim(results: Results) -> str | None:
+    """What a results file (from anyone: a baseline, a fork's artifact) says that its own
+    content contradicts, or None: a policy location outside the repository (every config
+    file is inside the root; only a trace may be read from outside), a rule test's status
+    better than its worst finding, the verdict better than its tests, scenarios, criteria
+    and input errors give (:func:`verdict_of`). Rendered or merged as they were, such
+    results showed "pass" over error findings and linked or located policy lines outside
+    the repository."""
+    if not repo_relative(results.config):
+        return f"its suite file {results.config!r} is not a path inside the repository"
+    for v in results.findings:  # ("": a section read without its location)
+        if v.config.file and not repo_relative(v.config.file):
+            return (f"a finding of {v.rule} is located at {v.config.file!r}, not a path "
+                    "inside the repository")
+    for t in results.tests:
+        worst = "pass"
+        for v in t.violations:
+            worst = worse(worst, SEVERITY_VERDICT.get(v.severity, "pass"))
+        if _RANK[worst] > _RANK.get(t.status, 0):
+            return (f"test {t.id!r} says '{t.status}' but holds findings that make it "
+                    f"'{worst}'")
+    due = verdict_of(results)
+    if _RANK[due] > _RANK.get(results.verdict, 0):
+        return f"its verdict says '{results.verdict}' but its content makes it '{due}'"
+    return None
 
 
 # ------------------------------------------------------------------------ schema
