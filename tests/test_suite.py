@@ -212,6 +212,23 @@ def test_no_tests(tmp_path: Path) -> None:
     assert "no tests" in msg
 
 
+@pytest.mark.parametrize(("body", "at", "lists"), [
+    ("tests: []\nscenarios: []\n", (2, 1), "'scenarios:' list is"),
+    ("scenarios: []\n", (2, 1), "'scenarios:' list is"),
+    ("probes: []\n", (2, 1), "'probes:' list is"),
+    ("scenarios: []\nprobes: []\n", (2, 1), "'scenarios:' and 'probes:' lists are"),
+])
+def test_empty_scenarios_or_probes_beside_no_tests_check_nothing(
+        tmp_path: Path, body: str, at: tuple[int, int], lists: str) -> None:
+    """An empty ``scenarios:`` (or ``probes:``) list is no check: with no tests the suite
+    could only pass (it did, with exit code 0), so it is the "no tests" config error, at
+    the first of those keys."""
+    (_, line, col, msg), = problems_of(tmp_path, "suite: s\n" + body)
+    assert (line, col) == at
+    assert f"the suite has no tests, and its {lists} empty" in msg
+    assert "add a 'tests:' list or a scenario" in msg
+
+
 def test_policy_file_problems_point_into_the_policy(tmp_path: Path) -> None:
     suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
     policy = "tools:\n  t:\n    argumnts:\n      x: {type: number}\n"

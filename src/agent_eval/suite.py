@@ -237,11 +237,19 @@ class _Loader:
             self.check_format(model.format, positions)
         raw_tests = data.get("tests")
         live_keys = [k for k in LIVE_KEYS if k in data]
-        if not raw_tests and "scenarios" not in data and not live_keys and (
-                raw_tests is None or isinstance(raw_tests, list)):
-            self.problems.append(f"{positions.where(('tests',) if 'tests' in data else ())}: "
-                                 "the suite has no tests; add a 'tests:' list "
-                                 "(see docs/config.md)")
+        # an empty list checks nothing: `scenarios: []` (or `probes: []`) beside no tests
+        # is a suite that can only pass (docs/config.md)
+        empty = [k for k in ("scenarios", "probes") if data.get(k, None) == []]
+        if not raw_tests and (raw_tests is None or isinstance(raw_tests, list)) and not [
+                k for k in ("scenarios", *LIVE_KEYS) if k in data and k not in empty]:
+            where: Path = ("tests",) if "tests" in data else (empty[0],) if empty else ()
+            lists = " and ".join(f"'{k}:'" for k in empty)
+            self.problems.append(
+                f"{positions.where(where)}: the suite has no tests; add a 'tests:' list "
+                "(see docs/config.md)" if not empty else
+                f"{positions.where(where)}: the suite has no tests, and its {lists} "
+                f"{'lists are' if len(empty) > 1 else 'list is'} empty: it would check "
+                "nothing and pass; add a 'tests:' list or a scenario (see docs/config.md)")
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
         scenarios = None
