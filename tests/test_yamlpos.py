@@ -98,6 +98,32 @@ def test_invalid_yaml_is_file_line_col(text: str, line: int, col: int) -> None:
     assert (int(m.group(1)), int(m.group(2))) == (line, col)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "col", "char", "escape"),
+    [
+        # "  b: [x" is 7 characters: the NUL is column 8 of line 3
+        ("a: 1\nc: 2\n  b: [x\x00]\n", 3, 8, "U+0000", "\\x00"),
+        # two-byte characters before it: libyaml's offset (in bytes) is not the column
+        ("a: 1\nb: [\u00e9\u00e9\x07]\n", 2, 7, "U+0007", "\\x07"),
+        ("a: \ufffe\n", 1, 4, "U+FFFE", "\\uFFFE"),
+    ],
+)
+def test_a_character_yaml_refuses_is_an_error_at_its_line_and_column(
+        text: str, line: int, col: int, char: str, escape: str) -> None:
+    """The YAML reader's error has no line, only an offset: it was reported at 1:1 with
+    libyaml's 'in "<unicode string>", position N' (a NUL on line 40 too)."""
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    (problem,) = exc.value.problems
+    # the reason in brackets is the reader's: libyaml's "control characters are not
+    # allowed", PyYAML's own (without libyaml) "special characters are not allowed"
+    head, reason = problem.split(" (", 1)
+    assert head == f"s.yaml:{line}:{col}: invalid YAML: the character {char} is not " \
+        "allowed in a YAML file"
+    assert reason.endswith(f'characters are not allowed); remove it, or write it as the '
+                           f'escape "{escape}" in a double-quoted string')
+
+
 def test_tab_indentation_is_an_invalid_yaml_error() -> None:
     with pytest.raises(ConfigError) as exc:
         load_yaml("a:\n\tb: 1\n", "s.yaml")

@@ -262,6 +262,23 @@ def _pos(node: yaml.Node) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
+def _reader_error(exc: yaml.reader.ReaderError, text: str) -> tuple[int, int, str]:
+    """The 1-based line and column of the character the YAML reader refused, and the
+    message. The error has no mark, only an offset (in bytes for libyaml, in characters
+    for PyYAML's own reader): the refused character's first place in ``text`` is where
+    either reader stopped, as it refuses the first it meets."""
+    char = exc.character
+    at = text.find(chr(char)) if isinstance(char, int) else -1
+    if at < 0:
+        return 1, 1, f"invalid YAML: {exc.reason}"
+    line = text.count("\n", 0, at) + 1
+    col = at - text.rfind("\n", 0, at)
+    escape = f"\\x{char:02X}" if char <= 0xFF else f"\\u{char:04X}"
+    return line, col, (f"invalid YAML: the character U+{char:04X} is not allowed in a YAML "
+                       f"file ({exc.reason}); remove it, or write it as the escape "
+                       f"\"{escape}\" in a double-quoted string")
+
+
 def load_yaml(text: str, file: str, limits: Limits = CONFIG) -> tuple[Any, Positions]:
     """Parse one YAML document; errors are ``ConfigError`` with file:line:col."""
     positions = Positions(file)
@@ -274,6 +291,8 @@ def load_yaml(text: str, file: str, limits: Limits = CONFIG) -> tuple[Any, Posit
         node = yaml.compose(text, Loader=_Loader)
     except YamlLimitError as exc:
         raise ConfigError.at(file, exc.line, exc.col, exc.message) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL)
+        raise ConfigError.at(file, *_reader_error(exc, text)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
