@@ -163,7 +163,30 @@ def read_config_file(path: FsPath, config: FsPath, root: FsPath) -> str:
     if len(data) > CONFIG.max_file_bytes:
         raise OSError(f"larger than {CONFIG.max_file_bytes} bytes "
                       "(limits.max_file_bytes)")
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotUtf8Error(exc) from None
+
+
+class NotUtf8Error(UnicodeDecodeError):
+    """A config file that is not UTF-8 text: its text says where the first byte that is
+    not UTF-8 is (1-based ``line`` and ``col``, in characters) and what to do, where
+    Python's says "'utf-8' codec can't decode byte 0xff in position 8"."""
+
+    def __init__(self, exc: UnicodeDecodeError) -> None:
+        super().__init__(exc.encoding, exc.object, exc.start, exc.end, exc.reason)
+        head = bytes(exc.object[:exc.start])
+        self.line = head.count(b"\n") + 1
+        self.col = len(head[head.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+
+    def __str__(self) -> str:
+        data = bytes(self.object[:2])
+        if self.start == 0 and data in (b"\xff\xfe", b"\xfe\xff"):
+            return ("not UTF-8 text: it starts with a UTF-16 byte order mark; save the file "
+                    "as UTF-8")
+        return (f"not UTF-8 text: byte 0x{self.object[self.start]:02x} at line {self.line}, "
+                f"column {self.col}; save the file as UTF-8")
 
 
 class _Loader:
@@ -202,6 +225,9 @@ class _Loader:
         if not self.config.is_dir():
             try:
                 text = self.read(self.config)
+            except NotUtf8Error as exc:
+                raise ConfigError.at(file, exc.line, exc.col,
+                                     f"cannot read the config: {exc}") from None
             except (OSError, UnicodeDecodeError) as exc:
                 raise ConfigError([f"{file}: cannot read the config: {exc}"]) from None
             data, positions = load_yaml(text, file)
