@@ -261,6 +261,20 @@ def test_a_policy_that_is_not_utf8_names_its_line_and_column(tmp_path: Path) -> 
                           "at line 3, column 21; save the file as UTF-8")
 
 
+def test_a_folder_named_as_a_policy_or_schema_file_is_said_to_be_a_folder(
+        tmp_path: Path) -> None:
+    """It was "([Errno 21] Is a directory: 3: schemas)": the number of the open file."""
+    (tmp_path / "schemas").mkdir()
+    problems = problems_of(tmp_path, (
+        "suite: s\ntests:\n  - {id: a, metric: args_valid, policy: schemas}\n"
+        "scenarios:\n  - id: X\n    expect: {output: {json_schema: schemas}}\n"))
+    assert [(line, col, msg) for _, line, col, msg in problems] == [
+        (3, 33, "policy file 'schemas' cannot be read (a folder, not a file: schemas); the "
+                "path is relative to the folder of agent-eval.yaml"),
+        (6, 23, "JSON Schema file 'schemas' cannot be read (a folder, not a file); the path "
+                "is relative to the folder of the suite file")]
+
+
 def test_policy_file_problems_point_into_the_policy(tmp_path: Path) -> None:
     suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
     policy = "tools:\n  t:\n    argumnts:\n      x: {type: number}\n"

@@ -156,9 +156,11 @@ def read_config_file(path: FsPath, config: FsPath, root: FsPath) -> str:
         fd = os.open(path, flags)
     except OSError as exc:  # the reason alone: the path is where links led
         raise type(exc)(exc.strerror or "cannot be opened") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # (open() of a folder's fd says "Is a directory: 3")
+        os.close(fd)
+        raise OSError("a folder, not a file" if stat.S_ISDIR(mode) else "not a regular file")
     with open(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise OSError("not a regular file")
         data = fh.read(CONFIG.max_file_bytes + 1)
     if len(data) > CONFIG.max_file_bytes:
         raise OSError(f"larger than {CONFIG.max_file_bytes} bytes "
