@@ -162,6 +162,28 @@ def test_a_value_yaml_cannot_build_is_an_error_at_its_line() -> None:
     assert "; quote the value to keep it as text" in problem
 
 
+@pytest.mark.parametrize(("text", "at", "tag"), [
+    # a node starts at its tag: column 4 of "b: !!set {x, y}", column 5 of "  - !!omap"
+    ("a: 1\nb: !!set {x, y}\n", (2, 4), "!!set"),
+    ("a:\n  - !!omap [x: 1]\n", (2, 5), "!!omap"),
+    ("a: !!python/object:os.system\n  x: 1\n", (1, 4), "!!python/object:os.system"),
+    ("a: !local [1]\n", (1, 4), "!local"),
+])
+def test_a_tag_on_a_mapping_or_list_is_an_error_at_its_line(
+        text: str, at: tuple[int, int], tag: str) -> None:
+    """A tagged mapping or list was read as a plain one, its tag silently dropped: a
+    ``!!set {x, y}`` became ``{x: None, y: None}``. (A tagged value is refused by the
+    constructor already.)"""
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    assert exc.value.problems == [
+        f"s.yaml:{at[0]}:{at[1]}: the YAML tag '{tag}' is not supported: agent-eval reads "
+        "plain mappings, lists and values; remove the tag"]
+    # the tags a mapping and a list have anyway are fine
+    assert load_yaml("a: !!map {x: !!seq [1]}\nb: ! {y: 2}\n", "s.yaml")[0] == {
+        "a": {"x": [1]}, "b": {"y": 2}}
+
+
 def test_safe_load_raises_only_yaml_errors() -> None:
     """``safe_load`` (the rule inventory, JSON Schema files) builds dates: one that does not
     exist made datetime raise ValueError, which its callers, catching YAMLError, did not

@@ -26,7 +26,9 @@ from agent_eval.errors import ConfigError
 from agent_eval.limits import CONFIG, Limits
 
 _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_YAML_TAG = "tag:yaml.org,2002:"
+_TIMESTAMP = _YAML_TAG + "timestamp"
+_PLAIN = (_YAML_TAG + "map", _YAML_TAG + "seq")  # the tags of untagged collections
 Path = tuple[str | int, ...]
 
 
@@ -222,6 +224,13 @@ class _Builder:
                 self.alias_depth -= 1
 
     def _build(self, node: yaml.Node, path: Path) -> Any:
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _PLAIN:
+            # `!!set`, `!!omap`, `!!python/object:…`: built as a plain mapping or list,
+            # the tag would be silently ignored (a scalar's is refused by the constructor)
+            tag = str(node.tag).replace(_YAML_TAG, "!!")
+            shown = tag if len(tag) <= 64 else f"{tag[:64]}…"
+            raise self._err(node, f"the YAML tag '{shown}' is not supported: agent-eval reads "
+                            "plain mappings, lists and values; remove the tag")
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
