@@ -473,6 +473,37 @@ def ref_cycles(starts: Iterable[Node], edges: Callable[[Node], Iterable[tuple[Wh
     return found
 
 
+def applied(start: Node, edges: Callable[[Node], Iterable[tuple[Where, Node]]],
+            counts: dict[Node, int]) -> int:
+    """How many schemas the schema ``start`` applies to a value: itself, and those its
+    references that apply to the same value lead to (``edges``, as for :func:`ref_cycles`),
+    once per reference (a definition two of them name is applied twice), at most
+    ``MAX_SCHEMAS_IN_PLACE + 1``. ``counts`` keeps each schema's count across calls.
+    Without recursion (a chain of references may be long); a reference back to a schema
+    being counted (a cycle: reported by ref_cycles) counts one."""
+    cap = MAX_SCHEMAS_IN_PLACE + 1
+    open_: set[Node] = {start}
+    stack = [(start, iter(edges(start)), 1)]
+    while stack:
+        node, todo, total = stack[-1]
+        for _, sub in todo:
+            if sub in counts or sub in open_:
+                total = min(cap, total + counts.get(sub, 1))
+                continue
+            stack[-1] = (node, todo, total)
+            open_.add(sub)
+            stack.append((sub, iter(edges(sub)), 1))
+            break
+        else:
+            stack.pop()
+            open_.discard(node)
+            counts[node] = total
+            if stack:
+                parent, rest, sofar = stack[-1]
+                stack[-1] = (parent, rest, min(cap, sofar + total))
+    return counts[start]
+
+
 class SchemaCompiler:
     """Compiles the schema nodes of one policy document."""
 
@@ -1430,33 +1461,8 @@ class SchemaCompiler:
                                   "[{$ref: X}, {$ref: X}]); name each definition once")
 
     def _schemas_applied(self, target: Path) -> int:
-        """How many schemas the one at ``target`` applies to a value: itself, and those
-        of the ``$ref``s it holds in place (:meth:`_refs_in_place`), once per ``$ref``
-        (a definition two of them name is applied twice); at most
-        ``MAX_SCHEMAS_IN_PLACE + 1``. Without recursion (a chain of $refs may be long),
-        and a $ref back to a schema being counted (a cycle, reported) counts one."""
-        cap = MAX_SCHEMAS_IN_PLACE + 1
-        counts = self._applied
-        open_: set[Path] = {target}
-        stack = [(target, iter(self._refs_in_place(target)), 1)]
-        while stack:
-            node, todo, total = stack[-1]
-            for _, sub in todo:
-                if sub in counts or sub in open_:
-                    total = min(cap, total + counts.get(sub, 1))
-                    continue
-                stack[-1] = (node, todo, total)
-                open_.add(sub)
-                stack.append((sub, iter(self._refs_in_place(sub)), 1))
-                break
-            else:
-                stack.pop()
-                open_.discard(node)
-                counts[node] = total
-                if stack:
-                    parent, rest, sofar = stack[-1]
-                    stack[-1] = (parent, rest, min(cap, sofar + total))
-        return counts[target]
+        """How many schemas the one at ``target`` applies to a value (:func:`applied`)."""
+        return applied(target, self._refs_in_place, self._applied)
 
     def _refs_in_place(self, target: Path) -> list[tuple[Path, Path]]:
         """The ``$ref``s of the schema at ``target`` that apply to the same value as it
