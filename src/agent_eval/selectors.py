@@ -420,6 +420,9 @@ class Groups:
     """The suite's ``tool_groups:``: name -> its selectors, as written."""
 
     defs: dict[str, tuple[Any, Path]]  # name -> (value, path of the definition)
+    # groups defined with an error of their own (empty, a bad name): reported there, so a
+    # use of one is no "unknown tool group"
+    invalid: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, data: Any, positions: Positions) -> tuple[Groups, list[str]]:
@@ -427,6 +430,7 @@ class Groups:
         raw = data.get("tool_groups") if isinstance(data, dict) else None
         problems: list[str] = []
         defs: dict[str, tuple[Any, Path]] = {}
+        invalid: set[str] = set()
         if raw is None:
             return cls(defs), problems
         if not isinstance(raw, dict):
@@ -437,12 +441,15 @@ class Groups:
             if name.startswith(GROUP_PREFIX) or not name.strip():
                 problems.append(f"{positions.where(path)}: group name '{name}': write it "
                                 f"without '{GROUP_PREFIX}' (use it as '@{name.lstrip('@')}')")
+                invalid.add(name.lstrip(GROUP_PREFIX))
                 continue
             if value is None or value == []:
-                problems.append(f"{positions.where(path)}: group '{name}' is empty")
+                problems.append(f"{positions.where(path)}: group '{name}' is empty; name "
+                                "at least one tool in it")
+                invalid.add(name)
                 continue
             defs[name] = (value, path)
-        return cls(defs), problems
+        return cls(defs, frozenset(invalid)), problems
 
 
 class SelectorCompiler:
@@ -521,7 +528,7 @@ class SelectorCompiler:
                             f"itself ({' -> '.join('@' + s for s in (*stack, name))})")
             return None
         found = self.groups.defs.get(name)
-        if found is None:
+        if found is None and name not in self.groups.invalid:
             known = ", ".join("@" + g for g in self.groups.defs) or "none defined"
             hint = suggest(name, set(self.groups.defs)).replace("'", "'@", 1)
             problems.append(f"{self.positions.where(path)}: unknown tool group '@{name}'"

@@ -316,6 +316,26 @@ def test_group_errors(tmp_path: Path) -> None:
     assert "unknown tool group '@egres'" in text
 
 
+def test_a_use_of_an_empty_group_is_no_unknown_group(tmp_path: Path) -> None:
+    """An empty group's use said "unknown tool group '@c' (did you mean '@a'?)", as if it
+    were not defined; the one problem is the definition's."""
+    with pytest.raises(ConfigError) as exc:
+        suite(tmp_path, """
+            suite: s
+            tool_groups:
+              a: [x]
+              c: []
+              "@d": [y]
+            tests:
+              - id: t
+                metric: tool_blocklist
+                blocklist: ["@a", "@c", "@d"]
+        """)
+    assert exc.value.problems == [
+        "agent-eval.yaml:4:3: group 'c' is empty; name at least one tool in it",
+        "agent-eval.yaml:5:3: group name '@d': write it without '@' (use it as '@d')"]
+
+
 def _doubling(levels: int) -> str:
     """``g0: [@g1, @g1]``, … ``gN: [a, b, {tool: bash, …}]``: 2**N paths to gN, used by a
     blocklist (selectors) and by a scenario's expected tools (names)."""
