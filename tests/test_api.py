@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import agent_eval
-from agent_eval.api import evaluate, load_suite, load_traces
+from agent_eval.api import evaluate, load_suite, load_traces, suite_sources
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.model import Location, ToolCall, Trace
 from agent_eval.readers import ReadItem
@@ -205,6 +205,20 @@ def test_zero_traces_is_an_error(suite_dir: Path) -> None:
     assert "input/no_traces" in {e.rule for e in res.input_errors}
     assert res.counts["traces"] == 0
     assert res.tests[0].status == "error"  # checked nothing: never a pass
+
+
+@pytest.mark.parametrize(("head", "where"), [
+    ("suite: lib\n", "agent-eval.yaml:1:1: no traces given: "),
+    # an empty list is pointed at (it was the `suite:` line, as if no key were written)
+    ("suite: lib\ndescription: d\ntraces: []\n",
+     "agent-eval.yaml:3:1: no traces given (the list is empty): "),
+])
+def test_no_traces_given_is_a_config_error_at_its_key(suite_dir: Path, head: str,
+                                                      where: str) -> None:
+    (suite_dir / "agent-eval.yaml").write_text(SUITE.replace("suite: lib\n", head))
+    with pytest.raises(ConfigError) as exc:
+        suite_sources(load_suite())
+    assert exc.value.problems == [f"{where}set 'traces:' in the suite or pass --traces"]
 
 
 def test_evaluate_nothing_is_an_error(suite_dir: Path) -> None:

@@ -212,6 +212,69 @@ def test_no_tests(tmp_path: Path) -> None:
     assert "no tests" in msg
 
 
+@pytest.mark.parametrize(("body", "at", "lists"), [
+    ("tests: []\nscenarios: []\n", (2, 1), "'scenarios:' list is"),
+    ("scenarios: []\n", (2, 1), "'scenarios:' list is"),
+    ("probes: []\n", (2, 1), "'probes:' list is"),
+    ("scenarios: []\nprobes: []\n", (2, 1), "'scenarios:' and 'probes:' lists are"),
+])
+def test_empty_scenarios_or_probes_beside_no_tests_check_nothing(
+        tmp_path: Path, body: str, at: tuple[int, int], lists: str) -> None:
+    """An empty ``scenarios:`` (or ``probes:``) list is no check: with no tests the suite
+    could only pass (it did, with exit code 0), so it is the "no tests" config error, at
+    the first of those keys."""
+    (_, line, col, msg), = problems_of(tmp_path, "suite: s\n" + body)
+    assert (line, col) == at
+    assert f"the suite has no tests, and its {lists} empty" in msg
+    assert "add a 'tests:' list or a scenario" in msg
+
+
+@pytest.mark.parametrize(("data", "where", "reason"), [
+    # "tests: [dé" is 10 characters (the "é" one of its two bytes): the bad byte is
+    # column 11
+    ("suite: s\ntests: [d\u00e9\udcc3]\n", "agent-eval.yaml:2:11",
+     "not UTF-8 text: byte 0xc3 at line 2, column 11; save the file as UTF-8"),
+    ("\ufeffsuite: s\n", "agent-eval.yaml:1:1", "not UTF-8 text: it starts with a "
+     "UTF-16 byte order mark; save the file as UTF-8"),
+])
+def test_a_suite_file_that_is_not_utf8_is_an_error_at_its_first_bad_byte(
+        tmp_path: Path, data: str, where: str, reason: str) -> None:
+    """It was "agent-eval.yaml: cannot read the config: 'utf-8' codec can't decode byte
+    0xc3 in position 19: invalid continuation byte": no line, no column, nothing to do."""
+    encoding = "utf-16-le" if data.startswith("\ufeff") else "utf-8"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_bytes(data.encode(encoding, "surrogateescape"))
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    assert exc.value.problems == [f"{where}: cannot read the config: {reason}"]
+
+
+def test_a_policy_that_is_not_utf8_names_its_line_and_column(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write_files(tmp_path, {"agent-eval.yaml": "suite: s\ntests:\n  - id: a\n"
+                                              "    metric: args_valid\n    policy: p.yaml\n"})
+    # "    description: caf" is 20 characters: the Latin-1 "é" is column 21
+    (tmp_path / "p.yaml").write_bytes(b"tools:\n  x:\n    description: caf\xe9\n")
+    (f, line, col, msg), = problems_of(tmp_path, (tmp_path / "agent-eval.yaml").read_text())
+    assert (f, line, col) == ("agent-eval.yaml", 5, 5)
+    assert msg.startswith("policy file 'p.yaml' cannot be read (not UTF-8 text: byte 0xe9 "
+                          "at line 3, column 21; save the file as UTF-8")
+
+
+def test_a_folder_named_as_a_policy_or_schema_file_is_said_to_be_a_folder(
+        tmp_path: Path) -> None:
+    """It was "([Errno 21] Is a directory: 3: schemas)": the number of the open file."""
+    (tmp_path / "schemas").mkdir()
+    problems = problems_of(tmp_path, (
+        "suite: s\ntests:\n  - {id: a, metric: args_valid, policy: schemas}\n"
+        "scenarios:\n  - id: X\n    expect: {output: {json_schema: schemas}}\n"))
+    assert [(line, col, msg) for _, line, col, msg in problems] == [
+        (3, 33, "policy file 'schemas' cannot be read (a folder, not a file: schemas); the "
+                "path is relative to the folder of agent-eval.yaml"),
+        (6, 23, "JSON Schema file 'schemas' cannot be read (a folder, not a file); the path "
+                "is relative to the folder of the suite file")]
+
+
 def test_policy_file_problems_point_into_the_policy(tmp_path: Path) -> None:
     suite = "suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: p.yaml\n"
     policy = "tools:\n  t:\n    argumnts:\n      x: {type: number}\n"

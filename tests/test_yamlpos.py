@@ -98,6 +98,32 @@ def test_invalid_yaml_is_file_line_col(text: str, line: int, col: int) -> None:
     assert (int(m.group(1)), int(m.group(2))) == (line, col)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "col", "char", "escape"),
+    [
+        # "  b: [x" is 7 characters: the NUL is column 8 of line 3
+        ("a: 1\nc: 2\n  b: [x\x00]\n", 3, 8, "U+0000", "\\x00"),
+        # two-byte characters before it: libyaml's offset (in bytes) is not the column
+        ("a: 1\nb: [\u00e9\u00e9\x07]\n", 2, 7, "U+0007", "\\x07"),
+        ("a: \ufffe\n", 1, 4, "U+FFFE", "\\uFFFE"),
+    ],
+)
+def test_a_character_yaml_refuses_is_an_error_at_its_line_and_column(
+        text: str, line: int, col: int, char: str, escape: str) -> None:
+    """The YAML reader's error has no line, only an offset: it was reported at 1:1 with
+    libyaml's 'in "<unicode string>", position N' (a NUL on line 40 too)."""
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    (problem,) = exc.value.problems
+    # the reason in brackets is the reader's: libyaml's "control characters are not
+    # allowed", PyYAML's own (without libyaml) "special characters are not allowed"
+    head, reason = problem.split(" (", 1)
+    assert head == f"s.yaml:{line}:{col}: invalid YAML: the character {char} is not " \
+        "allowed in a YAML file"
+    assert reason.endswith(f'characters are not allowed); remove it, or write it as the '
+                           f'escape "{escape}" in a double-quoted string')
+
+
 def test_tab_indentation_is_an_invalid_yaml_error() -> None:
     with pytest.raises(ConfigError) as exc:
         load_yaml("a:\n\tb: 1\n", "s.yaml")
@@ -134,6 +160,28 @@ def test_a_value_yaml_cannot_build_is_an_error_at_its_line() -> None:
     [problem] = exc.value.problems
     assert problem.startswith("s.yaml:2:4: cannot read this value: Exceeds the limit (4300 ")
     assert "; quote the value to keep it as text" in problem
+
+
+@pytest.mark.parametrize(("text", "at", "tag"), [
+    # a node starts at its tag: column 4 of "b: !!set {x, y}", column 5 of "  - !!omap"
+    ("a: 1\nb: !!set {x, y}\n", (2, 4), "!!set"),
+    ("a:\n  - !!omap [x: 1]\n", (2, 5), "!!omap"),
+    ("a: !!python/object:os.system\n  x: 1\n", (1, 4), "!!python/object:os.system"),
+    ("a: !local [1]\n", (1, 4), "!local"),
+])
+def test_a_tag_on_a_mapping_or_list_is_an_error_at_its_line(
+        text: str, at: tuple[int, int], tag: str) -> None:
+    """A tagged mapping or list was read as a plain one, its tag silently dropped: a
+    ``!!set {x, y}`` became ``{x: None, y: None}``. (A tagged value is refused by the
+    constructor already.)"""
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    assert exc.value.problems == [
+        f"s.yaml:{at[0]}:{at[1]}: the YAML tag '{tag}' is not supported: agent-eval reads "
+        "plain mappings, lists and values; remove the tag"]
+    # the tags a mapping and a list have anyway are fine
+    assert load_yaml("a: !!map {x: !!seq [1]}\nb: ! {y: 2}\n", "s.yaml")[0] == {
+        "a": {"x": [1]}, "b": {"y": 2}}
 
 
 def test_safe_load_raises_only_yaml_errors() -> None:

@@ -66,6 +66,11 @@ _FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
                           "minProperties", "maxProperties", "dependentRequired",
                           "properties", "patternProperties", "dependentSchemas"})),
 )
+# How deeply groups of groups may nest (docs/config.md "Call selectors and tool groups"):
+# a chain of 3,000 groups, each naming the next, was a RecursionError. (Each group is
+# expanded once, however many paths lead to it: 30 groups each naming the next twice
+# were 2**30 expansions, a hang.)
+GROUP_DEPTH = 64
 _JSON_NAMES = {"number": ("integer", "number")}  # json_type's names of a family's type
 
 
@@ -415,6 +420,9 @@ class Groups:
     """The suite's ``tool_groups:``: name -> its selectors, as written."""
 
     defs: dict[str, tuple[Any, Path]]  # name -> (value, path of the definition)
+    # groups defined with an error of their own (empty, a bad name): reported there, so a
+    # use of one is no "unknown tool group"
+    invalid: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, data: Any, positions: Positions) -> tuple[Groups, list[str]]:
@@ -422,6 +430,7 @@ class Groups:
         raw = data.get("tool_groups") if isinstance(data, dict) else None
         problems: list[str] = []
         defs: dict[str, tuple[Any, Path]] = {}
+        invalid: set[str] = set()
         if raw is None:
             return cls(defs), problems
         if not isinstance(raw, dict):
@@ -432,12 +441,15 @@ class Groups:
             if name.startswith(GROUP_PREFIX) or not name.strip():
                 problems.append(f"{positions.where(path)}: group name '{name}': write it "
                                 f"without '{GROUP_PREFIX}' (use it as '@{name.lstrip('@')}')")
+                invalid.add(name.lstrip(GROUP_PREFIX))
                 continue
             if value is None or value == []:
-                problems.append(f"{positions.where(path)}: group '{name}' is empty")
+                problems.append(f"{positions.where(path)}: group '{name}' is empty; name "
+                                "at least one tool in it")
+                invalid.add(name)
                 continue
             defs[name] = (value, path)
-        return cls(defs), problems
+        return cls(defs, frozenset(invalid)), problems
 
 
 class SelectorCompiler:
@@ -450,6 +462,10 @@ class SelectorCompiler:
         self.mode = mode
         self.schemas = SchemaCompiler({}, positions)
         self._cache: dict[str, tuple[Alternative, ...]] = {}
+        # group -> its names and the problems found in them (said again at each use: a
+        # caller may expand a group before the one that reports its problems)
+        self._names_cache: dict[str, tuple[list[str], tuple[str, ...]]] = {}
+        self._deep = False  # the current use of a group went past GROUP_DEPTH (reported)
 
     # -- names only (scenario expectations, args_valid tools:)
     def names(self, value: str | Sequence[str], path: Path) -> list[str]:
@@ -470,29 +486,49 @@ class SelectorCompiler:
         if not item.startswith(GROUP_PREFIX):
             return [item]
         name = item[len(GROUP_PREFIX):]
+        if stack and name in self._names_cache:  # (a use's own problems are said at it)
+            names, said = self._names_cache[name]
+            problems.extend(said)
+            return names
         found = self._group(name, path, problems, stack)
         if found is None:
             return []
         value, gpath = found
-        out: list[str] = []
+        out: dict[str, None] = {}  # each name once, however many groups lead to it
+        before = len(problems)
         for k, member in enumerate([value] if not isinstance(value, list) else value):
             here = gpath if not isinstance(value, list) else (*gpath, k)
             if isinstance(member, str):
-                out += self._names(member, here, problems, (*stack, name))
+                out.update(dict.fromkeys(self._names(member, here, problems,
+                                                     (*stack, name))))
             else:
                 problems.append(f"{self.positions.where(path)}: group '@{name}' has "
                                 f"argument conditions ({self.positions.where(here)}); "
                                 "only sequence rules and blocklists can use it")
-        return out
+        names = list(out)
+        said = tuple(dict.fromkeys(problems[before:]))  # each once
+        problems[before:] = said
+        self._names_cache[name] = (names, said)
+        return names
 
     def _group(self, name: str, path: Path, problems: list[str],
                stack: tuple[str, ...]) -> tuple[Any, Path] | None:
+        if not stack:  # a use of a group, in a field: its expansion starts
+            self._deep = False
+        elif self._deep:
+            return None
+        if len(stack) >= GROUP_DEPTH:
+            self._deep = True
+            problems.append(f"{self.positions.where(path)}: the tool groups that "
+                            f"'@{stack[0]}' uses nest more than {GROUP_DEPTH} levels deep; "
+                            "name the tools in fewer levels")
+            return None
         if name in stack:
             problems.append(f"{self.positions.where(path)}: tool group '@{name}' refers to "
                             f"itself ({' -> '.join('@' + s for s in (*stack, name))})")
             return None
         found = self.groups.defs.get(name)
-        if found is None:
+        if found is None and name not in self.groups.invalid:
             known = ", ".join("@" + g for g in self.groups.defs) or "none defined"
             hint = suggest(name, set(self.groups.defs)).replace("'", "'@", 1)
             problems.append(f"{self.positions.where(path)}: unknown tool group '@{name}'"
@@ -572,29 +608,32 @@ class SelectorCompiler:
         if not text.startswith(GROUP_PREFIX):
             return ((ToolMatcher([text], self.mode), ()),)
         name = text[len(GROUP_PREFIX):]
-        if not stack and name in self._cache:
+        if name in self._cache:
             return self._cache[name]
         found = self._group(name, path, problems, stack)
         if found is None:
             return ()
         value, gpath = found
-        plain: list[str] = []
-        alts: list[Alternative] = []
+        plain: dict[str, None] = {}
+        # each alternative once, however many groups lead to it (a group's are kept: the
+        # same objects wherever it is used)
+        alts: dict[int, Alternative] = {}
         members = value if isinstance(value, list) else [value]
         for k, member in enumerate(members):
             here = (*gpath, k) if isinstance(value, list) else gpath
             if isinstance(member, str) and not member.startswith(GROUP_PREFIX):
-                plain.append(member)
+                plain[member] = None
             elif isinstance(member, str):
-                alts += self._alternatives(member, here, problems, (*stack, name))
+                alts.update((id(a), a) for a in self._alternatives(
+                    member, here, problems, (*stack, name)))
             else:
                 compiled = self.item(member, here, problems)
                 if compiled is not None:
-                    alts += compiled.alternatives
-        out: tuple[Alternative, ...] = ((ToolMatcher(plain, self.mode), ()),) if plain else ()
-        out += tuple(alts)
-        if not stack:
-            self._cache[name] = out
+                    alts.update((id(a), a) for a in compiled.alternatives)
+        out: tuple[Alternative, ...] = (
+            ((ToolMatcher(list(plain), self.mode), ()),) if plain else ())
+        out += tuple(alts.values())
+        self._cache[name] = out  # (its problems are said once, at its members)
         return out
 
 

@@ -168,14 +168,39 @@ def read_config_file(path: FsPath, config: FsPath, root: FsPath) -> str:
         fd = os.open(path, flags)
     except OSError as exc:  # the reason alone: the path is where links led
         raise type(exc)(exc.strerror or "cannot be opened") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # (open() of a folder's fd says "Is a directory: 3")
+        os.close(fd)
+        raise OSError("a folder, not a file" if stat.S_ISDIR(mode) else "not a regular file")
     with open(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise OSError("not a regular file")
         data = fh.read(CONFIG.max_file_bytes + 1)
     if len(data) > CONFIG.max_file_bytes:
         raise OSError(f"larger than {CONFIG.max_file_bytes} bytes "
                       "(limits.max_file_bytes)")
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotUtf8Error(exc) from None
+
+
+class NotUtf8Error(UnicodeDecodeError):
+    """A config file that is not UTF-8 text: its text says where the first byte that is
+    not UTF-8 is (1-based ``line`` and ``col``, in characters) and what to do, where
+    Python's says "'utf-8' codec can't decode byte 0xff in position 8"."""
+
+    def __init__(self, exc: UnicodeDecodeError) -> None:
+        super().__init__(exc.encoding, exc.object, exc.start, exc.end, exc.reason)
+        head = bytes(exc.object[:exc.start])
+        self.line = head.count(b"\n") + 1
+        self.col = len(head[head.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+
+    def __str__(self) -> str:
+        data = bytes(self.object[:2])
+        if self.start == 0 and data in (b"\xff\xfe", b"\xfe\xff"):
+            return ("not UTF-8 text: it starts with a UTF-16 byte order mark; save the file "
+                    "as UTF-8")
+        return (f"not UTF-8 text: byte 0x{self.object[self.start]:02x} at line {self.line}, "
+                f"column {self.col}; save the file as UTF-8")
 
 
 class _Loader:
@@ -214,6 +239,9 @@ class _Loader:
         if not self.config.is_dir():
             try:
                 text = self.read(self.config)
+            except NotUtf8Error as exc:
+                raise ConfigError.at(file, exc.line, exc.col,
+                                     f"cannot read the config: {exc}") from None
             except (OSError, UnicodeDecodeError) as exc:
                 raise ConfigError([f"{file}: cannot read the config: {exc}"]) from None
             data, positions = load_yaml(text, file)
@@ -249,11 +277,19 @@ class _Loader:
             self.check_format(model.format, positions)
         raw_tests = data.get("tests")
         live_keys = [k for k in LIVE_KEYS if k in data]
-        if not raw_tests and "scenarios" not in data and not live_keys and (
-                raw_tests is None or isinstance(raw_tests, list)):
-            self.problems.append(f"{positions.where(('tests',) if 'tests' in data else ())}: "
-                                 "the suite has no tests; add a 'tests:' list "
-                                 "(see docs/config.md)")
+        # an empty list checks nothing: `scenarios: []` (or `probes: []`) beside no tests
+        # is a suite that can only pass (docs/config.md)
+        empty = [k for k in ("scenarios", "probes") if data.get(k, None) == []]
+        if not raw_tests and (raw_tests is None or isinstance(raw_tests, list)) and not [
+                k for k in ("scenarios", *LIVE_KEYS) if k in data and k not in empty]:
+            where: Path = ("tests",) if "tests" in data else (empty[0],) if empty else ()
+            lists = " and ".join(f"'{k}:'" for k in empty)
+            self.problems.append(
+                f"{positions.where(where)}: the suite has no tests; add a 'tests:' list "
+                "(see docs/config.md)" if not empty else
+                f"{positions.where(where)}: the suite has no tests, and its {lists} "
+                f"{'lists are' if len(empty) > 1 else 'list is'} empty: it would check "
+                "nothing and pass; add a 'tests:' list or a scenario (see docs/config.md)")
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
         scenarios = None

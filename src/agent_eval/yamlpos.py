@@ -26,7 +26,9 @@ from agent_eval.errors import ConfigError
 from agent_eval.limits import CONFIG, Limits
 
 _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_YAML_TAG = "tag:yaml.org,2002:"
+_TIMESTAMP = _YAML_TAG + "timestamp"
+_PLAIN = (_YAML_TAG + "map", _YAML_TAG + "seq")  # the tags of untagged collections
 Path = tuple[str | int, ...]
 
 
@@ -222,6 +224,13 @@ class _Builder:
                 self.alias_depth -= 1
 
     def _build(self, node: yaml.Node, path: Path) -> Any:
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _PLAIN:
+            # `!!set`, `!!omap`, `!!python/object:…`: built as a plain mapping or list,
+            # the tag would be silently ignored (a scalar's is refused by the constructor)
+            tag = str(node.tag).replace(_YAML_TAG, "!!")
+            shown = tag if len(tag) <= 64 else f"{tag[:64]}…"
+            raise self._err(node, f"the YAML tag '{shown}' is not supported: agent-eval reads "
+                            "plain mappings, lists and values; remove the tag")
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -262,6 +271,23 @@ def _pos(node: yaml.Node) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
+def _reader_error(exc: yaml.reader.ReaderError, text: str) -> tuple[int, int, str]:
+    """The 1-based line and column of the character the YAML reader refused, and the
+    message. The error has no mark, only an offset (in bytes for libyaml, in characters
+    for PyYAML's own reader): the refused character's first place in ``text`` is where
+    either reader stopped, as it refuses the first it meets."""
+    char = exc.character
+    at = text.find(chr(char)) if isinstance(char, int) else -1
+    if at < 0:
+        return 1, 1, f"invalid YAML: {exc.reason}"
+    line = text.count("\n", 0, at) + 1
+    col = at - text.rfind("\n", 0, at)
+    escape = f"\\x{char:02X}" if char <= 0xFF else f"\\u{char:04X}"
+    return line, col, (f"invalid YAML: the character U+{char:04X} is not allowed in a YAML "
+                       f"file ({exc.reason}); remove it, or write it as the escape "
+                       f"\"{escape}\" in a double-quoted string")
+
+
 def load_yaml(text: str, file: str, limits: Limits = CONFIG) -> tuple[Any, Positions]:
     """Parse one YAML document; errors are ``ConfigError`` with file:line:col."""
     positions = Positions(file)
@@ -274,6 +300,8 @@ def load_yaml(text: str, file: str, limits: Limits = CONFIG) -> tuple[Any, Posit
         node = yaml.compose(text, Loader=_Loader)
     except YamlLimitError as exc:
         raise ConfigError.at(file, exc.line, exc.col, exc.message) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL)
+        raise ConfigError.at(file, *_reader_error(exc, text)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

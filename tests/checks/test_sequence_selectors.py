@@ -316,6 +316,74 @@ def test_group_errors(tmp_path: Path) -> None:
     assert "unknown tool group '@egres'" in text
 
 
+def test_a_use_of_an_empty_group_is_no_unknown_group(tmp_path: Path) -> None:
+    """An empty group's use said "unknown tool group '@c' (did you mean '@a'?)", as if it
+    were not defined; the one problem is the definition's."""
+    with pytest.raises(ConfigError) as exc:
+        suite(tmp_path, """
+            suite: s
+            tool_groups:
+              a: [x]
+              c: []
+              "@d": [y]
+            tests:
+              - id: t
+                metric: tool_blocklist
+                blocklist: ["@a", "@c", "@d"]
+        """)
+    assert exc.value.problems == [
+        "agent-eval.yaml:4:3: group 'c' is empty; name at least one tool in it",
+        "agent-eval.yaml:5:3: group name '@d': write it without '@' (use it as '@d')"]
+
+
+def _doubling(levels: int) -> str:
+    """``g0: [@g1, @g1]``, … ``gN: [a, b, {tool: bash, …}]``: 2**N paths to gN, used by a
+    blocklist (selectors) and by a scenario's expected tools (names)."""
+    lines = "".join(f'  g{i}: ["@g{i + 1}", "@g{i + 1}"]\n' for i in range(levels))
+    return (f"suite: s\ntool_groups:\n{lines}  g{levels}: [a, b]\n"
+            f"  h: ['@g0', {{tool: bash, args: {{x: 1}}}}]\n"
+            "tests:\n  - id: t\n    metric: tool_blocklist\n    blocklist: ['@h']\n"
+            "scenarios:\n  - id: S\n    expect: {tools: ['@g0']}\n")
+
+
+def test_a_group_named_on_many_paths_is_expanded_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Groups each naming the next twice: every group was expanded once per path to it
+    (2**12 times here; 20 levels took 13 s, 30 would take hours) and its tools kept once
+    per path. Each group is expanded once, its tools kept once."""
+    entered: list[str] = []
+    group = SelectorCompiler._group
+
+    def counted(self: SelectorCompiler, name: str, *args: Any) -> Any:
+        entered.append(name)
+        return group(self, name, *args)
+
+    monkeypatch.setattr(SelectorCompiler, "_group", counted)
+    loaded = suite(tmp_path, _doubling(12))
+    # once for the blocklist (selectors), and once more for the scenario's names (and
+    # its top group once per use, its own problems said there); never 2**12 times
+    assert entered.count("g12") == 2 and entered.count("h") == 1
+    assert len(entered) < 40, entered
+    [item] = loaded.tests[0].matcher.items
+    assert list(item.names.patterns) == ["a", "b", "bash"]
+    assert [(r.pattern, list(r.matcher.patterns))
+            for r in loaded.scenarios.scenarios[0].named_tools] == [("@g0", ["a", "b"])]
+
+
+def test_groups_nested_too_deeply_are_a_config_error(tmp_path: Path) -> None:
+    """A chain of 3,000 groups, each naming the next, was a RecursionError: an internal
+    error, no output. Groups nest at most GROUP_DEPTH (64) levels."""
+    chain = "".join(f'  g{i}: ["@g{i + 1}"]\n' for i in range(3000))
+    with pytest.raises(ConfigError) as exc:
+        suite(tmp_path, "suite: s\ntool_groups:\n" + chain + "  g3000: [x]\ntests:\n"
+              "  - id: t\n    metric: tool_blocklist\n    blocklist: ['@g0']\n")
+    # g0 is line 3, so the member of g63 that names g64 is on line 66, at its quote:
+    # column 9 of '  g63: ["@g64"]'
+    assert exc.value.problems == [
+        "agent-eval.yaml:66:9: the tool groups that '@g0' uses nest more than 64 levels "
+        "deep; name the tools in fewer levels"]
+
+
 # ================================================== properties against references
 ALPHABET = ["a", "b", "c"]
 VALUES = [0, 1, 2]

@@ -875,6 +875,37 @@ def test_a_long_chain_of_refs_is_a_config_error_not_a_recursion_error() -> None:
     assert f"may lead at most {MAX_SCHEMA_DEPTH} schemas deep" in " ".join(docs.split())
 
 
+def _doubling(n: int) -> str:
+    """Definitions d0 .. dn, each applying the next twice to the same value (anyOf):
+    2**(n+1) - 1 schemas applied to one value."""
+    defs = "".join(f'  d{i}: {{anyOf: [{{$ref: "#/$defs/d{i + 1}"}}, '
+                   f'{{$ref: "#/$defs/d{i + 1}"}}]}}\n' for i in range(n))
+    return f"$defs:\n{defs}  d{n}: {{type: integer}}\n$ref: \"#/$defs/d0\"\n"
+
+
+def test_refs_that_apply_a_definition_twice_are_bounded() -> None:
+    """22 definitions, each naming the next twice, were a 2 KB policy that did not finish
+    checking one argument in minutes (2**23 schemas, one by one). A schema may apply at
+    most 10,000 schemas (MAX_SCHEMAS_IN_PLACE) to one value: 2**13 - 1 = 8,191 compiles
+    and checks, 2**14 - 1 = 16,383 is a config error at the schema (the document's root:
+    line 1, column 1), and so are two $refs to a schema of 8,191 (1 + 2 * 8,191)."""
+    message = ("this schema applies more than 10,000 schemas to the same value through its "
+               "$refs (definitions that name the same definitions again, as in anyOf: "
+               "[{$ref: X}, {$ref: X}]); name each definition once")
+    assert compile_yaml(_doubling(12))(1) is None
+    assert config_error(_doubling(13)) == f"{FILE}:1:1: {message}"
+    twice = _doubling(12).replace('$ref: "#/$defs/d0"\n',
+                                  'allOf: [{$ref: "#/$defs/d0"}, {$ref: "#/$defs/d0"}]\n')
+    assert config_error(twice) == f"{FILE}:1:1: {message}"
+    # under a property: at the property's key (line 16 of "$defs:", d0 .. d13, "properties:")
+    nested = _doubling(13).replace('$ref: "#/$defs/d0"\n',
+                                   'properties:\n  a: {$ref: "#/$defs/d0"}\n')
+    assert config_error(nested) == f"{FILE}:17:3: {message}"
+    # a definition that many name, each once, is no such case
+    many = "".join('  - {$ref: "#/$defs/d"}\n' for i in range(5000))
+    assert compile_yaml(f"$defs:\n  d: {{type: integer}}\nallOf:\n{many}")(1) is None
+
+
 # -------------------------------------------------------------------------- booleans
 def test_boolean_schemas() -> None:
     assert compile_yaml("true\n")({"anything": [1]}) is None

@@ -151,6 +151,33 @@ def test_recursion_that_descends_and_the_meta_schemas_are_fine(schema: Any, vali
     assert validator.is_valid(valid) and not validator.is_valid(invalid)
 
 
+def _doubling(n: int) -> dict[str, Any]:
+    """d0 .. dn, each applying the next twice to the same value: 2**(n+1) - 1 schemas."""
+    defs: dict[str, Any] = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2}
+                            for i in range(n)}
+    defs[f"d{n}"] = {"type": "string"}
+    return {"$defs": defs, "$ref": "#/$defs/d0"}
+
+
+def test_references_that_apply_a_definition_twice_are_bounded() -> None:
+    """22 definitions, each naming the next twice (a scenario's output.json_schema), did
+    not finish validating one output in minutes: 2**23 schemas applied one by one. A
+    schema may apply at most 10,000 to one value, as a policy's (docs/config.md):
+    2**13 - 1 = 8,191 is fine, 2**14 - 1 = 16,383 is a problem, at the schema that does
+    (here the root; under a property, that property's schema)."""
+    said: list[str] = []
+    validator = compile_schema(_doubling(12), "s.json", said.append)
+    assert said == [] and validator.is_valid("a") and not validator.is_valid(1)
+    many = ("applies more than 10,000 schemas to the same value through its references "
+            "(definitions that name the same definitions again, as in anyOf: [{$ref: X}, "
+            "{$ref: X}]); name each definition once")
+    assert compile_schema(_doubling(13), "s.json", said.append) is None
+    nested = {"$defs": _doubling(13)["$defs"], "properties": {"a": {"$ref": "#/$defs/d0"}}}
+    assert compile_schema(nested, "s.json", said.append) is None
+    assert said == [f"invalid JSON Schema (s.json): the schema at / {many}",
+                    f"invalid JSON Schema (s.json): the schema at /properties/a {many}"]
+
+
 def test_a_schema_file_with_a_ref_to_itself_is_one_problem(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text('{"$ref": "#"}')
     schemas, _, said = files(tmp_path)

@@ -853,3 +853,32 @@ def test_a_cassette_body_that_is_not_json_is_an_error_not_dropped(tmp_path: Path
     assert error.message.startswith("the response body is not valid JSON (unexpected end")
     [trace] = [i for i in items if isinstance(i, Trace)]
     assert [c.name for c in trace.tool_calls] == ["lookup"]
+
+
+@pytest.mark.parametrize(("fmt", "content"), [
+    ("openai_chat", "[]"),
+    ("openai_chat", '{"messages": []}'),
+    ("openai_chat", '{"model": "gpt-4o", "messages": []}'),
+    ("openai_responses", "[]"),
+    ("openai_responses", '{"input": []}'),
+])
+def test_a_file_of_no_message_is_an_error_not_an_empty_trace(
+        tmp_path: Path, fmt: str, content: str) -> None:
+    """With ``format:`` named, an empty message list was one trace with nothing in it:
+    every rule passed (a blocklist "not exercised", the verdict pass, exit code 0)."""
+    (tmp_path / "t.json").write_text(content)
+    items = read_path(tmp_path / "t.json", fmt)
+    [err] = errors(items)
+    assert (err.rule, err.line) == ("input/invalid_event", 1)
+    assert err.message == (f"no {fmt} input, call or answer in this file: nothing of it can "
+                           "be checked (an empty trace would pass every rule)")
+
+
+def test_a_request_of_earlier_results_only_is_no_error(tmp_path: Path) -> None:
+    """A continuation request holds only the results of calls of an earlier response:
+    that is data (docs/formats/openai_responses.md), not an empty file."""
+    (tmp_path / "t.json").write_text(json.dumps({
+        "previous_response_id": "resp_1",
+        "input": [{"type": "function_call_output", "call_id": "c1", "output": "ok"}]}))
+    t = one(read_path(tmp_path / "t.json", "openai_responses"))
+    assert t.metadata["earlier_call_ids"] == ["c1"]

@@ -433,6 +433,11 @@ _IN_PLACE_BESIDE_IF = ("then", "else")
 # levels, so only a chain of $refs (each into another definition) goes deeper; deeper
 # would exhaust Python's stack, compiling or validating
 MAX_SCHEMA_DEPTH = 128
+# how many schemas a schema may apply to one value, counting each $ref it leads through
+# (in place: allOf, anyOf, ...) once per way it is reached: definitions that each name the
+# next twice (anyOf: [{$ref: d1}, {$ref: d1}]) apply 2**N schemas, checked one by one
+# (22 such definitions, a 2 KB policy, did not finish checking one argument in minutes)
+MAX_SCHEMAS_IN_PLACE = 10_000
 REF_CYCLE = ("refers back to itself without descending into a property or an item; reach "
              "it again only under 'properties', 'items' or the like, or remove this $ref")
 
@@ -468,6 +473,37 @@ def ref_cycles(starts: Iterable[Node], edges: Callable[[Node], Iterable[tuple[Wh
     return found
 
 
+def applied(start: Node, edges: Callable[[Node], Iterable[tuple[Where, Node]]],
+            counts: dict[Node, int]) -> int:
+    """How many schemas the schema ``start`` applies to a value: itself, and those its
+    references that apply to the same value lead to (``edges``, as for :func:`ref_cycles`),
+    once per reference (a definition two of them name is applied twice), at most
+    ``MAX_SCHEMAS_IN_PLACE + 1``. ``counts`` keeps each schema's count across calls.
+    Without recursion (a chain of references may be long); a reference back to a schema
+    being counted (a cycle: reported by ref_cycles) counts one."""
+    cap = MAX_SCHEMAS_IN_PLACE + 1
+    open_: set[Node] = {start}
+    stack = [(start, iter(edges(start)), 1)]
+    while stack:
+        node, todo, total = stack[-1]
+        for _, sub in todo:
+            if sub in counts or sub in open_:
+                total = min(cap, total + counts.get(sub, 1))
+                continue
+            stack[-1] = (node, todo, total)
+            open_.add(sub)
+            stack.append((sub, iter(edges(sub)), 1))
+            break
+        else:
+            stack.pop()
+            open_.discard(node)
+            counts[node] = total
+            if stack:
+                parent, rest, sofar = stack[-1]
+                stack[-1] = (parent, rest, min(cap, sofar + total))
+    return counts[start]
+
+
 class SchemaCompiler:
     """Compiles the schema nodes of one policy document."""
 
@@ -481,6 +517,7 @@ class SchemaCompiler:
         self._explored: set[Path] = set()
         self._in_place: dict[Path, list[tuple[Path, Path]]] = {}
         self._cycles: set[Path] = set()
+        self._applied: dict[Path, int] = {}  # target -> schemas it applies (in place)
         self._depth = 0  # how deeply compile() calls nest (MAX_SCHEMA_DEPTH)
         # every problem found so far (FILE:LINE:COL: message); a keyword with a problem
         # is left out and compiling goes on, so that one run reports them all
@@ -556,6 +593,7 @@ class SchemaCompiler:
         (the keyword that has one is left out); nothing is raised."""
         self._depth += 1
         try:
+            self._bound_applied(node, path)
             return self._compile(node, path, as_property)
         except ConfigError as exc:
             self._record(exc)
@@ -1405,6 +1443,26 @@ class SchemaCompiler:
         self.twin(ref, self._as_test_of(lambda: holder[0]))
         holder.append(self.compile(self._node_at(target), target))
         return ref
+
+    def _bound_applied(self, node: Any, path: Path) -> None:
+        """Raise when the schema ``node`` (at ``path`` of the document) applies more than
+        ``MAX_SCHEMAS_IN_PLACE`` schemas to a value through its ``$ref``s."""
+        if not isinstance(node, dict):
+            return
+        try:
+            if self._node_at(path) is not node:
+                return  # (a schema of another document: a selector's condition)
+        except (KeyError, IndexError, TypeError):
+            return
+        if self._schemas_applied(path) > MAX_SCHEMAS_IN_PLACE:
+            raise self.fail(path, f"this schema applies more than {MAX_SCHEMAS_IN_PLACE:,} "
+                                  "schemas to the same value through its $refs (definitions "
+                                  "that name the same definitions again, as in anyOf: "
+                                  "[{$ref: X}, {$ref: X}]); name each definition once")
+
+    def _schemas_applied(self, target: Path) -> int:
+        """How many schemas the one at ``target`` applies to a value (:func:`applied`)."""
+        return applied(target, self._refs_in_place, self._applied)
 
     def _refs_in_place(self, target: Path) -> list[tuple[Path, Path]]:
         """The ``$ref``s of the schema at ``target`` that apply to the same value as it

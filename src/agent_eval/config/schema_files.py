@@ -12,7 +12,13 @@ from typing import Any, Protocol
 import yaml
 from pydantic import BaseModel
 
-from agent_eval.config.schema_compiler import FORMATS, REF_CYCLE, ref_cycles
+from agent_eval.config.schema_compiler import (
+    FORMATS,
+    MAX_SCHEMAS_IN_PLACE,
+    REF_CYCLE,
+    applied,
+    ref_cycles,
+)
 from agent_eval.jsonutil import json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.limits import CONFIG
@@ -156,6 +162,7 @@ class _References:
             self.targets[id(self.root)] = (self.root, self.root_resolver)
             starts.append(id(self.root))
         seen: set[int] = set()
+        schemas: list[int] = []  # the document's schemas, in order
         todo: list[tuple[Any, Any]] = [(self.root, self.root_resolver)]
         while todo:  # every schema of the document and every one a reference leads to
             node, resolver = todo.pop()
@@ -164,6 +171,8 @@ class _References:
             seen.add(id(node))
             if id(node) in self.pointers:  # the document's own: not a meta-schema it names
                 unknown += self._unknown(node)
+                self.targets.setdefault(id(node), (node, resolver))
+                schemas.append(id(node))
             for where, ref, resolved in self._references(node, resolver):
                 if resolved is None:
                     found.append(f"the {where} ('{ref}') points at nothing: a reference "
@@ -185,6 +194,14 @@ class _References:
             return unknown + found
         for where, ref in ref_cycles(starts, self._same_value, set()):
             found.append(f"the {where} ('{ref}') {REF_CYCLE}")
+        counts: dict[int, int] = {}
+        many = next((n for n in schemas if not found
+                     and applied(n, self._same_value, counts) > MAX_SCHEMAS_IN_PLACE), None)
+        if many is not None:  # definitions that name the same ones twice: 2**N schemas
+            found.append(f"the schema at {self.pointers[many] or '/'} applies more than "
+                         f"{MAX_SCHEMAS_IN_PLACE:,} schemas to the same value through its "
+                         "references (definitions that name the same definitions again, "
+                         "as in anyOf: [{$ref: X}, {$ref: X}]); name each definition once")
         return unknown + found
 
     def _unknown(self, node: dict[str, Any]) -> list[str]:

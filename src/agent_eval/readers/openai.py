@@ -962,13 +962,19 @@ def _read_conversation(source: SourceFile, fmt: str, value: ValueFn,
         conv.unmatched[:] = rest
     conv.report_unmatched()
     t = conv.trace
-    if conv.ignored and not errors and not conv.errors and not (
-            t.tool_calls or t.llm_calls or t.input is not None or t.output is not None):
+    empty = not errors and not conv.errors and not (
+        t.tool_calls or t.llm_calls or t.input is not None or t.output is not None)
+    if empty and conv.ignored:
         # every record was of a type this format does not know: another format's file
         conv.error(INPUT_INVALID_EVENT, t.location.line,
                    f"no {fmt} data in this file: its {conv.ignored} record(s) are of types "
                    f"{fmt} does not know; is it another format (format: auto picks the "
                    "reader by content)?")
+    elif empty and not t.metadata:  # (a continuation request's earlier call ids: data)
+        # no record held anything (`[]`, `{"messages": []}`): an empty trace would pass
+        conv.error(INPUT_INVALID_EVENT, t.location.line,
+                   f"no {fmt} input, call or answer in this file: nothing of it can be "
+                   "checked (an empty trace would pass every rule)")
     yield from conv.finish()
 
 

@@ -47,12 +47,17 @@ def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
             break
     found = [orjson.dumps(t["violations"]) for t in tests]
     del data, bare, tests
+    # the text between the placeholders, in order, by position: splitting off the rest
+    # at each copied it (quadratic: 20,000 tests took a minute)
+    view, pos = memoryview(text), 0
     for i, test in enumerate(results.tests):
-        head, text = text.split(found[i], 1)
-        out.write(head)
-        _write_findings(out, test.violations, head)
-    head, tail = text.split(slot, 1)
-    out.write(head)
+        at = text.index(found[i], pos)
+        out.write(view[pos:at])
+        _write_findings(out, test.violations, text[text.rfind(b"\n", 0, at) + 1:at])
+        pos = at + len(found[i])
+    at = text.index(slot, pos)
+    out.write(view[pos:at])
+    tail = view[at + len(slot):]
     traces = results.traces
     if not traces:
         out.write(b"[]")
@@ -70,7 +75,7 @@ def write(results: Results, ctx: RenderContext | None, out: BinaryIO) -> None:
 
 def _write_findings(out: BinaryIO, findings: Collection[Finding], head: bytes) -> None:
     """A list of findings as ``orjson.OPT_INDENT_2`` writes it at the end of ``head``
-    (the indentation of its key's line)."""
+    (the text before it on its key's line, or more: its indentation is the last line's)."""
     if not findings:
         out.write(b"[]")
         return
