@@ -469,3 +469,38 @@ def test_a_hard_cut_opens_no_code_block_for_the_backticks_of_code_spans(limit: i
     assert len(cut) <= limit and cut.endswith(" ❌ fail |" + note)  # after a row: no closer
     kept = cut[:-len(note)]
     assert text.startswith(kept) and text[len(kept)] == "\n"
+
+
+def test_a_scenario_the_head_run_dropped_is_shown(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pull request that deletes its failing scenario (and its trace) raised the pass
+    rate and the mean score, and the comment said nothing of the scenario: it was in the
+    comparison (`removed`) but in no section. It has one now, and the HTML report names
+    it too. By hand: the base ran S-ok (passes) and S-bad (no refund: fails, score 0)."""
+    from agent_eval._cli import main as cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    scenario = ("  - id: {0}\n    expect:\n      output: {{contains: [refund]}}\n")
+    head = 'version: "1"\nsuite: s\ntraces: traces/*.jsonl\nscenarios:\n'
+    for sid, answer in (("S-ok", "refund done"), ("S-bad", "no")):
+        (tmp_path / "traces" / f"{sid}.jsonl").write_text(
+            f'{{"type":"trace_start","trace_id":"{sid}","scenario":"{sid}"}}\n'
+            f'{{"type":"output","output":"{answer}"}}\n')
+    (tmp_path / "agent-eval.yaml").write_text(
+        head + scenario.format("S-ok") + scenario.format("S-bad"))
+    assert cli(["run", "-q", "-o", "base"]) == 1
+    (tmp_path / "traces" / "S-bad.jsonl").unlink()
+    (tmp_path / "agent-eval.yaml").write_text(head + scenario.format("S-ok"))
+    assert cli(["run", "-q", "-o", "head", "--baseline", "base/results.json",
+                "--format", "markdown,html"]) == 0
+    lines = (tmp_path / "head" / "summary.md").read_text(encoding="utf-8").splitlines()
+    at = lines.index("### ➖ Scenarios gone since the base branch (1)")
+    assert lines[at + 2:at + 7] == [
+        "The base branch ran this scenario; this run has it no more, and the suite's "
+        "figures leave it out.", "",
+        "| scenario | base | score on the base branch |", "|:--|:--|:--|",
+        "| `S-bad` | fail | 0 |"]
+    html = (tmp_path / "head" / "report.html").read_text(encoding="utf-8")
+    assert "1 scenario(s) of the base branch not run here (S-bad)." in html

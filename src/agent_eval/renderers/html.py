@@ -430,6 +430,7 @@ def _comparison(results: Results) -> dict[str, Any] | None:
     return {"source": str(source.get("description") or source.get("path")
                           or source.get("kind") or ""),
             "regressed": list(b.regressed), "fixed": list(b.fixed),
+            "removed": [s.id for s in b.removed],
             "new": b.new_violations, "absent": b.absent_violations,
             "policy": b.policy.message if b.policy.changed else None,
             # a baseline file the pull request changed (baseline/__init__.py file_at_base)

@@ -513,6 +513,8 @@ def _change(b: Comparison) -> dict[str, Any]:
         "source_warning": str(source.get("warning") or "") or None,
         "regressions": [row(s) for s in b.scenarios if s.change == "regression"],
         "fixes": [row(s) for s in b.scenarios if s.change == "fix"],
+        "removed": [{"id": s.id, "base": str(s.base_status or "—"),
+                     "score": _number(s.base_score)} for s in b.removed],
         "scenario_changes": [row(s) for s in b.scenarios
                              if s.change in ("added", "removed", "changed")],
         "new": b.new_violations,

@@ -113,6 +113,12 @@ class Comparison:
     def fixes(self) -> int:
         return len(self.fixed)
 
+    @property
+    def removed(self) -> list[ScenarioChange]:
+        """The base run's scenarios the head run lacks: a suite's figures improve when a
+        failing scenario is dropped, which no other number shows."""
+        return [s for s in self.scenarios if s.change == "removed"]
+
     def summary_counts(self) -> dict[str, int]:
         """The base run's numbers as every report shows them (as
         ``Results.summary_counts``)."""
