@@ -337,12 +337,16 @@ def test_report_and_diff_read_no_snippet_outside_the_root(tmp_path: Path) -> Non
         v["config"]["file"], v["config"]["line"] = config_file, 1
         v["trace"]["file"], v["trace"]["line"] = trace_file, 1
         (root / "evil.json").write_text(json.dumps(data))
+        # a policy location that is no path inside the repository: the file is refused
+        # (results.untrue_claim); one through a link inside is read, without its snippet
+        refused = config_file != "link.jsonl"
         for fmt in ("html", "sarif"):
             p = run("report", "evil.json", "--format", fmt, cwd=root)
-            assert p.returncode == 0, p.stderr
-            assert SECRET not in p.stdout and "root:x:0:0" not in p.stdout
+            assert p.returncode == (2 if refused else 0), p.stderr
+            assert "not a path inside the repository" in p.stderr or not refused
+            assert SECRET not in p.stdout + p.stderr and "root:x:0:0" not in p.stdout
         p = run("diff", "evil.json", "evil.json", "--format", "html", cwd=root)
-        assert SECRET not in p.stdout and "root:x:0:0" not in p.stdout
+        assert SECRET not in p.stdout + p.stderr and "root:x:0:0" not in p.stdout
     # the real locations still give their snippets
     p = run("report", "out/results.json", "--format", "sarif", cwd=root)
     assert '"snippet"' in p.stdout
