@@ -5,9 +5,19 @@ Schemas. Positions are not in the models: the loader maps every validation error
 to the YAML line through :mod:`agent_eval.yamlpos`.
 """
 
-from typing import Annotated, Any, Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.config import JsonDict
 
 from agent_eval.limits import DEFAULT as _LIMITS
@@ -44,8 +54,57 @@ def no_items() -> list[Any]:
     return []
 
 
+# YAML 1.1 reads more words than true and false as booleans
+BOOLEAN = "a boolean (YAML reads true, false, yes, no, on and off as booleans)"
+
+
+def _leaves(annotation: Any) -> list[Any]:
+    """The types a field's annotation is made of (``Annotated`` and unions unwrapped);
+    ``Any`` for a type with a before-validator of its own, which judges a boolean itself
+    (a rate says "not a rate")."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        if any(isinstance(m, BeforeValidator) for m in annotation.__metadata__):
+            return [Any]
+        return _leaves(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return [leaf for a in get_args(annotation) for leaf in _leaves(a)]
+    return [annotation]
+
+
+def number_not_bool(annotation: Any) -> bool:
+    """Whether a field of this type takes a number and no boolean: pydantic reads a YAML
+    boolean given for it as 1 or 0."""
+    leaves = _leaves(annotation)
+    if any(leaf is bool or leaf is Any or (get_origin(leaf) is Literal and any(
+            type(a) is bool for a in get_args(leaf))) for leaf in leaves):
+        return False
+    return any(leaf is int or leaf is float for leaf in leaves)
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
+        """(A model with a discriminator field overrides it: :func:`not_a_boolean`.)"""
+        return not_a_boolean(cls, value, info)
+
+
+def not_a_boolean(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    """``value`` of a field of ``cls``; a YAML boolean given for a field that takes a
+    number and no boolean (a limit, a count, a rate, a weight) is a config error at its
+    key: pydantic read ``true`` as 1 and ``false`` as 0, without a word (``{type: count,
+    max: true}`` allowed one call, ``max_tool_calls: yes`` one, ``min_pass_ratio: false``
+    let every trace fail)."""
+    if type(value) is not bool or info.field_name is None:
+        return value
+    field = cls.model_fields[info.field_name]  # (an Annotated type's metadata is on it)
+    if number_not_bool(field.annotation) and not any(
+            isinstance(m, BeforeValidator) for m in field.metadata):
+        raise ValueError(f"{BOOLEAN}, not a number: write the number")
+    return value
 
 
 def _version(value: Any) -> Any:
