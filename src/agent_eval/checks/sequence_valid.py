@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from itertools import compress, islice
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from agent_eval.checks._text import tools_text, unjudged
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
-from agent_eval.config.models import Selectors, Strict, TestBase, not_a_boolean
+from agent_eval.config.models import Selectors, Strict, TestBase
 from agent_eval.coverage import VACUOUS, ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
@@ -41,13 +41,6 @@ ToolPatterns = Selectors
 
 class _Rule(Strict):
     description: str | None = None
-
-    # the numbers of the rules (not "*": pydantic refuses a validator on the
-    # discriminator field, `type`)
-    @field_validator("min", "max", "within", mode="before", check_fields=False)
-    @classmethod
-    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
-        return not_a_boolean(cls, value, info)
 
 
 class RequireRule(_Rule):
