@@ -5,10 +5,23 @@ Schemas. Positions are not in the models: the loader maps every validation error
 to the YAML line through :mod:`agent_eval.yamlpos`.
 """
 
-from typing import Annotated, Any, Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic.config import JsonDict
+from pydantic.fields import FieldInfo
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from agent_eval.limits import DEFAULT as _LIMITS
 from agent_eval.limits import DEPTH_CEILING, Limits
@@ -44,8 +57,62 @@ def no_items() -> list[Any]:
     return []
 
 
+# YAML 1.1 reads more words than true and false as booleans
+BOOLEAN = "a boolean (YAML reads true, false, yes, no, on and off as booleans)"
+
+
+def _leaves(annotation: Any) -> list[Any]:
+    """The types a field's annotation is made of (``Annotated`` and unions unwrapped);
+    ``Any`` for a type with a before-validator of its own, which judges a boolean itself
+    (a rate says "not a rate")."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        if any(isinstance(m, BeforeValidator) for m in annotation.__metadata__):
+            return [Any]
+        return _leaves(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return [leaf for a in get_args(annotation) for leaf in _leaves(a)]
+    return [annotation]
+
+
+def number_not_bool(annotation: Any) -> bool:
+    """Whether a field of this type takes a number and no boolean: pydantic reads a YAML
+    boolean given for it as 1 or 0."""
+    leaves = _leaves(annotation)
+    if any(leaf is bool or leaf is Any or (get_origin(leaf) is Literal and any(
+            type(a) is bool for a in get_args(leaf))) for leaf in leaves):
+        return False
+    return any(leaf is int or leaf is float for leaf in leaves)
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_a_boolean(cls, data: Any) -> Any:
+        """A YAML boolean given for a key that takes a number and no boolean (a limit, a
+        count, a rate, a weight) is a config error at that key: pydantic read ``true`` as
+        1 and ``false`` as 0, without a word (``{type: count, max: true}`` allowed one
+        call, ``max_tool_calls: yes`` one, ``min_pass_ratio: false`` let every trace
+        fail). One check of the model's keys (not a validator per field: each made the
+        models slower to build, 2 % of a run's start-up)."""
+        if type(data) is dict:
+            for key, value in data.items():
+                if type(value) is bool and key in cls.model_fields and _number_field(
+                        cls.model_fields[key]):
+                    raise ValidationError.from_exception_data(cls.__name__, [
+                        InitErrorDetails(type=PydanticCustomError(
+                            "value_error", f"{BOOLEAN}, not a number: write the number"),
+                            loc=(key,), input=value)])
+        return data
+
+
+def _number_field(field: FieldInfo) -> bool:
+    """Whether a field takes a number and no boolean (a type with a before-validator of
+    its own judges a boolean itself: a rate says "not a rate")."""
+    return number_not_bool(field.annotation) and not any(
+        isinstance(m, BeforeValidator) for m in field.metadata)
 
 
 def _version(value: Any) -> Any:

@@ -10,24 +10,20 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import (
     BeforeValidator,
     Field,
-    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
 )
 
-from agent_eval.config.models import Strict, ToolPatterns, no_items
+from agent_eval.config.models import BOOLEAN, Strict, ToolPatterns, no_items
 from agent_eval.judge.models import JudgeCheck
-
-# YAML 1.1 reads more words than true and false as booleans
-_BOOLEAN = "a boolean (YAML reads true, false, yes, no, on and off as booleans)"
 
 
 def _as_fraction(value: Any) -> Any:
     """A rate as a fraction: ``0.9``, ``90`` (above 1 it is a percentage) or ``"90%"``
     all mean 0.9 (EvalView and CIAgent write percentages)."""
     if isinstance(value, bool):  # pydantic would read true as 1.0 and false as 0.0
-        raise ValueError(f"{_BOOLEAN}, not a rate: write a fraction in [0, 1] (0.9), a "
+        raise ValueError(f"{BOOLEAN}, not a rate: write a fraction in [0, 1] (0.9), a "
                          "percentage above 1 up to 100 (90) or '90%'")
     if isinstance(value, str) and value.strip().endswith("%"):
         try:
@@ -63,21 +59,6 @@ def _fraction(description: str) -> Any:
 
 def _limit(description: str) -> Any:
     return Field(None, ge=0, description=description)
-
-
-class _Numbers(Strict):
-    """A model of limits and weights: a YAML boolean (``true``, ``false``, and YAML 1.1's
-    ``yes``, ``no``, ``on``, ``off``) given for a number is a config error at its key.
-    pydantic read it as 1 or 0: ``max_tool_calls: true`` allowed one call, a weight of
-    ``false`` dropped a component, without a word."""
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
-        if isinstance(value, bool) and info.field_name is not None \
-                and cls.model_fields[info.field_name].annotation is not bool:
-            raise ValueError(f"{_BOOLEAN}, not a number: write the number")
-        return value
 
 
 class OutputExpect(Strict):
@@ -182,7 +163,7 @@ class Expect(Strict):
         "recorded (a score the trace recorded).")
 
 
-class Thresholds(_Numbers):
+class Thresholds(Strict):
     """Per-trace limits: under `thresholds` a miss is a FAIL, under `warn_thresholds` a
     WARN."""
 
@@ -208,7 +189,7 @@ class Thresholds(_Numbers):
         "checks' scores (needs expect.output or a scored judge check).")
 
 
-class Weights(_Numbers):
+class Weights(Strict):
     tool_accuracy: float | None = Field(None, ge=0, description="Weight of tool_recall.")
     output_quality: float | None = Field(None, ge=0, description="Weight of output_quality.")
     sequence: float | None = Field(None, ge=0, description="Weight of sequence similarity.")
@@ -259,15 +240,8 @@ class Scenario(Strict):
     def _id_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
-    @field_validator("weight", mode="before")
-    @classmethod
-    def _weight(cls, value: Any) -> Any:
-        if isinstance(value, bool):  # (as in the limits: _Numbers)
-            raise ValueError(f"{_BOOLEAN}, not a number: write the number")
-        return value
 
-
-class Gates(_Numbers):
+class Gates(Strict):
     """Suite metrics against limits (blocking: a miss fails the suite; warning: warns)."""
 
     min_pass_rate: Fraction | None = _fraction("Passed scenarios / scenarios.")
@@ -286,7 +260,7 @@ class Gates(_Numbers):
                                                "/ mean total tokens × 1000.")
 
 
-class CompositeWeights(_Numbers):
+class CompositeWeights(Strict):
     pass_rate: float | None = Field(None, ge=0)
     weighted_pass_rate: float | None = Field(None, ge=0)
     accuracy: float | None = Field(None, ge=0)
@@ -298,7 +272,7 @@ class CompositeWeights(_Numbers):
                                   "max_latency_p95_ms).")
 
 
-class Composite(_Numbers):
+class Composite(Strict):
     weights: CompositeWeights = Field(description="Suite metric -> weight.")
     min: Fraction | None = _fraction("The suite fails when the composite is below this.")
     max_latency_p95_ms: float | None = Field(
@@ -306,7 +280,7 @@ class Composite(_Numbers):
         "max_latency_p95_ms of blocking, else of warning).")
 
 
-class Regression(_Numbers):
+class Regression(Strict):
     """Against the base branch (needs a baseline; skipped with a note without one)."""
 
     max_pass_rate_drop: Fraction | None = _fraction("Largest allowed drop of pass_rate.")
