@@ -68,3 +68,23 @@ def test_files_and_lines_over_max_file_bytes(tmp_path: Path) -> None:
     assert got == [(1, b"1\n"), (2, b"22\n")] and exc.value.line == 3
     with open(path, "rb") as fh:  # the fast path: no line can be longer than the file
         assert [n for n, _ in file_lines(fh, Limits(max_file_bytes=100))] == [1, 2, 3, 4]
+
+
+def test_a_folder_named_as_a_results_file_is_said_to_be_a_folder(tmp_path: Path) -> None:
+    """``report out/`` or ``--baseline out/`` (the output folder for the results.json in
+    it): a folder opens for reading with O_RDONLY, and open_regular said "not a regular
+    file (a FIFO, socket or device, its links followed)" of it; open() had said "Is a
+    directory". By hand: the reason is that it is a folder."""
+    from agent_eval.baseline import BaselineError, load_file
+    from agent_eval.errors import ResultsFileError
+    from agent_eval.jsonutil import open_regular
+    from agent_eval.results import Results
+
+    with pytest.raises(IsADirectoryError, match=r"a folder, not a file$"):
+        open_regular(tmp_path)
+    with pytest.raises(ResultsFileError) as info:
+        Results.load(str(tmp_path))
+    assert str(info.value) == f"cannot read {tmp_path}: a folder, not a file"
+    with pytest.raises(BaselineError) as base:
+        load_file(tmp_path)
+    assert str(base.value) == f"cannot read {tmp_path}: a folder, not a file"

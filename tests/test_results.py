@@ -478,3 +478,21 @@ def test_a_results_file_locating_a_policy_outside_the_repository_is_refused(
     doc = _example_doc()
     doc["config"] = path
     assert f"its suite file {path!r} is not a path inside the repository" in _edited(doc)
+
+
+def test_a_contradicted_claim_in_an_earlier_versions_file_does_not_say_it_was_edited() -> None:
+    """A results file of another agent-eval version may have had its verdict worked out
+    otherwise (a live-only run's, before LiveOutcome.apply took verdict_of): the refusal
+    said "it was edited (or made by another program)" of the base branch's own artifact.
+    It names the version the file says wrote it, and this one."""
+    from agent_eval._version import __version__
+
+    doc = _example_doc()
+    doc["verdict"] = "pass"
+    doc["tool"]["version"] = "0.0.1"
+    message = _edited(doc)
+    assert message == (f"r.json is not a results file agent-eval {__version__} would write: "
+                       "its verdict says 'pass' but its content makes it 'fail'; it was "
+                       "edited, made by another program, or written by agent-eval '0.0.1', "
+                       "which may work a verdict out otherwise: run agent-eval "
+                       f"{__version__} again for results to read")

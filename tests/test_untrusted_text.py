@@ -404,3 +404,25 @@ def test_bidi_overrides_never_reach_an_output(tmp_path: Path,
     assert [(v["tool"], v["trace"]["trace_id"]) for v in found] == [
         ("purge\\u202e_data", "t\\u2066\\u2067\\u2068\\u2069")]
     assert "purge\\u202e_data" in outputs["console.txt"]
+
+
+@pytest.mark.parametrize("mark", BIDI)
+def test_a_bidi_override_in_a_tool_name_does_not_hide_it_from_a_rule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mark: str) -> None:
+    """A format character is not part of a tool name's normal form (docs/config.md "Tool
+    names"): ``delete\\u202e_customer`` is the tool ``delete_customer``. Escaped when the
+    trace was read, the override became six letters of the name, and the blocklist
+    ``[delete_customer]`` passed the call (exit 0). By hand: one blocked call, exit 1, and
+    the finding shows the name escaped."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: bidi\ntraces: traces/*.jsonl\ntests:\n'
+        "  - {id: no_delete, metric: tool_blocklist, blocklist: [delete_customer]}\n")
+    (tmp_path / "traces" / "a.jsonl").write_text(json.dumps(
+        {"type": "tool_call", "tool": f"delete{mark}_customer", "arguments": {}}) + "\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "-q", "-o", "out", "--format", "json"]) == 1
+    found = read_results(tmp_path / "out")["tests"][0]["violations"]
+    assert [v["tool"] for v in found] == [f"delete\\u{ord(mark):04x}_customer"]

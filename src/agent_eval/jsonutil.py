@@ -103,7 +103,8 @@ def check_size(size: int, limits: Limits, what: str = "the file") -> None:
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """``open(path, "rb")`` for a regular file only, its links followed: a FIFO, a socket
     or a device (a committed link to ``/proc/self/fd/1``, the process's own output pipe,
-    or to ``/dev/zero``) is an OSError "not a regular file", found without waiting: a
+    or to ``/dev/zero``) is an OSError "not a regular file", found without waiting (a
+    folder is one "a folder, not a file"): a
     FIFO opened for reading waits for a writer, and reading the process's own pipe never
     ends."""
     # O_NONBLOCK: opening a FIFO does not wait for a writer (where the system has it);
@@ -111,7 +112,10 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # (opened: O_RDONLY opens a folder where open() does not)
+            raise OSError(errno.EISDIR, "a folder, not a file")
+        if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device, "
                           "its links followed)")
         return open(fd, "rb")

@@ -37,6 +37,7 @@ from agent_eval.model import CallLog, Handoff, Location, Trace
 # which right-to-left text uses and which reorder nothing, are kept
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL_ONLY = re.compile("[\x00-\x1f\x7f-\x9f]")  # (tool and agent names: see below)
 _CONTROL_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")  # keeps \t and \n
 # keeps \t; the line and paragraph separators too are line breaks (str.splitlines, YAML)
 _CONTROL_IN_LINE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
@@ -99,7 +100,11 @@ def clean_tool_name(name: str, limit: int = DEFAULT.max_name_chars) -> str:
     a ``?`` as well."""
     if name.isprintable() and len(name) <= limit:
         return name
-    return clean_name(_SPACE_CONTROL.sub(" ", name), limit)
+    # the bidi overrides are kept: format characters, which the normal form drops as it
+    # drops a zero-width space (``delete\u202e_customer`` is blocked by
+    # ``delete_customer``); escaped, they were letters of the name and it passed. A
+    # finding shows the name escaped (clean_results)
+    return cut(_CONTROL_ONLY.sub(_escape, _SPACE_CONTROL.sub(" ", name)), limit)
 
 
 def clean_text(text: str, limit: int | None = None) -> str:

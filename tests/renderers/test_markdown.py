@@ -504,3 +504,21 @@ def test_a_scenario_the_head_run_dropped_is_shown(tmp_path: Path,
         "| `S-bad` | fail | 0 |"]
     html = (tmp_path / "head" / "report.html").read_text(encoding="utf-8")
     assert "1 scenario(s) of the base branch not run here (S-bad)." in html
+
+
+def test_an_unknown_scenario_id_is_not_given_as_a_coverage_finding() -> None:
+    """The traces naming a scenario the suite does not have are a `scenario/unknown_id`
+    warning kept with the coverage findings (results.unexercised); the reason of a run
+    warned by one said "1 warning-severity coverage finding". By hand: one warning of
+    each kind, each named as what it is."""
+    r = results_of([make_test("a", [], "pass")], verdict="warn")
+    unknown = Finding(rule="scenario/unknown_id", severity="warning",
+                      message="1 trace names scenario 'REFUND-002', which this suite does "
+                              "not have", test="scenarios",
+                      config=ConfigRef("agent-eval.yaml", 9, 3, "scenarios"), trace=None)
+    r.unexercised = [unknown]
+    assert markdown.render(r).splitlines()[1:4] == [
+        "## ⚠️ s: warn", "", "1 warning-severity scenario finding"]
+    r.unexercised = [unknown, unexercised("warning")]
+    assert markdown.render(r).splitlines()[3] == (
+        "1 warning-severity coverage finding; 1 warning-severity scenario finding")

@@ -335,11 +335,18 @@ def _reason(results: Results, counted: Tally) -> str:
     if crit:
         parts.append(f"{_plural(len(crit), 'criterion', 'criteria')} missed")
     # coverage/unexercised made to count (``unexercised: error|warning``,
-    # --strict-coverage): without them a run failed by them read "No violations in …"
+    # --strict-coverage): without them a run failed by them read "No violations in …";
+    # named by their kind, as the console counts them: the scenario/unknown_id warnings
+    # (traces naming a scenario the suite does not have) are among them too
     for sev in ("error", "warning") if results.verdict != "pass" else ():
-        n = sum(1 for f in results.unexercised if f.severity == sev)
-        if n:
-            parts.append(f"{_plural(n, sev + '-severity coverage finding')}")
+        kinds: dict[str, int] = {}
+        for f in results.unexercised:
+            if f.severity == sev:  # (fixed words: the HTML report shows them as text)
+                kind = f.rule.split("/", 1)[0]
+                kind = kind if kind in ("coverage", "scenario") else "other"
+                kinds[kind] = kinds.get(kind, 0) + 1
+        for kind, n in sorted(kinds.items()):
+            parts.append(_plural(n, f"{sev}-severity {kind} finding"))
     if parts:
         return "; ".join(parts)
     if results.verdict == "warn":
