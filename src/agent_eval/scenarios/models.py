@@ -5,7 +5,7 @@ suite's JSON Schema. Positions are not in the models: the loader maps every vali
 error back to its YAML line, and the compiler reads each key's line from the positions.
 """
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import (
     BeforeValidator,
@@ -75,9 +75,14 @@ class _Numbers(Strict):
     @classmethod
     def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, bool) and info.field_name is not None \
-                and cls.model_fields[info.field_name].annotation is not bool:
+                and _numeric(cls.model_fields[info.field_name].annotation):
             raise ValueError(f"{_BOOLEAN}, not a number: write the number")
-        return value
+        return value  # (for a mapping, such as composite.weights, pydantic's own message)
+
+
+def _numeric(annotation: Any) -> bool:
+    """Whether a field's type takes a number (``float | None``, ``Fraction``)."""
+    return annotation in (int, float) or any(_numeric(a) for a in get_args(annotation))
 
 
 class OutputExpect(Strict):
