@@ -212,6 +212,9 @@ def test_zero_traces_is_an_error(suite_dir: Path) -> None:
     # an empty list is pointed at (it was the `suite:` line, as if no key were written)
     ("suite: lib\ndescription: d\ntraces: []\n",
      "agent-eval.yaml:3:1: no traces given (the list is empty): "),
+    # a key with no value is no list: it said "(the list is empty)" too
+    ("suite: lib\ndescription: d\ntraces:\n",
+     "agent-eval.yaml:3:1: no traces given ('traces:' has no value): "),
 ])
 def test_no_traces_given_is_a_config_error_at_its_key(suite_dir: Path, head: str,
                                                       where: str) -> None:

@@ -212,11 +212,22 @@ def test_no_tests(tmp_path: Path) -> None:
     assert "no tests" in msg
 
 
+def test_a_tool_lock_alone_is_no_test(tmp_path: Path) -> None:
+    """`tool_lock:` (no value, no servers) made the suite live, so it was not "no tests":
+    it checked nothing and passed with exit code 0."""
+    (_, line, col, msg), = problems_of(tmp_path, "suite: s\ntool_lock:\n")
+    assert (line, col, msg) == (1, 1, "the suite has no tests; add a 'tests:' list (see "
+                                      "docs/config.md)")
+
+
 @pytest.mark.parametrize(("body", "at", "lists"), [
     ("tests: []\nscenarios: []\n", (2, 1), "'scenarios:' list is"),
     ("scenarios: []\n", (2, 1), "'scenarios:' list is"),
     ("probes: []\n", (2, 1), "'probes:' list is"),
     ("scenarios: []\nprobes: []\n", (2, 1), "'scenarios:' and 'probes:' lists are"),
+    # a `tool_lock:` with no value beside them made the suite live: it checked nothing
+    # and passed (exit 0); it checks the tools of `servers:`, and there are none
+    ("probes: []\ntool_lock:\n", (2, 1), "'probes:' list is"),
 ])
 def test_empty_scenarios_or_probes_beside_no_tests_check_nothing(
         tmp_path: Path, body: str, at: tuple[int, int], lists: str) -> None:

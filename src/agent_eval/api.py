@@ -31,12 +31,13 @@ def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,
     ``base``, default the current folder)."""
     if patterns is None:
         globs = suite.trace_globs
-        if not globs:  # at an empty `traces: []`, else at `suite:`
+        if not globs:  # at an empty `traces: []` (or `traces:`), else at `suite:`
             written = suite.positions.has(("traces",))
             pos = suite.positions.get(("traces",) if written else ("suite",))
-            raise ConfigError([f"{suite.file}:{pos.line}:{pos.col}: no traces given"
-                               f"{' (the list is empty)' if written else ''}: set 'traces:' "
-                               "in the suite or pass --traces"])
+            why = ("" if not written else " (the list is empty)"
+                   if suite.model.traces is not None else " ('traces:' has no value)")
+            raise ConfigError([f"{suite.file}:{pos.line}:{pos.col}: no traces given{why}: "
+                               "set 'traces:' in the suite or pass --traces"])
         p = suite.positions.get(("traces",))
         files, errors = expand(globs, suite.base_dir, suite.root, suite.base_dir,
                                (suite.file, p.line), suite.limits)

@@ -278,10 +278,11 @@ class _Loader:
         raw_tests = data.get("tests")
         live_keys = [k for k in LIVE_KEYS if k in data]
         # an empty list checks nothing: `scenarios: []` (or `probes: []`) beside no tests
-        # is a suite that can only pass (docs/config.md)
+        # is a suite that can only pass (docs/config.md); so is `tool_lock:` alone, which
+        # checks the tools of servers (it needs `servers:`)
         empty = [k for k in ("scenarios", "probes") if data.get(k, None) == []]
         if not raw_tests and (raw_tests is None or isinstance(raw_tests, list)) and not [
-                k for k in ("scenarios", *LIVE_KEYS) if k in data and k not in empty]:
+                k for k in ("scenarios", "servers", "probes") if k in data and k not in empty]:
             where: Path = ("tests",) if "tests" in data else (empty[0],) if empty else ()
             lists = " and ".join(f"'{k}:'" for k in empty)
             self.problems.append(

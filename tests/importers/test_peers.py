@@ -572,6 +572,25 @@ def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
          "see docs/migrating.md)")]
 
 
+def test_evalview_tool_categories_of_no_default_category_are_said_not_imported(
+        tmp_path: Path) -> None:
+    # each unknown category is noted and left out; when none was known the importer wrote
+    # `tool_categories: []`, a config error (it checks nothing), so the case did not load
+    case = tmp_path / "case.yaml"
+    case.write_text(
+        "name: research\n"  # 1
+        "input: {query: find papers}\n"  # 2
+        "expected:\n"  # 3
+        "  tool_categories: [my_own]\n"  # 4
+        "  output: {contains: [paper]}\n",  # 5
+        encoding="utf-8")
+    suite = load_suite(case, dialect="evalview")
+    assert suite.scenarios is not None
+    [scenario] = suite.scenarios.scenarios
+    assert scenario.tools is None  # no expected tool: none was imported
+    assert [(n.config.line, n.rule) for n in suite.notes] == [(4, "import/unsupported")]
+
+
 # ----------------------------------------------------------------------- CIAgent
 def test_ciagent_demo_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def q(tid: str, query: str, tools: list[str], answer: str) -> str:

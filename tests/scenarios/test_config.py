@@ -98,6 +98,9 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     # (in must_not, an empty sequence was a hit in every trace: every trace failed)
     ("  - id: A\n    expect:\n      must_not:\n        - sequence: []\n", "sequence",
      ["'sequence' is empty", "add a tool"]),
+    # (an empty list of categories adds no expected tool: nothing was checked)
+    ("  - id: A\n    expect:\n      tool_categories: []\n", "tool_categories",
+     ["'tool_categories' is empty", "add a category (a name under tool_groups)"]),
 ])
 def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: str,
                                             words: list[str]) -> None:
@@ -144,6 +147,8 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  composite: {weights: {latency: 1}, min: 0.8}\n", "latency",
      ["needs a latency scale"]),
     ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),
+    # a boolean for a mapping is no number: it said "a boolean ..., not a number"
+    ("  composite: {weights: true}\n", "weights", ["composite.weights:", "dictionary"]),
 ])
 def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
                                             words: list[str]) -> None:

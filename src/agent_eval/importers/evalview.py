@@ -183,7 +183,9 @@ class _EvalView(PeerConfig):
             if key == "tools" and value:
                 expect["tools"] = b.tree((*eb, "tools"), value, src, here)
             elif key == "tool_categories" and value:
-                expect["tool_categories"] = self.categories(value, src, eb, here)
+                known = self.categories(value, src, eb, here)
+                if known:  # (none of EvalView's defaults: each noted, the key left out)
+                    expect["tool_categories"] = known
             elif key in ("tool_sequence", "sequence") and value:
                 expect["sequence"] = b.tree((*eb, "sequence"), value, src, here)
             elif key == "forbidden_tools" and value:
@@ -211,7 +213,7 @@ class _EvalView(PeerConfig):
                 self.unsupported(src, here, f"tool category '{c}' is not one of "
                                  "EvalView's defaults; define it under tool_groups")
         self.groups.update(known)
-        return self.b.tree((*eb, "tool_categories"), known, src, here)
+        return self.b.tree((*eb, "tool_categories"), known, src, here) if known else []
 
     def judge_items(self, checks: dict[str, Any],
                     judged: list[tuple[str, dict[str, Any], Path]], src: Positions,

@@ -481,8 +481,9 @@ class _Compiler:
 
     def check_empty(self, expect: Any, path: Path) -> None:
         """A config error at every key of a scenario's ``expect`` whose empty value checks
-        nothing, and passed: ``forbidden_tools: []``, ``must_not: []``, ``output: {}``, a
-        behavior's ``tool_called: []``... (as ``blocklist: []`` of a test). ``tools: []``
+        nothing, and passed: ``forbidden_tools: []``, ``tool_categories: []``, ``must_not:
+        []``, ``output: {}``, a behavior's ``tool_called: []``... (as ``blocklist: []`` of a
+        test). ``tools: []``
         is a claim (no tool is expected: tool_precision), and an empty ``expected_error``
         leaves ``tool_health: true``; both are kept."""
         if not isinstance(expect, dict):
@@ -491,6 +492,7 @@ class _Compiler:
         for key, what in (("forbidden_tools", None), ("handoffs", "an agent"),
                           ("behaviors", "a behavior"), ("must_not", "a behavior"),
                           ("judge", "a judge check"), ("args", "a tool and its arguments"),
+                          ("tool_categories", "a category (a name under tool_groups)"),
                           ("output", "a check (contains, equals, regex, ...)")):
             value = expect.get(key)
             if isinstance(value, list | dict) and not value:
