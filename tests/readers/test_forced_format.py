@@ -112,24 +112,3 @@ def test_a_reader_forced_on_another_formats_fixture_never_leaves_its_calls_out(
         if not set(names) <= got:
             silent.append((str(path.relative_to(FIXTURES)), sorted(set(names) - got)))
     assert silent == []
-
-
-@pytest.mark.parametrize(("fmt", "doc", "message"), [
-    ("gemini_cli", {"sessionId": "s", "messages": []},
-     "the 'messages' array is empty: nothing of this gemini_cli file can be checked"),
-    ("atif", {"schema_version": "ATIF-v1.2", "steps": []},
-     "the 'steps' array is empty: nothing of this atif file can be checked"),
-])
-def test_an_empty_document_is_an_error_not_an_empty_trace(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, doc: dict[str, object],
-        message: str) -> None:
-    """A session of no message (a trajectory of no step) was one trace of nothing, which
-    every rule passed (exit 0); ``format: auto`` recognises no reader in it already."""
-    monkeypatch.chdir(tmp_path)
-    # written on two lines: the array's key is on line 2
-    key = next(k for k, v in doc.items() if v == [])
-    Path("t.json").write_text(json.dumps(doc).replace(f'"{key}"', f'\n"{key}"'))
-    items = [i for i in load_traces(["t.json"], format=fmt) if not isinstance(i, FileRead)]
-    assert [(e.rule, e.line, e.message) for e in items if isinstance(e, InputError)] == [
-        ("input/invalid_event", 2, message)]
-    assert [i for i in items if isinstance(i, Trace)] == []

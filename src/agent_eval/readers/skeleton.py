@@ -325,11 +325,6 @@ class DocumentReader(FormatReader):
         if not isinstance(items, list):
             yield INPUT_INVALID_EVENT.input_error(source.file, 1, self.need)
             return
-        if not items:  # an empty trace would pass every rule
-            yield INPUT_INVALID_EVENT.input_error(
-                source.file, doc.line(self.key), f"the '{self.key}' array is empty: nothing "
-                f"of this {self.name} file can be checked")
-            return
         state = self.state(source)
         state.begin(doc, root)
         for i, raw in enumerate(items):
