@@ -166,3 +166,25 @@ def test_calls_of_a_message_that_is_no_gemini_message_are_read_and_an_input_erro
     assert (t.input, t.output) == ("hi", "Done.")
     assert len(t.llm_calls) == 1  # the gemini message only
     assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # compression
+
+
+def test_an_empty_session_is_one_trace_that_did_nothing(tmp_path: Path) -> None:
+    """A session opened and closed without a prompt (`"messages": []`) is one trace with
+    no call and no answer, as a native trace of nothing is: a blocklist has nothing to
+    block in it, and a `require` fails it. It is no input error, which would stop a run
+    over a folder of real sessions (exit 2) for a file nothing is wrong with."""
+    from agent_eval._cli import main as cli
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"sessionId": "e", "projectHash": "p", "startTime": "2026-01-01T00:00:00Z",
+         "lastUpdated": "2026-01-01T00:00:01Z", "messages": []}))
+    items = list(READER.read(source(tmp_path / "s.json")))
+    assert errors(items) == []
+    [trace] = traces(items)
+    assert len(trace.tool_calls) == 0 and trace.output is None
+    (tmp_path / "agent-eval.yaml").write_text(
+        "suite: s\ntraces: '*.json'\ntests:\n  - id: r\n    metric: sequence_valid\n"
+        "    rules: [{type: require, tool: authenticate}]\n")
+    assert cli(["run", "-q", "-c", str(tmp_path / "agent-eval.yaml"),
+                "-o", str(tmp_path / "out")]) == 1  # the require fails it
