@@ -54,6 +54,10 @@ from agent_eval.yamlpos import Path, Positions
 # blocking nothing, a require requiring nothing) and pass
 EMPTY_TOOLS = ("an empty list names no tool, so nothing would be checked; name at least one "
                "tool (a name, a glob or @group)")
+# a tool name that is empty: no call has it, so the rule would check nothing (a
+# blocklist of "" blocks nothing)
+EMPTY_NAME = ("an empty tool name names no tool, so nothing would be checked; write the "
+              "tool's name (a name, a glob or @group)")
 # keywords that constrain values of one JSON type only (JSON Schema ignores them for the
 # others), by that type; a spelling of SUGAR is read as its keyword
 _FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -476,6 +480,9 @@ class SelectorCompiler:
         items = [value] if isinstance(value, str) else list(value)
         for k, item in enumerate(items):
             here = path if isinstance(value, str) else (*path, k)
+            if item == "":
+                problems.append(f"{self.positions.where(here)}: {EMPTY_NAME}")
+                continue
             out += self._names(item, here, problems, ())
         if problems:
             raise ConfigError(problems)
@@ -553,6 +560,9 @@ class SelectorCompiler:
         return Selector(items, self.mode)
 
     def item(self, item: Any, path: Path, problems: list[str]) -> SelectorItem | None:
+        if item == "" or (isinstance(item, dict) and item.get("tool") == ""):
+            problems.append(f"{self.positions.where(path)}: {EMPTY_NAME}")
+            return None
         if isinstance(item, str):
             alts = self._alternatives(item, path, problems, ())
             return _item(item, item, alts, self.mode)

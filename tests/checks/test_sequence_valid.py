@@ -452,6 +452,24 @@ def test_an_empty_tool_list_is_a_config_error(tmp_path: Path, rule: str, where: 
     assert info.value.problems == [f"agent-eval.yaml:{where}: {EMPTY}"]
 
 
+EMPTY_NAME = ("an empty tool name names no tool, so nothing would be checked; write the "
+              "tool's name (a name, a glob or @group)")
+
+
+@pytest.mark.parametrize(("rule", "where"), [
+    # line 8 holds the field; ``''`` starts at the column given (counted by hand)
+    ("- type: blocklist\n  tools: [x, '']", "8:20"),
+    ("- type: require\n  tool: ''", "8:9"),
+    ("- type: never_after\n  first: x\n  then: [{tool: '', args: {a: 1}}]", "9:16"),
+])
+def test_an_empty_tool_name_is_a_config_error(tmp_path: Path, rule: str, where: str) -> None:
+    """A tool named ``''`` is no call's name: `blocklist: ['']` blocked nothing and the
+    run passed (a coverage note only)."""
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, rule, ["x"])
+    assert info.value.problems == [f"agent-eval.yaml:{where}: {EMPTY_NAME}"]
+
+
 # ------------------------------------------------------------ several rules, severity
 def test_rules_are_anded_and_located_at_their_own_item(tmp_path: Path) -> None:
     found = run(tmp_path, """

@@ -95,6 +95,17 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
      ["'tool_called' is empty", "names no tool"]),
     ("  - id: A\n    expect:\n      behaviors:\n        - tool_not_called: []\n",
      "tool_not_called", ["'tool_not_called' is empty"]),
+    # an empty text is in every output, an empty tool name in no call: each passed
+    ("  - id: A\n    expect:\n      state: ''\n", "state", ["an empty text is found in every"]),
+    ("  - id: A\n    expect:\n      output: {contains: [a, '']}\n", "'']",
+     ["an empty text"]),
+    ("  - id: A\n    expect:\n      output: {regex: ''}\n", "regex", ["an empty text"]),
+    ("  - id: A\n    expect:\n      behaviors:\n        - output_contains: ''\n",
+     "output_contains", ["an empty text"]),
+    ("  - id: A\n    expect:\n      forbidden_tools: [x, '']\n", "'']",
+     ["an empty tool name names no tool"]),
+    ("  - id: A\n    expect:\n      must_not:\n        - tool_called: ''\n", "tool_called",
+     ["an empty tool name"]),
     # (in must_not, an empty sequence was a hit in every trace: every trace failed)
     ("  - id: A\n    expect:\n      must_not:\n        - sequence: []\n", "sequence",
      ["'sequence' is empty", "add a tool"]),

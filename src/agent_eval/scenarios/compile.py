@@ -45,6 +45,7 @@ from agent_eval.scenarios.models import (
     Thresholds,
 )
 from agent_eval.selectors import (
+    EMPTY_NAME,
     EMPTY_TOOLS,
     Implied,
     SelectorCompiler,
@@ -87,6 +88,11 @@ GATE_METRIC: dict[str, tuple[str, str]] = {key: _bound(key) for key in GATE_KEYS
 
 
 # ---------------------------------------------------------------------- compiled parts
+# an empty term, state or pattern: found in every output, so the check passes whatever
+# the agent answered
+EMPTY_TEXT = ("an empty text is found in every output, so nothing would be checked; write "
+              "the text to look for")
+
 @dataclass(frozen=True, slots=True)
 class Term:
     """A text an output check looks for, with its lower-case form."""
@@ -505,9 +511,21 @@ class _Compiler:
                     if isinstance(b, dict) and b.get(f) == []:
                         self.problem((*path, key, i, f), f"'{f}' is empty: " + (
                             EMPTY_TOOLS if f != "sequence" else nothing.format("a tool")))
+                for f in ("output_contains", "output_regex"):
+                    if isinstance(b, dict) and b.get(f) == "":
+                        self.problem((*path, key, i, f), EMPTY_TEXT)
+        # an empty text is in every output: a check of it passes whatever was answered
+        output = expect.get("output")
+        for at, value in ((("state",), expect.get("state")),
+                          (("output", "regex"),
+                           output.get("regex") if isinstance(output, dict) else None)):
+            if value == "":
+                self.problem((*path, *at), EMPTY_TEXT)
 
     def _check_names(self, value: Any, path: Path) -> None:
-        if isinstance(value, str) and value.startswith(GROUP_PREFIX):
+        if value == "":
+            self.problem(path, EMPTY_NAME)
+        elif isinstance(value, str) and value.startswith(GROUP_PREFIX):
             self.expand([value], path)
         elif isinstance(value, list):
             for k, v in enumerate(value):
@@ -698,6 +716,9 @@ class _Compiler:
         return ArgExpect(tool, self.matcher(tool), ref, checks, frozenset(expected))
 
     def terms(self, value: str | list[str], path: Path, kp: str) -> tuple[Term, ...]:
+        for i, t in enumerate([value] if isinstance(value, str) else value):
+            if t == "":
+                self.problem(path if isinstance(value, str) else (*path, i), EMPTY_TEXT)
         if isinstance(value, str):
             return (Term(value, fold(value), self.ref(path, kp)),)
         return tuple(Term(t, fold(t), self.ref((*path, i), f"{kp}.{i}"))
