@@ -21,7 +21,6 @@ from pydantic import (
 )
 from pydantic.config import JsonDict
 from pydantic.fields import FieldInfo
-from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from agent_eval.limits import DEFAULT as _LIMITS
 from agent_eval.limits import DEPTH_CEILING, Limits
@@ -101,10 +100,11 @@ class Strict(BaseModel):
             for key, value in data.items():
                 if type(value) is bool and key in cls.model_fields and _number_field(
                         cls.model_fields[key]):
-                    raise ValidationError.from_exception_data(cls.__name__, [
-                        InitErrorDetails(type=PydanticCustomError(
-                            "value_error", f"{BOOLEAN}, not a number: write the number"),
-                            loc=(key,), input=value)])
+                    # (an error at the key: pydantic nests its location in the model's)
+                    raise ValidationError.from_exception_data(cls.__name__, [{
+                        "type": "value_error", "loc": (key,), "input": value,
+                        "ctx": {"error": ValueError(
+                            f"{BOOLEAN}, not a number: write the number")}}])
         return data
 
 
