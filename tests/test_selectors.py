@@ -5,18 +5,24 @@ list of :meth:`Selector.flags` name it (docs/config.md "Call selectors")."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agent_eval.api import load_suite
+from agent_eval.errors import ConfigError
 from agent_eval.model import Location, ToolCall
 from agent_eval.selectors import Groups, Selector, SelectorCompiler
-from agent_eval.yamlpos import Path, Positions
+from agent_eval.yamlpos import Path as KeyPath
+from agent_eval.yamlpos import Positions
 
 F = "t.jsonl"
 RM = {"tool": "bash", "args": {"command": {"pattern": "rm -rf"}}}
 
 
 def selector(value: Any, groups: dict[str, Any] | None = None) -> Selector:
-    defs: dict[str, tuple[Any, Path]] = {name: (v, ("tool_groups", name))
+    defs: dict[str, tuple[Any, KeyPath]] = {name: (v, ("tool_groups", name))
                                          for name, v in (groups or {}).items()}
     compiler = SelectorCompiler(Groups(defs), Positions("s.yaml"), "exact")
     return compiler.selector(value, ("tests", 0, "blocklist"))
@@ -185,3 +191,29 @@ def test_flags_lists_the_calls_of_another_type() -> None:
     for c in calls:
         assert sel.judge(c) == (sel.which(c), sel.cannot_judge(c)), c
     assert [i for i, u in map(sel.judge, calls)] == [0, None, None, None, 1]
+
+
+EMPTY_NAME = ("an empty tool name names no tool, so nothing would be checked; write the "
+              "tool's name (a name, a glob or @group)")
+
+
+@pytest.mark.parametrize(("field", "where"), [
+    # the group's '' is at line 4, column 10 ("  g: [x, '']"); in
+    # "    blocklist: [{tool: [x, '']}]" (line 8) the '' starts at column 28
+    ("blocklist: ['@g']", "4:10"),
+    ("blocklist: [{tool: [x, '']}]", "8:28"),
+    ("blocklist: [{tool: '@g', args: {a: 1}}]", "4:10"),
+])
+def test_an_empty_tool_name_anywhere_in_a_field_is_a_config_error(
+        tmp_path: Path, field: str, where: str) -> None:
+    """``''`` in a group the field uses, or in a ``{tool: [...]}`` list, is no call's name
+    either: such a blocklist blocked nothing and the run passed (exit 0), while ``''``
+    written in the field itself was already an error."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntool_groups:\n'
+        "  g: [x, '']\n"
+        "tests:\n  - id: b\n    metric: tool_blocklist\n"
+        f"    {field}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_suite(tmp_path / "agent-eval.yaml")
+    assert info.value.problems == [f"agent-eval.yaml:{where}: {EMPTY_NAME}"]

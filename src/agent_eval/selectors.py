@@ -480,9 +480,6 @@ class SelectorCompiler:
         items = [value] if isinstance(value, str) else list(value)
         for k, item in enumerate(items):
             here = path if isinstance(value, str) else (*path, k)
-            if item == "":
-                problems.append(f"{self.positions.where(here)}: {EMPTY_NAME}")
-                continue
             out += self._names(item, here, problems, ())
         if problems:
             raise ConfigError(problems)
@@ -491,7 +488,7 @@ class SelectorCompiler:
     def _names(self, item: str, path: Path, problems: list[str],
                stack: tuple[str, ...]) -> list[str]:
         if not item.startswith(GROUP_PREFIX):
-            return [item]
+            return [] if self._empty(item, path, problems) else [item]
         name = item[len(GROUP_PREFIX):]
         if stack and name in self._names_cache:  # (a use's own problems are said at it)
             names, said = self._names_cache[name]
@@ -517,6 +514,15 @@ class SelectorCompiler:
         problems[before:] = said
         self._names_cache[name] = (names, said)
         return names
+
+    def _empty(self, name: str, path: Path, problems: list[str]) -> bool:
+        """Whether ``name`` is the empty tool name, reported at ``path``: no call has it,
+        so a field naming it checks nothing (wherever it is written: in the field, in a
+        ``{tool: [...]}`` list, in a group the field uses)."""
+        if name == "":
+            problems.append(f"{self.positions.where(path)}: {EMPTY_NAME}")
+            return True
+        return False
 
     def _group(self, name: str, path: Path, problems: list[str],
                stack: tuple[str, ...]) -> tuple[Any, Path] | None:
@@ -616,7 +622,8 @@ class SelectorCompiler:
     def _alternatives(self, text: str, path: Path, problems: list[str],
                       stack: tuple[str, ...]) -> tuple[Alternative, ...]:
         if not text.startswith(GROUP_PREFIX):
-            return ((ToolMatcher([text], self.mode), ()),)
+            return () if self._empty(text, path, problems) else (
+                (ToolMatcher([text], self.mode), ()),)
         name = text[len(GROUP_PREFIX):]
         if name in self._cache:
             return self._cache[name]
@@ -632,7 +639,8 @@ class SelectorCompiler:
         for k, member in enumerate(members):
             here = (*gpath, k) if isinstance(value, list) else gpath
             if isinstance(member, str) and not member.startswith(GROUP_PREFIX):
-                plain[member] = None
+                if not self._empty(member, here, problems):
+                    plain[member] = None
             elif isinstance(member, str):
                 alts.update((id(a), a) for a in self._alternatives(
                     member, here, problems, (*stack, name)))

@@ -219,3 +219,15 @@ def test_the_validate_command_counts_scenarios_and_criteria(
              "pass_criteria:\n  blocking: {min_pass_rate: 1}\n", {})
     assert main(["validate", "--config", str(ws.root / "agent-eval.yaml")]) == 0
     assert capsys.readouterr().out.strip().endswith("1 scenario(s), 2 criteria")
+
+
+def test_an_empty_tool_name_in_a_group_is_one_error_at_it(ws: Workspace) -> None:
+    """A scenario's name field using a group whose member is ``''`` forbade (or expected)
+    no call through it: forbidden_tools: ['@g'] passed every trace (exit 0). The error is
+    at the member (line 5, "  g: [x, '']", the '' at column 10), said once however many
+    fields use the group."""
+    suite = (HEAD + "tool_groups:\n  g: [x, '']\nscenarios:\n  - id: A\n    expect:\n"
+             "      forbidden_tools: ['@g', '@g']\n      tools: ['@g']\n")
+    assert problems(ws, suite) == [
+        (5, 10, "an empty tool name names no tool, so nothing would be checked; write the "
+                "tool's name (a name, a glob or @group)")]

@@ -96,15 +96,25 @@ class Strict(BaseModel):
         call, ``max_tool_calls: yes`` one, ``min_pass_ratio: false`` let every trace
         fail). One check of the model's keys (not a validator per field: each made the
         models slower to build, 2 % of a run's start-up)."""
-        if type(data) is dict:
-            for key, value in data.items():
-                if type(value) is bool and key in cls.model_fields and _number_field(
-                        cls.model_fields[key]):
-                    # (an error at the key: pydantic nests its location in the model's)
-                    raise ValidationError.from_exception_data(cls.__name__, [{
-                        "type": "value_error", "loc": (key,), "input": value,
-                        "ctx": {"error": ValueError(
-                            f"{BOOLEAN}, not a number: write the number")}}])
+        if type(data) is not dict:
+            return data
+        found: list[tuple[str | int, ...]] = []
+        for key, value in data.items():
+            if type(value) is bool:
+                if key in cls.model_fields and _number_field(cls.model_fields[key]):
+                    found.append((key,))
+            elif type(value) is list and key in cls.model_fields and any(
+                    type(v) is bool for v in value) and _numbers_field(cls.model_fields[key]):
+                # a list of numbers ([lowest, highest] of a recorded score)
+                found += [(key, i) for i, v in enumerate(value) if type(v) is bool]
+        if found:  # (every one, as a validator per field said them)
+            # (errors at their keys: pydantic nests their locations in the model's; a
+            # value_error made as a dict, not with pydantic_core's classes, which the
+            # package does not declare)
+            message = ValueError(f"{BOOLEAN}, not a number: write the number")
+            raise ValidationError.from_exception_data(cls.__name__, [
+                {"type": "value_error", "loc": loc, "input": True, "ctx": {"error": message}}
+                for loc in found])
         return data
 
 
@@ -113,6 +123,16 @@ def _number_field(field: FieldInfo) -> bool:
     its own judges a boolean itself: a rate says "not a rate")."""
     return number_not_bool(field.annotation) and not any(
         isinstance(m, BeforeValidator) for m in field.metadata)
+
+
+def _numbers_field(field: FieldInfo) -> bool:
+    """Whether a field takes a list or tuple of numbers and no boolean in it."""
+    for leaf in _leaves(field.annotation):
+        if get_origin(leaf) in (list, tuple):
+            items = [a for a in get_args(leaf) if a is not Ellipsis]
+            if items and all(number_not_bool(a) for a in items):
+                return True
+    return False
 
 
 def _version(value: Any) -> Any:

@@ -45,7 +45,6 @@ from agent_eval.scenarios.models import (
     Thresholds,
 )
 from agent_eval.selectors import (
-    EMPTY_NAME,
     EMPTY_TOOLS,
     Implied,
     SelectorCompiler,
@@ -460,8 +459,9 @@ class _Compiler:
         try:
             return selectors.names(patterns, path or ())
         except ConfigError as exc:
-            if path is not None:
-                self.loader.problems.extend(exc.problems)
+            if path is not None:  # (a group's own problem, at its member, said once)
+                said = set(self.loader.problems)
+                self.loader.problems.extend(p for p in exc.problems if p not in said)
             return [p for p in patterns if not p.startswith(GROUP_PREFIX)]
 
     def check_groups(self, expect: Any, path: Path) -> None:
@@ -523,9 +523,7 @@ class _Compiler:
                 self.problem((*path, *at), EMPTY_TEXT)
 
     def _check_names(self, value: Any, path: Path) -> None:
-        if value == "":
-            self.problem(path, EMPTY_NAME)
-        elif isinstance(value, str) and value.startswith(GROUP_PREFIX):
+        if isinstance(value, str):  # (an empty name, or in a group: selectors.py says it)
             self.expand([value], path)
         elif isinstance(value, list):
             for k, v in enumerate(value):
