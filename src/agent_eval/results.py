@@ -316,7 +316,9 @@ class Results:
                                    f"{clean_name(str(exc), 200)} (this is a bug in "
                                    "agent-eval: the results schema allows it)") from None
         claim = untrue_claim(results)
-        if claim is not None and results.tool_version != __version__:
+        if claim is None:
+            return results
+        if results.tool_version != __version__:
             # (an earlier agent-eval's file: a verdict it worked out otherwise, not an edit)
             raise ResultsFileError(f"{where} is not a results file agent-eval {__version__} "
                                    f"would write: {claim}; it was edited, made by another "
@@ -324,11 +326,9 @@ class Results:
                                    f"{results.tool_version!r}, which may work a verdict out "
                                    f"otherwise: run agent-eval {__version__} again for "
                                    "results to read")
-        if claim is not None:
-            raise ResultsFileError(f"{where} is not a results file agent-eval wrote: {claim}; "
-                                   "it was edited (or made by another program): run "
-                                   "agent-eval again for results to read")
-        return results
+        raise ResultsFileError(f"{where} is not a results file agent-eval wrote: {claim}; "
+                               "it was edited (or made by another program): run agent-eval "
+                               "again for results to read")
 
 
 def untrue_claim(results: Results) -> str | None:

@@ -566,9 +566,6 @@ class SelectorCompiler:
         return Selector(items, self.mode)
 
     def item(self, item: Any, path: Path, problems: list[str]) -> SelectorItem | None:
-        if item == "" or (isinstance(item, dict) and item.get("tool") == ""):
-            problems.append(f"{self.positions.where(path)}: {EMPTY_NAME}")
-            return None
         if isinstance(item, str):
             alts = self._alternatives(item, path, problems, ())
             return _item(item, item, alts, self.mode)

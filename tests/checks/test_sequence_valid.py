@@ -457,10 +457,12 @@ EMPTY_NAME = ("an empty tool name names no tool, so nothing would be checked; wr
 
 
 @pytest.mark.parametrize(("rule", "where"), [
-    # line 8 holds the field; ``''`` starts at the column given (counted by hand)
+    # counted by hand: in "        tools: [x, '']" (line 8) the '' is at column 20; a field
+    # holding only '' is at its key (column 9); in "        then: [{tool: '', args: {a:
+    # 1}}]" (line 9) at the item's 'tool' key, column 17
     ("- type: blocklist\n  tools: [x, '']", "8:20"),
     ("- type: require\n  tool: ''", "8:9"),
-    ("- type: never_after\n  first: x\n  then: [{tool: '', args: {a: 1}}]", "9:16"),
+    ("- type: never_after\n  first: x\n  then: [{tool: '', args: {a: 1}}]", "9:17"),
 ])
 def test_an_empty_tool_name_is_a_config_error(tmp_path: Path, rule: str, where: str) -> None:
     """A tool named ``''`` is no call's name: `blocklist: ['']` blocked nothing and the

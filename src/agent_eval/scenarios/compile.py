@@ -487,11 +487,12 @@ class _Compiler:
 
     def check_empty(self, expect: Any, path: Path) -> None:
         """A config error at every key of a scenario's ``expect`` whose empty value checks
-        nothing, and passed: ``forbidden_tools: []``, ``tool_categories: []``, ``must_not:
-        []``, ``output: {}``, a behavior's ``tool_called: []``... (as ``blocklist: []`` of a
-        test). ``tools: []``
-        is a claim (no tool is expected: tool_precision), and an empty ``expected_error``
-        leaves ``tool_health: true``; both are kept."""
+        nothing, and passed: ``forbidden_tools: []``, ``tool_categories: []``,
+        ``must_not: []``, ``output: {}``, a behavior's ``tool_called: []``... (as
+        ``blocklist: []`` of a test), and an empty text, found in every output
+        (``state: ''``, a ``contains`` term ``''``). ``tools: []`` is a claim (no tool is
+        expected: tool_precision), and an empty ``expected_error`` leaves ``tool_health:
+        true``; both are kept."""
         if not isinstance(expect, dict):
             return
         nothing = "checks nothing, and would pass; add {} or remove the key"
@@ -516,9 +517,14 @@ class _Compiler:
                         self.problem((*path, key, i, f), EMPTY_TEXT)
         # an empty text is in every output: a check of it passes whatever was answered
         output = expect.get("output")
-        for at, value in ((("state",), expect.get("state")),
-                          (("output", "regex"),
-                           output.get("regex") if isinstance(output, dict) else None)):
+        output = output if isinstance(output, dict) else {}
+        texts: list[tuple[Path, Any]] = [(("state",), expect.get("state")),
+                                         (("output", "regex"), output.get("regex"))]
+        for kind in ("contains", "contains_any", "not_contains"):
+            terms = output.get(kind)
+            texts += ([(("output", kind, i), t) for i, t in enumerate(terms)]
+                      if isinstance(terms, list) else [(("output", kind), terms)])
+        for at, value in texts:
             if value == "":
                 self.problem((*path, *at), EMPTY_TEXT)
 
@@ -714,9 +720,6 @@ class _Compiler:
         return ArgExpect(tool, self.matcher(tool), ref, checks, frozenset(expected))
 
     def terms(self, value: str | list[str], path: Path, kp: str) -> tuple[Term, ...]:
-        for i, t in enumerate([value] if isinstance(value, str) else value):
-            if t == "":
-                self.problem(path if isinstance(value, str) else (*path, i), EMPTY_TEXT)
         if isinstance(value, str):
             return (Term(value, fold(value), self.ref(path, kp)),)
         return tuple(Term(t, fold(t), self.ref((*path, i), f"{kp}.{i}"))
