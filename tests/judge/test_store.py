@@ -87,6 +87,40 @@ def test_bad_lines_are_problems_with_their_line_and_the_rest_is_read() -> None:
     assert "unknown field 'extra'" in s.problems[3][1]
 
 
+def test_a_reasoning_holding_line_separators_stays_one_line(
+        project: Project, openai_server: Loopback) -> None:
+    """JSON writes U+2028, U+2029 and U+0085 unescaped, and a model's reasoning (or a
+    trace id) may hold them: the store split its lines at them too (str.splitlines), so
+    the line agent-eval had just written was three broken lines and the next replay
+    found its judgement missing (exit 2 after a recording that passed)."""
+    s = Store("s.jsonl")
+    s.put(j("a" * 64, reasoning="one\u2028two\x85three\u2029four"))
+    text = s.render() + "{broken\n"
+    assert text.count("\n") == 2
+    again = Store.parse(text, "s.jsonl")
+    assert again.entries == s.entries
+    assert [n for n, _ in again.problems] == [2]  # the line as git and editors count it
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a\u2028\x85-1", "R", "SCORE=5")})
+    assert project.cli("--judge", "record").code == 0
+    assert project.store.read_bytes().count(b"\n") == 1
+    run = project.cli()
+    assert run.code == 0 and run.results["input_errors"] == []
+    assert run.results["judge"]["judgements_used"] == 1
+
+
+def test_a_line_that_is_not_utf8_is_a_broken_line_and_the_rest_is_read(tmp_path: Path) -> None:
+    # the whole store was refused (every verdict missing), with no line to look at
+    data = (j("a" * 64).to_line().encode() + b"\n" + b'{"key":"caf\xe9"}\n'
+            + j("c" * 64).to_line().encode() + b"\n")
+    (tmp_path / "s.jsonl").write_bytes(data)
+    got = store.read_store(tmp_path / "s.jsonl", "s.jsonl")
+    assert isinstance(got, Store)
+    assert sorted(got.entries) == ["a" * 64, "c" * 64]
+    assert got.problems == [(2, "not UTF-8 text; remove the line or record it again")]
+
+
 def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
     first, second = j("a" * 64, 2, "low").to_line(), j("a" * 64, 5, "high").to_line()
     one = Store.parse(first + "\n" + second + "\n", "s")

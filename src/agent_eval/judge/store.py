@@ -122,14 +122,18 @@ class Store:
         """Parse a store's text; bad lines are kept as problems, the rest is read."""
         store = cls(file)
         lines: dict[str, str] = {}
-        for number, line in enumerate(text.splitlines(), 1):
+        # lines end at "\n" only, as git and editors count them: str.splitlines() also
+        # ends one at U+2028, U+0085 ..., which JSON strings hold unescaped (a reasoning
+        # holding one made the line agent-eval wrote unreadable, three broken lines)
+        for number, line in enumerate(text.split("\n"), 1):
             if not line.strip():
                 continue
             try:
                 obj = loads(line)  # bounded: the store is in the pull request too
             except orjson.JSONDecodeError as exc:
-                store.problems.append((number, f"not valid JSON ({exc}); remove the line or "
-                                       "record it again"))
+                why = ("not UTF-8 text" if any("\udc80" <= c <= "\udcff" for c in line)
+                       else f"not valid JSON ({exc})")
+                store.problems.append((number, f"{why}; remove the line or record it again"))
                 continue
             got = Judgement.from_obj(obj)
             if isinstance(got, str):
@@ -193,8 +197,5 @@ def read_store(path: Path, file: str) -> Store | str:
     if len(data) > MAX_STORE_BYTES:
         return (f"the judgement store {file} is larger than {MAX_STORE_BYTES} bytes; split the "
                 "suite, or give each suite its own judge.store")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"the judgement store {file} is not UTF-8 text ({exc})"
-    return Store.parse(text, file)
+    # a line that is not UTF-8 is a broken line like any other (Store.parse says which)
+    return Store.parse(data.decode("utf-8", errors="surrogateescape"), file)
