@@ -224,3 +224,70 @@ def test_a_servers_short_retry_after_is_waited_not_the_whole_deadline(
     assert answer.verdict == {"reasoning": "fine", "score": 5}
     assert len(times) == 2
     assert 0.9 < times[1] - times[0] < 4, times  # the server's 1 s, not the 8 s left
+
+
+KEY = "sk-test-not-a-secret"  # the project fixture's JUDGE_TEST_KEY
+
+
+@contextmanager
+def echoing(status: int, provider: str) -> Iterator[str]:
+    """A loopback endpoint that repeats the request's API key in its answer: in the error
+    message of an HTTP ``status`` answer, or (200) in the verdict's reasoning and the
+    answering model's name (a proxy's error page, a compatible server's "Incorrect API
+    key provided: …")."""
+
+    class Handler(QuietHandler):
+        def do_POST(self) -> None:
+            self.read_body()
+            sent = (self.headers.get("Authorization") or "").removeprefix("Bearer ") \
+                or self.headers.get("x-api-key") or ""
+            if status != 200:
+                body = json.dumps({"error": {"message": f"Incorrect API key provided: {sent}",
+                                             "type": "invalid_request_error"}})
+            else:
+                verdict = json.dumps({"reasoning": f"{sent} was sent; polite", "score": 5})
+                body = json.dumps(
+                    {"id": "c1", "object": "chat.completion", "created": 1, "model": sent,
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": verdict}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+                    if provider == "openai" else
+                    {"id": "m1", "type": "message", "role": "assistant", "model": sent,
+                     "content": [{"type": "text", "text": verdict}],
+                     "stop_reason": "end_turn",
+                     "usage": {"input_tokens": 10, "output_tokens": 5}})
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    with serving(Handler) as url:
+        yield url + ("/v1" if provider == "openai" else "")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("status", [401, 200])
+def test_an_api_key_the_endpoint_echoes_is_written_nowhere(project: Project, provider: str,
+                                                           status: int) -> None:
+    # the key went into the judge/error's message (console, results.json, SARIF, JUnit,
+    # Markdown, HTML) and, echoed in a verdict, into the committed store
+    with echoing(status, provider) as url:
+        write(project, url, provider)
+        run = project.cli("--judge", "record", "--format", "json,sarif,junit,markdown,html")
+    assert "internal error" not in run.err
+    written = [run.out, run.err] + [p.read_text(encoding="utf-8")
+                                    for p in run.folder.iterdir() if p.is_file()]
+    if status == 200:
+        (line,) = project.store_lines()
+        assert line["reasoning"] == "[the API key] was sent; polite"
+        assert line["response_model"] == "[the API key]"
+        written.append(project.store.read_text(encoding="utf-8"))
+        assert run.code == 0
+    else:
+        (err,) = run.findings("judge/error")
+        assert "Incorrect API key provided: [the API key]" in err["message"]
+        assert run.code == 2
+    assert len(written) >= 7
+    assert not [text[:200] for text in written if KEY in text]
