@@ -84,6 +84,23 @@ def test_an_answer_of_another_shape_is_a_judge_error(project: Project, provider:
     assert not project.store_lines()
 
 
+@pytest.mark.parametrize("content", [
+    '{"reasoning": "the amount is wrong", "score": 1, "score": 5}',
+    '{"reasoning": "the amount is wrong", "score": 1, "sc\\u006fre": 5}'])
+def test_a_verdict_giving_its_score_twice_is_a_judge_error(project: Project,
+                                                           content: str) -> None:
+    # two verdicts in one answer, which JSON reads as the last: a 1 that failed the
+    # check was stored as a 5 that passed it
+    with answering(chat({"role": "assistant", "content": content})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    (err,) = run.findings("judge/error")
+    assert ("the verdict is ambiguous: the name 'score' is given twice in one object"
+            in err["message"]), err["message"]
+    assert run.results["verdict"] == "error" and run.code == 2
+    assert not project.store_lines()
+
+
 def test_token_counts_of_another_type_are_unknown_not_a_crash(project: Project) -> None:
     with answering(chat(usage={"prompt_tokens": "lots", "completion_tokens": -5})) as url:
         write(project, url + "/v1")

@@ -121,6 +121,20 @@ def test_a_line_that_is_not_utf8_is_a_broken_line_and_the_rest_is_read(tmp_path:
     assert got.problems == [(2, "not UTF-8 text; remove the line or record it again")]
 
 
+def test_a_line_giving_a_field_twice_is_a_broken_line() -> None:
+    # read as its last value: a reviewer of the diff reads "score":1, the gate used 5
+    good = j("a" * 64, 1, "the amount is wrong").to_line()
+    twice = [good[:-1] + ',"score":5}', good[:-1] + ',"sc\\u006fre":5}',
+             good.replace('"kind":"rubric"', '"kind":"rubric","kind":"rubric"')]
+    s = Store.parse("\n".join([j("b" * 64).to_line(), *twice]) + "\n", "s.jsonl")
+    assert sorted(s.entries) == ["b" * 64]
+    assert s.problems == [
+        (2, "not a judgement: the name 'score' is given twice in one object"),
+        (3, "not a judgement: the name 'score' is given twice in one object"),
+        (4, "not a judgement: the name 'kind' is given twice in one object")]
+    assert Store.parse(good + "\n", "s.jsonl").problems == []
+
+
 def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
     first, second = j("a" * 64, 2, "low").to_line(), j("a" * 64, 5, "high").to_line()
     one = Store.parse(first + "\n" + second + "\n", "s")

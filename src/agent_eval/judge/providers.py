@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from agent_eval.jsonutil import repeated_name
 from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.prompts import Prompt
 
@@ -97,6 +98,9 @@ def parse_verdict(text: str | None, schema: dict[str, Any]) -> dict[str, Any]:
     errors = sorted(_validator(schema).iter_errors(value), key=lambda e: list(e.path))
     if errors:
         raise CallError(f"the verdict does not match its schema: {errors[0].message[:200]}")
+    ambiguous = repeated_name(text)  # {"score": 1, "score": 5}: two verdicts, read as 5
+    if ambiguous:
+        raise CallError(f"the verdict is ambiguous: {ambiguous}")
     assert isinstance(value, dict)
     return value
 

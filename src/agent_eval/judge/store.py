@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from agent_eval.jsonutil import loads, open_regular
+from agent_eval.jsonutil import loads, open_regular, repeated_name
 from agent_eval.judge.prompts import Prompt
 
 MAX_STORE_BYTES = 64 << 20  # a larger store is refused (a config error): split the suite
@@ -136,10 +136,15 @@ class Store:
                 store.problems.append((number, f"{why}; remove the line or record it again"))
                 continue
             got = Judgement.from_obj(obj)
+            canonical = "" if isinstance(got, str) else got.to_line()
+            if not isinstance(got, str) and line.strip() != canonical:
+                # (a line as agent-eval writes it gives each name once: only others are
+                # looked into) a field given twice is read as its last value, which a
+                # reviewer of the diff may not see: "score": 1 ... "score": 5
+                got = repeated_name(line) or got
             if isinstance(got, str):
                 store.problems.append((number, f"not a judgement: {got}"))
                 continue
-            canonical = got.to_line()
             have = lines.get(got.key)
             if have is not None and have != canonical:
                 if got.key not in store.conflicts:
