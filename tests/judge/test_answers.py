@@ -70,7 +70,12 @@ def write(project: Project, url: str, provider: str = "openai") -> None:
                               "model": "m", "content": None, "stop_reason": "end_turn",
                               "usage": {"input_tokens": 1, "output_tokens": 1}}).encode(),
      "the answer is not a Messages response (TypeError: 'NoneType' object is not iterable)"),
-], ids=["content-list", "message-null", "not-json", "anthropic-content-null"])
+    ("openai", chat(None, choices=[
+        {"index": i, "finish_reason": "stop",
+         "message": {"role": "assistant", "content": f'{{"reasoning": "r", "score": {n}}}'}}
+        for i, n in enumerate((1, 5))]),  # two verdicts: the first was taken, unsaid
+     "the response has 2 choices, not the one asked for"),
+], ids=["content-list", "message-null", "not-json", "anthropic-content-null", "two-choices"])
 def test_an_answer_of_another_shape_is_a_judge_error(project: Project, provider: str,
                                                      data: bytes, why: str) -> None:
     with answering(data) as url:

@@ -151,6 +151,9 @@ class OpenAIProvider:
         with _answer_of_another_shape("a Chat Completions response", self.secret):
             if not response.choices:
                 raise CallError("the response has no choices")
+            if len(response.choices) > 1:  # one was asked for: which would be the verdict?
+                raise CallError(f"the response has {len(response.choices)} choices, not the "
+                                "one asked for")
             message = response.choices[0].message
             refusal = getattr(message, "refusal", None)
             if refusal:
