@@ -135,6 +135,26 @@ def test_a_line_giving_a_field_twice_is_a_broken_line() -> None:
     assert Store.parse(good + "\n", "s.jsonl").problems == []
 
 
+def test_fields_of_the_wrong_type_or_kind_are_broken_lines() -> None:
+    # they were taken without a word: a 'check' object shown as its Python repr, a
+    # response_model number dropped, a winner on a rubric line (or a score on a pairwise
+    # one) ignored, and `judge tidy` left them out of the line it wrote
+    good = json.loads(j("a" * 64).to_line())
+    pair = {**{k: v for k, v in good.items() if k != "score"}, "key": "b" * 64,
+            "kind": "pairwise", "template": "pairwise/1", "winner": "A"}
+    bad = [{**good, "check": {"scenario": "R"}}, {**good, "trace": ["a.jsonl"]},
+           {**good, "response_model": 4}, {**good, "winner": "A"}, {**pair, "score": 5}]
+    s = Store.parse("\n".join(json.dumps(x) for x in [good, pair, *bad]) + "\n", "s.jsonl")
+    assert sorted(s.entries) == ["a" * 64, "b" * 64]
+    assert s.problems == [(3, "not a judgement: 'check' must be a string"),
+                          (4, "not a judgement: 'trace' must be a string"),
+                          (5, "not a judgement: 'response_model' must be a string"),
+                          (6, "not a judgement: a rubric judgement has a 'score', not a "
+                              "'winner'"),
+                          (7, "not a judgement: a pairwise judgement has a 'winner', not a "
+                              "'score'")]
+
+
 def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
     first, second = j("a" * 64, 2, "low").to_line(), j("a" * 64, 5, "high").to_line()
     one = Store.parse(first + "\n" + second + "\n", "s")

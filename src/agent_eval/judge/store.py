@@ -81,8 +81,15 @@ class Judgement:
         if obj["kind"] == "pairwise":
             if winner not in ("A", "B", "tie"):
                 return "'winner' of a pairwise judgement must be A, B or tie"
+            if score is not None:
+                return "a pairwise judgement has a 'winner', not a 'score'"
         elif isinstance(score, bool) or not isinstance(score, int):
             return "'score' must be an integer"
+        elif winner is not None:
+            return f"a {obj['kind'][:40]} judgement has a 'score', not a 'winner'"
+        for name in ("response_model", "check", "trace"):  # shown to the reviewer
+            if obj.get(name) is not None and not isinstance(obj[name], str):
+                return f"'{name}' must be a string"
         ints = {}
         for name in ("input_tokens", "output_tokens"):
             v = obj.get(name)
@@ -97,15 +104,14 @@ class Judgement:
         unknown = sorted(set(obj) - known)
         if unknown:
             return f"unknown field '{unknown[0]}' (a store written by a newer agent-eval?)"
-        rm = obj.get("response_model")
         return cls(key=key, kind=obj["kind"], provider=obj["provider"], model=obj["model"],
                    template=obj["template"], reasoning=obj["reasoning"][:MAX_REASONING],
                    score=score if obj["kind"] != "pairwise" else None,
                    winner=winner if obj["kind"] == "pairwise" else None,
                    input_tokens=ints["input_tokens"], output_tokens=ints["output_tokens"],
                    cost_usd=None if cost is None else float(cost),
-                   response_model=rm if isinstance(rm, str) else None,
-                   check=str(obj.get("check") or ""), trace=str(obj.get("trace") or ""))
+                   response_model=obj.get("response_model"),
+                   check=obj.get("check") or "", trace=obj.get("trace") or "")
 
 
 @dataclass
