@@ -206,6 +206,31 @@ def test_a_broken_store_line_is_an_input_error_and_the_rest_is_used(
     assert e["line"] == 2 and run.code == 2
 
 
+def test_recording_keeps_the_lines_it_cannot_read(project: Project,
+                                                  openai_server: Loopback) -> None:
+    """--judge record rewrote the store without the lines that are not judgements (said
+    once, as input errors of that run): a judgement of a newer agent-eval, a line to be
+    fixed by hand, were gone. They are kept, after the judgements, byte for byte."""
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a-1", "R", "SCORE=5")})
+    newer = json.dumps({**json.loads(j("f" * 64).to_line()), "label": "good"})
+    unread = [newer.encode(), b'{"key": "caf\xe9"', b"{broken"]
+    project.store.parent.mkdir()
+    project.store.write_bytes(b"\n".join(unread) + b"\n")
+    run = project.cli("--judge", "record")
+    assert len(openai_server.requests) == 1
+    data = project.store.read_bytes().split(b"\n")
+    assert data[0].startswith(b'{"key":"') and json.loads(data[0])["score"] == 5
+    assert data[1:] == [*unread, b""]  # after the judgement, as they were
+    expected = [(2, "not a judgement: unknown field 'label' (a store written by a newer "
+                 "agent-eval?)"), (3, "not UTF-8 text; remove the line or record it again")]
+    for got in (run, project.cli()):  # where the lines now are, in this run and the next
+        errors = [(e["line"], e["message"]) for e in got.results["input_errors"]]
+        assert errors[:2] == expected and errors[2][0] == 4 and len(errors) == 3
+        assert got.code == 2
+
+
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True, timeout=60).stdout

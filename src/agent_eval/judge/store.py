@@ -122,6 +122,9 @@ class Store:
     entries: dict[str, Judgement] = field(default_factory=dict)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     conflicts: list[str] = field(default_factory=list)  # keys stored twice, differently
+    # the lines of the problems, as they are: saving keeps them (after the judgements), so
+    # that recording never deletes a line of a newer agent-eval or one to be fixed by hand
+    unread: list[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, text: str, file: str) -> Store:
@@ -140,6 +143,7 @@ class Store:
                 why = ("not UTF-8 text" if any("\udc80" <= c <= "\udcff" for c in line)
                        else f"not valid JSON ({exc})")
                 store.problems.append((number, f"{why}; remove the line or record it again"))
+                store.unread.append(line)
                 continue
             got = Judgement.from_obj(obj)
             canonical = "" if isinstance(got, str) else got.to_line()
@@ -150,6 +154,7 @@ class Store:
                 got = repeated_name(line) or got
             if isinstance(got, str):
                 store.problems.append((number, f"not a judgement: {got}"))
+                store.unread.append(line)
                 continue
             have = lines.get(got.key)
             if have is not None and have != canonical:
@@ -176,20 +181,27 @@ class Store:
                 self.entries[key] = j
 
     def render(self) -> str:
-        """The file's text: one line per key, sorted by key."""
-        return "".join(self.entries[k].to_line() + "\n" for k in sorted(self.entries))
+        """The file's text: one line per key, sorted by key, and then the lines that are
+        not judgements as they were (``judge tidy`` refuses a store that has any)."""
+        return "".join([*(self.entries[k].to_line() + "\n" for k in sorted(self.entries)),
+                        *(line + "\n" for line in self.unread)])
 
     def save(self, path: Path) -> None:
-        """Write the store (atomically: a reader never sees half a file)."""
+        """Write the store (atomically: a reader never sees half a file). The problems
+        then name the lines where their lines now are."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".judgements-", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            # surrogateescape: a line that is not UTF-8 is written back byte for byte
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
+                           newline="\n") as fh:
                 fh.write(self.render())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        first = len(self.entries) + 1
+        self.problems = [(first + i, message) for i, (_, message) in enumerate(self.problems)]
 
 
 def read_store(path: Path, file: str) -> Store | str:
