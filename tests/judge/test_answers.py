@@ -117,6 +117,19 @@ def test_token_counts_of_another_type_are_unknown_not_a_crash(project: Project) 
     assert run.code == 0
 
 
+def test_a_token_count_over_10_15_is_unknown_not_a_crash(project: Project) -> None:
+    # 10^25 tokens: the store line could not be written (orjson: 64 bits), an internal
+    # error of the recording run after the call was paid for
+    with answering(chat(usage={"prompt_tokens": 10**25, "completion_tokens": 10**15})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    assert "internal error" not in run.err
+    (line,) = project.store_lines()
+    assert line["score"] == 5 and "input_tokens" not in line
+    assert line["output_tokens"] == 10**15  # the largest count kept
+    assert run.code == 0
+
+
 def _bounded(project: Project, url: str, provider: str) -> None:
     project.write(
         'version: "1"\nsuite: answers\ntraces: traces/*.jsonl\n'

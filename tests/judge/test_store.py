@@ -155,6 +155,35 @@ def test_fields_of_the_wrong_type_or_kind_are_broken_lines() -> None:
                               "'score'")]
 
 
+def test_token_counts_json_cannot_total_are_unknown_not_a_crash(project: Project,
+                                                                openai_server: Loopback
+                                                                ) -> None:
+    """A store's token counts are at most 10^15 each (a trace's figures' limit), and a
+    total over JSON's 64 bits is unknown: two lines of 2^64 - 1 tokens each (the most
+    orjson reads) made replay stop with an internal error writing results.json."""
+    big = json.dumps({**json.loads(j("a" * 64).to_line()), "input_tokens": 2**64 - 1})
+    top = json.dumps({**json.loads(j("b" * 64).to_line()), "input_tokens": 10**15})
+    s = Store.parse(big + "\n" + top + "\n", "s.jsonl")
+    assert s.problems == [(1, "not a judgement: 'input_tokens' must be a whole number of at "
+                           "most 10^15")]
+    assert s.entries["b" * 64].input_tokens == 10**15
+    from agent_eval.judge.compile import JudgeRun
+    from agent_eval.judge.summary import JudgeAcc, summary
+
+    many = Store("s.jsonl")
+    for n in range(9224):  # 9224 x 10^15 > 2^63 - 1 = 9,223,372,036,854,775,807
+        many.put(Judgement(key=f"{n:064x}", kind="rubric", provider="openai", model="m",
+                           template="rubric/1", reasoning="", score=4, input_tokens=10**15,
+                           output_tokens=1))
+    acc = JudgeAcc.for_checks(1)
+    acc.used = set(many.entries)
+    got = summary(JudgeRun(None, "s.yaml", "s.jsonl", "/s.jsonl", many), [acc])
+    assert got.input_tokens is None and got.output_tokens == 9224
+    acc.used = set(sorted(many.entries)[:9223])  # 9,223,000,000,000,000,000: within
+    got = summary(JudgeRun(None, "s.yaml", "s.jsonl", "/s.jsonl", many), [acc])
+    assert got.input_tokens == 9_223_000_000_000_000_000
+
+
 def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
     first, second = j("a" * 64, 2, "low").to_line(), j("a" * 64, 5, "high").to_line()
     one = Store.parse(first + "\n" + second + "\n", "s")

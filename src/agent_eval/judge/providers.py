@@ -28,6 +28,7 @@ import orjson
 from agent_eval.jsonutil import repeated_name
 from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.prompts import Prompt
+from agent_eval.judge.store import MAX_TOKENS
 
 INSTALL = "pip install 'agent-eval-ci[judge]'"
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -230,9 +231,10 @@ def _short(exc: Exception, secret: str) -> str:
 
 
 def _count(value: Any) -> int | None:
-    """A token count as the API gave it: a whole number, or None (the cost unknown)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
-        else None
+    """A token count as the API gave it: a whole number (of at most 10^15: a larger one
+    could be neither stored nor priced), or None (the cost unknown)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) \
+        and 0 <= value <= MAX_TOKENS else None
 
 
 def _text_or_none(value: Any, secret: str) -> str | None:

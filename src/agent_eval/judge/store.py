@@ -27,6 +27,9 @@ from agent_eval.judge.prompts import Prompt
 MAX_STORE_BYTES = 64 << 20  # a larger store is refused (a config error): split the suite
 MAX_REASONING = 4000  # characters of a verdict's reasoning that are kept
 KEY_LENGTH = 64
+# the most tokens one judgement may have taken, as for a trace's figures (readers/base.py
+# FIGURE_MAX): a larger count cannot be written (orjson: 64 bits) or priced (a float)
+MAX_TOKENS = 10**15
 
 
 def judgement_key(provider: str, model: str, prompt: Prompt) -> str:
@@ -93,8 +96,9 @@ class Judgement:
         ints = {}
         for name in ("input_tokens", "output_tokens"):
             v = obj.get(name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
-                return f"'{name}' must be a whole number"
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                                  or not 0 <= v <= MAX_TOKENS):
+                return f"'{name}' must be a whole number of at most 10^15"
             ints[name] = v
         cost = obj.get("cost_usd")
         if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)
