@@ -326,3 +326,13 @@ def test_an_api_key_the_endpoint_echoes_is_written_nowhere(project: Project, pro
         assert run.code == 2
     assert len(written) >= 7
     assert not [text[:200] for text in written if KEY in text]
+
+
+def test_a_placeholder_key_is_not_hidden_in_the_verdict() -> None:
+    # vLLM's documented key is "EMPTY", Ollama's "ollama": a word a reasoning may hold
+    from agent_eval.judge.providers import _hide
+
+    assert _hide("ollama says: EMPTY answer, ok", "ollama") == "ollama says: EMPTY answer, ok"
+    assert _hide("ok", "k") == "ok" and _hide("ok", "") == "ok"
+    assert _hide("key sk-ant-0123456789 echoed", "sk-ant-0123456789") == \
+        "key [the API key] echoed"

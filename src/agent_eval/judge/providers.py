@@ -34,6 +34,9 @@ INSTALL = "pip install 'agent-eval-ci[judge]'"
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 NO_KEY = "unused"  # what a local server that needs no key is sent
 HIDDEN = "[the API key]"  # what the key is written as wherever an answer echoed it
+# a shorter "key" is a local server's placeholder (vLLM's EMPTY, "ollama", "test"), not a
+# secret: hidden, it would change every word of a verdict that holds it
+MIN_HIDDEN = 8
 
 
 class JudgeSetupError(Exception):
@@ -76,7 +79,7 @@ def _hide(text: str, secret: str) -> str:
     server's "Incorrect API key provided: sk-…", a verdict that repeats the request's
     headers), and what it says goes to the console, every output and the committed store.
     Applied before any text is cut, so that no part of the key is left either."""
-    return text.replace(secret, HIDDEN) if secret and secret != NO_KEY else text
+    return text.replace(secret, HIDDEN) if len(secret) >= MIN_HIDDEN else text
 
 
 def _validator(schema: dict[str, Any]) -> Any:
