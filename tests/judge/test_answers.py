@@ -336,3 +336,22 @@ def test_a_placeholder_key_is_not_hidden_in_the_verdict() -> None:
     assert _hide("ok", "k") == "ok" and _hide("ok", "") == "ok"
     assert _hide("key sk-ant-0123456789 echoed", "sk-ant-0123456789") == \
         "key [the API key] echoed"
+
+
+def test_an_endpoints_text_in_the_recording_log_is_one_escaped_line(project: Project) -> None:
+    # the log line of the judgements not made printed the refusal as it came: its
+    # "\n::error …" was a workflow command of the job, its ESC codes the terminal's
+    refusal = "no\n::error file=a.py::injected\x1b[31mred\x1b]0;title\x07"
+    with answering(chat({"role": "assistant", "content": None, "refusal": refusal})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    (err,) = run.findings("judge/error")
+    assert err["message"].startswith("Judge rubric: Polite. could not be judged: the model "
+                                     "refused: no")
+    (line,) = [x for x in run.err.splitlines() if "could not be made (first:" in x]
+    assert line.endswith("could not be made (first: the model refused: no\\x0a::error "
+                         "file=a.py::injected\\x1b[31mred\\x1b]0;title\\x07 (after 1 "
+                         "attempt(s)))")
+    assert "\x1b" not in run.err and "\x07" not in run.err
+    assert not [x for x in run.err.splitlines() if x.startswith("::")]
+    assert run.code == 2
