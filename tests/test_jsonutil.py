@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_eval.jsonutil import JsonLimitError, file_lines, loads, read_whole, too_deep
+from agent_eval.jsonutil import (
+    JsonLimitError,
+    file_lines,
+    loads,
+    read_whole,
+    repeated_name,
+    too_deep,
+)
 from agent_eval.limits import Limits
 
 
@@ -88,3 +95,14 @@ def test_a_folder_named_as_a_results_file_is_said_to_be_a_folder(tmp_path: Path)
     with pytest.raises(BaselineError) as base:
         load_file(tmp_path)
     assert str(base.value) == f"cannot read {tmp_path}: a folder, not a file"
+
+
+def test_repeated_name_finds_a_name_given_twice_at_any_depth() -> None:
+    assert repeated_name('{"a": 1, "b": [{"x": 1}, {"x": 2}]}') is None  # two objects
+    assert repeated_name('{"a": 1, "b": {"x": 1, "y": 2, "x": 3}}') == \
+        "the name 'x' is given twice in one object"
+    assert repeated_name('{"s\\u0063ore": 1, "score": 5}') == \
+        "the name 'score' is given twice in one object"  # the same name, escaped
+    deep = "[" * 5000 + "]" * 5000  # beyond the stack: not taken as checked
+    assert repeated_name(deep) == ("it cannot be checked for a name given twice (too "
+                                   "deep, or a number too long)")

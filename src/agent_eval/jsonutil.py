@@ -94,6 +94,29 @@ def loads(data: bytes | str, limits: Limits | None = None) -> Any:
 _orjson_loads = orjson.loads
 
 
+def repeated_name(text: str) -> str | None:
+    """Why the JSON ``text`` (valid JSON, as :func:`loads` took it) is ambiguous: an object
+    that gives a name twice, which orjson (as JSON allows) reads as its last value, so that
+    ``{"score": 1, "score": 5}`` is 5 to the program and 1 to a reader who stops at the
+    first. None when every name is given once."""
+    import json  # (start-up time: only the judge's verdicts and store lines need it)
+
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> None:
+        seen: set[str] = set()
+        for name, _ in items:
+            if name in seen and not found:
+                found.append(f"the name {name[:40]!r} is given twice in one object")
+            seen.add(name)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except (RecursionError, ValueError):  # deeper than the stack, a number of 4300 digits
+        return "it cannot be checked for a name given twice (too deep, or a number too long)"
+    return found[0] if found else None
+
+
 def check_size(size: int, limits: Limits, what: str = "the file") -> None:
     if size > limits.max_file_bytes:
         raise JsonLimitError(f"{what} is larger than {limits.max_file_bytes} bytes "

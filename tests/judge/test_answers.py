@@ -70,7 +70,12 @@ def write(project: Project, url: str, provider: str = "openai") -> None:
                               "model": "m", "content": None, "stop_reason": "end_turn",
                               "usage": {"input_tokens": 1, "output_tokens": 1}}).encode(),
      "the answer is not a Messages response (TypeError: 'NoneType' object is not iterable)"),
-], ids=["content-list", "message-null", "not-json", "anthropic-content-null"])
+    ("openai", chat(None, choices=[
+        {"index": i, "finish_reason": "stop",
+         "message": {"role": "assistant", "content": f'{{"reasoning": "r", "score": {n}}}'}}
+        for i, n in enumerate((1, 5))]),  # two verdicts: the first was taken, unsaid
+     "the response has 2 choices, not the one asked for"),
+], ids=["content-list", "message-null", "not-json", "anthropic-content-null", "two-choices"])
 def test_an_answer_of_another_shape_is_a_judge_error(project: Project, provider: str,
                                                      data: bytes, why: str) -> None:
     with answering(data) as url:
@@ -84,6 +89,23 @@ def test_an_answer_of_another_shape_is_a_judge_error(project: Project, provider:
     assert not project.store_lines()
 
 
+@pytest.mark.parametrize("content", [
+    '{"reasoning": "the amount is wrong", "score": 1, "score": 5}',
+    '{"reasoning": "the amount is wrong", "score": 1, "sc\\u006fre": 5}'])
+def test_a_verdict_giving_its_score_twice_is_a_judge_error(project: Project,
+                                                           content: str) -> None:
+    # two verdicts in one answer, which JSON reads as the last: a 1 that failed the
+    # check was stored as a 5 that passed it
+    with answering(chat({"role": "assistant", "content": content})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    (err,) = run.findings("judge/error")
+    assert ("the verdict is ambiguous: the name 'score' is given twice in one object"
+            in err["message"]), err["message"]
+    assert run.results["verdict"] == "error" and run.code == 2
+    assert not project.store_lines()
+
+
 def test_token_counts_of_another_type_are_unknown_not_a_crash(project: Project) -> None:
     with answering(chat(usage={"prompt_tokens": "lots", "completion_tokens": -5})) as url:
         write(project, url + "/v1")
@@ -92,6 +114,19 @@ def test_token_counts_of_another_type_are_unknown_not_a_crash(project: Project) 
     (line,) = project.store_lines()
     assert line["score"] == 5
     assert "input_tokens" not in line and "output_tokens" not in line  # unknown, not stored
+    assert run.code == 0
+
+
+def test_a_token_count_over_10_15_is_unknown_not_a_crash(project: Project) -> None:
+    # 10^25 tokens: the store line could not be written (orjson: 64 bits), an internal
+    # error of the recording run after the call was paid for
+    with answering(chat(usage={"prompt_tokens": 10**25, "completion_tokens": 10**15})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    assert "internal error" not in run.err
+    (line,) = project.store_lines()
+    assert line["score"] == 5 and "input_tokens" not in line
+    assert line["output_tokens"] == 10**15  # the largest count kept
     assert run.code == 0
 
 
@@ -224,3 +259,99 @@ def test_a_servers_short_retry_after_is_waited_not_the_whole_deadline(
     assert answer.verdict == {"reasoning": "fine", "score": 5}
     assert len(times) == 2
     assert 0.9 < times[1] - times[0] < 4, times  # the server's 1 s, not the 8 s left
+
+
+KEY = "sk-test-not-a-secret"  # the project fixture's JUDGE_TEST_KEY
+
+
+@contextmanager
+def echoing(status: int, provider: str) -> Iterator[str]:
+    """A loopback endpoint that repeats the request's API key in its answer: in the error
+    message of an HTTP ``status`` answer, or (200) in the verdict's reasoning and the
+    answering model's name (a proxy's error page, a compatible server's "Incorrect API
+    key provided: …")."""
+
+    class Handler(QuietHandler):
+        def do_POST(self) -> None:
+            self.read_body()
+            sent = (self.headers.get("Authorization") or "").removeprefix("Bearer ") \
+                or self.headers.get("x-api-key") or ""
+            if status != 200:
+                body = json.dumps({"error": {"message": f"Incorrect API key provided: {sent}",
+                                             "type": "invalid_request_error"}})
+            else:
+                verdict = json.dumps({"reasoning": f"{sent} was sent; polite", "score": 5})
+                body = json.dumps(
+                    {"id": "c1", "object": "chat.completion", "created": 1, "model": sent,
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": verdict}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+                    if provider == "openai" else
+                    {"id": "m1", "type": "message", "role": "assistant", "model": sent,
+                     "content": [{"type": "text", "text": verdict}],
+                     "stop_reason": "end_turn",
+                     "usage": {"input_tokens": 10, "output_tokens": 5}})
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    with serving(Handler) as url:
+        yield url + ("/v1" if provider == "openai" else "")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("status", [401, 200])
+def test_an_api_key_the_endpoint_echoes_is_written_nowhere(project: Project, provider: str,
+                                                           status: int) -> None:
+    # the key went into the judge/error's message (console, results.json, SARIF, JUnit,
+    # Markdown, HTML) and, echoed in a verdict, into the committed store
+    with echoing(status, provider) as url:
+        write(project, url, provider)
+        run = project.cli("--judge", "record", "--format", "json,sarif,junit,markdown,html")
+    assert "internal error" not in run.err
+    written = [run.out, run.err] + [p.read_text(encoding="utf-8")
+                                    for p in run.folder.iterdir() if p.is_file()]
+    if status == 200:
+        (line,) = project.store_lines()
+        assert line["reasoning"] == "[the API key] was sent; polite"
+        assert line["response_model"] == "[the API key]"
+        written.append(project.store.read_text(encoding="utf-8"))
+        assert run.code == 0
+    else:
+        (err,) = run.findings("judge/error")
+        assert "Incorrect API key provided: [the API key]" in err["message"]
+        assert run.code == 2
+    assert len(written) >= 7
+    assert not [text[:200] for text in written if KEY in text]
+
+
+def test_a_placeholder_key_is_not_hidden_in_the_verdict() -> None:
+    # vLLM's documented key is "EMPTY", Ollama's "ollama": a word a reasoning may hold
+    from agent_eval.judge.providers import _hide
+
+    assert _hide("ollama says: EMPTY answer, ok", "ollama") == "ollama says: EMPTY answer, ok"
+    assert _hide("ok", "k") == "ok" and _hide("ok", "") == "ok"
+    assert _hide("key sk-ant-0123456789 echoed", "sk-ant-0123456789") == \
+        "key [the API key] echoed"
+
+
+def test_an_endpoints_text_in_the_recording_log_is_one_escaped_line(project: Project) -> None:
+    # the log line of the judgements not made printed the refusal as it came: its
+    # "\n::error …" was a workflow command of the job, its ESC codes the terminal's
+    refusal = "no\n::error file=a.py::injected\x1b[31mred\x1b]0;title\x07"
+    with answering(chat({"role": "assistant", "content": None, "refusal": refusal})) as url:
+        write(project, url + "/v1")
+        run = project.cli("--judge", "record")
+    (err,) = run.findings("judge/error")
+    assert err["message"].startswith("Judge rubric: Polite. could not be judged: the model "
+                                     "refused: no")
+    (line,) = [x for x in run.err.splitlines() if "could not be made (first:" in x]
+    assert line.endswith("could not be made (first: the model refused: no\\x0a::error "
+                         "file=a.py::injected\\x1b[31mred\\x1b]0;title\\x07 (after 1 "
+                         "attempt(s)))")
+    assert "\x1b" not in run.err and "\x07" not in run.err
+    assert not [x for x in run.err.splitlines() if x.startswith("::")]
+    assert run.code == 2

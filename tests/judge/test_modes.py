@@ -263,6 +263,47 @@ def test_pairwise_against_the_base_branch_output(project: Project,
     assert openai_server.problems == []
 
 
+def test_a_stored_verdict_of_another_kind_is_an_error_not_a_pass(
+        project: Project, openai_server: Loopback) -> None:
+    """A pairwise check whose two stored lines were edited into rubric verdicts (score 5,
+    no winner) read each as a tie and passed, with no finding: a line that does not
+    answer the check's question is an error, whatever it says."""
+    check = '        - pairwise: "Which answer is better?"\n'
+    project.write(suite(openai_server, check),
+                  {"a.jsonl": native("a-1", "REFUND-001", "Base answer WINNER=base")})
+    project.cli(out="base")
+    project.write(suite(openai_server, check),
+                  {"a.jsonl": native("a-1", "REFUND-001", "Head answer")})
+    assert project.cli("--baseline", "base/results.json", "--judge", "record").code == 1
+    lines = project.store_lines()
+    assert [line["winner"] for line in lines] in (["A", "B"], ["B", "A"])  # the base wins
+    edited = [{**{k: v for k, v in line.items() if k != "winner"}, "kind": "rubric",
+               "score": 5} for line in lines]
+    project.store.write_text("".join(json.dumps(e) + "\n" for e in edited), encoding="utf-8")
+    run = project.cli("--baseline", "base/results.json")
+    (err,) = run.findings("judge/error")
+    assert err["message"].startswith(f"Stored judgement {edited[0]['key'][:12]} of judge "
+                                     "pairwise is a 'rubric' verdict, not a pairwise one; "
+                                     "record it again")
+    assert run.findings("judge/pairwise") == []
+    assert run.scenario("REFUND-001")["status"] == "error"
+    assert run.results["verdict"] == "error" and run.code == 2
+    # a graded check reading a line of another kind (a safety verdict for a rubric)
+    project.write(suite(openai_server, RUBRIC_CHECK),
+                  {"r.jsonl": native("r-1", "REFUND-001", "Refunded $24.99. SCORE=2")})
+    project.store.unlink()
+    assert project.cli("--judge", "record").code == 1  # 2 < 4: the rubric fails
+    (line,) = project.store_lines()
+    text = project.store.read_text(encoding="utf-8").replace(
+        json.dumps(line, separators=(",", ":")),
+        json.dumps({**line, "kind": "safety", "score": 5}, separators=(",", ":")))
+    project.store.write_text(text, encoding="utf-8")
+    run = project.cli()
+    (err,) = run.findings("judge/error")
+    assert "is a 'safety' verdict, not a rubric one" in err["message"]
+    assert run.findings("judge/rubric") == [] and run.code == 2
+
+
 def test_pairwise_head_at_least_as_good_passes(project: Project,
                                                openai_server: Loopback) -> None:
     check = "        - pairwise: true\n"

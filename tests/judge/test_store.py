@@ -87,6 +87,103 @@ def test_bad_lines_are_problems_with_their_line_and_the_rest_is_read() -> None:
     assert "unknown field 'extra'" in s.problems[3][1]
 
 
+def test_a_reasoning_holding_line_separators_stays_one_line(
+        project: Project, openai_server: Loopback) -> None:
+    """JSON writes U+2028, U+2029 and U+0085 unescaped, and a model's reasoning (or a
+    trace id) may hold them: the store split its lines at them too (str.splitlines), so
+    the line agent-eval had just written was three broken lines and the next replay
+    found its judgement missing (exit 2 after a recording that passed)."""
+    s = Store("s.jsonl")
+    s.put(j("a" * 64, reasoning="one\u2028two\x85three\u2029four"))
+    text = s.render() + "{broken\n"
+    assert text.count("\n") == 2
+    again = Store.parse(text, "s.jsonl")
+    assert again.entries == s.entries
+    assert [n for n, _ in again.problems] == [2]  # the line as git and editors count it
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a\u2028\x85-1", "R", "SCORE=5")})
+    assert project.cli("--judge", "record").code == 0
+    assert project.store.read_bytes().count(b"\n") == 1
+    run = project.cli()
+    assert run.code == 0 and run.results["input_errors"] == []
+    assert run.results["judge"]["judgements_used"] == 1
+
+
+def test_a_line_that_is_not_utf8_is_a_broken_line_and_the_rest_is_read(tmp_path: Path) -> None:
+    # the whole store was refused (every verdict missing), with no line to look at
+    data = (j("a" * 64).to_line().encode() + b"\n" + b'{"key":"caf\xe9"}\n'
+            + j("c" * 64).to_line().encode() + b"\n")
+    (tmp_path / "s.jsonl").write_bytes(data)
+    got = store.read_store(tmp_path / "s.jsonl", "s.jsonl")
+    assert isinstance(got, Store)
+    assert sorted(got.entries) == ["a" * 64, "c" * 64]
+    assert got.problems == [(2, "not UTF-8 text; remove the line or record it again")]
+
+
+def test_a_line_giving_a_field_twice_is_a_broken_line() -> None:
+    # read as its last value: a reviewer of the diff reads "score":1, the gate used 5
+    good = j("a" * 64, 1, "the amount is wrong").to_line()
+    twice = [good[:-1] + ',"score":5}', good[:-1] + ',"sc\\u006fre":5}',
+             good.replace('"kind":"rubric"', '"kind":"rubric","kind":"rubric"')]
+    s = Store.parse("\n".join([j("b" * 64).to_line(), *twice]) + "\n", "s.jsonl")
+    assert sorted(s.entries) == ["b" * 64]
+    assert s.problems == [
+        (2, "not a judgement: the name 'score' is given twice in one object"),
+        (3, "not a judgement: the name 'score' is given twice in one object"),
+        (4, "not a judgement: the name 'kind' is given twice in one object")]
+    assert Store.parse(good + "\n", "s.jsonl").problems == []
+
+
+def test_fields_of_the_wrong_type_or_kind_are_broken_lines() -> None:
+    # they were taken without a word: a 'check' object shown as its Python repr, a
+    # response_model number dropped, a winner on a rubric line (or a score on a pairwise
+    # one) ignored, and `judge tidy` left them out of the line it wrote
+    good = json.loads(j("a" * 64).to_line())
+    pair = {**{k: v for k, v in good.items() if k != "score"}, "key": "b" * 64,
+            "kind": "pairwise", "template": "pairwise/1", "winner": "A"}
+    bad = [{**good, "check": {"scenario": "R"}}, {**good, "trace": ["a.jsonl"]},
+           {**good, "response_model": 4}, {**good, "winner": "A"}, {**pair, "score": 5}]
+    s = Store.parse("\n".join(json.dumps(x) for x in [good, pair, *bad]) + "\n", "s.jsonl")
+    assert sorted(s.entries) == ["a" * 64, "b" * 64]
+    assert s.problems == [(3, "not a judgement: 'check' must be a string"),
+                          (4, "not a judgement: 'trace' must be a string"),
+                          (5, "not a judgement: 'response_model' must be a string"),
+                          (6, "not a judgement: a rubric judgement has a 'score', not a "
+                              "'winner'"),
+                          (7, "not a judgement: a pairwise judgement has a 'winner', not a "
+                              "'score'")]
+
+
+def test_token_counts_json_cannot_total_are_unknown_not_a_crash(project: Project,
+                                                                openai_server: Loopback
+                                                                ) -> None:
+    """A store's token counts are at most 10^15 each (a trace's figures' limit), and a
+    total over JSON's 64 bits is unknown: two lines of 2^64 - 1 tokens each (the most
+    orjson reads) made replay stop with an internal error writing results.json."""
+    big = json.dumps({**json.loads(j("a" * 64).to_line()), "input_tokens": 2**64 - 1})
+    top = json.dumps({**json.loads(j("b" * 64).to_line()), "input_tokens": 10**15})
+    s = Store.parse(big + "\n" + top + "\n", "s.jsonl")
+    assert s.problems == [(1, "not a judgement: 'input_tokens' must be a whole number of at "
+                           "most 10^15")]
+    assert s.entries["b" * 64].input_tokens == 10**15
+    from agent_eval.judge.compile import JudgeRun
+    from agent_eval.judge.summary import JudgeAcc, summary
+
+    many = Store("s.jsonl")
+    for n in range(9224):  # 9224 x 10^15 > 2^63 - 1 = 9,223,372,036,854,775,807
+        many.put(Judgement(key=f"{n:064x}", kind="rubric", provider="openai", model="m",
+                           template="rubric/1", reasoning="", score=4, input_tokens=10**15,
+                           output_tokens=1))
+    acc = JudgeAcc.for_checks(1)
+    acc.used = set(many.entries)
+    got = summary(JudgeRun(None, "s.yaml", "s.jsonl", "/s.jsonl", many), [acc])
+    assert got.input_tokens is None and got.output_tokens == 9224
+    acc.used = set(sorted(many.entries)[:9223])  # 9,223,000,000,000,000,000: within
+    got = summary(JudgeRun(None, "s.yaml", "s.jsonl", "/s.jsonl", many), [acc])
+    assert got.input_tokens == 9_223_000_000_000_000_000
+
+
 def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
     first, second = j("a" * 64, 2, "low").to_line(), j("a" * 64, 5, "high").to_line()
     one = Store.parse(first + "\n" + second + "\n", "s")
@@ -136,6 +233,31 @@ def test_a_broken_store_line_is_an_input_error_and_the_rest_is_used(
     (e,) = run.results["input_errors"]
     assert e["rule"] == "judge/store" and e["file"] == ".agent-eval/judgements.jsonl"
     assert e["line"] == 2 and run.code == 2
+
+
+def test_recording_keeps_the_lines_it_cannot_read(project: Project,
+                                                  openai_server: Loopback) -> None:
+    """--judge record rewrote the store without the lines that are not judgements (said
+    once, as input errors of that run): a judgement of a newer agent-eval, a line to be
+    fixed by hand, were gone. They are kept, after the judgements, byte for byte."""
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a-1", "R", "SCORE=5")})
+    newer = json.dumps({**json.loads(j("f" * 64).to_line()), "label": "good"})
+    unread = [newer.encode(), b'{"key": "caf\xe9"', b"{broken"]
+    project.store.parent.mkdir()
+    project.store.write_bytes(b"\n".join(unread) + b"\n")
+    run = project.cli("--judge", "record")
+    assert len(openai_server.requests) == 1
+    data = project.store.read_bytes().split(b"\n")
+    assert data[0].startswith(b'{"key":"') and json.loads(data[0])["score"] == 5
+    assert data[1:] == [*unread, b""]  # after the judgement, as they were
+    expected = [(2, "not a judgement: unknown field 'label' (a store written by a newer "
+                 "agent-eval?)"), (3, "not UTF-8 text; remove the line or record it again")]
+    for got in (run, project.cli()):  # where the lines now are, in this run and the next
+        errors = [(e["line"], e["message"]) for e in got.results["input_errors"]]
+        assert errors[:2] == expected and errors[2][0] == 4 and len(errors) == 3
+        assert got.code == 2
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -223,6 +223,22 @@ def _missing(ev: _EvalLike, check: CompiledJudge, run: JudgeRun, keys: list[str]
            details={"kind": check.kind, "key": keys[0], "command": cmd})
 
 
+def _other_kind(ev: _EvalLike, check: CompiledJudge, run: JudgeRun, j: Judgement) -> bool:
+    """Whether the stored judgement ``j`` is a verdict of another kind than ``check`` (a
+    hand-edited line: its key is this check's prompt, so only an edit makes them differ),
+    reported as a judge/error: it does not answer the question (a pairwise check read a
+    rubric's line, which has no winner, as a tie, and passed)."""
+    if j.kind == check.kind:
+        return False
+    cmd = run.record_command(pairwise=check.kind == "pairwise")
+    ev.add(JUDGE_ERROR, "error",
+           f"Stored judgement {j.key[:12]} of judge {check.label} is a {_cut(j.kind, 40)!r} "
+           f"verdict, not a {check.kind} one; record it again (`{cmd}` after removing its "
+           "line)", check.ref, ev.at_end(), constraint=check.kind,
+           details={"kind": check.kind, "key": j.key})
+    return True
+
+
 def _fail(ev: _EvalLike, check: CompiledJudge, rule: Rule, text: str, value: float,
           details: dict[str, Any]) -> None:
     if check.severity == "warning":
@@ -240,6 +256,8 @@ def _graded(ev: _EvalLike, check: CompiledJudge, run: JudgeRun,
     j = _find(ev, check, run, prompt, out)
     if j is None:
         _missing(ev, check, run, [out.missing[-1]])
+        return ERROR, math.nan
+    if _other_kind(ev, check, run, j):
         return ERROR, math.nan
     score = j.score
     if score is None or not check.lowest <= score <= check.high:
@@ -286,6 +304,8 @@ def _pairwise(ev: _EvalLike, check: CompiledJudge, run: JudgeRun,
     j2 = _find(ev, check, run, second, out)
     if j1 is None or j2 is None:
         _missing(ev, check, run, out.missing[before:])
+        return ERROR, math.nan
+    if _other_kind(ev, check, run, j1) or _other_kind(ev, check, run, j2):
         return ERROR, math.nan
     a = {"A": "base", "B": "head", "tie": "tie"}[j1.winner or "tie"]
     b = {"A": "head", "B": "base", "tie": "tie"}[j2.winner or "tie"]

@@ -25,11 +25,18 @@ from typing import Any, Protocol
 
 import orjson
 
+from agent_eval.jsonutil import repeated_name
 from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.prompts import Prompt
+from agent_eval.judge.store import MAX_TOKENS
 
 INSTALL = "pip install 'agent-eval-ci[judge]'"
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+NO_KEY = "unused"  # what a local server that needs no key is sent
+HIDDEN = "[the API key]"  # what the key is written as wherever an answer echoed it
+# a shorter "key" is a local server's placeholder (vLLM's EMPTY, "ollama", "test"), not a
+# secret: hidden, it would change every word of a verdict that holds it
+MIN_HIDDEN = 8
 
 
 class JudgeSetupError(Exception):
@@ -62,9 +69,17 @@ def _key(config: JudgeConfig, provider: str) -> str:
     if key:
         return key
     if config.base_url and not config.api_key_env:
-        return "unused"  # a local server (Ollama, llama.cpp, vLLM) that needs no key
+        return NO_KEY  # a local server (Ollama, llama.cpp, vLLM) that needs no key
     raise JudgeSetupError(f"the judge needs an API key in the environment variable {env} "
                           f"(judge.api_key_env); it is not set")
+
+
+def _hide(text: str, secret: str) -> str:
+    """``text`` without the API key: an endpoint may echo it (a proxy's error page, a
+    server's "Incorrect API key provided: sk-…", a verdict that repeats the request's
+    headers), and what it says goes to the console, every output and the committed store.
+    Applied before any text is cut, so that no part of the key is left either."""
+    return text.replace(secret, HIDDEN) if len(secret) >= MIN_HIDDEN else text
 
 
 def _validator(schema: dict[str, Any]) -> Any:
@@ -87,6 +102,9 @@ def parse_verdict(text: str | None, schema: dict[str, Any]) -> dict[str, Any]:
     errors = sorted(_validator(schema).iter_errors(value), key=lambda e: list(e.path))
     if errors:
         raise CallError(f"the verdict does not match its schema: {errors[0].message[:200]}")
+    ambiguous = repeated_name(text)  # {"score": 1, "score": 5}: two verdicts, read as 5
+    if ambiguous:
+        raise CallError(f"the verdict is ambiguous: {ambiguous}")
     assert isinstance(value, dict)
     return value
 
@@ -102,7 +120,8 @@ class OpenAIProvider:
                                   ) from None
         self.config = config
         self.openai = openai
-        self.client = openai.OpenAI(api_key=_key(config, "openai"),
+        self.secret = _key(config, "openai")
+        self.client = openai.OpenAI(api_key=self.secret,
                                     base_url=config.base_url or None,
                                     timeout=config.timeout_s, max_retries=config.max_retries,
                                     http_client=_http_client(openai, config))
@@ -130,21 +149,27 @@ class OpenAIProvider:
                     **limit,
                 )
         except self.openai.APIError as exc:
-            raise CallError(_api_error(exc)) from None
+            raise CallError(_api_error(exc, self.secret)) from None
         except ValueError as exc:  # a 200 answer whose body is not JSON
-            raise CallError(f"the answer is not JSON ({_short(exc)})") from None
-        with _answer_of_another_shape("a Chat Completions response"):
+            raise CallError(f"the answer is not JSON ({_short(exc, self.secret)})") from None
+        with _answer_of_another_shape("a Chat Completions response", self.secret):
             if not response.choices:
                 raise CallError("the response has no choices")
+            if len(response.choices) > 1:  # one was asked for: which would be the verdict?
+                raise CallError(f"the response has {len(response.choices)} choices, not the "
+                                "one asked for")
             message = response.choices[0].message
             refusal = getattr(message, "refusal", None)
             if refusal:
-                raise CallError(f"the model refused: {str(refusal)[:200]}")
+                raise CallError(f"the model refused: {_hide(str(refusal), self.secret)[:200]}")
             usage = response.usage
-            return Answer(parse_verdict(message.content, prompt.schema),
+            content = message.content
+            return Answer(parse_verdict(_hide(content, self.secret)
+                                        if isinstance(content, str) else content,
+                                        prompt.schema),
                           _count(getattr(usage, "prompt_tokens", None)),
                           _count(getattr(usage, "completion_tokens", None)),
-                          _text_or_none(response.model))
+                          _text_or_none(response.model, self.secret))
 
 
 class AnthropicProvider:
@@ -158,7 +183,8 @@ class AnthropicProvider:
                                   f"{INSTALL}") from None
         self.config = config
         self.anthropic = anthropic
-        self.client = anthropic.Anthropic(api_key=_key(config, "anthropic"),
+        self.secret = _key(config, "anthropic")
+        self.client = anthropic.Anthropic(api_key=self.secret,
                                           base_url=config.base_url or None,
                                           timeout=config.timeout_s,
                                           max_retries=config.max_retries,
@@ -177,52 +203,54 @@ class AnthropicProvider:
                     output_config={"format": {"type": "json_schema", "schema": prompt.schema}},
                 )
         except self.anthropic.APIError as exc:
-            raise CallError(_api_error(exc)) from None
+            raise CallError(_api_error(exc, self.secret)) from None
         except ValueError as exc:  # a 200 answer whose body is not JSON
-            raise CallError(f"the answer is not JSON ({_short(exc)})") from None
-        with _answer_of_another_shape("a Messages response"):
-            text = "".join(getattr(b, "text", "") for b in response.content
-                           if getattr(b, "type", None) == "text")
+            raise CallError(f"the answer is not JSON ({_short(exc, self.secret)})") from None
+        with _answer_of_another_shape("a Messages response", self.secret):
+            text = _hide("".join(getattr(b, "text", "") for b in response.content
+                                 if getattr(b, "type", None) == "text"), self.secret)
             if getattr(response, "stop_reason", None) == "refusal":
                 raise CallError(f"the model refused: {text[:200]}")
             usage = response.usage
             return Answer(parse_verdict(text, prompt.schema),
                           _count(getattr(usage, "input_tokens", None)),
                           _count(getattr(usage, "output_tokens", None)),
-                          _text_or_none(getattr(response, "model", None)))
+                          _text_or_none(getattr(response, "model", None), self.secret))
 
 
 @contextmanager
-def _answer_of_another_shape(what: str) -> Iterator[None]:
+def _answer_of_another_shape(what: str, secret: str) -> Iterator[None]:
     """An answer the SDK took without checking it (the SDKs build their response objects
     unvalidated) whose parts are of another shape — a null message, a content list, a
     count as text — is a failed call (:class:`CallError`), not a crash of the run."""
     try:
         yield
     except (AttributeError, TypeError, KeyError, IndexError) as exc:
-        raise CallError(f"the answer is not {what} ({_short(exc)})") from None
+        raise CallError(f"the answer is not {what} ({_short(exc, secret)})") from None
 
 
-def _short(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {str(exc)[:200]}"
+def _short(exc: Exception, secret: str) -> str:
+    return f"{type(exc).__name__}: {_hide(str(exc), secret)[:200]}"
 
 
 def _count(value: Any) -> int | None:
-    """A token count as the API gave it: a whole number, or None (the cost unknown)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
-        else None
+    """A token count as the API gave it: a whole number (of at most 10^15: a larger one
+    could be neither stored nor priced), or None (the cost unknown)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) \
+        and 0 <= value <= MAX_TOKENS else None
 
 
-def _text_or_none(value: Any) -> str | None:
-    return value[:200] if isinstance(value, str) and value else None
+def _text_or_none(value: Any, secret: str) -> str | None:
+    return _hide(value, secret)[:200] if isinstance(value, str) and value else None
 
 
-def _api_error(exc: Exception) -> str:
+def _api_error(exc: Exception, secret: str) -> str:
     status = getattr(exc, "status_code", None)
-    message = str(getattr(exc, "message", "") or exc)[:300]
+    message = _hide(str(getattr(exc, "message", "") or exc), secret)[:300]
     cause = exc.__cause__  # why a connection error or a timeout was one (the deadline)
-    if cause is not None and str(cause) and str(cause) not in message:
-        message = f"{str(cause)[:300]} ({message})"  # first: the message may be cut
+    why = "" if cause is None else _hide(str(cause), secret)
+    if why and why not in message:
+        message = f"{why[:300]} ({message})"  # first: the message may be cut
     return (f"HTTP {status}: " if status else "") + f"{type(exc).__name__}: {message}"
 
 

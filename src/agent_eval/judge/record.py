@@ -25,6 +25,7 @@ from agent_eval.judge.config import JudgeConfig
 from agent_eval.judge.evaluate import Request
 from agent_eval.judge.providers import Answer, CallError, Provider, make_provider
 from agent_eval.judge.store import MAX_REASONING, Judgement
+from agent_eval.safetext import one_line
 
 T = TypeVar("T")
 
@@ -151,9 +152,13 @@ def record(run: JudgeRun, evaluate: Callable[[], T], *,
         ctx.made = spend.as_dict()
         if made:
             run.store.save(path)
-        log(f"judge: {len(made)} judgement(s) recorded into {run.store_file}"
-            + (f", {len(failed)} could not be made (first: {next(iter(failed.values()))})"
-               if failed else ""))
+        # why a judgement was not made is the endpoint's text (an error body, a refusal)
+        # and the store's name the suite's: one line, its control characters escaped, as
+        # every log line of such text (a refusal's "\n::error::…" was a workflow command,
+        # its ESC codes the terminal's)
+        log(one_line(f"judge: {len(made)} judgement(s) recorded into {run.store_file}"
+                     + (f", {len(failed)} could not be made (first: "
+                        f"{next(iter(failed.values()))})" if failed else "")))
     ctx.made = spend.as_dict()
     log(f"judge: {spend.calls} call(s), {spend.input_tokens + spend.output_tokens} token(s)"
         + (f", {spend.cost_usd:.6f} USD" if config.price is not None else

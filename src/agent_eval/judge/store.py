@@ -21,12 +21,15 @@ from typing import Any
 
 import orjson
 
-from agent_eval.jsonutil import loads, open_regular
+from agent_eval.jsonutil import loads, open_regular, repeated_name
 from agent_eval.judge.prompts import Prompt
 
 MAX_STORE_BYTES = 64 << 20  # a larger store is refused (a config error): split the suite
 MAX_REASONING = 4000  # characters of a verdict's reasoning that are kept
 KEY_LENGTH = 64
+# the most tokens one judgement may have taken, as for a trace's figures (readers/base.py
+# FIGURE_MAX): a larger count cannot be written (orjson: 64 bits) or priced (a float)
+MAX_TOKENS = 10**15
 
 
 def judgement_key(provider: str, model: str, prompt: Prompt) -> str:
@@ -81,13 +84,21 @@ class Judgement:
         if obj["kind"] == "pairwise":
             if winner not in ("A", "B", "tie"):
                 return "'winner' of a pairwise judgement must be A, B or tie"
+            if score is not None:
+                return "a pairwise judgement has a 'winner', not a 'score'"
         elif isinstance(score, bool) or not isinstance(score, int):
             return "'score' must be an integer"
+        elif winner is not None:
+            return f"a {obj['kind'][:40]} judgement has a 'score', not a 'winner'"
+        for name in ("response_model", "check", "trace"):  # shown to the reviewer
+            if obj.get(name) is not None and not isinstance(obj[name], str):
+                return f"'{name}' must be a string"
         ints = {}
         for name in ("input_tokens", "output_tokens"):
             v = obj.get(name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
-                return f"'{name}' must be a whole number"
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                                  or not 0 <= v <= MAX_TOKENS):
+                return f"'{name}' must be a whole number of at most 10^15"
             ints[name] = v
         cost = obj.get("cost_usd")
         if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)
@@ -97,15 +108,14 @@ class Judgement:
         unknown = sorted(set(obj) - known)
         if unknown:
             return f"unknown field '{unknown[0]}' (a store written by a newer agent-eval?)"
-        rm = obj.get("response_model")
         return cls(key=key, kind=obj["kind"], provider=obj["provider"], model=obj["model"],
                    template=obj["template"], reasoning=obj["reasoning"][:MAX_REASONING],
                    score=score if obj["kind"] != "pairwise" else None,
                    winner=winner if obj["kind"] == "pairwise" else None,
                    input_tokens=ints["input_tokens"], output_tokens=ints["output_tokens"],
                    cost_usd=None if cost is None else float(cost),
-                   response_model=rm if isinstance(rm, str) else None,
-                   check=str(obj.get("check") or ""), trace=str(obj.get("trace") or ""))
+                   response_model=obj.get("response_model"),
+                   check=obj.get("check") or "", trace=obj.get("trace") or "")
 
 
 @dataclass
@@ -116,26 +126,40 @@ class Store:
     entries: dict[str, Judgement] = field(default_factory=dict)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     conflicts: list[str] = field(default_factory=list)  # keys stored twice, differently
+    # the lines of the problems, as they are: saving keeps them (after the judgements), so
+    # that recording never deletes a line of a newer agent-eval or one to be fixed by hand
+    unread: list[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, text: str, file: str) -> Store:
         """Parse a store's text; bad lines are kept as problems, the rest is read."""
         store = cls(file)
         lines: dict[str, str] = {}
-        for number, line in enumerate(text.splitlines(), 1):
+        # lines end at "\n" only, as git and editors count them: str.splitlines() also
+        # ends one at U+2028, U+0085 ..., which JSON strings hold unescaped (a reasoning
+        # holding one made the line agent-eval wrote unreadable, three broken lines)
+        for number, line in enumerate(text.split("\n"), 1):
             if not line.strip():
                 continue
             try:
                 obj = loads(line)  # bounded: the store is in the pull request too
             except orjson.JSONDecodeError as exc:
-                store.problems.append((number, f"not valid JSON ({exc}); remove the line or "
-                                       "record it again"))
+                why = ("not UTF-8 text" if any("\udc80" <= c <= "\udcff" for c in line)
+                       else f"not valid JSON ({exc})")
+                store.problems.append((number, f"{why}; remove the line or record it again"))
+                store.unread.append(line)
                 continue
             got = Judgement.from_obj(obj)
+            canonical = "" if isinstance(got, str) else got.to_line()
+            if not isinstance(got, str) and line.strip() != canonical:
+                # (a line as agent-eval writes it gives each name once: only others are
+                # looked into) a field given twice is read as its last value, which a
+                # reviewer of the diff may not see: "score": 1 ... "score": 5
+                got = repeated_name(line) or got
             if isinstance(got, str):
                 store.problems.append((number, f"not a judgement: {got}"))
+                store.unread.append(line)
                 continue
-            canonical = got.to_line()
             have = lines.get(got.key)
             if have is not None and have != canonical:
                 if got.key not in store.conflicts:
@@ -161,20 +185,27 @@ class Store:
                 self.entries[key] = j
 
     def render(self) -> str:
-        """The file's text: one line per key, sorted by key."""
-        return "".join(self.entries[k].to_line() + "\n" for k in sorted(self.entries))
+        """The file's text: one line per key, sorted by key, and then the lines that are
+        not judgements as they were (``judge tidy`` refuses a store that has any)."""
+        return "".join([*(self.entries[k].to_line() + "\n" for k in sorted(self.entries)),
+                        *(line + "\n" for line in self.unread)])
 
     def save(self, path: Path) -> None:
-        """Write the store (atomically: a reader never sees half a file)."""
+        """Write the store (atomically: a reader never sees half a file). The problems
+        then name the lines where their lines now are."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".judgements-", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            # surrogateescape: a line that is not UTF-8 is written back byte for byte
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
+                           newline="\n") as fh:
                 fh.write(self.render())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        first = len(self.entries) + 1
+        self.problems = [(first + i, message) for i, (_, message) in enumerate(self.problems)]
 
 
 def read_store(path: Path, file: str) -> Store | str:
@@ -193,8 +224,5 @@ def read_store(path: Path, file: str) -> Store | str:
     if len(data) > MAX_STORE_BYTES:
         return (f"the judgement store {file} is larger than {MAX_STORE_BYTES} bytes; split the "
                 "suite, or give each suite its own judge.store")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"the judgement store {file} is not UTF-8 text ({exc})"
-    return Store.parse(text, file)
+    # a line that is not UTF-8 is a broken line like any other (Store.parse says which)
+    return Store.parse(data.decode("utf-8", errors="surrogateescape"), file)

@@ -145,7 +145,10 @@ def summary(run: JudgeRun, accs: list[JudgeAcc | None], made: dict[str, Any] | N
         if any(v is None for v in values):
             return None
         # a store's costs overflowing to infinity: unknown, as one not recorded
-        return finite_sum(values) if any(isinstance(v, float) for v in values) else sum(values)
+        if any(isinstance(v, float) for v in values):
+            return finite_sum(values)
+        count = sum(values)  # tokens: a total JSON's 64 bits cannot hold is unknown too
+        return count if count < 1 << 63 else None
 
     cost = total(costs)
     made = made or {}
