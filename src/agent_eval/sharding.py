@@ -146,6 +146,17 @@ def _input_error(d: Any) -> InputError:
 _ERROR_RULE = re.compile(r"^(input|judge)/[a-z_]+$")  # the results JSON Schema's
 
 
+def _row(r: Any) -> tuple[str, int, str, int]:
+    """A scenario's row of a record: the trace's file, line and id, and its status."""
+    from agent_eval.scenarios.evaluate import ERROR, FAIL, PASS, WARN  # (as engine's)
+
+    if not (type(r) is list and len(r) == 4 and type(r[0]) is str and type(r[1]) is int
+            and r[1] >= 0 and type(r[2]) is str and r[3] in (PASS, WARN, FAIL, ERROR)
+            and type(r[3]) is int):
+        raise ValueError(f"a scenario row {clean_name(str(r), 80)} that no trace gives")
+    return r[0], r[1], r[2], r[3]
+
+
 def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
     """The accumulator a record was made from (timings aside). A record that
     :func:`_record` cannot have written (a value of another type, a finding of a test
@@ -187,17 +198,23 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
     if not all(type(k) is str and type(v) is str for k, v in acc.formats.items()):
         raise ValueError("its formats are not reader names by file")
     if acc.scenarios is not None:
+        from agent_eval.scenarios.evaluate import K
+
         for entry in rec.get("scenarios", []):
             i = entry["index"]
             if type(i) is not int or not 0 <= i < len(acc.scenarios.per):  # not from the end
                 raise IndexError(f"scenario index {clean_name(str(i), 40)} out of range")
             a = acc.scenarios.per[i]
-            a.rows = [(r[0], r[1], r[2], r[3]) for r in entry["rows"]]
+            a.rows = [_row(r) for r in entry["rows"]]
             a.figures = array("d", (math.nan if x is None else x for x in entry["figures"]))
+            if len(a.figures) != K * len(a.rows):
+                raise ValueError(f"{len(a.figures)} figures for {len(a.rows)} trace(s)")
             a.findings = [_finding(f) for f in entry["findings"]]
             if a.judge is not None and "judge" in entry:
                 a.judge.load_record(entry["judge"])
         for sid in rec.get("unknown_ids", []):  # the record's one trace names it
+            if type(sid) is not str:
+                raise ValueError("a scenario id that is not text")
             t = rec["trace"]
             acc.scenarios.unknown(sid, 1, (t["file"], t["line"], t["id"]))
     return acc

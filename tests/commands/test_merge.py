@@ -526,11 +526,26 @@ def test_merge_says_which_part_it_cannot_replay_with_no_traceback(
             data["shard"]["seconds"] = {"args": value}
         return change
 
+    def status(value: Any) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"][scenario]["scenarios"][0]["rows"][0][3] = value
+        return change
+
+    def unknown_id(data: dict[str, Any]) -> None:
+        data["shard"]["records"][scenario]["unknown_ids"] = [5]
+
     record = "its record {} is not what `agent-eval run --shard` writes ({})"
     cases = [(no_file, record.format("[99, 0]", "ValueError: its trace is not a trace "
                                                    "summary of the results")),
              (index(2), record.format(seq, "IndexError: scenario index 2 out of range")),
              (index(-1), record.format(seq, "IndexError: scenario index -1 out of range")),
+             # a row's status that is no status, or an unknown scenario id that is no
+             # text: TypeError, IndexError and AttributeError with a traceback
+             (status("x"), record.format(seq, "ValueError: a scenario row ['traces/f0.jsonl', "
+                                              "1, 't1', 'x'] that no trace gives")),
+             (status(99), record.format(seq, "ValueError: a scenario row ['traces/f0.jsonl', "
+                                             "1, 't1', 99] that no trace gives")),
+             (unknown_id, record.format(seq, "ValueError: a scenario id that is not text")),
              (seconds(1e308), "they give a test or scenario 1e+308 seconds (at most "
                               "1000000000)"),
              (seconds(-5.0), "they give a test or scenario -5.0 seconds (at most "
