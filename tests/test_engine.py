@@ -435,6 +435,38 @@ def test_a_worker_puts_long_traces_beside_the_spill_even_when_spawned(
     assert model._log_folder.get() is None  # this thread's own: never set
 
 
+def test_a_worker_leaves_ctrl_c_to_the_parent(tmp_path: Path) -> None:
+    """Ctrl-C reaches the workers too: each printed a traceback of its KeyboardInterrupt
+    (the parent's "interrupted" after them), as if it had crashed. A worker now ends
+    without a word, whatever it was doing; the parent says it (exit 130)."""
+    from agent_eval.spill import Spill
+
+    suite = corpus(tmp_path, {"t.jsonl": ev("a")})
+    files, _ = suite_sources(suite)
+
+    class Interrupted:
+        """A connection whose next message is Ctrl-C: waiting for a part, or sending
+        its results."""
+
+        def __init__(self, at: str) -> None:
+            self.at = at
+
+        def recv(self) -> object:
+            if self.at == "recv":
+                raise KeyboardInterrupt
+            return (0, engine.Part(0))
+
+        def send_bytes(self, data: object) -> None:
+            raise KeyboardInterrupt
+
+    for at in ("recv", "send"):
+        try:
+            engine._worker(Interrupted(at), suite, files,  # type: ignore[arg-type]
+                           suite.format, Spill(tmp_path / "out"))
+        except KeyboardInterrupt:
+            pytest.fail(f"the worker's KeyboardInterrupt ({at}) went on")
+
+
 _LOOP = 20_000  # calls of a runaway loop of one tool
 
 

@@ -524,15 +524,21 @@ def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str,
     as in the parent (a spawned worker starts without the parent's setting)."""
     log_folder(spill.beside)
     deep_enough()  # a spawned worker starts with Python's default limit
-    while True:
-        task = conn.recv()
-        if task is None:
-            return
-        key, part = task
-        try:
-            _send(conn, (key, _eval_part(suite, files, part, fmt, spill), None))
-        except Exception as exc:  # a bug: the parent reports it as an internal error
-            _send(conn, (key, None, f"{type(exc).__name__}: {exc}"))
+    try:
+        while True:
+            task = conn.recv()
+            if task is None:
+                return
+            key, part = task
+            try:
+                _send(conn, (key, _eval_part(suite, files, part, fmt, spill), None))
+            except Exception as exc:  # a bug: the parent reports it as an internal error
+                _send(conn, (key, None, f"{type(exc).__name__}: {exc}"))
+    except KeyboardInterrupt:
+        # Ctrl-C reaches every process of the group: the parent says "interrupted" and
+        # removes the spill; a worker's traceback of it would read as a crash. (A worker
+        # interrupted alone still ends the run: the parent finds it gone, WorkerDied.)
+        return
 
 
 # what a worker's results hold by the thousand

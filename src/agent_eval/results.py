@@ -414,8 +414,10 @@ def _trace_ref_ok(d: Any) -> bool:
             and _count(d["line"], 0) and type(d["trace_id"]) is str)
 
 
-def finding_ok(d: Any) -> bool:
-    """Whether ``d`` is a finding as the results JSON Schema's ``violation`` allows."""
+def finding_ok(d: Any, *, fingerprinted: bool = True) -> bool:
+    """Whether ``d`` is a finding as the results JSON Schema's ``violation`` allows
+    (``fingerprinted=False``: as a shard's record holds it, before its fingerprint is
+    given, ``""``)."""
     if type(d) is not dict:
         return False
     keys = d.keys()
@@ -429,7 +431,8 @@ def finding_ok(d: Any) -> bool:
             and type(message) is str and len(message) >= 1 and type(d["test"]) is str
             and _text_or_null(d["tool"]) and _text_or_null(d["argument"])
             and _text_or_null(d["constraint"]) and _text_or_null(d["scenario"])
-            and type(fingerprint) is str and _FINGERPRINT.search(fingerprint) is not None
+            and type(fingerprint) is str
+            and (not fingerprinted or _FINGERPRINT.search(fingerprint) is not None)
             and type(config) is dict and config.keys() == _CONFIG_KEYS
             and type(config["file"]) is str and _count(config["line"], 1)
             and _count(config["column"], 1) and type(config["key_path"]) is str

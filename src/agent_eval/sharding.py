@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 from array import array
 from collections.abc import Iterable
 from itertools import islice
@@ -33,6 +34,7 @@ from typing import Any
 
 from agent_eval.engine import Accumulator
 from agent_eval.errors import ConfigError, InputError
+from agent_eval.findings import Finding
 from agent_eval.live.outcome import LiveOutcome
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
@@ -42,7 +44,9 @@ from agent_eval.results import (
     TraceSummary,
     finding_dict,
     finding_from,
+    finding_ok,
     trace_dict,
+    trace_ok,
     verdict_of,
 )
 from agent_eval.rule_ids import INPUT_NO_TRACES
@@ -112,38 +116,105 @@ def _record(seq: list[int], acc: Accumulator, suite: Suite) -> dict[str, Any]:
     return rec
 
 
+def _count(rec: dict[str, Any], key: str) -> int:
+    """A count of a record (absent: 0): a whole number, at least 0."""
+    n = rec.get(key, 0)
+    if type(n) is not int or n < 0:
+        raise ValueError(f"{key} is {clean_name(repr(n), 40)}, not a count")
+    return n
+
+
+def _finding(d: Any, test: str | None = None) -> Finding:
+    """A finding of a record, as :func:`_record` wrote it (its fingerprint not given yet);
+    of the test ``test`` when one is named."""
+    if not finding_ok(d, fingerprinted=False) or (test is not None and d["test"] != test):
+        raise ValueError("a finding that is not one of the results' findings"
+                         + (f" of test {clean_name(test, 40)!r}" if test is not None else ""))
+    return finding_from(d)
+
+
+def _input_error(d: Any) -> InputError:
+    """An input error of a record, as the results JSON Schema's ``input_error``."""
+    if not (type(d) is dict and type(d.get("rule")) is str
+            and _ERROR_RULE.search(d["rule"]) is not None and type(d.get("file")) is str
+            and type(d.get("line")) is int and d["line"] >= 0
+            and type(d.get("message")) is str and d["message"]):
+        raise ValueError("an input error that is not one of the results' input errors")
+    return InputError(d["rule"], d["file"], d["line"], d["message"])
+
+
+_ERROR_RULE = re.compile(r"^(input|judge)/[a-z_]+$")  # the results JSON Schema's
+
+
+def _row(r: Any) -> tuple[str, int, str, int]:
+    """A scenario's row of a record: the trace's file, line and id, and its status."""
+    from agent_eval.scenarios.evaluate import ERROR, FAIL, PASS, WARN  # (as engine's)
+
+    if not (type(r) is list and len(r) == 4 and type(r[0]) is str and type(r[1]) is int
+            and r[1] >= 0 and type(r[2]) is str and r[3] in (PASS, WARN, FAIL, ERROR)
+            and type(r[3]) is int):
+        raise ValueError(f"a scenario row {clean_name(str(r), 80)} that no trace gives")
+    return r[0], r[1], r[2], r[3]
+
+
 def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
-    """The accumulator a record was made from (timings aside)."""
+    """The accumulator a record was made from (timings aside). A record that
+    :func:`_record` cannot have written (a value of another type, a finding of a test
+    the suite does not have, findings without their trace) raises ValueError: what the
+    merge would make of it is not a run's (a finding dropped unsaid passed what failed,
+    a trace id that is no text stopped the merge with a traceback)."""
     acc = Accumulator.for_suite(suite)
     if "trace" in rec:
         t = rec["trace"]
-        acc.traces.append(TraceSummary(t["id"], t["file"], t["line"], t.get("scenario"),
-                                       t["tool_calls"], tuple(t.get("failed_tests", ()))))
-        acc.tool_calls = rec.get("tool_calls", 0)
-        acc.llm_calls = rec.get("llm_calls", 0)
+        if not trace_ok(t):
+            raise ValueError("its trace is not a trace summary of the results")
+        acc.traces.append(TraceSummary(t["id"], t["file"], t["line"], t["scenario"],
+                                       t["tool_calls"], tuple(t["failed_tests"])))
+        acc.tool_calls = _count(rec, "tool_calls")
+        acc.llm_calls = _count(rec, "llm_calls")
+        calls = _count(rec, "calls")
         failed = rec.get("violations") or {}
+        if type(failed) is not dict:
+            raise ValueError("its violations are not findings by test")
+        unknown = [tid for tid in failed if tid not in acc.tests]
+        if unknown:
+            raise ValueError(f"findings of test {clean_name(str(unknown[0]), 40)!r}, which "
+                             f"{suite.file} does not have")
         for tid, test in acc.tests.items():
             test.traces_checked = 1
-            test.calls_checked = rec.get("calls", 0)
+            test.calls_checked = calls
             if tid in failed:
-                test.violations = [finding_from(v) for v in failed[tid]]
+                test.violations = [_finding(v, tid) for v in failed[tid]]
                 test.traces_failed = 1
-    acc.input_errors = [InputError(e["rule"], e["file"], e["line"], e["message"])
-                        for e in rec.get("input_errors", [])]
-    acc.ignored = dict(rec.get("ignored", {}))
+    elif any(key in rec for key in ("violations", "tool_calls", "llm_calls", "calls",
+                                    "scenarios", "unknown_ids")):
+        raise ValueError("what a trace gave, without the trace")
+    acc.input_errors = [_input_error(e) for e in rec.get("input_errors", [])]
+    ignored = rec.get("ignored", {})
+    if type(ignored) is not dict:
+        raise ValueError("its ignored events are not counts by file")
+    acc.ignored = {f: _count(ignored, f) for f in ignored}
     acc.formats = dict(rec.get("formats", {}))
+    if not all(type(k) is str and type(v) is str for k, v in acc.formats.items()):
+        raise ValueError("its formats are not reader names by file")
     if acc.scenarios is not None:
+        from agent_eval.scenarios.evaluate import K
+
         for entry in rec.get("scenarios", []):
             i = entry["index"]
             if type(i) is not int or not 0 <= i < len(acc.scenarios.per):  # not from the end
                 raise IndexError(f"scenario index {clean_name(str(i), 40)} out of range")
             a = acc.scenarios.per[i]
-            a.rows = [(r[0], r[1], r[2], r[3]) for r in entry["rows"]]
+            a.rows = [_row(r) for r in entry["rows"]]
             a.figures = array("d", (math.nan if x is None else x for x in entry["figures"]))
-            a.findings = [finding_from(f) for f in entry["findings"]]
+            if len(a.figures) != K * len(a.rows):
+                raise ValueError(f"{len(a.figures)} figures for {len(a.rows)} trace(s)")
+            a.findings = [_finding(f) for f in entry["findings"]]
             if a.judge is not None and "judge" in entry:
                 a.judge.load_record(entry["judge"])
         for sid in rec.get("unknown_ids", []):  # the record's one trace names it
+            if type(sid) is not str:
+                raise ValueError("a scenario id that is not text")
             t = rec["trace"]
             acc.scenarios.unknown(sid, 1, (t["file"], t["line"], t["id"]))
     return acc
@@ -320,6 +391,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
         except _UNREADABLE as exc:
             raise _unreadable(index, f"its record {clean_name(str(rec['seq']), 40)}",
                               exc) from None
+    _records_add_up(suite, parts)  # each record is one; together, one run's?
     for s in shards:
         try:
             acc.coverage.merge_dict(s.coverage or {})
@@ -409,6 +481,59 @@ def _same_sources(shards: list[ShardInfo]) -> None:
                      f"{', '.join(map(str, indexes))}: {read} trace(s) read from {files} "
                      f"file(s), {size} bytes{digests}")
     raise ConfigError(lines)
+
+
+def _records_add_up(suite: Suite, parts: list[Results]) -> None:
+    """Refuse parts whose records are not one run's: a record given twice (a part given
+    again as another shard, or a record copied), trace records that are not the traces
+    every shard read (``sources.traces``: a record dropped or added), and a part whose
+    records do not hold what its own results list (its traces, each test's findings).
+    Replayed, they counted a trace twice or not at all, and a part whose failing records
+    were dropped merged into a pass."""
+    held: dict[tuple[int, ...], int] = {}  # a record's seq -> the shard holding it
+    traces = 0
+    files = expected = 0
+    for p in parts:
+        assert p.shard is not None and p.shard.sources  # (merge checked)
+        files, expected = p.shard.sources["files"], p.shard.sources["traces"]
+        index = p.shard.index
+        found = dict.fromkeys((t.id for t in suite.tests), 0)
+        own = 0
+        for rec in p.shard.records:
+            seq = tuple(rec["seq"])
+            if seq in held:
+                twice = (f"shard {index} holds it twice" if held[seq] == index
+                         else f"shards {held[seq]} and {index} both hold it")
+                raise ConfigError([f"merge: the record {list(seq)} is given twice ({twice}): "
+                                   "the parts are not one run's (a part given again as "
+                                   "another shard, or edited); run the shards again and "
+                                   "merge the new results"])
+            held[seq] = index
+            if "trace" not in rec:
+                continue
+            own += 1
+            if seq and 1 <= seq[0] <= files:  # (not a live probe's session: shard 1's)
+                traces += 1
+            violations = rec.get("violations")
+            if type(violations) is dict:
+                for tid, items in violations.items():
+                    if tid in found and type(items) is list:
+                        found[tid] += len(items)
+        listed = {t.id: len(t.violations) for t in p.tests if t.id in found}
+        differ = [tid for tid, n in found.items() if n != listed.get(tid, 0)]
+        if own != len(p.traces) or differ:
+            what = (f"{own} trace(s), where its results list {len(p.traces)}"
+                    if own != len(p.traces) else
+                    f"{found[differ[0]]} finding(s) of test {differ[0]!r}, where its "
+                    f"results list {listed.get(differ[0], 0)}")
+            raise ConfigError([f"merge: the partial results of shard {index} cannot be "
+                               f"merged: its records hold {what}; the file was edited: "
+                               "run the shard again and merge the new results"])
+    if traces != expected:
+        raise ConfigError([f"merge: the parts' records hold {traces} of the {expected} "
+                           f"trace(s) every shard read from the {files} trace file(s): "
+                           "records were dropped or added (a part edited, or of another "
+                           "run); run the shards again and merge the new results"])
 
 
 def _carry_errors(results: Results, parts: list[Results], count: int) -> None:

@@ -526,10 +526,26 @@ def test_merge_says_which_part_it_cannot_replay_with_no_traceback(
             data["shard"]["seconds"] = {"args": value}
         return change
 
+    def status(value: Any) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"][scenario]["scenarios"][0]["rows"][0][3] = value
+        return change
+
+    def unknown_id(data: dict[str, Any]) -> None:
+        data["shard"]["records"][scenario]["unknown_ids"] = [5]
+
     record = "its record {} is not what `agent-eval run --shard` writes ({})"
-    cases = [(no_file, record.format("[99, 0]", "KeyError: 'file'")),
+    cases = [(no_file, record.format("[99, 0]", "ValueError: its trace is not a trace "
+                                                   "summary of the results")),
              (index(2), record.format(seq, "IndexError: scenario index 2 out of range")),
              (index(-1), record.format(seq, "IndexError: scenario index -1 out of range")),
+             # a row's status that is no status, or an unknown scenario id that is no
+             # text: TypeError, IndexError and AttributeError with a traceback
+             (status("x"), record.format(seq, "ValueError: a scenario row ['traces/f0.jsonl', "
+                                              "1, 't1', 'x'] that no trace gives")),
+             (status(99), record.format(seq, "ValueError: a scenario row ['traces/f0.jsonl', "
+                                             "1, 't1', 99] that no trace gives")),
+             (unknown_id, record.format(seq, "ValueError: a scenario id that is not text")),
              (seconds(1e308), "they give a test or scenario 1e+308 seconds (at most "
                               "1000000000)"),
              (seconds(-5.0), "they give a test or scenario -5.0 seconds (at most "
@@ -619,3 +635,139 @@ def test_a_shards_report_says_its_verdict_is_not_the_runs(
     assert "Partial results" not in out and "shard" not in out.split("Wrote")[0]
     for name in ("summary.md", "report.html"):
         assert "Partial results" not in (tmp_path / "m" / name).read_text()
+
+
+BLOCKED = """\
+suite: forged
+traces: traces/*.jsonl
+tests:
+  - id: block
+    metric: tool_blocklist
+    blocklist: [delete_*]
+"""
+
+
+def two_shards(root: Path) -> None:
+    """Two shards of two traces: t1 (shard 1 of 2) passes, t4 (shard 2) calls a blocked
+    tool, so the whole run fails; the parts in s1 and s2."""
+    (root / "agent-eval.yaml").write_text(BLOCKED)
+    (root / "traces").mkdir()
+    (root / "traces" / "t.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+        {"type": "trace_start", "trace_id": "t1"}, {"type": "tool_call", "tool": "auth"},
+        {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "t4"},
+        {"type": "tool_call", "tool": "delete_all"}, {"type": "trace_end"})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "-o", "whole"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1
+
+
+def test_merge_refuses_parts_whose_records_are_not_one_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each case merged into a pass (exit 0) where the run fails: shard 2's records
+    dropped, or only its findings; shard 1's part given again as shard 2 (t1 counted
+    twice, t4 not at all); shard 2 emptied consistently (its traces and findings gone
+    too: the records no longer hold every trace the shards read). A record given twice
+    counted its trace twice. Each is refused now (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+
+    def records(value: list[Any]) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"] = value
+        return change
+
+    def no_findings(data: dict[str, Any]) -> None:
+        for rec in data["shard"]["records"]:
+            rec.pop("violations", None)
+
+    def as_shard_2(data: dict[str, Any]) -> None:
+        data.update(read_results(tmp_path / "s1"))
+        data["shard"]["index"] = 2
+
+    def emptied(data: dict[str, Any]) -> None:
+        data["shard"]["records"] = []
+        data["traces"] = []
+        data["tests"][0].update(violations=[], status="pass", traces_checked=0,
+                                traces_failed=0, calls_checked=0)
+        data["counts"].update(traces=0, tool_calls=0, violations=0)
+        data["verdict"] = "pass"
+
+    record = read_results(tmp_path / "s2")["shard"]["records"][0]
+    assert record["seq"] == [1, 2]  # the file's FileRead, t1, t4
+    edited = "the file was edited: run the shard again and merge the new results"
+    again = "run the shards again and merge the new results"
+    cases = [
+        (records([]), "the partial results of shard 2 cannot be merged: its records hold "
+                      f"0 trace(s), where its results list 1; {edited}"),
+        (no_findings, "the partial results of shard 2 cannot be merged: its records hold "
+                      f"0 finding(s) of test 'block', where its results list 1; {edited}"),
+        (as_shard_2, "the record [1, 0] is given twice (shards 1 and 2 both hold it): the "
+                     "parts are not one run's (a part given again as another shard, or "
+                     f"edited); {again}"),
+        (records([record, record]), "the record [1, 2] is given twice (shard 2 holds it "
+                                    "twice): the parts are not one run's (a part given "
+                                    f"again as another shard, or edited); {again}"),
+        (emptied, "the parts' records hold 1 of the 2 trace(s) every shard read from the 1 "
+                  "trace file(s): records were dropped or added (a part edited, or of "
+                  f"another run); {again}"),
+    ]
+    capsys.readouterr()
+    for change, said in cases:
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2, said
+        err = capsys.readouterr().err
+        assert err == f"error: merge: {said}\n"
+        assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_a_record_run_shard_cannot_have_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The schema checks a record's `seq` only: a trace id or a finding's message that is
+    not text stopped the merge with a traceback (TypeError), a finding of a severity no
+    run gives, or of a test the suite does not have, merged into a pass, a count below 0
+    into counts below 0. Each is the shard's error now (exit 2), no traceback."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+
+    def edit(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+        def on_record(data: dict[str, Any]) -> None:
+            change(data["shard"]["records"][0])
+        return on_record
+
+    def finding(key: str, value: Any) -> Callable[[dict[str, Any]], None]:
+        return edit(lambda rec: rec["violations"]["block"][0].update({key: value}))
+
+    def trace_id(rec: dict[str, Any]) -> None:
+        rec["trace"]["id"] = 5
+
+    def other_test(rec: dict[str, Any]) -> None:
+        rec["violations"] = {"nosuch": rec["violations"]["block"]}
+
+    def calls(rec: dict[str, Any]) -> None:
+        rec["calls"] = -1
+
+    bad_finding = "ValueError: a finding that is not one of the results' findings of test 'block'"
+    cases = [(edit(trace_id), "ValueError: its trace is not a trace summary of the results"),
+             (finding("message", 5), bad_finding),
+             (finding("severity", "bogus"), bad_finding),
+             (edit(other_test), "ValueError: findings of test 'nosuch', which "
+                                "agent-eval.yaml does not have"),
+             (edit(calls), "ValueError: calls is -1, not a count")]
+    capsys.readouterr()
+    for change, said in cases:
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2, said
+        err = capsys.readouterr().err
+        assert err.startswith("error: merge: the partial results of shard 2 cannot be "
+                              "merged: its record [1, 2] is not what `agent-eval run "
+                              f"--shard` writes ({said}); "), err
+        assert "Traceback" not in err and not (tmp_path / "m").exists()
