@@ -185,7 +185,7 @@ def test_the_project_names_one_repository() -> None:
     assert BASE_URL == "https://github.com/" + REPOSITORY + "/raw/main/schemas/"
     slug = re.compile(r"github\.com/([\w.-]+/agent-eval)\b|uses:\s+([\w.-]+/agent-eval)\b")
     places = [ROOT / "README.md", ROOT / "action.yml", ROOT / "python" / "action.yml",
-              ROOT / ".github" / "zizmor.yml",
+              ROOT / ".github" / "zizmor.yml", ROOT / "pyproject.toml",
               *(ROOT / "docs").glob("*.md"), *(ROOT / "examples" / "workflows").glob("*.yml"),
               *(ROOT / "schemas").glob("*.json"), *(ROOT / "src").rglob("*.py"),
               *(ROOT / "src").rglob("*.json")]
@@ -195,6 +195,23 @@ def test_the_project_names_one_repository() -> None:
             seen.add(m.group(1) or m.group(2))
             assert (m.group(1) or m.group(2)) == REPOSITORY, (path, m.group(0))
     assert seen == {REPOSITORY}
+
+
+def test_the_package_index_page_links_the_repository() -> None:
+    """The package's metadata named no URL: its page on the package index had no link to
+    the repository, the issues or the documentation, and the README shown there links
+    docs/… and examples/… relatively, which do not resolve on that page. Each of its
+    Project-URLs is a page of the repository the project is published from."""
+    import tomllib
+
+    from agent_eval._version import REPOSITORY
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    urls = project.get("urls", {})
+    home = "https://github.com/agent-eval/agent-eval"
+    assert urls == {"Homepage": home, "Documentation": home + "#readme",
+                    "Issues": home + "/issues", "Source": home}
+    assert home == "https://github.com/" + REPOSITORY
 
 
 def test_the_documentation_names_one_major_tag() -> None:
@@ -355,6 +372,7 @@ def test_sdist_and_wheel_build_offline_with_the_pinned_backend(tmp_path: Path) -
     assert "Name: agent-eval-ci\n" in metadata and f"Version: {version}\n" in metadata
     assert "Requires-Python: >=3.11" in metadata
     assert "[console_scripts]\nagent-eval = agent_eval._cli:main" in entry_points
+    assert "Project-URL: Source, https://github.com/agent-eval/agent-eval\n" in metadata
     assert "agent_eval/py.typed" in files and "agent_eval/schemas/results.schema.json" in files
     assert any(f.startswith("agent_eval/rules/docs/") and f.endswith(".md") for f in files)
     assert not any(f.startswith(("tests/", "examples/")) for f in files)
