@@ -222,7 +222,7 @@ def test_the_documentation_names_one_major_tag() -> None:
     assert set(named) == {"v1"}
     places = named["v1"]
     assert any(p.startswith("README.md:") for p in places)
-    assert "examples/workflows/without-docker.yml:40" in places  # the composite action
+    assert "examples/workflows/without-docker.yml:42" in places  # the composite action
     readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     [line] = [p for p in places if p.startswith("README.md:")]
     assert readme[int(line.split(":")[1]) - 1].strip() == "uses: agent-eval/agent-eval@v1"
