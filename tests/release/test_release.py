@@ -62,10 +62,12 @@ def _git(repo: Path, *args: str) -> str:
 
 
 # ---------------------------------------------------------------------- the version
-def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1") -> Path:
+def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1",
+                    pins: bool = True) -> Path:
     """What check-version reads (the version files, README.md, examples/workflows/), copied
     with the project's version set to ``version`` and the documented ``@v1`` replaced by
-    ``uses``."""
+    ``uses``; with ``pins``, the documented ``agent-eval-ci==`` pins set to ``version`` too
+    (as docs/releasing.md tells)."""
     root = tmp_path / f"root-{version}{uses}"
     (root / "src" / "agent_eval").mkdir(parents=True)
     old = _version()
@@ -77,9 +79,11 @@ def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1") -> Path:
     shutil.copy(ROOT / "README.md", root / "README.md")
     for path in [root / "README.md", *(root / "examples" / "workflows").glob("*.yml")]:
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("/agent-eval@v1\n", f"/agent-eval{uses}\n")
-                        .replace("/agent-eval/python@v1\n", f"/agent-eval/python{uses}\n"),
-                        encoding="utf-8")
+        text = (text.replace("/agent-eval@v1\n", f"/agent-eval{uses}\n")
+                .replace("/agent-eval/python@v1\n", f"/agent-eval/python{uses}\n"))
+        if pins:
+            text = text.replace(f"agent-eval-ci=={old}\n", f"agent-eval-ci=={version}\n")
+        path.write_text(text, encoding="utf-8")
     return root
 
 
@@ -106,6 +110,33 @@ def test_a_0x_release_is_refused(tmp_path: Path) -> None:
         "(docs/releasing.md, 'The first release')" in done.stderr
     # the message names a section that exists
     assert "\n## The first release\n" in (ROOT / "docs" / "releasing.md").read_text()
+
+
+def test_the_documented_pins_must_be_the_version(tmp_path: Path) -> None:
+    """The shard example (and its copy in README.md) tells users to install
+    agent-eval-ci==0.1.0, a version no release can publish (v0.* is refused). A release of
+    1.0.0 that left those pins behind went out: only the tests, which the release workflow
+    does not run, would have said so, and every copied workflow would fail at its install
+    step with no matching distribution. check-version refuses it and names each place."""
+    stale = _versioned_copy(tmp_path, "1.0.0", pins=False)
+    done = _script("check-version", "v1.0.0", "--root", str(stale))
+    assert done.returncode == 1 and done.stdout == ""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    sharded = (ROOT / "examples/workflows/sharded.yml").read_text(encoding="utf-8").splitlines()
+    at = [n for n, line in enumerate(readme, 1) if "pipx install agent-eval-ci==0.1.0" in line]
+    at_example = [n for n, line in enumerate(sharded, 1)
+                  if "pipx install agent-eval-ci==0.1.0" in line]
+    assert len(at) == len(at_example) == 2  # the shard job and the merge job
+    assert done.stderr == (
+        "release: README.md and examples/workflows/ tell users to install agent-eval-ci=="
+        f"0.1.0 (README.md:{at[0]}, README.md:{at[1]}, examples/workflows/sharded.yml:"
+        f"{at_example[0]}, examples/workflows/sharded.yml:{at_example[1]}), but this release "
+        "is 1.0.0: set every documented pin to agent-eval-ci==1.0.0 first "
+        "(docs/releasing.md, 'The first release')\n")
+    pinned = _versioned_copy(tmp_path / "pinned", "1.0.0")
+    done = _script("check-version", "v1.0.0", "--root", str(pinned))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "version=1.0.0\nmajor=v1\n"
 
 
 def test_the_major_tag_must_be_the_documented_one(tmp_path: Path) -> None:
