@@ -34,7 +34,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 if ! "$vpy" -m pip install --quiet --require-hashes --only-binary=:all: \
     -r "$root/requirements/action.txt" -r "$root/requirements/build.txt"; then
   runner=$("$vpy" -c 'import platform; print(f"Python {platform.python_version()} on {platform.system()} {platform.machine()}")')
-  die "pip could not install the locked dependencies ($runner; pip's reason is above). A 'No matching distribution' means a locked version has no wheel for this runner: the lock has wheels for CPython 3.11 or newer on Linux x86_64 and arm64, macOS on Apple silicon and Windows x64 (cryptography, which PyGithub needs, has none for an Intel Mac or Windows on Arm): run the action on one of those, or the container action (agent-eval/agent-eval@v1) on a Linux runner with Docker. Otherwise the package index could not be reached: re-run the job"
+  die "pip could not install the locked dependencies ($runner; pip's reason is above). A 'No matching distribution' means a locked version has no wheel for this runner: the lock has wheels for CPython 3.11 or newer on Linux x86_64 and arm64, macOS on Apple silicon and Windows x64 (cryptography, which PyGithub needs, has none for an Intel Mac or Windows on Arm): run the action on one of those, or the container action of this repository (without /python) on a Linux runner with Docker. Otherwise the package index could not be reached: re-run the job"
 fi
 "$vpy" -m pip install --quiet --no-deps --no-build-isolation --no-index "$root"
 "$vpy" -m pip check

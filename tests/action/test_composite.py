@@ -113,7 +113,7 @@ def test_the_installer_explains_a_runner_without_the_locked_wheels(tmp_path: Pat
     assert ("the lock has wheels for CPython 3.11 or newer on Linux x86_64 and arm64, macOS "
             "on Apple silicon and Windows x64 (cryptography, which PyGithub needs, has none "
             "for an Intel Mac or Windows on Arm)") in error
-    assert "the container action (agent-eval/agent-eval@v1)" in error
+    assert "or the container action of this repository (without /python) on a Linux" in error
     assert github_env.read_text() == ""  # no AGENT_EVAL_BIN for the next step
 
 
