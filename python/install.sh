@@ -22,8 +22,12 @@ if [ -z "$py" ]; then
   done
 fi
 [ -n "$py" ] || die "no Python on the PATH: add actions/setup-python (3.11 or newer) before this step, or set the python input"
+command -v "$py" >/dev/null 2>&1 \
+  || die "the python input names $py, which is no program on the PATH nor an executable file: name a Python 3.11 or newer (e.g. the one actions/setup-python installs), or leave the input out"
+version=$("$py" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null) \
+  || die "$py is not a Python (it could not run python -c): name a Python 3.11 or newer in the python input, or leave the input out"
 "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
-  || die "agent-eval needs Python 3.11 or newer; $py is $("$py" -c 'import sys; print(sys.version.split()[0])'): use actions/setup-python or the python input"
+  || die "agent-eval needs Python 3.11 or newer; $py is $version: use actions/setup-python or the python input"
 
 venv="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/agent-eval-venv"
 rm -rf "$venv"

@@ -117,6 +117,37 @@ def test_the_installer_explains_a_runner_without_the_locked_wheels(tmp_path: Pat
     assert github_env.read_text() == ""  # no AGENT_EVAL_BIN for the next step
 
 
+def test_the_installer_says_when_the_python_input_is_no_python(tmp_path: Path) -> None:
+    """A `python` input naming no program, or a program that is not a Python, was refused
+    as too old a Python, with an empty version: "agent-eval needs Python 3.11 or newer;
+    /opt/py/bin/python3 is : …" (and the shell's "No such file or directory" twice). Each
+    is said for what it is."""
+    if shutil.which("bash") is None:
+        missing_system("bash (the composite action's installer is a bash script)",
+                       "install bash")
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(tmp_path / "env")}
+    env.pop("VIRTUAL_ENV", None)
+    missing = tmp_path / "no-such-python"
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\necho 'usage: not-python FILE' >&2\nexit 64\n")
+    not_python.chmod(0o755)
+    said = {}
+    for name, program in (("missing", missing), ("not python", not_python)):
+        done = subprocess.run(["bash", str(ROOT / "python" / "install.sh")],
+                              env={**env, "PYTHON": str(program)}, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert done.returncode == 2, (name, done.stdout, done.stderr)
+        said[name] = done.stdout
+    assert said["missing"] == (
+        f"::error title=agent-eval::the python input names {missing}, which is no program on "
+        "the PATH nor an executable file: name a Python 3.11 or newer (e.g. the one "
+        "actions/setup-python installs), or leave the input out\n")
+    assert said["not python"] == (
+        f"::error title=agent-eval::{not_python} is not a Python (it could not run python "
+        "-c): name a Python 3.11 or newer in the python input, or leave the input out\n")
+    assert not (tmp_path / "agent-eval-venv").exists()
+
+
 @pytest.mark.slow
 def test_the_installer_installs_the_locked_package(tmp_path: Path) -> None:
     """python/install.sh as the runner runs it (bash, RUNNER_TEMP, GITHUB_ENV), with this
