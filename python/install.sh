@@ -5,7 +5,9 @@
 #   1. the runner's Python: $PYTHON, else python3, else python; 3.11 or newer;
 #   2. the dependencies and the pinned build backend with --require-hashes, wheels only
 #      (requirements/action.txt and requirements/build.txt: every file of every pinned version,
-#      so Linux, macOS and Windows all install exactly the locked set);
+#      so every platform with a wheel of each installs exactly the locked set: Linux x86_64 and
+#      arm64, macOS on Apple silicon, Windows x64; cryptography, which PyGithub needs, has no
+#      wheel for an Intel Mac or Windows on Arm, and pip's failure is then explained);
 #   3. agent-eval built from this checkout, without build isolation and without an index.
 # Works in bash on Linux, macOS and Windows runners (Git Bash).
 set -euo pipefail
@@ -20,8 +22,12 @@ if [ -z "$py" ]; then
   done
 fi
 [ -n "$py" ] || die "no Python on the PATH: add actions/setup-python (3.11 or newer) before this step, or set the python input"
+command -v "$py" >/dev/null 2>&1 \
+  || die "the python input names $py, which is no program on the PATH nor an executable file: name a Python 3.11 or newer (e.g. the one actions/setup-python installs), or leave the input out"
+version=$("$py" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null) \
+  || die "$py is not a Python (it could not run python -c): name a Python 3.11 or newer in the python input, or leave the input out"
 "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
-  || die "agent-eval needs Python 3.11 or newer; $py is $("$py" -c 'import sys; print(sys.version.split()[0])'): use actions/setup-python or the python input"
+  || die "agent-eval needs Python 3.11 or newer; $py is $version: use actions/setup-python or the python input"
 
 venv="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/agent-eval-venv"
 rm -rf "$venv"
@@ -29,8 +35,11 @@ rm -rf "$venv"
 if [ -x "$venv/bin/python" ]; then bin="$venv/bin"; else bin="$venv/Scripts"; fi
 vpy="$bin/python"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-"$vpy" -m pip install --quiet --require-hashes --only-binary=:all: \
-  -r "$root/requirements/action.txt" -r "$root/requirements/build.txt"
+if ! "$vpy" -m pip install --quiet --require-hashes --only-binary=:all: \
+    -r "$root/requirements/action.txt" -r "$root/requirements/build.txt"; then
+  runner=$("$vpy" -c 'import platform; print(f"Python {platform.python_version()} on {platform.system()} {platform.machine()}")')
+  die "pip could not install the locked dependencies ($runner; pip's reason is above). A 'No matching distribution' means a locked version has no wheel for this runner: the lock has wheels for CPython 3.11 or newer on Linux x86_64 and arm64, macOS on Apple silicon and Windows x64 (cryptography, which PyGithub needs, has none for an Intel Mac or Windows on Arm): run the action on one of those, or the container action of this repository (without /python) on a Linux runner with Docker. Otherwise the package index could not be reached: re-run the job"
+fi
 "$vpy" -m pip install --quiet --no-deps --no-build-isolation --no-index "$root"
 "$vpy" -m pip check
 if [ -x "$bin/agent-eval" ]; then cmd="$bin/agent-eval"; else cmd="$bin/agent-eval.exe"; fi

@@ -8,7 +8,8 @@ tests/release/ runs them on a local repository). docs/releasing.md tells the who
       to write (``uses: agent-eval/agent-eval@vX`` in README.md and examples/workflows/): a 0.x
       release is refused, since it would create v0, which no documented workflow names.
       Every documented `uses:` must name REPOSITORY of src/agent_eval/_version.py, and so
-      must $GITHUB_REPOSITORY when set (the repository publishing the release).
+      must $GITHUB_REPOSITORY when set (the repository publishing the release); every
+      documented pin of the package (``pipx install agent-eval-ci==X.Y.Z``) must be X.Y.Z.
       Prints ``version=X.Y.Z`` and ``major=vX`` (for GITHUB_OUTPUT).
   pin-image --image ghcr.io/OWNER/REPO --version X.Y.Z --digest sha256:HEX [--action FILE]
       rewrites action.yml's ``image: Dockerfile`` to the prebuilt image,
@@ -46,6 +47,9 @@ SOURCE_IMAGE = re.compile(r"^(  image: )(['\"]?)Dockerfile\2[ \t]*$", re.M)
 DOCUMENTED = ("README.md", "examples/workflows/*.yml")
 # a `uses:` line naming an action by major tag: OWNER, NAME and the tag (the composite
 # action is OWNER/NAME/python), its value plain or quoted (YAML reads both)
+# a pinned install of the package users are told to copy: `agent-eval-ci==X.Y.Z` (a
+# placeholder such as `==X.Y.Z` or `==$VERSION` is no pin)
+PIN = re.compile(r"\b([A-Za-z0-9][\w.-]*)(?:\[[\w,.-]*\])?==([0-9]+\.[0-9]+\.[0-9]+)\b")
 USES = re.compile(r"^[ \t]*(?:-[ \t]+)?uses:[ \t]+[\"']?([\w.-]+)/([\w.-]+?)(?:/python)?"
                   r"@(v[0-9]+)\b", re.M)
 
@@ -117,7 +121,37 @@ def check_version(tag: str, root: Path = ROOT, publisher: str | None = None
                       "examples/workflows/ tell users to write "
                       f"{found or 'no `uses: OWNER/agent-eval@vX` at all'}: make every "
                       f"documented `uses:` line name @{major} first")
+    stale = {v: places for v, places in documented_pins(root).items() if v != version}
+    if stale:
+        name = project_name(root)
+        found = "; ".join(f"{name}=={v} ({', '.join(places)})"
+                          for v, places in sorted(stale.items()))
+        raise Refused(f"README.md and examples/workflows/ tell users to install {found}, "
+                      f"but this release is {version}: set every documented pin to "
+                      f"{name}=={version} first (docs/releasing.md, 'The first release')")
     return version, major
+
+
+def project_name(root: Path) -> str:
+    """The distribution's name on the package index (pyproject.toml)."""
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    return str(data["project"]["name"])
+
+
+def documented_pins(root: Path) -> dict[str, list[str]]:
+    """The versions of the package that the documentation tells users to install
+    (``agent-eval-ci==X.Y.Z``), each with the ``file:line`` places that pin it."""
+    name = project_name(root).lower()
+    pins: dict[str, list[str]] = {}
+    for pattern in DOCUMENTED:
+        for path in sorted(root.glob(pattern)):
+            text = path.read_text(encoding="utf-8")
+            for m in PIN.finditer(text):
+                if m.group(1).lower() == name:
+                    line = text.count("\n", 0, m.start()) + 1
+                    pins.setdefault(m.group(2), []).append(
+                        f"{path.relative_to(root).as_posix()}:{line}")
+    return pins
 
 
 def documented_majors(root: Path) -> dict[str, list[str]]:

@@ -446,6 +446,27 @@ def test_colour(tmp_path: Path) -> None:
     assert ANSI not in no_color.stdout
 
 
+# ------------------------------------------------------------------------ encoding
+@pytest.mark.parametrize("encoding", ["cp1252", "ascii"])
+def test_output_is_utf8_whatever_the_locale(tmp_path: Path, encoding: str) -> None:
+    """A Windows runner hands Python a cp1252 pipe (the composite action runs there); LANG=C
+    an ASCII one. The report's ❌ could not be written there: the run ended in an internal
+    error, exit 2, after writing its results; `explain` of a page with a dash did too.
+    The output is UTF-8, as `report` and `diff` write theirs."""
+    make(tmp_path, traces={"t.jsonl": call("x_東京")})
+    env = {"PYTHONIOENCODING": encoding}
+    done = run("run", "--no-timings", cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "❌ FAIL: block" in done.stdout and "Tool: x_東京" in done.stdout
+    assert "internal error" not in done.stderr
+    page = run("explain", "args_valid/additional_arguments", cwd=tmp_path, env=env)
+    assert page.returncode == 0, page.stderr
+    assert "agent — or an attacker steering it" in page.stdout
+    unknown = run("explain", "x_東京", cwd=tmp_path, env=env)
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith("error: unknown rule 'x_東京'")
+
+
 # ----------------------------------------------------------------- determinism
 def test_jobs_and_no_timings_are_deterministic(tmp_path: Path) -> None:
     def trace(tid: str, percent: int, blocked: bool) -> str:

@@ -5,12 +5,15 @@ the rule ids of its ``text expect`` block."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tests.conftest import read_results
+from tests.conftest import copy_example, read_results
 
 from agent_eval._cli import main
 
@@ -144,3 +147,64 @@ def test_readme_command_table_names_every_command_and_only_its_options() -> None
         options = {o for action in parser._actions for o in action.option_strings}
         named = re.findall(r"--[a-z][a-z-]*", usage)
         assert set(named) <= options, (command, set(named) - options)
+
+
+def _fenced(page: Path, heading: str, lang: str) -> str:
+    """The first ```lang block after ``heading`` on ``page``."""
+    text = page.read_text(encoding="utf-8")
+    after = text[text.index(f"\n{heading}\n"):]
+    start = after.index(f"\n```{lang}\n") + len(f"\n```{lang}\n")
+    return after[start:after.index("\n```\n", start) + 1]
+
+
+def test_readme_runs_the_action_locally_as_shown(tmp_path: Path) -> None:
+    """README "Running it locally": the command, as printed (its /tmp files put in the test's
+    folder), in a workspace holding the bundled example's suite, with the `agent-eval` of
+    this environment on the PATH. The example breaks its rules on purpose: the README's
+    output above gives 22 errors and 4 warnings, the 26 violations of the outputs."""
+    command = _fenced(ROOT / "README.md", "### Running it locally", "sh")
+    assert "agent-eval action" in command and "/tmp/summary.md" in command
+    out = tmp_path / "out"
+    out.mkdir()
+    work = copy_example(tmp_path / "workspace")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    done = subprocess.run(["bash", "-c", command.replace("/tmp/", f"{out}/")], cwd=work,
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    outputs = (out / "outputs").read_text(encoding="utf-8").splitlines()
+    values = {outputs[i - 1].split("<<")[0]: outputs[i] for i in range(1, len(outputs))
+              if outputs[i - 1].split("<<")[0] in ("verdict", "violations", "results-file")}
+    assert values == {"verdict": "fail", "violations": "26",
+                      "results-file": "agent-eval-results/results.json"}
+    assert (work / "agent-eval-results" / "results.json").is_file()
+    assert "customer-service-agent" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+def test_the_judge_providers_example_is_a_valid_suite_key(tmp_path: Path) -> None:
+    """docs/judge.md "Providers": every key of its `judge:` block, in a suite."""
+    block = _fenced(ROOT / "docs" / "judge.md", "## Providers", "yaml")
+    assert block.startswith("judge:\n")
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: traces/*.jsonl\ntests:\n  - id: b\n'
+        "    metric: tool_blocklist\n    blocklist: [purge_data]\n" + block)
+    assert main(["validate", "--config", str(tmp_path / "agent-eval.yaml")]) == 0
+
+
+def test_the_pass_criteria_example_is_valid_for_the_bundled_suite(tmp_path: Path) -> None:
+    """docs/scenarios.md "Pass criteria": its block in place of the bundled example's own
+    `pass_criteria:` (the example has the three categories it names, output checks and
+    behaviors, so each of its criteria is defined)."""
+    block = _fenced(ROOT / "docs" / "scenarios.md", "## Pass criteria", "yaml")
+    assert block.startswith("pass_criteria:\n")
+    work = copy_example(tmp_path / "example")
+    suite = (work / "agent-eval.yaml").read_text(encoding="utf-8")
+    at = suite.index("\npass_criteria:\n") + 1
+    rest = suite[at:].splitlines(keepends=True)
+    end = next((i for i, line in enumerate(rest[1:], 1)
+                if line.strip() and not line.startswith((" ", "#"))), len(rest))
+    replaced = suite[:at] + block + "".join(rest[end:])
+    assert replaced.count("pass_criteria:") == 1 and "edge_case: 0.7" in replaced
+    (work / "agent-eval.yaml").write_text(replaced)
+    assert main(["validate", "--config", str(work / "agent-eval.yaml")]) == 0

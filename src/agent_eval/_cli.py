@@ -6,6 +6,7 @@ for start-up time (``agent-eval --version`` imports none of them)."""
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
 import os
 import sys
@@ -181,7 +182,20 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _utf8_output() -> None:
+    """Standard output and error in UTF-8 whatever the locale says, as `report` and `diff`
+    write their bytes: a stream of another encoding (cp1252 on a Windows runner's pipe, the
+    composite action's; ASCII under LANG=C) could not carry the report's marks (❌, ·) or a
+    trace's text, and the run ended in an internal error after writing its results."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and codecs.lookup(encoding).name != "utf-8":
+            reconfigure(encoding="utf-8", errors=getattr(stream, "errors", None) or "strict")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _utf8_output()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser(argv[0] if argv else None).parse_args(argv)
     try:  # each command's module is imported when it runs (start-up time)

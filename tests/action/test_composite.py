@@ -6,6 +6,7 @@ environment with the hash-locked dependencies and agent-eval built from this che
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -83,6 +84,68 @@ def test_every_input_reaches_agent_eval_action() -> None:
     assert inputs.working_directory == "value-of-working-directory"
     assert (inputs.baseline, inputs.comment, inputs.fail_on, inputs.trace_annotations,
             inputs.upload_sarif, inputs.check_run) == ("git", "true", "warn", "all", False, True)
+
+
+def test_the_installer_explains_a_runner_without_the_locked_wheels(tmp_path: Path) -> None:
+    """When pip finds no wheel of a locked version (cryptography has none for an Intel Mac
+    or Windows on Arm; here, pip is given no index at all), the installer stopped with
+    pip's exit status 1 and pip's message alone: no annotation, nothing saying which
+    runners the lock serves or what to use instead. It says so, as an ::error, exit 2."""
+    if shutil.which("bash") is None:
+        missing_system("bash (the composite action's installer is a bash script)",
+                       "install bash")
+    github_env = tmp_path / "github_env"
+    github_env.touch()
+    nothing = tmp_path / "no-wheels"
+    nothing.mkdir()
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(github_env),
+           "PYTHON": sys.executable, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": str(nothing), "PIP_CONSTRAINT": ""}
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run(["bash", str(ROOT / "python" / "install.sh")], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "No matching distribution" in done.stderr  # pip's own reason, kept
+    [error] = [line for line in done.stdout.splitlines() if line.startswith("::error")]
+    assert error.startswith("::error title=agent-eval::pip could not install the locked "
+                            f"dependencies (Python {platform.python_version()} on "
+                            f"{platform.system()} {platform.machine()}; ")
+    assert ("the lock has wheels for CPython 3.11 or newer on Linux x86_64 and arm64, macOS "
+            "on Apple silicon and Windows x64 (cryptography, which PyGithub needs, has none "
+            "for an Intel Mac or Windows on Arm)") in error
+    assert "or the container action of this repository (without /python) on a Linux" in error
+    assert github_env.read_text() == ""  # no AGENT_EVAL_BIN for the next step
+
+
+def test_the_installer_says_when_the_python_input_is_no_python(tmp_path: Path) -> None:
+    """A `python` input naming no program, or a program that is not a Python, was refused
+    as too old a Python, with an empty version: "agent-eval needs Python 3.11 or newer;
+    /opt/py/bin/python3 is : …" (and the shell's "No such file or directory" twice). Each
+    is said for what it is."""
+    if shutil.which("bash") is None:
+        missing_system("bash (the composite action's installer is a bash script)",
+                       "install bash")
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(tmp_path / "env")}
+    env.pop("VIRTUAL_ENV", None)
+    missing = tmp_path / "no-such-python"
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\necho 'usage: not-python FILE' >&2\nexit 64\n")
+    not_python.chmod(0o755)
+    said = {}
+    for name, program in (("missing", missing), ("not python", not_python)):
+        done = subprocess.run(["bash", str(ROOT / "python" / "install.sh")],
+                              env={**env, "PYTHON": str(program)}, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert done.returncode == 2, (name, done.stdout, done.stderr)
+        said[name] = done.stdout
+    assert said["missing"] == (
+        f"::error title=agent-eval::the python input names {missing}, which is no program on "
+        "the PATH nor an executable file: name a Python 3.11 or newer (e.g. the one "
+        "actions/setup-python installs), or leave the input out\n")
+    assert said["not python"] == (
+        f"::error title=agent-eval::{not_python} is not a Python (it could not run python "
+        "-c): name a Python 3.11 or newer in the python input, or leave the input out\n")
+    assert not (tmp_path / "agent-eval-venv").exists()
 
 
 @pytest.mark.slow

@@ -62,10 +62,12 @@ def _git(repo: Path, *args: str) -> str:
 
 
 # ---------------------------------------------------------------------- the version
-def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1") -> Path:
+def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1",
+                    pins: bool = True) -> Path:
     """What check-version reads (the version files, README.md, examples/workflows/), copied
     with the project's version set to ``version`` and the documented ``@v1`` replaced by
-    ``uses``."""
+    ``uses``; with ``pins``, the documented ``agent-eval-ci==`` pins set to ``version`` too
+    (as docs/releasing.md tells)."""
     root = tmp_path / f"root-{version}{uses}"
     (root / "src" / "agent_eval").mkdir(parents=True)
     old = _version()
@@ -77,9 +79,11 @@ def _versioned_copy(tmp_path: Path, version: str, uses: str = "@v1") -> Path:
     shutil.copy(ROOT / "README.md", root / "README.md")
     for path in [root / "README.md", *(root / "examples" / "workflows").glob("*.yml")]:
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("/agent-eval@v1\n", f"/agent-eval{uses}\n")
-                        .replace("/agent-eval/python@v1\n", f"/agent-eval/python{uses}\n"),
-                        encoding="utf-8")
+        text = (text.replace("/agent-eval@v1\n", f"/agent-eval{uses}\n")
+                .replace("/agent-eval/python@v1\n", f"/agent-eval/python{uses}\n"))
+        if pins:
+            text = text.replace(f"agent-eval-ci=={old}\n", f"agent-eval-ci=={version}\n")
+        path.write_text(text, encoding="utf-8")
     return root
 
 
@@ -106,6 +110,33 @@ def test_a_0x_release_is_refused(tmp_path: Path) -> None:
         "(docs/releasing.md, 'The first release')" in done.stderr
     # the message names a section that exists
     assert "\n## The first release\n" in (ROOT / "docs" / "releasing.md").read_text()
+
+
+def test_the_documented_pins_must_be_the_version(tmp_path: Path) -> None:
+    """The shard example (and its copy in README.md) tells users to install
+    agent-eval-ci==0.1.0, a version no release can publish (v0.* is refused). A release of
+    1.0.0 that left those pins behind went out: only the tests, which the release workflow
+    does not run, would have said so, and every copied workflow would fail at its install
+    step with no matching distribution. check-version refuses it and names each place."""
+    stale = _versioned_copy(tmp_path, "1.0.0", pins=False)
+    done = _script("check-version", "v1.0.0", "--root", str(stale))
+    assert done.returncode == 1 and done.stdout == ""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    sharded = (ROOT / "examples/workflows/sharded.yml").read_text(encoding="utf-8").splitlines()
+    at = [n for n, line in enumerate(readme, 1) if "pipx install agent-eval-ci==0.1.0" in line]
+    at_example = [n for n, line in enumerate(sharded, 1)
+                  if "pipx install agent-eval-ci==0.1.0" in line]
+    assert len(at) == len(at_example) == 2  # the shard job and the merge job
+    assert done.stderr == (
+        "release: README.md and examples/workflows/ tell users to install agent-eval-ci=="
+        f"0.1.0 (README.md:{at[0]}, README.md:{at[1]}, examples/workflows/sharded.yml:"
+        f"{at_example[0]}, examples/workflows/sharded.yml:{at_example[1]}), but this release "
+        "is 1.0.0: set every documented pin to agent-eval-ci==1.0.0 first "
+        "(docs/releasing.md, 'The first release')\n")
+    pinned = _versioned_copy(tmp_path / "pinned", "1.0.0")
+    done = _script("check-version", "v1.0.0", "--root", str(pinned))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "version=1.0.0\nmajor=v1\n"
 
 
 def test_the_major_tag_must_be_the_documented_one(tmp_path: Path) -> None:
@@ -185,7 +216,7 @@ def test_the_project_names_one_repository() -> None:
     assert BASE_URL == "https://github.com/" + REPOSITORY + "/raw/main/schemas/"
     slug = re.compile(r"github\.com/([\w.-]+/agent-eval)\b|uses:\s+([\w.-]+/agent-eval)\b")
     places = [ROOT / "README.md", ROOT / "action.yml", ROOT / "python" / "action.yml",
-              ROOT / ".github" / "zizmor.yml",
+              ROOT / ".github" / "zizmor.yml", ROOT / "pyproject.toml",
               *(ROOT / "docs").glob("*.md"), *(ROOT / "examples" / "workflows").glob("*.yml"),
               *(ROOT / "schemas").glob("*.json"), *(ROOT / "src").rglob("*.py"),
               *(ROOT / "src").rglob("*.json")]
@@ -197,6 +228,23 @@ def test_the_project_names_one_repository() -> None:
     assert seen == {REPOSITORY}
 
 
+def test_the_package_index_page_links_the_repository() -> None:
+    """The package's metadata named no URL: its page on the package index had no link to
+    the repository, the issues or the documentation, and the README shown there links
+    docs/… and examples/… relatively, which do not resolve on that page. Each of its
+    Project-URLs is a page of the repository the project is published from."""
+    import tomllib
+
+    from agent_eval._version import REPOSITORY
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    urls = project.get("urls", {})
+    home = "https://github.com/agent-eval/agent-eval"
+    assert urls == {"Homepage": home, "Documentation": home + "#readme",
+                    "Issues": home + "/issues", "Source": home}
+    assert home == "https://github.com/" + REPOSITORY
+
+
 def test_the_documentation_names_one_major_tag() -> None:
     """The places check-version reads are the ones users copy from: every `uses:` of the
     action in README.md and examples/workflows/ (the container action and the composite
@@ -205,7 +253,7 @@ def test_the_documentation_names_one_major_tag() -> None:
     assert set(named) == {"v1"}
     places = named["v1"]
     assert any(p.startswith("README.md:") for p in places)
-    assert "examples/workflows/without-docker.yml:40" in places  # the composite action
+    assert "examples/workflows/without-docker.yml:42" in places  # the composite action
     readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     [line] = [p for p in places if p.startswith("README.md:")]
     assert readme[int(line.split(":")[1]) - 1].strip() == "uses: agent-eval/agent-eval@v1"
@@ -355,6 +403,7 @@ def test_sdist_and_wheel_build_offline_with_the_pinned_backend(tmp_path: Path) -
     assert "Name: agent-eval-ci\n" in metadata and f"Version: {version}\n" in metadata
     assert "Requires-Python: >=3.11" in metadata
     assert "[console_scripts]\nagent-eval = agent_eval._cli:main" in entry_points
+    assert "Project-URL: Source, https://github.com/agent-eval/agent-eval\n" in metadata
     assert "agent_eval/py.typed" in files and "agent_eval/schemas/results.schema.json" in files
     assert any(f.startswith("agent_eval/rules/docs/") and f.endswith(".md") for f in files)
     assert not any(f.startswith(("tests/", "examples/")) for f in files)
