@@ -240,6 +240,39 @@ def test_jobs_auto_uses_one_process_for_a_small_input(tmp_path: Path,
     assert engine.resolve_jobs("auto", files) == 8
 
 
+def test_jobs_n_starts_at_most_four_workers_per_cpu(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """--jobs 1000 over 2,000 files started 1,000 processes, each a copy of the suite:
+    a number is taken as it is up to four per CPU (2 CPUs: 8), never beyond."""
+    suite = corpus(tmp_path, {"f.jsonl": _trace("T", ["err_a"])})
+    files, _ = suite_sources(suite)
+    monkeypatch.setattr(engine, "cpu_count", lambda: 2)
+    assert [engine.resolve_jobs(n, files) for n in (0, 1, 7, 8, 9, 1000)] == [1, 1, 7, 8, 8, 8]
+
+
+def _a_bug_deep_in_a_worker(*args: Any, **kwargs: Any) -> Any:
+    raise ValueError("odd \x1b[31mtext\n::error::forged")
+
+
+def test_a_workers_exception_is_reported_with_its_own_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in a worker is an internal error that asks for "the traceback above": the
+    parent printed only its own (where it received the message), without the worker's.
+    The worker's traceback is now the error's cause, escaped as any logged text."""
+    suite = corpus(tmp_path, {f"f{i}.jsonl": _trace(f"T{i}", ["err_a"]) for i in range(2)})
+    monkeypatch.setattr(engine, "_eval_part", _a_bug_deep_in_a_worker)
+    with pytest.raises(RuntimeError, match=r"^while reading traces/f[01]\.jsonl: ValueError: odd") \
+            as caught:
+        run_files(suite, jobs=2)
+    cause = caught.value.__cause__
+    assert isinstance(cause, engine.WorkerTraceback)
+    shown = str(cause)
+    assert "in _a_bug_deep_in_a_worker" in shown  # the worker's frame
+    assert "\x1b" not in shown and "\\x1b[31m" in shown
+    assert "\n::error::" not in shown  # no line of it is a workflow command
+    assert "\x1b" not in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_the_collector_is_paused_where_the_parent_merges_and_finishes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The parent merges the workers' results and finishes them with the cyclic collector

@@ -41,6 +41,7 @@ from agent_eval.results import (
     verdict_of,
 )
 from agent_eval.rule_ids import INPUT_NO_TRACES
+from agent_eval.safetext import clean_text, one_line
 from agent_eval.sections import CriterionResult, Metrics, ScenarioResult
 from agent_eval.spill import Segment, Source, Spill, SpilledFindings
 from agent_eval.suite import Suite, inventory
@@ -409,6 +410,30 @@ class Part:
     last: bool = True  # the file's last range
 
 
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a ``--jobs`` worker, as the cause of the
+    parent's internal error: printed before it, so that "report it with the traceback
+    above" has the worker's (the parent's own says only where it received the news).
+    Escaped as any text a log shows (the exception's message may quote a trace), each
+    line behind a bar."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        # each line behind a bar: a line break in the message cannot start a line of the
+        # log (a "::error::" line would be a workflow command of the job)
+        self.text = "\n".join("  | " + line for line in
+                              clean_text(text, MAX_TRACEBACK_CHARS).splitlines())
+
+    def __str__(self) -> str:
+        return "the worker's traceback:\n" + self.text
+
+
+MAX_TRACEBACK_CHARS = 20_000
+# --jobs N starts at most this many workers per CPU: a number past it is no faster, and
+# --jobs 1000 over 2,000 files started 1,000 processes (each a copy of the suite)
+MAX_JOBS_PER_CPU = 4
+
+
 def cpu_count() -> int:
     """The CPUs this process may run on."""
     try:
@@ -425,10 +450,11 @@ def _size(source: SourceFile) -> int:
 
 
 def resolve_jobs(jobs: int | str, files: list[SourceFile]) -> int:
-    """``--jobs``: a number as it is, ``auto`` one process for a small input (below
-    :data:`AUTO_MIN_BYTES`) and one per CPU otherwise."""
+    """``--jobs``: a number as it is (at most :data:`MAX_JOBS_PER_CPU` per CPU), ``auto``
+    one process for a small input (below :data:`AUTO_MIN_BYTES`) and one per CPU
+    otherwise."""
     if jobs != "auto":
-        return max(1, int(jobs))
+        return max(1, min(int(jobs), MAX_JOBS_PER_CPU * cpu_count()))
     if sum(_size(f) for f in files) < AUTO_MIN_BYTES:
         return 1
     return cpu_count()
@@ -533,7 +559,10 @@ def _worker(conn: Connection, suite: Suite, files: list[SourceFile], fmt: str,
             try:
                 _send(conn, (key, _eval_part(suite, files, part, fmt, spill), None))
             except Exception as exc:  # a bug: the parent reports it as an internal error
-                _send(conn, (key, None, f"{type(exc).__name__}: {exc}"))
+                import traceback  # (only on a bug: start-up time)
+
+                _send(conn, (key, None, (f"{type(exc).__name__}: {exc}",
+                                         traceback.format_exc())))
     except KeyboardInterrupt:
         # Ctrl-C reaches every process of the group: the parent says "interrupted" and
         # removes the spill; a worker's traceback of it would read as a crash. (A worker
@@ -668,9 +697,10 @@ def _evaluate_in_processes(suite: Suite, files: list[SourceFile], parts: list[Pa
                             f"({_death(proc.exitcode)}); nothing was written. Run again with "
                             "--jobs 1 to see the problem, or check the machine's memory"
                         ]) from None
-                    if failure is not None:
+                    if failure is not None:  # the worker's traceback is what to report
                         raise RuntimeError(f"while reading {files[busy[w][1].file].file}: "
-                                           f"{failure}")
+                                           f"{one_line(failure[0])}"
+                                           ) from WorkerTraceback(failure[1])
                     done[key] = result
                     del busy[w]
                     if sum(r[0].held for r in done.values()) > spilling.SPILL_AT:
