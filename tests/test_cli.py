@@ -629,6 +629,31 @@ def test_an_error_that_stops_a_command_is_said_and_exits_2(
     assert out.out == ""
 
 
+def test_an_internal_error_is_said_escaped_with_its_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An internal error's message may quote a trace: printed as it was, a line break in
+    it started a line of the log of its own ("::error::…", a workflow command of the job)
+    and its ESC codes were the terminal's. The traceback is each line escaped behind a
+    bar; the error line is one escaped line."""
+    from agent_eval import _cli
+    from agent_eval.commands import validate
+
+    def fail(args: Any) -> int:
+        raise KeyError("tool \x1b]8;;x\x07\n::error file=a::forged ##[error]x")
+
+    monkeypatch.setattr(validate, "main", fail)
+    assert _cli.main(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "##[" not in err
+    lines = err.splitlines()
+    assert not any(line.lstrip().startswith("::") for line in lines)
+    assert lines[0] == "  | Traceback (most recent call last):"
+    assert any("in fail" in line for line in lines)
+    assert lines[-1].startswith("error: internal error: KeyError: ")
+    assert lines[-1].endswith("please report it with the traceback above)")
+    assert all(line.startswith("  | ") for line in lines[:-1])
+
+
 def test_the_exit_codes_are_those_of_the_docs() -> None:
     """docs/results.md "Exit codes" (and 130 for Ctrl-C, as a shell reports it)."""
     assert {c.name: int(c) for c in ExitCode} == {"OK": 0, "FAIL": 1, "ERROR": 2,

@@ -269,10 +269,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # docs/outputs.md "Exit codes": an internal error exits 2, never 1
         import traceback
 
-        traceback.print_exc(file=sys.stderr)
-        print(f"error: internal error: {type(exc).__name__}: {exc} (this is a bug in "
-              f"agent-eval {__version__}; please report it with the traceback above)",
-              file=sys.stderr)
+        from agent_eval.safetext import log_block, one_line
+
+        # escaped, each line behind a bar: an exception's message may quote a trace (a
+        # "\n::error::" in it would be a workflow command of the job)
+        print(log_block(traceback.format_exc().rstrip("\n")), file=sys.stderr)
+        print(one_line(f"error: internal error: {type(exc).__name__}: {exc}")
+              + f" (this is a bug in agent-eval {__version__}; please report it with the "
+              "traceback above)", file=sys.stderr)
         return ExitCode.ERROR
     finally:
         if args.command == "run":

@@ -41,7 +41,7 @@ from agent_eval.results import (
     verdict_of,
 )
 from agent_eval.rule_ids import INPUT_NO_TRACES
-from agent_eval.safetext import clean_text, one_line
+from agent_eval.safetext import log_block, one_line
 from agent_eval.sections import CriterionResult, Metrics, ScenarioResult
 from agent_eval.spill import Segment, Source, Spill, SpilledFindings
 from agent_eval.suite import Suite, inventory
@@ -419,10 +419,7 @@ class WorkerTraceback(Exception):
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
-        # each line behind a bar: a line break in the message cannot start a line of the
-        # log (a "::error::" line would be a workflow command of the job)
-        self.text = "\n".join("  | " + line for line in
-                              clean_text(text, MAX_TRACEBACK_CHARS).splitlines())
+        self.text = log_block(text.rstrip("\n"), MAX_TRACEBACK_CHARS)
 
     def __str__(self) -> str:
         return "the worker's traceback:\n" + self.text

@@ -138,6 +138,14 @@ def one_line(text: str, *, colour: bool = False) -> str:
                    for i, p in enumerate(parts))
 
 
+def log_block(text: str, limit: int = 20_000) -> str:
+    """Several lines of text for a log (a traceback, whose exception messages may quote a
+    trace): each line :func:`one_line` and behind a bar, so that no line of it starts a
+    workflow command (``::error::`` after a line break in a message) or holds one
+    (``##[``), cut to ``limit`` characters first."""
+    return "\n".join("  | " + one_line(line) for line in cut(text, limit).split("\n"))
+
+
 def clean_value(value: Any, limits: Limits = DEFAULT) -> Any:
     """A value shown in a finding: strings cleaned, and one whose JSON text is longer
     than ``max_value_chars`` replaced by that text, cut."""
