@@ -230,9 +230,28 @@ def git(root: Path, *args: str) -> str:
     return done.stdout.strip("\n")
 
 
+def newer_release(root: Path, version: str, remote: str | None) -> str | None:
+    """The newest release tag vX.B.C of ``version``'s major X above ``version``, on
+    ``remote`` (its tags, as the release workflow's shallow checkout has none), else in
+    the local repository; None when ``version`` is the newest."""
+    major = version.split(".")[0]
+    if remote:
+        listed = git(root, "ls-remote", "--tags", remote, f"refs/tags/v{major}.*")
+        names = [line.split("\t")[-1].removeprefix("refs/tags/").removesuffix("^{}")
+                 for line in listed.splitlines() if line]
+    else:
+        names = git(root, "tag", "--list", f"v{major}.*").splitlines()
+    mine = tuple(int(x) for x in version.split("."))
+    newer = [tuple(int(x) for x in n[1:].split(".")) for n in names
+             if VERSION.match(n[1:]) and n[1:].split(".")[0] == major  # (v1.* holds v10.0.0)
+             and tuple(int(x) for x in n[1:].split(".")) > mine]
+    return "v" + ".".join(map(str, max(newer))) if newer else None
+
+
 def release_commit(root: Path, version: str, push: str | None = None) -> str:
     """Commit the pinned action.yml on top of HEAD and point vX.Y.Z and vX at it; the
-    commit's SHA."""
+    commit's SHA. The major tag vX is left where it is when a newer vX.B.C exists (a
+    1.0.1 fix released after 1.1.0 would move the users of @v1 back to 1.0.1)."""
     if not VERSION.match(version):
         raise Refused(f"{version!r} is not a version X.Y.Z")
     image = yaml.safe_load((root / "action.yml").read_text(encoding="utf-8"))["runs"]["image"]
@@ -250,11 +269,16 @@ def release_commit(root: Path, version: str, push: str | None = None) -> str:
         f"Built from {source}; that commit keeps `image: Dockerfile`.")
     commit = git(root, "rev-parse", "HEAD")
     major = "v" + version.split(".")[0]
-    for tag in (f"v{version}", major):
+    newer = newer_release(root, version, push)
+    tags = [f"v{version}"] if newer else [f"v{version}", major]
+    if newer:
+        print(f"release: the major tag {major} stays where it is: {newer} is newer than "
+              f"{version}", file=sys.stderr)
+    for tag in tags:
         git(root, "tag", "--force", "--annotate", "-m",
             f"agent-eval {version}: the action runs {image}", tag, commit)
     if push:
-        git(root, "push", "--force", push, f"refs/tags/v{version}", f"refs/tags/{major}")
+        git(root, "push", "--force", push, *(f"refs/tags/{tag}" for tag in tags))
     return commit
 
 

@@ -16,6 +16,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import yaml
@@ -298,6 +299,28 @@ def test_pin_image_refuses_bad_values(tmp_path: Path, image: str, version: str, 
     assert action.read_bytes() == (ROOT / "action.yml").read_bytes()
 
 
+def test_the_release_tests_first_and_publishes_to_pypi_last() -> None:
+    """A tag pushed on a commit CI never ran was released untested, and PyPI was published
+    beside the image build, so a failed image left a version on the index (which can never
+    be uploaded again) with no action. The release's test job is CI's (the same container
+    and steps), everything else needs it, and PyPI needs the image."""
+    wf = yaml.safe_load((ROOT / ".github/workflows/release.yml").read_text())
+    ci = yaml.safe_load((ROOT / ".github/workflows/ci.yml").read_text())
+    jobs = wf["jobs"]
+    (ci_test,) = ci["jobs"].values()
+
+    def steps(job: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
+        return [(s.get("uses"), s.get("run"), s.get("env")) for s in job["steps"]]
+
+    assert jobs["test"]["container"] == ci_test["container"]
+    assert steps(jobs["test"]) == steps(ci_test)
+    assert jobs["dist"]["needs"] == "test"
+    assert set(jobs["image"]["needs"] if isinstance(jobs["image"]["needs"], list)
+               else [jobs["image"]["needs"]]) >= {"dist"}
+    assert set(jobs["pypi"]["needs"]) == {"dist", "image"}
+    assert set(jobs["action"]["needs"]) == {"dist", "pypi", "image"}
+
+
 def test_main_keeps_building_the_dockerfile() -> None:
     """The rewrite happens only on the release commit: main's action.yml builds the
     Dockerfile, so the self-test runs this commit's code."""
@@ -357,6 +380,36 @@ def test_release_commit_moves_the_tags_not_main(tmp_path: Path) -> None:
     assert yaml.safe_load(_git(repo, "show", "main:action.yml"))["runs"]["image"] == \
         "Dockerfile"
     assert image in _git(remote, "cat-file", "-p", f"refs/tags/{major}")
+
+
+def test_release_commit_never_moves_the_major_tag_back(tmp_path: Path) -> None:
+    """A fix release of an older minor (1.0.1 after 1.1.0) moved vX to it, so every user
+    of @v1 went back to 1.0.1. The major tag stays on the newest release; the release's
+    own tag is made as always. (The workflow's checkout has no tags: the remote's are
+    asked.)"""
+    repo, remote, version = _project_copy(tmp_path)
+    x, y, _z = (int(p) for p in version.split("."))
+    major = f"v{x}"
+    newer = f"v{x}.{y + 1}.0"
+    _git(repo, "tag", "-a", "-m", "a newer release", newer, f"v{version}^{{commit}}")
+    _git(repo, "push", "-q", "origin", newer)
+    _git(repo, "tag", "-d", newer)  # the remote has it; the checkout does not
+    major_before = _git(remote, "rev-parse", f"refs/tags/{major}^{{commit}}")
+    release.pin_image(repo / "action.yml", "ghcr.io/o/r", version, DIGEST)
+    done = _script("release-commit", "--version", version, "--push", "origin", "--root",
+                   str(repo))
+    assert done.returncode == 0, done.stderr
+    commit = done.stdout.strip()
+    assert _git(remote, "rev-parse", f"refs/tags/v{version}^{{commit}}") == commit
+    assert _git(remote, "rev-parse", f"refs/tags/{major}^{{commit}}") == major_before
+    assert f"the major tag {major} stays where it is: {newer} is newer" in done.stderr
+    # a newer release of another major, or a tag that is no version, changes nothing
+    assert release.newer_release(repo, f"{x}.{y + 1}.0", "origin") is None
+    _git(repo, "tag", f"v{x}.{y + 1}.x")
+    _git(repo, "tag", f"v{x + 1}.0.0")
+    _git(repo, "tag", f"v{x}0.0.0")  # v1.* lists v10.0.0 too
+    assert release.newer_release(repo, f"{x}.{y + 1}.0", None) is None
+    assert release.newer_release(repo, version, "origin") == newer
 
 
 def test_release_commit_refuses_an_unpinned_or_dirty_tree(tmp_path: Path) -> None:
