@@ -52,7 +52,9 @@ from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
     INPUT_PARSE_ERROR,
     INPUT_UNMATCHED_RESULT,
+    Rule,
 )
+from agent_eval.safetext import clean_text
 
 NAME = "anthropic"
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -225,32 +227,54 @@ def llm_call(message: dict[str, Any], loc: Location) -> tuple[LlmCall, int | Non
 
 
 # -------------------------------------------------------------------- streaming
-def parse_sse(text: str) -> dict[str, Any] | None:
-    """A streamed response (server-sent events) put back together as one message."""
+def parse_sse(text: str) -> tuple[dict[str, Any] | None, list[tuple[Rule, str]]]:
+    """A streamed response (server-sent events) put back together as one message, and
+    what could not be read of it, said (never dropped unsaid): a ``data:`` line that is
+    not a JSON object, an event whose ``index`` is not a whole number (a block started
+    under it is read as a block of its own), a stream without ``message_start`` (its
+    blocks are read as an assistant message)."""
     message: dict[str, Any] | None = None
-    blocks: dict[int, dict[str, Any]] = {}
-    partial: dict[int, str] = {}
+    blocks: dict[int | tuple[int], dict[str, Any]] = {}
+    partial: dict[int | tuple[int], str] = {}
+    problems: list[tuple[Rule, str]] = []
+    n = 0
     for raw in text.splitlines():
         if not raw.startswith("data:"):
             continue
+        n += 1
         try:
             ev = bounded_loads(raw[5:].strip())
-        except orjson.JSONDecodeError:
+        except orjson.JSONDecodeError as exc:
+            problems.append((INPUT_PARSE_ERROR, f"event {n} of the streamed response (its "
+                             f"'data:' line) is not valid JSON ({exc}); a tool_use in it "
+                             "was not read"))
             continue
         if not isinstance(ev, dict):
+            problems.append((INPUT_INVALID_EVENT, f"event {n} of the streamed response is "
+                             "not a JSON object; it was not read"))
             continue
         kind = ev.get("type")
+        index = ev.get("index", len(blocks) if kind == "content_block_start" else 0)
+        if kind in ("content_block_start", "content_block_delta") and type(index) is not int:
+            shown = clean_text(orjson.dumps(index).decode(), 80)
+            problems.append((INPUT_INVALID_EVENT, f"event {n} of the streamed response "
+                             f"({kind}) has the index {shown}, not a whole number; " + (
+                                 "its block is read as a block of its own"
+                                 if kind == "content_block_start" else "its delta was not read")))
+            if kind == "content_block_delta":
+                continue
+            index = (n,)  # a key no whole-number index has, after the others
         if kind == "message_start" and isinstance(ev.get("message"), dict):
             message = dict(ev["message"])
         elif kind == "content_block_start" and isinstance(ev.get("content_block"), dict):
-            blocks[int(ev.get("index", len(blocks)))] = dict(ev["content_block"])
+            blocks[index] = dict(ev["content_block"])
         elif kind == "content_block_delta" and isinstance(ev.get("delta"), dict):
-            i, d = int(ev.get("index", 0)), ev["delta"]
-            block = blocks.setdefault(i, {"type": "text", "text": ""})
+            d = ev["delta"]
+            block = blocks.setdefault(index, {"type": "text", "text": ""})
             if d.get("type") == "text_delta":
                 block["text"] = str(block.get("text", "")) + str(d.get("text", ""))
             elif d.get("type") == "input_json_delta":
-                partial[i] = partial.get(i, "") + str(d.get("partial_json", ""))
+                partial[index] = partial.get(index, "") + str(d.get("partial_json", ""))
         elif kind == "message_delta" and message is not None:
             usage = ev.get("usage")
             if isinstance(usage, dict):
@@ -258,11 +282,21 @@ def parse_sse(text: str) -> dict[str, Any] | None:
                 merged.update({k: v for k, v in usage.items() if v is not None})
                 message["usage"] = merged
     if message is None:
-        return None
+        if not blocks:
+            return None, problems
+        problems.append((INPUT_INVALID_EVENT, "the streamed response has no message_start "
+                         "event (a stream cut at its start?); its content blocks are read as "
+                         "an assistant message without usage"))
+        message = {"role": "assistant"}
     for i, js in partial.items():
         blocks[i]["input"] = js if js else {}
-    message["content"] = [blocks[i] for i in sorted(blocks)]
-    return message
+    message["content"] = [blocks[i] for i in sorted(blocks, key=_block_order)]
+    return message, problems
+
+
+def _block_order(index: int | tuple[int]) -> tuple[int, int]:
+    """Blocks by index; those read under a bad index after them, in stream order."""
+    return (0, index) if isinstance(index, int) else (1, index[0])
 
 
 # --------------------------------------------------------------------- records
@@ -450,7 +484,10 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
             if isinstance(body, dict):
                 parsed: Any = body
             elif part == "response" and body.lstrip().startswith(("event:", "data:")):
-                parsed = parse_sse(body)
+                parsed, problems = parse_sse(body)
+                for rule, problem in problems:
+                    yield rule.input_error(source.file, where.line,
+                                           f"the response body: {problem}")
             else:
                 try:
                     parsed = bounded_loads(body)
