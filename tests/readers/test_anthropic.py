@@ -542,3 +542,17 @@ def test_a_streamed_response_never_loses_its_call_unsaid(tmp_path: Path, events:
     # each at line 8, where the response body's string starts
     assert found == [(rule, 8) for rule in said]
     assert all("the response body: " in str(e) for e in items if isinstance(e, InputError))
+
+
+def test_a_call_outside_an_assistant_message_is_never_passed_over(tmp_path: Path) -> None:
+    drop = {"type": "tool_use", "id": "toolu_d", "name": "drop_database", "input": {}}
+    lines = [{"role": "user", "content": "clean up"},
+             {"role": "user", "content": [drop]},  # read, and said
+             {"role": "system", "content": [dict(drop, id="toolu_e")]},  # not read: said
+             {"role": "assistant", "content": dict(drop, id="toolu_f")}]  # one block: read
+    path = write(tmp_path, "m.jsonl", "".join(json.dumps(m) + "\n" for m in lines))
+    items = list(read_file(READER, SourceFile(str(path), path.name, path.name)))
+    t = only_trace(items)
+    assert [(c.id, c.location.line) for c in t.tool_calls] == [("toolu_d", 2), ("toolu_f", 4)]
+    assert errors(items) == [("input/invalid_event", 2), ("input/invalid_event", 3),
+                             ("input/invalid_event", 4)]

@@ -149,10 +149,11 @@ class Conversation:
     def user(self, content: Any, line_of: LineOf, may_be_input: bool = True
              ) -> Sequence[ToolCall]:
         """A user turn: tool results, and the request when it is the first one. Returns
-        the calls its results answered (a repeated history answers none)."""
+        the calls its results answered (a repeated history answers none). A call in it
+        (only assistant messages call tools) is read all the same, and an input error."""
         texts: list[str] = []
         answered: list[ToolCall] | None = None
-        for j, block, kind in _blocks(content, texts):
+        for j, block, kind in self._blocks(content, texts, line_of):
             if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
                     "_tool_result")):
                 call = self.tool_result(block, line_of(j))
@@ -160,20 +161,58 @@ class Conversation:
                     if answered is None:
                         answered = []
                     answered.append(call)
+            elif kind in CALL_BLOCKS:
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line_of(j),
+                    f"a {kind} block in a user message (only assistant messages call "
+                    "tools): it is read as a call; is the message's role right?"))
+                self.tool_use(block, line_of(j))
         if texts and may_be_input and not self.has_input:
             self.trace.input = "\n".join(texts)
             self.has_input = True
         return () if answered is None else answered
 
-    def assistant(self, content: Any, line_of: LineOf) -> None:
-        texts: list[str] = []
-        for j, block, kind in _blocks(content, texts):
+    def assistant(self, content: Any, line_of: LineOf, *, texts: bool = True) -> None:
+        """An assistant turn: its calls, and its text as the output (``texts`` False: an
+        error message of the client's, whose text is no answer)."""
+        said: list[str] = []
+        for j, block, kind in self._blocks(content, said, line_of):
             if kind in CALL_BLOCKS:
                 self.tool_use(block, line_of(j))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 self.tool_result(block, line_of(j))  # server tools answer in place
-        if texts:
-            self.trace.output = "\n".join(texts)
+        if said and texts:
+            self.trace.output = "\n".join(said)
+
+    def _blocks(self, content: Any, texts: list[str], line_of: LineOf
+                ) -> Iterator[tuple[int, dict[str, Any], Any]]:
+        """The blocks of a message's content that are not text, as (index, block, type);
+        the text (a string content, string and ``text`` blocks) is added to ``texts``.
+        A content that is one block (an object) is read as a list of it, and a block that
+        is an array is not read: each an input error, never calls passed over unsaid."""
+        if isinstance(content, str):
+            texts.append(content)
+            return
+        if isinstance(content, dict):
+            self.errors.append(INPUT_INVALID_EVENT.input_error(
+                self.file, line_of(0), "a message's content must be a string or an array "
+                "of blocks, not an object; it is read as an array of that one block"))
+            content = [content]
+        if not isinstance(content, list):
+            return
+        for j, block in enumerate(content):
+            if isinstance(block, str):
+                texts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "text" and isinstance(block.get("text"), str):
+                    texts.append(block["text"])
+                else:
+                    yield j, block, kind
+            elif isinstance(block, list):
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line_of(j), "a content block must be an object, not an "
+                    "array; the blocks in it (a tool_use?) were not read"))
 
     def usage(self, message: dict[str, Any], line: int) -> LlmCall:
         """Record the LLM call of a response (see :func:`llm_call`)."""
@@ -193,21 +232,15 @@ class Conversation:
         return self.trace
 
 
-def _blocks(content: Any, texts: list[str]) -> Iterator[tuple[int, dict[str, Any], Any]]:
-    """The blocks of a message's content that are not text, as (index, block, type); the
-    text (a string content, string and ``text`` blocks) is added to ``texts``."""
-    if isinstance(content, str):
-        texts.append(content)
-    elif isinstance(content, list):
-        for j, block in enumerate(content):
-            if isinstance(block, str):
-                texts.append(block)
-            elif isinstance(block, dict):
-                kind = block.get("type")
-                if kind == "text" and isinstance(block.get("text"), str):
-                    texts.append(block["text"])
-                else:
-                    yield j, block, kind
+def call_block(content: Any) -> str | None:
+    """The type of the first block of ``content`` (a list of blocks, or one block) that
+    holds a call or a result, of any format (:data:`~agent_eval.readers.base.CALL_PARTS`):
+    what a message that is not read as a turn would leave unchecked."""
+    for block in content if isinstance(content, list) else [content]:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if isinstance(kind, str) and kind in CALL_PARTS:
+            return kind
+    return None
 
 
 def llm_call(message: dict[str, Any], loc: Location) -> tuple[LlmCall, int | None, int | None]:
@@ -368,6 +401,13 @@ class _File(ReadState):
         elif role == "user":
             self.conv.user(content, line_of)
         else:
+            kind = call_block(content)
+            if kind is not None:  # a call or result never passed over unsaid
+                shown = clean_text(orjson.dumps(role).decode(), 80)
+                self.conv.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line, f"a message of role {shown} holds a {kind} block: "
+                    "only user and assistant messages are read, so it was not; is the role "
+                    "right?"))
             self.unknown += 1
 
 
