@@ -132,7 +132,7 @@ class _State(ReadState):
                     if isinstance(obj.get(key), str):
                         init.conv.trace.metadata.setdefault(key, obj[key])
         elif kind not in QUIET_TYPES:
-            self.unknown += 1
+            self.ignore(obj, line, NAME)
         self.unread_calls(obj, kind, line)
 
     def unread_calls(self, obj: dict[str, Any], kind: Any, line: int) -> None:

@@ -127,7 +127,7 @@ class _State(ReadState):
                         value.get(k), str)), direction)
                     self.value(inner, line, ts, d)
                     return
-            self.unknown += 1
+            self.ignore(value, line, NAME)
             return
         self.message(value, line, ts, direction)
 
