@@ -322,7 +322,11 @@ def _indexed(attrs: dict[str, Any], prefix: str, openinference: bool) -> list[di
 
 def _message_list(value: Any) -> list[dict[str, Any]]:
     """A message attribute (JSON text, maybe an object wrapping the list) as a list."""
-    v = _json_value(value)
+    return _messages(_json_value(value))
+
+
+def _messages(v: Any) -> list[dict[str, Any]]:
+    """A message attribute's decoded value as a list of messages (see _message_list)."""
     if type(v) is list:
         return [m for m in v if type(m) is dict]
     if type(v) is dict:
@@ -1168,19 +1172,21 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
             if all(v != value for v, _ in more):
                 more.append((value, line))
 
-    for k in (*_INPUT_MESSAGE_KEYS, *_OUTPUT_MESSAGE_KEYS):
-        v = a.get(k)
-        if type(v) is str and "tool" in v and v.lstrip()[:1] in ("[", "{") and \
-                type(_json_value(v)) is str:  # JSON cut short (an attribute length limit)
+    def messages(k: str, v: Any) -> list[dict[str, Any]]:
+        d = _json_value(v)
+        if d is v and type(v) is str and v.lstrip()[:1] in ("[", "{") and "tool" in v:
+            # JSON cut short (an attribute length limit): read as text, its calls unseen
             errors.append(INPUT_INVALID_EVENT.input_error(
                 file, line, f"the span's {k} is not valid JSON (cut at an attribute length "
                 "limit, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT?): the tool calls and results in "
                 "it cannot be read; raise the limit"))
+        return _messages(d)
+
     user = assistant = None
     for k in _INPUT_MESSAGE_KEYS:
         v = a.get(k)
         if v is not None:
-            u, _ = _scan(_message_list(v), on_call, on_result)
+            u, _ = _scan(messages(k, v), on_call, on_result)
             user = user or u
     for prefix, markers, is_output, oi in _INDEXED:
         if any(m in a for m in markers):
@@ -1192,7 +1198,7 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
     for k in _OUTPUT_MESSAGE_KEYS:
         v = a.get(k)
         if v is not None:
-            _, t = _scan(_message_list(v), on_call, on_result)
+            _, t = _scan(messages(k, v), on_call, on_result)
             assistant = t or assistant
     return user, assistant
 
