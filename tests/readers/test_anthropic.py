@@ -556,3 +556,15 @@ def test_a_call_outside_an_assistant_message_is_never_passed_over(tmp_path: Path
     assert [(c.id, c.location.line) for c in t.tool_calls] == [("toolu_d", 2), ("toolu_f", 4)]
     assert errors(items) == [("input/invalid_event", 2), ("input/invalid_event", 3),
                              ("input/invalid_event", 4)]
+
+
+def test_a_streamed_block_started_under_an_index_in_use_is_a_block_of_its_own(
+        tmp_path: Path) -> None:
+    # a server numbering every block 0: the second block replaced the first, whose call
+    # was never read
+    read = DROP.replace("toolu_d", "toolu_r").replace("drop_database", "read_file")
+    path = _stream_cassette(tmp_path, [START, read, DROP])
+    items = list(read_file(READER, SourceFile(str(path), path.name, path.name)))
+    t = only_trace(items)
+    assert [c.name for c in t.tool_calls] == ["read_file", "drop_database"]
+    assert errors(items) == []

@@ -265,10 +265,13 @@ def parse_sse(text: str) -> tuple[dict[str, Any] | None, list[tuple[Rule, str]]]
     what could not be read of it, said (never dropped unsaid): a ``data:`` line that is
     not a JSON object, an event whose ``index`` is not a whole number (a block started
     under it is read as a block of its own), a stream without ``message_start`` (its
-    blocks are read as an assistant message)."""
+    blocks are read as an assistant message). A block started under the index of an
+    earlier one (a server numbering every block 0) is a block of its own too: the blocks
+    are in the order they started."""
     message: dict[str, Any] | None = None
-    blocks: dict[int | tuple[int], dict[str, Any]] = {}
-    partial: dict[int | tuple[int], str] = {}
+    started: dict[Any, dict[str, Any]] = {}  # index -> the block being put together
+    blocks: list[dict[str, Any]] = []  # every block, in the order it started
+    partial: dict[int, list[str]] = {}  # id(block) -> its input_json_delta pieces
     problems: list[tuple[Rule, str]] = []
     n = 0
     for raw in text.splitlines():
@@ -296,18 +299,22 @@ def parse_sse(text: str) -> tuple[dict[str, Any] | None, list[tuple[Rule, str]]]
                                  if kind == "content_block_start" else "its delta was not read")))
             if kind == "content_block_delta":
                 continue
-            index = (n,)  # a key no whole-number index has, after the others
+            index = (n,)  # a key no whole-number index has
         if kind == "message_start" and isinstance(ev.get("message"), dict):
             message = dict(ev["message"])
         elif kind == "content_block_start" and isinstance(ev.get("content_block"), dict):
-            blocks[index] = dict(ev["content_block"])
+            block = started[index] = dict(ev["content_block"])
+            blocks.append(block)
         elif kind == "content_block_delta" and isinstance(ev.get("delta"), dict):
             d = ev["delta"]
-            block = blocks.setdefault(index, {"type": "text", "text": ""})
+            if index not in started:  # a delta of a block whose start was not recorded
+                started[index] = {"type": "text", "text": ""}
+                blocks.append(started[index])
+            block = started[index]
             if d.get("type") == "text_delta":
                 block["text"] = str(block.get("text", "")) + str(d.get("text", ""))
             elif d.get("type") == "input_json_delta":
-                partial[index] = partial.get(index, "") + str(d.get("partial_json", ""))
+                partial.setdefault(id(block), []).append(str(d.get("partial_json", "")))
         elif kind == "message_delta" and message is not None:
             usage = ev.get("usage")
             if isinstance(usage, dict):
@@ -321,15 +328,13 @@ def parse_sse(text: str) -> tuple[dict[str, Any] | None, list[tuple[Rule, str]]]
                          "event (a stream cut at its start?); its content blocks are read as "
                          "an assistant message without usage"))
         message = {"role": "assistant"}
-    for i, js in partial.items():
-        blocks[i]["input"] = js if js else {}
-    message["content"] = [blocks[i] for i in sorted(blocks, key=_block_order)]
+    for block in blocks:
+        pieces = partial.get(id(block))
+        if pieces is not None:
+            js = "".join(pieces)
+            block["input"] = js if js else {}
+    message["content"] = blocks
     return message, problems
-
-
-def _block_order(index: int | tuple[int]) -> tuple[int, int]:
-    """Blocks by index; those read under a bad index after them, in stream order."""
-    return (0, index) if isinstance(index, int) else (1, index[0])
 
 
 # --------------------------------------------------------------------- records
