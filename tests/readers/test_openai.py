@@ -896,9 +896,13 @@ def test_streamed_calls_under_one_index_are_calls_of_their_own(
             del tc["index"]
         return tc
 
+    more = piece("", "")  # a piece of the call before: an empty id and name continue it
+    more["function"]["arguments"] = '"x"}'
     rows = [_chunk({"role": "assistant", "tool_calls": [piece("call_a", "read_file")]}),
             _chunk({"tool_calls": [piece("call_b", "drop_database")]}),  # line 2
+            _chunk({"tool_calls": [more]}),
             _chunk({}, finish="tool_calls")]
+    rows[1]["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = '{"a": '
     t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
     assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
-        ("read_file", "call_a", {}, 1), ("drop_database", "call_b", {}, 2)]
+        ("read_file", "call_a", {}, 1), ("drop_database", "call_b", {"a": "x"}, 2)]

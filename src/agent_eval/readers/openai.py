@@ -551,8 +551,8 @@ class _ChunkStream:
         index 0, or none): a call of its own, never merged into the one before."""
         call = self.calls.get(index)
         name = fn.get("name")
-        if call is not None and (
-                (cid is not None and call[0] is not None and cid != call[0])
+        if call is not None and (  # (an empty id or name continues the call)
+                (cid and call[0] is not None and cid != call[0])
                 or (name and call[1] is not None and name != call[1])):
             call = None
         if call is None:  # id, name, text pieces, line, custom, the value when not text
