@@ -5,6 +5,7 @@ tests/readers/test_fixtures.py; this file checks the command itself."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,18 @@ def test_trace_events_merge_calls_by_line() -> None:
                      ("tool_call", "2"), ("tool_result", "3"),
                      ("llm_call", "2"), ("llm_call", "4"),
                      ("output", "4"), ("trace_end", "4")]
+
+
+def test_a_file_that_is_not_read_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # "error: a FIFO (named pipe), not a regular file; ..." said which of the files given?
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "a.jsonl")
+    (tmp_path / "b.jsonl").write_text('{"type":"tool_call","tool":"x"}\n')
+    assert main(["convert", "-q", "a.jsonl", "b.jsonl", "nothing*.jsonl"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "error: a.jsonl: a FIFO (named pipe), not a regular file; a trace glob reads regular "
+        "files only: it was not read",
+        "error: no trace file matches 'nothing*.jsonl' (relative to .); check the glob or "
+        "pass --traces"]

@@ -18,7 +18,7 @@ from tests.conftest import SAMPLES
 
 from agent_eval.errors import InputError
 from agent_eval.model import Trace
-from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader
+from agent_eval.readers import IgnoredEvents, ReadItem, SourceFile, pick_reader, read_file
 from agent_eval.readers.anthropic import READER
 
 DIR = SAMPLES / "anthropic_messages"
@@ -501,3 +501,70 @@ def test_a_cassette_body_written_as_a_yaml_mapping_is_read(tmp_path: Path) -> No
     calls = only_trace(items).tool_calls
     assert [c.name for c in calls] == ["delete_all"]
     assert calls[0].location.line == 15  # the line of its id, inside the mapping body
+
+
+def _stream_cassette(tmp_path: Path, data_lines: list[str]) -> Path:
+    """A cassette of one call whose response is streamed: ``data_lines`` as its events."""
+    sse = "".join(f"event: x\ndata: {d}\n\n" for d in data_lines)
+    body = json.dumps({"model": "claude-x", "max_tokens": 5,
+                       "messages": [{"role": "user", "content": "clean up"}]})
+    return write(tmp_path, "stream.yaml",
+                 "interactions:\n- request:\n    body: " + json.dumps(body) + "\n"
+                 "    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+                 "  response:\n    body:\n      string: " + json.dumps(sse) + "\n"
+                 "    status: {code: 200, message: OK}\nversion: 1\n")
+
+
+START = json.dumps({"type": "message_start", "message": {
+    "id": "msg_s", "type": "message", "role": "assistant", "model": "claude-x",
+    "content": [], "usage": {"input_tokens": 5, "output_tokens": 1}}})
+DROP = json.dumps({"type": "content_block_start", "index": 0, "content_block": {
+    "type": "tool_use", "id": "toolu_d", "name": "drop_database", "input": {}}})
+
+
+@pytest.mark.parametrize(("events", "said"), [
+    # the message_start line cut: the response was read as nothing, and nothing said
+    ([START[:40], DROP], ["input/parse_error", "input/invalid_event"]),
+    # no message_start at all (a stream recorded from its second event)
+    ([DROP], ["input/invalid_event"]),
+    # an index that is no whole number stopped the reader on the file (ValueError)
+    ([START, DROP.replace('"index": 0', '"index": "0"')], ["input/invalid_event"]),
+    ([START, DROP.replace('"index": 0', '"index": null')], ["input/invalid_event"]),
+])
+def test_a_streamed_response_never_loses_its_call_unsaid(tmp_path: Path, events: list[str],
+                                                        said: list[str]) -> None:
+    path = _stream_cassette(tmp_path, events)
+    source = SourceFile(str(path), path.name, path.name)
+    items = list(read_file(READER, source))
+    t = only_trace(items)
+    assert [c.name for c in t.tool_calls] == ["drop_database"]
+    found = [(e.rule, e.line) for e in items if isinstance(e, InputError)]
+    # each at line 8, where the response body's string starts
+    assert found == [(rule, 8) for rule in said]
+    assert all("the response body: " in str(e) for e in items if isinstance(e, InputError))
+
+
+def test_a_call_outside_an_assistant_message_is_never_passed_over(tmp_path: Path) -> None:
+    drop = {"type": "tool_use", "id": "toolu_d", "name": "drop_database", "input": {}}
+    lines = [{"role": "user", "content": "clean up"},
+             {"role": "user", "content": [drop]},  # read, and said
+             {"role": "system", "content": [dict(drop, id="toolu_e")]},  # not read: said
+             {"role": "assistant", "content": dict(drop, id="toolu_f")}]  # one block: read
+    path = write(tmp_path, "m.jsonl", "".join(json.dumps(m) + "\n" for m in lines))
+    items = list(read_file(READER, SourceFile(str(path), path.name, path.name)))
+    t = only_trace(items)
+    assert [(c.id, c.location.line) for c in t.tool_calls] == [("toolu_d", 2), ("toolu_f", 4)]
+    assert errors(items) == [("input/invalid_event", 2), ("input/invalid_event", 3),
+                             ("input/invalid_event", 4)]
+
+
+def test_a_streamed_block_started_under_an_index_in_use_is_a_block_of_its_own(
+        tmp_path: Path) -> None:
+    # a server numbering every block 0: the second block replaced the first, whose call
+    # was never read
+    read = DROP.replace("toolu_d", "toolu_r").replace("drop_database", "read_file")
+    path = _stream_cassette(tmp_path, [START, read, DROP])
+    items = list(read_file(READER, SourceFile(str(path), path.name, path.name)))
+    t = only_trace(items)
+    assert [c.name for c in t.tool_calls] == ["read_file", "drop_database"]
+    assert errors(items) == []

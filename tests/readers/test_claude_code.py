@@ -447,3 +447,54 @@ def test_agent_progress_rows_are_the_subagents_sidechain(tmp_path: Path) -> None
     assert (side.metadata["sidechain"], side.metadata["parent_session"]) == (True, "s1")
     assert errors(items) == [("input/invalid_event", 7)]  # a message that is no row
     assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]  # the hook row
+
+
+DROP = {"type": "tool_use", "id": "toolu_drop", "name": "drop_database", "input": {}}
+
+
+def _session(tmp_path: Path, row: dict[str, Any]) -> list[ReadItem]:
+    """A session whose request is line 1 and ``row`` line 2, read as auto-detection does."""
+    rows = [{"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "go"}},
+            {"sessionId": "s1", **row}]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    name, items = read_auto(path)
+    assert name == "claude_code"
+    return items
+
+
+@pytest.mark.parametrize(("row", "said"), [
+    # each of these rows' tool_use was read as nothing, and nothing said: the call
+    # passed every blocklist
+    ({"type": "assistant", "isApiErrorMessage": True,
+      "message": {"role": "assistant", "content": [DROP]}}, []),
+    ({"type": "assistant", "message": {"role": "assistant", "content": DROP}},
+     [("input/invalid_event", 2)]),  # one block, not a list of blocks: read
+    ({"type": "user", "message": {"role": "user", "content": [DROP]}},
+     [("input/invalid_event", 2)]),  # a call in a user row: read
+    ({"type": "user", "isMeta": True, "message": {"role": "user", "content": [DROP]}},
+     [("input/invalid_event", 2)]),
+])
+def test_a_call_in_an_odd_place_is_read(tmp_path: Path, row: dict[str, Any],
+                                        said: list[tuple[str, int]]) -> None:
+    items = _session(tmp_path, row)
+    [t] = traces(items).values()
+    assert calls(t) == [("drop_database", 2)]
+    assert errors(items) == said
+    assert t.input == "go" and t.output is None  # an API error's text is no answer
+
+
+@pytest.mark.parametrize("row", [
+    {"type": "Assistant", "message": {"role": "assistant", "content": [DROP]}},
+    {"type": "system", "message": {"role": "assistant", "content": [DROP]}},
+    {"type": "summary", "message": {"role": "assistant", "content": [DROP]}},
+    {"type": "result", "message": {"role": "assistant", "content": [DROP]}},
+    {"type": "progress", "data": {"type": "hook_progress"},
+     "message": {"role": "assistant", "content": [DROP]}},
+    {"type": "assistant", "message": {"role": "assistant", "content": [[DROP]]}},
+])
+def test_a_call_that_cannot_be_read_is_said(tmp_path: Path, row: dict[str, Any]) -> None:
+    items = _session(tmp_path, row)
+    [t] = traces(items).values()
+    assert t.tool_calls == []
+    assert errors(items) == [("input/invalid_event", 2)]

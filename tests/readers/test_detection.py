@@ -24,6 +24,7 @@ from agent_eval.readers import (
     SourceFile,
     _foreign,
     pick_reader,
+    read_file,
 )
 from agent_eval.readers.native import EVENT_TYPES, NativeReader
 
@@ -575,3 +576,54 @@ def test_a_token_declared_late_is_found_in_a_head_asked_before() -> None:
     finally:
         _head._declared[:] = saved[0]
         _head._matcher, _head._last = saved[1], saved[2]
+
+
+# ------------------------------------------- native events joined to another format's file
+NATIVE_CALL = {"type": "tool_call", "tool": "drop_database", "arguments": {}}
+
+
+def _records(path: Path) -> list[object]:
+    """A fixture's records: its JSON lines, or the items of its top-level array."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    doc = json.loads(text)
+    assert isinstance(doc, list)
+    return doc
+
+
+@pytest.mark.parametrize(("fmt", "fixture"), [
+    ("claude_code", "claude_code/tool-error.jsonl"),
+    ("codex", "codex/rollout.jsonl"),
+    ("mcp", "mcp/discount-too-high.jsonl"),
+    ("openhands", "openhands/conversation.json"),
+    ("vercel_ai", "vercel_ai/spans.json"),
+    ("langchain", "langchain/stream.json"),
+    ("langsmith", "langsmith/langgraph-supervisor.json"),
+])
+def test_a_native_call_in_another_format_s_lines_is_said(tmp_path: Path, fmt: str,
+                                                       fixture: str) -> None:
+    """``cat session.jsonl native.jsonl``: past the first 8 KiB ``format: auto`` picks the
+    first file's reader, which counted the native lines as ignored records: the blocked
+    call they hold passed the gate without a word."""
+    rows = [*_records(FIXTURES / fixture), NATIVE_CALL]
+    path = tmp_path / "joined.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    source = _source(path)
+    items = list(read_file(READERS[fmt], source))
+    said = [i for i in items if isinstance(i, InputError) and i.line == len(rows)]
+    assert [(e.rule, "native 'tool_call' event" in e.message) for e in said] == [
+        ("input/invalid_event", True)], items
+
+
+def test_auto_detection_past_the_head_never_hides_a_native_call(tmp_path: Path) -> None:
+    row = {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "x" * 500}}
+    rows = [row] * 20  # 20 lines of over 500 bytes: past the head auto-detection reads
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*rows, NATIVE_CALL]))
+    assert path.stat().st_size > SNIFF_BYTES
+    source = _source(path)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError) and reader.name == "claude_code"
+    errors = [(i.rule, i.line) for i in read_file(reader, source) if isinstance(i, InputError)]
+    assert errors == [("input/invalid_event", 21)]

@@ -325,3 +325,27 @@ def test_a_central_directory_over_max_file_bytes_is_not_read(tmp_path: Path) -> 
     assert errors(items) == [("input/limit_exceeded", 0)]
     assert "central directory is 1,016 bytes, more than limits.max_file_bytes (1,000)" in (
         str(items[0]))
+
+
+def test_a_sample_under_a_repeated_or_odd_name_is_never_passed_over(tmp_path: Path) -> None:
+    def sample(sid: str, tool: str) -> str:
+        return json.dumps({"id": sid, "epoch": 1, "input": "hi", "messages": [], "events": [
+            {"event": "tool", "id": "c", "function": tool, "arguments": {}}]})
+
+    path = tmp_path / "log.eval"
+    with zipfile.ZipFile(path, "w") as zf, pytest.warns(UserWarning, match="Duplicate"):
+        zf.writestr("header.json", json.dumps({"version": 2, "eval": {"task": "t"}}))
+        zf.writestr("samples/2_epoch_1.json", sample("2", "drop_database"))
+        zf.writestr("samples/2_epoch_1.json", sample("2", "read_file"))  # the same name
+        zf.writestr("../samples/3_epoch_1.json", sample("3", "rm_rf"))
+    _, items = read_auto(path)
+    # zipfile reads the last entry under a name: the first one's call was never read (the
+    # second read twice), and the sample under ../samples/ was passed over unsaid
+    assert [c.name for t in traces(items) for c in t.tool_calls] == [
+        "drop_database", "read_file"]
+    said = [e.message for e in items if isinstance(e, InputError)]
+    assert said == [  # in the archive's order
+        "samples/2_epoch_1.json: the archive holds two members of this name (a zip tool "
+        "reads one of them); both are read",
+        "../samples/3_epoch_1.json: a member named like a sample but not "
+        "samples/<id>_epoch_<n>.json: it was not read; is the archive an Inspect log?"]

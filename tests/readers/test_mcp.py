@@ -312,3 +312,41 @@ def test_a_text_log_line_is_split_in_linear_time(tmp_path: Path, bad: str,
     [t] = traces(items)
     assert [(c.name, c.location.line) for c in t.tool_calls] == [("x", 1)]
     assert errors(items) == ([("input/parse_error", 2)] if parse_error else [])
+
+
+def test_a_call_the_text_log_cannot_read_is_said(tmp_path: Path) -> None:
+    # line 3's message is followed by text: the line was passed over without a word, and
+    # its delete_file call with it
+    path = tmp_path / "mcp.log"
+    path.write_text(
+        "2025-06-12T10:00:00.000Z [fs] [info] Initializing server...\n"
+        '2025-06-12T10:00:01.000Z [fs] [info] Message from client: {"jsonrpc":"2.0","id":1,'
+        '"method":"tools/call","params":{"name":"read_file","arguments":{}}}\n'
+        '2025-06-12T10:00:02.000Z [fs] [info] Message from client: {"jsonrpc":"2.0","id":2,'
+        '"method":"tools/call","params":{"name":"delete_file","arguments":{}}} (sent)\n'
+        '2025-06-12T10:00:03.000Z [fs] [info] Message from server: {"jsonrpc":"2.0","id":1,'
+        '"result":{"content":[]}}\n')
+    name, items = read_auto(path)
+    assert name == "mcp"
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [("read_file", 2)]
+    assert [(e.rule, e.line) for e in items if isinstance(e, InputError)] == [
+        ("input/invalid_event", 3)]
+
+
+def test_a_wrapper_with_two_messages_says_the_one_not_read(tmp_path: Path) -> None:
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "read_file"}},
+             {"ts": 1, "message": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}},
+              "payload": {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": "delete_file"}}},
+             {"ts": 2, "message": {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+              "data": [1, 2]}]  # a list of no messages beside it: nothing more to say
+    path = tmp_path / "wrapped.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in lines))
+    items = list(READER.read(source(path)))
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert [c.name for c in t.tool_calls] == ["read_file"]
+    errors = [e for e in items if isinstance(e, InputError)]
+    assert [(e.rule, e.line) for e in errors] == [("input/invalid_event", 2)]
+    assert "(message, payload)" in errors[0].message

@@ -882,3 +882,27 @@ def test_a_request_of_earlier_results_only_is_no_error(tmp_path: Path) -> None:
         "input": [{"type": "function_call_output", "call_id": "c1", "output": "ok"}]}))
     t = one(read_path(tmp_path / "t.json", "openai_responses"))
     assert t.metadata["earlier_call_ids"] == ["c1"]
+
+
+@pytest.mark.parametrize("index", [0, None])
+def test_streamed_calls_under_one_index_are_calls_of_their_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: int | None) -> None:
+    # OpenAI-compatible servers that give every streamed call the index 0 (or none): the
+    # second call's pieces were merged into the first, its name dropped (read_file with
+    # arguments '{}{}'), and a blocked drop_database passed every rule with exit 0
+    def piece(cid: str, name: str) -> dict[str, Any]:
+        tc = _tc(0, "{}", cid, name)
+        if index is None:
+            del tc["index"]
+        return tc
+
+    more = piece("", "")  # a piece of the call before: an empty id and name continue it
+    more["function"]["arguments"] = '"x"}'
+    rows = [_chunk({"role": "assistant", "tool_calls": [piece("call_a", "read_file")]}),
+            _chunk({"tool_calls": [piece("call_b", "drop_database")]}),  # line 2
+            _chunk({"tool_calls": [more]}),
+            _chunk({}, finish="tool_calls")]
+    rows[1]["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = '{"a": '
+    t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
+    assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("read_file", "call_a", {}, 1), ("drop_database", "call_b", {"a": "x"}, 2)]

@@ -757,3 +757,84 @@ def test_calls_in_chat_message_log_records_join_their_span(
     assert t.input == "remove customer 7"
     # the record of d9 without calls is an ignored record, as a log without events was
     assert [i.count for i in items if isinstance(i, IgnoredEvents)] == [1]
+
+
+# ---------------------------------------------- calls a span holds in an unusual way
+DROP = tool_span("s2", "drop_database", 20, 30, "c2", "{}")
+READ = tool_span("s1", "read_file", 0, 10, "c1", "{}")
+
+
+def test_a_resource_with_scope_spans_under_both_names_is_read_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # scopeSpans beside the legacy instrumentationLibrarySpans: the second was never read
+    doc = {"resourceSpans": [{"scopeSpans": [{"spans": [READ]}],
+                              "instrumentationLibrarySpans": [{"spans": [DROP]}]}]}
+    trace = one(write(tmp_path, monkeypatch, json.dumps(doc) + "\n"))
+    assert [c.name for c in trace.tool_calls] == ["read_file", "drop_database"]
+
+
+def test_an_attribute_given_twice_is_said(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    s = tool_span("s2", "drop_database", 20, 30, "c2", "{}")
+    s["attributes"].append(attr("gen_ai.tool.name", "read_file"))  # the last is read
+    s["attributes"].append(attr("gen_ai.tool.call.id", "c2"))  # the same again: no error
+    items = write(tmp_path, monkeypatch, export(READ, s) + "\n")
+    [trace] = only_traces(items)
+    assert [c.name for c in trace.tool_calls] == ["read_file", "read_file"]
+    assert [(e.rule, e.line, e.message) for e in errors(items)] == [
+        ("input/invalid_event", 1, "the span's attribute 'gen_ai.tool.name' is given 2 times "
+         "with other values: only the last, 'read_file', is read, and what the others say "
+         "is not checked; give each key once")]
+
+
+def test_a_tool_name_that_is_no_string_is_said(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    s = tool_span("s2", "x", 20, 30, "c2", "{}")
+    s["attributes"][1] = {"key": "gen_ai.tool.name", "value": {"arrayValue": {
+        "values": [{"stringValue": "drop_database"}]}}}
+    items = write(tmp_path, monkeypatch, export(READ, s) + "\n")
+    [trace] = only_traces(items)
+    # read as its text, which no blocklist naming drop_database matches: said
+    assert [c.name for c in trace.tool_calls] == ["read_file", "['drop_database']"]
+    assert [(e.rule, e.line) for e in errors(items)] == [("input/invalid_event", 1)]
+    assert "name attribute must be a non-empty string, not array" in errors(items)[0].message
+
+
+def test_calls_in_messages_that_cannot_be_read_are_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "a", "arguments": {}},  # no name: read as 'unknown'
+        {"type": "tool_call", "id": "b", "name": "read_file", "arguments": {}}]}]
+    cut = json.dumps([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "d", "name": "drop_database", "arguments": {}}]}])[:60]
+    chat = span(TID, "s3", "chat m", 40, 50, parent="root", gen_ai__operation__name="chat",
+                gen_ai__output__messages=json.dumps(calls))
+    cut_chat = span(TID, "s4", "chat m", 60, 70, parent="root",
+                    gen_ai__operation__name="chat", gen_ai__output__messages=cut)
+    items = write(tmp_path, monkeypatch, export(chat) + "\n" + export(cut_chat) + "\n")
+    [trace] = only_traces(items)
+    assert [c.name for c in trace.tool_calls] == ["unknown", "read_file"]
+    said = errors(items)
+    assert [(e.rule, e.line) for e in said] == [("input/invalid_event", 1),
+                                                ("input/invalid_event", 2)]
+    assert "without a name" in said[0].message
+    assert "gen_ai.output.messages is not valid JSON" in said[1].message
+
+
+def test_a_jaeger_element_of_the_wrong_type_is_said(tmp_path: Path) -> None:
+    """As in OTLP exports: a Jaeger trace, span list or span that is not of its JSON type
+    was passed over without a word (a blocked tool's span in it with it)."""
+    tool = {"traceID": "t1", "spanID": "s1", "operationName": "execute_tool x",
+            "startTime": 1, "duration": 1,
+            "tags": [{"key": "gen_ai.operation.name", "value": "execute_tool"},
+                     {"key": "gen_ai.tool.name", "value": "x"}]}
+    doc = {"data": [{"traceID": "t1", "spans": [tool, "a span"]}, ["a trace"],
+                    {"traceID": "t2", "spans": {"0": tool}}]}
+    path = tmp_path / "jaeger.json"
+    path.write_text(json.dumps(doc, indent=1))
+    items = read_path(path, "otlp")
+    assert [c.name for t in only_traces(items) for c in t.tool_calls] == ["x"]
+    assert [e.message for e in errors(items)] == [
+        'a "spans" item must be an object, not string; the span cannot be read',
+        'a "data" item must be an object, not array; the spans in it cannot be read',
+        '"spans" must be an array, not object; the spans in it cannot be read']

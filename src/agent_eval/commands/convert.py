@@ -43,8 +43,9 @@ def main(args: argparse.Namespace) -> ExitCode:
         return ExitCode.ERROR
     cwd = Path.cwd()
     files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)
-    for e in errors:
-        print(f"error: {e.message}", file=sys.stderr)
+    for e in errors:  # named by its file, unless the message quotes it (a glob)
+        said = e.message if e.file in e.message else str(e)
+        print(f"error: {said}", file=sys.stderr)
     if args.output:
         with atomic_text(output_file(Path(args.output), repo_root(cwd))) as out:
             seen = _convert(files, fmt, out)

@@ -52,7 +52,9 @@ from agent_eval.rule_ids import (
     INPUT_INVALID_EVENT,
     INPUT_PARSE_ERROR,
     INPUT_UNMATCHED_RESULT,
+    Rule,
 )
+from agent_eval.safetext import clean_text
 
 NAME = "anthropic"
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -147,10 +149,11 @@ class Conversation:
     def user(self, content: Any, line_of: LineOf, may_be_input: bool = True
              ) -> Sequence[ToolCall]:
         """A user turn: tool results, and the request when it is the first one. Returns
-        the calls its results answered (a repeated history answers none)."""
+        the calls its results answered (a repeated history answers none). A call in it
+        (only assistant messages call tools) is read all the same, and an input error."""
         texts: list[str] = []
         answered: list[ToolCall] | None = None
-        for j, block, kind in _blocks(content, texts):
+        for j, block, kind in self._blocks(content, texts, line_of):
             if kind == "tool_result" or (isinstance(kind, str) and kind.endswith(
                     "_tool_result")):
                 call = self.tool_result(block, line_of(j))
@@ -158,20 +161,58 @@ class Conversation:
                     if answered is None:
                         answered = []
                     answered.append(call)
+            elif kind in CALL_BLOCKS:
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line_of(j),
+                    f"a {kind} block in a user message (only assistant messages call "
+                    "tools): it is read as a call; is the message's role right?"))
+                self.tool_use(block, line_of(j))
         if texts and may_be_input and not self.has_input:
             self.trace.input = "\n".join(texts)
             self.has_input = True
         return () if answered is None else answered
 
-    def assistant(self, content: Any, line_of: LineOf) -> None:
-        texts: list[str] = []
-        for j, block, kind in _blocks(content, texts):
+    def assistant(self, content: Any, line_of: LineOf, *, texts: bool = True) -> None:
+        """An assistant turn: its calls, and its text as the output (``texts`` False: an
+        error message of the client's, whose text is no answer)."""
+        said: list[str] = []
+        for j, block, kind in self._blocks(content, said, line_of):
             if kind in CALL_BLOCKS:
                 self.tool_use(block, line_of(j))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 self.tool_result(block, line_of(j))  # server tools answer in place
-        if texts:
-            self.trace.output = "\n".join(texts)
+        if said and texts:
+            self.trace.output = "\n".join(said)
+
+    def _blocks(self, content: Any, texts: list[str], line_of: LineOf
+                ) -> Iterator[tuple[int, dict[str, Any], Any]]:
+        """The blocks of a message's content that are not text, as (index, block, type);
+        the text (a string content, string and ``text`` blocks) is added to ``texts``.
+        A content that is one block (an object) is read as a list of it, and a block that
+        is an array is not read: each an input error, never calls passed over unsaid."""
+        if isinstance(content, str):
+            texts.append(content)
+            return
+        if isinstance(content, dict):
+            self.errors.append(INPUT_INVALID_EVENT.input_error(
+                self.file, line_of(0), "a message's content must be a string or an array "
+                "of blocks, not an object; it is read as an array of that one block"))
+            content = [content]
+        if not isinstance(content, list):
+            return
+        for j, block in enumerate(content):
+            if isinstance(block, str):
+                texts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "text" and isinstance(block.get("text"), str):
+                    texts.append(block["text"])
+                else:
+                    yield j, block, kind
+            elif isinstance(block, list):
+                self.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line_of(j), "a content block must be an object, not an "
+                    "array; the blocks in it (a tool_use?) were not read"))
 
     def usage(self, message: dict[str, Any], line: int) -> LlmCall:
         """Record the LLM call of a response (see :func:`llm_call`)."""
@@ -191,21 +232,15 @@ class Conversation:
         return self.trace
 
 
-def _blocks(content: Any, texts: list[str]) -> Iterator[tuple[int, dict[str, Any], Any]]:
-    """The blocks of a message's content that are not text, as (index, block, type); the
-    text (a string content, string and ``text`` blocks) is added to ``texts``."""
-    if isinstance(content, str):
-        texts.append(content)
-    elif isinstance(content, list):
-        for j, block in enumerate(content):
-            if isinstance(block, str):
-                texts.append(block)
-            elif isinstance(block, dict):
-                kind = block.get("type")
-                if kind == "text" and isinstance(block.get("text"), str):
-                    texts.append(block["text"])
-                else:
-                    yield j, block, kind
+def call_block(content: Any) -> str | None:
+    """The type of the first block of ``content`` (a list of blocks, or one block) that
+    holds a call or a result, of any format (:data:`~agent_eval.readers.base.CALL_PARTS`):
+    what a message that is not read as a turn would leave unchecked."""
+    for block in content if isinstance(content, list) else [content]:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if isinstance(kind, str) and kind in CALL_PARTS:
+            return kind
+    return None
 
 
 def llm_call(message: dict[str, Any], loc: Location) -> tuple[LlmCall, int | None, int | None]:
@@ -225,32 +260,61 @@ def llm_call(message: dict[str, Any], loc: Location) -> tuple[LlmCall, int | Non
 
 
 # -------------------------------------------------------------------- streaming
-def parse_sse(text: str) -> dict[str, Any] | None:
-    """A streamed response (server-sent events) put back together as one message."""
+def parse_sse(text: str) -> tuple[dict[str, Any] | None, list[tuple[Rule, str]]]:
+    """A streamed response (server-sent events) put back together as one message, and
+    what could not be read of it, said (never dropped unsaid): a ``data:`` line that is
+    not a JSON object, an event whose ``index`` is not a whole number (a block started
+    under it is read as a block of its own), a stream without ``message_start`` (its
+    blocks are read as an assistant message). A block started under the index of an
+    earlier one (a server numbering every block 0) is a block of its own too: the blocks
+    are in the order they started."""
     message: dict[str, Any] | None = None
-    blocks: dict[int, dict[str, Any]] = {}
-    partial: dict[int, str] = {}
+    started: dict[Any, dict[str, Any]] = {}  # index -> the block being put together
+    blocks: list[dict[str, Any]] = []  # every block, in the order it started
+    partial: dict[int, list[str]] = {}  # id(block) -> its input_json_delta pieces
+    problems: list[tuple[Rule, str]] = []
+    n = 0
     for raw in text.splitlines():
         if not raw.startswith("data:"):
             continue
+        n += 1
         try:
             ev = bounded_loads(raw[5:].strip())
-        except orjson.JSONDecodeError:
+        except orjson.JSONDecodeError as exc:
+            problems.append((INPUT_PARSE_ERROR, f"event {n} of the streamed response (its "
+                             f"'data:' line) is not valid JSON ({exc}); a tool_use in it "
+                             "was not read"))
             continue
         if not isinstance(ev, dict):
+            problems.append((INPUT_INVALID_EVENT, f"event {n} of the streamed response is "
+                             "not a JSON object; it was not read"))
             continue
         kind = ev.get("type")
+        index = ev.get("index", len(blocks) if kind == "content_block_start" else 0)
+        if kind in ("content_block_start", "content_block_delta") and type(index) is not int:
+            shown = clean_text(orjson.dumps(index).decode(), 80)
+            problems.append((INPUT_INVALID_EVENT, f"event {n} of the streamed response "
+                             f"({kind}) has the index {shown}, not a whole number; " + (
+                                 "its block is read as a block of its own"
+                                 if kind == "content_block_start" else "its delta was not read")))
+            if kind == "content_block_delta":
+                continue
+            index = (n,)  # a key no whole-number index has
         if kind == "message_start" and isinstance(ev.get("message"), dict):
             message = dict(ev["message"])
         elif kind == "content_block_start" and isinstance(ev.get("content_block"), dict):
-            blocks[int(ev.get("index", len(blocks)))] = dict(ev["content_block"])
+            block = started[index] = dict(ev["content_block"])
+            blocks.append(block)
         elif kind == "content_block_delta" and isinstance(ev.get("delta"), dict):
-            i, d = int(ev.get("index", 0)), ev["delta"]
-            block = blocks.setdefault(i, {"type": "text", "text": ""})
+            d = ev["delta"]
+            if index not in started:  # a delta of a block whose start was not recorded
+                started[index] = {"type": "text", "text": ""}
+                blocks.append(started[index])
+            block = started[index]
             if d.get("type") == "text_delta":
                 block["text"] = str(block.get("text", "")) + str(d.get("text", ""))
             elif d.get("type") == "input_json_delta":
-                partial[i] = partial.get(i, "") + str(d.get("partial_json", ""))
+                partial.setdefault(id(block), []).append(str(d.get("partial_json", "")))
         elif kind == "message_delta" and message is not None:
             usage = ev.get("usage")
             if isinstance(usage, dict):
@@ -258,11 +322,19 @@ def parse_sse(text: str) -> dict[str, Any] | None:
                 merged.update({k: v for k, v in usage.items() if v is not None})
                 message["usage"] = merged
     if message is None:
-        return None
-    for i, js in partial.items():
-        blocks[i]["input"] = js if js else {}
-    message["content"] = [blocks[i] for i in sorted(blocks)]
-    return message
+        if not blocks:
+            return None, problems
+        problems.append((INPUT_INVALID_EVENT, "the streamed response has no message_start "
+                         "event (a stream cut at its start?); its content blocks are read as "
+                         "an assistant message without usage"))
+        message = {"role": "assistant"}
+    for block in blocks:
+        pieces = partial.get(id(block))
+        if pieces is not None:
+            js = "".join(pieces)
+            block["input"] = js if js else {}
+    message["content"] = blocks
+    return message, problems
 
 
 # --------------------------------------------------------------------- records
@@ -334,6 +406,13 @@ class _File(ReadState):
         elif role == "user":
             self.conv.user(content, line_of)
         else:
+            kind = call_block(content)
+            if kind is not None:  # a call or result never passed over unsaid
+                shown = clean_text(orjson.dumps(role).decode(), 80)
+                self.conv.errors.append(INPUT_INVALID_EVENT.input_error(
+                    self.file, line, f"a message of role {shown} holds a {kind} block: "
+                    "only user and assistant messages are read, so it was not; is the role "
+                    "right?"))
             self.unknown += 1
 
 
@@ -450,7 +529,10 @@ def _read_cassette(source: SourceFile, f: _File) -> Iterator[ReadItem]:
             if isinstance(body, dict):
                 parsed: Any = body
             elif part == "response" and body.lstrip().startswith(("event:", "data:")):
-                parsed = parse_sse(body)
+                parsed, problems = parse_sse(body)
+                for rule, problem in problems:
+                    yield rule.input_error(source.file, where.line,
+                                           f"the response body: {problem}")
             else:
                 try:
                     parsed = bounded_loads(body)

@@ -95,6 +95,26 @@ CALL_PARTS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use", "tool_res
                         "function_call", "function_response", "functionResponse"))
 
 
+# agent-eval's own event types (the native format's, readers/native.py)
+NATIVE_EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "handoff",
+                      "score", "trace_end")
+
+
+def native_event(value: Any, fmt: str, file: str, line: int) -> InputError | None:
+    """The input error of a record of another format's file that is an agent-eval native
+    event (``{"type": "tool_call", "tool": ...}``: a native file joined to it, after the
+    first 8 KiB ``format: auto`` looks at), or None when ``value`` is none: counted as an
+    ignored record like any other, its call would never be checked."""
+    kind = value.get("type") if type(value) is dict else None
+    if type(kind) is not str or kind not in NATIVE_EVENT_TYPES:
+        return None
+    return INPUT_INVALID_EVENT.input_error(
+        file, line, f"an agent-eval native '{kind}' event in a file read as {fmt} "
+        "(format: auto picks a file's reader by its first 8 KiB): it is not read, so what "
+        "it records is not checked; keep native events in a file of their own, or convert "
+        "the file")
+
+
 def foreign_part(kind: str, fmt: str, file: str, line: int) -> InputError:
     """The error for a content part of type ``kind`` that ``fmt`` messages never hold."""
     return INPUT_INVALID_EVENT.input_error(

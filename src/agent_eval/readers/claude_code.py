@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
+
 from agent_eval.errors import InputError
 from agent_eval.jsonutil import json_type
 from agent_eval.model import LlmCall, Trace
@@ -29,10 +31,11 @@ from agent_eval.readers._foreign import (
     text_of,
     touch,
 )
-from agent_eval.readers.anthropic import Conversation, llm_call
+from agent_eval.readers.anthropic import Conversation, call_block, llm_call
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.skeleton import Fed, FormatReader, LineAt, ReadState, feed
 from agent_eval.rule_ids import INPUT_INVALID_EVENT
+from agent_eval.safetext import clean_text
 
 NAME = "claude_code"
 # User rows that are Claude Code's own bookkeeping, not a request of the user.
@@ -116,10 +119,12 @@ class _State(ReadState):
                 self.user(s, obj, message, line_of, ts)
             else:
                 self.assistant(s, obj, message, line, line_of, ts)
-        elif kind == "result":
-            self.result(self.session(obj, line), obj)
-        elif kind == "progress":
+            return
+        if kind == "progress":
             self.progress(obj, at, path, line)
+            return
+        if kind == "result":
+            self.result(self.session(obj, line), obj)
         elif kind == "system":
             if obj.get("subtype") == "init":
                 init = self.session(obj, line)
@@ -127,7 +132,21 @@ class _State(ReadState):
                     if isinstance(obj.get(key), str):
                         init.conv.trace.metadata.setdefault(key, obj[key])
         elif kind not in QUIET_TYPES:
-            self.unknown += 1
+            self.ignore(obj, line, NAME)
+        self.unread_calls(obj, kind, line)
+
+    def unread_calls(self, obj: dict[str, Any], kind: Any, line: int) -> None:
+        """A row that is not a turn (a result, system or summary row, a row of a type
+        this reader does not know: ``"Assistant"``) whose ``message`` holds a call or a
+        result: an input error, never a call passed over unsaid."""
+        message = obj.get("message")
+        block = call_block(message.get("content")) if isinstance(message, dict) else None
+        if block is not None:
+            self.error(INPUT_INVALID_EVENT, line,
+                       f"a row of type {clean_text(orjson.dumps(kind).decode(), 80)} holds a "
+                       f"{block} block in its message: Claude Code records calls and results "
+                       "in user and assistant rows only, so it was not read; is the row's "
+                       "type right?")
 
     def progress(self, obj: dict[str, Any], at: LineAt, path: tuple[str | int, ...],
                  line: int) -> None:
@@ -138,6 +157,7 @@ class _State(ReadState):
         data = obj.get("data")
         if type(data) is not dict or data.get("type") != "agent_progress":
             self.unknown += 1
+            self.unread_calls(obj, "progress", line)
             return
         inner = data.get("message")
         if inner is None:  # the sub-agent's start: its prompt only
@@ -172,11 +192,11 @@ class _State(ReadState):
 
     def user(self, s: _Session, obj: dict[str, Any], message: dict[str, Any],
              line_of: Callable[[int], int], ts: float | None) -> None:
-        if obj.get("isMeta") is True:
-            return  # a row Claude Code adds for itself (e.g. after /clear)
         content = message.get("content")
         text = text_of(content)
-        request = not obj.get("isCompactSummary") and not (
+        # a row Claude Code adds for itself (isMeta: e.g. after /clear) is no request, but
+        # a result or call in it is read
+        request = obj.get("isMeta") is not True and not obj.get("isCompactSummary") and not (
             text is not None and text.lstrip().startswith(NOISE_PREFIXES))
         answered = s.conv.user(content, line_of, may_be_input=request)
         if ts is None:
@@ -190,7 +210,9 @@ class _State(ReadState):
                   line_of: Callable[[int], int], ts: float | None) -> None:
         conv = s.conv
         if obj.get("isApiErrorMessage") is True:
+            # Claude Code's own text, no answer of the model; a call in it is read all the same
             conv.trace.metadata["api_error"] = text_of(message.get("content"))
+            conv.assistant(message.get("content"), line_of, texts=False)
             return
         before = len(conv.trace.tool_calls)
         conv.assistant(message.get("content"), line_of)

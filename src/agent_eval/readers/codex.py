@@ -20,7 +20,7 @@ from agent_eval.jsonutil import file_lines, json_type
 from agent_eval.jsonutil import loads as bounded_loads
 from agent_eval.model import Location, ToolCall
 from agent_eval.readers import sniffs
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile, native_event
 from agent_eval.readers.openai import (
     OUTPUT_TYPES,
     Conversation,
@@ -114,7 +114,7 @@ class _Rollout:
             elif obj.get("record_type") == "state":
                 pass
             else:
-                conv.ignored += 1
+                self.ignore(obj, line)
             return
         if type(payload) is not dict:
             conv.error(INPUT_INVALID_EVENT, line,
@@ -122,6 +122,14 @@ class _Rollout:
             return
         if not dispatch(self, _LINES, kind, payload, line, ts):
             conv.ignored += 1
+
+    def ignore(self, obj: dict[str, Any], line: int) -> None:
+        """A line of no type a rollout holds: counted as ignored, and an input error when
+        it is an agent-eval native event (base.native_event), whose call is not read."""
+        self.conv.ignored += 1
+        error = native_event(obj, "codex", self.conv.file, line)
+        if error is not None:
+            self.conv.errors.append(error)
 
     def response_item(self, p: dict[str, Any], line: int, ts: float | None) -> None:
         self.item(p, line, ts)

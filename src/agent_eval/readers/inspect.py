@@ -41,6 +41,7 @@ from agent_eval.rule_ids import (
     INPUT_PARSE_ERROR,
     INPUT_UNREADABLE_FILE,
 )
+from agent_eval.safetext import clean_text
 
 NAME = "inspect"
 ATTACHMENT = "attachment://"
@@ -368,15 +369,19 @@ class InspectReader:
                         header = doc.value
                         break
             meta = _file_meta(header)
-            members = [n for n in names if _SAMPLE_MEMBER.match(n)]
+            # each entry by its own header: a name written twice (zipfile reads the last
+            # entry under a name) is read twice, never one of them passed over
+            members = [i for i in zf.infolist() if _SAMPLE_MEMBER.match(i.filename)]
+            yield from _odd_members(zf, source)
             if not members:
                 yield INPUT_INVALID_EVENT.input_error(
                     source.file, 0,
                     "this .eval archive holds no samples/*.json (was it written "
                     "with log_samples off, or is the run still going?)")
                 return
-            for name in members:
-                raw = _member(zf, name, source, budget)
+            for info in members:
+                name = info.filename
+                raw = _member(zf, info, source, budget)
                 if isinstance(raw, InputError):
                     yield raw
                     if raw.rule == INPUT_LIMIT_EXCEEDED.id and budget[0] <= 0:
@@ -420,7 +425,27 @@ def _directory_over_limits(source: SourceFile) -> str:
             "read")
 
 
-def _member(zf: zipfile.ZipFile, name: str, source: SourceFile,
+def _odd_members(zf: zipfile.ZipFile, source: SourceFile) -> Iterator[InputError]:
+    """The members no Inspect writer makes that may hold a sample, each an input error:
+    a name written twice (both are read) and a sample's name with another path
+    (``../samples/1.json``, ``/samples/1.json``, ``samples\\1.json``: not read)."""
+    seen: set[str] = set()
+    for info in zf.infolist():
+        name = info.filename
+        if name in seen and _SAMPLE_MEMBER.match(name):
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 0, f"{clean_text(name, 200)}: the archive holds two members of "
+                "this name (a zip tool reads one of them); both are read")
+        seen.add(name)
+        if not _SAMPLE_MEMBER.match(name) and name.lower().endswith(".json") and (
+                "samples/" in name.replace("\\", "/").lower()):
+            yield INPUT_INVALID_EVENT.input_error(
+                source.file, 0, f"{clean_text(name, 200)}: a member named like a sample "
+                "but not samples/<id>_epoch_<n>.json: it was not read; is the archive "
+                "an Inspect log?")
+
+
+def _member(zf: zipfile.ZipFile, name: str | zipfile.ZipInfo, source: SourceFile,
             budget: list[int]) -> bytes | InputError:
     """One archive member, decompressed no further than the limits allow: at most
     ``max_file_bytes`` for it and what is left of ``max_archive_bytes`` for the archive
@@ -428,8 +453,9 @@ def _member(zf: zipfile.ZipFile, name: str, source: SourceFile,
     unsupported method, a password) is an input error; the other members are read."""
     lim = source.limits
     cap = min(lim.max_file_bytes, budget[0])
+    entry, name = name, name if isinstance(name, str) else name.filename
     try:
-        with zf.open(name) as fh:
+        with zf.open(entry) as fh:
             data = fh.read(cap + 1)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
             RuntimeError, ValueError) as exc:

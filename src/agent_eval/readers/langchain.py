@@ -31,6 +31,7 @@ from agent_eval.readers.base import (
     IgnoredEvents,
     ReadItem,
     SourceFile,
+    native_event,
     reused_call_id,
 )
 from agent_eval.readers.native import decode_arguments
@@ -343,7 +344,13 @@ class LangChainReader:
             return self._value(value["messages"], at, (*path, "messages"), conv)
         if isinstance(value, list):
             return sum(self._value(v, at, (*path, i), conv) for i, v in enumerate(value))
-        return 0 if conv.message(value, at, *path) else 1
+        if conv.message(value, at, *path):
+            return 0
+        error = native_event(value, self.name, conv.file, at(*path))
+        if error is None:
+            return 1  # counted as ignored
+        conv.errors.append(error)
+        return 0
 
     def _stream(self, events: list[tuple[Any, LineAt, tuple[str | int, ...]]],
                 conv: _Conv) -> int:

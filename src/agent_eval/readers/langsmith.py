@@ -27,7 +27,13 @@ from agent_eval.readers._foreign import (
 )
 from agent_eval.readers._langgraph import node_transitions
 from agent_eval.readers._scores import add_score
-from agent_eval.readers.base import CallIndex, ReadItem, SourceFile, reused_call_id
+from agent_eval.readers.base import (
+    CallIndex,
+    ReadItem,
+    SourceFile,
+    native_event,
+    reused_call_id,
+)
 from agent_eval.readers.langchain import message_parts, model_name
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import FormatReader, LineAt, ReadState, feed
@@ -197,6 +203,10 @@ class _Runs(ReadState):
         if "run_id" in value and "key" in value and "run_type" not in value:
             # a feedback object (client.list_feedback): a score of a run
             self.feedback.append(_Run(value, at(*path)))
+            return 0
+        error = native_event(value, NAME, self.file, at(*path))
+        if error is not None:
+            self.errors.append(error)
             return 0
         return self.run(value, at, path, patch)
 

@@ -82,6 +82,14 @@ def text_line(line: str) -> tuple[str | None, str | None, str] | None:
     return ts, who, line[first:]
 
 
+def _wraps(inner: Any, strict: bool = False) -> bool:
+    """Whether a wrapper's value is what it wraps: a message, or a batch (a list; with
+    ``strict``, one that holds a message)."""
+    if isinstance(inner, list):
+        return not strict or any(isinstance(m, dict) and "jsonrpc" in m for m in inner)
+    return isinstance(inner, dict) and "jsonrpc" in inner
+
+
 class _Pending:
     __slots__ = ("call", "direction", "ts")
 
@@ -118,16 +126,19 @@ class _State(ReadState):
             self.invalid(line, f"a JSON-RPC message must be a JSON object, not {json_type(value)}")
             return
         if "jsonrpc" not in value:
-            for key in WRAPPER_KEYS:
-                inner = value.get(key)
-                if isinstance(inner, dict | list) and ("jsonrpc" in inner if isinstance(
-                        inner, dict) else True):
-                    ts = next((value[k] for k in TIME_KEYS if k in value), ts)
-                    d = next((value[k] for k in DIRECTION_KEYS if isinstance(
-                        value.get(k), str)), direction)
-                    self.value(inner, line, ts, d)
-                    return
-            self.unknown += 1
+            wrapped = [key for key in WRAPPER_KEYS if _wraps(value.get(key))]
+            if not wrapped:
+                self.ignore(value, line, NAME)
+                return
+            more = [key for key in wrapped[1:] if _wraps(value[key], strict=True)]
+            if more:  # one message per wrapper: the others are never read
+                self.invalid(line, f"a wrapper holding messages under {1 + len(more)} keys "
+                                   f"({', '.join([wrapped[0], *more])}): only the first, "
+                                   f"'{wrapped[0]}', is read; write one message per line")
+            ts = next((value[k] for k in TIME_KEYS if k in value), ts)
+            d = next((value[k] for k in DIRECTION_KEYS if isinstance(
+                value.get(k), str)), direction)
+            self.value(value[wrapped[0]], line, ts, d)
             return
         self.message(value, line, ts, direction)
 
@@ -273,6 +284,11 @@ class McpReader(FormatReader):
                     continue
                 parts = text_line(raw_bytes.decode("utf-8", errors="replace").strip())
                 if parts is None:
+                    if b"tools/call" in raw_bytes:  # a call that is there, never passed over
+                        state.invalid(number, "this line mentions a tools/call JSON-RPC "
+                                              "message but does not end in one (text after "
+                                              "its closing '}'?): its call cannot be read; "
+                                              "log each message at the end of its line")
                     continue
                 ts, who, text = parts
                 try:

@@ -32,6 +32,7 @@ from agent_eval.model import (
 )
 from agent_eval.readers._head import ESCAPE, asked, head_tokens
 from agent_eval.readers.base import (
+    NATIVE_EVENT_TYPES,
     IgnoredEvents,
     ReadItem,
     SourceFile,
@@ -50,8 +51,7 @@ from agent_eval.rule_ids import (
     Rule,
 )
 
-EVENT_TYPES = ("trace_start", "tool_call", "tool_result", "llm_call", "output", "handoff",
-               "score", "trace_end")
+EVENT_TYPES = NATIVE_EVENT_TYPES
 _loads = bounded_loads
 _orjson_loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError

@@ -535,23 +535,31 @@ class _ChunkStream:
     with one ``id``): its tool calls by ``index`` (id, name, argument pieces, line) and
     its text, read as one assistant message when the choice finishes."""
 
-    __slots__ = ("calls", "text")
+    __slots__ = ("calls", "order", "text")
 
     def __init__(self) -> None:
-        self.calls: dict[Any, list[Any]] = {}
+        self.calls: dict[Any, list[Any]] = {}  # index -> the call being put together
+        self.order: list[list[Any]] = []  # every call, in the order they started
         self.text: list[str] = []
 
     def part(self, index: Any, cid: Any, fn: dict[str, Any], line: int, *,
              key: str = "arguments", custom: bool = False) -> None:
         """A piece of the call at ``index``: its id and name once, its ``key`` (the
         arguments, or a custom tool's input) a piece of text (or, from a logger that
-        stored it decoded, the whole value)."""
+        stored it decoded, the whole value). A piece with another id or another name than
+        the call at its index has is another call (servers that give every call the
+        index 0, or none): a call of its own, never merged into the one before."""
         call = self.calls.get(index)
+        name = fn.get("name")
+        if call is not None and (  # (an empty id or name continues the call)
+                (cid and call[0] is not None and cid != call[0])
+                or (name and call[1] is not None and name != call[1])):
+            call = None
         if call is None:  # id, name, text pieces, line, custom, the value when not text
             call = self.calls[index] = [None, None, [], line, custom, None]
+            self.order.append(call)
         if cid is not None and call[0] is None:
             call[0] = cid
-        name = fn.get("name")
         if name and call[1] is None:
             call[1] = name
         value = fn.get(key)
@@ -561,7 +569,7 @@ class _ChunkStream:
             call[5] = value
 
     def end(self, conv: Conversation) -> None:
-        for cid, name, pieces, line, custom, whole in self.calls.values():
+        for cid, name, pieces, line, custom, whole in self.order:
             raw = whole if whole is not None and not pieces else "".join(pieces)
             conv.call(name, {"input": raw} if custom else raw, cid, line)
         if self.text:

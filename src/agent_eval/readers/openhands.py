@@ -37,7 +37,7 @@ class _State(OneTrace):
         if self.bad_kind(kind, line, "an OpenHands event's kind"):
             return
         if kind not in _KNOWN:
-            self.unknown += 1
+            self.ignore(value, line, NAME)
             return
         trace = self.current(line)
         ts = value.get("timestamp")

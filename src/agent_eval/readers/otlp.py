@@ -48,6 +48,7 @@ from agent_eval.readers.base import (
 from agent_eval.readers.jsonpos import JsonPath, container_lines
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_PARSE_ERROR, INPUT_UNREADABLE_FILE, Rule
+from agent_eval.safetext import clean_text
 
 _loads = bounded_loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -146,6 +147,24 @@ def _attributes(items: Any) -> dict[str, Any]:
         else:
             out[key] = v
     return out
+
+
+def _repeated_keys(items: list[Any], attrs: dict[str, Any]) -> list[str]:
+    """What to say of a span's attribute keys given more than once with other values
+    (OTLP keys are unique): the last is read, so what the others say (a tool's name) was
+    never checked."""
+    seen: dict[str, list[Any]] = {}
+    for kv in items:
+        if type(kv) is dict and type(kv.get("key")) is str:
+            v = kv.get("value")
+            value = (v.get("stringValue") if "stringValue" in v else _any_value(v)) \
+                if type(v) is dict else v
+            seen.setdefault(kv["key"], []).append(value)
+    return [f"the span's attribute {clean_text(repr(key), 120)} is given {len(values)} times "
+            f"with other values: only the last, {clean_text(repr(attrs.get(key)), 120)}, is "
+            "read, and what the others say is not checked; give each key once"
+            for key, values in seen.items()
+            if len(values) > 1 and any(x != values[-1] for x in values)]
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -303,7 +322,11 @@ def _indexed(attrs: dict[str, Any], prefix: str, openinference: bool) -> list[di
 
 def _message_list(value: Any) -> list[dict[str, Any]]:
     """A message attribute (JSON text, maybe an object wrapping the list) as a list."""
-    v = _json_value(value)
+    return _messages(_json_value(value))
+
+
+def _messages(v: Any) -> list[dict[str, Any]]:
+    """A message attribute's decoded value as a list of messages (see _message_list)."""
     if type(v) is list:
         return [m for m in v if type(m) is dict]
     if type(v) is dict:
@@ -647,25 +670,27 @@ class _FileState:
                 continue
             res = rs.get("resource")
             rattrs = _attributes(res.get("attributes")) if type(res) is dict else {}
+            # each of the names a resource's scopes are under (one, unless a converted or
+            # hand-joined export holds the legacy one beside the current one: both read)
             for skey in ("scopeSpans", "instrumentationLibrarySpans", "scope_spans"):
                 scopes = rs.get(skey)
-                if scopes is not None:
-                    break
-            if type(scopes) is not list:
-                if scopes is not None:
+                if scopes is None:
+                    continue
+                if type(scopes) is not list:
                     self.wrong(f'"{skey}"', "an array", scopes, line, lines,
                                (*path, rkey, ri, skey))
-                continue
-            for si, ss in enumerate(scopes):
-                where = (*path, rkey, ri, skey, si)
-                if type(ss) is not dict:
-                    self.wrong(f'"{skey}" item', "an object", ss, line, lines, where)
                     continue
-                spans = ss.get("spans")
-                if type(spans) is list:
-                    self.spans(spans, rattrs, line, lines, (*where, "spans"))
-                elif spans is not None:
-                    self.wrong('"spans"', "an array", spans, line, lines, (*where, "spans"))
+                for si, ss in enumerate(scopes):
+                    where = (*path, rkey, ri, skey, si)
+                    if type(ss) is not dict:
+                        self.wrong(f'"{skey}" item', "an object", ss, line, lines, where)
+                        continue
+                    spans = ss.get("spans")
+                    if type(spans) is list:
+                        self.spans(spans, rattrs, line, lines, (*where, "spans"))
+                    elif spans is not None:
+                        self.wrong('"spans"', "an array", spans, line, lines,
+                                   (*where, "spans"))
 
     def wrong(self, what: str, expected: str, value: Any, line: int,
               lines: dict[JsonPath, int] | None, path: JsonPath) -> None:
@@ -708,6 +733,10 @@ class _FileState:
             if type(sid) is not str:
                 sid = _sid(sid)
             ln = line if lines is None else lines.get((*path, k), line)
+            items = s.get("attributes")
+            if type(items) is list and len(attrs) < len(items):
+                for problem in _repeated_keys(items, attrs):
+                    self.error(INPUT_INVALID_EVENT, ln, problem)
             if start is None or end is None:  # a time written that is not one: said
                 for problem in _bad_times(s, _TIMES, "nanoseconds"):
                     self.error(INPUT_INVALID_EVENT, ln, problem)
@@ -738,7 +767,10 @@ class _FileState:
 
     def jaeger(self, data: list[Any], line: int, lines: dict[JsonPath, int] | None,
                path: JsonPath) -> None:
-        for j in jaeger.spans(data, line, lines, path):
+        def wrong(ln: int, message: str) -> None:
+            self.error(INPUT_INVALID_EVENT, ln, message)
+
+        for j in jaeger.spans(data, line, lines, path, wrong):
             for problem in j.problems:
                 self.error(INPUT_INVALID_EVENT, j.line, problem)
             self.order += 1
@@ -919,6 +951,13 @@ class _Build:
             kind = _LLM if op == "chat" else _kind(a)
             if kind == _TOOL:
                 call = _tool_call(s, a, self.file, locs)
+                named = a.get("gen_ai.tool.name", _first(a, _TOOL_NAME_KEYS))
+                if named is not None and (type(named) is not str or not named):
+                    self.errors.append(INPUT_INVALID_EVENT.input_error(
+                        self.file, s.line, "a tool span's name attribute must be a "
+                        f"non-empty string, not {json_type(named)}: it is read as the call "
+                        f"of {clean_text(repr(call.name), 120)}, which rules naming its tool "
+                        "may not see"))
                 calls.append(call)
                 if call.id is not None:
                     self.seen.add(call.id, call)
@@ -1091,6 +1130,11 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
         args, why = decode_arguments(raw)
         content = _content_key(name, args)
         label = str(name) if name is not None else "unknown"
+        if type(name) is not str or not name:
+            errors.append(INPUT_INVALID_EVENT.input_error(
+                file, line, "a tool call in the span's messages without a name (a "
+                f"non-empty string, not {json_type(name)}): it is read as the call of "
+                f"{clean_text(repr(label), 120)}, which rules naming its tool cannot see"))
         if cid is not None:
             key = str(cid)
             first = seen.first(key)
@@ -1128,11 +1172,21 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
             if all(v != value for v, _ in more):
                 more.append((value, line))
 
+    def messages(k: str, v: Any) -> list[dict[str, Any]]:
+        d = _json_value(v)
+        if d is v and type(v) is str and v.lstrip()[:1] in ("[", "{") and "tool" in v:
+            # JSON cut short (an attribute length limit): read as text, its calls unseen
+            errors.append(INPUT_INVALID_EVENT.input_error(
+                file, line, f"the span's {k} is not valid JSON (cut at an attribute length "
+                "limit, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT?): the tool calls and results in "
+                "it cannot be read; raise the limit"))
+        return _messages(d)
+
     user = assistant = None
     for k in _INPUT_MESSAGE_KEYS:
         v = a.get(k)
         if v is not None:
-            u, _ = _scan(_message_list(v), on_call, on_result)
+            u, _ = _scan(messages(k, v), on_call, on_result)
             user = user or u
     for prefix, markers, is_output, oi in _INDEXED:
         if any(m in a for m in markers):
@@ -1144,7 +1198,7 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
     for k in _OUTPUT_MESSAGE_KEYS:
         v = a.get(k)
         if v is not None:
-            _, t = _scan(_message_list(v), on_call, on_result)
+            _, t = _scan(messages(k, v), on_call, on_result)
             assistant = t or assistant
     return user, assistant
 

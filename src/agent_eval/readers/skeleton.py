@@ -40,7 +40,7 @@ from agent_eval.readers._foreign import (
     span_ms,
     touch,
 )
-from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile
+from agent_eval.readers.base import IgnoredEvents, ReadItem, SourceFile, native_event
 from agent_eval.readers.native import decode_arguments
 from agent_eval.rule_ids import INPUT_INVALID_EVENT, INPUT_UNMATCHED_RESULT, Rule
 
@@ -139,6 +139,16 @@ class ReadState:
     def invalid(self, line: int, message: str) -> None:
         """A record that is not what the format says (``input/invalid_event``)."""
         self.error(INPUT_INVALID_EVENT, line, message)
+
+    def ignore(self, value: Any, line: int, fmt: str) -> None:
+        """A record of a kind this reader does not know, read as ``fmt``: counted as
+        ignored (a newer producer's), or, when it is an agent-eval native event, an input
+        error (:func:`~agent_eval.readers.base.native_event`): never a call unchecked."""
+        error = native_event(value, fmt, self.file, line)
+        if error is None:
+            self.unknown += 1
+        else:
+            self.errors.append(error)
 
     def unmatched(self, line: int, message: str) -> None:
         """A result whose call is nowhere before it (``input/unmatched_result``)."""

@@ -104,7 +104,7 @@ class _State(ReadState):
         op = attrs.get("ai.operationId", span.get("name"))
         op = op if isinstance(op, str) else ""
         if not op.startswith("ai.") and "ai.toolCall.name" not in attrs:
-            self.unknown += 1  # no AI SDK span (another instrumentation's, another format)
+            self.ignore(value, line, NAME)  # no AI SDK span (another instrumentation's)
             return
         ctx = as_dict(span.get("spanContext"))
         key = str(ctx.get("traceId") or "")
