@@ -162,3 +162,48 @@ def test_an_llm_run_with_several_choices_or_generations_asks_for_the_calls_of_ea
         ("lookup", "a", 2), ("delete_customer", "b", 2),
         ("lookup", "c", 3), ("purge_data", "d", 3), ("drop_table", "e", 3),
         ("wipe_disk", "f", 4), ("format_disk", "g", 5)]
+
+
+def test_a_call_asked_for_that_no_tool_run_answers_is_a_call(tmp_path: Path) -> None:
+    """An agent whose tools are partly traced (a @traceable tool beside plain-code ones,
+    under wrapOpenAI): the calls the model asked for were read only in a trace without
+    any tool run, so one the agent ran untraced (drop_database) was no call at all, and a
+    blocklist of it passed (exit 0). Each asked-for call now takes a tool run of its name
+    if one is left; one that none answers is a call of its own, at its LLM run's line,
+    with its result from the next LLM run's messages. Asked again (the same id, name and
+    arguments), it is still the one call."""
+    def llm(n: int, messages: list[object], calls: list[tuple[str, str]]) -> dict[str, object]:
+        message = {"role": "assistant", "content": None if calls else "done",
+                   "tool_calls": [{"id": cid, "type": "function", "function": {
+                       "name": name, "arguments": "{}"}} for cid, name in calls]}
+        return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
+                "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
+                f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
+                "inputs": {"messages": messages}, "outputs": {"choices": [{"message": message}]}}
+
+    def tool(n: int, name: str) -> dict[str, object]:
+        return {"id": f"t{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "tool",
+                "name": name, "dotted_order": f"20240101T000000000000Zr1."
+                f"20240101T00000{n}500000Zt{n}", "start_time": "2024-01-01T00:00:00Z",
+                "inputs": {"path": "a"}, "outputs": {"output": f"{name} ran"}}
+
+    results = [{"role": "tool", "tool_call_id": "c1", "content": "read"},
+               {"role": "tool", "tool_call_id": "c2", "content": "dropped"}]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in (
+        ROOT,  # line 1
+        llm(1, [], [("c1", "read_file"), ("c2", "drop_database")]),  # line 2
+        tool(1, "read_file"),  # line 3: the traced tool; drop_database ran untraced
+        llm(2, results, [("c1", "read_file"), ("c3", "read_file")]),  # line 4: c1 again
+        tool(2, "read_file"),  # line 5: c3's run
+        llm(3, results, []),  # line 6
+    )))
+    source = SourceFile(str(path), path.name, path.name)
+    reader = pick_reader(source, "auto")
+    assert not isinstance(reader, InputError) and reader.name == "langsmith"
+    items = list(reader.read(source))
+    assert [i for i in items if isinstance(i, InputError)] == []
+    [trace] = [i for i in items if isinstance(i, Trace)]
+    assert [(c.name, c.location.line, c.result) for c in trace.tool_calls] == [
+        ("drop_database", 2, "dropped"), ("read_file", 3, "read_file ran"),
+        ("read_file", 5, "read_file ran")]

@@ -8,7 +8,9 @@ per ``trace_id``. Feedback objects (``client.list_feedback``) and a run's
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
@@ -256,10 +258,14 @@ class _Runs(ReadState):
             members.sort(key=lambda r: (str(r.fields.get("dotted_order", "")),
                                         epoch_ms(r.fields.get("start_time")) or 0.0))
             tr = self._root(tid, source, members)
-            tools = [r for r in members if r.fields.get("run_type") == "tool"]
+            # the tool runs' names, each once per run: a call an LLM run asked for that
+            # no tool run of its name answers ran untraced (a plain-code tool beside
+            # traced ones) and is a call of its own; the others are their tool runs
+            traced = _Traced(Counter(str(r.fields.get("name")) for r in members
+                                     if r.fields.get("run_type") == "tool"))
             by_id = CallIndex()
             for run in members:
-                self._run(tr, run, source.file, requested=by_id if not tools else None)
+                self._run(tr, run, source.file, by_id, traced)
             tr.handoffs.extend(node_transitions(_graph_steps(members, source.file)))
             for fb in scored.get(tid, ()):
                 g = fb.fields
@@ -287,10 +293,11 @@ class _Runs(ReadState):
             tr.cost_usd = float(cost)  # the root's total covers its children
         return tr
 
-    def _run(self, tr: Trace, run: _Run, file: str,
-             requested: CallIndex | None) -> None:
-        """One run of the trace: a tool run is a tool call, an LLM run an LLM call (and,
-        with ``requested`` when the trace has no tool runs, the calls it asked for)."""
+    def _run(self, tr: Trace, run: _Run, file: str, requested: CallIndex,
+             traced: _Traced) -> None:
+        """One run of the trace: a tool run is a tool call, an LLM run an LLM call and the
+        calls it asked for that no tool run answers (``traced``: the tool runs of each
+        name not yet taken by an asked-for call)."""
         f = run.fields
         touch(tr, run.line)
         if run.result_line is not None:
@@ -306,8 +313,7 @@ class _Runs(ReadState):
                 location=loc, model=_llm_model(f), input_tokens=i, output_tokens=o,
                 total_tokens=t, cost_usd=None if c is None else float(c),
                 latency_ms=_run_time(f)))
-            if requested is not None:
-                self._requested_calls(f, tr, requested, loc, out_loc)
+            self._requested_calls(f, tr, requested, traced, loc, out_loc)
         stats = f.get("feedback_stats")
         if isinstance(stats, dict):
             for key, stat in stats.items():
@@ -315,10 +321,11 @@ class _Runs(ReadState):
                 add_score(tr, str(key), avg, loc, source=NAME)
 
     def _requested_calls(self, run: dict[str, Any], tr: Trace, by_id: CallIndex,
-                         loc: Location, out_loc: Location) -> None:
-        """Without tool runs, the calls an LLM asked for (OpenAI-style outputs) and their
-        results in the next LLM call's input messages (which repeat the history: a result
-        a call with that id has is not another call's)."""
+                         traced: _Traced, loc: Location, out_loc: Location) -> None:
+        """The calls an LLM asked for (OpenAI-style outputs) that no tool run answers
+        (all of them in a trace without tool runs), and their results in the next LLM
+        call's input messages (which repeat the history: a result a call with that id has
+        is not another call's)."""
         inputs = run.get("inputs")
         messages = inputs.get("messages") if isinstance(inputs, dict) else None
         messages = messages if isinstance(messages, list) else []
@@ -350,6 +357,13 @@ class _Runs(ReadState):
                     "name; it cannot be checked"))
                 continue
             args, why = decode_arguments(raw)
+            asked_key = (cid, name, repr(raw))
+            if asked_key in traced.asked:
+                continue  # the same call asked again: its tool run was taken
+            if traced.runs[name] > 0 and by_id.first(cid) is None:
+                traced.runs[name] -= 1  # its tool run is the call
+                traced.asked.add(asked_key)
+                continue
             first = by_id.first(cid)
             if first is not None:
                 if by_id.same(cid, name, args, why) is not None:
@@ -359,6 +373,15 @@ class _Runs(ReadState):
                             arguments_error=why)
             tr.tool_calls.append(call)
             by_id.add(cid, call)
+
+
+@dataclass(slots=True)
+class _Traced:
+    """A trace's tool runs not yet taken by a call an LLM run asked for: how many of each
+    name, and the asked-for calls (id, name, arguments as given) that took one."""
+
+    runs: Counter[str]
+    asked: set[tuple[str, str, str]] = field(default_factory=set)
 
 
 def _asked(outputs: Any) -> list[tuple[str, Any, Any] | None]:
