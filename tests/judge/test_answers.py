@@ -355,3 +355,44 @@ def test_an_endpoints_text_in_the_recording_log_is_one_escaped_line(project: Pro
     assert "\x1b" not in run.err and "\x07" not in run.err
     assert not [x for x in run.err.splitlines() if x.startswith("::")]
     assert run.code == 2
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_redirect_is_a_failed_call_never_followed(project: Project, provider: str) -> None:
+    """The SDKs' HTTP clients follow redirects: a 307 from the endpoint sent the prompt,
+    trace text and all, on to the origin it named, and that server's verdict was recorded
+    as the judge's. A redirect is now a failed call (judge/error), and the other origin
+    is never asked."""
+    asked: list[str] = []
+
+    class Elsewhere(QuietHandler):
+        def do_POST(self) -> None:
+            asked.append(self.path)
+            self.read_body()
+            data = chat() if provider == "openai" else b"{}"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    with serving(Elsewhere) as other:
+
+        class Redirecting(QuietHandler):
+            def do_POST(self) -> None:
+                self.read_body()
+                self.send_response(307)
+                self.send_header("Location", other + self.path)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        with serving(Redirecting) as url:
+            write(project, url + ("/v1" if provider == "openai" else ""), provider)
+            with within(60, "--judge record against a redirecting endpoint"):
+                run = project.cli("--judge", "record")
+    assert asked == []
+    assert "internal error" not in run.err, run.err[-3000:]
+    (err,) = run.findings("judge/error")
+    assert "HTTP 307" in err["message"], err["message"]
+    assert run.results["verdict"] == "error" and run.code == 2
+    assert not project.store_lines()

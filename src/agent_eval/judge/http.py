@@ -188,6 +188,9 @@ def bounded_client(client_class: Any, timeout_s: float,
     client is not built as expected (then it could not be bounded: never used unbounded)."""
     client: httpx2.Client = client_class(
         timeout=timeout_s,
+        # the SDKs follow redirects: a 307 from base_url sent the prompt (trace text) on to
+        # whatever origin it named, whose verdict was recorded; a redirect is a failed call
+        follow_redirects=False,
         event_hooks={"request": [_ask_uncompressed],
                      "response": [lambda response: _bound(response, limit)]})
     transports = [client._transport, *client._mounts.values()]  # the environment's proxies
