@@ -4,9 +4,18 @@ paths (``/`` separated, as results and reports show them)."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
-__all__ = ["as_written", "real", "rel", "repo_relative", "repo_root"]
+__all__ = ["GIT_TEXT", "as_written", "real", "rel", "repo_relative", "repo_root"]
+
+# git's output (paths among it) decoded as the file system's names are: bytes a name holds
+# come back as the same name (the locale's encoding, the default, stopped the run with a
+# UnicodeDecodeError on a checkout under a non-ASCII folder where the locale is ASCII, or
+# read it as other characters on a Windows runner, whose git writes UTF-8)
+GIT_TEXT: dict[str, Any] = {"text": True, "encoding": sys.getfilesystemencoding(),
+                            "errors": sys.getfilesystemencodeerrors()}
 
 
 def repo_root(start: Path) -> Path:

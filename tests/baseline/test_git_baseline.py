@@ -328,3 +328,39 @@ def _push_event() -> dict[str, Any]:
     from action_harness import push_payload
 
     return push_payload()
+
+
+def test_a_base_commit_under_a_non_ascii_folder_where_the_locale_is_ascii(
+        tmp_path: Path) -> None:
+    """git's output was decoded with the locale's encoding: a checkout under a folder
+    named with a non-ASCII letter, on a machine whose locale is ASCII (LANG=C without
+    Python's coercion), stopped `run --baseline-ref` with an internal error
+    (UnicodeDecodeError of `git rev-parse --show-toplevel`); a Windows runner's git writes
+    UTF-8, which cp1252 would read as other letters. It is decoded as the file system's
+    names are."""
+    ws = tmp_path / "repö"
+    ws.mkdir()
+    _copy_example(ws)
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "base")
+    base = git(ws, "rev-parse", "HEAD")
+    (ws / "NOTES").write_text("the pull request\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "head")
+    env = {**os.environ, **GIT_ENV, "HOME": str(tmp_path), "LC_ALL": "C", "LANG": "C",
+           "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+    probe = subprocess.run([sys.executable, "-c", "import locale; print(locale.getencoding())"],
+                           env=env, capture_output=True, text=True, check=True)
+    assert probe.stdout.strip() in ("ANSI_X3.4-1968", "ascii", "US-ASCII")  # as a user's
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_eval", "run", "--config", "agent-eval.yaml",
+         "--baseline-ref", base, "--no-timings", "-q"], cwd=ws, env=env, capture_output=True)
+    err = done.stderr.decode("utf-8", "replace")
+    assert "internal error" not in err and "UnicodeDecodeError" not in err, err
+    assert done.returncode == 1, err  # the example fails on purpose; compared, unchanged
+    data = json.loads((ws / "agent-eval-results" / "results.json").read_bytes())
+    assert data["baseline"]["source"] == {
+        "kind": "git", "sha": base, "ref": base,
+        "description": f"base commit {base[:12]}, evaluated with git"}
+    assert data["baseline"]["counts"]["violations"] == data["counts"]["violations"]

@@ -187,8 +187,8 @@ def test_a_call_asked_for_that_no_tool_run_answers_is_a_call(tmp_path: Path) -> 
                 f"20240101T00000{n}500000Zt{n}", "start_time": "2024-01-01T00:00:00Z",
                 "inputs": {"path": "a"}, "outputs": {"output": f"{name} ran"}}
 
-    results = [{"role": "tool", "tool_call_id": "c1", "content": "read"},
-               {"role": "tool", "tool_call_id": "c2", "content": "dropped"}]
+    results: list[object] = [{"role": "tool", "tool_call_id": "c1", "content": "read"},
+                             {"role": "tool", "tool_call_id": "c2", "content": "dropped"}]
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps(v) + "\n" for v in (
         ROOT,  # line 1

@@ -49,6 +49,7 @@ from agent_eval.compare import attach, no_baseline
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ConfigError, ResultsFileError
 from agent_eval.jsonutil import open_regular
+from agent_eval.paths import GIT_TEXT
 from agent_eval.results import Results
 from agent_eval.suite import Suite, load_suite
 
@@ -208,9 +209,9 @@ def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     if git is None:
         raise GitError("git is not installed")
     try:
-        done = subprocess.run([git, "-C", str(repo), *args], capture_output=True, text=True,
+        done = subprocess.run([git, "-C", str(repo), *args], capture_output=True,
                               timeout=GIT_TIMEOUT, check=False,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}, **GIT_TEXT)
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError(f"git {args[0]}: {exc}") from exc
     if check and done.returncode != 0:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from agent_eval.errors import AgentEvalError
+from agent_eval.paths import GIT_TEXT
 
 
 class OutsideWorkspace(AgentEvalError, ValueError):
@@ -90,11 +91,11 @@ def mark_safe_directory(workspace: Path, log: Callable[[str], None]) -> None:
         return
     try:
         got = subprocess.run([git, "config", "--global", "--get-all", "safe.directory"],
-                             capture_output=True, text=True, timeout=20, check=False)
+                             capture_output=True, **GIT_TEXT, timeout=20, check=False)
         if str(workspace) in got.stdout.splitlines() or "*" in got.stdout.splitlines():
             return
         done = subprocess.run([git, "config", "--global", "--add", "safe.directory",
-                               str(workspace)], capture_output=True, text=True, timeout=20,
+                               str(workspace)], capture_output=True, **GIT_TEXT, timeout=20,
                               check=False)
         if done.returncode != 0:
             log(f"could not mark {workspace} as a git safe.directory: "
@@ -110,7 +111,7 @@ def git_head(workspace: Path) -> str | None:
         return None
     try:
         got = subprocess.run([git, "-C", str(workspace), "rev-parse", "--verify", "HEAD"],
-                             capture_output=True, text=True, timeout=20, check=False)
+                             capture_output=True, **GIT_TEXT, timeout=20, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     sha = got.stdout.strip()
