@@ -27,6 +27,20 @@ WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
 ZIZMOR_CONFIG = ROOT / ".github" / "zizmor.yml"
 ACTIONS = [ROOT / "action.yml", ROOT / "python" / "action.yml"]
+
+
+def readme_workflows(folder: Path) -> list[Path]:
+    """README.md's whole workflows (a ```yaml block with top-level ``on:`` and ``jobs:``),
+    each written to a file of ``folder``: users copy them as the examples' files."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = []
+    for i, m in enumerate(re.finditer(r"^```yaml\n(.*?)^```$", text, re.S | re.M)):
+        block = m.group(1)
+        if re.search(r"^on:", block, re.M) and re.search(r"^jobs:", block, re.M):
+            path = folder / f"readme-{i}.yml"
+            path.write_text(block, encoding="utf-8")
+            found.append(path)
+    return found
 # action-validator 0.6.0 (the newest) has a workflow schema older than the `attestations`
 # permission that actions/attest-build-provenance and attest-sbom need (release.yml); those
 # lines, and only those, are left out of what it sees.
@@ -93,7 +107,9 @@ def test_actionlint(tmp_path: Path) -> None:
     assert "potentially untrusted" in bad.stdout and "SC2086" in bad.stdout, bad.stdout
 
     # the workflows; self-test.yml's `uses: ./` also checks its inputs against action.yml
-    proc = _run([*base, *map(str, WORKFLOWS + EXAMPLES)])
+    readme = readme_workflows(tmp_path)
+    assert readme  # the workflow of "The action"
+    proc = _run([*base, *map(str, WORKFLOWS + EXAMPLES + readme)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -107,7 +123,9 @@ def test_zizmor(tmp_path: Path) -> None:
     assert bad.returncode != 0, bad.stdout + bad.stderr
     assert "unpinned-uses" in bad.stdout and "template-injection" in bad.stdout, bad.stdout
 
-    proc = _run([*base, *map(str, ACTIONS + WORKFLOWS + EXAMPLES)])
+    readme = readme_workflows(tmp_path)
+    assert readme
+    proc = _run([*base, *map(str, ACTIONS + WORKFLOWS + EXAMPLES + readme)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "No findings to report" in proc.stdout, proc.stdout
 
