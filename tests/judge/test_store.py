@@ -192,6 +192,9 @@ def test_a_key_stored_twice_resolves_the_same_way_in_any_order() -> None:
     # the line that sorts first wins: "...\"reasoning\":\"high\"" < "...\"low\""
     assert one.entries["a" * 64].score == 5
     assert one.conflicts == two.conflicts == ["a" * 64]
+    assert one.conflict_line == two.conflict_line == 2  # where the key is given again
+    three = Store.parse("\n" + first + "\n" + first + "\n\n" + second + "\n" + second, "s")
+    assert three.conflict_line == 5
     same = Store.parse(first + "\n" + first + "\n", "s")  # a duplicate line: no conflict
     assert same.conflicts == [] and len(same.entries) == 1
 

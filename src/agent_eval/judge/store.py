@@ -126,6 +126,7 @@ class Store:
     entries: dict[str, Judgement] = field(default_factory=dict)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     conflicts: list[str] = field(default_factory=list)  # keys stored twice, differently
+    conflict_line: int = 0  # the first line giving a key stored before another verdict
     # the lines of the problems, as they are: saving keeps them (after the judgements), so
     # that recording never deletes a line of a newer agent-eval or one to be fixed by hand
     unread: list[str] = field(default_factory=list)
@@ -164,6 +165,7 @@ class Store:
             if have is not None and have != canonical:
                 if got.key not in store.conflicts:
                     store.conflicts.append(got.key)
+                    store.conflict_line = store.conflict_line or number
                 if canonical > have:
                     continue
             lines[got.key] = canonical

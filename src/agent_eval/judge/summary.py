@@ -182,10 +182,11 @@ def input_errors(run: JudgeRun, scenarios: list[ScenarioResult]) -> list[InputEr
            for line, message in run.store.problems]
     if run.store.conflicts:
         out.append(JUDGE_STORE.input_error(
-            run.store_file, 0,
+            run.store_file, run.store.conflict_line,
             f"{len(run.store.conflicts)} judgement(s) are stored twice with different "
-            f"verdicts (a merge kept both lines); the first line of each is used: rewrite the "
-            f"store with `agent-eval judge tidy {run.store_file}` and review the diff"))
+            f"verdicts (a merge kept both lines; the first is given again on this line); "
+            f"the line of each that sorts first is used: rewrite the store with "
+            f"`agent-eval judge tidy {run.store_file}` and review the diff"))
     for s in scenarios:
         per: dict[tuple[str, int], list[Finding]] = {}
         for f in s.findings:
