@@ -540,7 +540,10 @@ class GitHubClient:
             params["head"] = f"{head_repository.split('/')[0]}:{head_ref}"
         _, data = self.request("GET", self._repo("/pulls"), params=params)
         for pr in data if isinstance(data, list) else []:
-            if isinstance(pr, dict) and (pr.get("head") or {}).get("sha") == head_sha:
+            if not isinstance(pr, dict):
+                continue
+            head = pr.get("head")
+            if isinstance(head, dict) and head.get("sha") == head_sha:
                 return pr
         return None
 
@@ -566,7 +569,11 @@ class GitHubClient:
             why = "it has expired" if found else "there is no artifact by that name"
             raise ApiError("GET", self._repo(f"/actions/runs/{run_id}/artifacts"), 404,
                            f"artifact {name!r} of run {run_id}: {why}")
-        artifact = max(live, key=lambda a: int(a.get("id", 0)))
+        ids = [a for a in live if isinstance(a.get("id"), int) and not isinstance(a["id"], bool)]
+        if not ids:  # an answer GitHub does not give: an API error, not an internal one
+            raise ApiError("GET", self._repo(f"/actions/runs/{run_id}/artifacts"), 0,
+                           f"the answer lists artifact {name!r} without an integer id")
+        artifact = max(ids, key=lambda a: int(a["id"]))
         size = artifact.get("size_in_bytes")
         if isinstance(size, int) and size > max_bytes:
             raise ApiError("GET", self._repo(f"/actions/artifacts/{artifact['id']}"), 413,
