@@ -617,3 +617,51 @@ def test_an_artifact_listed_without_an_id_is_an_api_error(tmp_path: Path, github
     results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
     assert results["baseline"]["available"] is False
     assert said in results["baseline"]["reason"]
+
+
+@pytest.mark.parametrize("kind", ["git", "artifact", "auto"])
+def test_a_pull_request_run_whose_payload_names_none_is_never_uncompared_unsaid(
+        tmp_path: Path, github: FakeGitHub, kind: str) -> None:
+    """A ``pull_request`` run whose event file cannot be read (the run warns of it) has
+    no pull request, no base: ``baseline: git`` and ``artifact``, asked for by name, were
+    skipped with a log line ("this pull_request event names no base commit", "this run
+    is for a pull_request event") and the regression gates with them. It is a pull
+    request's run whose base is unknown, as a ``workflow_run`` one whose pull request is
+    not found: asked for by name, the baseline stops the run; under ``auto`` the results
+    say why there is none."""
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"baseline": kind, "upload-sarif": "false"},
+                     env={"GITHUB_EVENT_PATH": str(tmp_path / "missing.json")})
+    assert run.skips()[0].startswith("::warning title=agent-eval::cannot read "
+                                     "GITHUB_EVENT_PATH "), run.stdout
+    lost = ("this pull_request run is for a pull request, but its event payload "
+            "(GITHUB_EVENT_PATH) names none (see the warning about it), so its base branch "
+            "is unknown")
+    if kind != "auto":
+        assert run.code == 2, run.stderr
+        assert (f"::error title=agent-eval::baseline: {kind} was asked for and cannot be "
+                f"had: {lost}. Use baseline: auto to go on without a comparison (saying "
+                "why), or baseline: none.") in run.stdout.splitlines()
+        assert not (ws / "agent-eval-results" / "results.json").exists()
+        return
+    assert run.code == 1, run.stderr  # the example's own failures
+    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+    assert results["baseline"]["available"] is False
+    assert results["baseline"]["reason"].startswith(f"{lost}. To compare, ")
+
+
+def test_baseline_git_in_a_merge_queue_whose_payload_names_no_base_stops(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """A ``merge_group`` payload without ``base_sha``: ``baseline: git``, asked for by
+    name, was skipped with a log line, and the queue's regression gates with it."""
+    event = payload("merge_group", lambda e: True)
+    del event["merge_group"]["base_sha"]
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "merge_group", event,
+                     inputs={"baseline": "git", "upload-sarif": "false"})
+    assert run.code == 2, run.stderr
+    assert ("::error title=agent-eval::baseline: git was asked for and cannot be had: git: "
+            "this merge_group event's payload names no base commit. Fix it, or use baseline: "
+            "auto to fall back to no comparison (saying why), or baseline: none."
+            ) in run.stdout.splitlines()
