@@ -183,6 +183,16 @@ def test_inputs_from_the_environment_with_dashes() -> None:
     assert len(problems) == 2
 
 
+def test_a_traces_input_of_separators_only_is_a_problem() -> None:
+    """``traces: ","`` (or a comma on a line of its own) named no glob and was taken as an
+    empty list: no file read, and the run's error pointed at the suite's ``traces:`` line
+    ("no traces were read") as if the suite were wrong. It is a problem of the input."""
+    inp, problems = read_inputs({"INPUT_TRACES": " ,\n , "})
+    assert problems == ["input traces: ',\\n ,' names no file or glob (one a line or "
+                        "comma-separated); leave it empty for the suite's"]
+    assert inp.traces is None
+
+
 # ------------------------------------------------------------------------ client
 def test_link_and_retry_after_parsing() -> None:
     link = ('<https://api.github.com/x?page=2>; rel="next", '
