@@ -160,6 +160,53 @@ def test_output_dir_leading_outside_is_refused(tmp_path: Path, github: FakeGitHu
     assert github.requests == []  # stopped before any call
 
 
+@pytest.mark.parametrize("how", ["found", "input", "folder"])
+def test_a_suite_file_leading_outside_is_not_read(tmp_path: Path, github: FakeGitHub,
+                                                  outside: Path, how: str) -> None:
+    """A committed ``agent-eval.yaml`` that is a link to a suite outside the workspace
+    (another checkout's on the same runner), found by default or named by the ``config``
+    input, or one in a folder that is such a link: the suite outside was loaded and
+    evaluated on the traces beside it, and with an ``output-dir`` its findings (their
+    argument values) went to the log, the job summary and the comment. It is refused
+    before anything is read, naming the path as written, never the link's target."""
+    elsewhere = outside / "other-checkout"
+    copy_example(elsewhere)
+    ws = make_workspace(tmp_path / "ws")
+    inputs = {"upload-sarif": "false", "output-dir": "out"}
+    if how == "folder":
+        (ws / "sub").symlink_to(elsewhere, target_is_directory=True)
+        inputs["config"] = "sub/agent-eval.yaml"
+        shown = "sub/agent-eval.yaml"
+    else:
+        (ws / "agent-eval.yaml").unlink()
+        (ws / "agent-eval.yaml").symlink_to(elsewhere / "agent-eval.yaml")
+        if how == "input":
+            inputs["config"] = "agent-eval.yaml"
+        shown = "agent-eval.yaml"
+    _commit(ws, "a suite from elsewhere")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs=inputs)
+    said = _stopped(run)
+    assert said == (f"::error title=agent-eval::{shown}: the suite file is a symbolic link "
+                    "(or in a folder that is one) leading outside the workspace; agent-eval "
+                    "does not read a suite through a link out of the repository: remove the "
+                    "link from the repository, or name a suite file inside it")
+    assert str(outside) not in run.stdout + run.stderr + run.summary
+    assert "admin_delete_user" not in run.stdout + run.summary  # no finding of it
+    assert not (ws / "out").exists()
+    assert github.requests == []  # no comment
+
+
+def test_a_suite_file_linked_inside_the_workspace_is_read(tmp_path: Path,
+                                                          github: FakeGitHub) -> None:
+    """A link that stays in the workspace is the repository's own business."""
+    ws = make_workspace(tmp_path / "ws")
+    (ws / "suite.yaml").symlink_to("agent-eval.yaml")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"upload-sarif": "false", "config": "suite.yaml"})
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+
+
 def test_output_dir_in_the_runner_temp_folder_is_fine(tmp_path: Path,
                                                       github: FakeGitHub) -> None:
     ws = make_workspace(tmp_path / "ws")
