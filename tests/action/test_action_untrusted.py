@@ -197,6 +197,34 @@ def test_a_suite_file_leading_outside_is_not_read(tmp_path: Path, github: FakeGi
     assert github.requests == []  # no comment
 
 
+def test_a_baseline_file_leading_outside_is_not_read(tmp_path: Path, github: FakeGitHub,
+                                                     outside: Path) -> None:
+    """``baseline: file`` names a file of the repository; the pull request made it a link
+    to another checkout's results: they were read and compared with, their findings
+    shown as fixed. Refused like the suite file, named as written."""
+    from agent_eval.api import load_suite, suite_sources
+    from agent_eval.engine import evaluate_files
+    from agent_eval.renderers import RENDERERS, RenderContext
+
+    suite = load_suite(EXAMPLE / "agent-eval.yaml")
+    files, errors = suite_sources(suite, base=EXAMPLE)
+    (outside / "results.json").write_text(RENDERERS["json"].render(
+        evaluate_files(suite, files, errors, timings=False), RenderContext()))
+    ws = make_workspace(tmp_path / "ws")
+    (ws / "baseline.json").symlink_to(outside / "results.json")
+    _commit(ws, "a baseline from elsewhere")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"upload-sarif": "false", "baseline": "file",
+                             "baseline-file": "baseline.json"})
+    said = _stopped(run)
+    assert said == ("::error title=agent-eval::baseline-file baseline.json: the file is a "
+                    "symbolic link (or in a folder that is one) leading outside the "
+                    "workspace; agent-eval does not read a baseline through a link out of "
+                    "the repository: remove the link from the repository")
+    assert str(outside) not in run.stdout + run.stderr + run.summary
+    assert github.requests == []
+
+
 def test_a_suite_file_linked_inside_the_workspace_is_read(tmp_path: Path,
                                                           github: FakeGitHub) -> None:
     """A link that stays in the workspace is the repository's own business."""

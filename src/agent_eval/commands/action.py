@@ -147,6 +147,12 @@ def _run(step: Step) -> ExitCode:
     s = _setup(step)
     suite = load_suite(_suite_file(s))
     _no_live(suite)
+    if s.inputs.baseline == "file" and s.inputs.baseline_file \
+            and leads_out(s.workdir / s.inputs.baseline_file, s.workspace):
+        raise AgentEvalError(f"baseline-file {s.inputs.baseline_file}: the file is a symbolic "
+                             "link (or in a folder that is one) leading outside the "
+                             "workspace; agent-eval does not read a baseline through a link "
+                             "out of the repository: remove the link from the repository")
     find_pull_request(step, s.event, s.client)  # (workflow_run for a fork) before the baseline
     search = BaselineSearch(
         kind=s.inputs.baseline, event=s.event, suite=suite, workdir=s.workdir,
