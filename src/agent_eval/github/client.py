@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 from github import Auth, Github, GithubException
 from github.Requester import Requester
 
@@ -595,11 +596,16 @@ class GitHubClient:
                     if r.status_code < 400:
                         total = 0
                         with open(path, "wb") as fh:
-                            for chunk in r.iter_content(1 << 16):
+                            for chunk in _arriving(r):
                                 total += len(chunk)
                                 if total > max_bytes:
                                     raise ApiError("GET", "(artifact download)", 413,
                                                    f"over {max_bytes} bytes")
+                                if self.left() <= 0:  # a server that sends a byte at times
+                                    raise ApiError("GET", "(artifact download)", 0, (
+                                        f"not done after {total} bytes: the deadline of "
+                                        f"{self.deadline:g} s for all GitHub API calls of "
+                                        "this run has passed"))
                                 fh.write(chunk)
                         return
                     error = ApiError("GET", "(artifact download)", r.status_code, r.reason)
@@ -612,6 +618,24 @@ class GitHubClient:
                 raise error
             self.log(f"artifact download: {error}; retrying in {wait:g} s")
             self.sleep(wait)
+
+
+def _arriving(r: requests.Response, size: int = 1 << 16) -> Iterator[bytes]:
+    """The body of a streamed answer as it arrives: each read returns what has come, at
+    most ``size`` bytes (``read1``), where ``iter_content`` waits for ``size`` whole bytes
+    (a server sending one byte at times kept it reading past every deadline). A read that
+    fails is a requests error, as ``iter_content`` raises them."""
+    read1 = getattr(r.raw, "read1", None)
+    if read1 is None:  # urllib3 1.x
+        yield from r.iter_content(size)
+        return
+    try:
+        while chunk := read1(size, decode_content=True):
+            yield chunk
+    except urllib3.exceptions.ReadTimeoutError as exc:
+        raise requests.ReadTimeout(exc) from exc
+    except urllib3.exceptions.HTTPError as exc:
+        raise requests.ConnectionError(exc) from exc
 
 
 MAX_ZIP_ENTRIES = 100_000  # entries in an artifact's zip (its central directory is read whole)
