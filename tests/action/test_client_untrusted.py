@@ -44,6 +44,27 @@ def test_only_a_comment_whose_first_line_is_the_marker_is_ours(github: FakeGitHu
 
 
 # ----------------------------------------------------- item 16: no second comment
+def test_comments_past_the_page_limit_are_no_second_comment(
+        github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Comments are read for at most MAX_COMMENT_PAGES pages; on a pull request with more,
+    this token's comment on a later page was not found and a second one was posted. More
+    pages than that are an API error: the comment is skipped, never posted twice."""
+    from agent_eval.github import client as client_module
+
+    monkeypatch.setattr(client_module, "MAX_COMMENT_PAGES", 2)
+    for i in range(200):
+        github.add_comment(5, f"comment {i}", "someone")
+    ours = github.add_comment(5, "<!-- m -->\nold", "github-actions[bot]")
+    with pytest.raises(ApiError, match=r"more than 2 pages of 200 items: not listed to the end"):
+        _client(github, []).upsert_comment(5, "<!-- m -->\nnew", "<!-- m -->")
+    assert github.calls("POST", r"/issues/5/comments$") == []
+    assert len(github.comments[5]) == 201 and ours["body"] == "<!-- m -->\nold"
+    assert len(github.calls("GET", r"/issues/5/comments$")) == 2
+    monkeypatch.setattr(client_module, "MAX_COMMENT_PAGES", 3)  # the whole list: edited
+    got = _client(github, []).upsert_comment(5, "<!-- m -->\nnew", "<!-- m -->")
+    assert (got.id, got.created, ours["body"]) == (ours["id"], False, "<!-- m -->\nnew")
+
+
 def test_a_lost_answer_to_the_post_is_found_by_listing_again(github: FakeGitHub) -> None:
     slept: list[float] = []
     github.script_lost_answer("POST", r"/issues/4/comments$",

@@ -404,13 +404,20 @@ class GitHubClient:
                 return SarifUpload(sarif_id, str(status), errors, data.get("analyses_url"),
                                    time.monotonic() - start)
 
-    def _paginate(self, path: str, max_pages: int) -> Iterator[dict[str, Any]]:
+    def _paginate(self, path: str, max_pages: int, *,
+                  whole: bool = False) -> Iterator[dict[str, Any]]:
         """The objects of a list endpoint, 100 a page, following the ``Link`` header on
-        the API host for at most ``max_pages`` pages."""
+        the API host for at most ``max_pages`` pages; with ``whole``, a list longer than
+        that is an :class:`ApiError` (a part of it would pass for all of it)."""
         url: str | None = self._repo(path)
         params: dict[str, Any] | None = {"per_page": 100}
         pages = 0
-        while url and pages < max_pages:
+        while url:
+            if pages == max_pages:
+                if whole:
+                    raise ApiError("GET", self._repo(path), 0, f"more than {max_pages} pages "
+                                   f"of {max_pages * 100} items: not listed to the end")
+                return
             headers, data = self.request("GET", url, params=params)
             pages += 1
             yield from (c for c in data or [] if isinstance(c, dict))
@@ -420,8 +427,11 @@ class GitHubClient:
                 url = None
 
     def comments(self, issue_number: int) -> Iterator[dict[str, Any]]:
-        """All comments of an issue or pull request, following the ``Link`` header."""
-        return self._paginate(f"/issues/{issue_number}/comments", MAX_COMMENT_PAGES)
+        """All comments of an issue or pull request, following the ``Link`` header; more
+        than :data:`MAX_COMMENT_PAGES` pages are an :class:`ApiError`: this run's comment
+        may be on a page not read, and a second one is never posted."""
+        return self._paginate(f"/issues/{issue_number}/comments", MAX_COMMENT_PAGES,
+                              whole=True)
 
     def pull_request_files(self, number: int) -> set[str]:
         """The paths a pull request adds or changes (``GET …/pulls/N/files``; GitHub
