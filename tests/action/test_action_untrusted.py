@@ -15,6 +15,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -430,51 +431,82 @@ def test_an_api_that_never_answers_costs_one_deadline_in_all(
     assert len(dead_api.held) <= 3  # no attempt was started after the deadline
 
 
-def test_an_artifact_download_that_drips_ends_at_the_deadline(tmp_path: Path,
-                                                               github: FakeGitHub) -> None:
+class _Drip(BaseHTTPRequestHandler):
+    """Answers 200 with a Content-Length of 1 MiB, then sends a byte every 0.2 s for 60 s:
+    no read waits long enough for a socket timeout."""
+
+    def _any(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        ends = time.monotonic() + 60
+        try:
+            while time.monotonic() < ends:
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            pass
+
+    do_GET = do_POST = do_PATCH = _any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def drip() -> Iterator[str]:
+    """The URL of a :class:`_Drip` server on loopback."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Drip)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_artifact_download_that_drips_ends_at_the_deadline(
+        tmp_path: Path, github: FakeGitHub, drip: str) -> None:
     """The artifact's download URL answers and then sends a byte every 0.2 s: no read
     waits long enough for its timeout, and the download read 64 KiB at a time, so it went
     on past the deadline (for hours with a large enough Content-Length; here the server
     gives up after 60 s). It ends at the deadline, saying so."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Drip(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Length", str(1 << 20))
-            self.end_headers()
-            ends = time.monotonic() + 60
-            try:
-                while time.monotonic() < ends:
-                    self.wfile.write(b"P")
-                    self.wfile.flush()
-                    time.sleep(0.2)
-            except OSError:
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Drip)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        github.add_artifact("agent-traces", _traces_zip())
-        github.script("GET", r"/actions/artifacts/\d+/zip$", Reply(302, None, {
-            "Location": f"http://127.0.0.1:{server.server_address[1]}/blob.zip"}))
-        ws = make_workspace(tmp_path / "ws")
-        started = time.monotonic()
-        run = run_action(tmp_path, ws, github.url, "push", push_payload(),
-                         inputs={"artifact": "agent-traces", "upload-sarif": "false"},
-                         env={"AGENT_EVAL_API_DEADLINE": "4"})
-        took = time.monotonic() - started
-    finally:
-        server.shutdown()
-        server.server_close()
+    github.add_artifact("agent-traces", _traces_zip())
+    github.script("GET", r"/actions/artifacts/\d+/zip$",
+                  Reply(302, None, {"Location": f"{drip}/blob.zip"}))
+    ws = make_workspace(tmp_path / "ws")
+    started = time.monotonic()
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"artifact": "agent-traces", "upload-sarif": "false"},
+                     env={"AGENT_EVAL_API_DEADLINE": "4"})
+    took = time.monotonic() - started
     said = _stopped(run)
     assert "could not get the traces from artifact 'agent-traces': GET (artifact " \
            "download): not done after " in said
     assert "the deadline of 4 s for all GitHub API calls of this run has passed" in said
+    assert took < 40, took
+
+
+def test_an_api_that_drips_costs_one_deadline_in_all(tmp_path: Path, drip: str) -> None:
+    """An API that answers every call and then sends a byte every 0.2 s: requests reads
+    a body 10 KiB at a time and no read timed out, so the SARIF upload alone held the run
+    for the server's 60 s, past a 4 s deadline. Each answer is read as it arrives and
+    stopped at the deadline; the verdict is the suite's."""
+    ws = make_workspace(tmp_path / "ws")
+    started = time.monotonic()
+    run = run_action(tmp_path, ws, drip, "pull_request", pr_payload("opened"),
+                     inputs={"baseline": "none", "check-run": "true"},
+                     env={"AGENT_EVAL_API_DEADLINE": "4"})
+    took = time.monotonic() - started
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    skipped = run.skips()
+    assert len(skipped) == 3, skipped  # SARIF upload, comment, check run: once each
+    assert "the answer was still arriving after " in skipped[0]
+    assert "at the deadline of 4 s for all GitHub API calls of this run" in skipped[0]
     assert took < 40, took
 
 

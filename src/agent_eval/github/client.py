@@ -246,6 +246,39 @@ class GitHubClient:
             connection.timeout = timeout
         return timeout
 
+    def _read_answers_by_deadline(self) -> None:
+        """Have PyGithub's session read each answer's body as it arrives, stopped at the
+        deadline: requests reads it 10 KiB at a time, each read waiting for its whole
+        chunk, and the socket timeout bounds only a silence, so an API sending a byte now
+        and then held a call past every deadline. (PyGithub keeps one connection, made at
+        the first request: made here, to hold the hook from the first answer on.)"""
+        connection = getattr(self._requester, "_Requester__connection", None)
+        if connection is None:
+            make = getattr(self._requester, "_Requester__createConnection", None)
+            connection = make() if make is not None else None
+        session = getattr(connection, "session", None)
+        if isinstance(session, requests.Session) \
+                and self._body_by_deadline not in session.hooks["response"]:
+            session.hooks["response"].append(self._body_by_deadline)
+
+    def _body_by_deadline(self, r: requests.Response, *args: Any,
+                          **kwargs: Any) -> requests.Response:
+        """A ``response`` hook (it runs before requests reads the body): the body read
+        with :func:`_arriving`, a :class:`requests.Timeout` at the deadline."""
+        if kwargs.get("stream"):
+            return r
+        body = bytearray()
+        for chunk in _arriving(r):
+            body += chunk
+            if self.left() <= 0:
+                r.close()
+                raise requests.Timeout(f"the answer was still arriving after {len(body)} "
+                                       f"bytes at the deadline of {self.deadline:g} s for "
+                                       "all GitHub API calls of this run")
+        r._content = bytes(body)  # what ``Response.content`` returns from now on
+        r._content_consumed = True
+        return r
+
     def request(self, verb: str, url: str, *, params: dict[str, Any] | None = None,
                 body: Any = None, idempotent: bool = True) -> tuple[dict[str, Any], Any]:
         """One API call with retries: ``(response headers, decoded JSON)``.
@@ -255,6 +288,7 @@ class GitHubClient:
         headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
         for attempt in range(1, self.attempts + 1):
             self._attempt_timeout(verb, url)
+            self._read_answers_by_deadline()
             try:
                 return self._requester.requestJsonAndCheck(verb, url, parameters=params,
                                                            headers=dict(headers), input=body)
