@@ -44,6 +44,23 @@ def test_only_a_comment_whose_first_line_is_the_marker_is_ours(github: FakeGitHu
 
 
 # ----------------------------------------------------- item 16: no second comment
+def test_an_answer_over_the_limit_is_an_api_error(
+        github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An API answer was read whole into memory, whatever its size. One over
+    MAX_ANSWER_BYTES is an API error of its call (not retried), read no further."""
+    from agent_eval.github import client as client_module
+
+    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 50_000, raising=False)
+    for i in range(30):
+        github.add_comment(6, f"comment {i} " + "x" * 2_000, "someone")
+    client = _client(github, [])
+    with pytest.raises(ApiError, match=r"the answer is larger than 50000 bytes: not read"):
+        list(client.comments(6))
+    assert len(github.calls("GET", r"/issues/6/comments$")) == 1
+    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 500_000)
+    assert len(list(client.comments(6))) == 30
+
+
 def test_comments_past_the_page_limit_are_no_second_comment(
         github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
     """Comments are read for at most MAX_COMMENT_PAGES pages; on a pull request with more,

@@ -62,6 +62,7 @@ MAX_COMMENT_PAGES = 100  # 10,000 comments at 100 per page
 MAX_FILE_PAGES = 30  # the 3,000 files GitHub lists for a pull request
 MAX_ARTIFACT_BYTES = 2 << 30  # compressed and, summed, uncompressed
 API_DEADLINE = 300.0  # seconds for all the API calls of one run (AGENT_EVAL_API_DEADLINE)
+MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one API answer's body (a page of comments: ~7 MB)
 _PORTS = {"http": 80, "https": 443}
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 
@@ -264,12 +265,17 @@ class GitHubClient:
     def _body_by_deadline(self, r: requests.Response, *args: Any,
                           **kwargs: Any) -> requests.Response:
         """A ``response`` hook (it runs before requests reads the body): the body read
-        with :func:`_arriving`, a :class:`requests.Timeout` at the deadline."""
+        with :func:`_arriving`, a :class:`requests.Timeout` at the deadline, an error past
+        :data:`MAX_ANSWER_BYTES`."""
         if kwargs.get("stream"):
             return r
         body = bytearray()
         for chunk in _arriving(r):
             body += chunk
+            if len(body) > MAX_ANSWER_BYTES:
+                r.close()
+                raise requests.RequestException(f"the answer is larger than "
+                                                f"{MAX_ANSWER_BYTES} bytes: not read")
             if self.left() <= 0:
                 r.close()
                 raise requests.Timeout(f"the answer was still arriving after {len(body)} "
