@@ -85,6 +85,43 @@ def test_unreadable_event_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     assert ev.problems and ev.sarif_target() == Target("refs/heads/main", "b" * 40)
 
 
+@pytest.mark.parametrize("case", ["nested", "large", "fifo"])
+def test_a_hostile_event_file_is_a_problem_not_a_crash(tmp_path: Path, case: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An event file nested 100,000 deep was a RecursionError (the run stopped as an
+    internal error); one larger than the bound was read whole, and a FIFO was waited on
+    for ever. Each is a problem the run warns of, with the payload left empty."""
+    import os
+
+    from agent_eval.github import event as event_module
+
+    bad = tmp_path / "event.json"
+    if case == "nested":
+        bad.write_text('{"pull_request": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    elif case == "large":
+        monkeypatch.setattr(event_module, "MAX_EVENT_BYTES", 100)
+        bad.write_text('{"number": 2, "pull_request": {"title": "' + "x" * 100 + '"}}')
+    else:
+        os.mkfifo(bad)
+    ev = event_module.load_event({"GITHUB_EVENT_PATH": str(bad),
+                                  "GITHUB_EVENT_NAME": "pull_request"})
+    [problem] = ev.problems
+    assert problem.startswith(f"cannot read GITHUB_EVENT_PATH {bad}: "), problem
+    if case == "large":
+        assert problem.endswith("it is larger than 100 bytes")
+    assert ev.payload == {} and ev.pr_number is None
+
+
+def test_a_number_of_other_digits_in_an_event_is_no_number() -> None:
+    """``"²".isdigit()`` is true and ``int("²")`` a ValueError: a payload whose pull
+    request number was such a string stopped the run as an internal error. Only ASCII
+    digits make a number (``"١٢"``, Arabic-Indic, was read as 12)."""
+    pr = {"number": "²", "pull_request": {"head": {"sha": "a" * 40}}}
+    assert from_payload("pull_request", pr, {}).pr_number is None
+    assert from_payload("push", {}, {"GITHUB_RUN_ID": "\u0661\u0662"}).run_id is None
+    assert from_payload("push", {}, {"GITHUB_RUN_ID": "12"}).run_id == 12
+
+
 # --------------------------------------------------------------- workflow commands
 def test_annotation_escaping() -> None:
     line = workflow.command("error", "50%\nof it", file="a,b:c.yaml", line=3, title="t: x")
@@ -144,6 +181,16 @@ def test_inputs_from_the_environment_with_dashes() -> None:
         "none", "warn", "agent-eval-results")
     _, problems = read_inputs({"INPUT_BASELINE": "maybe", "INPUT_CHECK-RUN": "sure"})
     assert len(problems) == 2
+
+
+def test_a_traces_input_of_separators_only_is_a_problem() -> None:
+    """``traces: ","`` (or a comma on a line of its own) named no glob and was taken as an
+    empty list: no file read, and the run's error pointed at the suite's ``traces:`` line
+    ("no traces were read") as if the suite were wrong. It is a problem of the input."""
+    inp, problems = read_inputs({"INPUT_TRACES": " ,\n , "})
+    assert problems == ["input traces: ',\\n ,' names no file or glob (one a line or "
+                        "comma-separated); leave it empty for the suite's"]
+    assert inp.traces is None
 
 
 # ------------------------------------------------------------------------ client

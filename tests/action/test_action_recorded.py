@@ -553,3 +553,115 @@ def test_baseline_git_with_traces_from_an_artifact_says_why_it_cannot_be_had(
                 "an artifact (input `artifact`), not from the repository, so the base "
                 "commit's committed traces are not the base run of these; compare with the "
                 "base branch's results artifact (baseline: artifact).") in run.stdout
+
+
+def test_an_odd_pull_request_list_before_the_evaluation_does_not_hide_the_verdict(
+        tmp_path: Path) -> None:
+    """The pull request lookup of a fork's ``workflow_run`` runs before the evaluation; a
+    listed pull request whose ``head`` is not an object (an answer GitHub does not give)
+    stopped the whole run as an internal error (an AttributeError, exit 2, no results).
+    It is a pull request not found: the verdict is the suite's, and the results say why
+    there is no comparison."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.script("GET", r"/pulls$", Reply(200, [{"number": 17, "head": wr["head_sha"]}],
+                                           check=False))
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "upload-sarif": "false"})
+        assert run.code == 1, run.stderr  # the example's own failures
+        assert run.outputs["verdict"] == "fail"
+        assert "internal error" not in run.stdout + run.stderr
+        results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+        assert results["baseline"]["available"] is False
+        assert "no open pull request with the triggering run's head commit" in \
+            results["baseline"]["reason"]
+
+
+@pytest.mark.parametrize("use", ["traces", "baseline"])
+def test_an_artifact_listed_without_an_id_is_an_api_error(tmp_path: Path, github: FakeGitHub,
+                                                          use: str) -> None:
+    """An artifact list whose artifact has no integer ``id`` (an answer GitHub does not
+    give) was an internal error (a TypeError in ``int(None)``): for the baseline artifact
+    under ``baseline: auto`` it hid the verdict (exit 2, no results), for the traces it
+    was called a bug in agent-eval. It is an API error: the baseline is not compared,
+    saying why, and the traces cannot be had, saying why."""
+    from action_harness import workflow_run, workflow_runs
+
+    name = "agent-traces" if use == "traces" else "agent-eval-results"
+    github.script("GET", r"/actions/runs/\d+/artifacts$",
+                  Reply(200, {"total_count": 1, "artifacts": [{"name": name, "id": None}]},
+                        check=False))
+    github.script("GET", r"/actions/workflows/ci\.yml/runs$",
+                  Reply(200, workflow_runs(workflow_run(4242, branch="master"))))
+    ws = make_workspace(tmp_path / "ws")
+    inputs = {"upload-sarif": "false", "comment": "false"}
+    if use == "traces":
+        inputs["artifact"] = name
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs=inputs, env={"GITHUB_WORKFLOW_REF": f"{github.repo}/.github/"
+                                                                "workflows/ci.yml@refs/heads/x"})
+    said = f"the answer lists artifact '{name}' without an integer id"
+    assert "internal error" not in run.stdout + run.stderr
+    if use == "traces":
+        assert run.code == 2 and run.outputs["verdict"] == "error", run.stderr
+        assert f"could not get the traces from artifact '{name}'" in run.stdout
+        assert said in run.stdout
+        return
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+    assert results["baseline"]["available"] is False
+    assert said in results["baseline"]["reason"]
+
+
+@pytest.mark.parametrize("kind", ["git", "artifact", "auto"])
+def test_a_pull_request_run_whose_payload_names_none_is_never_uncompared_unsaid(
+        tmp_path: Path, github: FakeGitHub, kind: str) -> None:
+    """A ``pull_request`` run whose event file cannot be read (the run warns of it) has
+    no pull request, no base: ``baseline: git`` and ``artifact``, asked for by name, were
+    skipped with a log line ("this pull_request event names no base commit", "this run
+    is for a pull_request event") and the regression gates with them. It is a pull
+    request's run whose base is unknown, as a ``workflow_run`` one whose pull request is
+    not found: asked for by name, the baseline stops the run; under ``auto`` the results
+    say why there is none."""
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"baseline": kind, "upload-sarif": "false"},
+                     env={"GITHUB_EVENT_PATH": str(tmp_path / "missing.json")})
+    assert run.skips()[0].startswith("::warning title=agent-eval::cannot read "
+                                     "GITHUB_EVENT_PATH "), run.stdout
+    lost = ("this pull_request run is for a pull request, but its event payload "
+            "(GITHUB_EVENT_PATH) names none (see the warning about it), so its base branch "
+            "is unknown")
+    if kind != "auto":
+        assert run.code == 2, run.stderr
+        assert (f"::error title=agent-eval::baseline: {kind} was asked for and cannot be "
+                f"had: {lost}. Use baseline: auto to go on without a comparison (saying "
+                "why), or baseline: none.") in run.stdout.splitlines()
+        assert not (ws / "agent-eval-results" / "results.json").exists()
+        return
+    assert run.code == 1, run.stderr  # the example's own failures
+    results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
+    assert results["baseline"]["available"] is False
+    assert results["baseline"]["reason"].startswith(f"{lost}. To compare, ")
+
+
+def test_baseline_git_in_a_merge_queue_whose_payload_names_no_base_stops(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """A ``merge_group`` payload without ``base_sha``: ``baseline: git``, asked for by
+    name, was skipped with a log line, and the queue's regression gates with it."""
+    event = payload("merge_group", lambda e: True)
+    del event["merge_group"]["base_sha"]
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "merge_group", event,
+                     inputs={"baseline": "git", "upload-sarif": "false"})
+    assert run.code == 2, run.stderr
+    assert ("::error title=agent-eval::baseline: git was asked for and cannot be had: git: "
+            "this merge_group event's payload names no base commit. Fix it, or use baseline: "
+            "auto to fall back to no comparison (saying why), or baseline: none."
+            ) in run.stdout.splitlines()

@@ -15,6 +15,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +159,81 @@ def test_output_dir_leading_outside_is_refused(tmp_path: Path, github: FakeGitHu
     assert ("symbolic link" in said) if how == "file-link" else ("leads outside" in said)
     assert _tree(outside) == before
     assert github.requests == []  # stopped before any call
+
+
+@pytest.mark.parametrize("how", ["found", "input", "folder"])
+def test_a_suite_file_leading_outside_is_not_read(tmp_path: Path, github: FakeGitHub,
+                                                  outside: Path, how: str) -> None:
+    """A committed ``agent-eval.yaml`` that is a link to a suite outside the workspace
+    (another checkout's on the same runner), found by default or named by the ``config``
+    input, or one in a folder that is such a link: the suite outside was loaded and
+    evaluated on the traces beside it, and with an ``output-dir`` its findings (their
+    argument values) went to the log, the job summary and the comment. It is refused
+    before anything is read, naming the path as written, never the link's target."""
+    elsewhere = outside / "other-checkout"
+    copy_example(elsewhere)
+    ws = make_workspace(tmp_path / "ws")
+    inputs = {"upload-sarif": "false", "output-dir": "out"}
+    if how == "folder":
+        (ws / "sub").symlink_to(elsewhere, target_is_directory=True)
+        inputs["config"] = "sub/agent-eval.yaml"
+        shown = "sub/agent-eval.yaml"
+    else:
+        (ws / "agent-eval.yaml").unlink()
+        (ws / "agent-eval.yaml").symlink_to(elsewhere / "agent-eval.yaml")
+        if how == "input":
+            inputs["config"] = "agent-eval.yaml"
+        shown = "agent-eval.yaml"
+    _commit(ws, "a suite from elsewhere")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs=inputs)
+    said = _stopped(run)
+    assert said == (f"::error title=agent-eval::{shown}: the suite file is a symbolic link "
+                    "(or in a folder that is one) leading outside the workspace; agent-eval "
+                    "does not read a suite through a link out of the repository: remove the "
+                    "link from the repository, or name a suite file inside it")
+    assert str(outside) not in run.stdout + run.stderr + run.summary
+    assert "admin_delete_user" not in run.stdout + run.summary  # no finding of it
+    assert not (ws / "out").exists()
+    assert github.requests == []  # no comment
+
+
+def test_a_baseline_file_leading_outside_is_not_read(tmp_path: Path, github: FakeGitHub,
+                                                     outside: Path) -> None:
+    """``baseline: file`` names a file of the repository; the pull request made it a link
+    to another checkout's results: they were read and compared with, their findings
+    shown as fixed. Refused like the suite file, named as written."""
+    from agent_eval.api import load_suite, suite_sources
+    from agent_eval.engine import evaluate_files
+    from agent_eval.renderers import RENDERERS, RenderContext
+
+    suite = load_suite(EXAMPLE / "agent-eval.yaml")
+    files, errors = suite_sources(suite, base=EXAMPLE)
+    (outside / "results.json").write_text(RENDERERS["json"].render(
+        evaluate_files(suite, files, errors, timings=False), RenderContext()))
+    ws = make_workspace(tmp_path / "ws")
+    (ws / "baseline.json").symlink_to(outside / "results.json")
+    _commit(ws, "a baseline from elsewhere")
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"upload-sarif": "false", "baseline": "file",
+                             "baseline-file": "baseline.json"})
+    said = _stopped(run)
+    assert said == ("::error title=agent-eval::baseline-file baseline.json: the file is a "
+                    "symbolic link (or in a folder that is one) leading outside the "
+                    "workspace; agent-eval does not read a baseline through a link out of "
+                    "the repository: remove the link from the repository")
+    assert str(outside) not in run.stdout + run.stderr + run.summary
+    assert github.requests == []
+
+
+def test_a_suite_file_linked_inside_the_workspace_is_read(tmp_path: Path,
+                                                          github: FakeGitHub) -> None:
+    """A link that stays in the workspace is the repository's own business."""
+    ws = make_workspace(tmp_path / "ws")
+    (ws / "suite.yaml").symlink_to("agent-eval.yaml")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"upload-sarif": "false", "config": "suite.yaml"})
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
 
 
 def test_output_dir_in_the_runner_temp_folder_is_fine(tmp_path: Path,
@@ -353,6 +429,85 @@ def test_an_api_that_never_answers_costs_one_deadline_in_all(
     assert any("Timeout" in s for s in skipped)
     assert sum("the deadline of 6 s for all GitHub API calls" in s for s in skipped) >= 2
     assert len(dead_api.held) <= 3  # no attempt was started after the deadline
+
+
+class _Drip(BaseHTTPRequestHandler):
+    """Answers 200 with a Content-Length of 1 MiB, then sends a byte every 0.2 s for 60 s:
+    no read waits long enough for a socket timeout."""
+
+    def _any(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        ends = time.monotonic() + 60
+        try:
+            while time.monotonic() < ends:
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            pass
+
+    do_GET = do_POST = do_PATCH = _any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def drip() -> Iterator[str]:
+    """The URL of a :class:`_Drip` server on loopback."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Drip)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_artifact_download_that_drips_ends_at_the_deadline(
+        tmp_path: Path, github: FakeGitHub, drip: str) -> None:
+    """The artifact's download URL answers and then sends a byte every 0.2 s: no read
+    waits long enough for its timeout, and the download read 64 KiB at a time, so it went
+    on past the deadline (for hours with a large enough Content-Length; here the server
+    gives up after 60 s). It ends at the deadline, saying so."""
+    github.add_artifact("agent-traces", _traces_zip())
+    github.script("GET", r"/actions/artifacts/\d+/zip$",
+                  Reply(302, None, {"Location": f"{drip}/blob.zip"}))
+    ws = make_workspace(tmp_path / "ws")
+    started = time.monotonic()
+    run = run_action(tmp_path, ws, github.url, "push", push_payload(),
+                     inputs={"artifact": "agent-traces", "upload-sarif": "false"},
+                     env={"AGENT_EVAL_API_DEADLINE": "4"})
+    took = time.monotonic() - started
+    said = _stopped(run)
+    assert "could not get the traces from artifact 'agent-traces': GET (artifact " \
+           "download): not done after " in said
+    assert "the deadline of 4 s for all GitHub API calls of this run has passed" in said
+    assert took < 40, took
+
+
+def test_an_api_that_drips_costs_one_deadline_in_all(tmp_path: Path, drip: str) -> None:
+    """An API that answers every call and then sends a byte every 0.2 s: requests reads
+    a body 10 KiB at a time and no read timed out, so the SARIF upload alone held the run
+    for the server's 60 s, past a 4 s deadline. Each answer is read as it arrives and
+    stopped at the deadline; the verdict is the suite's."""
+    ws = make_workspace(tmp_path / "ws")
+    started = time.monotonic()
+    run = run_action(tmp_path, ws, drip, "pull_request", pr_payload("opened"),
+                     inputs={"baseline": "none", "check-run": "true"},
+                     env={"AGENT_EVAL_API_DEADLINE": "4"})
+    took = time.monotonic() - started
+    assert run.code == 1 and run.outputs["verdict"] == "fail", run.stderr
+    skipped = run.skips()
+    assert len(skipped) == 3, skipped  # SARIF upload, comment, check run: once each
+    assert "the answer was still arriving after " in skipped[0]
+    assert "at the deadline of 4 s for all GitHub API calls of this run" in skipped[0]
+    assert took < 40, took
 
 
 # ------------------------------------------------------------- item 17: the token

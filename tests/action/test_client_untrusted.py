@@ -44,6 +44,44 @@ def test_only_a_comment_whose_first_line_is_the_marker_is_ours(github: FakeGitHu
 
 
 # ----------------------------------------------------- item 16: no second comment
+def test_an_answer_over_the_limit_is_an_api_error(
+        github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An API answer was read whole into memory, whatever its size. One over
+    MAX_ANSWER_BYTES is an API error of its call (not retried), read no further."""
+    from agent_eval.github import client as client_module
+
+    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 50_000, raising=False)
+    for i in range(30):
+        github.add_comment(6, f"comment {i} " + "x" * 2_000, "someone")
+    client = _client(github, [])
+    with pytest.raises(ApiError, match=r"the answer is larger than 50000 bytes: not read"):
+        list(client.comments(6))
+    assert len(github.calls("GET", r"/issues/6/comments$")) == 1
+    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 500_000)
+    assert len(list(client.comments(6))) == 30
+
+
+def test_comments_past_the_page_limit_are_no_second_comment(
+        github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Comments are read for at most MAX_COMMENT_PAGES pages; on a pull request with more,
+    this token's comment on a later page was not found and a second one was posted. More
+    pages than that are an API error: the comment is skipped, never posted twice."""
+    from agent_eval.github import client as client_module
+
+    monkeypatch.setattr(client_module, "MAX_COMMENT_PAGES", 2)
+    for i in range(200):
+        github.add_comment(5, f"comment {i}", "someone")
+    ours = github.add_comment(5, "<!-- m -->\nold", "github-actions[bot]")
+    with pytest.raises(ApiError, match=r"more than 2 pages of 200 items: not listed to the end"):
+        _client(github, []).upsert_comment(5, "<!-- m -->\nnew", "<!-- m -->")
+    assert github.calls("POST", r"/issues/5/comments$") == []
+    assert len(github.comments[5]) == 201 and ours["body"] == "<!-- m -->\nold"
+    assert len(github.calls("GET", r"/issues/5/comments$")) == 2
+    monkeypatch.setattr(client_module, "MAX_COMMENT_PAGES", 3)  # the whole list: edited
+    got = _client(github, []).upsert_comment(5, "<!-- m -->\nnew", "<!-- m -->")
+    assert (got.id, got.created, ours["body"]) == (ours["id"], False, "<!-- m -->\nnew")
+
+
 def test_a_lost_answer_to_the_post_is_found_by_listing_again(github: FakeGitHub) -> None:
     slept: list[float] = []
     github.script_lost_answer("POST", r"/issues/4/comments$",

@@ -537,7 +537,8 @@ def not_applicable(kind: str, event: Event, traces_from_artifact: bool) -> str |
     if kind == "artifact" and not event.compares_with_base:
         return (f"baseline: artifact compares pull requests and merge queue groups with their "
                 f"base branch's results; this run is for a {event.name or 'unknown'} event")
-    if kind == "git" and not traces_from_artifact and not _base_sha(kind, event):
+    if kind == "git" and not traces_from_artifact and not event.compares_with_base \
+            and not _base_sha(kind, event):
         return f"baseline: git: this {event.name or 'unknown'} event names no base commit"
     return None
 
@@ -548,7 +549,13 @@ def _pull_request_not_found(event: Event) -> str | None:
     the triggering run's head commit: not found when the pull request has moved on to
     another head or was closed, or when the token may not list pull requests). None for
     any other run. Such a run is a pull request's, and its regression gates are never
-    skipped as if it were a push's (docs/action-events.md)."""
+    skipped as if it were a push's (docs/action-events.md). So is a ``pull_request`` or
+    ``pull_request_target`` run whose event payload names no pull request (the file
+    could not be read: the run warned of it)."""
+    if event.name in ("pull_request", "pull_request_target") and not event.is_pull_request:
+        return (f"this {event.name} run is for a pull request, but its event payload "
+                "(GITHUB_EVENT_PATH) names none (see the warning about it), so its base "
+                "branch is unknown")
     if (event.name != "workflow_run" or event.is_pull_request
             or event.triggering_event not in ("pull_request", "pull_request_target")):
         return None
@@ -597,10 +604,12 @@ def find_for_action(search: BaselineSearch) -> Found | None:
     if lost is not None and kind in ("auto", "git", "artifact"):
         # a pull request's run, whose base is unknown: not a run with nothing to compare
         if kind != "auto":
+            listed = ("When the pull requests could not be listed, give the job "
+                      "`pull-requests: read`; else use" if event.name == "workflow_run"
+                      else "Use")
             raise BaselineError(f"baseline: {kind} was asked for and cannot be had: {lost}. "
-                                "When the pull requests could not be listed, give the job "
-                                "`pull-requests: read`; else use baseline: auto to go on "
-                                "without a comparison (saying why), or baseline: none.")
+                                f"{listed} baseline: auto to go on without a comparison "
+                                "(saying why), or baseline: none.")
         return Found(None, {"kind": kind}, lost)
     why = not_applicable(kind, event, search.traces_from_artifact)
     if why is not None:
@@ -620,6 +629,10 @@ def find_for_action(search: BaselineSearch) -> Found | None:
         def git() -> Found:
             return from_git(search.workdir, base_sha, search.suite.path, search.traces,
                             tmp_root=search.tmp_root)
+    elif event.compares_with_base:  # a pull request's or queue's run: its base is unknown
+        def git() -> Found:
+            return Found(None, {"kind": "git"}, f"this {event.name} event's payload names "
+                         "no base commit")
 
     def artifact() -> Found:
         return from_artifact(search.client, event.base_ref, search.baseline_artifact,

@@ -60,6 +60,7 @@ from agent_eval.github.workspace import (
     confine,
     fresh_dir,
     git_head,
+    leads_out,
     mark_safe_directory,
     no_linked_files,
 )
@@ -144,8 +145,14 @@ def _found_config() -> Path:
 def _run(step: Step) -> ExitCode:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     s = _setup(step)
-    suite = load_suite(s.inputs.config or _found_config())
+    suite = load_suite(_suite_file(s))
     _no_live(suite)
+    if s.inputs.baseline == "file" and s.inputs.baseline_file \
+            and leads_out(s.workdir / s.inputs.baseline_file, s.workspace):
+        raise AgentEvalError(f"baseline-file {s.inputs.baseline_file}: the file is a symbolic "
+                             "link (or in a folder that is one) leading outside the "
+                             "workspace; agent-eval does not read a baseline through a link "
+                             "out of the repository: remove the link from the repository")
     find_pull_request(step, s.event, s.client)  # (workflow_run for a fork) before the baseline
     search = BaselineSearch(
         kind=s.inputs.baseline, event=s.event, suite=suite, workdir=s.workdir,
@@ -179,6 +186,22 @@ def _run(step: Step) -> ExitCode:
              f"{c.get('input_errors', 0)} input error(s) in {c.get('traces', 0)} trace(s); "
              f"fail-on {s.inputs.fail_on} → exit {code}")
     return code
+
+
+def _suite_file(s: _Setup) -> Path:
+    """The suite file: the input ``config``, else the one found in the working directory.
+    One inside the workspace that a symbolic link takes out of it is refused, named as
+    written (a link is the pull request's to commit, and the suite outside would be
+    evaluated on the traces beside it and shown in the log and the comment); a path
+    outside the workspace that the input names is the operator's, taken as given."""
+    named = Path(s.inputs.config) if s.inputs.config else _found_config()
+    if leads_out(s.workdir / named, s.workspace):
+        shown = s.inputs.config or named.name
+        raise ConfigError([f"{shown}: the suite file is a symbolic link (or in a folder that "
+                           "is one) leading outside the workspace; agent-eval does not read "
+                           "a suite through a link out of the repository: remove the link "
+                           "from the repository, or name a suite file inside it"])
+    return named
 
 
 def _no_live(suite: Suite) -> None:

@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 from github import Auth, Github, GithubException
 from github.Requester import Requester
 
@@ -61,6 +62,7 @@ MAX_COMMENT_PAGES = 100  # 10,000 comments at 100 per page
 MAX_FILE_PAGES = 30  # the 3,000 files GitHub lists for a pull request
 MAX_ARTIFACT_BYTES = 2 << 30  # compressed and, summed, uncompressed
 API_DEADLINE = 300.0  # seconds for all the API calls of one run (AGENT_EVAL_API_DEADLINE)
+MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one API answer's body (a page of comments: ~7 MB)
 _PORTS = {"http": 80, "https": 443}
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 
@@ -245,6 +247,44 @@ class GitHubClient:
             connection.timeout = timeout
         return timeout
 
+    def _read_answers_by_deadline(self) -> None:
+        """Have PyGithub's session read each answer's body as it arrives, stopped at the
+        deadline: requests reads it 10 KiB at a time, each read waiting for its whole
+        chunk, and the socket timeout bounds only a silence, so an API sending a byte now
+        and then held a call past every deadline. (PyGithub keeps one connection, made at
+        the first request: made here, to hold the hook from the first answer on.)"""
+        connection = getattr(self._requester, "_Requester__connection", None)
+        if connection is None:
+            make = getattr(self._requester, "_Requester__createConnection", None)
+            connection = make() if make is not None else None
+        session = getattr(connection, "session", None)
+        if isinstance(session, requests.Session) \
+                and self._body_by_deadline not in session.hooks["response"]:
+            session.hooks["response"].append(self._body_by_deadline)
+
+    def _body_by_deadline(self, r: requests.Response, *args: Any,
+                          **kwargs: Any) -> requests.Response:
+        """A ``response`` hook (it runs before requests reads the body): the body read
+        with :func:`_arriving`, a :class:`requests.Timeout` at the deadline, an error past
+        :data:`MAX_ANSWER_BYTES`."""
+        if kwargs.get("stream"):
+            return r
+        body = bytearray()
+        for chunk in _arriving(r):
+            body += chunk
+            if len(body) > MAX_ANSWER_BYTES:
+                r.close()
+                raise requests.RequestException(f"the answer is larger than "
+                                                f"{MAX_ANSWER_BYTES} bytes: not read")
+            if self.left() <= 0:
+                r.close()
+                raise requests.Timeout(f"the answer was still arriving after {len(body)} "
+                                       f"bytes at the deadline of {self.deadline:g} s for "
+                                       "all GitHub API calls of this run")
+        r._content = bytes(body)  # what ``Response.content`` returns from now on
+        r._content_consumed = True
+        return r
+
     def request(self, verb: str, url: str, *, params: dict[str, Any] | None = None,
                 body: Any = None, idempotent: bool = True) -> tuple[dict[str, Any], Any]:
         """One API call with retries: ``(response headers, decoded JSON)``.
@@ -254,6 +294,7 @@ class GitHubClient:
         headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
         for attempt in range(1, self.attempts + 1):
             self._attempt_timeout(verb, url)
+            self._read_answers_by_deadline()
             try:
                 return self._requester.requestJsonAndCheck(verb, url, parameters=params,
                                                            headers=dict(headers), input=body)
@@ -403,13 +444,20 @@ class GitHubClient:
                 return SarifUpload(sarif_id, str(status), errors, data.get("analyses_url"),
                                    time.monotonic() - start)
 
-    def _paginate(self, path: str, max_pages: int) -> Iterator[dict[str, Any]]:
+    def _paginate(self, path: str, max_pages: int, *,
+                  whole: bool = False) -> Iterator[dict[str, Any]]:
         """The objects of a list endpoint, 100 a page, following the ``Link`` header on
-        the API host for at most ``max_pages`` pages."""
+        the API host for at most ``max_pages`` pages; with ``whole``, a list longer than
+        that is an :class:`ApiError` (a part of it would pass for all of it)."""
         url: str | None = self._repo(path)
         params: dict[str, Any] | None = {"per_page": 100}
         pages = 0
-        while url and pages < max_pages:
+        while url:
+            if pages == max_pages:
+                if whole:
+                    raise ApiError("GET", self._repo(path), 0, f"more than {max_pages} pages "
+                                   f"of {max_pages * 100} items: not listed to the end")
+                return
             headers, data = self.request("GET", url, params=params)
             pages += 1
             yield from (c for c in data or [] if isinstance(c, dict))
@@ -419,8 +467,11 @@ class GitHubClient:
                 url = None
 
     def comments(self, issue_number: int) -> Iterator[dict[str, Any]]:
-        """All comments of an issue or pull request, following the ``Link`` header."""
-        return self._paginate(f"/issues/{issue_number}/comments", MAX_COMMENT_PAGES)
+        """All comments of an issue or pull request, following the ``Link`` header; more
+        than :data:`MAX_COMMENT_PAGES` pages are an :class:`ApiError`: this run's comment
+        may be on a page not read, and a second one is never posted."""
+        return self._paginate(f"/issues/{issue_number}/comments", MAX_COMMENT_PAGES,
+                              whole=True)
 
     def pull_request_files(self, number: int) -> set[str]:
         """The paths a pull request adds or changes (``GET …/pulls/N/files``; GitHub
@@ -540,7 +591,10 @@ class GitHubClient:
             params["head"] = f"{head_repository.split('/')[0]}:{head_ref}"
         _, data = self.request("GET", self._repo("/pulls"), params=params)
         for pr in data if isinstance(data, list) else []:
-            if isinstance(pr, dict) and (pr.get("head") or {}).get("sha") == head_sha:
+            if not isinstance(pr, dict):
+                continue
+            head = pr.get("head")
+            if isinstance(head, dict) and head.get("sha") == head_sha:
                 return pr
         return None
 
@@ -566,7 +620,11 @@ class GitHubClient:
             why = "it has expired" if found else "there is no artifact by that name"
             raise ApiError("GET", self._repo(f"/actions/runs/{run_id}/artifacts"), 404,
                            f"artifact {name!r} of run {run_id}: {why}")
-        artifact = max(live, key=lambda a: int(a.get("id", 0)))
+        ids = [a for a in live if isinstance(a.get("id"), int) and not isinstance(a["id"], bool)]
+        if not ids:  # an answer GitHub does not give: an API error, not an internal one
+            raise ApiError("GET", self._repo(f"/actions/runs/{run_id}/artifacts"), 0,
+                           f"the answer lists artifact {name!r} without an integer id")
+        artifact = max(ids, key=lambda a: int(a["id"]))
         size = artifact.get("size_in_bytes")
         if isinstance(size, int) and size > max_bytes:
             raise ApiError("GET", self._repo(f"/actions/artifacts/{artifact['id']}"), 413,
@@ -588,11 +646,16 @@ class GitHubClient:
                     if r.status_code < 400:
                         total = 0
                         with open(path, "wb") as fh:
-                            for chunk in r.iter_content(1 << 16):
+                            for chunk in _arriving(r):
                                 total += len(chunk)
                                 if total > max_bytes:
                                     raise ApiError("GET", "(artifact download)", 413,
                                                    f"over {max_bytes} bytes")
+                                if self.left() <= 0:  # a server that sends a byte at times
+                                    raise ApiError("GET", "(artifact download)", 0, (
+                                        f"not done after {total} bytes: the deadline of "
+                                        f"{self.deadline:g} s for all GitHub API calls of "
+                                        "this run has passed"))
                                 fh.write(chunk)
                         return
                     error = ApiError("GET", "(artifact download)", r.status_code, r.reason)
@@ -605,6 +668,24 @@ class GitHubClient:
                 raise error
             self.log(f"artifact download: {error}; retrying in {wait:g} s")
             self.sleep(wait)
+
+
+def _arriving(r: requests.Response, size: int = 1 << 16) -> Iterator[bytes]:
+    """The body of a streamed answer as it arrives: each read returns what has come, at
+    most ``size`` bytes (``read1``), where ``iter_content`` waits for ``size`` whole bytes
+    (a server sending one byte at times kept it reading past every deadline). A read that
+    fails is a requests error, as ``iter_content`` raises them."""
+    read1 = getattr(r.raw, "read1", None)
+    if read1 is None:  # urllib3 1.x
+        yield from r.iter_content(size)
+        return
+    try:
+        while chunk := read1(size, decode_content=True):
+            yield chunk
+    except urllib3.exceptions.ReadTimeoutError as exc:
+        raise requests.ReadTimeout(exc) from exc
+    except urllib3.exceptions.HTTPError as exc:
+        raise requests.ConnectionError(exc) from exc
 
 
 MAX_ZIP_ENTRIES = 100_000  # entries in an artifact's zip (its central directory is read whole)

@@ -26,7 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_eval.jsonutil import open_regular
+
 PR_EVENTS = ("pull_request", "pull_request_target")
+MAX_EVENT_BYTES = 64 * 1024 * 1024  # an event payload read (GitHub's webhooks: 25 MB at most)
 ZERO_SHA = "0" * 40
 _SHA = re.compile(r"^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$")
 _SARIF_REF = re.compile(r"^refs/(heads|tags|pull)/.+$")
@@ -45,7 +48,7 @@ def _int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit():  # not "²" or "١"
         return int(value)
     return None
 
@@ -189,13 +192,16 @@ def load_event(env: Mapping[str, str]) -> Event:
     path = env.get("GITHUB_EVENT_PATH")
     if path:
         try:
-            with open(path, encoding="utf-8") as fh:
-                loaded = json.load(fh)
+            with open_regular(path) as fh:  # a FIFO is not waited on
+                data = fh.read(MAX_EVENT_BYTES + 1)
+            if len(data) > MAX_EVENT_BYTES:
+                raise ValueError(f"it is larger than {MAX_EVENT_BYTES} bytes")
+            loaded = json.loads(data)
             if isinstance(loaded, dict):
                 payload = loaded
             else:
                 problems.append(f"GITHUB_EVENT_PATH {path} does not hold a JSON object")
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested deep
             problems.append(f"cannot read GITHUB_EVENT_PATH {path}: {exc}")
     return from_payload(name, payload, env, problems)
 

@@ -96,7 +96,12 @@ class _Reader:
         raw = self.text(name)
         if raw is None:
             return None
-        return [g.strip() for line in raw.splitlines() for g in line.split(",") if g.strip()]
+        globs = [g.strip() for line in raw.splitlines() for g in line.split(",") if g.strip()]
+        if not globs:  # "," is not "unset": the suite's traces are not read in its place
+            self.problems.append(f"input {name}: {raw!r} names no file or glob (one a line "
+                                 "or comma-separated); leave it empty for the suite's")
+            return None
+        return globs
 
     def deadline(self) -> float:
         raw = (self.env.get(DEADLINE_ENV) or "").strip()

@@ -8,6 +8,8 @@ through a symbolic link that the repository holds (a pull request can commit a l
   the workspace): no part of it below the root may be a link at all, so nothing outside
   is ever deleted or unpacked into, whatever the repository holds.
 - :func:`no_linked_files`: the files about to be written in a folder are not links.
+- :func:`leads_out`: a path inside the workspace that a link takes out of it (the suite
+  file: what the action reads is confined as what it writes).
 - :func:`mark_safe_directory`, :func:`git_head`: the workspace as a git work tree.
 """
 
@@ -50,6 +52,13 @@ def confine(path: Path, roots: Sequence[Path], what: str) -> Path:
     link = " (through a symbolic link)" if real != Path(os.path.abspath(path)) else ""
     raise OutsideWorkspace(f"{what} {path} leads outside {where}{link}; agent-eval writes "
                            "only inside the workspace and the runner's temp folder")
+
+
+def leads_out(path: Path, root: Path) -> bool:
+    """``path`` is inside ``root`` as written but not with its links followed: a link the
+    repository holds leads out of it. (A path outside ``root`` as written is not one.)"""
+    return _inside(Path(os.path.abspath(path)), root) and not _inside(
+        Path(os.path.realpath(path)), root)
 
 
 def fresh_dir(root: Path, *parts: str) -> Path:
