@@ -224,6 +224,26 @@ def test_a_store_outside_the_repository_is_refused(project: Project,
         in run.err
 
 
+@pytest.mark.parametrize("name", [".git/config", "sub/../.git/hooks/pre-commit"])
+def test_a_store_inside_git_s_own_folder_is_refused(project: Project, openai_server: Loopback,
+                                                    name: str) -> None:
+    """`--judge record` rewrites the store whole: a suite naming .git/config as its store
+    (inside the repository, so taken) had recording overwrite the repository's own
+    configuration with judgements. A store under .git/ is a config error, and nothing is
+    written."""
+    config = project.root / ".git" / "config"
+    config.write_text("[core]\n\tbare = false\n", encoding="utf-8")
+    project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n'
+                  + judge_block(openai_server, extra=f"  store: {name}\n")
+                  + "scenarios:\n  - id: R\n    expect: {judge: [{rubric: x}]}\n",
+                  {"a.jsonl": native("a-1", "R", "SCORE=5")})
+    run = project.cli("--judge", "record")
+    assert run.code == 2
+    assert f"agent-eval.yaml:10:3: judge.store '{name}' is inside git's own folder" in run.err
+    assert config.read_text(encoding="utf-8") == "[core]\n\tbare = false\n"
+    assert not (project.root / ".git" / "hooks").exists()
+
+
 def test_a_broken_store_line_is_an_input_error_and_the_rest_is_used(
         project: Project, openai_server: Loopback) -> None:
     project.write('version: "1"\nsuite: s\ntraces: traces/*.jsonl\n' + judge_block(openai_server)

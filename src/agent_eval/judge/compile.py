@@ -266,6 +266,12 @@ def compile_run(c: CompilerLike, data: dict[str, Any], positions: Positions,
         return JudgeRun(config, c.file, store_name, str(store_abs), Store(store_name),
                         store_needed=bool(needs_model))
     rel_store = os.path.relpath(store_abs, real_root).replace(os.sep, "/")
+    if ".git" in rel_store.split("/"):  # `--judge record` rewrites the store whole
+        c.problem(here, f"judge.store '{store_name}' is inside git's own folder ({rel_store}): "
+                  "recording would overwrite a file of the repository's database; keep "
+                  f"the store in the work tree (default {DEFAULT_STORE})")
+        return JudgeRun(config, c.file, store_name, str(store_abs), Store(store_name),
+                        store_needed=bool(needs_model))
     store = Store(rel_store)
     if needs_model and not getattr(loader, "frozen", False):  # a worker gets it pickled
         got_store = read_store(store_abs, rel_store)
