@@ -339,6 +339,29 @@ def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitH
         in notices[-1]
 
 
+def test_an_input_error_is_annotated_before_the_findings(tmp_path: Path,
+                                                         github: FakeGitHub) -> None:
+    """The input errors that make the verdict error were annotated after every finding:
+    with ten error findings or more (GitHub shows ten error annotations of a step) a trace
+    file that could not be read had no annotation. They come first, in the log and in the
+    check run."""
+    ws = make_workspace(tmp_path / "ws", extra_traces={
+        "many.jsonl": many_violations(20), "broken.jsonl": "{not json\n"})
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 2, run.stderr
+    errors = run.lines("::error ")
+    assert len(errors) == 10
+    # (a file no reader recognises: an error of the whole file, line 1 in a check run)
+    assert errors[0].startswith("::error file=traces/broken.jsonl,title=agent-eval%3A "
+                                "input/unknown_format::no reader recognises this file"), errors[0]
+    [create] = github.calls("POST", r"/check-runs$")
+    first = create.json["output"]["annotations"][0]
+    assert (first["path"], first["start_line"], first["annotation_level"]) == (
+        "traces/broken.jsonl", 1, "failure")
+    assert "input/unknown_format" in first["title"]
+
+
 def test_traces_from_an_artifact_of_this_run(tmp_path: Path, github: FakeGitHub) -> None:
     artifact = github.add_artifact("agent-traces", _traces_zip(4))
     github.add_artifact("other", b"not a zip")

@@ -364,8 +364,10 @@ def _say_results(step: Step, s: _Setup, report: Report, folder: Path,
     values = step_outputs(results, folder / RENDERERS["json"].filename,
                           folder / RENDERERS["sarif"].filename, s.workspace)
     step.outputs(values)
-    annotations = [workflow.finding_annotation(v) for v in by_severity(results.findings)]
-    annotations += [workflow.input_error_annotation(e) for e in results.input_errors]
+    # the input errors first: they make the verdict error (what could not be checked), and
+    # GitHub shows only the first 10 error annotations of a step
+    annotations = [workflow.input_error_annotation(e) for e in results.input_errors]
+    annotations += [workflow.finding_annotation(v) for v in by_severity(results.findings)]
     for line in workflow.annotation_lines(
             annotations, f"see the job summary or {values['sarif-file']}"):
         step.say(line)

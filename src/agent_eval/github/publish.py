@@ -226,19 +226,19 @@ def _annotated_trace_files(step: Step, inputs: Inputs, event: Event, results: Re
 
 
 def _annotations(step: Step, results: Results, trace_files: set[str]) -> list[dict[str, Any]]:
-    """The check run's annotations: each finding, most severe first, at its policy line
-    (and at its trace line when its trace file is one of ``trace_files``), then each
-    input error."""
-    annotations = []
+    """The check run's annotations: each input error (what could not be checked: they
+    make the verdict error, and only the first 50 annotations are sent), then each
+    finding, most severe first, at its policy line (and at its trace line when its trace
+    file is one of ``trace_files``)."""
+    annotations = [check_annotation(e.file, e.line or 1, "error", e.rule,
+                                    step.redact(e.message), None)
+                   for e in results.input_errors]
     for v in by_severity(results.findings):
         annotations.append(check_annotation(v.config.file, v.config.line, v.severity, v.rule,
                                             step.redact(v.message),
                                             _trace_text(v, step.redact)))
         if v.trace is not None and v.trace.file in trace_files:
             annotations.append(trace_annotation(v, step.redact))
-    annotations += [check_annotation(e.file, e.line or 1, "error", e.rule,
-                                     step.redact(e.message), None)
-                    for e in results.input_errors]
     return annotations
 
 
