@@ -15,6 +15,19 @@ ROOT = {"id": "r1", "trace_id": "r1", "run_type": "chain", "name": "agent",
         "inputs": {"x": 1}}
 
 
+def llm(n: int, messages: list[object], calls: list[tuple[str, str]],
+        arguments: str = '{"id": 1}') -> dict[str, object]:
+    """LLM run ``n`` of trace r1 (an OpenAI chat completion): its input ``messages`` and
+    the ``calls`` (id, name) its answer asks for, each with ``arguments``."""
+    message = {"role": "assistant", "content": None if calls else "done",
+               "tool_calls": [{"id": cid, "type": "function", "function": {
+                   "name": name, "arguments": arguments}} for cid, name in calls]}
+    return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
+            "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
+            f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
+            "inputs": {"messages": messages}, "outputs": {"choices": [{"message": message}]}}
+
+
 def test_a_run_without_id_whose_dotted_order_ends_without_an_id(tmp_path: Path) -> None:
     """A run without ``id`` takes the id that ends its ``dotted_order`` (a patch); one whose
     last segment holds no ``Z<id>`` stopped the reader (IndexError: every run of the file
@@ -37,15 +50,6 @@ def test_an_llm_run_reusing_a_call_id_for_another_call_is_kept_and_reported(
     """Without tool runs the calls are those the LLM runs asked for: one that reuses an
     earlier call's id for another tool was dropped as the same call (a blocked tool
     passed). It is now a call of its own and an input error at its run's line."""
-    def llm(n: int, messages: list[object], calls: list[tuple[str, str]]) -> dict[str, object]:
-        message = {"role": "assistant", "content": None if calls else "done",
-                   "tool_calls": [{"id": cid, "type": "function", "function": {
-                       "name": name, "arguments": '{"id": 1}'}} for cid, name in calls]}
-        return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
-                "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
-                f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
-                "inputs": {"messages": messages}, "outputs": {"choices": [{"message": message}]}}
-
     def result(text: str) -> dict[str, str]:
         return {"role": "tool", "tool_call_id": "call_0", "content": text}
 
@@ -172,15 +176,6 @@ def test_a_call_asked_for_that_no_tool_run_answers_is_a_call(tmp_path: Path) -> 
     if one is left; one that none answers is a call of its own, at its LLM run's line,
     with its result from the next LLM run's messages. Asked again (the same id, name and
     arguments), it is still the one call."""
-    def llm(n: int, messages: list[object], calls: list[tuple[str, str]]) -> dict[str, object]:
-        message = {"role": "assistant", "content": None if calls else "done",
-                   "tool_calls": [{"id": cid, "type": "function", "function": {
-                       "name": name, "arguments": "{}"}} for cid, name in calls]}
-        return {"id": f"l{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "llm",
-                "name": "ChatOpenAI", "dotted_order": f"20240101T000000000000Zr1."
-                f"20240101T00000{n}000000Zl{n}", "start_time": "2024-01-01T00:00:00Z",
-                "inputs": {"messages": messages}, "outputs": {"choices": [{"message": message}]}}
-
     def tool(n: int, name: str) -> dict[str, object]:
         return {"id": f"t{n}", "trace_id": "r1", "parent_run_id": "r1", "run_type": "tool",
                 "name": name, "dotted_order": f"20240101T000000000000Zr1."
@@ -192,11 +187,11 @@ def test_a_call_asked_for_that_no_tool_run_answers_is_a_call(tmp_path: Path) -> 
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps(v) + "\n" for v in (
         ROOT,  # line 1
-        llm(1, [], [("c1", "read_file"), ("c2", "drop_database")]),  # line 2
+        llm(1, [], [("c1", "read_file"), ("c2", "drop_database")], "{}"),  # line 2
         tool(1, "read_file"),  # line 3: the traced tool; drop_database ran untraced
-        llm(2, results, [("c1", "read_file"), ("c3", "read_file")]),  # line 4: c1 again
+        llm(2, results, [("c1", "read_file"), ("c3", "read_file")], "{}"),  # line 4: c1 again
         tool(2, "read_file"),  # line 5: c3's run
-        llm(3, results, []),  # line 6
+        llm(3, results, [], "{}"),  # line 6
     )))
     source = SourceFile(str(path), path.name, path.name)
     reader = pick_reader(source, "auto")
