@@ -486,6 +486,27 @@ def test_a_name_not_utf8_on_the_command_line_is_written_escaped(tmp_path: Path,
     assert (tmp_path / folder / "results.json").is_file()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a file name of bytes that are not UTF-8")
+def test_a_suite_file_in_a_folder_whose_name_is_not_utf8_is_a_config_error(
+        tmp_path: Path) -> None:
+    """A suite in a folder of the repository named b"su\\xfeite": every finding names the
+    suite file, which results.json and a finding's fingerprint could not write (an
+    internal error, UnicodeEncodeError, after the evaluation; as with --baseline-ref,
+    whose base is evaluated the same way). A config error naming it escaped, as a trace
+    file of such a name is an input error."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / os.fsdecode(b"su\xfeite")
+    make(folder, traces={"t.jsonl": call("x_del")})
+    (folder / ".git").rmdir()  # the repository is tmp_path
+    done = run("run", "--config", str(folder / "agent-eval.yaml"), cwd=tmp_path,
+               env={"PYTHONIOENCODING": "utf-8"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "internal error" not in done.stderr
+    assert done.stderr.startswith("error: su\\udcfeite/agent-eval.yaml: the suite file's "
+                                  "path holds bytes that are not UTF-8"), done.stderr
+    assert not (tmp_path / "agent-eval-results").exists()
+
+
 # ----------------------------------------------------------------- determinism
 def test_jobs_and_no_timings_are_deterministic(tmp_path: Path) -> None:
     def trace(tid: str, percent: int, blocked: bool) -> str:
