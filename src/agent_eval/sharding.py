@@ -28,6 +28,7 @@ import math
 import os
 import re
 from array import array
+from collections import Counter
 from collections.abc import Iterable
 from itertools import islice
 from typing import Any
@@ -498,7 +499,8 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
         assert p.shard is not None and p.shard.sources  # (merge checked)
         files, expected = p.shard.sources["files"], p.shard.sources["traces"]
         index = p.shard.index
-        found = dict.fromkeys((t.id for t in suite.tests), 0)
+        # a test's findings by severity (what its status and the verdict follow from)
+        found: dict[str, Counter[str]] = {t.id: Counter() for t in suite.tests}
         rows: dict[int, list[list[Any]]] = {}  # a scenario's index -> its rows held
         own = 0
         for rec in p.shard.records:
@@ -519,21 +521,21 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
             violations = rec.get("violations")
             if type(violations) is dict:
                 for tid, items in violations.items():
-                    if tid in found and type(items) is list:
-                        found[tid] += len(items)
+                    if tid in found and type(items) is list:  # (as _replay read them)
+                        found[tid].update(v["severity"] for v in items)
             if suite.scenarios is not None:  # (as _replay read them; else not read)
                 for entry in rec.get("scenarios", []):
                     rows.setdefault(entry["index"], []).extend(entry["rows"])
-        listed = {t.id: len(t.violations) for t in p.tests if t.id in found}
-        differ = [tid for tid, n in found.items() if n != listed.get(tid, 0)]
-        scenario = _rows_differ(suite, rows, p)
-        if own != len(p.traces) or differ or scenario:
-            what = (f"{own} trace(s), where its results list {len(p.traces)}"
-                    if own != len(p.traces) else
-                    f"{found[differ[0]]} finding(s) of test {differ[0]!r}, where its "
-                    f"results list {listed.get(differ[0], 0)}" if differ else
-                    f"other traces or trace statuses of scenario {scenario!r} than its "
-                    "results list")
+        listed: dict[str, Counter[str]] = {
+            t.id: Counter(v.severity for v in t.violations) for t in p.tests if t.id in found}
+        what = (f"{own} trace(s), where its results list {len(p.traces)}"
+                if own != len(p.traces) else _findings_differ(found, listed))
+        if what is None:
+            scenario = _rows_differ(suite, rows, p)
+            if scenario is not None:
+                what = (f"other traces or trace statuses of scenario {scenario!r} than its "
+                        "results list")
+        if what is not None:
             raise ConfigError([f"merge: the partial results of shard {index} cannot be "
                                f"merged: its records hold {what}; the file was edited: "
                                "run the shard again and merge the new results"])
@@ -544,6 +546,24 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
                            "run); run the shards again and merge the new results"])
 
 
+def _findings_differ(found: dict[str, Counter[str]], listed: dict[str, Counter[str]]
+                     ) -> str | None:
+    """What first differs between the findings of a part's records and of its own
+    results, each test's by severity (its status and the verdict follow from them); None
+    when nothing does. A record whose findings were edited to the severity note merged
+    into a pass what the part's own results fail."""
+    for tid, held in found.items():
+        given = listed.get(tid, Counter())
+        if held.total() != given.total():
+            return (f"{held.total()} finding(s) of test {tid!r}, where its results list "
+                    f"{given.total()}")
+        for severity in sorted(held | given):
+            if held[severity] != given[severity]:
+                return (f"{held[severity]} {severity} finding(s) of test {tid!r}, where its "
+                        f"results list {given[severity]}")
+    return None
+
+
 def _rows_differ(suite: Suite, rows: dict[int, list[list[Any]]], part: Results
                  ) -> str | None:
     """The first scenario (its id) whose rows in a part's records are not the traces its
@@ -552,8 +572,6 @@ def _rows_differ(suite: Suite, rows: dict[int, list[list[Any]]], part: Results
     into a pass what the part's own results fail."""
     if suite.scenarios is None:
         return None
-    from collections import Counter
-
     from agent_eval.scenarios.evaluate import PASS, STATUS_NAMES
 
     def shown(f: str, line: int, tid: str, st: int) -> tuple[str, int, str, str]:

@@ -671,7 +671,9 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
     dropped, or only its findings; shard 1's part given again as shard 2 (t1 counted
     twice, t4 not at all); shard 2 emptied consistently (its traces and findings gone
     too: the records no longer hold every trace the shards read). A record given twice
-    counted its trace twice. Each is refused now (exit 2), nothing written."""
+    counted its trace twice. Shard 2's findings made notes in its records only (its
+    results still list the error) merged into a pass too. Each is refused now (exit 2),
+    nothing written."""
     monkeypatch.chdir(tmp_path)
     two_shards(tmp_path)
 
@@ -696,6 +698,11 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
         data["counts"].update(traces=0, tool_calls=0, violations=0)
         data["verdict"] = "pass"
 
+    def as_notes(data: dict[str, Any]) -> None:  # its results still list an error
+        for rec in data["shard"]["records"]:
+            for finding in rec.get("violations", {}).get("block", []):
+                finding["severity"] = "note"
+
     record = read_results(tmp_path / "s2")["shard"]["records"][0]
     assert record["seq"] == [1, 2]  # the file's FileRead, t1, t4
     edited = "the file was edited: run the shard again and merge the new results"
@@ -714,6 +721,8 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
         (emptied, "the parts' records hold 1 of the 2 trace(s) every shard read from the 1 "
                   "trace file(s): records were dropped or added (a part edited, or of "
                   f"another run); {again}"),
+        (as_notes, "the partial results of shard 2 cannot be merged: its records hold 0 "
+                   f"error finding(s) of test 'block', where its results list 1; {edited}"),
     ]
     capsys.readouterr()
     for change, said in cases:
