@@ -467,6 +467,46 @@ def test_output_is_utf8_whatever_the_locale(tmp_path: Path, encoding: str) -> No
     assert unknown.stderr.startswith("error: unknown rule 'x_東京'")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a file name of bytes that are not UTF-8")
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
+def test_a_name_not_utf8_on_the_command_line_is_written_escaped(tmp_path: Path,
+                                                                encoding: str) -> None:
+    """An --output-dir whose name holds a byte that is not UTF-8 (b"o\\xffut": Python
+    reads it as the lone surrogate U+DCFF) on a strict stream (a UTF-8 locale's such as
+    en_US.UTF-8, PYTHONIOENCODING=utf-8, or a Windows pipe's): the "Wrote" line raised
+    UnicodeEncodeError, an internal error (exit 2) after the results were written. It is
+    written escaped, as a trace file's name is."""
+    make(tmp_path, traces={"t.jsonl": call("x_del")})
+    folder = os.fsdecode(b"o\xffut")
+    done = run("run", "--no-timings", "-o", folder, cwd=tmp_path,
+               env={"PYTHONIOENCODING": encoding})
+    assert "internal error" not in done.stderr, done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Wrote o\\udcffut/results.json" in done.stdout
+    assert (tmp_path / folder / "results.json").is_file()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a file name of bytes that are not UTF-8")
+def test_a_suite_file_in_a_folder_whose_name_is_not_utf8_is_a_config_error(
+        tmp_path: Path) -> None:
+    """A suite in a folder of the repository named b"su\\xfeite": every finding names the
+    suite file, which results.json and a finding's fingerprint could not write (an
+    internal error, UnicodeEncodeError, after the evaluation; as with --baseline-ref,
+    whose base is evaluated the same way). A config error naming it escaped, as a trace
+    file of such a name is an input error."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / os.fsdecode(b"su\xfeite")
+    make(folder, traces={"t.jsonl": call("x_del")})
+    (folder / ".git").rmdir()  # the repository is tmp_path
+    done = run("run", "--config", str(folder / "agent-eval.yaml"), cwd=tmp_path,
+               env={"PYTHONIOENCODING": "utf-8"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "internal error" not in done.stderr
+    assert done.stderr.startswith("error: su\\udcfeite/agent-eval.yaml: the suite file's "
+                                  "path holds bytes that are not UTF-8"), done.stderr
+    assert not (tmp_path / "agent-eval-results").exists()
+
+
 # ----------------------------------------------------------------- determinism
 def test_jobs_and_no_timings_are_deterministic(tmp_path: Path) -> None:
     def trace(tid: str, percent: int, blocked: bool) -> str:

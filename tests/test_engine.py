@@ -273,6 +273,37 @@ def test_a_workers_exception_is_reported_with_its_own_traceback(
     assert "\x1b" not in str(caught.value) and "\n" not in str(caught.value)
 
 
+def _deep_a(n: int) -> Any:
+    if n == 0:
+        raise ValueError("raised at the bottom")
+    return _deep_b(n - 1)
+
+
+def _deep_b(n: int) -> Any:
+    return _deep_a(n)
+
+
+def _a_bug_deep_down_in_a_worker(*args: Any, **kwargs: Any) -> Any:
+    return _deep_a(400)  # 800 frames: a traceback of about 90,000 characters
+
+
+def test_a_workers_long_traceback_keeps_where_the_error_was_raised(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's traceback is cut at MAX_TRACEBACK_CHARS: cut to its first characters,
+    a deep one lost the frame raising the error and the exception's line, the ones to
+    report. Its end is kept."""
+    suite = corpus(tmp_path, {f"f{i}.jsonl": _trace(f"T{i}", ["err_a"]) for i in range(2)})
+    monkeypatch.setattr(engine, "_eval_part", _a_bug_deep_down_in_a_worker)
+    with pytest.raises(RuntimeError) as caught:
+        run_files(suite, jobs=2)
+    shown = str(caught.value.__cause__)
+    lines = shown.split("\n")
+    assert lines[-1] == "  | ValueError: raised at the bottom"
+    assert lines[-2].strip() == '|     raise ValueError("raised at the bottom")'
+    assert lines[1] == "  | Traceback (most recent call last):"
+    assert len(shown) < engine.MAX_TRACEBACK_CHARS + 3000  # bounded (4 more a line)
+
+
 def test_the_collector_is_paused_where_the_parent_merges_and_finishes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The parent merges the workers' results and finishes them with the cyclic collector

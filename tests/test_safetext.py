@@ -21,6 +21,7 @@ from agent_eval.safetext import (
     clean_trace,
     clean_value,
     cut,
+    log_block,
     one_line,
 )
 
@@ -83,6 +84,24 @@ def test_one_line_is_one_line_for_every_reader_of_lines() -> None:
     text = "a\u2028b\u2029c\x85d"
     assert one_line(text) == "a\\u2028b\\u2029c\\x85d"
     assert len(one_line(text).splitlines()) == 1
+
+
+def test_a_long_log_block_keeps_its_start_and_its_end() -> None:
+    """A traceback is cut in its middle: its end says where the error was raised and what
+    it was (cut to its first 20,000 characters, a deep traceback of an internal error kept
+    its outermost frames only, not the line raising it nor the exception)."""
+    frames = "".join(f'  File "x.py", line {n}, in f\n' for n in range(2000))
+    text = f"Traceback (most recent call last):\n{frames}ValueError: the bug\n::error::x"
+    shown = log_block(text, 2000).split("\n")
+    assert shown[0] == "  | Traceback (most recent call last):"
+    assert shown[-2:] == ["  | ValueError: the bug", "  | ::error::x"]
+    assert shown[-3] == '  |   File "x.py", line 1999, in f'
+    cut_at = [line for line in shown if "chars]" in line]
+    assert cut_at == [f"  | …[+{len(text) - 2000} chars]…"]
+    # the 500 first characters and the 1,500 last, each line behind its bar
+    assert "".join(line[4:] + "\n" for line in shown if line not in cut_at) \
+        == text[:500] + "\n" + text[-1500:] + "\n"
+    assert log_block("a\nb") == "  | a\n  | b"  # a short one as it is
 
 
 def test_values_are_cleaned_and_bounded() -> None:

@@ -186,12 +186,19 @@ def _utf8_output() -> None:
     """Standard output and error in UTF-8 whatever the locale says, as `report` and `diff`
     write their bytes: a stream of another encoding (cp1252 on a Windows runner's pipe, the
     composite action's; ASCII under LANG=C) could not carry the report's marks (❌, ·) or a
-    trace's text, and the run ended in an internal error after writing its results."""
+    trace's text, and the run ended in an internal error after writing its results. A
+    lone surrogate (a name given on the command line, say --output-dir, with bytes that
+    are not UTF-8: Python reads them so) is written escaped, ``\\udcff``, as a trace file's
+    name is: a strict stream (a UTF-8 locale's, a Windows pipe's) raised UnicodeEncodeError
+    at the "Wrote" line, an internal error after the results were written."""
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None) or "utf-8"
+        errors = getattr(stream, "errors", None) or "strict"
         reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None and codecs.lookup(encoding).name != "utf-8":
-            reconfigure(encoding="utf-8", errors=getattr(stream, "errors", None) or "strict")
+        if reconfigure is not None and (codecs.lookup(encoding).name != "utf-8"
+                                        or errors == "strict"):
+            reconfigure(encoding="utf-8",
+                        errors="backslashreplace" if errors == "strict" else errors)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

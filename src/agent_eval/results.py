@@ -43,6 +43,7 @@ __all__ = [
     "clean_input_error",
     "clean_results",
     "clean_test",
+    "clean_trace_status",
     "criterion_finding",
     "exit_code",
     "failing_traces",
@@ -879,17 +880,25 @@ def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
     data = s.to_dict()
     data.pop("findings")
     outputs = data.pop("outputs", None)
-    name, _, own, path = _bounds(limits)
+    _, _, own, path = _bounds(limits)
     data = _labels(clean_strings(data, path), ("id", "category", "status", "gate"), own,
                    path)
-    data["traces_not_passed"] = [_labels(_labels(_labels(t, ("file",), path), ("trace_id",),
-                                                 name), ("status",), own)
+    data["traces_not_passed"] = [clean_trace_status(t, limits)
                                  for t in data.get("traces_not_passed") or ()]
     if data.get("judge"):
         data["judge"] = [_labels(j, ("kind", "name", "severity"), own)
                          for j in data["judge"]]
     cleaned = ScenarioResult.from_dict(data)
     return replace(cleaned, findings=s.findings, outputs=outputs)
+
+
+def clean_trace_status(t: dict[str, Any], limits: Limits = DEFAULT) -> dict[str, Any]:
+    """A scenario's trace that did not pass (an item of ``traces_not_passed``, as a dict)
+    as :func:`clean_results` shows it: so `merge` compares a part's records with its
+    results read back."""
+    name, _, own, path = _bounds(limits)
+    return _labels(_labels(_labels(clean_strings(t, path), ("file",), path), ("trace_id",),
+                           name), ("status",), own)
 
 
 def _clean_keys(d: dict[str, Any], limit: int) -> dict[str, Any]:

@@ -142,8 +142,15 @@ def log_block(text: str, limit: int = 20_000) -> str:
     """Several lines of text for a log (a traceback, whose exception messages may quote a
     trace): each line :func:`one_line` and behind a bar, so that no line of it starts a
     workflow command (``::error::`` after a line break in a message) or holds one
-    (``##[``), cut to ``limit`` characters first."""
-    return "\n".join("  | " + one_line(line) for line in cut(text, limit).split("\n"))
+    (``##[``). A text longer than ``limit`` characters keeps its first quarter and its
+    end, the middle said as a line ``…[+N chars]…``: a traceback's end is where the error
+    was raised and what it was (cut to its first characters, a deep one kept only its
+    outermost frames)."""
+    if len(text) > limit:
+        head = limit // 4
+        text = (f"{text[:head]}\n…[+{len(text) - limit} chars]…\n"
+                f"{text[len(text) - (limit - head):]}")
+    return "\n".join("  | " + one_line(line) for line in text.split("\n"))
 
 
 def clean_value(value: Any, limits: Limits = DEFAULT) -> Any:

@@ -28,6 +28,7 @@ import math
 import os
 import re
 from array import array
+from collections import Counter
 from collections.abc import Iterable
 from itertools import islice
 from typing import Any
@@ -42,6 +43,7 @@ from agent_eval.readers.base import FileRead, ReadItem, SourceFile
 from agent_eval.results import (
     Results,
     TraceSummary,
+    clean_trace_status,
     finding_dict,
     finding_from,
     finding_ok,
@@ -497,7 +499,9 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
         assert p.shard is not None and p.shard.sources  # (merge checked)
         files, expected = p.shard.sources["files"], p.shard.sources["traces"]
         index = p.shard.index
-        found = dict.fromkeys((t.id for t in suite.tests), 0)
+        # a test's findings by severity (what its status and the verdict follow from)
+        found: dict[str, Counter[str]] = {t.id: Counter() for t in suite.tests}
+        rows: dict[int, list[list[Any]]] = {}  # a scenario's index -> its rows held
         own = 0
         for rec in p.shard.records:
             seq = tuple(rec["seq"])
@@ -517,15 +521,21 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
             violations = rec.get("violations")
             if type(violations) is dict:
                 for tid, items in violations.items():
-                    if tid in found and type(items) is list:
-                        found[tid] += len(items)
-        listed = {t.id: len(t.violations) for t in p.tests if t.id in found}
-        differ = [tid for tid, n in found.items() if n != listed.get(tid, 0)]
-        if own != len(p.traces) or differ:
-            what = (f"{own} trace(s), where its results list {len(p.traces)}"
-                    if own != len(p.traces) else
-                    f"{found[differ[0]]} finding(s) of test {differ[0]!r}, where its "
-                    f"results list {listed.get(differ[0], 0)}")
+                    if tid in found and type(items) is list:  # (as _replay read them)
+                        found[tid].update(v["severity"] for v in items)
+            if suite.scenarios is not None:  # (as _replay read them; else not read)
+                for entry in rec.get("scenarios", []):
+                    rows.setdefault(entry["index"], []).extend(entry["rows"])
+        listed: dict[str, Counter[str]] = {
+            t.id: Counter(v.severity for v in t.violations) for t in p.tests if t.id in found}
+        what = (f"{own} trace(s), where its results list {len(p.traces)}"
+                if own != len(p.traces) else _findings_differ(found, listed))
+        if what is None:
+            scenario = _rows_differ(suite, rows, p)
+            if scenario is not None:
+                what = (f"other traces or trace statuses of scenario {scenario!r} than its "
+                        "results list")
+        if what is not None:
             raise ConfigError([f"merge: the partial results of shard {index} cannot be "
                                f"merged: its records hold {what}; the file was edited: "
                                "run the shard again and merge the new results"])
@@ -534,6 +544,49 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
                            f"trace(s) every shard read from the {files} trace file(s): "
                            "records were dropped or added (a part edited, or of another "
                            "run); run the shards again and merge the new results"])
+
+
+def _findings_differ(found: dict[str, Counter[str]], listed: dict[str, Counter[str]]
+                     ) -> str | None:
+    """What first differs between the findings of a part's records and of its own
+    results, each test's by severity (its status and the verdict follow from them); None
+    when nothing does. A record whose findings were edited to the severity note merged
+    into a pass what the part's own results fail."""
+    for tid, held in found.items():
+        given = listed.get(tid, Counter())
+        if held.total() != given.total():
+            return (f"{held.total()} finding(s) of test {tid!r}, where its results list "
+                    f"{given.total()}")
+        for severity in sorted(held | given):
+            if held[severity] != given[severity]:
+                return (f"{held[severity]} {severity} finding(s) of test {tid!r}, where its "
+                        f"results list {given[severity]}")
+    return None
+
+
+def _rows_differ(suite: Suite, rows: dict[int, list[list[Any]]], part: Results
+                 ) -> str | None:
+    """The first scenario (its id) whose rows in a part's records are not the traces its
+    own results give the scenario (how many, and each one that did not pass, with its
+    status); None when they all are. A record whose failing row was made a pass merged
+    into a pass what the part's own results fail."""
+    if suite.scenarios is None:
+        return None
+    from agent_eval.scenarios.evaluate import PASS, STATUS_NAMES
+
+    def shown(f: str, line: int, tid: str, st: int) -> tuple[str, int, str, str]:
+        t = clean_trace_status({"file": f, "line": line, "trace_id": tid,
+                                "status": STATUS_NAMES[st]})  # as the part was read
+        return t["file"], t["line"], t["trace_id"], t["status"]
+
+    ids = [sc.id for sc in suite.scenarios.scenarios]
+    held = {ids[i]: (len(r), Counter(shown(*row) for row in r if row[3] != PASS))
+            for i, r in rows.items() if r}
+    listed = {s.id: (s.traces_total, Counter((t.file, t.line, t.trace_id, t.status)
+                                             for t in s.traces_not_passed))
+              for s in part.scenarios if s.traces_total}
+    return next((sid for sid in [*ids, *listed] if held.get(sid) != listed.get(sid)),
+                None)
 
 
 def _carry_errors(results: Results, parts: list[Results], count: int) -> None:

@@ -234,6 +234,12 @@ class _Loader:
 
     def _load(self) -> Suite:
         file = rel(self.config, self.root)
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in file):  # (as readers' _not_utf8)
+            # every finding names it: results.json and a fingerprint's hash could not
+            # be written (an internal error, UnicodeEncodeError, after the evaluation)
+            raise ConfigError([f"{repr(file)[1:-1]}: the suite file's path holds bytes "
+                               "that are not UTF-8, which no output can name; rename the "
+                               "file or its folder"])
         data: Any = None
         positions = Positions(file)
         if not self.config.is_dir():

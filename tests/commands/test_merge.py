@@ -671,7 +671,9 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
     dropped, or only its findings; shard 1's part given again as shard 2 (t1 counted
     twice, t4 not at all); shard 2 emptied consistently (its traces and findings gone
     too: the records no longer hold every trace the shards read). A record given twice
-    counted its trace twice. Each is refused now (exit 2), nothing written."""
+    counted its trace twice. Shard 2's findings made notes in its records only (its
+    results still list the error) merged into a pass too. Each is refused now (exit 2),
+    nothing written."""
     monkeypatch.chdir(tmp_path)
     two_shards(tmp_path)
 
@@ -696,6 +698,11 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
         data["counts"].update(traces=0, tool_calls=0, violations=0)
         data["verdict"] = "pass"
 
+    def as_notes(data: dict[str, Any]) -> None:  # its results still list an error
+        for rec in data["shard"]["records"]:
+            for finding in rec.get("violations", {}).get("block", []):
+                finding["severity"] = "note"
+
     record = read_results(tmp_path / "s2")["shard"]["records"][0]
     assert record["seq"] == [1, 2]  # the file's FileRead, t1, t4
     edited = "the file was edited: run the shard again and merge the new results"
@@ -714,6 +721,8 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
         (emptied, "the parts' records hold 1 of the 2 trace(s) every shard read from the 1 "
                   "trace file(s): records were dropped or added (a part edited, or of "
                   f"another run); {again}"),
+        (as_notes, "the partial results of shard 2 cannot be merged: its records hold 0 "
+                   f"error finding(s) of test 'block', where its results list 1; {edited}"),
     ]
     capsys.readouterr()
     for change, said in cases:
@@ -771,3 +780,60 @@ def test_merge_refuses_a_record_run_shard_cannot_have_written(
                               "merged: its record [1, 2] is not what `agent-eval run "
                               f"--shard` writes ({said}); "), err
         assert "Traceback" not in err and not (tmp_path / "m").exists()
+
+
+ROWS = """\
+version: "1"
+suite: rows
+traces: traces/*.jsonl
+scenarios:
+  - id: S
+    traces: traces/*.jsonl
+    expect:
+      forbidden_tools: [delete_*]
+"""
+
+
+def test_merge_refuses_a_part_whose_scenario_rows_are_not_its_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Shard 2's own results fail scenario S (t4 calls delete_all); its record's row of t4
+    edited into a pass (its findings dropped), or dropped with the trace kept, merged into
+    a pass (exit 0) where the run fails: only the tests' findings were held to the part's
+    results. Refused now (exit 2). A trace file whose name the results show escaped (a
+    bidirectional override) is the same trace in both: the run's parts still merge."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(ROWS)
+    (tmp_path / "traces").mkdir()
+    for name, tid, tool in (("t.jsonl", "t1", "auth"), ("b\u202eb.jsonl", "t4", "delete_all")):
+        (tmp_path / "traces" / name).write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid}, {"type": "tool_call", "tool": tool},
+            {"type": "trace_end"})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "-o", "whole"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert read_results(tmp_path / "s2")["scenarios"][0]["traces_not_passed"] == [
+        {"file": "traces/b\\u202eb.jsonl", "line": 1, "trace_id": "t4", "status": "fail"}]
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1
+
+    def passed(data: dict[str, Any]) -> None:
+        [entry] = data["shard"]["records"][0]["scenarios"]
+        entry["rows"][0][3] = 0  # PASS
+        entry["findings"] = []
+
+    def dropped(data: dict[str, Any]) -> None:
+        data["shard"]["records"][0].pop("scenarios")
+
+    capsys.readouterr()
+    for change in (passed, dropped):
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2, change.__name__
+        assert capsys.readouterr().err == (
+            "error: merge: the partial results of shard 2 cannot be merged: its records "
+            "hold other traces or trace statuses of scenario 'S' than its results list; "
+            "the file was edited: run the shard again and merge the new results\n")
+        assert not (tmp_path / "m").exists()

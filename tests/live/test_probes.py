@@ -8,6 +8,7 @@ violated key's line."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -532,3 +533,27 @@ def test_shards_merge_into_the_unsharded_results(tmp_path: Path) -> None:
         assert got[key] == whole[key], key
     assert main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output-dir",
                  str(tmp_path / "shard2"), "-q", "--shard", "2/2"]) == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a file name of bytes that are not UTF-8")
+def test_an_output_folder_whose_name_is_not_utf8_is_refused_before_the_probes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The probes' sessions are written under --output-dir and named in the results (each
+    a trace): under b"o\\xffut" results.json could not be written (orjson refuses the lone
+    surrogate U+DCFF), an internal error after the probes ran. A config error naming the
+    folder escaped, before any server starts."""
+    from agent_eval._cli import main
+
+    (tmp_path / ".git").mkdir()
+    write_suite(tmp_path, PASSING)
+    out = tmp_path / os.fsdecode(b"o\xffut")
+    capsys.readouterr()
+    code = main(["run", "--config", str(tmp_path / "agent-eval.yaml"), "--output-dir",
+                 str(out), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "internal error" not in err
+    assert err.startswith("error: o\\udcffut/mcp-sessions: the probes' sessions are written "
+                          "there and named in the results, but its path holds bytes that "
+                          "are not UTF-8"), err
+    assert not (out / "mcp-sessions").exists()  # no server was started

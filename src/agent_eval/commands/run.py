@@ -19,8 +19,9 @@ from agent_eval.commands._options import (
     parse_formats,
 )
 from agent_eval.engine import evaluate_files
-from agent_eval.errors import AgentEvalError, ExitCode
+from agent_eval.errors import AgentEvalError, ConfigError, ExitCode
 from agent_eval.outputs import clear_outputs
+from agent_eval.paths import rel
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
@@ -86,8 +87,16 @@ def main(args: argparse.Namespace) -> ExitCode:
     # the text's first character missed them, and the merge had no probes at all)
     if suite.live is not None and (shard is None or shard[0] == 1):
         # lazy: the MCP SDK (the optional extra [mcp]) is imported only for live servers
-        from agent_eval.live.runner import run_live
+        from agent_eval.live.runner import SESSIONS, run_live
 
+        shown = rel(folder / SESSIONS, suite.root)
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in shown):  # (as readers' _not_utf8)
+            # the sessions are traces the results name: results.json could not be written
+            # (an internal error, after the probes ran)
+            raise ConfigError([f"{repr(shown)[1:-1]}: the probes' sessions are written "
+                               "there and named in the results, but its path holds bytes "
+                               "that are not UTF-8, which no output can name; give an "
+                               "output folder (--output-dir) whose name is UTF-8"])
         live = run_live(suite, folder, timings=not args.no_timings)
     if suite.live is not None and not args.traces and not suite.trace_globs:
         files: list[SourceFile] = []  # only the probes' sessions
