@@ -568,3 +568,22 @@ def test_a_streamed_block_started_under_an_index_in_use_is_a_block_of_its_own(
     t = only_trace(items)
     assert [c.name for c in t.tool_calls] == ["read_file", "drop_database"]
     assert errors(items) == []
+
+
+def test_a_streamed_event_holding_a_line_separator_is_read(tmp_path: Path) -> None:
+    # U+2028 and U+0085, which JSON holds unescaped, in a text and a call's arguments: the
+    # data: lines were split there, read as broken JSON, and the arguments were lost
+    text = json.dumps({"type": "content_block_start", "index": 0,
+                       "content_block": {"type": "text", "text": "I will clean\u2028up"}},
+                      ensure_ascii=False)
+    args = json.dumps({"type": "content_block_delta", "index": 1, "delta": {
+        "type": "input_json_delta", "partial_json": '{"name": "prod\u0085db"}'}},
+        ensure_ascii=False)
+    path = _stream_cassette(tmp_path, [START, text, DROP.replace('"index": 0', '"index": 1'),
+                                       args])
+    items = list(read_file(READER, SourceFile(str(path), path.name, path.name)))
+    t = only_trace(items)
+    assert [(c.name, c.arguments) for c in t.tool_calls] == [
+        ("drop_database", {"name": "prod\u0085db"})]
+    assert t.output == "I will clean\u2028up"
+    assert errors(items) == []

@@ -906,3 +906,30 @@ def test_streamed_calls_under_one_index_are_calls_of_their_own(
     t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
     assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
         ("read_file", "call_a", {}, 1), ("drop_database", "call_b", {"a": "x"}, 2)]
+
+
+def test_a_streamed_call_whose_later_pieces_have_another_id_is_one_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server (Poolside's) that gives a call's first piece, the one with its name, one id
+    # and every later piece another: the later pieces were read as a call of their own
+    # without a name ('unknown', an input error), the named call's arguments empty
+    rows = [_chunk({"role": "assistant", "tool_calls": [_tc(0, "", "call_a", "send_email")]}),
+            _chunk({"tool_calls": [_tc(0, '{"to": ', "call_b")]}),
+            _chunk({"tool_calls": [_tc(0, '"a@b.c"}', "call_b")]}),
+            _chunk({}, finish="tool_calls")]
+    t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
+    assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("send_email", "call_a", {"to": "a@b.c"}, 1)]
+
+
+def test_a_streamed_call_of_the_same_name_under_one_index_is_a_call_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # every call under the index 0: a piece that names a call with another id starts one,
+    # even of the name of the call before
+    rows = [_chunk({"role": "assistant", "tool_calls": [_tc(0, '{"p": 1}', "c1", "rm")]}),
+            _chunk({"tool_calls": [_tc(0, '{"p": ', "c2", "rm")]}),
+            _chunk({"tool_calls": [_tc(0, "2}")]}),
+            _chunk({}, finish="tool_calls")]
+    t = one(write(tmp_path, monkeypatch, rows, name="chat.jsonl"))
+    assert [(c.name, c.id, c.arguments, c.location.line) for c in t.tool_calls] == [
+        ("rm", "c1", {"p": 1}, 1), ("rm", "c2", {"p": 2}, 2)]

@@ -838,3 +838,16 @@ def test_a_jaeger_element_of_the_wrong_type_is_said(tmp_path: Path) -> None:
         'a "spans" item must be an object, not string; the span cannot be read',
         'a "data" item must be an object, not array; the spans in it cannot be read',
         '"spans" must be an array, not object; the spans in it cannot be read']
+
+
+def test_a_message_attribute_of_text_that_starts_with_a_bracket_is_no_cut_json(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the deprecated gen_ai.prompt / gen_ai.completion written as text: a text that starts
+    # with a bracket and mentions a tool was said to be JSON cut at a length limit
+    chat = span(TID, "s3", "chat m", 40, 50, parent="root", gen_ai__operation__name="chat",
+                gen_ai__prompt="{urgent} which tools do you have?",
+                gen_ai__completion="[1] I have a search tool and a calculator.")
+    items = write(tmp_path, monkeypatch, export(chat) + "\n")
+    [trace] = only_traces(items)
+    assert trace.tool_calls == []
+    assert errors(items) == []

@@ -274,7 +274,9 @@ def parse_sse(text: str) -> tuple[dict[str, Any] | None, list[tuple[Rule, str]]]
     partial: dict[int, list[str]] = {}  # id(block) -> its input_json_delta pieces
     problems: list[tuple[Rule, str]] = []
     n = 0
-    for raw in text.splitlines():
+    # an event stream's lines end at CR LF, LF or CR only (str.splitlines() also splits
+    # at U+2028, U+0085 and others, which the JSON of a data: line holds unescaped)
+    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         if not raw.startswith("data:"):
             continue
         n += 1

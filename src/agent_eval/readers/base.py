@@ -152,6 +152,10 @@ class CallIndex:
     def __contains__(self, key: str) -> bool:
         return key in self._by_id
 
+    def __len__(self) -> int:
+        """How many ids it holds."""
+        return len(self._by_id)
+
     def add(self, key: str, call: ToolCall) -> None:
         have = self._by_id.get(key)
         if have is None:

@@ -206,7 +206,8 @@ class _Runs(ReadState):
             # a feedback object (client.list_feedback): a score of a run
             self.feedback.append(_Run(value, at(*path)))
             return 0
-        error = native_event(value, NAME, self.file, at(*path))
+        # (a run has no "type": its line is found only for an object that has one)
+        error = native_event(value, NAME, self.file, at(*path)) if "type" in value else None
         if error is not None:
             self.errors.append(error)
             return 0
@@ -327,7 +328,9 @@ class _Runs(ReadState):
         call's input messages (which repeat the history: a result a call with that id has
         is not another call's)."""
         inputs = run.get("inputs")
-        messages = inputs.get("messages") if isinstance(inputs, dict) else None
+        # (no result to look for while no asked-for call is a call of its own: the tool
+        # runs have theirs)
+        messages = inputs.get("messages") if isinstance(inputs, dict) and by_id else None
         messages = messages if isinstance(messages, list) else []
         if messages and isinstance(messages[0], list):  # a chat model run: [[messages]]
             messages = [m for batch in messages if isinstance(batch, list) for m in batch]
@@ -356,14 +359,15 @@ class _Runs(ReadState):
                     self.file, out_loc.line, "a tool call the model asked for has no tool "
                     "name; it cannot be checked"))
                 continue
+            if traced.runs or traced.asked:  # (a trace without tool runs takes none)
+                asked_key = (cid, name, repr(raw))
+                if asked_key in traced.asked:
+                    continue  # the same call asked again: its tool run was taken
+                if traced.runs[name] > 0 and by_id.first(cid) is None:
+                    traced.runs[name] -= 1  # its tool run is the call
+                    traced.asked.add(asked_key)
+                    continue
             args, why = decode_arguments(raw)
-            asked_key = (cid, name, repr(raw))
-            if asked_key in traced.asked:
-                continue  # the same call asked again: its tool run was taken
-            if traced.runs[name] > 0 and by_id.first(cid) is None:
-                traced.runs[name] -= 1  # its tool run is the call
-                traced.asked.add(asked_key)
-                continue
             first = by_id.first(cid)
             if first is not None:
                 if by_id.same(cid, name, args, why) is not None:

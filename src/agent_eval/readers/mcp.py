@@ -126,19 +126,27 @@ class _State(ReadState):
             self.invalid(line, f"a JSON-RPC message must be a JSON object, not {json_type(value)}")
             return
         if "jsonrpc" not in value:
-            wrapped = [key for key in WRAPPER_KEYS if _wraps(value.get(key))]
-            if not wrapped:
+            first = None  # the key of what is read, and the keys of other messages
+            more: list[str] = []
+            for key in WRAPPER_KEYS:  # (a loop: this is every line of a wrapped log)
+                if key not in value:
+                    continue
+                if first is None:
+                    if _wraps(value[key]):
+                        first = key
+                elif _wraps(value[key], strict=True):
+                    more.append(key)
+            if first is None:
                 self.ignore(value, line, NAME)
                 return
-            more = [key for key in wrapped[1:] if _wraps(value[key], strict=True)]
             if more:  # one message per wrapper: the others are never read
                 self.invalid(line, f"a wrapper holding messages under {1 + len(more)} keys "
-                                   f"({', '.join([wrapped[0], *more])}): only the first, "
-                                   f"'{wrapped[0]}', is read; write one message per line")
+                                   f"({', '.join([first, *more])}): only the first, "
+                                   f"'{first}', is read; write one message per line")
             ts = next((value[k] for k in TIME_KEYS if k in value), ts)
             d = next((value[k] for k in DIRECTION_KEYS if isinstance(
                 value.get(k), str)), direction)
-            self.value(value[wrapped[0]], line, ts, d)
+            self.value(value[first], line, ts, d)
             return
         self.message(value, line, ts, direction)
 

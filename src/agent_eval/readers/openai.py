@@ -546,14 +546,17 @@ class _ChunkStream:
              key: str = "arguments", custom: bool = False) -> None:
         """A piece of the call at ``index``: its id and name once, its ``key`` (the
         arguments, or a custom tool's input) a piece of text (or, from a logger that
-        stored it decoded, the whole value). A piece with another id or another name than
-        the call at its index has is another call (servers that give every call the
-        index 0, or none): a call of its own, never merged into the one before."""
+        stored it decoded, the whole value). A piece that names a call (the piece a call
+        starts with) with another name or another id than the call at its index has is
+        another call (servers that give every call the index 0, or none): a call of its
+        own, never merged into the one before. A piece without a name continues the call
+        whatever its id (servers that give a call's later pieces another id than its
+        first, or an empty one)."""
         call = self.calls.get(index)
         name = fn.get("name")
-        if call is not None and (  # (an empty id or name continues the call)
-                (cid and call[0] is not None and cid != call[0])
-                or (name and call[1] is not None and name != call[1])):
+        if call is not None and name and (
+                (call[1] is not None and name != call[1])
+                or (cid and call[0] is not None and cid != call[0])):
             call = None
         if call is None:  # id, name, text pieces, line, custom, the value when not text
             call = self.calls[index] = [None, None, [], line, custom, None]

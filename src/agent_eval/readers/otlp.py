@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -80,6 +81,8 @@ _TOOL_ARG_KEYS = ("gen_ai.tool.call.arguments", "input.value", "input",
                   "gcp.vertex.agent.tool_call_args", "traceloop.entity.input")
 _TOOL_RESULT_KEYS = ("gen_ai.tool.call.result", "output.value", "output",
                      "gcp.vertex.agent.tool_response", "traceloop.entity.output")
+# how a message attribute's JSON starts: a list of messages, or an object wrapping them
+_MESSAGES_START = re.compile(r'\s*(?:\[\s*\{|\{\s*")')
 # Message attributes: JSON strings (current and deprecated names) ...
 _INPUT_MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.prompt")
 _OUTPUT_MESSAGE_KEYS = ("gen_ai.output.messages", "gen_ai.completion")
@@ -1174,8 +1177,9 @@ def _span_messages(s: _Span, file: str, spanned: set[int], seen: CallIndex,
 
     def messages(k: str, v: Any) -> list[dict[str, Any]]:
         d = _json_value(v)
-        if d is v and type(v) is str and v.lstrip()[:1] in ("[", "{") and "tool" in v:
+        if d is v and type(v) is str and _MESSAGES_START.match(v) and "tool" in v:
             # JSON cut short (an attribute length limit): read as text, its calls unseen
+            # (a text that only starts with a bracket, "[1] the search tool", is no JSON)
             errors.append(INPUT_INVALID_EVENT.input_error(
                 file, line, f"the span's {k} is not valid JSON (cut at an attribute length "
                 "limit, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT?): the tool calls and results in "
