@@ -190,7 +190,7 @@ def test_a_call_asked_for_that_no_tool_run_answers_is_a_call(tmp_path: Path) -> 
         llm(1, [], [("c1", "read_file"), ("c2", "drop_database")], "{}"),  # line 2
         tool(1, "read_file"),  # line 3: the traced tool; drop_database ran untraced
         llm(2, results, [("c1", "read_file"), ("c3", "read_file")], "{}"),  # line 4: c1 again
-        tool(2, "read_file"),  # line 5: c3's run
+        tool(2, "Read File"),  # line 5: c3's run (@traceable(name="Read File"))
         llm(3, results, [], "{}"),  # line 6
     )))
     source = SourceFile(str(path), path.name, path.name)
@@ -201,4 +201,4 @@ def test_a_call_asked_for_that_no_tool_run_answers_is_a_call(tmp_path: Path) -> 
     [trace] = [i for i in items if isinstance(i, Trace)]
     assert [(c.name, c.location.line, c.result) for c in trace.tool_calls] == [
         ("drop_database", 2, "dropped"), ("read_file", 3, "read_file ran"),
-        ("read_file", 5, "read_file ran")]
+        ("Read File", 5, "Read File ran")]  # its name compared in the normal form

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_eval.matching import normalize_name
 from agent_eval.model import LlmCall, Location, ToolCall, Trace
 from agent_eval.readers import sniffs
 from agent_eval.readers._foreign import (
@@ -262,8 +263,10 @@ class _Runs(ReadState):
             # the tool runs' names, each once per run: a call an LLM run asked for that
             # no tool run of its name answers ran untraced (a plain-code tool beside
             # traced ones) and is a call of its own; the others are their tool runs
-            traced = _Traced(Counter(str(r.fields.get("name")) for r in members
-                                     if r.fields.get("run_type") == "tool"))
+            # (names compared in the normal form tool_match: normalized uses: a tool run
+            # "Get Weather" answers the model's get_weather)
+            traced = _Traced(Counter(normalize_name(str(r.fields.get("name")))
+                                     for r in members if r.fields.get("run_type") == "tool"))
             by_id = CallIndex()
             for run in members:
                 self._run(tr, run, source.file, by_id, traced)
@@ -363,8 +366,9 @@ class _Runs(ReadState):
                 asked_key = (cid, name, repr(raw))
                 if asked_key in traced.asked:
                     continue  # the same call asked again: its tool run was taken
-                if traced.runs[name] > 0 and by_id.first(cid) is None:
-                    traced.runs[name] -= 1  # its tool run is the call
+                normal = normalize_name(name)
+                if traced.runs[normal] > 0 and by_id.first(cid) is None:
+                    traced.runs[normal] -= 1  # its tool run is the call
                     traced.asked.add(asked_key)
                     continue
             args, why = decode_arguments(raw)
@@ -382,7 +386,8 @@ class _Runs(ReadState):
 @dataclass(slots=True)
 class _Traced:
     """A trace's tool runs not yet taken by a call an LLM run asked for: how many of each
-    name, and the asked-for calls (id, name, arguments as given) that took one."""
+    name (in its normal form, :func:`~agent_eval.matching.normalize_name`), and the
+    asked-for calls (id, name, arguments as given) that took one."""
 
     runs: Counter[str]
     asked: set[tuple[str, str, str]] = field(default_factory=set)
