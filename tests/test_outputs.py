@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,64 @@ def test_output_folders(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match="symbolic link"):
             output_folder(root / "link" / "z", root, where)
     assert not (tmp_path / "z").exists()
+
+
+def _read_fifo(path: Path, got: list[bytes]) -> threading.Thread:
+    def read() -> None:
+        with open(path, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader
+
+
+@pytest.mark.parametrize("command", ["report", "diff", "convert"])
+def test_an_output_file_that_is_a_device_or_a_pipe_is_written_into(
+        tmp_path: Path, command: str) -> None:
+    """`-o /dev/null`, `-o /dev/stdout`: the output was written beside and renamed onto
+    the path, which replaced the device (as root, the system's /dev/null became a regular
+    file: every later `2>/dev/null` wrote into it), and `report`/`diff` first removed a
+    link at the path (/dev/stdout). Outside the repository, a path leading to a device, a
+    FIFO or a socket is written into, as a shell's `>` would; the link is kept. (A FIFO
+    and a device node made here stand for them: never the machine's own.)"""
+    import subprocess
+    import sys
+
+    from tests.conftest import copy_example
+
+    repo = copy_example(tmp_path / "repo")
+    (repo / ".git").mkdir()
+    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
+                         cwd=repo, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    results = str(repo / "agent-eval-results" / "results.json")
+    trace = str(next((repo / "traces").glob("*.jsonl")))
+    args = {"report": ["report", results, "-f", "markdown"],
+            "diff": ["diff", results, results, "-f", "markdown"],
+            "convert": ["convert", trace, "-q"]}[command]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    fifo = outside / "pipe"
+    os.mkfifo(fifo)
+    link = outside / "stdout"
+    link.symlink_to(fifo)
+    for target in (fifo, link):
+        got: list[bytes] = []
+        reader = _read_fifo(fifo, got)
+        done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", str(target)],
+                              cwd=repo, capture_output=True, text=True, check=False,
+                              timeout=60)
+        reader.join(10)
+        assert done.returncode in (0, 1), done.stderr
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # not replaced by a regular file
+        assert link.is_symlink()  # not removed
+        assert got and len(got[0]) > 100, (target, got)
+    if os.geteuid() == 0:  # a character device: a node of /dev/null's numbers, here
+        null = outside / "null"
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", str(null)],
+                              cwd=repo, capture_output=True, text=True, check=False,
+                              timeout=60)
+        assert done.returncode in (0, 1), done.stderr
+        assert stat.S_ISCHR(os.lstat(null).st_mode)

@@ -3,7 +3,8 @@
 * Every file is written to a temporary file in the same folder and renamed into place
   (:func:`atomic_write`), so a run killed mid-write leaves the previous file whole, never
   a truncated one; the rename replaces a symbolic link at the destination rather than
-  writing through it.
+  writing through it. An ``--output FILE`` outside the repository that leads to a device,
+  a FIFO or a socket (``-o /dev/null``) is written into instead (``through``).
 * An output folder written in the suite (``output.dir``) must be inside the repository;
   any output folder inside the repository must stay inside it once symbolic links are
   followed (a committed ``agent-eval-results -> /somewhere`` link is refused). A folder
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -38,11 +40,33 @@ def _umask() -> int:
     return mask
 
 
+def _special(path: Path | str) -> int:
+    """The file type of what ``path`` leads to (symbolic links followed) when it is no
+    regular file nor folder: a character device (``/dev/null``), a FIFO or a socket
+    (``/dev/stdout`` leads to a pipe or a terminal), a block device; else 0."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return 0
+    return 0 if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else stat.S_IFMT(mode)
+
+
 @contextlib.contextmanager
-def atomic_write(path: Path | str) -> Iterator[BinaryIO]:
+def atomic_write(path: Path | str, *, through: bool = False) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` with: a temporary file beside it, renamed onto
-    ``path`` when the block ends without an error (removed when it raises)."""
+    ``path`` when the block ends without an error (removed when it raises). With
+    ``through`` (an ``--output FILE`` outside the repository: the operator's), a path
+    that leads to a device, a FIFO or a socket (``-o /dev/null``, ``-o /dev/stdout``) is
+    written into, as a shell's ``>`` would: renamed onto, it was replaced by a regular
+    file (as root, the system's ``/dev/null`` itself). A block device is refused."""
     target = Path(path)
+    kind = _special(target) if through else 0
+    if kind == stat.S_IFBLK:
+        raise OSError(f"{target} is a block device: agent-eval does not write to one")
+    if kind:
+        with open(target, "wb") as fh:
+            yield fh
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                dir=target.parent if str(target.parent) else ".")
     try:
@@ -88,6 +112,8 @@ def clear_output_file(path: Path, root: Path, inputs: Sequence[str] = ()) -> Non
         with contextlib.suppress(OSError):  # (either not there: not the same file)
             if os.path.samefile(path, given):
                 return
+    if outside(path, root) and _special(path):
+        return  # -o /dev/stdout (a link): written through (atomic_write), never removed
     folder = path.parent if str(path.parent) else Path()
     if folder.is_symlink() or not folder.is_dir():
         return
@@ -99,9 +125,9 @@ def clear_output_file(path: Path, root: Path, inputs: Sequence[str] = ()) -> Non
 
 
 @contextlib.contextmanager
-def atomic_text(path: Path | str) -> Iterator[TextIO]:
+def atomic_text(path: Path | str, *, through: bool = False) -> Iterator[TextIO]:
     """:func:`atomic_write` for UTF-8 text."""
-    with atomic_write(path) as raw:
+    with atomic_write(path, through=through) as raw:
         fh = io.TextIOWrapper(raw, encoding="utf-8", newline="")
         try:
             yield fh
@@ -153,6 +179,12 @@ def _file_in_the_way(folder: Path) -> Path | None:
         if part.exists() and not part.is_dir():
             return part
     return None
+
+
+def outside(path: Path, root: Path) -> bool:
+    """Whether ``path``, as written (no link followed), is outside ``root``."""
+    return not _inside(os.path.normpath(os.path.abspath(path)),
+                       os.path.normpath(os.path.abspath(root)))
 
 
 def output_file(path: Path, root: Path) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agent_eval.commands._options import check_format
 from agent_eval.errors import ExitCode
-from agent_eval.outputs import atomic_write, clear_output_file, output_file
+from agent_eval.outputs import atomic_write, clear_output_file, output_file, outside
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
@@ -29,7 +29,8 @@ def main(args: argparse.Namespace) -> ExitCode:
                                  run_url=args.run_url)
     text = renderer.render(results, ctx)
     if args.output:
-        with atomic_write(output_file(Path(args.output), root)) as fh:  # as `run` writes
+        target = output_file(Path(args.output), root)
+        with atomic_write(target, through=outside(target, root)) as fh:  # as `run` writes
             fh.write(text.encode("utf-8"))
     else:
         sys.stdout.buffer.write(text.encode("utf-8"))
