@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 import shutil
 import tracemalloc
@@ -503,6 +504,7 @@ def test_a_worker_leaves_ctrl_c_to_the_parent(tmp_path: Path) -> None:
     """Ctrl-C reaches the workers too: each printed a traceback of its KeyboardInterrupt
     (the parent's "interrupted" after them), as if it had crashed. A worker now ends
     without a word, whatever it was doing; the parent says it (exit 130)."""
+    from agent_eval import model
     from agent_eval.spill import Spill
 
     suite = corpus(tmp_path, {"t.jsonl": ev("a")})
@@ -525,10 +527,14 @@ def test_a_worker_leaves_ctrl_c_to_the_parent(tmp_path: Path) -> None:
 
     for at in ("recv", "send"):
         try:
-            engine._worker(Interrupted(at), suite, files,  # type: ignore[arg-type]
-                           suite.format, Spill(tmp_path / "out"))
+            # in a context of its own: a worker sets its log folder for its whole process
+            # (model._log_folder), which here is the test's: later tests must not see it
+            contextvars.copy_context().run(
+                engine._worker, Interrupted(at), suite, files,  # type: ignore[arg-type]
+                suite.format, Spill(tmp_path / "out"))
         except KeyboardInterrupt:
             pytest.fail(f"the worker's KeyboardInterrupt ({at}) went on")
+    assert model._log_folder.get() is None
 
 
 _LOOP = 20_000  # calls of a runaway loop of one tool
