@@ -647,6 +647,18 @@ tests:
 """
 
 
+def merged_with_shard_2_edited(root: Path, change: Callable[[dict[str, Any]], None],
+                               capsys: pytest.CaptureFixture[str]) -> str:
+    """What `merge` says (on stderr) of shard 1's part and a copy of shard 2's edited by
+    ``change``; it must refuse them (exit 2) and write nothing."""
+    shutil.rmtree(root / "bad", ignore_errors=True)
+    shutil.copytree(root / "s2", root / "bad")
+    edit_part(root / "bad", change)
+    assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2
+    assert not (root / "m").exists()
+    return capsys.readouterr().err
+
+
 def two_shards(root: Path) -> None:
     """Two shards of two traces: t1 (shard 1 of 2) passes, t4 (shard 2) calls a blocked
     tool, so the whole run fails; the parts in s1 and s2."""
@@ -726,13 +738,7 @@ def test_merge_refuses_parts_whose_records_are_not_one_run(
     ]
     capsys.readouterr()
     for change, said in cases:
-        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
-        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
-        edit_part(tmp_path / "bad", change)
-        assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2, said
-        err = capsys.readouterr().err
-        assert err == f"error: merge: {said}\n"
-        assert not (tmp_path / "m").exists()
+        assert merged_with_shard_2_edited(tmp_path, change, capsys) == f"error: merge: {said}\n"
 
 
 def test_merge_refuses_a_record_run_shard_cannot_have_written(
@@ -771,15 +777,11 @@ def test_merge_refuses_a_record_run_shard_cannot_have_written(
              (edit(calls), "ValueError: calls is -1, not a count")]
     capsys.readouterr()
     for change, said in cases:
-        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
-        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
-        edit_part(tmp_path / "bad", change)
-        assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2, said
-        err = capsys.readouterr().err
+        err = merged_with_shard_2_edited(tmp_path, change, capsys)
         assert err.startswith("error: merge: the partial results of shard 2 cannot be "
                               "merged: its record [1, 2] is not what `agent-eval run "
                               f"--shard` writes ({said}); "), err
-        assert "Traceback" not in err and not (tmp_path / "m").exists()
+        assert "Traceback" not in err
 
 
 ROWS = """\
