@@ -121,3 +121,60 @@ def test_an_output_file_that_is_a_device_or_a_pipe_is_written_into(
                               timeout=60)
         assert done.returncode in (0, 1), done.stderr
         assert stat.S_ISCHR(os.lstat(null).st_mode)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+@pytest.mark.parametrize("command", ["report", "diff", "convert"])
+def test_an_output_file_that_is_the_standard_output_redirected_to_a_file_is_written_into(
+        tmp_path: Path, command: str) -> None:
+    """`-o /dev/stdout > out.txt`: /dev/stdout leads (through /proc/self/fd/1) to a regular
+    file, so it was not taken for a device: report/diff removed the link, and the output
+    was renamed onto it, a regular file in /dev (as root, the system's /dev/stdout
+    replaced), out.txt left empty; `-o /dev/fd/1` (a linked folder) stopped with "No such
+    file or directory" of a temporary file. Both write into out.txt now, the links kept.
+    A socket, which cannot be opened, is refused by name. (Links made here stand for
+    /dev/stdout and /dev/fd: never the machine's own.)"""
+    import socket
+    import subprocess
+    import sys
+
+    from tests.conftest import copy_example
+
+    repo = copy_example(tmp_path / "repo")
+    (repo / ".git").mkdir()
+    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
+                         cwd=repo, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    results = str(repo / "agent-eval-results" / "results.json")
+    trace = str(next((repo / "traces").glob("*.jsonl")))
+    args = {"report": ["report", results, "-f", "markdown"],
+            "diff": ["diff", results, results, "-f", "markdown"],
+            "convert": ["convert", trace, "-q"]}[command]
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    (dev / "stdout").symlink_to("/proc/self/fd/1")
+    (dev / "fd").symlink_to("/proc/self/fd")
+    plain = subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=repo,
+                           capture_output=True, check=False, timeout=60)
+    assert plain.returncode in (0, 1) and len(plain.stdout) > 100
+    for target in (dev / "stdout", dev / "fd" / "1"):
+        out = tmp_path / "out.txt"
+        with out.open("wb") as fh:
+            done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o",
+                                   str(target)], cwd=repo, stdout=fh,
+                                  stderr=subprocess.PIPE, text=True, check=False, timeout=60)
+        assert done.returncode == plain.returncode, done.stderr
+        assert out.read_bytes() == plain.stdout, target
+        assert (dev / "stdout").is_symlink() and (dev / "fd").is_symlink()
+        assert sorted(p.name for p in dev.iterdir()) == ["fd", "stdout"]
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(dev / "sock"))
+        done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o",
+                               str(dev / "sock")], cwd=repo, capture_output=True, text=True,
+                              check=False, timeout=60)
+    finally:
+        sock.close()
+    assert done.returncode == 2
+    assert f"{dev / 'sock'} is a socket" in done.stderr, done.stderr
+    assert stat.S_ISSOCK(os.lstat(dev / "sock").st_mode)
