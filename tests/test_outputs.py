@@ -178,3 +178,51 @@ def test_an_output_file_that_is_the_standard_output_redirected_to_a_file_is_writ
     assert done.returncode == 2
     assert f"{dev / 'sock'} is a socket" in done.stderr, done.stderr
     assert stat.S_ISSOCK(os.lstat(dev / "sock").st_mode)
+
+
+@pytest.mark.parametrize("command", ["report", "diff", "convert"])
+def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
+        tmp_path: Path, command: str) -> None:
+    """`report -o /dev/null` run in `/` (a cron job's or systemd unit's folder, or the
+    action image's, which has no WORKDIR): report and diff take the current folder for the
+    root (convert the repository above it), so /dev/null was inside it and renamed onto,
+    the system's /dev/null replaced by a regular file as root. A device, FIFO or socket
+    node itself (no link: git commits none) is written into wherever it is. (A folder
+    here holding dev/null and dev/pipe stands for /: never the machine's own.)"""
+    import subprocess
+    import sys
+
+    from tests.conftest import copy_example
+
+    repo = copy_example(tmp_path / "repo")
+    (repo / ".git").mkdir()
+    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
+                         cwd=repo, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    results = str(repo / "agent-eval-results" / "results.json")
+    trace = str(next((repo / "traces").glob("*.jsonl")))
+    args = {"report": ["report", results, "-f", "markdown"],
+            "diff": ["diff", results, results, "-f", "markdown"],
+            "convert": ["convert", trace, "-q"]}[command]
+    dev = repo / "dev"  # convert's root is the repository; report's and diff's the folder
+    dev.mkdir()
+    fifo = dev / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _read_fifo(fifo, got)
+    done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "dev/pipe"],
+                          cwd=repo, capture_output=True, text=True, check=False, timeout=60)
+    reader.join(10)
+    assert done.returncode in (0, 1), done.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # not replaced by a regular file
+    assert got and len(got[0]) > 100
+    if os.geteuid() == 0:  # a character device: a node of /dev/null's numbers, here
+        null = dev / "null"
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o",
+                               str(null)], cwd=repo, capture_output=True, text=True,
+                              check=False, timeout=60)
+        assert done.returncode in (0, 1), done.stderr
+        assert stat.S_ISCHR(os.lstat(null).st_mode)
+    assert sorted(p.name for p in dev.iterdir()) == sorted(
+        ["pipe", *(["null"] if os.geteuid() == 0 else [])])

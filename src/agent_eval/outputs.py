@@ -4,7 +4,8 @@
   (:func:`atomic_write`), so a run killed mid-write leaves the previous file whole, never
   a truncated one; the rename replaces a symbolic link at the destination rather than
   writing through it. An ``--output FILE`` outside the repository that leads to a device,
-  a FIFO or a socket (``-o /dev/null``) is written into instead (``through``).
+  a FIFO or a socket (``-o /dev/null``), or that is one itself, is written into instead
+  (``through``, :func:`written_into`).
 * An output folder written in the suite (``output.dir``) must be inside the repository;
   any output folder inside the repository must stay inside it once symbolic links are
   followed (a committed ``agent-eval-results -> /somewhere`` link is refused). A folder
@@ -136,7 +137,7 @@ def clear_output_file(path: Path, root: Path, inputs: Sequence[str] = ()) -> Non
         with contextlib.suppress(OSError):  # (either not there: not the same file)
             if os.path.samefile(path, given):
                 return
-    if outside(path, root) and (_special(path) or _stream(path) is not None):
+    if written_into(path, root) and (_special(path) or _stream(path) is not None):
         return  # -o /dev/stdout (a link): written through (atomic_write), never removed
     folder = path.parent if str(path.parent) else Path()
     if folder.is_symlink() or not folder.is_dir():
@@ -209,6 +210,23 @@ def outside(path: Path, root: Path) -> bool:
     """Whether ``path``, as written (no link followed), is outside ``root``."""
     return not _inside(os.path.normpath(os.path.abspath(path)),
                        os.path.normpath(os.path.abspath(root)))
+
+
+def written_into(path: Path, root: Path) -> bool:
+    """Whether an ``--output FILE`` is written into when it leads to a device, a FIFO or
+    a socket (:func:`atomic_write`'s ``through``): outside ``root``, the operator's; and
+    anywhere when ``path`` is such a node itself, no link (git commits none: the system's
+    or the operator's). ``report -o /dev/null`` run in ``/`` (a cron job's, a container's
+    folder) has its repository there: renamed onto, the system's ``/dev/null`` was
+    replaced by a regular file."""
+    if outside(path, root):
+        return True
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) \
+        or stat.S_ISBLK(mode)
 
 
 def output_file(path: Path, root: Path) -> Path:
