@@ -188,7 +188,8 @@ def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
     root (convert the repository above it), so /dev/null was inside it and renamed onto,
     the system's /dev/null replaced by a regular file as root. A device, FIFO or socket
     node itself (no link: git commits none) is written into wherever it is. (A folder
-    here holding dev/null and dev/pipe stands for /: never the machine's own.)"""
+    here holding dev/null and dev/pipe stands for /: never the machine's own.) So is a
+    link in no git work tree that leads to one (`-o /dev/stdout` in /, a pipe then)."""
     import subprocess
     import sys
 
@@ -226,3 +227,17 @@ def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
         assert stat.S_ISCHR(os.lstat(null).st_mode)
     assert sorted(p.name for p in dev.iterdir()) == sorted(
         ["pipe", *(["null"] if os.geteuid() == 0 else [])])
+    if not os.path.isdir("/proc/self/fd"):
+        return
+    # -o /dev/stdout in / (no git work tree there): the link was removed and the output
+    # renamed onto it, a regular file in /dev, nothing written to the pipe
+    slash = tmp_path / "slash"
+    (slash / "dev").mkdir(parents=True)
+    (slash / "dev" / "stdout").symlink_to("/proc/self/fd/1")
+    plain = subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=slash,
+                           capture_output=True, check=False, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "dev/stdout"],
+                          cwd=slash, capture_output=True, check=False, timeout=60)
+    assert done.returncode == plain.returncode, done.stderr
+    assert len(plain.stdout) > 100 and done.stdout == plain.stdout
+    assert (slash / "dev" / "stdout").is_symlink()

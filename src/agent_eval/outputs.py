@@ -216,10 +216,14 @@ def written_into(path: Path, root: Path) -> bool:
     """Whether an ``--output FILE`` is written into when it leads to a device, a FIFO or
     a socket (:func:`atomic_write`'s ``through``): outside ``root``, the operator's; and
     anywhere when ``path`` is such a node itself, no link (git commits none: the system's
-    or the operator's). ``report -o /dev/null`` run in ``/`` (a cron job's, a container's
-    folder) has its repository there: renamed onto, the system's ``/dev/null`` was
-    replaced by a regular file."""
+    or the operator's), as is one in no git work tree (no repository committed a link
+    there). ``report -o /dev/null`` run in ``/`` (a cron job's, a container's folder) has
+    its root there: renamed onto, the system's ``/dev/null`` was replaced by a regular
+    file, and ``-o /dev/stdout`` removed that link."""
     if outside(path, root):
+        return True
+    folder = Path(os.path.abspath(path)).parent
+    if not any((f / ".git").exists() for f in (folder, *folder.parents)):
         return True
     try:
         mode = os.lstat(path).st_mode
