@@ -234,10 +234,10 @@ def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
     slash = tmp_path / "slash"
     (slash / "dev").mkdir(parents=True)
     (slash / "dev" / "stdout").symlink_to("/proc/self/fd/1")
-    plain = subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=slash,
+    shown = subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=slash,
                            capture_output=True, check=False, timeout=60)
-    done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "dev/stdout"],
-                          cwd=slash, capture_output=True, check=False, timeout=60)
-    assert done.returncode == plain.returncode, done.stderr
-    assert len(plain.stdout) > 100 and done.stdout == plain.stdout
+    wrote = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "dev/stdout"],
+                           cwd=slash, capture_output=True, check=False, timeout=60)
+    assert wrote.returncode == shown.returncode, wrote.stderr
+    assert len(shown.stdout) > 100 and wrote.stdout == shown.stdout
     assert (slash / "dev" / "stdout").is_symlink()
