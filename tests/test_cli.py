@@ -296,6 +296,37 @@ def test_an_empty_or_doubled_baseline_option_stops_the_run(
     assert not (tmp_path / "out" / "results.json").exists()  # the failing run's went too
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a file name of bytes that are not UTF-8")
+def test_a_baseline_option_whose_name_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    """--baseline b"b\\xfe.json" (a results file) and --baseline-ref b"b\\xfe" (a branch
+    git accepts): the results name the base run by it, which results.json could not
+    write, an internal error (orjson: surrogates not allowed) once every trace was
+    evaluated. A config error naming it escaped, before anything is read."""
+    make(tmp_path, traces={"t.jsonl": call("noop")})
+    assert run("run", "-o", "base", cwd=tmp_path).returncode == 0
+    name = os.fsdecode(b"b\xfe.json")
+    shutil.copy(tmp_path / "base" / "results.json", tmp_path / name)
+    env = {"PYTHONIOENCODING": "utf-8"}
+    done = run("run", "-o", "out", "--baseline", name, cwd=tmp_path, env=env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: --baseline b\\udcfe.json: its path holds bytes "
+                                  "that are not UTF-8"), done.stderr
+    shutil.rmtree(tmp_path / ".git")
+    git_env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+               "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"],
+                 ["branch", os.fsdecode(b"b\xfe")]):
+        subprocess.run(["git", *args], cwd=tmp_path, env=git_env, check=True,
+                       capture_output=True)
+    done = run("run", "-o", "out", "--baseline-ref", os.fsdecode(b"b\xfe"), cwd=tmp_path,
+               env=env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: --baseline-ref b\\udcfe: its name holds bytes "
+                                  "that are not UTF-8"), done.stderr
+    assert "internal error" not in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_suite_that_cannot_load_clears_the_given_output_dir(tmp_path: Path) -> None:
     make(tmp_path, traces={"t.jsonl": call("noop")})
     assert run("run", "--output-dir", "out", cwd=tmp_path).returncode == 0

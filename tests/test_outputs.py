@@ -121,3 +121,123 @@ def test_an_output_file_that_is_a_device_or_a_pipe_is_written_into(
                               timeout=60)
         assert done.returncode in (0, 1), done.stderr
         assert stat.S_ISCHR(os.lstat(null).st_mode)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+@pytest.mark.parametrize("command", ["report", "diff", "convert"])
+def test_an_output_file_that_is_the_standard_output_redirected_to_a_file_is_written_into(
+        tmp_path: Path, command: str) -> None:
+    """`-o /dev/stdout > out.txt`: /dev/stdout leads (through /proc/self/fd/1) to a regular
+    file, so it was not taken for a device: report/diff removed the link, and the output
+    was renamed onto it, a regular file in /dev (as root, the system's /dev/stdout
+    replaced), out.txt left empty; `-o /dev/fd/1` (a linked folder) stopped with "No such
+    file or directory" of a temporary file. Both write into out.txt now, the links kept.
+    A socket, which cannot be opened, is refused by name. (Links made here stand for
+    /dev/stdout and /dev/fd: never the machine's own.)"""
+    import socket
+    import subprocess
+    import sys
+
+    from tests.conftest import copy_example
+
+    repo = copy_example(tmp_path / "repo")
+    (repo / ".git").mkdir()
+    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
+                         cwd=repo, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    results = str(repo / "agent-eval-results" / "results.json")
+    trace = str(next((repo / "traces").glob("*.jsonl")))
+    args = {"report": ["report", results, "-f", "markdown"],
+            "diff": ["diff", results, results, "-f", "markdown"],
+            "convert": ["convert", trace, "-q"]}[command]
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    (dev / "stdout").symlink_to("/proc/self/fd/1")
+    (dev / "fd").symlink_to("/proc/self/fd")
+    plain = subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=repo,
+                           capture_output=True, check=False, timeout=60)
+    assert plain.returncode in (0, 1) and len(plain.stdout) > 100
+    for target in (dev / "stdout", dev / "fd" / "1"):
+        out = tmp_path / "out.txt"
+        with out.open("wb") as fh:
+            done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o",
+                                   str(target)], cwd=repo, stdout=fh,
+                                  stderr=subprocess.PIPE, text=True, check=False, timeout=60)
+        assert done.returncode == plain.returncode, done.stderr
+        assert out.read_bytes() == plain.stdout, target
+        assert (dev / "stdout").is_symlink() and (dev / "fd").is_symlink()
+        assert sorted(p.name for p in dev.iterdir()) == ["fd", "stdout"]
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(dev / "sock"))
+        done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o",
+                               str(dev / "sock")], cwd=repo, capture_output=True, text=True,
+                              check=False, timeout=60)
+    finally:
+        sock.close()
+    assert done.returncode == 2
+    assert f"{dev / 'sock'} is a socket" in done.stderr, done.stderr
+    assert stat.S_ISSOCK(os.lstat(dev / "sock").st_mode)
+
+
+@pytest.mark.parametrize("command", ["report", "diff", "convert"])
+def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
+        tmp_path: Path, command: str) -> None:
+    """`report -o /dev/null` run in `/` (a cron job's or systemd unit's folder, or the
+    action image's, which has no WORKDIR): report and diff take the current folder for the
+    root (convert the repository above it), so /dev/null was inside it and renamed onto,
+    the system's /dev/null replaced by a regular file as root. A device, FIFO or socket
+    node itself (no link: git commits none) is written into wherever it is. (A folder
+    here holding dev/null and dev/pipe stands for /: never the machine's own.) So is a
+    link in no git work tree that leads to one (`-o /dev/stdout` in /, a pipe then)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import copy_example
+
+    repo = copy_example(tmp_path / "repo")
+    (repo / ".git").mkdir()
+    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
+                         cwd=repo, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    results = str(repo / "agent-eval-results" / "results.json")
+    trace = str(next((repo / "traces").glob("*.jsonl")))
+    args = {"report": ["report", results, "-f", "markdown"],
+            "diff": ["diff", results, results, "-f", "markdown"],
+            "convert": ["convert", trace, "-q"]}[command]
+    dev = repo / "dev"  # convert's root is the repository; report's and diff's the folder
+    dev.mkdir()
+    fifo = dev / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _read_fifo(fifo, got)
+    done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "dev/pipe"],
+                          cwd=repo, capture_output=True, text=True, check=False, timeout=60)
+    reader.join(10)
+    assert done.returncode in (0, 1), done.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # not replaced by a regular file
+    assert got and len(got[0]) > 100
+    if os.geteuid() == 0:  # a character device: a node of /dev/null's numbers, here
+        null = dev / "null"
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o",
+                               str(null)], cwd=repo, capture_output=True, text=True,
+                              check=False, timeout=60)
+        assert done.returncode in (0, 1), done.stderr
+        assert stat.S_ISCHR(os.lstat(null).st_mode)
+    assert sorted(p.name for p in dev.iterdir()) == sorted(
+        ["pipe", *(["null"] if os.geteuid() == 0 else [])])
+    if not os.path.isdir("/proc/self/fd"):
+        return
+    # -o /dev/stdout in / (no git work tree there): the link was removed and the output
+    # renamed onto it, a regular file in /dev, nothing written to the pipe
+    slash = tmp_path / "slash"
+    (slash / "dev").mkdir(parents=True)
+    (slash / "dev" / "stdout").symlink_to("/proc/self/fd/1")
+    shown = subprocess.run([sys.executable, "-m", "agent_eval", *args], cwd=slash,
+                           capture_output=True, check=False, timeout=60)
+    wrote = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "dev/stdout"],
+                           cwd=slash, capture_output=True, check=False, timeout=60)
+    assert wrote.returncode == shown.returncode, wrote.stderr
+    assert len(shown.stdout) > 100 and wrote.stdout == shown.stdout
+    assert (slash / "dev" / "stdout").is_symlink()

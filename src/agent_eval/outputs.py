@@ -4,7 +4,8 @@
   (:func:`atomic_write`), so a run killed mid-write leaves the previous file whole, never
   a truncated one; the rename replaces a symbolic link at the destination rather than
   writing through it. An ``--output FILE`` outside the repository that leads to a device,
-  a FIFO or a socket (``-o /dev/null``) is written into instead (``through``).
+  a FIFO or a socket (``-o /dev/null``), or that is one itself, is written into instead
+  (``through``, :func:`written_into`).
 * An output folder written in the suite (``output.dir``) must be inside the repository;
   any output folder inside the repository must stay inside it once symbolic links are
   followed (a committed ``agent-eval-results -> /somewhere`` link is refused). A folder
@@ -51,6 +52,21 @@ def _special(path: Path | str) -> int:
     return 0 if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else stat.S_IFMT(mode)
 
 
+def _stream(path: Path | str) -> int | None:
+    """The standard output or error (1, 2) when ``path`` leads to the very file it writes
+    (``-o /dev/stdout > out.txt``: a link into ``/proc/self/fd``, whose file is a regular
+    one), else None."""
+    try:
+        here = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            if os.path.samestat(here, os.fstat(fd)):
+                return fd
+    return None
+
+
 @contextlib.contextmanager
 def atomic_write(path: Path | str, *, through: bool = False) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` with: a temporary file beside it, renamed onto
@@ -58,11 +74,20 @@ def atomic_write(path: Path | str, *, through: bool = False) -> Iterator[BinaryI
     ``through`` (an ``--output FILE`` outside the repository: the operator's), a path
     that leads to a device, a FIFO or a socket (``-o /dev/null``, ``-o /dev/stdout``) is
     written into, as a shell's ``>`` would: renamed onto, it was replaced by a regular
-    file (as root, the system's ``/dev/null`` itself). A block device is refused."""
+    file (as root, the system's ``/dev/null`` itself). So is one that leads to the file
+    the standard output or error writes (``-o /dev/stdout > out.txt``: the link was
+    replaced and out.txt left empty). A block device or a socket is refused."""
     target = Path(path)
     kind = _special(target) if through else 0
     if kind == stat.S_IFBLK:
         raise OSError(f"{target} is a block device: agent-eval does not write to one")
+    if kind == stat.S_IFSOCK:  # (open() cannot open one: "No such device or address")
+        raise OSError(f"{target} is a socket: agent-eval cannot write to one")
+    stream = _stream(target) if through and not kind else None
+    if stream is not None:  # the file the shell's > made: written where stdout writes
+        with os.fdopen(os.dup(stream), "wb") as fh:
+            yield fh
+        return
     if kind:
         with open(target, "wb") as fh:
             yield fh
@@ -112,7 +137,7 @@ def clear_output_file(path: Path, root: Path, inputs: Sequence[str] = ()) -> Non
         with contextlib.suppress(OSError):  # (either not there: not the same file)
             if os.path.samefile(path, given):
                 return
-    if outside(path, root) and _special(path):
+    if written_into(path, root) and (_special(path) or _stream(path) is not None):
         return  # -o /dev/stdout (a link): written through (atomic_write), never removed
     folder = path.parent if str(path.parent) else Path()
     if folder.is_symlink() or not folder.is_dir():
@@ -185,6 +210,27 @@ def outside(path: Path, root: Path) -> bool:
     """Whether ``path``, as written (no link followed), is outside ``root``."""
     return not _inside(os.path.normpath(os.path.abspath(path)),
                        os.path.normpath(os.path.abspath(root)))
+
+
+def written_into(path: Path, root: Path) -> bool:
+    """Whether an ``--output FILE`` is written into when it leads to a device, a FIFO or
+    a socket (:func:`atomic_write`'s ``through``): outside ``root``, the operator's; and
+    anywhere when ``path`` is such a node itself, no link (git commits none: the system's
+    or the operator's), as is one in no git work tree (no repository committed a link
+    there). ``report -o /dev/null`` run in ``/`` (a cron job's, a container's folder) has
+    its root there: renamed onto, the system's ``/dev/null`` was replaced by a regular
+    file, and ``-o /dev/stdout`` removed that link."""
+    if outside(path, root):
+        return True
+    folder = Path(os.path.abspath(path)).parent
+    if not any((f / ".git").exists() for f in (folder, *folder.parents)):
+        return True
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) \
+        or stat.S_ISBLK(mode)
 
 
 def output_file(path: Path, root: Path) -> Path:

@@ -224,7 +224,10 @@ def test_a_store_outside_the_repository_is_refused(project: Project,
         in run.err
 
 
-@pytest.mark.parametrize("name", [".git/config", "sub/../.git/hooks/pre-commit"])
+@pytest.mark.parametrize("name", [".git/config", "sub/../.git/hooks/pre-commit",
+                                  # .git/config on macOS's and Windows' file systems
+                                  ".GIT/config", ".Git/config", ".g\u200cit/config",
+                                  ".git./config"])
 def test_a_store_inside_git_s_own_folder_is_refused(project: Project, openai_server: Loopback,
                                                     name: str) -> None:
     """`--judge record` rewrites the store whole: a suite naming .git/config as its store

@@ -45,6 +45,15 @@ def check_baseline_options(baseline: str | None, baseline_ref: str | None = None
                                f"not be judged; give {option} a "
                                f"{'results file' if option == '--baseline' else 'git revision'}"
                                ", or leave the option out to run without a comparison"])
+        if value is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            # (as readers' _not_utf8) the results name the base run by it: results.json
+            # could not be written (an internal error, once every trace was evaluated)
+            shown = repr(value)[1:-1]
+            what = "path" if option == "--baseline" else "name"
+            raise ConfigError([f"{option} {shown}: its {what} holds bytes that are not "
+                               "UTF-8, which no output can name; give "
+                               + ("a copy of the file under a UTF-8 name"
+                                  if option == "--baseline" else "the commit's sha")])
     if baseline is not None and baseline_ref is not None:
         raise ConfigError(["--baseline and --baseline-ref both name a base run; give one "
                            "of them"])

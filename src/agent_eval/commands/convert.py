@@ -16,7 +16,7 @@ from typing import TextIO
 
 from agent_eval.convert import convert_sources, dumps, trace_events
 from agent_eval.errors import ExitCode, InputError
-from agent_eval.outputs import atomic_text, output_file, outside
+from agent_eval.outputs import atomic_text, output_file, written_into
 from agent_eval.paths import repo_root
 from agent_eval.readers import READERS, SourceFile, expand
 from agent_eval.textdist import suggest
@@ -49,7 +49,7 @@ def main(args: argparse.Namespace) -> ExitCode:
     if args.output:
         root = repo_root(cwd)
         target = output_file(Path(args.output), root)
-        with atomic_text(target, through=outside(target, root)) as out:
+        with atomic_text(target, through=written_into(target, root)) as out:
             seen = _convert(files, fmt, out)
     else:
         seen = _convert(files, fmt, sys.stdout)

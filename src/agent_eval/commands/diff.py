@@ -13,7 +13,7 @@ from typing import Any
 from agent_eval.commands._options import check_format
 from agent_eval.compare import attach
 from agent_eval.errors import ExitCode
-from agent_eval.outputs import atomic_write, clear_output_file, output_file, outside
+from agent_eval.outputs import atomic_write, clear_output_file, output_file, written_into
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
 from agent_eval.safetext import one_line
@@ -96,7 +96,7 @@ def main(args: argparse.Namespace) -> ExitCode:
         out = RENDERERS[args.format].render(head, RenderContext.for_root(root))
     if args.output:
         target = output_file(Path(args.output), root)
-        with atomic_write(target, through=outside(target, root)) as fh:
+        with atomic_write(target, through=written_into(target, root)) as fh:
             fh.write(out.encode("utf-8"))
     else:
         sys.stdout.buffer.write(out.encode("utf-8"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agent_eval.commands._options import check_format
 from agent_eval.errors import ExitCode
-from agent_eval.outputs import atomic_write, clear_output_file, output_file, outside
+from agent_eval.outputs import atomic_write, clear_output_file, output_file, written_into
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 
@@ -30,7 +30,7 @@ def main(args: argparse.Namespace) -> ExitCode:
     text = renderer.render(results, ctx)
     if args.output:
         target = output_file(Path(args.output), root)
-        with atomic_write(target, through=outside(target, root)) as fh:  # as `run` writes
+        with atomic_write(target, through=written_into(target, root)) as fh:  # as `run` writes
             fh.write(text.encode("utf-8"))
     else:
         sys.stdout.buffer.write(text.encode("utf-8"))

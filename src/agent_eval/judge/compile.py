@@ -236,6 +236,19 @@ def _reference(c: CompilerLike, name: str, path: YamlPath) -> str | None:
     return text
 
 
+# the characters HFS+ ignores in a name (as git's own is_hfs_dotgit): ".g\u200cit" is .git
+_HFS_IGNORED = dict.fromkeys(map(ord, "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d"
+                                      "\u202e\u206a\u206b\u206c\u206d\u206e\u206f\ufeff"))
+
+
+def _git_folder(name: str) -> bool:
+    """Whether a file system may take the folder ``name`` for ``.git``: in any case (the
+    case-insensitive ones of macOS and Windows: ``.GIT/config`` is ``.git/config``
+    there), with the characters HFS+ ignores, or trailing dots and spaces (which Windows
+    drops). git refuses such a name in a tree, so no repository's own folder is one."""
+    return name.translate(_HFS_IGNORED).rstrip(". ").casefold() == ".git"
+
+
 def compile_run(c: CompilerLike, data: dict[str, Any], positions: Positions,
                 root: Path, needs_model: list[tuple[YamlPath, str]]) -> JudgeRun:
     """The suite's ``judge:`` block and its store. ``needs_model``: the checks (position,
@@ -266,7 +279,7 @@ def compile_run(c: CompilerLike, data: dict[str, Any], positions: Positions,
         return JudgeRun(config, c.file, store_name, str(store_abs), Store(store_name),
                         store_needed=bool(needs_model))
     rel_store = os.path.relpath(store_abs, real_root).replace(os.sep, "/")
-    if ".git" in rel_store.split("/"):  # `--judge record` rewrites the store whole
+    if any(map(_git_folder, rel_store.split("/"))):  # `--judge record` rewrites it whole
         c.problem(here, f"judge.store '{store_name}' is inside git's own folder ({rel_store}): "
                   "recording would overwrite a file of the repository's database; keep "
                   f"the store in the work tree (default {DEFAULT_STORE})")
