@@ -343,23 +343,30 @@ def test_an_input_error_is_annotated_before_the_findings(tmp_path: Path,
                                                          github: FakeGitHub) -> None:
     """The input errors that make the verdict error were annotated after every finding:
     with ten error findings or more (GitHub shows ten error annotations of a step) a trace
-    file that could not be read had no annotation. They come first, in the log and in the
-    check run."""
+    file that could not be read had no annotation. The first five come first, in the log
+    and in the check run; the others after the findings, which many input errors would
+    otherwise leave without any."""
+    broken = {f"broken{i}.jsonl": "{not json\n" for i in range(7)}
     ws = make_workspace(tmp_path / "ws", extra_traces={
-        "many.jsonl": many_violations(20), "broken.jsonl": "{not json\n"})
+        "many.jsonl": many_violations(20), **broken})
     run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
                      inputs={"check-run": "true"})
     assert run.code == 2, run.stderr
     errors = run.lines("::error ")
     assert len(errors) == 10
     # (a file no reader recognises: an error of the whole file, line 1 in a check run)
-    assert errors[0].startswith("::error file=traces/broken.jsonl,title=agent-eval%3A "
-                                "input/unknown_format::no reader recognises this file"), errors[0]
-    [create] = github.calls("POST", r"/check-runs$")
-    first = create.json["output"]["annotations"][0]
-    assert (first["path"], first["start_line"], first["annotation_level"]) == (
-        "traces/broken.jsonl", 1, "failure")
-    assert "input/unknown_format" in first["title"]
+    for i, line in enumerate(errors[:5]):
+        assert line.startswith(f"::error file=traces/broken{i}.jsonl,title=agent-eval%3A "
+                               "input/unknown_format::no reader recognises this file"), line
+    assert not any("input/" in line for line in errors[5:]), errors[5:]
+    creates = github.calls("POST", r"/check-runs$")
+    updates = github.calls("PATCH", r"/check-runs/\d+$")
+    sent = [a for r in (*creates, *updates) for a in r.json["output"]["annotations"]]
+    assert [(a["path"], a["start_line"], a["annotation_level"]) for a in sent[:5]] == [
+        (f"traces/broken{i}.jsonl", 1, "failure") for i in range(5)]
+    assert all("input/unknown_format" in a["title"] for a in sent[:5])
+    assert not any("input/" in a["title"] for a in sent[5:-2])
+    assert [a["path"] for a in sent[-2:]] == ["traces/broken5.jsonl", "traces/broken6.jsonl"]
 
 
 def test_traces_from_an_artifact_of_this_run(tmp_path: Path, github: FakeGitHub) -> None:

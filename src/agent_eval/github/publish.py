@@ -26,6 +26,10 @@ __all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclus
            "find_pull_request", "publish", "trace_annotation", "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
+# input errors annotated before the findings (in the log, where GitHub shows ten error
+# annotations, and in the check run); the others come after the findings, so that many
+# input errors never leave the findings without an annotation
+FIRST_INPUT_ERRORS = 5
 T = TypeVar("T")
 FORK_HELP = "see README 'Fork pull requests'"
 RATE_LIMIT_HELP = "see README 'Permissions'"
@@ -226,20 +230,20 @@ def _annotated_trace_files(step: Step, inputs: Inputs, event: Event, results: Re
 
 
 def _annotations(step: Step, results: Results, trace_files: set[str]) -> list[dict[str, Any]]:
-    """The check run's annotations: each input error (what could not be checked: they
-    make the verdict error, and only the first 50 annotations are sent), then each
+    """The check run's annotations: the first input errors (what could not be checked:
+    they make the verdict error, and only the first 500 annotations are sent), then each
     finding, most severe first, at its policy line (and at its trace line when its trace
-    file is one of ``trace_files``)."""
-    annotations = [check_annotation(e.file, e.line or 1, "error", e.rule,
-                                    step.redact(e.message), None)
-                   for e in results.input_errors]
+    file is one of ``trace_files``), then the other input errors."""
+    errors = [check_annotation(e.file, e.line or 1, "error", e.rule, step.redact(e.message),
+                               None) for e in results.input_errors]
+    annotations = errors[:FIRST_INPUT_ERRORS]
     for v in by_severity(results.findings):
         annotations.append(check_annotation(v.config.file, v.config.line, v.severity, v.rule,
                                             step.redact(v.message),
                                             _trace_text(v, step.redact)))
         if v.trace is not None and v.trace.file in trace_files:
             annotations.append(trace_annotation(v, step.redact))
-    return annotations
+    return annotations + errors[FIRST_INPUT_ERRORS:]
 
 
 def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str = "") -> str:
