@@ -700,6 +700,24 @@ def test_an_error_that_stops_a_command_is_said_and_exits_2(
     assert out.out == ""
 
 
+def test_an_os_error_is_said_in_one_escaped_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An OSError's message names a path, which may be a trace file's name a pull request
+    chose: printed as it was, a line break in it started a line of the log of its own (a
+    workflow command) and its ESC codes were the terminal's."""
+    from agent_eval import _cli
+    from agent_eval.commands import validate
+
+    def fail(args: Any) -> int:
+        # (a message of agent-eval's own naming the path as it is, not repr()'d)
+        raise OSError("traces/t\x1b[2J\n::error::forged.jsonl: cannot be read")
+
+    monkeypatch.setattr(validate, "main", fail)
+    assert _cli.main(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: traces/t\\x1b[2J\\x0a::error::forged.jsonl: cannot be read\n", err
+
+
 def test_an_internal_error_is_said_escaped_with_its_traceback(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """An internal error's message may quote a trace: printed as it was, a line break in

@@ -271,7 +271,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.ERROR
     except OSError as exc:  # e.g. the output folder cannot be written
-        print(f"error: {exc}", file=sys.stderr)
+        from agent_eval.safetext import one_line
+
+        # one escaped line: the path in it may be a trace file's name a pull request chose
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return ExitCode.ERROR
     except Exception as exc:  # docs/outputs.md "Exit codes": an internal error exits 2, never 1
         import traceback
