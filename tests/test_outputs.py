@@ -62,6 +62,26 @@ def test_output_folders(tmp_path: Path) -> None:
     assert not (tmp_path / "z").exists()
 
 
+def _writing_command(tmp_path: Path, command: str) -> tuple[Path, list[str]]:
+    """A repository holding the bundled example, run, and the arguments of ``command``
+    (report, diff or convert) on its results or a trace, without ``-o``."""
+    import subprocess
+    import sys
+
+    from tests.conftest import copy_example
+
+    repo = copy_example(tmp_path / "repo")
+    (repo / ".git").mkdir()
+    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
+                         cwd=repo, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    results = str(repo / "agent-eval-results" / "results.json")
+    trace = str(next((repo / "traces").glob("*.jsonl")))
+    return repo, {"report": ["report", results, "-f", "markdown"],
+                  "diff": ["diff", results, results, "-f", "markdown"],
+                  "convert": ["convert", trace, "-q"]}[command]
+
+
 def _read_fifo(path: Path, got: list[bytes]) -> threading.Thread:
     def read() -> None:
         with open(path, "rb") as fh:
@@ -84,18 +104,8 @@ def test_an_output_file_that_is_a_device_or_a_pipe_is_written_into(
     import subprocess
     import sys
 
-    from tests.conftest import copy_example
 
-    repo = copy_example(tmp_path / "repo")
-    (repo / ".git").mkdir()
-    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
-                         cwd=repo, capture_output=True, text=True, check=False)
-    assert run.returncode == 1, run.stderr
-    results = str(repo / "agent-eval-results" / "results.json")
-    trace = str(next((repo / "traces").glob("*.jsonl")))
-    args = {"report": ["report", results, "-f", "markdown"],
-            "diff": ["diff", results, results, "-f", "markdown"],
-            "convert": ["convert", trace, "-q"]}[command]
+    repo, args = _writing_command(tmp_path, command)
     outside = tmp_path / "outside"
     outside.mkdir()
     fifo = outside / "pipe"
@@ -138,18 +148,8 @@ def test_an_output_file_that_is_the_standard_output_redirected_to_a_file_is_writ
     import subprocess
     import sys
 
-    from tests.conftest import copy_example
 
-    repo = copy_example(tmp_path / "repo")
-    (repo / ".git").mkdir()
-    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
-                         cwd=repo, capture_output=True, text=True, check=False)
-    assert run.returncode == 1, run.stderr
-    results = str(repo / "agent-eval-results" / "results.json")
-    trace = str(next((repo / "traces").glob("*.jsonl")))
-    args = {"report": ["report", results, "-f", "markdown"],
-            "diff": ["diff", results, results, "-f", "markdown"],
-            "convert": ["convert", trace, "-q"]}[command]
+    repo, args = _writing_command(tmp_path, command)
     dev = tmp_path / "dev"
     dev.mkdir()
     (dev / "stdout").symlink_to("/proc/self/fd/1")
@@ -193,18 +193,8 @@ def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
     import subprocess
     import sys
 
-    from tests.conftest import copy_example
 
-    repo = copy_example(tmp_path / "repo")
-    (repo / ".git").mkdir()
-    run = subprocess.run([sys.executable, "-m", "agent_eval", "run", "-q", "--no-timings"],
-                         cwd=repo, capture_output=True, text=True, check=False)
-    assert run.returncode == 1, run.stderr
-    results = str(repo / "agent-eval-results" / "results.json")
-    trace = str(next((repo / "traces").glob("*.jsonl")))
-    args = {"report": ["report", results, "-f", "markdown"],
-            "diff": ["diff", results, results, "-f", "markdown"],
-            "convert": ["convert", trace, "-q"]}[command]
+    repo, args = _writing_command(tmp_path, command)
     dev = repo / "dev"  # convert's root is the repository; report's and diff's the folder
     dev.mkdir()
     fifo = dev / "pipe"
