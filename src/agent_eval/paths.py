@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GIT_TEXT", "as_written", "real", "rel", "repo_relative", "repo_root"]
+__all__ = ["GIT_TEXT", "as_written", "not_utf8", "real", "rel", "repo_relative", "repo_root"]
 
 # git's output (paths among it) decoded as the file system's names are: bytes a name holds
 # come back as the same name (the locale's encoding, the default, stopped the run with a
@@ -16,6 +16,13 @@ __all__ = ["GIT_TEXT", "as_written", "real", "rel", "repo_relative", "repo_root"
 # read it as other characters on a Windows runner, whose git writes UTF-8)
 GIT_TEXT: dict[str, Any] = {"text": True, "encoding": sys.getfilesystemencoding(),
                             "errors": sys.getfilesystemencodeerrors()}
+
+
+def not_utf8(text: str) -> bool:
+    """A path (or a name given on the command line) holding bytes that are not UTF-8
+    (Python lists them as lone surrogates, U+DC80-U+DCFF): no output can write it
+    (results.json, a fingerprint's hash)."""
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 
 def repo_root(start: Path) -> Path:

@@ -35,7 +35,7 @@ from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding
 from agent_eval.importers import detect, translator
 from agent_eval.limits import CONFIG, Limits
-from agent_eval.paths import as_written, real, rel, repo_root
+from agent_eval.paths import as_written, not_utf8, real, rel, repo_root
 from agent_eval.readers import READERS
 from agent_eval.rule_ids import IMPORT_UNSUPPORTED
 from agent_eval.saferegex import regex_budget
@@ -234,7 +234,7 @@ class _Loader:
 
     def _load(self) -> Suite:
         file = rel(self.config, self.root)
-        if any(0xD800 <= ord(c) <= 0xDFFF for c in file):  # (as readers' _not_utf8)
+        if not_utf8(file):
             # every finding names it: results.json and a fingerprint's hash could not
             # be written (an internal error, UnicodeEncodeError, after the evaluation)
             raise ConfigError([f"{repr(file)[1:-1]}: the suite file's path holds bytes "

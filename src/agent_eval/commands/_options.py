@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent_eval.errors import ConfigError
 from agent_eval.outputs import output_folder
+from agent_eval.paths import not_utf8
 from agent_eval.renderers import RENDERERS
 from agent_eval.suite import Suite
 from agent_eval.textdist import suggest
@@ -45,8 +46,8 @@ def check_baseline_options(baseline: str | None, baseline_ref: str | None = None
                                f"not be judged; give {option} a "
                                f"{'results file' if option == '--baseline' else 'git revision'}"
                                ", or leave the option out to run without a comparison"])
-        if value is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
-            # (as readers' _not_utf8) the results name the base run by it: results.json
+        if value is not None and not_utf8(value):
+            # the results name the base run by it: results.json
             # could not be written (an internal error, once every trace was evaluated)
             shown = repr(value)[1:-1]
             what = "path" if option == "--baseline" else "name"

@@ -53,7 +53,7 @@ from agent_eval.github.client import DEFAULT_API_URL, ApiError, GitHubClient
 from agent_eval.github.event import Event, load_event
 from agent_eval.github.inputs import Inputs, read_inputs, token
 from agent_eval.github.ownership import give_back
-from agent_eval.github.publish import FIRST_INPUT_ERRORS, Report, find_pull_request, publish
+from agent_eval.github.publish import Report, find_pull_request, input_errors_first, publish
 from agent_eval.github.step import Step, relative, step_outputs
 from agent_eval.github.workspace import (
     allowed_roots,
@@ -364,13 +364,9 @@ def _say_results(step: Step, s: _Setup, report: Report, folder: Path,
     values = step_outputs(results, folder / RENDERERS["json"].filename,
                           folder / RENDERERS["sarif"].filename, s.workspace)
     step.outputs(values)
-    # the first input errors first: they make the verdict error (what could not be
-    # checked), and GitHub shows only the first 10 error annotations of a step; the others
-    # after the findings, which would otherwise have none
-    errors = [workflow.input_error_annotation(e) for e in results.input_errors]
-    annotations = [*errors[:FIRST_INPUT_ERRORS],
-                   *(workflow.finding_annotation(v) for v in by_severity(results.findings)),
-                   *errors[FIRST_INPUT_ERRORS:]]
+    annotations = input_errors_first(  # GitHub shows the first 10 error annotations
+        [workflow.input_error_annotation(e) for e in results.input_errors],
+        (workflow.finding_annotation(v) for v in by_severity(results.findings)))
     for line in workflow.annotation_lines(
             annotations, f"see the job summary or {values['sarif-file']}"):
         step.say(line)

@@ -21,7 +21,7 @@ from agent_eval.commands._options import (
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import AgentEvalError, ConfigError, ExitCode
 from agent_eval.outputs import clear_outputs
-from agent_eval.paths import rel
+from agent_eval.paths import not_utf8, rel
 from agent_eval.progress import Progress
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.renderers import RENDERERS, RenderContext, console
@@ -90,7 +90,7 @@ def main(args: argparse.Namespace) -> ExitCode:
         from agent_eval.live.runner import SESSIONS, run_live
 
         shown = rel(folder / SESSIONS, suite.root)
-        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in shown):  # (as readers' _not_utf8)
+        if not_utf8(shown):
             # the sessions are traces the results name: results.json could not be written
             # (an internal error, after the probes ran)
             raise ConfigError([f"{repr(shown)[1:-1]}: the probes' sessions are written "

@@ -7,7 +7,7 @@ make (fork pull requests, a missing permission) is skipped with one explanation
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,7 +23,8 @@ from agent_eval.github.step import Step
 from agent_eval.results import Results, exit_code
 
 __all__ = ["MAX_CHECK_ANNOTATIONS", "Report", "check_annotation", "check_conclusion",
-           "find_pull_request", "publish", "trace_annotation", "with_marker"]
+           "find_pull_request", "input_errors_first", "publish", "trace_annotation",
+           "with_marker"]
 
 MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 # input errors annotated before the findings (in the log, where GitHub shows ten error
@@ -31,6 +32,14 @@ MAX_CHECK_ANNOTATIONS = 500  # ten requests of 50
 # input errors never leave the findings without an annotation
 FIRST_INPUT_ERRORS = 5
 T = TypeVar("T")
+
+
+def input_errors_first(errors: list[T], findings: Iterable[T]) -> list[T]:
+    """Annotations in the order they are shown: the first :data:`FIRST_INPUT_ERRORS`
+    input errors (what could not be checked: they make the verdict error), the findings,
+    then the other input errors."""
+    return [*errors[:FIRST_INPUT_ERRORS], *findings, *errors[FIRST_INPUT_ERRORS:]]
+
 FORK_HELP = "see README 'Fork pull requests'"
 RATE_LIMIT_HELP = "see README 'Permissions'"
 
@@ -236,14 +245,13 @@ def _annotations(step: Step, results: Results, trace_files: set[str]) -> list[di
     file is one of ``trace_files``), then the other input errors."""
     errors = [check_annotation(e.file, e.line or 1, "error", e.rule, step.redact(e.message),
                                None) for e in results.input_errors]
-    annotations = errors[:FIRST_INPUT_ERRORS]
+    found: list[dict[str, Any]] = []
     for v in by_severity(results.findings):
-        annotations.append(check_annotation(v.config.file, v.config.line, v.severity, v.rule,
-                                            step.redact(v.message),
-                                            _trace_text(v, step.redact)))
+        found.append(check_annotation(v.config.file, v.config.line, v.severity, v.rule,
+                                      step.redact(v.message), _trace_text(v, step.redact)))
         if v.trace is not None and v.trace.file in trace_files:
-            annotations.append(trace_annotation(v, step.redact))
-    return annotations + errors[FIRST_INPUT_ERRORS:]
+            found.append(trace_annotation(v, step.redact))
+    return input_errors_first(errors, found)
 
 
 def _explain(call: str, exc: ApiError, permission: str, event: Event, extra: str = "") -> str:

@@ -23,6 +23,7 @@ import orjson
 
 from agent_eval.jsonutil import loads, open_regular, repeated_name
 from agent_eval.judge.prompts import Prompt
+from agent_eval.paths import not_utf8
 
 MAX_STORE_BYTES = 64 << 20  # a larger store is refused (a config error): split the suite
 MAX_REASONING = 4000  # characters of a verdict's reasoning that are kept
@@ -145,7 +146,7 @@ class Store:
             try:
                 obj = loads(line)  # bounded: the store is in the pull request too
             except orjson.JSONDecodeError as exc:
-                why = ("not UTF-8 text" if any("\udc80" <= c <= "\udcff" for c in line)
+                why = ("not UTF-8 text" if not_utf8(line)
                        else f"not valid JSON ({exc})")
                 store.problems.append((number, f"{why}; remove the line or record it again"))
                 store.unread.append(line)

@@ -18,6 +18,7 @@ from agent_eval.errors import InputError, MoreInputErrors
 from agent_eval.jsonutil import reading
 from agent_eval.limits import DEFAULT, LimitError, Limits
 from agent_eval.model import Trace
+from agent_eval.paths import not_utf8
 from agent_eval.readers import native
 from agent_eval.readers._foreign import is_native
 from agent_eval.readers.base import (
@@ -178,12 +179,6 @@ def _has_control(text: str) -> bool:
     return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
 
 
-def _not_utf8(text: str) -> bool:
-    """A path holding bytes that are not UTF-8 (Python lists them as lone surrogates,
-    U+DC80-U+DCFF): no output can write it (results.json, a fingerprint's hash)."""
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
-
-
 OUTSIDE = ("outside the repository: agent-eval reads only files inside the repository "
            "(the folder holding .git above the suite file); move the traces into it")
 
@@ -212,9 +207,9 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
     shown_base = _rel(base.resolve(), root.resolve()) or "."
     for pattern in patterns:
         file, line = where if where is not None else (pattern, 0)
-        if _has_control(pattern) or _not_utf8(pattern):
+        if _has_control(pattern) or not_utf8(pattern):
             errors.append(INPUT_OUTSIDE_ROOT.input_error(
-                repr(file)[1:-1] if _not_utf8(file) else file, line,
+                repr(file)[1:-1] if not_utf8(file) else file, line,
                 "a trace path or glob holds control characters or bytes that are not "
                 "UTF-8; rename the files"))
             continue
@@ -246,7 +241,7 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
             hit = True
             if shown in reported:
                 continue
-            unshowable = _has_control(shown) or _not_utf8(shown)
+            unshowable = _has_control(shown) or not_utf8(shown)
             if kind != "file":
                 reported.add(shown)
                 errors.append(INPUT_UNREADABLE_FILE.input_error(
