@@ -942,6 +942,10 @@ def test_unknown_keyword_in_then_without_if_is_still_an_error() -> None:
     ("patternProperties:\n  '[a-': {}\n", "2:3: invalid regular expression"),
     ("format: credit-card\n", "1:1: unsupported format 'credit-card'; supported: date-time"),
     ("format: emial\n", "1:1: unsupported format 'emial'"),
+    # a list or a mapping is unhashable: a TypeError (an internal error) before
+    ("format: [email]\n", "1:1: 'format' must be a string naming a format (date-time, "),
+    ("format: {email: 1}\n", "1:1: 'format' must be a string naming a format"),
+    ("format: 5\n", "1:1: 'format' must be a string naming a format"),
     ("items: [{type: string}]\n", "1:1: 'items' takes one schema; for a list of schemas use "
      "'prefixItems'"),
     ('$ref: "#/$defs/missing"\n', "1:1: '$ref: #/$defs/missing' points at nothing in this file"),

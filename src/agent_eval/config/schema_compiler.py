@@ -1025,6 +1025,8 @@ class SchemaCompiler:
                                              f"{name}({x}) is not None)")
 
     def _kw_format(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._need(isinstance(value, str), path, key,
+                   f"a string naming a format ({', '.join(FORMATS)})")
         if value not in FORMATS:
             raise self.fail((*path, key), f"unsupported format '{value}'; supported: "
                             f"{', '.join(FORMATS)}{did_you_mean(str(value), set(FORMATS))}")
