@@ -61,6 +61,27 @@ def test_a_date_that_does_not_exist_is_text_in_the_suite(tmp_path: Path) -> None
     assert (results.verdict, results.counts["traces"]) == ("pass", 1)
 
 
+def test_a_mapping_of_string_and_number_keys_in_a_list_is_inventoried(tmp_path: Path) -> None:
+    """A must_not behaviour whose ``args`` name the arguments ``amount`` and ``2.5`` (a
+    number key, as YAML reads it): the rule inventory's ``json.dumps(sort_keys=True)``
+    could not sort a string beside a float (a TypeError, an internal error after the suite
+    had loaded). The behaviour happened (``2.5`` is 900), so the scenario fails."""
+    (tmp_path / ".git").mkdir()
+    write_files(tmp_path, {
+        "agent-eval.yaml": "suite: s\ntraces: t.jsonl\nscenarios:\n  - id: A\n    expect:\n"
+                           "      must_not:\n        - tool_called: refund\n"
+                           "          args: {amount: {min: 5}, 2.5: {min: 500}}\n",
+        "t.jsonl": '{"type": "trace_start", "trace_id": "a", "scenario": "A"}\n'
+                   '{"type": "tool_call", "tool": "refund", "arguments": '
+                   '{"amount": 10, "2.5": 900}}\n'
+                   '{"type": "trace_end", "output": "done"}\n'})
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    files, errors = suite_sources(suite)
+    results = evaluate_files(suite, files, errors, timings=False)
+    assert (results.verdict, results.counts["traces"]) == ("fail", 1)
+    assert [f.rule for f in results.findings] == ["scenario/must_not"]
+
+
 def test_unknown_top_level_key_did_you_mean(tmp_path: Path) -> None:
     suite = "suite: s\ntset:\n  - id: a\n"
     probs = problems_of(tmp_path, suite)

@@ -524,11 +524,23 @@ def _suite_rules(name: str, doc: dict[str, Any], rules: dict[str, str]) -> None:
             _rules_of(f"{name}#{section}.{ident}", item, rules)
 
 
+def _str_keys(value: Any) -> Any:
+    """``value`` with every mapping key a string, for ``json.dumps(sort_keys=True)``: YAML
+    keys may be numbers, booleans or null beside strings (``{amount: …, 2.5: …}``), which
+    do not sort together. A key that is no string keeps its type in its text."""
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else f"\0{type(k).__name__}:{k!r}"): _str_keys(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_str_keys(v) for v in value]
+    return value
+
+
 def _rules_of(prefix: str, value: Any, rules: dict[str, str]) -> None:
     if isinstance(value, dict) and value:
         sep = "" if prefix.endswith("#") else "."
         for key, sub in value.items():
             _rules_of(f"{prefix}{sep}{key}", sub, rules)
         return
-    text = json.dumps(value, sort_keys=True, default=str)
+    text = json.dumps(_str_keys(value), sort_keys=True, default=str)
     rules[prefix] = hashlib.sha256(text.encode()).hexdigest()[:12]
