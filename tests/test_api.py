@@ -270,3 +270,15 @@ def test_evaluate_checks_values_as_deep_as_the_limits_allow(suite_dir: Path) -> 
     assert [(v.rule, v.trace.line if v.trace else None) for v in res.violations] == [
         ("args_valid/any_of", 2)]
     assert res.verdict == "fail"
+
+
+def test_load_traces_takes_one_path_or_glob_alone(suite_dir: Path) -> None:
+    """A single str was read as its characters (one missing file a character: 't', '.',
+    'j', …) and a single Path raised TypeError."""
+    (suite_dir / "t.jsonl").write_text(ev("drop_a", "t"))
+    suite = load_suite()
+    for given in ("t.jsonl", "*.jsonl", Path("t.jsonl")):
+        items = list(load_traces(given, suite))
+        assert [e for e in items if isinstance(e, InputError)] == [], given
+        assert [t.id for t in items if isinstance(t, Trace)] == ["t"], given
+        assert evaluate(suite, load_traces(given, suite)).verdict == "fail", given

@@ -48,10 +48,13 @@ def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,
     return files, list(errors)
 
 
-def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = None,
-                format: str = "auto") -> Iterator[ReadItem]:
-    """Stream traces (and input-error records) from files or globs. Locations are
-    relative to the suite's repository root (or the current folder without a suite)."""
+def load_traces(paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+                suite: Suite | None = None, format: str = "auto") -> Iterator[ReadItem]:
+    """Stream traces (and input-error records) from files or globs: a list of them, or
+    one alone. Locations are relative to the suite's repository root (or the current
+    folder without a suite)."""
+    if isinstance(paths, (str, os.PathLike)):  # one path, not its characters
+        paths = [paths]
     cwd = Path.cwd()
     root = suite.root if suite else repo_root(cwd)
     config_dir = suite.base_dir if suite else cwd
