@@ -234,6 +234,10 @@ def written_into(path: Path, root: Path) -> bool:
 
 
 def output_file(path: Path, root: Path) -> Path:
-    """``path`` for ``--output FILE``: its folder made with :func:`output_folder`."""
+    """``path`` for ``--output FILE``: its folder made with :func:`output_folder`. A
+    folder is refused (it said ``Is a directory`` about a temporary file's name)."""
+    if path.is_dir():
+        raise ConfigError([f"--output '{path}' is a folder, not a file: give the file to "
+                           f"write, for example '{path / 'out.txt'}'"])
     output_folder(path.parent if str(path.parent) else Path(), root)
     return path
