@@ -263,10 +263,12 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
         if not hit:
             origin = ("relative to the suite file's folder" if where is not None
                       else f"relative to {shown_base}")
+            # a folder named whole: "no trace file matches" it, though it is there
+            todo = (f"'{pattern}' is a folder: give a glob of its files, such as "
+                    f"'{pattern.rstrip('/')}/*.jsonl'" if os.path.isdir(lexical)
+                    else "check the glob or pass --traces")
             errors.append(INPUT_NO_TRACES.input_error(
-                file, line,
-                f"no trace file matches '{pattern}' ({origin}); check the glob or pass "
-                "--traces"))
+                file, line, f"no trace file matches '{pattern}' ({origin}); {todo}"))
     return files, errors
 
 
