@@ -282,3 +282,21 @@ def test_load_traces_takes_one_path_or_glob_alone(suite_dir: Path) -> None:
         assert [e for e in items if isinstance(e, InputError)] == [], given
         assert [t.id for t in items if isinstance(t, Trace)] == ["t"], given
         assert evaluate(suite, load_traces(given, suite)).verdict == "fail", given
+
+
+def test_an_unknown_format_or_dialect_is_a_value_error_saying_what_to_give(
+        suite_dir: Path) -> None:
+    """``format="jsonl"`` was a KeyError('jsonl') at the first file read, and
+    ``dialect="asay"`` a ValueError whose whole message was 'asay'."""
+    (suite_dir / "t.jsonl").write_text(ev("drop_a", "t"))
+    with pytest.raises(ValueError, match=r"^unknown trace format 'nativ' \(did you mean "
+                                         r"'native'\?\); use auto or one of .*\bnative\b"):
+        load_traces(["t.jsonl"], format="nativ")  # at the call, not at the first next()
+    with pytest.raises(ValueError) as exc:
+        load_suite(dialect="asay")
+    assert str(exc.value) == ("unknown dialect 'asay' (did you mean 'assay'?); use auto, "
+                              "native, assay, evalview, ciagent")
+    # the names that are known still work
+    assert [t.id for t in load_traces(["t.jsonl"], format="native")
+            if isinstance(t, Trace)] == ["t"]
+    assert load_suite(dialect="native").name == "lib"
