@@ -382,3 +382,19 @@ def test_tidy_refuses_a_store_to_merge_that_is_not_there(tmp_path: Path,
     Path("b.jsonl").write_text(before)
     assert main(["judge", "tidy", "new.jsonl", "b.jsonl"]) == 0
     assert Path("new.jsonl").read_text() == before
+
+
+def test_tidy_says_a_store_name_on_one_escaped_line(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Its report line was printed as given: a line break in the store's name started a
+    workflow command (`::error::`) in the job's log; the other commands escape names."""
+    monkeypatch.chdir(tmp_path)
+    name = "x\n::error::y.jsonl"
+    Path(name).write_text(j("a" * 64).to_line() + "\n")
+    assert main(["judge", "tidy", name]) == 0
+    assert capsys.readouterr().out == "x\\x0a::error::y.jsonl: 1 judgement(s)\n"
+    Path(name).write_text(j("b" * 64).to_line() + "\n" + j("a" * 64).to_line() + "\n")
+    assert main(["judge", "tidy", "--check", name]) == 1
+    assert capsys.readouterr().err == ("x\\x0a::error::y.jsonl is not tidy: run `agent-eval "
+                                       "judge tidy x\\x0a::error::y.jsonl`\n")

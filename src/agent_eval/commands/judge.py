@@ -28,10 +28,10 @@ def _read(name: str, *, merged: bool = False) -> Store | None:
         return None
     got = read_store(Path(name), name)
     if isinstance(got, str):
-        print(f"error: {got}", file=sys.stderr)
+        print(one_line(f"error: {got}"), file=sys.stderr)
         return None
     for line, message in got.problems:
-        print(f"error: {name}:{line}: {message}", file=sys.stderr)
+        print(one_line(f"error: {name}:{line}: {message}"), file=sys.stderr)
     return None if got.problems else got
 
 
@@ -59,12 +59,13 @@ def tidy(args: argparse.Namespace) -> ExitCode:
               "that sorts first (review it in the diff)", file=sys.stderr)
     if args.check:
         if text != current:
-            print(f"{args.store} is not tidy: run `agent-eval judge tidy {args.store}`",
-                  file=sys.stderr)
+            print(one_line(f"{args.store} is not tidy: run `agent-eval judge tidy "
+                           f"{args.store}`"), file=sys.stderr)
             return ExitCode.FAIL
         return ExitCode.OK
     if text != current:
         store.save(path)
-    print(f"{args.store}: {len(store.entries)} judgement(s)"
-          + (f", {len(conflicts)} conflict(s) resolved" if conflicts else ""))
+    # (one escaped line each: a store's name may hold a line break, a workflow command)
+    print(one_line(f"{args.store}: {len(store.entries)} judgement(s)"
+                   + (f", {len(conflicts)} conflict(s) resolved" if conflicts else "")))
     return ExitCode.OK
