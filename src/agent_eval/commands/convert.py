@@ -19,6 +19,7 @@ from agent_eval.errors import ExitCode, InputError
 from agent_eval.outputs import atomic_text, output_file, written_into
 from agent_eval.paths import repo_root
 from agent_eval.readers import READERS, SourceFile, expand
+from agent_eval.safetext import one_line
 from agent_eval.textdist import suggest
 
 
@@ -45,7 +46,7 @@ def main(args: argparse.Namespace) -> ExitCode:
     files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)
     for e in errors:  # named by its file, unless the message quotes it (a glob)
         said = e.message if e.file in e.message else str(e)
-        print(f"error: {said}", file=sys.stderr)
+        print(one_line(f"error: {said}"), file=sys.stderr)
     if args.output:
         root = repo_root(cwd)
         target = output_file(Path(args.output), root)
@@ -59,8 +60,8 @@ def main(args: argparse.Namespace) -> ExitCode:
                 continue
             extra = f"; {s.ignored} record(s) of unknown type ignored" if s.ignored else ""
             extra += f"; {s.errors} input error(s)" if s.errors else ""
-            print(f"note: {file}: read as {s.reader}: {s.traces} trace(s), {s.calls} tool "
-                  f"call(s){extra}", file=sys.stderr)
+            print(one_line(f"note: {file}: read as {s.reader}: {s.traces} trace(s), "
+                           f"{s.calls} tool call(s){extra}"), file=sys.stderr)
     failed = bool(errors) or any(s.errors for s in seen.values())
     return ExitCode.ERROR if failed else ExitCode.OK
 
@@ -72,7 +73,7 @@ def _convert(files: list[SourceFile], fmt: str, out: TextIO) -> dict[str, _Seen]
         s.reader = s.reader or reader
         if isinstance(item, InputError):
             s.errors += 1
-            print(f"error: {item} [{item.rule}]", file=sys.stderr)
+            print(one_line(f"error: {item} [{item.rule}]"), file=sys.stderr)
         elif isinstance(item, int):
             s.ignored += item
         else:
