@@ -19,7 +19,7 @@ from agent_eval.errors import ExitCode, InputError
 from agent_eval.outputs import atomic_text, output_file, written_into
 from agent_eval.paths import repo_root
 from agent_eval.readers import READERS, SourceFile, expand
-from agent_eval.safetext import one_line
+from agent_eval.safetext import clean_name, one_line
 from agent_eval.textdist import suggest
 
 
@@ -35,12 +35,14 @@ class _Seen:
 def main(args: argparse.Namespace) -> ExitCode:
     fmt = args.format or "auto"
     if fmt not in ("auto", *READERS):
-        print(f"error: unknown trace format '{fmt}'{suggest(fmt, {'auto', *READERS})}; use "
-              f"auto or one of {', '.join(READERS)}", file=sys.stderr)
+        print(one_line(f"error: unknown trace format '{clean_name(fmt)}'"
+                       f"{suggest(fmt, {'auto', *READERS})}; use auto or one of "
+                       f"{', '.join(READERS)}"), file=sys.stderr)
         return ExitCode.ERROR
     if args.to != "native":
-        print(f"error: cannot convert to '{args.to}'{suggest(args.to, ['native'])}; the only "
-              "target is native", file=sys.stderr)
+        print(one_line(f"error: cannot convert to '{clean_name(args.to)}'"
+                       f"{suggest(args.to, ['native'])}; the only target is native"),
+              file=sys.stderr)
         return ExitCode.ERROR
     cwd = Path.cwd()
     files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)
