@@ -228,3 +228,75 @@ def test_evaluate_nothing_is_an_error(suite_dir: Path) -> None:
     res = evaluate(load_suite(), [])
     assert res.verdict == "error"
     assert [e.rule for e in res.input_errors] == ["input/no_traces"]
+
+
+DEEP_SUITE = """\
+suite: deep
+limits: {max_depth: 200}
+tests:
+  - id: args
+    metric: args_valid
+    policy: p.yaml
+"""
+# each level of the value is a $ref, an anyOf and an items: about ten frames a level
+DEEP_POLICY = """\
+$defs: {n: {anyOf: [{type: integer}, {type: array, items: {$ref: '#/$defs/n'}}]}}
+tools: {x: {arguments: {a: {$ref: '#/$defs/n'}}}}
+"""
+
+
+def test_evaluate_checks_values_as_deep_as_the_limits_allow(suite_dir: Path) -> None:
+    """A value 198 lists deep (within max_depth 200 with the line's object and its
+    "arguments") is checked by the library as by `run`: evaluate() raised RecursionError
+    at Python's default limit of 1,000 frames (only `run`'s evaluate_files raised it)."""
+    import sys
+
+    (suite_dir / "agent-eval.yaml").write_text(DEEP_SUITE)
+    (suite_dir / "p.yaml").write_text(DEEP_POLICY)
+    deep: Any = "s"  # no integer: the innermost item breaks the anyOf
+    for _ in range(198):
+        deep = [deep]
+    lines = [{"type": "trace_start", "trace_id": "t"},
+             {"type": "tool_call", "tool": "x", "arguments": {"a": deep}}]
+    (suite_dir / "t.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    suite = load_suite()
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # Python's default: a host program's, a fresh process's
+    try:
+        res = evaluate(suite, load_traces(["t.jsonl"], suite))
+    finally:
+        sys.setrecursionlimit(max(before, sys.getrecursionlimit()))
+    assert [e.rule for e in res.input_errors] == []
+    assert [(v.rule, v.trace.line if v.trace else None) for v in res.violations] == [
+        ("args_valid/any_of", 2)]
+    assert res.verdict == "fail"
+
+
+def test_load_traces_takes_one_path_or_glob_alone(suite_dir: Path) -> None:
+    """A single str was read as its characters (one missing file a character: 't', '.',
+    'j', …) and a single Path raised TypeError."""
+    (suite_dir / "t.jsonl").write_text(ev("drop_a", "t"))
+    suite = load_suite()
+    for given in ("t.jsonl", "*.jsonl", Path("t.jsonl")):
+        items = list(load_traces(given, suite))
+        assert [e for e in items if isinstance(e, InputError)] == [], given
+        assert [t.id for t in items if isinstance(t, Trace)] == ["t"], given
+        assert evaluate(suite, load_traces(given, suite)).verdict == "fail", given
+
+
+def test_an_unknown_format_or_dialect_is_a_value_error_saying_what_to_give(
+        suite_dir: Path) -> None:
+    """``format="jsonl"`` was a KeyError('jsonl') at the first file read, and
+    ``dialect="asay"`` a ValueError whose whole message was 'asay'."""
+    (suite_dir / "t.jsonl").write_text(ev("drop_a", "t"))
+    with pytest.raises(ValueError, match=r"^unknown trace format 'nativ' \(did you mean "
+                                         r"'native'\?\); use auto or one of .*\bnative\b"):
+        load_traces(["t.jsonl"], format="nativ")  # at the call, not at the first next()
+    with pytest.raises(ValueError) as exc:
+        load_suite(dialect="asay")
+    assert str(exc.value) == ("unknown dialect 'asay' (did you mean 'assay'?); use auto, "
+                              "native, assay, evalview, ciagent")
+    # the names that are known still work
+    assert [t.id for t in load_traces(["t.jsonl"], format="native")
+            if isinstance(t, Trace)] == ["t"]
+    assert load_suite(dialect="native").name == "lib"

@@ -441,6 +441,25 @@ def test_explain_unknown_rule(tmp_path: Path) -> None:
     assert q.returncode == 2 and "nosuch" in q.stderr
 
 
+def test_explain_an_unknown_rule_is_said_on_one_escaped_line(tmp_path: Path) -> None:
+    """The name was printed as given: its line break started a workflow command of a job
+    that ran explain (`::error::` at a line's start), its ESC coloured the terminal."""
+    p = run("explain", "x\x1b[31mred\n::error::hi", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr == ("error: unknown rule 'x\\x1b[31mred\\x0a::error::hi'; run "
+                        "'agent-eval explain' for the list\n")
+    long = run("explain", "a" * 1000, cwd=tmp_path)  # cut, as a name in the outputs is
+    assert long.returncode == 2 and "a" * 256 + "…[+744 chars]'" in long.stderr
+
+
+def test_explain_of_a_check_lists_its_rules(tmp_path: Path) -> None:
+    # 'tool_results' is no rule id but a check's: it was "did you mean" one of its rules
+    p = run("explain", "tool_results", cwd=tmp_path)
+    assert p.returncode == 2
+    assert ("('tool_results' is a check; its rules: tool_results/error, tool_results/latency, "
+            "tool_results/not_recorded, tool_results/result)") in p.stderr
+
+
 def test_explain_lists_every_rule(tmp_path: Path) -> None:
     p = run("explain", cwd=tmp_path)
     assert p.returncode == 0

@@ -231,3 +231,22 @@ def test_a_device_or_a_pipe_inside_the_root_is_written_into_not_replaced(
     assert wrote.returncode == shown.returncode, wrote.stderr
     assert len(shown.stdout) > 100 and wrote.stdout == shown.stdout
     assert (slash / "dev" / "stdout").is_symlink()
+
+
+@pytest.mark.parametrize("command", ["report", "diff", "convert"])
+def test_an_output_file_that_is_a_folder_is_refused_saying_so(tmp_path: Path,
+                                                              command: str) -> None:
+    """``-o FOLDER`` said "[Errno 21] Is a directory: '.../.FOLDER.x1y2.tmp' -> 'FOLDER'"
+    (a temporary file the user never named) and not what to do."""
+    import subprocess
+    import sys
+
+    repo, args = _writing_command(tmp_path, command)
+    (repo / "out").mkdir()
+    done = subprocess.run([sys.executable, "-m", "agent_eval", *args, "-o", "out"], cwd=repo,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "error: --output 'out' is a folder, not a file: give the file to write, for example "
+        "'out/out.txt'")
+    assert list((repo / "out").iterdir()) == [] and not list(repo.glob(".out.*"))

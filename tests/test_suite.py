@@ -663,3 +663,22 @@ def test_config_files_are_read_where_the_system_has_no_o_nonblock(
     suite = load_suite(tmp_path / "agent-eval.yaml")
     assert [t.id for t in suite.tests] == ["a"]
     assert len(windows_open) >= 2 and all(f & O_BINARY for f in windows_open)
+
+
+def test_a_config_path_that_is_no_regular_file_says_what_it_is(tmp_path: Path) -> None:
+    """A FIFO, /dev/null or a folder under --dialect native were all "config file not
+    found": the path is there, and the message sent the user looking for a typo."""
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "cases").mkdir()
+    expected = {
+        str(tmp_path / "fifo.yaml"): "not a regular file (a FIFO, socket or device); give the "
+                                     "suite file",
+        os.devnull: "not a regular file (a FIFO, socket or device); give the suite file",
+        str(tmp_path / "cases"): "a folder, not a config file; give the suite file (a folder "
+                                 "is read as EvalView test cases only with --dialect auto or "
+                                 "evalview)",
+        str(tmp_path / "missing.yaml"): "config file not found"}
+    for path, why in expected.items():
+        with pytest.raises(ConfigError) as exc:
+            load_suite(path, dialect="native")
+        assert exc.value.problems == [f"{path}: {why}"]

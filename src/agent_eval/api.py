@@ -10,18 +10,24 @@ from agent_eval.engine import evaluate as _evaluate
 from agent_eval.errors import ConfigError
 from agent_eval.limits import DEFAULT
 from agent_eval.paths import repo_root
-from agent_eval.readers import ReadItem, SourceFile, expand, read_sources
+from agent_eval.readers import READERS, ReadItem, SourceFile, expand, read_sources
 from agent_eval.results import Results
 from agent_eval.suite import Suite
 from agent_eval.suite import load_suite as _load_suite
+from agent_eval.textdist import suggest
 
 __all__ = ["evaluate", "load_suite", "load_traces", "suite_sources"]
+
+DIALECTS = ("auto", "native", "assay", "evalview", "ciagent")  # load_suite's (run --dialect)
 
 
 def load_suite(path: str | os.PathLike[str] | None = None, *, dialect: str = "auto") -> Suite:
     """Load and compile a suite file (or a config of Assay, EvalView or CIAgent: see
     docs/migrating.md). Raises :class:`ConfigError` (every problem as
-    ``FILE:LINE:COL: message``)."""
+    ``FILE:LINE:COL: message``), ``ValueError`` for an unknown ``dialect``."""
+    if dialect not in DIALECTS:  # (it was a bare ValueError naming it, once a file was read)
+        raise ValueError(f"unknown dialect {dialect!r}{suggest(dialect, set(DIALECTS))}; use "
+                         f"{', '.join(DIALECTS)}")
     return _load_suite(path, dialect=dialect)
 
 
@@ -48,10 +54,23 @@ def suite_sources(suite: Suite, patterns: Iterable[str] | None = None,
     return files, list(errors)
 
 
-def load_traces(paths: Iterable[str | os.PathLike[str]], suite: Suite | None = None,
-                format: str = "auto") -> Iterator[ReadItem]:
-    """Stream traces (and input-error records) from files or globs. Locations are
-    relative to the suite's repository root (or the current folder without a suite)."""
+def load_traces(paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+                suite: Suite | None = None, format: str = "auto") -> Iterator[ReadItem]:
+    """Stream traces (and input-error records) from files or globs: a list of them, or
+    one alone. Locations are relative to the suite's repository root (or the current
+    folder without a suite). ``ValueError`` for an unknown ``format``."""
+    if format not in ("auto", *READERS):  # (it was a KeyError, at the first file)
+        raise ValueError(f"unknown trace format {format!r}"
+                         f"{suggest(format, {'auto', *READERS})}; use auto or one of "
+                         f"{', '.join(READERS)}")
+    if isinstance(paths, (str, os.PathLike)):  # one path, not its characters
+        paths = [paths]
+    return _stream(paths, suite, format)
+
+
+def _stream(paths: Iterable[str | os.PathLike[str]], suite: Suite | None,
+            format: str) -> Iterator[ReadItem]:
+    """load_traces' stream: nothing is listed or read before the first ``next``."""
     cwd = Path.cwd()
     root = suite.root if suite else repo_root(cwd)
     config_dir = suite.base_dir if suite else cwd

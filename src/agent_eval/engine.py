@@ -358,6 +358,10 @@ def evaluate(suite: Suite, items: Iterable[ReadItem], *, timings: bool = True,
     """Evaluate a stream of traces (and reader records) against the suite. Beyond
     :data:`spill.SPILL_AT` findings, findings are kept in a private folder made in
     ``spill_dir`` (default: the system's temporary folder), removed with them."""
+    # values as deep as limits.max_depth allows are checked, not a crash: the library's
+    # evaluate() comes here without evaluate_files (a RecursionError at Python's default
+    # limit, where `run` checked the same trace)
+    deep_enough()
     spill = Spill(spill_dir)
     with _removed_on_error(spill):
         acc = Accumulator.for_suite(suite, spill)

@@ -161,13 +161,10 @@ def atomic_text(path: Path | str, *, through: bool = False) -> Iterator[TextIO]:
             fh.detach()  # atomic_write closes the file
 
 
-def output_folder(folder: Path, root: Path, where: str | None = None) -> Path:
-    """``folder``, created, once it is known to be a safe place to write.
-
-    ``where`` (``FILE:LINE:COL`` of ``output.dir``) marks a folder written in the suite:
-    it must be inside ``root``. A folder inside ``root`` (by its path) must stay inside
-    it when symbolic links are followed. Raises :class:`ConfigError`, before anything is
-    created."""
+def check_output_folder(folder: Path, root: Path, where: str | None = None) -> None:
+    """What :func:`output_folder` refuses before it makes anything (a suite's folder
+    outside ``root``, a folder inside it that leads out through a link); ``validate``
+    checks a suite's ``output.dir`` with it, as ``run`` will."""
     lexical = os.path.normpath(os.path.abspath(folder))
     in_root = _inside(lexical, os.path.normpath(os.path.abspath(root)))
     shown = where or str(folder)
@@ -179,6 +176,17 @@ def output_folder(folder: Path, root: Path, where: str | None = None) -> Path:
         raise ConfigError([f"{shown}: the output folder '{folder}' leads outside the "
                            "repository through a symbolic link; nothing was written "
                            "(remove the link, or pass another --output-dir)"])
+
+
+def output_folder(folder: Path, root: Path, where: str | None = None) -> Path:
+    """``folder``, created, once it is known to be a safe place to write.
+
+    ``where`` (``FILE:LINE:COL`` of ``output.dir``) marks a folder written in the suite:
+    it must be inside ``root``. A folder inside ``root`` (by its path) must stay inside
+    it when symbolic links are followed. Raises :class:`ConfigError`, before anything is
+    created."""
+    check_output_folder(folder, root, where)
+    shown = where or str(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a file in the way, a read-only or full disk
@@ -234,6 +242,10 @@ def written_into(path: Path, root: Path) -> bool:
 
 
 def output_file(path: Path, root: Path) -> Path:
-    """``path`` for ``--output FILE``: its folder made with :func:`output_folder`."""
+    """``path`` for ``--output FILE``: its folder made with :func:`output_folder`. A
+    folder is refused (it said ``Is a directory`` about a temporary file's name)."""
+    if path.is_dir():
+        raise ConfigError([f"--output '{path}' is a folder, not a file: give the file to "
+                           f"write, for example '{path / 'out.txt'}'"])
     output_folder(path.parent if str(path.parent) else Path(), root)
     return path

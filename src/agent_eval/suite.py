@@ -143,8 +143,12 @@ def load_suite(path: str | os.PathLike[str] | None = None, *, root: str | None =
     config = config.resolve()
     if config.is_dir() and dialect in ("auto", "evalview"):
         dialect = "evalview"
-    elif not config.is_file():
-        raise ConfigError([f"{path}: config file not found"])
+    elif not config.is_file():  # (a FIFO, /dev/null, a folder: "not found" said nothing)
+        why = ("config file not found" if not config.exists() else
+               "a folder, not a config file; give the suite file (a folder is read as "
+               "EvalView test cases only with --dialect auto or evalview)" if config.is_dir()
+               else "not a regular file (a FIFO, socket or device); give the suite file")
+        raise ConfigError([f"{path}: {why}"])
     base = config.parent if config.is_file() else config
     return _Loader(config, FsPath(root).resolve() if root else repo_root(base), None,
                    dialect).load()

@@ -111,3 +111,27 @@ def test_a_file_that_is_not_read_is_named(tmp_path: Path, monkeypatch: pytest.Mo
         "files only: it was not read",
         "error: no trace file matches 'nothing*.jsonl' (relative to .); check the glob or "
         "pass --traces"]
+
+
+def test_a_path_with_a_line_break_is_said_on_one_escaped_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The error named the path as given: `convert $'a\\n::error::b'` printed a line
+    starting `::error::b`, a workflow command of the job (run's report escaped it)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["convert", "-q", "a\n::error::b"]) == 2
+    assert capsys.readouterr().err == (
+        "error: a\\n::error::b: a trace path or glob holds control characters or bytes that "
+        "are not UTF-8; rename the files\n")
+
+
+def test_an_unknown_format_or_target_is_said_on_one_escaped_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`--format`/`--to` were echoed as given, line breaks and ESC sequences too."""
+    assert main(["convert", "--format", "x\n::error::y", "a.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown trace format 'x\\x0a::error::y'; use auto or one of ")
+    assert err.count("\n") == 1
+    assert main(["convert", "--to", "\x1b[2Jx\n::error::y", "a.jsonl"]) == 2
+    assert capsys.readouterr().err == ("error: cannot convert to '\\x1b[2Jx\\x0a::error::y'; "
+                                       "the only target is native\n")

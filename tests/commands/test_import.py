@@ -180,3 +180,21 @@ def test_a_note_on_stderr_is_one_line_as_in_the_header(
     assert err == ("note: eval.yaml:14:7: Assay check 'x\\x1b[2J\\u2028y' is not "
                    "deterministic or not supported by agent-eval; it is not run (not "
                    "imported)\n"), err
+
+
+def test_an_output_that_is_a_folder_is_said_to_be_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`-o FOLDER` said "exists; pass --force to overwrite", then with --force
+    "[Errno 21] Is a directory": what to give instead was never said."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "out").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eval.yaml").write_text(
+        "suite: demo\nmodel: dummy\ntests:\n  - id: t2\n    input:\n      prompt: Answer\n"
+        "    expected:\n      type: must_contain\n      must_contain: [a]\n")
+    for force in ([], ["--force"]):
+        assert cli(["import", "eval.yaml", "-o", "out", *force]) == 2
+        assert capsys.readouterr().err == ("error: out: a folder, not a file; give the suite "
+                                           "file to write (-o out/agent-eval.yaml)\n")
+    assert list((tmp_path / "out").iterdir()) == []

@@ -62,3 +62,26 @@ def test_the_dialect_choices_are_runs(capsys: pytest.CaptureFixture[str]) -> Non
             cli([command, "--help"])
         assert ("--dialect {auto,native,assay,evalview,ciagent}"
                 in capsys.readouterr().out), command
+
+
+@pytest.mark.parametrize("folder", ["../outside", "link/out"])
+def test_validate_refuses_an_output_dir_run_refuses(tmp_path: Path, folder: str,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`output.dir` outside the repository (or leading out through a link) is a config
+    error of `run` (exit 2, at its line): `validate` said "ok" and exit 0."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "link").symlink_to(tmp_path)
+    (repo / "agent-eval.yaml").write_text(
+        f"suite: v\noutput:\n  dir: {folder}\ntests:\n  - id: b\n    metric: tool_blocklist\n"
+        "    blocklist: [rm]\n")
+    monkeypatch.chdir(repo)
+    assert cli(["validate"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: agent-eval.yaml:3:3: ")  # at its key
+    assert ("is outside the repository" if folder == "../outside"
+            else "leads outside the repository through a symbolic link") in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]  # nothing made
+    assert cli(["run", "--traces", "none.jsonl"]) == 2  # as run refuses it
+    assert capsys.readouterr().err.splitlines() == [line]

@@ -361,3 +361,40 @@ def test_a_store_that_is_no_regular_file_is_refused_without_waiting(tmp_path: Pa
                           text=True, timeout=60, check=False)
     assert done.stdout == ("cannot read the judgement store judgements.jsonl: not a regular "
                            "file (a FIFO, socket or device, its links followed)\n"), done.stderr
+
+
+def test_tidy_refuses_a_store_to_merge_that_is_not_there(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """A shard's store misnamed (a typo, an artifact not downloaded) was merged as if
+    empty: "a.jsonl: 1 judgement(s)", exit 0, and the shard's judgements were lost."""
+    monkeypatch.chdir(tmp_path)
+    a = Path("a.jsonl")
+    a.write_text(j("a" * 64).to_line() + "\n")
+    before = a.read_text()
+    assert main(["judge", "tidy", "a.jsonl", "shard-2.jsonl"]) == 2
+    assert capsys.readouterr().err == ("error: shard-2.jsonl: no such judgement store to "
+                                       "merge; give the stores the shards recorded (nothing "
+                                       "was written)\n")
+    assert a.read_text() == before
+    # the STORE itself may be new: the shards' stores are merged into it
+    Path("b.jsonl").write_text(before)
+    assert main(["judge", "tidy", "new.jsonl", "b.jsonl"]) == 0
+    assert Path("new.jsonl").read_text() == before
+
+
+def test_tidy_says_a_store_name_on_one_escaped_line(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Its report line was printed as given: a line break in the store's name started a
+    workflow command (`::error::`) in the job's log; the other commands escape names."""
+    monkeypatch.chdir(tmp_path)
+    name = "x\n::error::y.jsonl"
+    Path(name).write_text(j("a" * 64).to_line() + "\n")
+    assert main(["judge", "tidy", name]) == 0
+    assert capsys.readouterr().out == "x\\x0a::error::y.jsonl: 1 judgement(s)\n"
+    Path(name).write_text(j("b" * 64).to_line() + "\n" + j("a" * 64).to_line() + "\n")
+    assert main(["judge", "tidy", "--check", name]) == 1
+    assert capsys.readouterr().err == ("x\\x0a::error::y.jsonl is not tidy: run `agent-eval "
+                                       "judge tidy x\\x0a::error::y.jsonl`\n")

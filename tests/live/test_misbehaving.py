@@ -320,3 +320,27 @@ def test_sessions_are_read_as_mcp_whatever_the_suite_s_format(tmp_path: Path,
     assert [(v["tool"], v["trace"]["trace_id"]) for v in test["violations"]] == [
         ("echo", "mcp:bad")]
     assert (test["status"], results["verdict"], code) == ("fail", "fail", 1)
+
+
+def test_lock_says_a_tool_name_the_server_gives_on_one_escaped_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`lock` printed a tool that appeared as the server named it: a line break in the
+    name started a workflow command of the job (`::error::`), an ESC sequence cleared
+    the terminal."""
+    from agent_eval._cli import main
+
+    def write(mode: str) -> None:
+        write_suite(tmp_path, suite(mode, "").replace(
+            "        servers:", "        tool_lock: tools.lock.json\n        servers:").replace(
+            "env: {MISBEHAVE", "env: {HOSTILE_NAME: \"${NAME}\", MISBEHAVE").replace(
+            "        probes:\n", ""))
+
+    write("")
+    assert main(["lock", "--config", str(tmp_path / "agent-eval.yaml")]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("NAME", "x\n::error::pwned \x1b[2J")
+    write("hostile_name")
+    assert main(["lock", "--config", str(tmp_path / "agent-eval.yaml")]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "bad: x\\x0a::error::pwned \\x1b[2J: added", "Wrote tools.lock.json"]

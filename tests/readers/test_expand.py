@@ -152,3 +152,21 @@ def test_a_glob_that_matches_only_entries_reported_already_is_not_said_to_match_
         ("input/unreadable_file", "traces/gone.jsonl", 0),
         # a folder is no trace file: this glob matches none
         ("input/no_traces", "s.yaml", 3)]
+
+
+def test_a_folder_named_whole_is_said_to_be_a_folder(tmp_path: Path) -> None:
+    """`--traces traces` (or `traces: traces/`) said only that no trace file matches
+    'traces', a folder that is there: the error says to give a glob of its files."""
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text("")
+    for pattern, where in (("traces", None), ("traces/", ("s.yaml", 3))):
+        files, errors = expand([pattern], tmp_path, tmp_path, tmp_path, where)
+        assert files == []
+        origin = "relative to ." if where is None else "relative to the suite file's folder"
+        assert [(e.rule, e.message) for e in errors] == [(
+            "input/no_traces",
+            f"no trace file matches '{pattern}' ({origin}); '{pattern}' is a folder: give a "
+            "glob of its files, such as 'traces/*.jsonl'")]
+    # a pattern that names nothing keeps its hint
+    (error,) = expand(["nothing"], tmp_path, tmp_path, tmp_path, None)[1]
+    assert error.message.endswith("; check the glob or pass --traces")

@@ -19,6 +19,7 @@ from agent_eval.errors import ExitCode, InputError
 from agent_eval.outputs import atomic_text, output_file, written_into
 from agent_eval.paths import repo_root
 from agent_eval.readers import READERS, SourceFile, expand
+from agent_eval.safetext import clean_name, one_line
 from agent_eval.textdist import suggest
 
 
@@ -34,18 +35,20 @@ class _Seen:
 def main(args: argparse.Namespace) -> ExitCode:
     fmt = args.format or "auto"
     if fmt not in ("auto", *READERS):
-        print(f"error: unknown trace format '{fmt}'{suggest(fmt, {'auto', *READERS})}; use "
-              f"auto or one of {', '.join(READERS)}", file=sys.stderr)
+        print(one_line(f"error: unknown trace format '{clean_name(fmt)}'"
+                       f"{suggest(fmt, {'auto', *READERS})}; use auto or one of "
+                       f"{', '.join(READERS)}"), file=sys.stderr)
         return ExitCode.ERROR
     if args.to != "native":
-        print(f"error: cannot convert to '{args.to}'{suggest(args.to, ['native'])}; the only "
-              "target is native", file=sys.stderr)
+        print(one_line(f"error: cannot convert to '{clean_name(args.to)}'"
+                       f"{suggest(args.to, ['native'])}; the only target is native"),
+              file=sys.stderr)
         return ExitCode.ERROR
     cwd = Path.cwd()
     files, errors = expand(args.files, cwd, repo_root(cwd), cwd, None)
     for e in errors:  # named by its file, unless the message quotes it (a glob)
         said = e.message if e.file in e.message else str(e)
-        print(f"error: {said}", file=sys.stderr)
+        print(one_line(f"error: {said}"), file=sys.stderr)
     if args.output:
         root = repo_root(cwd)
         target = output_file(Path(args.output), root)
@@ -59,8 +62,8 @@ def main(args: argparse.Namespace) -> ExitCode:
                 continue
             extra = f"; {s.ignored} record(s) of unknown type ignored" if s.ignored else ""
             extra += f"; {s.errors} input error(s)" if s.errors else ""
-            print(f"note: {file}: read as {s.reader}: {s.traces} trace(s), {s.calls} tool "
-                  f"call(s){extra}", file=sys.stderr)
+            print(one_line(f"note: {file}: read as {s.reader}: {s.traces} trace(s), "
+                           f"{s.calls} tool call(s){extra}"), file=sys.stderr)
     failed = bool(errors) or any(s.errors for s in seen.values())
     return ExitCode.ERROR if failed else ExitCode.OK
 
@@ -72,7 +75,7 @@ def _convert(files: list[SourceFile], fmt: str, out: TextIO) -> dict[str, _Seen]
         s.reader = s.reader or reader
         if isinstance(item, InputError):
             s.errors += 1
-            print(f"error: {item} [{item.rule}]", file=sys.stderr)
+            print(one_line(f"error: {item} [{item.rule}]"), file=sys.stderr)
         elif isinstance(item, int):
             s.ignored += item
         else:

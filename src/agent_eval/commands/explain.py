@@ -19,8 +19,15 @@ def main(args: argparse.Namespace) -> ExitCode:
         return ExitCode.OK
     found = catalogue.get(args.rule)
     if found is None:
-        print(f"error: unknown rule '{args.rule}'{did_you_mean(args.rule, set(catalogue))}; "
-              "run 'agent-eval explain' for the list", file=sys.stderr)
+        from agent_eval.safetext import clean_name, one_line  # (start-up time: errors only)
+
+        # the name as given, escaped and cut: a line break in it started a workflow
+        # command (::error::) of a job that ran explain, a terminal escape coloured it
+        under = [r for r in catalogue if r.startswith(f"{args.rule}/")]
+        hint = (f" ('{args.rule}' is a check; its rules: {', '.join(under)})" if under
+                else did_you_mean(args.rule, set(catalogue)))
+        print(one_line(f"error: unknown rule '{clean_name(args.rule)}'{hint}; run "
+                       "'agent-eval explain' for the list"), file=sys.stderr)
         return ExitCode.ERROR
     sys.stdout.write(found.text)
     return ExitCode.OK

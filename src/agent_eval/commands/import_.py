@@ -73,6 +73,12 @@ def main(args: argparse.Namespace) -> ExitCode:
                                "suite (-o) where the policies' paths stay inside it"])
         files[policy] = to_yaml(data, positions, f"agent-eval policy imported from "
                                 f"{positions.file} ({dialect}); comments name the source line")
+    folders = [p for p in files if p.is_dir()]  # even --force cannot write a file there
+    if folders:  # ("[Errno 21] Is a directory", after --force was asked for)
+        raise ConfigError([f"{p}: a folder, not a file; give the suite file to write "
+                           f"(-o {out / 'agent-eval.yaml'})" if p == out else
+                           f"{p}: a folder where the imported policy goes; move it, or "
+                           "write the suite (-o) elsewhere" for p in folders])
     existing = [p for p in files if p.exists()]
     if existing and not args.force:
         raise ConfigError([f"{p}: exists; pass --force to overwrite" for p in existing])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent_eval.errors import ExitCode
 from agent_eval.judge.store import Store, read_store
+from agent_eval.safetext import one_line
 
 
 def main(args: argparse.Namespace) -> ExitCode:
@@ -17,13 +18,20 @@ def main(args: argparse.Namespace) -> ExitCode:
     return ExitCode.ERROR  # pragma: no cover (argparse requires a subcommand)
 
 
-def _read(name: str) -> Store | None:
+def _read(name: str, *, merged: bool = False) -> Store | None:
+    """The store ``name``; one to be ``merged`` in must be there (a missing STORE is
+    made)."""
+    if merged and not Path(name).exists():
+        # a shard's store misnamed was merged as if empty, exit 0: its judgements lost
+        print(one_line(f"error: {name}: no such judgement store to merge; give the stores "
+                       "the shards recorded (nothing was written)"), file=sys.stderr)
+        return None
     got = read_store(Path(name), name)
     if isinstance(got, str):
-        print(f"error: {got}", file=sys.stderr)
+        print(one_line(f"error: {got}"), file=sys.stderr)
         return None
     for line, message in got.problems:
-        print(f"error: {name}:{line}: {message}", file=sys.stderr)
+        print(one_line(f"error: {name}:{line}: {message}"), file=sys.stderr)
     return None if got.problems else got
 
 
@@ -32,7 +40,7 @@ def tidy(args: argparse.Namespace) -> ExitCode:
     store = _read(args.store)
     if store is None:
         return ExitCode.ERROR
-    others = [_read(o) for o in args.others]
+    others = [_read(o, merged=True) for o in args.others]
     if any(o is None for o in others):
         return ExitCode.ERROR
     conflicts = list(store.conflicts)
@@ -51,12 +59,13 @@ def tidy(args: argparse.Namespace) -> ExitCode:
               "that sorts first (review it in the diff)", file=sys.stderr)
     if args.check:
         if text != current:
-            print(f"{args.store} is not tidy: run `agent-eval judge tidy {args.store}`",
-                  file=sys.stderr)
+            print(one_line(f"{args.store} is not tidy: run `agent-eval judge tidy "
+                           f"{args.store}`"), file=sys.stderr)
             return ExitCode.FAIL
         return ExitCode.OK
     if text != current:
         store.save(path)
-    print(f"{args.store}: {len(store.entries)} judgement(s)"
-          + (f", {len(conflicts)} conflict(s) resolved" if conflicts else ""))
+    # (one escaped line each: a store's name may hold a line break, a workflow command)
+    print(one_line(f"{args.store}: {len(store.entries)} judgement(s)"
+                   + (f", {len(conflicts)} conflict(s) resolved" if conflicts else "")))
     return ExitCode.OK

@@ -14,6 +14,7 @@ from agent_eval.live import pinning
 from agent_eval.live.compile import CompiledLive
 from agent_eval.outputs import atomic_write
 from agent_eval.paths import real
+from agent_eval.safetext import clean_name, one_line
 
 
 def main(args: argparse.Namespace) -> ExitCode:
@@ -37,7 +38,7 @@ def main(args: argparse.Namespace) -> ExitCode:
     with tempfile.TemporaryDirectory(prefix="agent-eval-lock-") as tmp:
         outcome = run_live(suite, Path(tmp), servers=names, probes=False)
     for e in outcome.errors:
-        print(f"error: {e}", file=sys.stderr)
+        print(one_line(f"error: {e}"), file=sys.stderr)
     old: dict[str, Any] | None = None
     try:
         old = pinning.read_lock(live.lock)
@@ -45,7 +46,8 @@ def main(args: argparse.Namespace) -> ExitCode:
         old = None
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"note: {live.lock_file}: replacing an unusable lock ({reason})", file=sys.stderr)
+        print(one_line(f"note: {live.lock_file}: replacing an unusable lock ({reason})"),
+              file=sys.stderr)
     data = pinning.lock_data(outcome.listings, old)
     for name, tools in outcome.listings.items():
         before = ((old or {}).get("servers") or {}).get(name)
@@ -57,7 +59,9 @@ def main(args: argparse.Namespace) -> ExitCode:
             print(f"{name}: {len(tools)} tool(s), unchanged")
         for issue in changes:
             kind = issue.rule.split("/", 1)[1].removeprefix("tool_")
-            print(f"{name}: {issue.tool}: {kind}")
+            # the name the server gives, escaped and cut: a line break in it started a
+            # workflow command of the job, an ESC sequence cleared the terminal
+            print(one_line(f"{name}: {clean_name(issue.tool)}: {kind}"))
     text = pinning.render_lock(data)
     current = live.lock.read_bytes() if live.lock.is_file() else None
     if current != text:

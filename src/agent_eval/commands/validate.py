@@ -6,11 +6,16 @@ import argparse
 
 from agent_eval.api import load_suite
 from agent_eval.errors import ExitCode
+from agent_eval.outputs import check_output_folder
 from agent_eval.safetext import one_line
 
 
 def main(args: argparse.Namespace) -> ExitCode:
     suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))  # as run
+    if suite.model.output.dir:  # run refuses one outside the repository: "ok" was said
+        pos = suite.positions.get(("output", "dir"))
+        check_output_folder(suite.base_dir / suite.model.output.dir, suite.root,
+                            f"{suite.file}:{pos.line}:{pos.col}")
     policies = len(suite.policies)
     scenarios = ""
     if suite.scenarios is not None:

@@ -209,7 +209,9 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
         file, line = where if where is not None else (pattern, 0)
         if _has_control(pattern) or not_utf8(pattern):
             errors.append(INPUT_OUTSIDE_ROOT.input_error(
-                repr(file)[1:-1] if not_utf8(file) else file, line,
+                # the pattern names the error: escaped (a line break in it was printed by
+                # convert as given, a workflow command at the next line's start)
+                repr(file)[1:-1] if not_utf8(file) or _has_control(file) else file, line,
                 "a trace path or glob holds control characters or bytes that are not "
                 "UTF-8; rename the files"))
             continue
@@ -263,10 +265,12 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
         if not hit:
             origin = ("relative to the suite file's folder" if where is not None
                       else f"relative to {shown_base}")
+            # a folder named whole: "no trace file matches" it, though it is there
+            todo = (f"'{pattern}' is a folder: give a glob of its files, such as "
+                    f"'{pattern.rstrip('/')}/*.jsonl'" if os.path.isdir(lexical)
+                    else "check the glob or pass --traces")
             errors.append(INPUT_NO_TRACES.input_error(
-                file, line,
-                f"no trace file matches '{pattern}' ({origin}); check the glob or pass "
-                "--traces"))
+                file, line, f"no trace file matches '{pattern}' ({origin}); {todo}"))
     return files, errors
 
 

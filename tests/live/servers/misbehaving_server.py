@@ -13,6 +13,7 @@ duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPT
 prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
+hostile_name     tools/list lists a second tool, named by HOSTILE_NAME
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main() -> None:
             tools = [echo]
             if MODE == "duplicate_tool":
                 tools = [{**echo, "description": os.environ["ECHO_DESCRIPTION"]}, echo]
+            elif MODE == "hostile_name":
+                tools = [echo, {**echo, "name": os.environ["HOSTILE_NAME"]}]
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
         elif method == "prompts/list":
             greet = {"name": "greet", "arguments": [{"name": "city", "required": True}]}
