@@ -719,6 +719,17 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
      "eval.yaml:12:5: an Assay test's expected must be a mapping with a type"),
     ("assay", "eval.yaml", "tests:\n", "tests:\n  - must_contain\n",
      "eval.yaml:9:5: an Assay test must be a mapping (id, input, expected)"),
+    # a blocklist rule's pattern that is a list: the glob of its repr blocked no call
+    ("assay", "eval.yaml", "        - type: require\n          tool: fake_tool\n",
+     "        - type: blocklist\n          pattern: [fake_tool]\n",
+     "eval.yaml:16:11: an Assay blocklist rule's 'pattern' must be text"),
+    # a test with no expected (or assertions that are no mappings): skipped without a word
+    ("assay", "eval.yaml", "    expected:\n      type: sequence_valid\n      rules:\n"
+     "        - type: require\n          tool: fake_tool\n", "",
+     "eval.yaml:9:5: Assay test 'test_golden_1' has no expected check"),
+    ("assay", "eval.yaml", "      prompt: \"calls tool\"\n",
+     "      prompt: \"calls tool\"\n    assertions: [trace_must_call_tool]\n",
+     "eval.yaml:12:5: an Assay test's assertions must be a list of mappings"),
     # a number where a list is expected: "'int' object is not iterable"
     ("evalview", "01-list-files.yaml", "  tool_categories:\n    - file_list\n",
      "  tool_categories: -1\n",

@@ -114,9 +114,16 @@ class _Assay(PeerConfig):
         if isinstance(expected, dict):
             kind = str(expected.get("type", ""))
             self.rule_test(tid, kind, expected, at, (*at, "expected"))
-        for k, a in enumerate(test.get("assertions") or []):
-            if isinstance(a, dict):
-                self.assertion(tid, a, (*at, "assertions", k))
+        assertions = test.get("assertions")
+        if assertions is not None and not (isinstance(assertions, list) and all(
+                isinstance(a, dict) for a in assertions)):
+            raise ConfigError([f"{self.src.where((*at, 'assertions'))}: an Assay test's "
+                               "assertions must be a list of mappings ({type, tool})"])
+        if expected is None and not assertions:  # nothing to check: it was dropped unsaid
+            raise ConfigError([f"{self.src.where(at)}: Assay test '{tid}' has no expected "
+                               "check (expected: {type: ...}) and no assertions"])
+        for k, a in enumerate(assertions or []):
+            self.assertion(tid, a, (*at, "assertions", k))
 
     def rule_test(self, tid: str, kind: str, spec: dict[str, Any], at: Path,
                   spec_at: Path) -> None:
@@ -303,8 +310,13 @@ class _Assay(PeerConfig):
                 continue
             here = at if raw else (*at, key)
             if kind == "blocklist" and key == "pattern":
-                # Assay: the tool name *contains* the pattern
-                rule["tools"] = f"*{exact_glob(str(value))}*"
+                # Assay: the tool name *contains* the pattern (a String: a list was the
+                # glob of its repr, which blocked no call)
+                if not isinstance(value, str):
+                    raise ConfigError([f"{src.where(here)}: an Assay blocklist rule's "
+                                       "'pattern' must be text (a part of the tool names "
+                                       "it blocks); write one rule per pattern"])
+                rule["tools"] = f"*{exact_glob(value)}*"
                 b.at((*out, "tools"), src, here)
                 continue
             name = str(rename.get(key, key))
