@@ -710,6 +710,21 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
      "agentci.yaml:19:9: the 'tool' of a CIAgent arg_contains assertion must be text"),
     ("ciagent", "agentci.yaml", "        field: origin\n", "        field: {a: 1}\n",
      "agentci.yaml:20:9: the 'field' of a CIAgent arg_contains assertion must be text"),
+    # arg_equals without its value: "KeyError: 'value'", an internal error
+    ("ciagent", "agentci.yaml", "      - type: arg_contains\n        tool: search_flights\n"
+     "        field: origin\n        value: \"SFO\"\n",
+     "      - type: arg_equals\n        tool: search_flights\n        field: origin\n",
+     "agentci.yaml:18:9: a CIAgent arg_equals assertion needs 'value'"),
+    # a query, or a layer of one, that CIAgent's loader refuses: skipped without a word
+    ("ciagent", "demo_spec.yaml", "  - query: \"Do you ship internationally?\"\n",
+     "  - query: 42\n", "demo_spec.yaml:26:5: a CIAgent query needs 'query'"),
+    ("ciagent", "demo_spec.yaml", "  - query: \"How do I reset my password?\"\n"
+     "    description: \"Account help \u2014 password reset\"\n",
+     "  - \"How do I reset my password?\"\n  - description: \"Account help\"\n",
+     "demo_spec.yaml:33:5: a CIAgent query must be a mapping with a 'query' text"),
+    ("ciagent", "demo_spec.yaml", "    path:\n      expected_tools: [search_kb]\n",
+     "    path:\n      - expected_tools: [search_kb]\n",
+     "demo_spec.yaml:23:5: a CIAgent path layer must be a mapping"),
     ("assay", "eval.yaml", "        - type: require\n", "        - type: [require]\n",
      "eval.yaml:15:11: unknown Assay sequence rule type '['require']'"),
     # an expected that is a list, a test that is no mapping: skipped without a word (the

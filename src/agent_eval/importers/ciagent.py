@@ -56,7 +56,7 @@ WARN_LIMITS = {  # path and cost keys -> warn_thresholds
 # legacy assertion type -> the keys it needs (assertions.py evaluate_assertion)
 ASSERTIONS: dict[str, tuple[str, ...]] = {
     "tool_called": ("tool",), "tool_not_called": ("tool",),
-    "tool_call_count": ("tool", "value"), "arg_equals": ("tool", "field"),
+    "tool_call_count": ("tool", "value"), "arg_equals": ("tool", "field", "value"),
     "arg_contains": ("tool", "field", "value"), "cost_under": ("threshold",),
     "steps_under": ("threshold",), "output_contains": ("value",),
     "output_not_contains": ("value",), "llm_judge": ("value",),
@@ -160,10 +160,14 @@ class _CIAgent(PeerConfig):
                                "(multi-turn scenarios are not imported; see "
                                "docs/migrating.md)"])
         defaults = as_dict(self.doc.get("defaults"))
+        # CIAgent's loader refuses a query or a layer of another shape (GoldenQuery): it
+        # was skipped without a word, its checks never run
+        problems = [f"{self.src.where(at)}: {what}" for at, what in self.shapes(queries)]
+        if problems:
+            raise ConfigError(problems)
         scenarios: list[dict[str, Any]] = []
         for i, q in enumerate(queries):
-            if isinstance(q, dict) and isinstance(q.get("query"), str):
-                scenarios.append(self.query(i, len(scenarios), _merge(defaults, _layers(q))))
+            scenarios.append(self.query(i, len(scenarios), _merge(defaults, _layers(q))))
         if self.doc.get("scenarios"):
             self.unsupported(("scenarios",), "multi-turn simulate scenarios are not imported")
         self.out["tool_match"] = "exact"  # CIAgent compares tool names as sets of strings
@@ -179,6 +183,33 @@ class _CIAgent(PeerConfig):
                 self.unsupported(("judge_config", "ensemble"), "a judge ensemble is not supported: "
                           "one judge model grades each check")
         return self.t
+
+    def shapes(self, queries: list[Any]) -> list[tuple[Path, str]]:
+        """Where a query, or a layer of it or of ``defaults``, is not the mapping CIAgent
+        reads (each query a mapping with a ``query`` text, each layer a mapping)."""
+        found: list[tuple[Path, str]] = []
+        layers = ("correctness", "path", "cost", "retrieval")
+        defaults = self.doc.get("defaults")
+        if defaults is not None and not isinstance(defaults, dict):
+            found.append((("defaults",), "a CIAgent spec's defaults must be a mapping of "
+                          "layers (correctness, path, cost)"))
+        for layer in layers:
+            if isinstance(defaults, dict) and not isinstance(defaults.get(layer), dict | None):
+                found.append((("defaults", layer), f"a CIAgent {layer} layer must be a "
+                              "mapping"))
+        for i, q in enumerate(queries):
+            if not isinstance(q, dict):
+                found.append((("queries", i), "a CIAgent query must be a mapping with a "
+                              "'query' text"))
+                continue
+            if not isinstance(q.get("query"), str):
+                found.append((("queries", i, "query") if "query" in q else ("queries", i),
+                              "a CIAgent query needs 'query': the question's text"))
+            for layer in layers:
+                if not isinstance(q.get(layer), dict | None):
+                    found.append((("queries", i, layer), f"a CIAgent {layer} layer must be "
+                                  "a mapping"))
+        return found
 
     def judge(self, i: int, corr: dict[str, Any], base: Path) -> list[dict[str, Any]]:
         """The correctness layer's judge rubrics, in CIAgent's order: the built-in
