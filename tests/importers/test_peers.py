@@ -539,6 +539,48 @@ def test_evalview_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     same_findings(r, imported(folder, "cases", monkeypatch))
 
 
+def test_evalview_cases_of_a_folder_that_are_not_read_are_config_errors(
+        tmp_path: Path) -> None:
+    """A file of several cases (a YAML list, as EvalView's code-based-evals example
+    writes them) and a case missing expected were skipped without a word: the folder ran
+    as if their checks passed. Another YAML file of the folder (config.yaml) is not a
+    case."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "one.yaml").write_text(
+        "name: one\ninput: {query: hi}\nexpected: {tools: [search]}\n", encoding="utf-8")
+    (folder / "config.yaml").write_text("adapter: http\nendpoint: http://localhost\n",
+                                        encoding="utf-8")
+    (folder / "many.yaml").write_text(
+        "# two cases\n- name: two\n  input: {query: hi}\n"
+        "  expected: {forbidden_tools: [delete_all]}\n", encoding="utf-8")
+    (folder / "no-expected.yaml").write_text(
+        "name: three\ninput: {query: hi}\nthresholds: {max_cost: 0.01}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert exc.value.problems == [
+        "many.yaml:1:1: a list of EvalView test cases is not read: write each case "
+        "(name, input, expected) in a file of its own",
+        "no-expected.yaml:1:1: this EvalView test case has no expected: a case needs "
+        "name, input and expected"]
+
+
+def test_a_folder_of_evalview_cases_inside_an_evalview_folder_is_read(
+        tmp_path: Path) -> None:
+    """EvalView keeps cases in .evalview/test-cases (its test_dir): given as the folder,
+    every case was skipped, as if in a .evalview folder below it."""
+    folder = tmp_path / ".evalview" / "test-cases"
+    folder.mkdir(parents=True)
+    (folder / "one.yaml").write_text(
+        "name: one\ninput: {query: hi}\nexpected: {tools: [search]}\n", encoding="utf-8")
+    (folder / ".evalview").mkdir()
+    (folder / ".evalview" / "two.yaml").write_text(
+        "name: two\ninput: {query: hi}\nexpected: {tools: [search]}\n", encoding="utf-8")
+    suite = load_suite(folder, dialect="evalview")
+    assert suite.scenarios is not None
+    assert [s.id for s in suite.scenarios.scenarios] == ["one"]
+
+
 def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
         tmp_path: Path) -> None:
     # thresholds.variance (EvalView's statistical mode) and any threshold the importer

@@ -55,7 +55,8 @@ class _EvalView(PeerConfig):
     def translate(self) -> Translation:
         files = ([self.path] if self.path.is_file() else
                  sorted(p for p in self.path.rglob("*.y*ml")
-                        if p.suffix in (".yaml", ".yml") and ".evalview" not in p.parts))
+                        if p.suffix in (".yaml", ".yml")  # (the folder may be in one)
+                        and ".evalview" not in p.relative_to(self.path).parts))
         unreadable: list[str] = []
         for f in files:
             try:
@@ -65,8 +66,11 @@ class _EvalView(PeerConfig):
                                   f"({_reason(exc)}); remove it from the folder or fix it")
                 continue  # the other files are still read, each problem said
             data, src = load_yaml(text, self.rel(f))
-            if isinstance(data, dict) and "input" in data and "expected" in data:
+            if isinstance(data, dict) and "input" in data and "expected" in data \
+                    and "name" in data:
                 self.case(data, src)
+            elif (why := _not_a_case(data)) is not None:  # it was skipped without a word
+                unreadable.append(f"{src.where(())}: {why}")
         if unreadable:
             raise ConfigError(unreadable)
         if not self.scenarios:
@@ -300,6 +304,21 @@ class _EvalView(PeerConfig):
 def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
               rel: Callable[[FsPath], str]) -> Translation:
     return _EvalView(path, root, read, rel).translate()
+
+
+def _not_a_case(data: Any) -> str | None:
+    """Why a file that looks like EvalView test cases is not read as one (None for another
+    file of the folder, such as its config.yaml): a case lacks a key, or the file is a list
+    of cases."""
+    keys = ("name", "input", "expected")
+    if isinstance(data, dict) and ("expected" in data or {"name", "input"} <= data.keys()):
+        missing = [k for k in keys if k not in data]
+        return (f"this EvalView test case has no {' or '.join(missing)}: a case needs "
+                "name, input and expected")
+    if isinstance(data, list) and any(isinstance(c, dict) and "expected" in c for c in data):
+        return ("a list of EvalView test cases is not read: write each case (name, input, "
+                "expected) in a file of its own")
+    return None
 
 
 def _reason(exc: OSError | UnicodeDecodeError) -> str:
