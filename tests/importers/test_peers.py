@@ -581,6 +581,30 @@ def test_a_folder_of_evalview_cases_inside_an_evalview_folder_is_read(
     assert [s.id for s in suite.scenarios.scenarios] == ["one"]
 
 
+def test_evalview_regex_patterns_ignore_case_as_evalview_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EvalView matches regex_patterns "case-insensitively against the full output" (its
+    examples/code-based-evals): 'Refund of $12' failed 'REFUND of \\$\\d+' here."""
+    trace = events(
+        {"type": "trace_start", "trace_id": "a", "scenario": "refund"},
+        {"type": "output", "output": "Refund of $12 issued"}, {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "b", "scenario": "refund"},
+        {"type": "output", "output": "No refund"}, {"type": "trace_end"})
+    folder = workspace(tmp_path, "evalview", {"t.jsonl": trace})
+    (folder / "refund.yaml").write_text(
+        "name: refund\n"  # 1
+        "input: {query: refund me}\n"  # 2
+        "expected:\n"  # 3
+        "  output:\n"  # 4
+        "    regex_patterns: ['REFUND of \\$\\d+']\n",  # 5
+        encoding="utf-8")
+    r = run(folder, "refund.yaml", monkeypatch, "--dialect", "evalview")
+    assert [(f["rule"], f["config"]["line"]) for f in findings(r)] == [
+        ("scenario/output", 5)]  # the trace saying "No refund" only
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "refund.yaml", monkeypatch))
+
+
 def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
         tmp_path: Path) -> None:
     # thresholds.variance (EvalView's statistical mode) and any threshold the importer

@@ -93,7 +93,13 @@ class _EvalView(PeerConfig):
             if ok in OUTPUT and ov:
                 out[OUTPUT[ok]] = b.tree((*eb, "output", OUTPUT[ok]), ov, src, (*here, ok))
             elif ok == "regex_patterns" and isinstance(ov, list) and ov:
-                out["regex"] = "|".join(f"(?:{p})" for p in ov) if len(ov) > 1 else ov[0]
+                if not all(isinstance(p, str) and p for p in ov):
+                    raise ConfigError([f"{src.where((*here, ok))}: 'regex_patterns' must "
+                                       "be a list of regular expressions (text)"])
+                # EvalView searches each ignoring case (its code-based-evals example:
+                # "matched case-insensitively against the full output")
+                out["regex"] = "(?i)" + ("|".join(f"(?:{p})" for p in ov) if len(ov) > 1
+                                         else ov[0])
                 b.at((*eb, "output", "regex"), src, (*here, ok))
                 if len(ov) > 1:
                     self.unsupported(src, (*here, ok), "several regex_patterns are "
