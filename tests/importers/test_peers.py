@@ -373,6 +373,29 @@ def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -
         "check nothing: give its tools' schemas"]
 
 
+@pytest.mark.parametrize(("policy", "problem"), [
+    # each was dropped without a word: exec_cmd was not denied, the schemas not checked,
+    # the blocklist the glob of its repr (blocking no tool)
+    ("version: '2.0'\ntools:\n  deny: exec_cmd\n",
+     "policy.yaml:3:3: Assay policy 'tools.deny' must be a list of tool names"),
+    ("version: '2.0'\ntools:\n  allow: read_file\n",
+     "policy.yaml:3:3: Assay policy 'tools.allow' must be a list of tool names"),
+    ("version: '2.0'\ndeny: {exec_cmd: true}\n",
+     "policy.yaml:2:1: Assay policy 'deny' must be a list of tool names"),
+    ("version: '2.0'\nschemas:\n  - read_file\n",
+     "policy.yaml:2:1: Assay 'schemas' must be a mapping of tool name -> JSON Schema"),
+    ("blocklist: {exec_cmd: 1}\n",
+     "policy.yaml:1:1: Assay policy 'blocklist' must be a list of tool names"),
+])
+def test_an_assay_policy_list_of_another_shape_is_a_config_error(
+        tmp_path: Path, policy: str, problem: str) -> None:
+    (tmp_path / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (tmp_path / "policy.yaml").write_text(policy, encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "lists.yaml")
+    assert exc.value.problems == [problem]
+
+
 def test_every_assay_test_s_problem_is_said(tmp_path: Path) -> None:
     """A test's own problem (a tool_blocklist without blocked) stopped the import at
     it: the problems of the tests before and after it were not said."""

@@ -392,6 +392,7 @@ class _Assay(PeerConfig):
             pb.tree(("tools", "*", "schema"), doc["schema"], src, ("schema",))
         elif "blocklist" in doc:
             block = doc["blocklist"]
+            _names(block, src, ("blocklist",), "blocklist")
             self.blocklist_test(f"{FsPath(file).stem}.blocklist",
                                 [str(x) for x in (block if isinstance(block, list)
                                                   else [block])],
@@ -412,7 +413,10 @@ class _Assay(PeerConfig):
     def policy_v2(self, doc: dict[str, Any], src: Positions, pb: Builder,
                   native: dict[str, Any]) -> None:
         schemas = doc.get("schemas")
-        for name, schema in (schemas if isinstance(schemas, dict) else {}).items():
+        if schemas is not None and not isinstance(schemas, dict):  # was dropped unsaid
+            raise ConfigError([f"{src.where(('schemas',))}: Assay 'schemas' must be a "
+                               "mapping of tool name -> JSON Schema"])
+        for name, schema in (schemas or {}).items():
             if name == "$defs" and isinstance(schema, dict):
                 native["$defs"] = _refs(schema)
                 pb.tree(("$defs",), native["$defs"], src, ("schemas", "$defs"))
@@ -439,6 +443,8 @@ class _Assay(PeerConfig):
         tools = as_dict(doc.get("tools"))
         for key, where in (("deny", ("tools", "deny")), ("allow", ("tools", "allow"))):
             items, at = (tools.get(key), where) if key in tools else (doc.get(key), (key,))
+            if items is not None:  # a deny list of another shape was dropped unsaid
+                _names(items, src, at, ".".join(map(str, at)), listed=True)
             if not isinstance(items, list) or not items:
                 continue
             names = [str(x) for x in items]
@@ -492,6 +498,16 @@ class _Assay(PeerConfig):
                                            "required": required}}
         for part in ((), ("type",), ("properties",), ("required",)):
             pb.at((*base, *part), src, (*at, "params"))
+
+
+def _names(value: Any, src: Positions, at: Path, key: str, listed: bool = False) -> None:
+    """A policy's list of tool names (or one name, where ``listed`` is False): anything
+    else is a config error at ``at`` (its repr was a name that matched no tool)."""
+    items = value if isinstance(value, list) else None if listed else [value]
+    if items is None or not all(isinstance(x, str | int | float) and not isinstance(x, bool)
+                                for x in items):
+        raise ConfigError([f"{src.where(at)}: Assay policy '{key}' must be a list of tool "
+                           "names"])
 
 
 def _flagged(pattern: str, flags: Any, src: Positions, at: Path) -> str:
