@@ -21,6 +21,7 @@ from typing import Any
 from agent_eval.errors import ConfigError
 from agent_eval.importers.base import PeerConfig, Translation, as_dict
 from agent_eval.importers.judges import judge_block, judge_rubric
+from agent_eval.selectors import is_constraint
 from agent_eval.yamlpos import Path, load_yaml
 
 SPEC_VERSIONS = (1,)  # AgentCISpec.version: the one schema version CIAgent defines
@@ -434,9 +435,11 @@ class _CIAgent(PeerConfig):
             tools.append(a["tool"])
         elif kind in ("arg_equals", "arg_contains"):
             args = expect.setdefault("args", {}).setdefault(a["tool"], {})
-            # arg_contains: str(argument) contains the text; a regex search of it escaped
-            value = a["value"] if kind == "arg_equals" else {
-                "pattern": re.escape(str(a["value"]))}
+            # arg_contains: str(argument) contains the text; a regex search of it escaped.
+            # arg_equals compares with ==: a mapping of schema keywords ({type: string})
+            # is the literal under const, not a constraint that "card" would meet
+            value = ({"const": a["value"]} if is_constraint(a["value"]) else a["value"]) \
+                if kind == "arg_equals" else {"pattern": re.escape(str(a["value"]))}
             if a["field"] in args and args[a["field"]] != value:
                 self.unsupported(here, f"a second condition on {a['tool']}.{a['field']}: "
                                  "only the last one is checked")
