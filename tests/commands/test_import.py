@@ -90,6 +90,25 @@ def test_import_of_a_policy_beside_the_configs_folder(
     assert not (repo / "top.yaml").exists() and not (tmp_path / "policies").exists()
 
 
+def test_a_suite_written_where_its_policy_goes_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """-o args.agent-eval.yaml (the name of the imported policy, as a relative path where
+    the policy's is absolute): the policy was written over the suite, which was lost,
+    while 'Wrote' named both."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "args.yaml").write_text(
+        "schema: {type: object, properties: {foo: {type: string}}}\n")
+    (tmp_path / "eval.yaml").write_text(ASSAY.format(policy="args.yaml"))
+    monkeypatch.chdir(tmp_path)
+    assert cli(["import", "eval.yaml", "-o", "args.agent-eval.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path / 'args.agent-eval.yaml'}: the policy imported from args.yaml "
+        "would be written over the suite (args.agent-eval.yaml); write the suite (-o) under "
+        "another name\n")
+    assert not (tmp_path / "args.agent-eval.yaml").exists()
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
 def test_an_unreadable_file_is_named_by_import_and_by_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -71,6 +71,10 @@ def main(args: argparse.Namespace) -> ExitCode:
             raise ConfigError([f"{rel(Path(key), root)}: the imported policy would be "
                                f"written outside the repository ({policy}); write the "
                                "suite (-o) where the policies' paths stay inside it"])
+        if any(real(policy) == real(p) for p in files):  # one file would take the other
+            raise ConfigError([f"{policy}: the policy imported from {positions.file} "
+                               f"would be written over the suite ({out}); write the suite "
+                               "(-o) under another name"])
         files[policy] = to_yaml(data, positions, f"agent-eval policy imported from "
                                 f"{positions.file} ({dialect}); comments name the source line")
     existing = [p for p in files if p.exists()]
