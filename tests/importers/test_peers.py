@@ -628,6 +628,34 @@ def test_evalview_regex_patterns_ignore_case_as_evalview_does(
     same_findings(r, imported(folder, "refund.yaml", monkeypatch))
 
 
+def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Path) -> None:
+    """expected, thresholds (or its weights) as a list were read as empty: the case's
+    forbidden tool and its cost budget were dropped without a word. Each file's problems
+    are said."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(
+        "name: a\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n"  # 3
+        "  - forbidden_tools: [rm]\n"  # 4
+        "thresholds:\n"  # 5
+        "  - max_cost: 0.01\n", encoding="utf-8")  # 6
+    (folder / "b.yaml").write_text(
+        "name: b\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected: {forbidden_tools: [rm]}\n"  # 3
+        "thresholds:\n"  # 4
+        "  max_cost: 0.01\n"  # 5
+        "  weights: [sequence_correctness]\n", encoding="utf-8")  # 6
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert exc.value.problems == [
+        "a.yaml:3:1: an EvalView case's 'expected' must be a mapping",
+        "a.yaml:5:1: an EvalView case's 'thresholds' must be a mapping",
+        "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping"]
+
+
 def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
         tmp_path: Path) -> None:
     # thresholds.variance (EvalView's statistical mode) and any threshold the importer
@@ -834,6 +862,9 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
     ("assay", "eval.yaml", "      prompt: \"calls tool\"\n",
      "      prompt: \"calls tool\"\n    assertions: [trace_must_call_tool]\n",
      "eval.yaml:12:5: an Assay test's assertions must be a list of mappings"),
+    # checks of another shape: read as empty, dropped unsaid (and see below)
+    ("evalview", "01-list-files.yaml", "adapter: goose\n", "checks: [safety]\n",
+     "01-list-files.yaml:7:1: an EvalView case's 'checks' must be a mapping"),
     # a number where a list is expected: "'int' object is not iterable"
     ("evalview", "01-list-files.yaml", "  tool_categories:\n    - file_list\n",
      "  tool_categories: -1\n",

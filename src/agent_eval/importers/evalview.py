@@ -68,7 +68,10 @@ class _EvalView(PeerConfig):
             data, src = load_yaml(text, self.rel(f))
             if isinstance(data, dict) and "input" in data and "expected" in data \
                     and "name" in data:
-                self.case(data, src)
+                try:
+                    self.case(data, src)
+                except ConfigError as exc:  # every file's problems are said
+                    unreadable.extend(exc.problems)
             elif (why := _not_a_case(data)) is not None:  # it was skipped without a word
                 unreadable.append(f"{src.where(())}: {why}")
         if unreadable:
@@ -159,6 +162,15 @@ class _EvalView(PeerConfig):
 
     def case(self, doc: dict[str, Any], src: Positions) -> None:
         b = self.b
+        # a key of another shape was read as empty: its checks dropped without a word
+        wrong = [key for key in ("expected", "thresholds", "checks")
+                 if not isinstance(doc.get(key), dict | None)]
+        th = doc.get("thresholds")
+        if isinstance(th, dict) and not isinstance(th.get("weights"), dict | None):
+            wrong.append("thresholds.weights")
+        if wrong:
+            raise ConfigError([f"{src.where(tuple(key.split('.')))}: an EvalView case's "
+                               f"'{key}' must be a mapping" for key in wrong])
         k = len(self.scenarios)
         base: Path = ("scenarios", k)
         sc: dict[str, Any] = {"id": str(doc.get("name"))}
