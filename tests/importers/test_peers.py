@@ -827,6 +827,10 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
      "agentci.yaml:19:9: the 'tool' of a CIAgent arg_contains assertion must be text"),
     ("ciagent", "agentci.yaml", "        field: origin\n", "        field: {a: 1}\n",
      "agentci.yaml:20:9: the 'field' of a CIAgent arg_contains assertion must be text"),
+    # defaults of another shape: its budgets were dropped without a word
+    ("ciagent", "agentci.yaml", "defaults:\n  max_cost_usd: 0.10\n  max_steps: 5\n",
+     "defaults:\n  - max_cost_usd: 0.10\n  - max_steps: 5\n",
+     "agentci.yaml:6:1: the CIAgent suite's defaults must be a mapping"),
     # arg_equals without its value: "KeyError: 'value'", an internal error
     ("ciagent", "agentci.yaml", "      - type: arg_contains\n        tool: search_flights\n"
      "        field: origin\n        value: \"SFO\"\n",

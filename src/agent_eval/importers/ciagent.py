@@ -334,6 +334,10 @@ class _CIAgent(PeerConfig):
         assertion, ``max_cost_usd`` and ``max_steps`` fail the test."""
         self.out["suite"] = str(self.doc.get("name") or "default")
         self.b.at(("suite",), self.src, ("name",))
+        if not isinstance(self.doc.get("defaults"), dict | None):  # its budgets were dropped
+            raise ConfigError([f"{self.src.where(('defaults',))}: the CIAgent suite's "
+                               "defaults must be a mapping (max_cost_usd, max_steps), as "
+                               "CIAgent requires"])
         defaults = as_dict(self.doc.get("defaults"))
         for key in defaults:
             if key not in LEGACY_DEFAULTS:  # TestSuite rejects other keys
