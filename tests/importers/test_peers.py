@@ -859,6 +859,10 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
     ("assay", "eval.yaml", "        - type: require\n          tool: fake_tool\n",
      "        - type: blocklist\n          pattern: [fake_tool]\n",
      "eval.yaml:16:11: an Assay blocklist rule's 'pattern' must be text"),
+    # rules that are one mapping: said as "sequence_valid without rules", a warning
+    ("assay", "eval.yaml", "      rules:\n        - type: require\n          tool: fake_tool\n",
+     "      rules:\n        type: require\n        tool: fake_tool\n",
+     "eval.yaml:14:7: Assay's sequence_valid 'rules' must be a list of rules"),
     # a test with no expected (or assertions that are no mappings): skipped without a word
     ("assay", "eval.yaml", "    expected:\n      type: sequence_valid\n      rules:\n"
      "        - type: require\n          tool: fake_tool\n", "",

@@ -156,6 +156,10 @@ class _Assay(PeerConfig):
             # Expected::SequenceValid { policy, sequence, rules }: the rules and the exact
             # sequence are both checked (assay-metrics sequence_valid.rs)
             rules = spec.get("rules")
+            if rules is not None and not isinstance(rules, list):  # said as "no rules"
+                raise ConfigError([f"{src.where((*spec_at, 'rules'))}: Assay's "
+                                   "sequence_valid 'rules' must be a list of rules "
+                                   "({type, ...})"])
             if isinstance(rules, list):
                 self.sequence_test(tid, rules, at, (*spec_at, "rules"))
             if "sequence" in spec:
