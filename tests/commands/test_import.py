@@ -90,6 +90,24 @@ def test_import_of_a_policy_beside_the_configs_folder(
     assert not (repo / "top.yaml").exists() and not (tmp_path / "policies").exists()
 
 
+def test_a_judge_s_context_file_is_found_from_the_suite_written_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CIAgent rubric's context_file (beside the spec) was written as it is into a
+    suite written in another folder, where it was not found: the suite did not load."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "policy.md").write_text("Refunds take 30 days.\n")
+    (tmp_path / "agentci_spec.yaml").write_text(
+        "version: 1\nagent: a\nqueries:\n  - query: How long do refunds take?\n"
+        "    correctness:\n      llm_judge:\n        - rule: Agrees with the policy\n"
+        "          context_file: policy.md\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli(["import", "agentci_spec.yaml", "-o", "native/agent-eval.yaml"]) == 0
+    suite = load_suite(tmp_path / "native" / "agent-eval.yaml")
+    assert suite.scenarios is not None
+    [check] = suite.scenarios.scenarios[0].judge
+    assert check.reference == "Refunds take 30 days.\n"
+
+
 def test_a_suite_written_where_its_policy_goes_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

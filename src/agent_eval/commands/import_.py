@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.importers import detect, translator
@@ -54,6 +55,8 @@ def main(args: argparse.Namespace) -> ExitCode:
     out = Path(args.output) if args.output else folder / "agent-eval.yaml"
     if args.traces:
         t.data = {**t.data, "traces": args.traces}
+    if out.resolve().parent != folder:  # a judge's reference document, from the suite's
+        _rebase_context_files(t.data, folder, out.resolve().parent)  # folder (not found)
     judge = t.data.get("judge")
     if isinstance(judge, dict) and "store" not in judge and out.resolve().parent != folder:
         # the judgements recorded for the peer's file (its store, beside it) serve the
@@ -89,6 +92,18 @@ def main(args: argparse.Namespace) -> ExitCode:
               file=sys.stderr)
     print(one_line("Wrote " + ", ".join(str(p) for p in written)))
     return ExitCode.OK
+
+
+def _rebase_context_files(data: dict[str, Any], folder: Path, to: Path) -> None:
+    """Each judge check's ``context_file`` (relative to the peer file's ``folder``) as
+    the same file from the folder ``to`` the suite is written in."""
+    for sc in data.get("scenarios") or []:
+        expect = sc.get("expect") if isinstance(sc, dict) else None
+        judge = expect.get("judge") if isinstance(expect, dict) else None
+        for item in judge if isinstance(judge, list) else []:
+            name = item.get("context_file") if isinstance(item, dict) else None
+            if isinstance(name, str) and not os.path.isabs(name):
+                item["context_file"] = Path(os.path.relpath(folder / name, to)).as_posix()
 
 
 def _header(dialect: str, source: str, t: Translation) -> str:
