@@ -863,6 +863,11 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
     ("assay", "eval.yaml", "      rules:\n        - type: require\n          tool: fake_tool\n",
      "      rules:\n        type: require\n        tool: fake_tool\n",
      "eval.yaml:14:7: Assay's sequence_valid 'rules' must be a list of rules"),
+    # an output check without its text: `regex: null`, which checked nothing (a pass)
+    ("assay", "negation_eval.yaml", "      pattern: \"(?i)", "      patern: \"(?i)",
+     "negation_eval.yaml:19:5: Assay's regex_match needs 'regex_match': the pattern"),
+    ("assay", "negation_eval.yaml", "      must_contain: [", "      must_contian: [",
+     "negation_eval.yaml:12:5: Assay's must_contain needs 'must_contain': the text"),
     # a test with no expected (or assertions that are no mappings): skipped without a word
     ("assay", "eval.yaml", "    expected:\n      type: sequence_valid\n      rules:\n"
      "        - type: require\n          tool: fake_tool\n", "",

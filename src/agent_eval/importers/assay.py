@@ -190,6 +190,11 @@ class _Assay(PeerConfig):
         if kind in OUTPUT:
             value = spec.get(kind, spec.get("pattern"))
             key = kind if kind in spec else "pattern"
+            if value is None:  # read as `contains: null`, which checked nothing: a pass
+                raise ConfigError([f"{src.where((*spec_at, key) if key in spec else spec_at)}"
+                                   f": Assay's {kind} needs '{kind}': the "
+                                   f"{'pattern' if kind == 'regex_match' else 'text'} to "
+                                   "look for (Assay refuses it missing)"])
             terms = [value] if isinstance(value, str) else value
             if kind == "must_contain" and isinstance(terms, list) and len(terms) == 1 \
                     and isinstance(terms[0], str) and terms[0]:
