@@ -66,8 +66,7 @@ class _EvalView(PeerConfig):
                                   f"({_reason(exc)}); remove it from the folder or fix it")
                 continue  # the other files are still read, each problem said
             data, src = load_yaml(text, self.rel(f))
-            if isinstance(data, dict) and "input" in data and "expected" in data \
-                    and "name" in data:
+            if isinstance(data, dict) and "input" in data and "expected" in data:
                 try:
                     self.case(data, src)
                 except ConfigError as exc:  # every file's problems are said
@@ -326,13 +325,12 @@ def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
 
 def _not_a_case(data: Any) -> str | None:
     """Why a file that looks like EvalView test cases is not read as one (None for another
-    file of the folder, such as its config.yaml): a case lacks a key, or the file is a list
-    of cases."""
-    keys = ("name", "input", "expected")
+    file of the folder, such as its config.yaml): a case lacks input or expected, or the
+    file is a list of cases."""
     if isinstance(data, dict) and ("expected" in data or {"name", "input"} <= data.keys()):
-        missing = [k for k in keys if k not in data]
-        return (f"this EvalView test case has no {' or '.join(missing)}: a case needs "
-                "name, input and expected")
+        missing = "input" if "expected" in data else "expected"
+        return (f"this EvalView test case has no {missing}: a case needs name, input and "
+                "expected")
     if isinstance(data, list) and any(isinstance(c, dict) and "expected" in c for c in data):
         return ("a list of EvalView test cases is not read: write each case (name, input, "
                 "expected) in a file of its own")
