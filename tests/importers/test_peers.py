@@ -358,6 +358,23 @@ def test_an_assay_policy_of_tool_lists_only_is_its_tests(
     same_findings(r, imported(folder, "lists.yaml", monkeypatch))
 
 
+def test_an_assay_policy_of_enforcement_only_denies_every_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A v2 policy whose only key is enforcement (deny: no tool has a schema, so every
+    call is refused) was read as a map of tool -> schema, a tool named 'enforcement':
+    "unknown schema keyword 'unconstrained_tools'"."""
+    trace = events({"type": "tool_call", "tool": "read_file", "arguments": {"path": "/x"}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (folder / "policy.yaml").write_text(
+        "version: '2.0'\nenforcement:\n  unconstrained_tools: deny\n", encoding="utf-8")
+    r = run(folder, "lists.yaml", monkeypatch)
+    assert [(f["rule"], f["tool"]) for f in findings(r)] == [
+        ("args_valid/unconstrained_tool", "read_file")]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "lists.yaml", monkeypatch))
+
+
 def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -> None:
     """Assay's 'unsafe baseline' (allow every tool, no schema): the args_valid test
     would check nothing. It is said at the test's policy: line of the Assay file."""

@@ -384,7 +384,8 @@ class _Assay(PeerConfig):
         doc = data if isinstance(data, dict) else {}
         tools = doc.get("tools")
         if (isinstance(tools, dict) and ("allow" in tools or "deny" in tools)) or "schemas" in doc \
-                or "allow" in doc or "deny" in doc or "constraints" in doc:
+                or "allow" in doc or "deny" in doc or "constraints" in doc \
+                or "enforcement" in doc:  # (not a tool named enforcement of a schema map)
             self.policy_v2(doc, src, pb, native)
         elif isinstance(tools, dict):  # legacy: tools: NAME: args: {properties}
             for name, entry in tools.items():
