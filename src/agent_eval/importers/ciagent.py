@@ -210,6 +210,12 @@ class _CIAgent(PeerConfig):
                 if not isinstance(q.get(layer), dict | None):
                     found.append((("queries", i, layer), f"a CIAgent {layer} layer must be "
                                   "a mapping"))
+        for at, corr in [(("defaults", "correctness"), as_dict(defaults).get("correctness")),
+                         *((("queries", i, "correctness"), q.get("correctness"))
+                           for i, q in enumerate(queries) if isinstance(q, dict))]:
+            if isinstance(corr, dict) and not isinstance(corr.get("llm_judge"), list | None):
+                found.append(((*at, "llm_judge"), "a CIAgent llm_judge must be a list of "
+                              "rubrics ({rule, threshold, ...})"))
         return found
 
     def judge(self, i: int, corr: dict[str, Any], base: Path) -> list[dict[str, Any]]:
