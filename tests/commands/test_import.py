@@ -108,6 +108,22 @@ def test_a_judge_s_context_file_is_found_from_the_suite_written_elsewhere(
     assert check.reference == "Refunds take 30 days.\n"
 
 
+def test_an_output_json_schema_file_is_found_from_the_suite_written_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An EvalView case's json_schema file, as the context_file above."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "answer.schema.json").write_text('{"type": "object"}')
+    (tmp_path / "case.yaml").write_text(
+        "name: c\ninput: {query: hi}\nexpected:\n  output:\n"
+        "    json_schema: answer.schema.json\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli(["import", "case.yaml", "-o", "native/agent-eval.yaml"]) == 0
+    suite = load_suite(tmp_path / "native" / "agent-eval.yaml")
+    assert suite.scenarios is not None
+    [check] = suite.scenarios.scenarios[0].output
+    assert check.kind == "json_schema"
+
+
 def test_a_suite_written_where_its_policy_goes_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -55,8 +55,8 @@ def main(args: argparse.Namespace) -> ExitCode:
     out = Path(args.output) if args.output else folder / "agent-eval.yaml"
     if args.traces:
         t.data = {**t.data, "traces": args.traces}
-    if out.resolve().parent != folder:  # a judge's reference document, from the suite's
-        _rebase_context_files(t.data, folder, out.resolve().parent)  # folder (not found)
+    if out.resolve().parent != folder:  # the files the suite names, from its folder
+        _rebase_files(t.data, folder, out.resolve().parent)
     judge = t.data.get("judge")
     if isinstance(judge, dict) and "store" not in judge and out.resolve().parent != folder:
         # the judgements recorded for the peer's file (its store, beside it) serve the
@@ -94,16 +94,23 @@ def main(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _rebase_context_files(data: dict[str, Any], folder: Path, to: Path) -> None:
-    """Each judge check's ``context_file`` (relative to the peer file's ``folder``) as
-    the same file from the folder ``to`` the suite is written in."""
+def _rebase_files(data: dict[str, Any], folder: Path, to: Path) -> None:
+    """Each judge check's ``context_file`` and each output ``json_schema`` file (relative
+    to the peer file's ``folder``) as the same file from the folder ``to`` the suite is
+    written in (written as they were, they were not found there)."""
+    def rebase(node: Any, key: str) -> None:
+        name = node.get(key) if isinstance(node, dict) else None
+        if isinstance(name, str) and not os.path.isabs(name):
+            node[key] = Path(os.path.relpath(folder / name, to)).as_posix()
+
     for sc in data.get("scenarios") or []:
         expect = sc.get("expect") if isinstance(sc, dict) else None
-        judge = expect.get("judge") if isinstance(expect, dict) else None
+        if not isinstance(expect, dict):
+            continue
+        rebase(expect.get("output"), "json_schema")
+        judge = expect.get("judge")
         for item in judge if isinstance(judge, list) else []:
-            name = item.get("context_file") if isinstance(item, dict) else None
-            if isinstance(name, str) and not os.path.isabs(name):
-                item["context_file"] = Path(os.path.relpath(folder / name, to)).as_posix()
+            rebase(item, "context_file")
 
 
 def _header(dialect: str, source: str, t: Translation) -> str:
