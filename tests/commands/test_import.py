@@ -90,6 +90,59 @@ def test_import_of_a_policy_beside_the_configs_folder(
     assert not (repo / "top.yaml").exists() and not (tmp_path / "policies").exists()
 
 
+def test_a_judge_s_context_file_is_found_from_the_suite_written_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CIAgent rubric's context_file (beside the spec) was written as it is into a
+    suite written in another folder, where it was not found: the suite did not load."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "policy.md").write_text("Refunds take 30 days.\n")
+    (tmp_path / "agentci_spec.yaml").write_text(
+        "version: 1\nagent: a\nqueries:\n  - query: How long do refunds take?\n"
+        "    correctness:\n      llm_judge:\n        - rule: Agrees with the policy\n"
+        "          context_file: policy.md\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli(["import", "agentci_spec.yaml", "-o", "native/agent-eval.yaml"]) == 0
+    suite = load_suite(tmp_path / "native" / "agent-eval.yaml")
+    assert suite.scenarios is not None
+    [check] = suite.scenarios.scenarios[0].judge
+    assert check.reference == "Refunds take 30 days.\n"
+
+
+def test_an_output_json_schema_file_is_found_from_the_suite_written_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An EvalView case's json_schema file, as the context_file above."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "answer.schema.json").write_text('{"type": "object"}')
+    (tmp_path / "case.yaml").write_text(
+        "name: c\ninput: {query: hi}\nexpected:\n  output:\n"
+        "    json_schema: answer.schema.json\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli(["import", "case.yaml", "-o", "native/agent-eval.yaml"]) == 0
+    suite = load_suite(tmp_path / "native" / "agent-eval.yaml")
+    assert suite.scenarios is not None
+    [check] = suite.scenarios.scenarios[0].output
+    assert check.kind == "json_schema"
+
+
+def test_a_suite_written_where_its_policy_goes_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """-o args.agent-eval.yaml (the name of the imported policy, as a relative path where
+    the policy's is absolute): the policy was written over the suite, which was lost,
+    while 'Wrote' named both."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "args.yaml").write_text(
+        "schema: {type: object, properties: {foo: {type: string}}}\n")
+    (tmp_path / "eval.yaml").write_text(ASSAY.format(policy="args.yaml"))
+    monkeypatch.chdir(tmp_path)
+    assert cli(["import", "eval.yaml", "-o", "args.agent-eval.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path / 'args.agent-eval.yaml'}: the policy imported from args.yaml "
+        "would be written over the suite (args.agent-eval.yaml); write the suite (-o) under "
+        "another name\n")
+    assert not (tmp_path / "args.agent-eval.yaml").exists()
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
 def test_an_unreadable_file_is_named_by_import_and_by_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

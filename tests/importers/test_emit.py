@@ -34,6 +34,18 @@ def test_every_text_reads_back_as_it_was_in_a_block_and_in_a_flow_list() -> None
     assert len(text.splitlines()) == 2 + 8 * len(TEXTS)
 
 
+def test_a_key_longer_than_yaml_s_simple_keys_reads_back() -> None:
+    """An argument name of 1,100 characters (arg_equals' field) was written as a simple
+    key, which YAML allows up to 1024 characters: the suite import wrote did not load."""
+    long, breaks = "f" * 1100, "a\n" * 400
+    data = {"scenarios": [{long: "first key of an item", "id": "x",
+                           "expect": {"args": {"pay": {long: 1, breaks: {"n": [1, long]},
+                                                       "short": 2}}}}]}
+    text = to_yaml(data, Positions("peer.yaml"), "header")
+    back, _ = load_yaml(text, "agent-eval.yaml")
+    assert back == data
+
+
 def test_an_imported_term_with_a_comma_stays_one_term(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """expected_in_answer: ["Paris, France"] was written `contains: [Paris, France]`, two

@@ -229,6 +229,31 @@ def test_ciagent_legacy_runner_agrees(tmp_path: Path, monkeypatch: pytest.Monkey
     assert set(theirs.values()) == ({"fail", "pass"} if runs is LEGACY else {"pass"})
 
 
+ARG_EQUALS_MAPPING = """\
+name: pay
+tests:
+  - name: by_card
+    assertions:
+      - {type: arg_equals, tool: pay, field: method, value: {type: string}}
+"""
+
+
+@pytest.mark.parametrize("method", ["card", {"type": "string"}])
+def test_ciagent_arg_equals_of_a_mapping_compares_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: Any) -> None:
+    """arg_equals compares the argument with == (assertions.py): {type: string} was
+    imported as a constraint that any string met, so method "card" passed."""
+    folder = workspace(tmp_path, "ciagent", {"t.jsonl": native_trace(
+        "0", "by_card", ([("pay", {"method": method})], "Paid.", 1, 0.0))})
+    (folder / "pay.yaml").write_text(ARG_EQUALS_MAPPING, encoding="utf-8")
+    test = ciagent_loader.load_suite(folder / "pay.yaml").tests[0]
+    theirs = legacy_verdict(test, ciagent_trace(
+        ([("pay", {"method": method})], "Paid.", 1, 0.0)))
+    assert theirs == ("fail" if method == "card" else "pass")
+    results = run(folder, "pay.yaml", monkeypatch)
+    assert {s["id"]: s["status"] for s in results["scenarios"]} == {"by_card": theirs}
+
+
 # ------------------------------------------------------------------------- Assay
 @pytest.mark.parametrize("name", ["eval.yaml", "eval_fail.yaml", "legacy_eval.yaml"])
 def test_assay_sdk_finds_the_same_tests(name: str) -> None:

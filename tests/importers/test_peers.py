@@ -358,6 +358,23 @@ def test_an_assay_policy_of_tool_lists_only_is_its_tests(
     same_findings(r, imported(folder, "lists.yaml", monkeypatch))
 
 
+def test_an_assay_policy_of_enforcement_only_denies_every_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A v2 policy whose only key is enforcement (deny: no tool has a schema, so every
+    call is refused) was read as a map of tool -> schema, a tool named 'enforcement':
+    "unknown schema keyword 'unconstrained_tools'"."""
+    trace = events({"type": "tool_call", "tool": "read_file", "arguments": {"path": "/x"}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (folder / "policy.yaml").write_text(
+        "version: '2.0'\nenforcement:\n  unconstrained_tools: deny\n", encoding="utf-8")
+    r = run(folder, "lists.yaml", monkeypatch)
+    assert [(f["rule"], f["tool"]) for f in findings(r)] == [
+        ("args_valid/unconstrained_tool", "read_file")]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "lists.yaml", monkeypatch))
+
+
 def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -> None:
     """Assay's 'unsafe baseline' (allow every tool, no schema): the args_valid test
     would check nothing. It is said at the test's policy: line of the Assay file."""
@@ -371,6 +388,29 @@ def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -
         "lists.yaml:8:7: Assay policy 'policy.yaml' has no schemas or constraints, and "
         "lets every other tool through (enforcement allow), so this args_valid test would "
         "check nothing: give its tools' schemas"]
+
+
+@pytest.mark.parametrize(("policy", "problem"), [
+    # each was dropped without a word: exec_cmd was not denied, the schemas not checked,
+    # the blocklist the glob of its repr (blocking no tool)
+    ("version: '2.0'\ntools:\n  deny: exec_cmd\n",
+     "policy.yaml:3:3: Assay policy 'tools.deny' must be a list of tool names"),
+    ("version: '2.0'\ntools:\n  allow: read_file\n",
+     "policy.yaml:3:3: Assay policy 'tools.allow' must be a list of tool names"),
+    ("version: '2.0'\ndeny: {exec_cmd: true}\n",
+     "policy.yaml:2:1: Assay policy 'deny' must be a list of tool names"),
+    ("version: '2.0'\nschemas:\n  - read_file\n",
+     "policy.yaml:2:1: Assay 'schemas' must be a mapping of tool name -> JSON Schema"),
+    ("blocklist: {exec_cmd: 1}\n",
+     "policy.yaml:1:1: Assay policy 'blocklist' must be a list of tool names"),
+])
+def test_an_assay_policy_list_of_another_shape_is_a_config_error(
+        tmp_path: Path, policy: str, problem: str) -> None:
+    (tmp_path / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (tmp_path / "policy.yaml").write_text(policy, encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "lists.yaml")
+    assert exc.value.problems == [problem]
 
 
 def test_every_assay_test_s_problem_is_said(tmp_path: Path) -> None:
@@ -537,6 +577,100 @@ def test_evalview_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     listing = next(s for s in r["scenarios"] if s["id"] == "List Directory Contents")
     assert listing["metrics"]["tool_recall"] == 1.0  # file_list category satisfied
     same_findings(r, imported(folder, "cases", monkeypatch))
+
+
+def test_evalview_cases_of_a_folder_that_are_not_read_are_config_errors(
+        tmp_path: Path) -> None:
+    """A file of several cases (a YAML list, as EvalView's code-based-evals example
+    writes them) and a case missing expected were skipped without a word: the folder ran
+    as if their checks passed. Another YAML file of the folder (config.yaml) is not a
+    case."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "one.yaml").write_text(
+        "name: one\ninput: {query: hi}\nexpected: {tools: [search]}\n", encoding="utf-8")
+    (folder / "config.yaml").write_text("adapter: http\nendpoint: http://localhost\n",
+                                        encoding="utf-8")
+    (folder / "many.yaml").write_text(
+        "# two cases\n- name: two\n  input: {query: hi}\n"
+        "  expected: {forbidden_tools: [delete_all]}\n", encoding="utf-8")
+    (folder / "no-expected.yaml").write_text(
+        "name: three\ninput: {query: hi}\nthresholds: {max_cost: 0.01}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert exc.value.problems == [
+        "many.yaml:1:1: a list of EvalView test cases is not read: write each case "
+        "(name, input, expected) in a file of its own",
+        "no-expected.yaml:1:1: this EvalView test case has no expected: a case needs "
+        "name, input and expected"]
+
+
+def test_a_folder_of_evalview_cases_inside_an_evalview_folder_is_read(
+        tmp_path: Path) -> None:
+    """EvalView keeps cases in .evalview/test-cases (its test_dir): given as the folder,
+    every case was skipped, as if in a .evalview folder below it."""
+    folder = tmp_path / ".evalview" / "test-cases"
+    folder.mkdir(parents=True)
+    (folder / "one.yaml").write_text(
+        "name: one\ninput: {query: hi}\nexpected: {tools: [search]}\n", encoding="utf-8")
+    (folder / ".evalview").mkdir()
+    (folder / ".evalview" / "two.yaml").write_text(
+        "name: two\ninput: {query: hi}\nexpected: {tools: [search]}\n", encoding="utf-8")
+    suite = load_suite(folder, dialect="evalview")
+    assert suite.scenarios is not None
+    assert [s.id for s in suite.scenarios.scenarios] == ["one"]
+
+
+def test_evalview_regex_patterns_ignore_case_as_evalview_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EvalView matches regex_patterns "case-insensitively against the full output" (its
+    examples/code-based-evals): 'Refund of $12' failed 'REFUND of \\$\\d+' here."""
+    trace = events(
+        {"type": "trace_start", "trace_id": "a", "scenario": "refund"},
+        {"type": "output", "output": "Refund of $12 issued"}, {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "b", "scenario": "refund"},
+        {"type": "output", "output": "No refund"}, {"type": "trace_end"})
+    folder = workspace(tmp_path, "evalview", {"t.jsonl": trace})
+    (folder / "refund.yaml").write_text(
+        "name: refund\n"  # 1
+        "input: {query: refund me}\n"  # 2
+        "expected:\n"  # 3
+        "  output:\n"  # 4
+        "    regex_patterns: ['REFUND of \\$\\d+']\n",  # 5
+        encoding="utf-8")
+    r = run(folder, "refund.yaml", monkeypatch, "--dialect", "evalview")
+    assert [(f["rule"], f["config"]["line"]) for f in findings(r)] == [
+        ("scenario/output", 5)]  # the trace saying "No refund" only
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "refund.yaml", monkeypatch))
+
+
+def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Path) -> None:
+    """expected, thresholds (or its weights) as a list were read as empty: the case's
+    forbidden tool and its cost budget were dropped without a word. Each file's problems
+    are said."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(
+        "name: a\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n"  # 3
+        "  - forbidden_tools: [rm]\n"  # 4
+        "thresholds:\n"  # 5
+        "  - max_cost: 0.01\n", encoding="utf-8")  # 6
+    (folder / "b.yaml").write_text(
+        "name: b\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected: {forbidden_tools: [rm]}\n"  # 3
+        "thresholds:\n"  # 4
+        "  max_cost: 0.01\n"  # 5
+        "  weights: [sequence_correctness]\n", encoding="utf-8")  # 6
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert exc.value.problems == [
+        "a.yaml:3:1: an EvalView case's 'expected' must be a mapping",
+        "a.yaml:5:1: an EvalView case's 'thresholds' must be a mapping",
+        "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping"]
 
 
 def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
@@ -710,6 +844,28 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
      "agentci.yaml:19:9: the 'tool' of a CIAgent arg_contains assertion must be text"),
     ("ciagent", "agentci.yaml", "        field: origin\n", "        field: {a: 1}\n",
      "agentci.yaml:20:9: the 'field' of a CIAgent arg_contains assertion must be text"),
+    # defaults of another shape: its budgets were dropped without a word
+    ("ciagent", "agentci.yaml", "defaults:\n  max_cost_usd: 0.10\n  max_steps: 5\n",
+     "defaults:\n  - max_cost_usd: 0.10\n  - max_steps: 5\n",
+     "agentci.yaml:6:1: the CIAgent suite's defaults must be a mapping"),
+    # arg_equals without its value: "KeyError: 'value'", an internal error
+    ("ciagent", "agentci.yaml", "      - type: arg_contains\n        tool: search_flights\n"
+     "        field: origin\n        value: \"SFO\"\n",
+     "      - type: arg_equals\n        tool: search_flights\n        field: origin\n",
+     "agentci.yaml:18:9: a CIAgent arg_equals assertion needs 'value'"),
+    # a query, or a layer of one, that CIAgent's loader refuses: skipped without a word
+    ("ciagent", "demo_spec.yaml", "  - query: \"Do you ship internationally?\"\n",
+     "  - query: 42\n", "demo_spec.yaml:26:5: a CIAgent query needs 'query'"),
+    ("ciagent", "demo_spec.yaml", "  - query: \"How do I reset my password?\"\n"
+     "    description: \"Account help \u2014 password reset\"\n",
+     "  - \"How do I reset my password?\"\n  - description: \"Account help\"\n",
+     "demo_spec.yaml:33:5: a CIAgent query must be a mapping with a 'query' text"),
+    ("ciagent", "demo_spec.yaml", "      expected_in_answer: [\"30 days\"]\n",
+     "      llm_judge: {rule: Says 30 days}\n",
+     "demo_spec.yaml:22:7: a CIAgent llm_judge must be a list of rubrics"),
+    ("ciagent", "demo_spec.yaml", "    path:\n      expected_tools: [search_kb]\n",
+     "    path:\n      - expected_tools: [search_kb]\n",
+     "demo_spec.yaml:23:5: a CIAgent path layer must be a mapping"),
     ("assay", "eval.yaml", "        - type: require\n", "        - type: [require]\n",
      "eval.yaml:15:11: unknown Assay sequence rule type '['require']'"),
     # an expected that is a list, a test that is no mapping: skipped without a word (the
@@ -719,6 +875,29 @@ def test_forced_dialect_and_bad_rule(tmp_path: Path) -> None:
      "eval.yaml:12:5: an Assay test's expected must be a mapping with a type"),
     ("assay", "eval.yaml", "tests:\n", "tests:\n  - must_contain\n",
      "eval.yaml:9:5: an Assay test must be a mapping (id, input, expected)"),
+    # a blocklist rule's pattern that is a list: the glob of its repr blocked no call
+    ("assay", "eval.yaml", "        - type: require\n          tool: fake_tool\n",
+     "        - type: blocklist\n          pattern: [fake_tool]\n",
+     "eval.yaml:16:11: an Assay blocklist rule's 'pattern' must be text"),
+    # rules that are one mapping: said as "sequence_valid without rules", a warning
+    ("assay", "eval.yaml", "      rules:\n        - type: require\n          tool: fake_tool\n",
+     "      rules:\n        type: require\n        tool: fake_tool\n",
+     "eval.yaml:14:7: Assay's sequence_valid 'rules' must be a list of rules"),
+    # an output check without its text: `regex: null`, which checked nothing (a pass)
+    ("assay", "negation_eval.yaml", "      pattern: \"(?i)", "      patern: \"(?i)",
+     "negation_eval.yaml:19:5: Assay's regex_match needs 'regex_match': the pattern"),
+    ("assay", "negation_eval.yaml", "      must_contain: [", "      must_contian: [",
+     "negation_eval.yaml:12:5: Assay's must_contain needs 'must_contain': the text"),
+    # a test with no expected (or assertions that are no mappings): skipped without a word
+    ("assay", "eval.yaml", "    expected:\n      type: sequence_valid\n      rules:\n"
+     "        - type: require\n          tool: fake_tool\n", "",
+     "eval.yaml:9:5: Assay test 'test_golden_1' has no expected check"),
+    ("assay", "eval.yaml", "      prompt: \"calls tool\"\n",
+     "      prompt: \"calls tool\"\n    assertions: [trace_must_call_tool]\n",
+     "eval.yaml:12:5: an Assay test's assertions must be a list of mappings"),
+    # checks of another shape: read as empty, dropped unsaid (and see below)
+    ("evalview", "01-list-files.yaml", "adapter: goose\n", "checks: [safety]\n",
+     "01-list-files.yaml:7:1: an EvalView case's 'checks' must be a mapping"),
     # a number where a list is expected: "'int' object is not iterable"
     ("evalview", "01-list-files.yaml", "  tool_categories:\n    - file_list\n",
      "  tool_categories: -1\n",

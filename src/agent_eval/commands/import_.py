@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.importers import detect, translator
@@ -54,6 +55,8 @@ def main(args: argparse.Namespace) -> ExitCode:
     out = Path(args.output) if args.output else folder / "agent-eval.yaml"
     if args.traces:
         t.data = {**t.data, "traces": args.traces}
+    if out.resolve().parent != folder:  # the files the suite names, from its folder
+        _rebase_files(t.data, folder, out.resolve().parent)
     judge = t.data.get("judge")
     if isinstance(judge, dict) and "store" not in judge and out.resolve().parent != folder:
         # the judgements recorded for the peer's file (its store, beside it) serve the
@@ -71,6 +74,10 @@ def main(args: argparse.Namespace) -> ExitCode:
             raise ConfigError([f"{rel(Path(key), root)}: the imported policy would be "
                                f"written outside the repository ({policy}); write the "
                                "suite (-o) where the policies' paths stay inside it"])
+        if any(real(policy) == real(p) for p in files):  # one file would take the other
+            raise ConfigError([f"{policy}: the policy imported from {positions.file} "
+                               f"would be written over the suite ({out}); write the suite "
+                               "(-o) under another name"])
         files[policy] = to_yaml(data, positions, f"agent-eval policy imported from "
                                 f"{positions.file} ({dialect}); comments name the source line")
     folders = [p for p in files if p.is_dir()]  # even --force cannot write a file there
@@ -91,6 +98,25 @@ def main(args: argparse.Namespace) -> ExitCode:
               file=sys.stderr)
     print(one_line("Wrote " + ", ".join(str(p) for p in written)))
     return ExitCode.OK
+
+
+def _rebase_files(data: dict[str, Any], folder: Path, to: Path) -> None:
+    """Each judge check's ``context_file`` and each output ``json_schema`` file (relative
+    to the peer file's ``folder``) as the same file from the folder ``to`` the suite is
+    written in (written as they were, they were not found there)."""
+    def rebase(node: Any, key: str) -> None:
+        name = node.get(key) if isinstance(node, dict) else None
+        if isinstance(name, str) and not os.path.isabs(name):
+            node[key] = Path(os.path.relpath(folder / name, to)).as_posix()
+
+    for sc in data.get("scenarios") or []:
+        expect = sc.get("expect") if isinstance(sc, dict) else None
+        if not isinstance(expect, dict):
+            continue
+        rebase(expect.get("output"), "json_schema")
+        judge = expect.get("judge")
+        for item in judge if isinstance(judge, list) else []:
+            rebase(item, "context_file")
 
 
 def _header(dialect: str, source: str, t: Translation) -> str:

@@ -114,9 +114,16 @@ class _Assay(PeerConfig):
         if isinstance(expected, dict):
             kind = str(expected.get("type", ""))
             self.rule_test(tid, kind, expected, at, (*at, "expected"))
-        for k, a in enumerate(test.get("assertions") or []):
-            if isinstance(a, dict):
-                self.assertion(tid, a, (*at, "assertions", k))
+        assertions = test.get("assertions")
+        if assertions is not None and not (isinstance(assertions, list) and all(
+                isinstance(a, dict) for a in assertions)):
+            raise ConfigError([f"{self.src.where((*at, 'assertions'))}: an Assay test's "
+                               "assertions must be a list of mappings ({type, tool})"])
+        if expected is None and not assertions:  # nothing to check: it was dropped unsaid
+            raise ConfigError([f"{self.src.where(at)}: Assay test '{tid}' has no expected "
+                               "check (expected: {type: ...}) and no assertions"])
+        for k, a in enumerate(assertions or []):
+            self.assertion(tid, a, (*at, "assertions", k))
 
     def rule_test(self, tid: str, kind: str, spec: dict[str, Any], at: Path,
                   spec_at: Path) -> None:
@@ -149,6 +156,10 @@ class _Assay(PeerConfig):
             # Expected::SequenceValid { policy, sequence, rules }: the rules and the exact
             # sequence are both checked (assay-metrics sequence_valid.rs)
             rules = spec.get("rules")
+            if rules is not None and not isinstance(rules, list):  # said as "no rules"
+                raise ConfigError([f"{src.where((*spec_at, 'rules'))}: Assay's "
+                                   "sequence_valid 'rules' must be a list of rules "
+                                   "({type, ...})"])
             if isinstance(rules, list):
                 self.sequence_test(tid, rules, at, (*spec_at, "rules"))
             if "sequence" in spec:
@@ -179,6 +190,11 @@ class _Assay(PeerConfig):
         if kind in OUTPUT:
             value = spec.get(kind, spec.get("pattern"))
             key = kind if kind in spec else "pattern"
+            if value is None:  # read as `contains: null`, which checked nothing: a pass
+                raise ConfigError([f"{src.where((*spec_at, key) if key in spec else spec_at)}"
+                                   f": Assay's {kind} needs '{kind}': the "
+                                   f"{'pattern' if kind == 'regex_match' else 'text'} to "
+                                   "look for (Assay refuses it missing)"])
             terms = [value] if isinstance(value, str) else value
             if kind == "must_contain" and isinstance(terms, list) and len(terms) == 1 \
                     and isinstance(terms[0], str) and terms[0]:
@@ -303,8 +319,13 @@ class _Assay(PeerConfig):
                 continue
             here = at if raw else (*at, key)
             if kind == "blocklist" and key == "pattern":
-                # Assay: the tool name *contains* the pattern
-                rule["tools"] = f"*{exact_glob(str(value))}*"
+                # Assay: the tool name *contains* the pattern (a String: a list was the
+                # glob of its repr, which blocked no call)
+                if not isinstance(value, str):
+                    raise ConfigError([f"{src.where(here)}: an Assay blocklist rule's "
+                                       "'pattern' must be text (a part of the tool names "
+                                       "it blocks); write one rule per pattern"])
+                rule["tools"] = f"*{exact_glob(value)}*"
                 b.at((*out, "tools"), src, here)
                 continue
             name = str(rename.get(key, key))
@@ -363,7 +384,8 @@ class _Assay(PeerConfig):
         doc = data if isinstance(data, dict) else {}
         tools = doc.get("tools")
         if (isinstance(tools, dict) and ("allow" in tools or "deny" in tools)) or "schemas" in doc \
-                or "allow" in doc or "deny" in doc or "constraints" in doc:
+                or "allow" in doc or "deny" in doc or "constraints" in doc \
+                or "enforcement" in doc:  # (not a tool named enforcement of a schema map)
             self.policy_v2(doc, src, pb, native)
         elif isinstance(tools, dict):  # legacy: tools: NAME: args: {properties}
             for name, entry in tools.items():
@@ -380,6 +402,7 @@ class _Assay(PeerConfig):
             pb.tree(("tools", "*", "schema"), doc["schema"], src, ("schema",))
         elif "blocklist" in doc:
             block = doc["blocklist"]
+            _names(block, src, ("blocklist",), "blocklist")
             self.blocklist_test(f"{FsPath(file).stem}.blocklist",
                                 [str(x) for x in (block if isinstance(block, list)
                                                   else [block])],
@@ -400,7 +423,10 @@ class _Assay(PeerConfig):
     def policy_v2(self, doc: dict[str, Any], src: Positions, pb: Builder,
                   native: dict[str, Any]) -> None:
         schemas = doc.get("schemas")
-        for name, schema in (schemas if isinstance(schemas, dict) else {}).items():
+        if schemas is not None and not isinstance(schemas, dict):  # was dropped unsaid
+            raise ConfigError([f"{src.where(('schemas',))}: Assay 'schemas' must be a "
+                               "mapping of tool name -> JSON Schema"])
+        for name, schema in (schemas or {}).items():
             if name == "$defs" and isinstance(schema, dict):
                 native["$defs"] = _refs(schema)
                 pb.tree(("$defs",), native["$defs"], src, ("schemas", "$defs"))
@@ -427,6 +453,8 @@ class _Assay(PeerConfig):
         tools = as_dict(doc.get("tools"))
         for key, where in (("deny", ("tools", "deny")), ("allow", ("tools", "allow"))):
             items, at = (tools.get(key), where) if key in tools else (doc.get(key), (key,))
+            if items is not None:  # a deny list of another shape was dropped unsaid
+                _names(items, src, at, ".".join(map(str, at)), listed=True)
             if not isinstance(items, list) or not items:
                 continue
             names = [str(x) for x in items]
@@ -480,6 +508,16 @@ class _Assay(PeerConfig):
                                            "required": required}}
         for part in ((), ("type",), ("properties",), ("required",)):
             pb.at((*base, *part), src, (*at, "params"))
+
+
+def _names(value: Any, src: Positions, at: Path, key: str, listed: bool = False) -> None:
+    """A policy's list of tool names (or one name, where ``listed`` is False): anything
+    else is a config error at ``at`` (its repr was a name that matched no tool)."""
+    items = value if isinstance(value, list) else None if listed else [value]
+    if items is None or not all(isinstance(x, str | int | float) and not isinstance(x, bool)
+                                for x in items):
+        raise ConfigError([f"{src.where(at)}: Assay policy '{key}' must be a list of tool "
+                           "names"])
 
 
 def _flagged(pattern: str, flags: Any, src: Positions, at: Path) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from agent_eval.errors import ConfigError
 from agent_eval.importers.base import PeerConfig, Translation, as_dict
 from agent_eval.importers.judges import judge_block, judge_rubric
+from agent_eval.selectors import is_constraint
 from agent_eval.yamlpos import Path, load_yaml
 
 SPEC_VERSIONS = (1,)  # AgentCISpec.version: the one schema version CIAgent defines
@@ -56,7 +57,7 @@ WARN_LIMITS = {  # path and cost keys -> warn_thresholds
 # legacy assertion type -> the keys it needs (assertions.py evaluate_assertion)
 ASSERTIONS: dict[str, tuple[str, ...]] = {
     "tool_called": ("tool",), "tool_not_called": ("tool",),
-    "tool_call_count": ("tool", "value"), "arg_equals": ("tool", "field"),
+    "tool_call_count": ("tool", "value"), "arg_equals": ("tool", "field", "value"),
     "arg_contains": ("tool", "field", "value"), "cost_under": ("threshold",),
     "steps_under": ("threshold",), "output_contains": ("value",),
     "output_not_contains": ("value",), "llm_judge": ("value",),
@@ -160,10 +161,14 @@ class _CIAgent(PeerConfig):
                                "(multi-turn scenarios are not imported; see "
                                "docs/migrating.md)"])
         defaults = as_dict(self.doc.get("defaults"))
+        # CIAgent's loader refuses a query or a layer of another shape (GoldenQuery): it
+        # was skipped without a word, its checks never run
+        problems = [f"{self.src.where(at)}: {what}" for at, what in self.shapes(queries)]
+        if problems:
+            raise ConfigError(problems)
         scenarios: list[dict[str, Any]] = []
         for i, q in enumerate(queries):
-            if isinstance(q, dict) and isinstance(q.get("query"), str):
-                scenarios.append(self.query(i, len(scenarios), _merge(defaults, _layers(q))))
+            scenarios.append(self.query(i, len(scenarios), _merge(defaults, _layers(q))))
         if self.doc.get("scenarios"):
             self.unsupported(("scenarios",), "multi-turn simulate scenarios are not imported")
         self.out["tool_match"] = "exact"  # CIAgent compares tool names as sets of strings
@@ -179,6 +184,39 @@ class _CIAgent(PeerConfig):
                 self.unsupported(("judge_config", "ensemble"), "a judge ensemble is not supported: "
                           "one judge model grades each check")
         return self.t
+
+    def shapes(self, queries: list[Any]) -> list[tuple[Path, str]]:
+        """Where a query, or a layer of it or of ``defaults``, is not the mapping CIAgent
+        reads (each query a mapping with a ``query`` text, each layer a mapping)."""
+        found: list[tuple[Path, str]] = []
+        layers = ("correctness", "path", "cost", "retrieval")
+        defaults = self.doc.get("defaults")
+        if defaults is not None and not isinstance(defaults, dict):
+            found.append((("defaults",), "a CIAgent spec's defaults must be a mapping of "
+                          "layers (correctness, path, cost)"))
+        for layer in layers:
+            if isinstance(defaults, dict) and not isinstance(defaults.get(layer), dict | None):
+                found.append((("defaults", layer), f"a CIAgent {layer} layer must be a "
+                              "mapping"))
+        for i, q in enumerate(queries):
+            if not isinstance(q, dict):
+                found.append((("queries", i), "a CIAgent query must be a mapping with a "
+                              "'query' text"))
+                continue
+            if not isinstance(q.get("query"), str):
+                found.append((("queries", i, "query") if "query" in q else ("queries", i),
+                              "a CIAgent query needs 'query': the question's text"))
+            for layer in layers:
+                if not isinstance(q.get(layer), dict | None):
+                    found.append((("queries", i, layer), f"a CIAgent {layer} layer must be "
+                                  "a mapping"))
+        for at, corr in [(("defaults", "correctness"), as_dict(defaults).get("correctness")),
+                         *((("queries", i, "correctness"), q.get("correctness"))
+                           for i, q in enumerate(queries) if isinstance(q, dict))]:
+            if isinstance(corr, dict) and not isinstance(corr.get("llm_judge"), list | None):
+                found.append(((*at, "llm_judge"), "a CIAgent llm_judge must be a list of "
+                              "rubrics ({rule, threshold, ...})"))
+        return found
 
     def judge(self, i: int, corr: dict[str, Any], base: Path) -> list[dict[str, Any]]:
         """The correctness layer's judge rubrics, in CIAgent's order: the built-in
@@ -302,6 +340,10 @@ class _CIAgent(PeerConfig):
         assertion, ``max_cost_usd`` and ``max_steps`` fail the test."""
         self.out["suite"] = str(self.doc.get("name") or "default")
         self.b.at(("suite",), self.src, ("name",))
+        if not isinstance(self.doc.get("defaults"), dict | None):  # its budgets were dropped
+            raise ConfigError([f"{self.src.where(('defaults',))}: the CIAgent suite's "
+                               "defaults must be a mapping (max_cost_usd, max_steps), as "
+                               "CIAgent requires"])
         defaults = as_dict(self.doc.get("defaults"))
         for key in defaults:
             if key not in LEGACY_DEFAULTS:  # TestSuite rejects other keys
@@ -403,9 +445,11 @@ class _CIAgent(PeerConfig):
             tools.append(a["tool"])
         elif kind in ("arg_equals", "arg_contains"):
             args = expect.setdefault("args", {}).setdefault(a["tool"], {})
-            # arg_contains: str(argument) contains the text; a regex search of it escaped
-            value = a["value"] if kind == "arg_equals" else {
-                "pattern": re.escape(str(a["value"]))}
+            # arg_contains: str(argument) contains the text; a regex search of it escaped.
+            # arg_equals compares with ==: a mapping of schema keywords ({type: string})
+            # is the literal under const, not a constraint that "card" would meet
+            value = ({"const": a["value"]} if is_constraint(a["value"]) else a["value"]) \
+                if kind == "arg_equals" else {"pattern": re.escape(str(a["value"]))}
             if a["field"] in args and args[a["field"]] != value:
                 self.unsupported(here, f"a second condition on {a['tool']}.{a['field']}: "
                                  "only the last one is checked")

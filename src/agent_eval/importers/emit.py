@@ -25,6 +25,11 @@ def _scalar(value: Any) -> str:
     return text[1:-2]  # the one item of "[item]\n"
 
 
+# a longer "key:" is an explicit "? key" line (YAML reads a simple key of at most 1024
+# characters: a tool argument's name of 1,100 characters was a file import could not read)
+_MAX_SIMPLE_KEY = 1000
+
+
 def _leaf(value: Any) -> bool:
     if isinstance(value, dict):
         return not value
@@ -57,6 +62,9 @@ class _Emitter:
         for key, value in node.items():
             here = (*path, key)
             head = f"{pad}{_scalar(key)}:"
+            if len(head) - indent > _MAX_SIMPLE_KEY:  # YAML reads no longer simple key
+                self.lines.append(f"{pad}? {_scalar(key)}")
+                head = f"{pad}:"
             if _leaf(value):
                 self.lines.append(f"{head} {_flow(value)}{self.origin(here)}")
             else:

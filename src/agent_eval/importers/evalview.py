@@ -55,7 +55,8 @@ class _EvalView(PeerConfig):
     def translate(self) -> Translation:
         files = ([self.path] if self.path.is_file() else
                  sorted(p for p in self.path.rglob("*.y*ml")
-                        if p.suffix in (".yaml", ".yml") and ".evalview" not in p.parts))
+                        if p.suffix in (".yaml", ".yml")  # (the folder may be in one)
+                        and ".evalview" not in p.relative_to(self.path).parts))
         unreadable: list[str] = []
         for f in files:
             try:
@@ -66,7 +67,12 @@ class _EvalView(PeerConfig):
                 continue  # the other files are still read, each problem said
             data, src = load_yaml(text, self.rel(f))
             if isinstance(data, dict) and "input" in data and "expected" in data:
-                self.case(data, src)
+                try:
+                    self.case(data, src)
+                except ConfigError as exc:  # every file's problems are said
+                    unreadable.extend(exc.problems)
+            elif (why := _not_a_case(data)) is not None:  # it was skipped without a word
+                unreadable.append(f"{src.where(())}: {why}")
         if unreadable:
             raise ConfigError(unreadable)
         if not self.scenarios:
@@ -89,7 +95,13 @@ class _EvalView(PeerConfig):
             if ok in OUTPUT and ov:
                 out[OUTPUT[ok]] = b.tree((*eb, "output", OUTPUT[ok]), ov, src, (*here, ok))
             elif ok == "regex_patterns" and isinstance(ov, list) and ov:
-                out["regex"] = "|".join(f"(?:{p})" for p in ov) if len(ov) > 1 else ov[0]
+                if not all(isinstance(p, str) and p for p in ov):
+                    raise ConfigError([f"{src.where((*here, ok))}: 'regex_patterns' must "
+                                       "be a list of regular expressions (text)"])
+                # EvalView searches each ignoring case (its code-based-evals example:
+                # "matched case-insensitively against the full output")
+                out["regex"] = "(?i)" + ("|".join(f"(?:{p})" for p in ov) if len(ov) > 1
+                                         else ov[0])
                 b.at((*eb, "output", "regex"), src, (*here, ok))
                 if len(ov) > 1:
                     self.unsupported(src, (*here, ok), "several regex_patterns are "
@@ -149,6 +161,15 @@ class _EvalView(PeerConfig):
 
     def case(self, doc: dict[str, Any], src: Positions) -> None:
         b = self.b
+        # a key of another shape was read as empty: its checks dropped without a word
+        wrong = [key for key in ("expected", "thresholds", "checks")
+                 if not isinstance(doc.get(key), dict | None)]
+        th = doc.get("thresholds")
+        if isinstance(th, dict) and not isinstance(th.get("weights"), dict | None):
+            wrong.append("thresholds.weights")
+        if wrong:
+            raise ConfigError([f"{src.where(tuple(key.split('.')))}: an EvalView case's "
+                               f"'{key}' must be a mapping" for key in wrong])
         k = len(self.scenarios)
         base: Path = ("scenarios", k)
         sc: dict[str, Any] = {"id": str(doc.get("name"))}
@@ -300,6 +321,20 @@ class _EvalView(PeerConfig):
 def translate(path: FsPath, root: FsPath, read: Callable[[FsPath], str],
               rel: Callable[[FsPath], str]) -> Translation:
     return _EvalView(path, root, read, rel).translate()
+
+
+def _not_a_case(data: Any) -> str | None:
+    """Why a file that looks like EvalView test cases is not read as one (None for another
+    file of the folder, such as its config.yaml): a case lacks input or expected, or the
+    file is a list of cases."""
+    if isinstance(data, dict) and ("expected" in data or {"name", "input"} <= data.keys()):
+        missing = "input" if "expected" in data else "expected"
+        return (f"this EvalView test case has no {missing}: a case needs name, input and "
+                "expected")
+    if isinstance(data, list) and any(isinstance(c, dict) and "expected" in c for c in data):
+        return ("a list of EvalView test cases is not read: write each case (name, input, "
+                "expected) in a file of its own")
+    return None
 
 
 def _reason(exc: OSError | UnicodeDecodeError) -> str:
