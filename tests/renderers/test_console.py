@@ -57,3 +57,12 @@ def test_a_short_block_shows_every_finding_the_most_severe_first() -> None:
     text = console.render(results_of([test], [], "fail"))
     assert text.index("Violation: then-error") < text.index("Violation: first-warning")
     assert "not shown" not in text
+
+
+def test_a_block_of_more_than_20_errors_shows_the_first_20() -> None:
+    found = [finding(i, "error", "args_valid/maximum", f"error {i}") for i in range(25)]
+    found.append(finding(25, "note", "args_valid/unknown_tool", "a note"))
+    test = TResult("seq", "args_valid", "error", "fail", 0, 30, 25, 30, found)
+    text = console.render(results_of([test], [], "fail"))
+    assert "error 19\n" in text and "error 20\n" not in text and "a note" not in text
+    assert "… 6 more violation(s) not shown; all are in results.json" in text

@@ -36,9 +36,12 @@ def _shown(found: Iterable[Finding]) -> list[Finding]:
     showed 20 notes of a block whose warning or error made the verdict."""
     kept: dict[int, list[Finding]] = {}
     for v in found:
-        bucket = kept.setdefault(severity_rank(v.severity), [])
+        rank = severity_rank(v.severity)
+        bucket = kept.setdefault(rank, [])
         if len(bucket) < SHOWN_PER_TEST:
             bucket.append(v)
+            if rank == 0 and len(bucket) == SHOWN_PER_TEST:
+                break  # 20 errors: nothing after them is shown
     return [v for rank in sorted(kept) for v in kept[rank]][:SHOWN_PER_TEST]
 
 
