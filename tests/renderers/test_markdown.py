@@ -5,6 +5,7 @@ character cap)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -306,6 +307,33 @@ def test_huge_results_are_cut_to_60000_characters_keeping_the_most_severe() -> N
     assert text.splitlines()[0] == "<!-- agent-eval:s -->"
     assert "| violations | 8000 |" in text and "### Tests" in text
     assert text.endswith("[workflow run](https://github.com/acme/agent/actions/runs/1)\n")
+
+
+def test_against_a_baseline_a_cut_keeps_the_unchanged_errors_before_the_new_notes() -> None:
+    """The comment lists the new violations, then the new notes, then the unchanged
+    findings (folded); a cut dropped from that end, so 400 new notes left no room for the
+    10 errors the base branch had too, which still fail the run. The notes give way:
+    the errors are shown, in the section they belong to."""
+    def one(i: int, severity: Severity, text: str) -> Finding:  # shown by its message
+        return replace(finding(i, severity, message=text + "x" * 200), tool=None,
+                       argument=None, fingerprint=f"{i:032x}")
+
+    errors = [one(i, "error", f"E{i}-") for i in range(10)]
+    notes = [one(100 + i, "note", f"N{i}-") for i in range(400)]
+    base = results_of([make_test("a", list(errors))])
+    r = results_of([make_test("a", errors + notes)], traces=410)
+    r.baseline = compare(r, base)
+    text = markdown.render(r, CTX)
+    assert len(text) <= markdown.MAX_CHARS
+    assert all(f"E{i}-" in text for i in range(10))
+    shown_notes = sum(f"N{i}-" in text for i in range(400))
+    assert 0 < shown_notes < 400
+    m = NOT_SHOWN.search(text)
+    assert m and int(m.group(1)) == 400 - shown_notes
+    # the layout is kept: new notes, then the unchanged findings, each folded
+    assert (text.index("<summary>New notes (400)</summary>")
+            < text.index("<summary>Unchanged findings (10)</summary>") < text.index("E0-"))
+    assert text.index("E9-") < text.index("more findings not shown")
 
 
 @pytest.mark.parametrize("max_chars", [300, 3_000, 30_000, 60_000, 100_000])

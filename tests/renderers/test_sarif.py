@@ -19,6 +19,7 @@ import gzip
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -49,6 +50,7 @@ from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.renderers import RENDERERS, RenderContext, sarif
 from agent_eval.results import Results
+from agent_eval.results import TestResult as TResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import judge_rules as every_judge  # a helper beside this file
@@ -1019,7 +1021,8 @@ def _reference_result(v: Finding, index: dict[str, int], snippet: str | None, ro
         if room > 0 and inside(v.trace.file):
             related.append(om.Location(id=1, physical_location=physical(
                 v.trace.file, v.trace.line), message=om.Message(
-                text=f"Trace {v.trace.trace_id}: where the rule is violated.")))
+                text=sarif.message_text(
+                    f"Trace {v.trace.trace_id}: where the rule is violated."))))
     if v.scenario:
         parts.append(f"Scenario {v.scenario}.")
     if v.related:
@@ -1031,7 +1034,7 @@ def _reference_result(v: Finding, index: dict[str, int], snippet: str | None, ro
             continue
         related.append(om.Location(
             id=n, physical_location=physical(ref.file, ref.line),
-            message=om.Message(text=f"Trace {ref.trace_id}: a related line.")))
+            message=om.Message(text=sarif.message_text(f"Trace {ref.trace_id}: a related line."))))
     props: dict[str, Any] = {"test": v.test}
     for key, value in (("scenario", v.scenario),
                        ("trace_id", v.trace.trace_id if v.trace else None),
@@ -1045,7 +1048,7 @@ def _reference_result(v: Finding, index: dict[str, int], snippet: str | None, ro
     c = v.config
     return om.Result(
         rule_id=v.rule, rule_index=index[v.rule], level=v.severity,
-        message=om.Message(text=" ".join(parts)),
+        message=om.Message(text=sarif.message_text(" ".join(parts))),
         locations=[om.Location(physical_location=physical(c.file, c.line, c.col, snippet))],
         partial_fingerprints={"primaryLocationLineHash": v.fingerprint} if v.fingerprint
         else None,
@@ -1222,3 +1225,49 @@ def test_the_validator_is_installed_by_the_project_files() -> None:
     lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
     assert lock["packages"]["node_modules/@microsoft/sarif-multitool"]["version"] == pinned
 
+
+
+# ------------------------------------------------------------------ embedded links
+# GitHub's and VS Code's reading of a plain-text message (SARIF 2.1.0 3.11.6): "[text](N)"
+# is a link to the result's related location N unless its "[" is escaped (preceded by an
+# odd number of backslashes)
+EMBEDDED_LINK = re.compile(r"(?<!\\)(?:\\\\)*\[(?:[^\\\][]|\\.)*\]\(\d+\)")
+
+
+def test_brackets_of_trace_text_are_escaped_never_an_embedded_link(tmp_path: Path) -> None:
+    """A tool name and a trace id that write "[text](1)" are shown as written: Code
+    Scanning made them a link to the trace line, with the text the trace chose."""
+    finding = Finding(
+        rule="tool_blocklist", severity="error",
+        message="Blocked tool called: [dismiss: false positive](1)", test="block",
+        config=ConfigRef("agent-eval.yaml", 7, 17, "tests.0.blocklist.0"),
+        trace=TraceRef("traces/a.jsonl", 2, "t[see](2)"), tool="[dismiss: false positive](1)",
+        fingerprint="0" * 32)
+    test = TResult("block", "tool_blocklist", "error", "fail", 0, 1, 1, 1, [finding])
+    results = Results(suite="s", config="agent-eval.yaml", verdict="fail",
+                      counts={"traces": 1, "tool_calls": 1, "violations": 1,
+                              "input_errors": 1},
+                      tests=[test], traces=[],
+                      input_errors=[InputError("input/parse_error", "traces/[x](1).jsonl", 3,
+                                               "bad \\[line]")])
+    run = run_of(render(results, tmp_path))
+    texts = [r["message"]["text"] for r in run["results"]]
+    texts += [loc["message"]["text"] for r in run["results"]
+              for loc in r.get("relatedLocations", [])]
+    assert texts == [
+        "Blocked tool called: \\[dismiss: false positive\\](1). "
+        "Trace t\\[see\\](2) at traces/a.jsonl:2.",
+        # a backslash before a bracket is doubled, then the bracket escaped
+        "Input error in traces/\\[x\\](1).jsonl:3: bad \\\\\\[line\\].",
+        "Trace t\\[see\\](2): where the rule is violated.",
+    ]
+    assert not any(EMBEDDED_LINK.search(t) for t in texts)
+    # the results file keeps the text as the trace wrote it
+    assert run["results"][0]["properties"]["tool"] == "[dismiss: false positive](1)"
+    assert run["results"][0]["properties"]["trace_id"] == "t[see](2)"
+
+
+def test_message_text_leaves_text_without_brackets_alone() -> None:
+    assert sarif.message_text("a \\ b (1)") == "a \\ b (1)"
+    assert sarif.message_text("[a](1)") == "\\[a\\](1)"
+    assert sarif.message_text("\\\\]") == "\\\\\\\\\\]"

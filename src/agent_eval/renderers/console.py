@@ -3,10 +3,10 @@ Violation), with colour only when asked for (a TTY without ``NO_COLOR``)."""
 
 from __future__ import annotations
 
-from itertools import islice
+from collections.abc import Iterable
 from typing import Any
 
-from agent_eval.findings import SEVERITIES, Finding
+from agent_eval.findings import SEVERITIES, Finding, severity_rank
 from agent_eval.jsonutil import json_type
 from agent_eval.results import (
     Results,
@@ -27,6 +27,22 @@ _COLOR = {"pass": "32", "warn": "33", "fail": "31", "error": "31", "not_exercise
 
 def _paint(text: str, code: str, color: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if color else text
+
+
+def _shown(found: Iterable[Finding]) -> list[Finding]:
+    """The :data:`SHOWN_PER_TEST` findings a block shows: the most severe first, each
+    severity in its order (docs/outputs.md). One walk holding at most that many of each
+    severity: a test's violations may be on disk, and the first 20 in trace order
+    showed 20 notes of a block whose warning or error made the verdict."""
+    kept: dict[int, list[Finding]] = {}
+    for v in found:
+        rank = severity_rank(v.severity)
+        bucket = kept.setdefault(rank, [])
+        if len(bucket) < SHOWN_PER_TEST:
+            bucket.append(v)
+            if rank == 0 and len(bucket) == SHOWN_PER_TEST:
+                break  # 20 errors: nothing after them is shown
+    return [v for rank in sorted(kept) for v in kept[rank]][:SHOWN_PER_TEST]
 
 
 def _value(v: Finding) -> str:
@@ -75,7 +91,7 @@ def _test_block(t: TestResult, color: bool) -> list[str]:
         return [f"{head}  ({note})"]
     out = [f"{head}  ({len(t.violations)} violation(s) in {t.traces_failed} of "
            f"{t.traces_checked} traces)", ""]
-    for v in islice(t.violations, SHOWN_PER_TEST):
+    for v in _shown(t.violations):
         out.extend("   " + line for line in _finding_lines(v))
         out.append("")
     more = len(t.violations) - SHOWN_PER_TEST
@@ -98,7 +114,7 @@ def _short_lines(v: Finding) -> list[str]:
 
 def _listed(found: list[Finding], what: str = "finding") -> list[str]:
     out: list[str] = []
-    for v in found[:SHOWN_PER_TEST]:
+    for v in _shown(found):
         out.extend(_short_lines(v))
     if len(found) > SHOWN_PER_TEST:
         out.append(f"   … {len(found) - SHOWN_PER_TEST} more {what}(s) not shown; all are in "

@@ -61,6 +61,18 @@ def _text(text: str) -> str:
     return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _lines_kept(text: str) -> str:
+    """Element text whose line breaks are character references (``&#10;``): the same
+    text for every XML reader, and no text of a trace or a results file starts a line of
+    the file. ``agent-eval report -f junit`` prints it as it is, and an input error that
+    quoted a ``tool_result`` id ``"x\n::error::…"`` wrote a line ``::error::…``: a GitHub
+    workflow command in the job's log (docs/security.md)."""
+    escaped = _text(text)
+    if "\n" not in escaped and "\r" not in escaped:
+        return escaped
+    return escaped.replace("\r", "&#13;").replace("\n", "&#10;")
+
+
 def _attr(text: str) -> str:
     if not _ATTR_CHANGES.search(text):
         return text
@@ -119,11 +131,11 @@ class _Case:
     def error(self, message: str, type_: str, text: str) -> None:
         self.errored = True
         attrs = _attrs([("message", message), ("type", type_)])
-        self.children.append(f"<error{attrs}>{_text(text)}</error>")
+        self.children.append(f"<error{attrs}>{_lines_kept(text)}</error>")
 
     def skip(self, message: str) -> None:
         self.skipped = True
-        self.children.insert(0, f"<skipped>{_text(message)}</skipped>")
+        self.children.insert(0, f"<skipped>{_lines_kept(message)}</skipped>")
 
 
 class _Suite:

@@ -418,21 +418,36 @@ def _policy(v: Finding) -> str:
     return f"{v.config.file}:{v.config.line}"
 
 
+def _kept_first(groups: list[Group]) -> list[int]:
+    """The groups' indexes in the order a cut keeps their findings: the new violations
+    (all findings when there is no baseline), then the others by severity (an unchanged
+    error before a new note: the base branch had it, it still fails the run), each in
+    group order. Shown in group order all the same."""
+    return sorted(range(len(groups)), key=lambda n: (
+        groups[n].section not in ("", "new"), severity_rank(groups[n].items[0].severity)
+        if groups[n].items else 9, n))
+
+
 def _cut(groups: list[Group], keep: int) -> tuple[list[Group], list[tuple[int, str]]]:
-    """The first ``keep`` violations (in group order), with their reference-link numbers
-    (1, 2, … in order of first use), and the links."""
-    out: list[Group] = []
-    refs: dict[str, int] = {}
+    """``keep`` violations (those of :func:`_kept_first`'s order, shown in group order),
+    with their reference-link numbers (1, 2, … in order of first use), and the links."""
+    taken = [0] * len(groups)
     left = keep
-    for g in groups:
+    for n in _kept_first(groups):
         if left <= 0:
             break
+        taken[n] = min(len(groups[n].items), left)
+        left -= taken[n]
+    out: list[Group] = []
+    refs: dict[str, int] = {}
+    for g, k in zip(groups, taken, strict=True):
+        if not k:
+            continue
         items = []
-        for item in g.items[:left]:
+        for item in g.items[:k]:
             if item.url is not None:
                 item = replace(item, ref=refs.setdefault(item.url, len(refs) + 1))
             items.append(item)
-        left -= len(items)
         out.append(Group(g.rule, g.icon, g.count, items, g.section))
     return out, [(n, url) for url, n in refs.items()]
 
@@ -631,7 +646,7 @@ def render(results: Results, ctx: RenderContext | None = None,
             keep_tests = _largest(lambda n: len(page(0, n, 0)) <= max_chars, keep_tests)
     # an upper bound first: each shown violation costs at least its own text
     upper, used = 0, len(page(0, keep_tests, keep_scen))
-    for g in groups:
+    for g in (groups[n] for n in _kept_first(groups)):
         for item in g.items:
             used += len(item.what) + len(item.policy)
             if used > max_chars:

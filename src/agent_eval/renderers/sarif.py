@@ -575,6 +575,21 @@ def _where(ref: TraceRef) -> str:
     return f"{ref.file}:{ref.line}" if ref.line > 0 else ref.file
 
 
+_LINK_CHARS = re.compile(r"(\\*)([\[\]])")
+
+
+def message_text(text: str) -> str:
+    """Text for a plain-text ``message``: each ``[`` and ``]`` escaped with a backslash
+    (and the backslashes before one doubled), as SARIF 2.1.0 asks of a message's literal
+    brackets (3.11.6, embedded links). Left as they were, a tool name or trace id
+    ``[dismiss: false positive](1)`` was an embedded link in Code Scanning's alert (and
+    VS Code's viewer): a link to the result's first related location, with the text a
+    trace chose. Shown, the message reads as the trace wrote it."""
+    if "[" not in text and "]" not in text:
+        return text
+    return _LINK_CHARS.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else text + "."
@@ -612,7 +627,8 @@ def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: 
         if room > 0 and repo_relative(trace.file):
             related.append(_Json(
                 id=1, physicalLocation=_physical_json(trace.file, trace.line),
-                message={"text": f"Trace {trace.trace_id}: where the rule is violated."}))
+                message={"text": message_text(
+                    f"Trace {trace.trace_id}: where the rule is violated.")}))
     if v.scenario:
         parts.append(f"Scenario {v.scenario}.")
     if v.related:
@@ -624,7 +640,7 @@ def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: 
                 continue
             related.append(_Json(
                 id=n, physicalLocation=_physical_json(ref.file, ref.line),
-                message={"text": f"Trace {ref.trace_id}: a related line."}))
+                message={"text": message_text(f"Trace {ref.trace_id}: a related line.")}))
     props: dict[str, Any] = {"test": _plain(v.test)}
     for key, value in (("scenario", v.scenario),
                        ("trace_id", trace.trace_id if trace else None),
@@ -644,7 +660,7 @@ def _finding_result(v: Finding, index: dict[str, int], sources: _Sources, room: 
     out["ruleIndex"] = index[v.rule]
     if v.severity is not None:
         out["level"] = v.severity
-    out["message"] = {"text": " ".join(parts)}
+    out["message"] = {"text": message_text(" ".join(parts))}
     out["locations"] = [{"physicalLocation": _physical_json(c.file, c.line, c.col, snippet)}]
     if v.fingerprint:
         out["partialFingerprints"] = {"primaryLocationLineHash": _plain(v.fingerprint)}
@@ -666,7 +682,7 @@ def _input_result(e: InputError, index: dict[str, int], level: str, sources: _So
         rule_id=e.rule,
         rule_index=index[e.rule],
         level=level,
-        message=om.Message(text=f"Input error in {where}: {_sentence(e.message)}"),
+        message=om.Message(text=message_text(f"Input error in {where}: {_sentence(e.message)}")),
         locations=[om.Location(physical_location=_physical(
             e.file, e.line) if is_file else _physical(config, 0))],
         partial_fingerprints={"primaryLocationLineHash": _input_fingerprint(e, sources, seen)},
@@ -694,7 +710,7 @@ def _invocation(results: Results, dropped: _Dropped) -> Any:
     for t in results.tests:
         if t.status == "error":
             notes.append(om.Notification(level="error", message=om.Message(
-                text=f"Test '{t.id}' checked no trace.")))
+                text=message_text(f"Test '{t.id}' checked no trace."))))
     notes.extend(_limit_notes(dropped))
     return om.Invocation(execution_successful=results.verdict != "error",
                          tool_execution_notifications=notes or None)
