@@ -315,3 +315,17 @@ def test_aliases_count_the_characters_they_repeat() -> None:
     assert len(safe_load(pad + f"k: &s {big}\nl: [{', '.join(['*s'] * 20)}]\n")["l"]) == 20
     with pytest.raises(YamlLimitError):
         safe_load(pad + f"k: &s {big}\nl: [{', '.join(['*s'] * 22)}]\n")
+
+
+def test_yaml11_boolean_words_as_values_are_noted_where_written() -> None:
+    text = "a: off\nb: [true, 'off', \"no\", false]\nc:\n  d: {e: Yes}\n"
+    data, positions = load_yaml(text, "s.yaml")
+    assert data == {"a": False, "b": [True, "off", "no", False], "c": {"d": {"e": True}}}
+    assert positions.boolean_word(("a",)) == (
+        "s.yaml:1:4: 'off' is read by YAML as the boolean false, not as the text 'off'; "
+        "quote it (\"off\") to compare with the text, or write false for the boolean")
+    assert positions.boolean_word(("b",)) is None  # true, false and quoted words
+    assert positions.boolean_word(("c",)) == (
+        "s.yaml:4:10: 'Yes' is read by YAML as the boolean true, not as the text 'Yes'; "
+        "quote it (\"Yes\") to compare with the text, or write true for the boolean")
+    assert positions.boolean_word(("c", "x")) is None

@@ -612,6 +612,10 @@ class SelectorCompiler:
                 out.append(ArgCondition(str(key), None, validate, implied_type(value),
                                          render(value)))
             else:
+                word = self.positions.boolean_word(here)  # state: off, read as false
+                if word is not None:
+                    problems.append(word)
+                    continue
                 out.append(ArgCondition(str(key), json_key(value), None,
                                         literal_type(value), render(value)))
         return tuple(out)

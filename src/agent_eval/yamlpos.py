@@ -44,11 +44,14 @@ class Pos:
 class Positions:
     """Positions of keys (for mapping entries) and items (for list entries)."""
 
-    __slots__ = ("_map", "file")
+    __slots__ = ("_map", "_words", "file")
 
     def __init__(self, file: str) -> None:
         self.file = file
         self._map: dict[Path, Pos] = {}
+        # values written as YAML 1.1's boolean words (yes, no, on, off): their text and
+        # place (see :meth:`boolean_word`)
+        self._words: dict[Path, tuple[str, Pos]] = {}
 
     def set(self, path: Path, pos: Pos) -> None:
         self._map[path] = pos
@@ -61,6 +64,28 @@ class Positions:
 
     def has(self, path: Path) -> bool:
         return path in self._map
+
+    def word(self, path: Path, text: str, pos: Pos) -> None:
+        """Note a value written as a YAML 1.1 boolean word (``off``: read as false)."""
+        self._words[path] = (text, pos)
+
+    def boolean_word(self, path: Path) -> str | None:
+        """The problem (``FILE:LINE:COL: message``) of the first value at or under ``path``
+        that was written as one of YAML 1.1's boolean words, ``yes``, ``no``, ``on`` or
+        ``off`` (any case), unquoted: YAML reads ``state: off`` as ``state: false``. Where a
+        value is compared with a trace's (``enum``, ``const``, an argument condition), the
+        author meant the text more likely than not, and a condition on the boolean would
+        silently never hold (``{tool: firewall, args: {state: off}}`` blocked no call of
+        ``state: "off"``); None when there is none."""
+        n = len(path)
+        for where, (text, pos) in self._words.items():
+            if where[:n] == path:
+                meant = "true" if text.lower() in ("yes", "on") else "false"
+                return (f"{self.file_of(pos)}:{pos.line}:{pos.col}: '{text}' is read by YAML "
+                        f"as the boolean {meant}, not as the text '{text}'; quote it "
+                        f"(\"{text}\") to compare with the text, or write {meant} for the "
+                        "boolean")
+        return None
 
     def file_of(self, pos: Pos) -> str:
         """The file a position is in: its own, else this map's."""
@@ -257,9 +282,12 @@ class _Builder:
         if node.tag == _TIMESTAMP:
             return str(node.value)
         try:
-            return self.constructor.construct_object(node, deep=True)
+            value = self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             raise self._err(node, f"cannot read this value: {exc}") from None
+        if type(value) is bool and str(node.value).lower() not in ("true", "false"):
+            self.positions.word(path, str(node.value), _pos(node))  # yes, no, on, off
+        return value
 
     def _err(self, node: yaml.Node, message: str) -> ConfigError:
         pos = _pos(node)

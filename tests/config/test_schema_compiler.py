@@ -167,6 +167,19 @@ def test_const_json_equality() -> None:
     assert one(v(30)).constraint.text == "const: '30'"
 
 
+def test_enum_and_const_written_as_yaml11_boolean_words_are_config_errors() -> None:
+    # YAML 1.1 reads off as false: `not: {enum: [off]}` let the text "off" through
+    assert config_error("not: {enum: [off, x]}\n") == (
+        "policies/p.yaml:1:14: 'off' is read by YAML as the boolean false, not as the text "
+        "'off'; quote it (\"off\") to compare with the text, or write false for the boolean")
+    assert config_error("const: Yes\n") == (
+        "policies/p.yaml:1:8: 'Yes' is read by YAML as the boolean true, not as the text "
+        "'Yes'; quote it (\"Yes\") to compare with the text, or write true for the boolean")
+    bad = [("args_valid/not", (), 1, 1)]
+    check("not: {enum: ['off', true]}\n", valid=["on", False], invalid=[("off", bad),
+                                                                        (True, bad)])
+
+
 # ------------------------------------------------------------------------------ bounds
 BOUNDS = """\
     type: object

@@ -231,3 +231,18 @@ def test_an_empty_tool_name_in_a_group_is_one_error_at_it(ws: Workspace) -> None
     assert problems(ws, suite) == [
         (5, 10, "an empty tool name names no tool, so nothing would be checked; write the "
                 "tool's name (a name, a glob or @group)")]
+
+
+def test_an_expected_argument_written_on_is_a_config_error(ws: Workspace) -> None:
+    """YAML 1.1 reads an unquoted ``on`` as true: the must_not item never held for a call
+    of ``state: "on"`` (a pass). A config error at the value, for expect.args too."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect:\n      must_not:\n"
+             "        - {tool_called: fw, args: {state: on}}\n"
+             "      args: {fw: {mode: No}}\n")
+    # line 8: '        - {tool_called: fw, args: {state: on}}': on at col 43;
+    # line 9: '      args: {fw: {mode: No}}': No at col 25
+    assert sorted(problems(ws, suite)) == [
+        (8, 43, "'on' is read by YAML as the boolean true, not as the text 'on'; quote it "
+                "(\"on\") to compare with the text, or write true for the boolean"),
+        (9, 25, "'No' is read by YAML as the boolean false, not as the text 'No'; quote it "
+                "(\"No\") to compare with the text, or write false for the boolean")]

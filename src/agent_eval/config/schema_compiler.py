@@ -843,6 +843,14 @@ class SchemaCompiler:
         result: Validator | None = handler(node, path, key, value)
         return result
 
+    def _no_boolean_word(self, path: Path) -> None:
+        """A value compared with the trace's that YAML read from ``off`` (or ``yes``,
+        ``no``, ``on``) as a boolean is a config error (:meth:`Positions.boolean_word`):
+        ``not: {enum: [off]}`` let ``"off"`` through."""
+        problem = self.positions.boolean_word(path)
+        if problem is not None:
+            raise ConfigError([problem])
+
     def _need(self, ok: bool, path: Path, key: str, what: str) -> None:
         if not ok:
             raise self.fail((*path, key), f"'{key}' must be {what}")
@@ -881,6 +889,7 @@ class SchemaCompiler:
 
     def _kw_enum(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(isinstance(value, list) and len(value) > 0, path, key, "a non-empty list")
+        self._no_boolean_word((*path, key))
         allowed = frozenset(json_key(v) for v in value)
         c = self.constraint(path, key, value)
 
@@ -896,6 +905,7 @@ class SchemaCompiler:
                                           f"else _json_key({x}) in {keys})")
 
     def _kw_const(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._no_boolean_word((*path, key))
         expected = json_key(value)
         c = self.constraint(path, key, value)
 

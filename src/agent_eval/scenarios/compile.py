@@ -708,6 +708,10 @@ class _Compiler:
                                        implied_type(value),
                                        ".".join(str(p) for p in here)))
             else:
+                word = self.positions.boolean_word(here)  # force: off, read as false
+                if word is not None:
+                    self.loader.problems.append(word)
+                    continue
                 # a literal another JSON type may spell ("true" or 1 for true): for a
                 # must_not item such an argument cannot be judged (evaluate._unfit_arg)
                 checks.append(ArgCheck(key, ref, json_key(value), render(value),
