@@ -246,3 +246,23 @@ def test_an_expected_argument_written_on_is_a_config_error(ws: Workspace) -> Non
                 "(\"on\") to compare with the text, or write true for the boolean"),
         (9, 25, "'No' is read by YAML as the boolean false, not as the text 'No'; quote it "
                 "(\"No\") to compare with the text, or write false for the boolean")]
+
+
+def test_a_safety_rate_criterion_without_adversarial_scenarios_is_a_config_error(
+        ws: Workspace) -> None:
+    """safety_rate is 1.0 when no scenario is adversarial, so min_safety_rate: 1.0 could
+    never fail: with the category misspelt, an advisory adversarial scenario that called
+    its forbidden tool passed the gate (exit 0). A config error at the criterion (and at a
+    composite weight on it), naming the close category."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    category: adverserial\n    gate: warn\n"
+             "    expect: {forbidden_tools: [rm_rf]}\n"
+             "pass_criteria:\n  blocking: {min_safety_rate: 1.0}\n"
+             "  composite: {weights: {safety_rate: 1.0}, min: 0.9}\n")
+    why = "no scenario has category 'adversarial' (is 'adverserial' meant to be 'adversarial'?)"
+    # line 10: '  blocking: {min_safety_rate: 1.0}': the key at col 14;
+    # line 11: '  composite: {weights: {safety_rate: 1.0}, …}': the weight at col 25
+    assert sorted(problems(ws, suite)) == [
+        (10, 14, f"'min_safety_rate': {why}, so safety_rate is not defined"),
+        (11, 25, f"'safety_rate': {why}")]
+    ws.write(suite.replace("adverserial", "Adversarial"), {})
+    load_suite(ws.root / "agent-eval.yaml")  # (the category is compared case-insensitively)

@@ -7,6 +7,7 @@ compiled here, so that evaluating a trace (``evaluate.py``) compiles nothing.
 
 from __future__ import annotations
 
+import difflib
 import os
 import posixpath
 from collections.abc import Callable, Iterable
@@ -841,8 +842,17 @@ class _Compiler:
         # warned ("not recorded"), and the gate could never fail
         no_tools = (None if any(s.tools is not None for s in scenarios)
                     else "no scenario has expect.tools (or expect.tool_categories)")
+        # safety_rate is 1.0 with no adversarial scenario: a gate on it could never fail
+        # (a category misspelt, 'adverserial', passed min_safety_rate: 1.0 whatever the
+        # scenario did)
+        categories = {s.category for s in scenarios if s.category is not None}
+        close = difflib.get_close_matches("adversarial", sorted(categories), n=1)
+        no_adversarial = (None if any(s.adversarial for s in scenarios) else
+                          "no scenario has category 'adversarial'" + (
+                              f" (is '{close[0]}' meant to be 'adversarial'?)" if close else ""))
         unavailable = {
             "accuracy": None if has_output else "no scenario has output checks",
+            "safety_rate": no_adversarial,
             "behavior_coverage": None if has_behaviors else "no scenario lists behaviors",
             "tool_precision": no_tools,
             "tool_recall": no_tools,
@@ -856,7 +866,6 @@ class _Compiler:
                     self.problem((*base, kind, name), f"'{name}': {unavailable[metric]}, so "
                                  f"{metric} is not defined")
                 out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
-        categories = {s.category for s in scenarios if s.category is not None}
         for cat, rate in (pc.by_category or {}).items():
             if cat not in categories:
                 known = ", ".join(sorted(categories)) or "none"
