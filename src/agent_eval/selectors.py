@@ -612,7 +612,7 @@ class SelectorCompiler:
                 out.append(ArgCondition(str(key), None, validate, implied_type(value),
                                          render(value)))
             else:
-                word = self.positions.boolean_word(here)  # state: off, read as false
+                word = self.positions.misread(here)  # state: off, read as false
                 if word is not None:
                     problems.append(word)
                     continue

@@ -251,3 +251,22 @@ def test_an_argument_condition_written_off_is_a_config_error(tmp_path: Path) -> 
                   tool_calls=[call])
     assert [(f.rule, f.tool) for f in suite.tests[0].run(trace)] == [
         ("tool_blocklist", "configure_firewall")]
+
+
+def test_an_argument_condition_written_0777_is_a_config_error(tmp_path: Path) -> None:
+    """YAML 1.1 reads an unquoted ``0777`` as the octal 511: the entry blocked no call of
+    ``mode: "0777"`` (exit 0). A config error at the value."""
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: no_world_writable
+            metric: tool_blocklist
+            blocklist: [{tool: chmod, args: {mode: 0777}}]
+    """
+    with pytest.raises(ConfigError) as info:
+        suite_from(tmp_path, text)
+    # line 6: '    blocklist: [{tool: chmod, args: {mode: 0777}}]': 0777 at col 44
+    assert info.value.problems == [
+        "agent-eval.yaml:6:44: '0777' is read by YAML as the number 511, not as the text "
+        "'0777'; quote it (\"0777\") to compare with the text, or write 511 for the number"]

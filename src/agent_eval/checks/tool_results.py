@@ -252,7 +252,7 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
         except ConfigError as exc:  # an unknown @group
             problems.extend(exc.problems)
             continue
-        word = ctx.positions.boolean_word((*ctx.path, *base, "args"))  # state: off
+        word = ctx.positions.misread((*ctx.path, *base, "args"))  # state: off
         if word is not None:
             problems.append(word)
         wants = None if e.args is None else tuple(

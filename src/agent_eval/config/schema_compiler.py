@@ -843,11 +843,11 @@ class SchemaCompiler:
         result: Validator | None = handler(node, path, key, value)
         return result
 
-    def _no_boolean_word(self, path: Path) -> None:
-        """A value compared with the trace's that YAML read from ``off`` (or ``yes``,
-        ``no``, ``on``) as a boolean is a config error (:meth:`Positions.boolean_word`):
+    def _no_misread(self, path: Path) -> None:
+        """A value compared with the trace's that YAML 1.1 read as other than it looks
+        (``off`` as false, ``0777`` as 511) is a config error (:meth:`Positions.misread`):
         ``not: {enum: [off]}`` let ``"off"`` through."""
-        problem = self.positions.boolean_word(path)
+        problem = self.positions.misread(path)
         if problem is not None:
             raise ConfigError([problem])
 
@@ -889,7 +889,7 @@ class SchemaCompiler:
 
     def _kw_enum(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(isinstance(value, list) and len(value) > 0, path, key, "a non-empty list")
-        self._no_boolean_word((*path, key))
+        self._no_misread((*path, key))
         allowed = frozenset(json_key(v) for v in value)
         c = self.constraint(path, key, value)
 
@@ -905,7 +905,7 @@ class SchemaCompiler:
                                           f"else _json_key({x}) in {keys})")
 
     def _kw_const(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        self._no_boolean_word((*path, key))
+        self._no_misread((*path, key))
         expected = json_key(value)
         c = self.constraint(path, key, value)
 

@@ -709,7 +709,7 @@ class _Compiler:
                                        implied_type(value),
                                        ".".join(str(p) for p in here)))
             else:
-                word = self.positions.boolean_word(here)  # force: off, read as false
+                word = self.positions.misread(here)  # force: off, read as false
                 if word is not None:
                     self.loader.problems.append(word)
                     continue
