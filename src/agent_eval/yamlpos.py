@@ -51,7 +51,8 @@ class Positions:
         self.file = file
         self._map: dict[Path, Pos] = {}
         # values YAML 1.1 reads as other than they look (off: false, 0777: 511): their
-        # text, what they were read as and their place (see :meth:`misread`)
+        # text, what they were read as and their place, by each path at or above them
+        # (the first in the document): :meth:`misread` is one lookup, however many
         self._words: dict[Path, tuple[str, Any, Pos]] = {}
 
     def set(self, path: Path, pos: Pos) -> None:
@@ -68,7 +69,9 @@ class Positions:
 
     def word(self, path: Path, text: str, value: Any, pos: Pos) -> None:
         """Note a value that YAML 1.1 read as other than it looks (:func:`_misread`)."""
-        self._words[path] = (text, value, pos)
+        for k in range(len(path), -1, -1):
+            if self._words.setdefault(path[:k], (text, value, pos)) != (text, value, pos):
+                break  # an earlier one is noted from here up
 
     def misread(self, path: Path) -> str | None:
         """The problem (``FILE:LINE:COL: message``) of the first value at or under ``path``
@@ -79,18 +82,17 @@ class Positions:
         and a condition on what YAML made of it would silently never hold (``{tool:
         firewall, args: {state: off}}`` blocked no call of ``state: "off"``, ``{tool: chmod,
         args: {mode: 0777}}`` none of ``mode: "0777"``); None when there is none."""
-        n = len(path)
-        for where, (text, value, pos) in self._words.items():
-            if where[:n] == path:
-                if type(value) is bool:
-                    shown, kind = str(value).lower(), "boolean"
-                else:
-                    shown, kind = str(value), "number"
-                return (f"{self.file_of(pos)}:{pos.line}:{pos.col}: '{text}' is read by YAML "
-                        f"as the {kind} {shown}, not as the text '{text}'; quote it "
-                        f"(\"{text}\") to compare with the text, or write {shown} for the "
-                        f"{kind}")
-        return None
+        found = self._words.get(path)
+        if found is None:
+            return None
+        text, value, pos = found
+        if type(value) is bool:
+            shown, kind = str(value).lower(), "boolean"
+        else:
+            shown, kind = str(value), "number"
+        return (f"{self.file_of(pos)}:{pos.line}:{pos.col}: '{text}' is read by YAML as the "
+                f"{kind} {shown}, not as the text '{text}'; quote it (\"{text}\") to compare "
+                f"with the text, or write {shown} for the {kind}")
 
     def file_of(self, pos: Pos) -> str:
         """The file a position is in: its own, else this map's."""
