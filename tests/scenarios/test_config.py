@@ -266,3 +266,23 @@ def test_a_safety_rate_criterion_without_adversarial_scenarios_is_a_config_error
         (11, 25, f"'safety_rate': {why}")]
     ws.write(suite.replace("adverserial", "Adversarial"), {})
     load_suite(ws.root / "agent-eval.yaml")  # (the category is compared case-insensitively)
+
+
+def test_score_and_composite_weights_must_add_up_to_a_finite_number(ws: Workspace) -> None:
+    """An infinite weight, or weights whose sum overflows, made the score NaN: a min_score
+    miss (a score of 50 against 80) was "score not recorded", a warning, and the scenario
+    passed (exit 0). Config errors at the weights."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect: {tools: [y, z], sequence: [y, z]}\n"
+             "    weights: {tool_accuracy: 1.0e+308, sequence: 1.0e+308}\n"
+             "    thresholds: {min_score: 80}\n"
+             "  - id: B\n    expect: {tools: [y]}\n    weights: {tool_accuracy: .inf}\n"
+             "pass_criteria:\n"
+             "  composite: {weights: {pass_rate: 1.0e+308, weighted_pass_rate: 1.0e+308}}\n")
+    # line 7: '    weights: {…}' (the key at col 5); line 11: '    weights: {tool_accuracy:
+    # .inf}' (tool_accuracy at col 15); line 13: '  composite: {weights: …}' (col 15)
+    assert sorted(problems(ws, suite)) == [
+        (7, 5, "the weights of the configured score components (tool_accuracy, sequence) "
+               "are too large to add up (inf); scale them down: only their ratios count"),
+        (11, 15, "weights.tool_accuracy: Input should be a finite number (got inf)"),
+        (13, 15, "the composite's weights are too large to add up; scale them down: only "
+                 "their ratios count")]

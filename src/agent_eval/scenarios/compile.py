@@ -8,6 +8,7 @@ compiled here, so that evaluating a trace (``evaluate.py``) compiles nothing.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import posixpath
 from collections.abc import Callable, Iterable
@@ -820,11 +821,17 @@ class _Compiler:
         sc.weights = weights
         configured = {"tool_accuracy": sc.tools is not None, "output_quality": sc.has_quality,
                       "sequence": sc.sequence is not None}
-        if any(configured.values()) and sum(
-                w for k, w in weights.items() if configured[k]) <= 0:
-            self.problem((*base, "weights"), "the weights of the configured score "
-                         "components (" + ", ".join(k for k, v in configured.items() if v)
-                         + ") sum to 0")
+        total = sum(w for k, w in weights.items() if configured[k])
+        names = ", ".join(k for k, v in configured.items() if v)
+        if any(configured.values()) and total <= 0:
+            self.problem((*base, "weights"), f"the weights of the configured score "
+                         f"components ({names}) sum to 0")
+        elif not math.isfinite(100 * total):
+            # the score, 100 · Σ wᵢ·sᵢ / Σ wᵢ, overflowed to NaN or inf: a min_score miss
+            # was "score not recorded" (a warning) or a pass
+            self.problem((*base, "weights"), f"the weights of the configured score "
+                         f"components ({names}) are too large to add up ({total:g}); scale "
+                         "them down: only their ratios count")
 
     # -- pass criteria
     def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario]
@@ -881,6 +888,9 @@ class _Compiler:
             here = (*base, "composite", "weights")
             if not weights or sum(weights.values()) <= 0:
                 self.problem(here, "the composite needs at least one weight above 0")
+            elif not math.isfinite(sum(weights.values())):
+                self.problem(here, "the composite's weights are too large to add up; scale "
+                             "them down: only their ratios count")
             for metric in weights:
                 if unavailable.get(metric):
                     self.problem((*here, metric), f"'{metric}': {unavailable[metric]}")
