@@ -270,3 +270,24 @@ def test_an_argument_condition_written_0777_is_a_config_error(tmp_path: Path) ->
     assert info.value.problems == [
         "agent-eval.yaml:6:44: '0777' is read by YAML as the number 511, not as the text "
         "'0777'; quote it (\"0777\") to compare with the text, or write 511 for the number"]
+
+
+def test_an_argument_condition_of_annotation_keys_is_a_config_error(tmp_path: Path) -> None:
+    """`{description: wipe}` was a constraint object of annotations only: the entry
+    blocked every call of update_ticket that had `fields`, whatever they held. A config
+    error at the argument."""
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: b
+            metric: tool_blocklist
+            blocklist: [{tool: update_ticket, args: {fields: {description: wipe}}}]
+    """
+    with pytest.raises(ConfigError) as info:
+        suite_from(tmp_path, text)
+    # line 6: '    blocklist: [{tool: update_ticket, args: {fields: …}}]': fields at col 46
+    assert info.value.problems == [
+        "agent-eval.yaml:6:46: this mapping's keys are all schema annotations (title, "
+        "description, default, …), so as a constraint it would hold for any value; to "
+        "compare with the object itself write const: {…} around it"]

@@ -286,3 +286,16 @@ def test_score_and_composite_weights_must_add_up_to_a_finite_number(ws: Workspac
         (11, 15, "weights.tool_accuracy: Input should be a finite number (got inf)"),
         (13, 15, "the composite's weights are too large to add up; scale them down: only "
                  "their ratios count")]
+
+
+def test_an_expected_object_of_annotation_keys_is_a_config_error(ws: Workspace) -> None:
+    """`fields: {title: …}` is a mapping whose keys are all schema keywords, so it was a
+    constraint object, of annotations only: it held for any value, and the expectation
+    passed a call with fields {"title": "DROP TABLE"}. A config error at the argument."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect:\n"
+             "      args: {create_ticket: {fields: {title: Refund request}}}\n")
+    # line 7: '      args: {create_ticket: {fields: …}}': fields at col 30
+    assert problems(ws, suite) == [
+        (7, 30, "this mapping's keys are all schema annotations (title, description, "
+                "default, …), so as a constraint it would hold for any value; to compare "
+                "with the object itself write const: {…} around it")]

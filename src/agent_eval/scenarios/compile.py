@@ -48,8 +48,10 @@ from agent_eval.scenarios.models import (
 )
 from agent_eval.selectors import (
     EMPTY_TOOLS,
+    ONLY_ANNOTATIONS,
     Implied,
     SelectorCompiler,
+    annotations_only,
     implied_type,
     is_constraint,
     literal_type,
@@ -700,6 +702,9 @@ class _Compiler:
             here = (*path, key)
             kp = f"{key_path}.{key}"
             ref = self.ref(here, kp)
+            if is_constraint(value) and annotations_only(value):
+                self.problem(here, ONLY_ANNOTATIONS)
+                continue
             if is_constraint(value):
                 try:
                     validate = self.schemas.checked(value, here, as_property=True)
