@@ -249,7 +249,7 @@ def ecma_regex(pattern: str) -> SafeRegex:
 # ASCII only (\d must not match other scripts' digits) and anchored with \Z: in Python,
 # ``$`` also matches before a trailing newline, so "…\n" would pass.
 _DATE_TIME = LazyPattern(
-    r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))\Z",
+    r"^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))\Z",
     re.ASCII,
 )
 _DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
