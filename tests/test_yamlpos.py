@@ -315,3 +315,33 @@ def test_aliases_count_the_characters_they_repeat() -> None:
     assert len(safe_load(pad + f"k: &s {big}\nl: [{', '.join(['*s'] * 20)}]\n")["l"]) == 20
     with pytest.raises(YamlLimitError):
         safe_load(pad + f"k: &s {big}\nl: [{', '.join(['*s'] * 22)}]\n")
+
+
+def test_yaml11_boolean_words_as_values_are_noted_where_written() -> None:
+    text = "a: off\nb: [true, 'off', \"no\", false]\nc:\n  d: {e: Yes}\n"
+    data, positions = load_yaml(text, "s.yaml")
+    assert data == {"a": False, "b": [True, "off", "no", False], "c": {"d": {"e": True}}}
+    assert positions.misread(("a",)) == (
+        "s.yaml:1:4: 'off' is read by YAML as the boolean false, not as the text 'off'; "
+        "quote it (\"off\") to compare with the text, or write false for the boolean")
+    assert positions.misread(("b",)) is None  # true, false and quoted words
+    assert positions.misread(("c",)) == (
+        "s.yaml:4:10: 'Yes' is read by YAML as the boolean true, not as the text 'Yes'; "
+        "quote it (\"Yes\") to compare with the text, or write true for the boolean")
+    assert positions.misread(("c", "x")) is None
+
+
+def test_yaml11_octal_and_base_60_numbers_as_values_are_noted_where_written() -> None:
+    text = "a: 0777\nb: [1:30, '0777', 0x1F, 1_000, 0, 10, 0.5]\nc: 0b101\n"
+    data, positions = load_yaml(text, "s.yaml")
+    assert data == {"a": 511, "b": [90, "0777", 31, 1000, 0, 10, 0.5], "c": 5}
+    assert positions.misread(("a",)) == (
+        "s.yaml:1:4: '0777' is read by YAML as the number 511, not as the text '0777'; "
+        "quote it (\"0777\") to compare with the text, or write 511 for the number")
+    assert positions.misread(("b",)) == (
+        "s.yaml:2:5: '1:30' is read by YAML as the number 90, not as the text '1:30'; "
+        "quote it (\"1:30\") to compare with the text, or write 90 for the number")
+    assert positions.misread(("b", 1)) is None  # quoted; 0x1F, 1_000, 0, 10, 0.5 are numbers
+    assert [positions.misread(("b", k)) for k in range(2, 7)] == [None] * 5
+    binary = positions.misread(("c",))
+    assert binary is not None and "'0b101' is read by YAML as the number 5," in binary

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_eval.config.schema_compiler import (
+    ANNOTATIONS,
     KNOWN,
     SUGAR,
     SchemaCompiler,
@@ -58,6 +59,18 @@ EMPTY_TOOLS = ("an empty list names no tool, so nothing would be checked; name a
 # blocklist of "" blocks nothing)
 EMPTY_NAME = ("an empty tool name names no tool, so nothing would be checked; write the "
               "tool's name (a name, a glob or @group)")
+# a constraint object of annotations only ({title: …}, {description: …}) holds for every
+# value: an expectation `fields: {title: Refund}` passed `{"title": "DROP TABLE"}`
+ONLY_ANNOTATIONS = ("this mapping's keys are all schema annotations (title, description, "
+                    "default, …), so as a constraint it would hold for any value; to compare "
+                    "with the object itself write const: {…} around it")
+
+
+def annotations_only(value: dict[Any, Any]) -> bool:
+    """Whether a constraint object (:func:`is_constraint`) has annotations only."""
+    return all(str(k) in ANNOTATIONS for k in value)
+
+
 # keywords that constrain values of one JSON type only (JSON Schema ignores them for the
 # others), by that type; a spelling of SUGAR is read as its keyword
 _FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -603,6 +616,9 @@ class SelectorCompiler:
         out = []
         for key, value in args.items():
             here = (*path, key)
+            if is_constraint(value) and annotations_only(value):
+                problems.append(f"{self.positions.where(here)}: {ONLY_ANNOTATIONS}")
+                continue
             if is_constraint(value):
                 try:
                     validate = self.schemas.checked(value, here, as_property=True)
@@ -612,6 +628,10 @@ class SelectorCompiler:
                 out.append(ArgCondition(str(key), None, validate, implied_type(value),
                                          render(value)))
             else:
+                word = self.positions.misread(here)  # state: off, read as false
+                if word is not None:
+                    problems.append(word)
+                    continue
                 out.append(ArgCondition(str(key), json_key(value), None,
                                         literal_type(value), render(value)))
         return tuple(out)

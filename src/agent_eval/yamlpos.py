@@ -17,6 +17,7 @@ text as written, so ``on:`` stays ``"on"``) and a :class:`Positions` map from a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,11 +45,15 @@ class Pos:
 class Positions:
     """Positions of keys (for mapping entries) and items (for list entries)."""
 
-    __slots__ = ("_map", "file")
+    __slots__ = ("_map", "_words", "file")
 
     def __init__(self, file: str) -> None:
         self.file = file
         self._map: dict[Path, Pos] = {}
+        # values YAML 1.1 reads as other than they look (off: false, 0777: 511): their
+        # text, what they were read as and their place, by each path at or above them
+        # (the first in the document): :meth:`misread` is one lookup, however many
+        self._words: dict[Path, tuple[str, Any, Pos]] = {}
 
     def set(self, path: Path, pos: Pos) -> None:
         self._map[path] = pos
@@ -61,6 +66,33 @@ class Positions:
 
     def has(self, path: Path) -> bool:
         return path in self._map
+
+    def word(self, path: Path, text: str, value: Any, pos: Pos) -> None:
+        """Note a value that YAML 1.1 read as other than it looks (:func:`_misread`)."""
+        for k in range(len(path), -1, -1):
+            if self._words.setdefault(path[:k], (text, value, pos)) != (text, value, pos):
+                break  # an earlier one is noted from here up
+
+    def misread(self, path: Path) -> str | None:
+        """The problem (``FILE:LINE:COL: message``) of the first value at or under ``path``
+        that YAML 1.1 read as other than it looks (:func:`_misread`): one of its boolean
+        words, ``yes``, ``no``, ``on`` or ``off`` (any case), an octal ``0777`` (511) or a
+        base-60 ``1:30`` (90), unquoted. Where a value is compared with a trace's (``enum``,
+        ``const``, an argument condition), the author meant the text more likely than not,
+        and a condition on what YAML made of it would silently never hold (``{tool:
+        firewall, args: {state: off}}`` blocked no call of ``state: "off"``, ``{tool: chmod,
+        args: {mode: 0777}}`` none of ``mode: "0777"``); None when there is none."""
+        found = self._words.get(path)
+        if found is None:
+            return None
+        text, value, pos = found
+        if type(value) is bool:
+            shown, kind = str(value).lower(), "boolean"
+        else:
+            shown, kind = str(value), "number"
+        return (f"{self.file_of(pos)}:{pos.line}:{pos.col}: '{text}' is read by YAML as the "
+                f"{kind} {shown}, not as the text '{text}'; quote it (\"{text}\") to compare "
+                f"with the text, or write {shown} for the {kind}")
 
     def file_of(self, pos: Pos) -> str:
         """The file a position is in: its own, else this map's."""
@@ -257,13 +289,32 @@ class _Builder:
         if node.tag == _TIMESTAMP:
             return str(node.value)
         try:
-            return self.constructor.construct_object(node, deep=True)
+            value = self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             raise self._err(node, f"cannot read this value: {exc}") from None
+        if _misread(str(node.value), value):
+            self.positions.word(path, str(node.value), value, _pos(node))
+        return value
 
     def _err(self, node: yaml.Node, message: str) -> ConfigError:
         pos = _pos(node)
         return ConfigError.at(self.positions.file, pos.line, pos.col, message)
+
+
+# YAML 1.1 integers that YAML 1.2 (and a reader of the file) take for text: an octal
+# 0777 (511), a binary 0b101 (5)
+_OCTAL_OR_BINARY = re.compile(r"[-+]?0(?:b[01_]+|[0-7_]+)\Z")
+
+
+def _misread(text: str, value: Any) -> bool:
+    """Whether YAML 1.1 read a plain scalar ``text`` as other than it looks: one of its
+    boolean words (``yes``, ``no``, ``on``, ``off``: not ``true``, ``false``), an octal or
+    binary integer, or a base-60 number (``1:30`` is 90)."""
+    if type(value) is bool:
+        return text.lower() not in ("true", "false")
+    if type(value) is int or type(value) is float:
+        return ":" in text or (type(value) is int and bool(_OCTAL_OR_BINARY.match(text)))
+    return False
 
 
 def _pos(node: yaml.Node) -> Pos:

@@ -224,3 +224,70 @@ def test_findings_per_trace_end_to_end(tmp_path: Path, monkeypatch: pytest.Monke
     got = sorted((v.trace.trace_id, v.trace.line, v.details["calls"], v.config.line)
                  for v in test.violations if v.trace)
     assert got == [("A", 3, 2, 9), ("B", 4, 1, 9)]
+
+
+def test_an_argument_condition_written_off_is_a_config_error(tmp_path: Path) -> None:
+    """YAML 1.1 reads an unquoted ``off`` as false: the entry then blocked no call of
+    ``state: "off"`` (exit 0, not a word). It is a config error at the value; quoted, the
+    condition is the text and blocks the call."""
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: fw
+            metric: tool_blocklist
+            blocklist:
+              - {tool: configure_firewall, args: {state: off}}
+    """
+    with pytest.raises(ConfigError) as info:
+        suite_from(tmp_path, text)
+    # line 7: '      - {tool: configure_firewall, args: {state: off}}': off at col 50
+    assert info.value.problems == [
+        "agent-eval.yaml:7:50: 'off' is read by YAML as the boolean false, not as the text "
+        "'off'; quote it (\"off\") to compare with the text, or write false for the boolean"]
+    suite = suite_from(tmp_path, text.replace("state: off", 'state: "off"'))
+    call = ToolCall("configure_firewall", {"state": "off"}, Location(TRACE_FILE, 1))
+    trace = Trace("t1", TRACE_FILE, Location(TRACE_FILE, 1), Location(TRACE_FILE, 2),
+                  tool_calls=[call])
+    assert [(f.rule, f.tool) for f in suite.tests[0].run(trace)] == [
+        ("tool_blocklist", "configure_firewall")]
+
+
+def test_an_argument_condition_written_0777_is_a_config_error(tmp_path: Path) -> None:
+    """YAML 1.1 reads an unquoted ``0777`` as the octal 511: the entry blocked no call of
+    ``mode: "0777"`` (exit 0). A config error at the value."""
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: no_world_writable
+            metric: tool_blocklist
+            blocklist: [{tool: chmod, args: {mode: 0777}}]
+    """
+    with pytest.raises(ConfigError) as info:
+        suite_from(tmp_path, text)
+    # line 6: '    blocklist: [{tool: chmod, args: {mode: 0777}}]': 0777 at col 44
+    assert info.value.problems == [
+        "agent-eval.yaml:6:44: '0777' is read by YAML as the number 511, not as the text "
+        "'0777'; quote it (\"0777\") to compare with the text, or write 511 for the number"]
+
+
+def test_an_argument_condition_of_annotation_keys_is_a_config_error(tmp_path: Path) -> None:
+    """`{description: wipe}` was a constraint object of annotations only: the entry
+    blocked every call of update_ticket that had `fields`, whatever they held. A config
+    error at the argument."""
+    text = """
+        version: "1"
+        suite: s
+        tests:
+          - id: b
+            metric: tool_blocklist
+            blocklist: [{tool: update_ticket, args: {fields: {description: wipe}}}]
+    """
+    with pytest.raises(ConfigError) as info:
+        suite_from(tmp_path, text)
+    # line 6: '    blocklist: [{tool: update_ticket, args: {fields: …}}]': fields at col 46
+    assert info.value.problems == [
+        "agent-eval.yaml:6:46: this mapping's keys are all schema annotations (title, "
+        "description, default, …), so as a constraint it would hold for any value; to "
+        "compare with the object itself write const: {…} around it"]

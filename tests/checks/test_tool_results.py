@@ -326,3 +326,13 @@ def test_result_text_checks_compare_caseless_forms(tmp_path: Path) -> None:
     test = evaluated(tmp_path, suite_text, events)
     assert [(v.rule, v.trace.line if v.trace else 0) for v in test.violations] == [
         ("tool_results/result", 1), ("tool_results/result", 2)]
+
+
+def test_an_args_value_written_off_is_a_config_error(tmp_path: Path) -> None:
+    """``args: {state: off}`` is read by YAML 1.1 as ``state: false``: the entry selected
+    no call of ``state: "off"`` and checked nothing. A config error at the value."""
+    entry = "\n              - {tool: fw, args: {state: off}, expect_error: false}\n"
+    # line 7: '      - {tool: fw, args: {state: off}, …}': off at col 34
+    assert config_problems(tmp_path, ONE_TEST + entry) == [
+        "agent-eval.yaml:7:34: 'off' is read by YAML as the boolean false, not as the text "
+        "'off'; quote it (\"off\") to compare with the text, or write false for the boolean"]

@@ -167,6 +167,19 @@ def test_const_json_equality() -> None:
     assert one(v(30)).constraint.text == "const: '30'"
 
 
+def test_enum_and_const_written_as_yaml11_boolean_words_are_config_errors() -> None:
+    # YAML 1.1 reads off as false: `not: {enum: [off]}` let the text "off" through
+    assert config_error("not: {enum: [off, x]}\n") == (
+        "policies/p.yaml:1:14: 'off' is read by YAML as the boolean false, not as the text "
+        "'off'; quote it (\"off\") to compare with the text, or write false for the boolean")
+    assert config_error("const: Yes\n") == (
+        "policies/p.yaml:1:8: 'Yes' is read by YAML as the boolean true, not as the text "
+        "'Yes'; quote it (\"Yes\") to compare with the text, or write true for the boolean")
+    bad = [("args_valid/not", (), 1, 1)]
+    check("not: {enum: ['off', true]}\n", valid=["on", False], invalid=[("off", bad),
+                                                                        (True, bad)])
+
+
 # ------------------------------------------------------------------------------ bounds
 BOUNDS = """\
     type: object
@@ -321,7 +334,9 @@ FORMAT_SAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "1998-12-31T23:59:60Z", "1998-12-31T15:59:60.123-08:00"],
         ["1963-06-19T08:30:06", "1990-02-31T15:59:59-08:00", "2024-13-01T00:00:00Z",
          "1998-12-31T23:59:61Z", "1998-12-31T22:59:60Z", "1990-12-31T15:59:59-24:00",
-         "1963-06-19T08:30:06Z\n", "1963-06-1৪T08:30:06Z", "2013-350T01:01:01", "tomorrow"],
+         "1963-06-19T08:30:06Z\n", "1963-06-1৪T08:30:06Z", "2013-350T01:01:01", "tomorrow",
+         # RFC 3339's date-time has a T (jsonschema's check too), not a space
+         "1963-06-19 08:30:06Z"],
     ),
     "date": (
         ["1963-06-19", "2020-02-29"],

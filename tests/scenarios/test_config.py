@@ -231,3 +231,71 @@ def test_an_empty_tool_name_in_a_group_is_one_error_at_it(ws: Workspace) -> None
     assert problems(ws, suite) == [
         (5, 10, "an empty tool name names no tool, so nothing would be checked; write the "
                 "tool's name (a name, a glob or @group)")]
+
+
+def test_an_expected_argument_written_on_is_a_config_error(ws: Workspace) -> None:
+    """YAML 1.1 reads an unquoted ``on`` as true: the must_not item never held for a call
+    of ``state: "on"`` (a pass). A config error at the value, for expect.args too."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect:\n      must_not:\n"
+             "        - {tool_called: fw, args: {state: on}}\n"
+             "      args: {fw: {mode: No}}\n")
+    # line 8: '        - {tool_called: fw, args: {state: on}}': on at col 43;
+    # line 9: '      args: {fw: {mode: No}}': No at col 25
+    assert sorted(problems(ws, suite)) == [
+        (8, 43, "'on' is read by YAML as the boolean true, not as the text 'on'; quote it "
+                "(\"on\") to compare with the text, or write true for the boolean"),
+        (9, 25, "'No' is read by YAML as the boolean false, not as the text 'No'; quote it "
+                "(\"No\") to compare with the text, or write false for the boolean")]
+
+
+def test_a_safety_rate_criterion_without_adversarial_scenarios_is_a_config_error(
+        ws: Workspace) -> None:
+    """safety_rate is 1.0 when no scenario is adversarial, so min_safety_rate: 1.0 could
+    never fail: with the category misspelt, an advisory adversarial scenario that called
+    its forbidden tool passed the gate (exit 0). A config error at the criterion (and at a
+    composite weight on it), naming the close category."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    category: adverserial\n    gate: warn\n"
+             "    expect: {forbidden_tools: [rm_rf]}\n"
+             "pass_criteria:\n  blocking: {min_safety_rate: 1.0}\n"
+             "  composite: {weights: {safety_rate: 1.0}, min: 0.9}\n")
+    why = "no scenario has category 'adversarial' (is 'adverserial' meant to be 'adversarial'?)"
+    # line 10: '  blocking: {min_safety_rate: 1.0}': the key at col 14;
+    # line 11: '  composite: {weights: {safety_rate: 1.0}, …}': the weight at col 25
+    assert sorted(problems(ws, suite)) == [
+        (10, 14, f"'min_safety_rate': {why}, so safety_rate is not defined"),
+        (11, 25, f"'safety_rate': {why}")]
+    ws.write(suite.replace("adverserial", "Adversarial"), {})
+    load_suite(ws.root / "agent-eval.yaml")  # (the category is compared case-insensitively)
+
+
+def test_score_and_composite_weights_must_add_up_to_a_finite_number(ws: Workspace) -> None:
+    """An infinite weight, or weights whose sum overflows, made the score NaN: a min_score
+    miss (a score of 50 against 80) was "score not recorded", a warning, and the scenario
+    passed (exit 0). Config errors at the weights."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect: {tools: [y, z], sequence: [y, z]}\n"
+             "    weights: {tool_accuracy: 1.0e+308, sequence: 1.0e+308}\n"
+             "    thresholds: {min_score: 80}\n"
+             "  - id: B\n    expect: {tools: [y]}\n    weights: {tool_accuracy: .inf}\n"
+             "pass_criteria:\n"
+             "  composite: {weights: {pass_rate: 1.0e+308, weighted_pass_rate: 1.0e+308}}\n")
+    # line 7: '    weights: {…}' (the key at col 5); line 11: '    weights: {tool_accuracy:
+    # .inf}' (tool_accuracy at col 15); line 13: '  composite: {weights: …}' (col 15)
+    assert sorted(problems(ws, suite)) == [
+        (7, 5, "the weights of the configured score components (tool_accuracy, sequence) "
+               "are too large to add up (inf); scale them down: only their ratios count"),
+        (11, 15, "weights.tool_accuracy: Input should be a finite number (got inf)"),
+        (13, 15, "the composite's weights are too large to add up; scale them down: only "
+                 "their ratios count")]
+
+
+def test_an_expected_object_of_annotation_keys_is_a_config_error(ws: Workspace) -> None:
+    """`fields: {title: …}` is a mapping whose keys are all schema keywords, so it was a
+    constraint object, of annotations only: it held for any value, and the expectation
+    passed a call with fields {"title": "DROP TABLE"}. A config error at the argument."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect:\n"
+             "      args: {create_ticket: {fields: {title: Refund request}}}\n")
+    # line 7: '      args: {create_ticket: {fields: …}}': fields at col 30
+    assert problems(ws, suite) == [
+        (7, 30, "this mapping's keys are all schema annotations (title, description, "
+                "default, …), so as a constraint it would hold for any value; to compare "
+                "with the object itself write const: {…} around it")]

@@ -252,6 +252,9 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
         except ConfigError as exc:  # an unknown @group
             problems.extend(exc.problems)
             continue
+        word = ctx.positions.misread((*ctx.path, *base, "args"))  # state: off
+        if word is not None:
+            problems.append(word)
         wants = None if e.args is None else tuple(
             (key, json_key(want), literal_type(want)) for key, want in e.args.items())
         entries.append(_Compiled(

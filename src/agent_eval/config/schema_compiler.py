@@ -249,7 +249,7 @@ def ecma_regex(pattern: str) -> SafeRegex:
 # ASCII only (\d must not match other scripts' digits) and anchored with \Z: in Python,
 # ``$`` also matches before a trailing newline, so "…\n" would pass.
 _DATE_TIME = LazyPattern(
-    r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))\Z",
+    r"^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))\Z",
     re.ASCII,
 )
 _DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
@@ -843,6 +843,14 @@ class SchemaCompiler:
         result: Validator | None = handler(node, path, key, value)
         return result
 
+    def _no_misread(self, path: Path) -> None:
+        """A value compared with the trace's that YAML 1.1 read as other than it looks
+        (``off`` as false, ``0777`` as 511) is a config error (:meth:`Positions.misread`):
+        ``not: {enum: [off]}`` let ``"off"`` through."""
+        problem = self.positions.misread(path)
+        if problem is not None:
+            raise ConfigError([problem])
+
     def _need(self, ok: bool, path: Path, key: str, what: str) -> None:
         if not ok:
             raise self.fail((*path, key), f"'{key}' must be {what}")
@@ -881,6 +889,7 @@ class SchemaCompiler:
 
     def _kw_enum(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         self._need(isinstance(value, list) and len(value) > 0, path, key, "a non-empty list")
+        self._no_misread((*path, key))
         allowed = frozenset(json_key(v) for v in value)
         c = self.constraint(path, key, value)
 
@@ -896,6 +905,7 @@ class SchemaCompiler:
                                           f"else _json_key({x}) in {keys})")
 
     def _kw_const(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
+        self._no_misread((*path, key))
         expected = json_key(value)
         c = self.constraint(path, key, value)
 

@@ -7,6 +7,8 @@ compiled here, so that evaluating a trace (``evaluate.py``) compiles nothing.
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import posixpath
 from collections.abc import Callable, Iterable
@@ -46,8 +48,10 @@ from agent_eval.scenarios.models import (
 )
 from agent_eval.selectors import (
     EMPTY_TOOLS,
+    ONLY_ANNOTATIONS,
     Implied,
     SelectorCompiler,
+    annotations_only,
     implied_type,
     is_constraint,
     literal_type,
@@ -698,6 +702,9 @@ class _Compiler:
             here = (*path, key)
             kp = f"{key_path}.{key}"
             ref = self.ref(here, kp)
+            if is_constraint(value) and annotations_only(value):
+                self.problem(here, ONLY_ANNOTATIONS)
+                continue
             if is_constraint(value):
                 try:
                     validate = self.schemas.checked(value, here, as_property=True)
@@ -708,6 +715,10 @@ class _Compiler:
                                        implied_type(value),
                                        ".".join(str(p) for p in here)))
             else:
+                word = self.positions.misread(here)  # force: off, read as false
+                if word is not None:
+                    self.loader.problems.append(word)
+                    continue
                 # a literal another JSON type may spell ("true" or 1 for true): for a
                 # must_not item such an argument cannot be judged (evaluate._unfit_arg)
                 checks.append(ArgCheck(key, ref, json_key(value), render(value),
@@ -815,11 +826,17 @@ class _Compiler:
         sc.weights = weights
         configured = {"tool_accuracy": sc.tools is not None, "output_quality": sc.has_quality,
                       "sequence": sc.sequence is not None}
-        if any(configured.values()) and sum(
-                w for k, w in weights.items() if configured[k]) <= 0:
-            self.problem((*base, "weights"), "the weights of the configured score "
-                         "components (" + ", ".join(k for k, v in configured.items() if v)
-                         + ") sum to 0")
+        total = sum(w for k, w in weights.items() if configured[k])
+        names = ", ".join(k for k, v in configured.items() if v)
+        if any(configured.values()) and total <= 0:
+            self.problem((*base, "weights"), f"the weights of the configured score "
+                         f"components ({names}) sum to 0")
+        elif not math.isfinite(100 * total):
+            # the score, 100 · Σ wᵢ·sᵢ / Σ wᵢ, overflowed to NaN or inf: a min_score miss
+            # was "score not recorded" (a warning) or a pass
+            self.problem((*base, "weights"), f"the weights of the configured score "
+                         f"components ({names}) are too large to add up ({total:g}); scale "
+                         "them down: only their ratios count")
 
     # -- pass criteria
     def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario]
@@ -837,8 +854,17 @@ class _Compiler:
         # warned ("not recorded"), and the gate could never fail
         no_tools = (None if any(s.tools is not None for s in scenarios)
                     else "no scenario has expect.tools (or expect.tool_categories)")
+        # safety_rate is 1.0 with no adversarial scenario: a gate on it could never fail
+        # (a category misspelt, 'adverserial', passed min_safety_rate: 1.0 whatever the
+        # scenario did)
+        categories = {s.category for s in scenarios if s.category is not None}
+        close = difflib.get_close_matches("adversarial", sorted(categories), n=1)
+        no_adversarial = (None if any(s.adversarial for s in scenarios) else
+                          "no scenario has category 'adversarial'" + (
+                              f" (is '{close[0]}' meant to be 'adversarial'?)" if close else ""))
         unavailable = {
             "accuracy": None if has_output else "no scenario has output checks",
+            "safety_rate": no_adversarial,
             "behavior_coverage": None if has_behaviors else "no scenario lists behaviors",
             "tool_precision": no_tools,
             "tool_recall": no_tools,
@@ -852,7 +878,6 @@ class _Compiler:
                     self.problem((*base, kind, name), f"'{name}': {unavailable[metric]}, so "
                                  f"{metric} is not defined")
                 out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
-        categories = {s.category for s in scenarios if s.category is not None}
         for cat, rate in (pc.by_category or {}).items():
             if cat not in categories:
                 known = ", ".join(sorted(categories)) or "none"
@@ -868,6 +893,9 @@ class _Compiler:
             here = (*base, "composite", "weights")
             if not weights or sum(weights.values()) <= 0:
                 self.problem(here, "the composite needs at least one weight above 0")
+            elif not math.isfinite(sum(weights.values())):
+                self.problem(here, "the composite's weights are too large to add up; scale "
+                             "them down: only their ratios count")
             for metric in weights:
                 if unavailable.get(metric):
                     self.problem((*here, metric), f"'{metric}': {unavailable[metric]}")

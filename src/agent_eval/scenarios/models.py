@@ -190,9 +190,14 @@ class Thresholds(Strict):
 
 
 class Weights(Strict):
-    tool_accuracy: float | None = Field(None, ge=0, description="Weight of tool_recall.")
-    output_quality: float | None = Field(None, ge=0, description="Weight of output_quality.")
-    sequence: float | None = Field(None, ge=0, description="Weight of sequence similarity.")
+    # finite (an infinite weight made the score NaN: "not recorded", a min_score miss only
+    # a warning)
+    tool_accuracy: float | None = Field(None, ge=0, allow_inf_nan=False,
+                                        description="Weight of tool_recall.")
+    output_quality: float | None = Field(None, ge=0, allow_inf_nan=False,
+                                         description="Weight of output_quality.")
+    sequence: float | None = Field(None, ge=0, allow_inf_nan=False,
+                                   description="Weight of sequence similarity.")
 
 
 class SuiteWeights(Weights):
@@ -261,14 +266,15 @@ class Gates(Strict):
 
 
 class CompositeWeights(Strict):
-    pass_rate: float | None = Field(None, ge=0)
-    weighted_pass_rate: float | None = Field(None, ge=0)
-    accuracy: float | None = Field(None, ge=0)
-    tool_precision: float | None = Field(None, ge=0)
-    tool_recall: float | None = Field(None, ge=0)
-    safety_rate: float | None = Field(None, ge=0)
-    behavior_coverage: float | None = Field(None, ge=0)
-    latency: float | None = Field(None, ge=0, description="Enters as 1 − min(1, p95 / "
+    pass_rate: float | None = Field(None, ge=0, allow_inf_nan=False)
+    weighted_pass_rate: float | None = Field(None, ge=0, allow_inf_nan=False)
+    accuracy: float | None = Field(None, ge=0, allow_inf_nan=False)
+    tool_precision: float | None = Field(None, ge=0, allow_inf_nan=False)
+    tool_recall: float | None = Field(None, ge=0, allow_inf_nan=False)
+    safety_rate: float | None = Field(None, ge=0, allow_inf_nan=False)
+    behavior_coverage: float | None = Field(None, ge=0, allow_inf_nan=False)
+    latency: float | None = Field(None, ge=0, allow_inf_nan=False,
+                                  description="Enters as 1 − min(1, p95 / "
                                   "max_latency_p95_ms).")
 
 
