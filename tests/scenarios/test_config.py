@@ -109,6 +109,22 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     # (in must_not, an empty sequence was a hit in every trace: every trace failed)
     ("  - id: A\n    expect:\n      must_not:\n        - sequence: []\n", "sequence",
      ["'sequence' is empty", "add a tool"]),
+    # a key written without a value (null) was read as not written: each checked nothing
+    # and the scenario passed (a list left empty under its key, a TODO)
+    ("  - id: A\n    expect:\n      output:\n        contains:\n", "contains",
+     ["'contains' is written without a value (null)", "remove the key"]),
+    ("  - id: A\n    expect:\n      output: {regex: null, contains: [x]}\n", "regex",
+     ["'regex' is written without a value"]),
+    ("  - id: A\n    expect:\n      output: null\n", "output", ["'output' is written"]),
+    ("  - id: A\n    expect:\n      forbidden_tools:\n", "forbidden_tools",
+     ["'forbidden_tools' is written without a value"]),
+    ("  - id: A\n    expect:\n      must_not: ~\n", "must_not", ["'must_not' is written"]),
+    ("  - id: A\n    expect:\n      behaviors:\n        - {output_regex: x, args: null}\n",
+     "args", ["'args' is written without a value"]),
+    ("  - id: A\n    thresholds: {max_cost_usd: null}\n", "max_cost_usd",
+     ["'max_cost_usd' is written without a value"]),
+    ("  - id: A\n    warn_thresholds:\n", "warn_thresholds",
+     ["'warn_thresholds' is written without a value"]),
     # (an empty list of categories adds no expected tool: nothing was checked)
     ("  - id: A\n    expect:\n      tool_categories: []\n", "tool_categories",
      ["'tool_categories' is empty", "add a category (a name under tool_groups)"]),

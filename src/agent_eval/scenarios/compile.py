@@ -489,6 +489,32 @@ class _Compiler:
                     if isinstance(b, dict):
                         self._check_names(b.get(f), (*path, key, i, f))
 
+    def check_unset(self, raw: dict[str, Any], path: Path) -> None:
+        """A config error at every key of a scenario's checks written without a value
+        (``contains:`` with nothing after it, ``forbidden_tools: null``): read as not
+        written, it checked nothing and passed, where its empty list is an error
+        (:meth:`check_empty`). The keys of ``expect``, of its ``output`` and of each
+        ``behaviors`` / ``must_not`` item, ``thresholds`` and ``warn_thresholds`` and
+        their keys."""
+        said = ("is written without a value (null), so it checks nothing and would pass; "
+                "give it a value or remove the key")
+        where: list[tuple[Path, Any]] = [
+            (path, {k: raw.get(k) for k in ("thresholds", "warn_thresholds") if k in raw})]
+        expect = raw.get("expect")
+        if isinstance(expect, dict):
+            where.append(((*path, "expect"), expect))
+            where.append(((*path, "expect", "output"), expect.get("output")))
+            for key in ("behaviors", "must_not"):
+                items = expect.get(key)
+                where += [((*path, "expect", key, i), b)
+                          for i, b in enumerate(items if isinstance(items, list) else ())]
+        for key in ("thresholds", "warn_thresholds"):
+            where.append(((*path, key), raw.get(key)))
+        for at, node in where:
+            for key, value in (node.items() if isinstance(node, dict) else ()):
+                if value is None:
+                    self.problem((*at, key), f"'{key}' {said}")
+
     def check_empty(self, expect: Any, path: Path) -> None:
         """A config error at every key of a scenario's ``expect`` whose empty value checks
         nothing, and passed: ``forbidden_tools: []``, ``tool_categories: []``,
@@ -570,6 +596,7 @@ class _Compiler:
                          "remove one of the two")
         self.check_groups(self._raw(at).get("expect"), (*base, "expect"))
         self.check_empty(self._raw(at).get("expect"), (*base, "expect"))
+        self.check_unset(self._raw(at), base)
         self.expect(sc, cfg.expect, ref, base)
         sc.thresholds = self.limits(cfg.thresholds, "thresholds", ref, base, sc)
         sc.warn_thresholds = self.limits(cfg.warn_thresholds, "warn_thresholds", ref, base, sc)
