@@ -88,7 +88,8 @@ def test_legacy_assertions_mapped(tmp_path: Path) -> None:
     assert [(c.key, c.expected, c.ref.line) for c in args.checks] == [
         ("query", {"pattern": "france"}, 29)]
     (output,) = first.output  # output_contains: case-sensitive, an escaped regex
-    assert (output.kind, output.text, output.ref.line) == ("regex", r"68\ million", 23)
+    (pattern, _, ref), = output.patterns
+    assert (output.kind, pattern, ref.line) == ("regex", r"68\ million", 23)
     assert [n.config.line for n in suite.notes] == [14]  # golden_trace
 
 

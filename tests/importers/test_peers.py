@@ -645,6 +645,36 @@ def test_evalview_regex_patterns_ignore_case_as_evalview_does(
     same_findings(r, imported(folder, "refund.yaml", monkeypatch))
 
 
+def test_several_evalview_regex_patterns_must_each_match(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EvalView wants every regex_pattern to match: they were joined into one alternation
+    (noted), so an answer matching one of them passed where EvalView fails it. Now a list
+    of output.regex, each found or a finding at its own line."""
+    trace = events(
+        {"type": "trace_start", "trace_id": "a", "scenario": "refund"},
+        {"type": "output", "output": "Refund of $12 for order 7"}, {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "b", "scenario": "refund"},
+        {"type": "output", "output": "Refund of $12"}, {"type": "trace_end"},
+        {"type": "trace_start", "trace_id": "c", "scenario": "refund"},
+        {"type": "output", "output": "ORDER 9 closed"}, {"type": "trace_end"})
+    folder = workspace(tmp_path, "evalview", {"t.jsonl": trace})
+    (folder / "refund.yaml").write_text(
+        "name: refund\n"  # 1
+        "input: {query: refund me}\n"  # 2
+        "expected:\n"  # 3
+        "  output:\n"  # 4
+        "    regex_patterns:\n"  # 5
+        "      - 'refund of \\$\\d+'\n"  # 6
+        "      - 'order \\d+'\n",  # 7
+        encoding="utf-8")
+    r = run(folder, "refund.yaml", monkeypatch, "--dialect", "evalview")
+    # b lacks the order (line 7), c the refund (line 6); a has both, in other cases
+    assert sorted((f["trace"]["trace_id"], f["config"]["line"]) for f in findings(r)) == [
+        ("b", 7), ("c", 6)]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "refund.yaml", monkeypatch))
+
+
 def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Path) -> None:
     """expected, thresholds (or its weights) as a list were read as empty: the case's
     forbidden tool and its cost budget were dropped without a word. Each file's problems

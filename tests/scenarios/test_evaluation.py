@@ -426,6 +426,30 @@ def test_output_checks_and_output_quality(ws: Workspace) -> None:
     assert s["status"] == "fail"
 
 
+def test_a_list_of_output_regexes_needs_every_one(ws: Workspace) -> None:
+    """``regex: [A, B]``: each pattern must be found (EvalView's several regex_patterns),
+    each one missing a finding at its own item; the list is one check of output_quality."""
+    suite = HEAD + """scenarios:
+  - id: R
+    expect:
+      output:
+        regex:
+          - "refund of \\\\$\\\\d+"
+          - "order [0-9]+"
+        contains: [refund]
+"""
+    res = ws.run(suite, {"both.jsonl": trace("both", "R", [], "refund of $3, order 12"),
+                         "one.jsonl": trace("one", "R", [], "refund of $3 issued"),
+                         "none.jsonl": trace("none", "R", [], "a refund")})
+    s = scenario(res, "R")
+    missed = sorted((f["trace"]["trace_id"], at(f)) for f in s["findings"])
+    assert missed == sorted([("none", ws.line('"order')), ("none", ws.line('"refund')),
+                             ("one", ws.line('"order'))])
+    assert (s["traces_total"], s["traces_passed"]) == (3, 1)
+    # regex and contains are two checks: "both" passes both, "one" and "none" contains only
+    assert s["metrics"]["output_quality"] == round((1 + 1 / 2 + 1 / 2) / 3, 6)  # (6 places)
+
+
 def test_case_insensitive_checks_match_every_spelling_of_a_text(ws: Workspace) -> None:
     """contains, not_contains, state and a must_not output_contains compare Unicode's
     canonical caseless forms: 'café' written with a combining accent (NFD, as macOS and

@@ -100,12 +100,9 @@ class _EvalView(PeerConfig):
                                        "be a list of regular expressions (text)"])
                 # EvalView searches each ignoring case (its code-based-evals example:
                 # "matched case-insensitively against the full output")
-                out["regex"] = "(?i)" + ("|".join(f"(?:{p})" for p in ov) if len(ov) > 1
-                                         else ov[0])
-                b.at((*eb, "output", "regex"), src, (*here, ok))
-                if len(ov) > 1:
-                    self.unsupported(src, (*here, ok), "several regex_patterns are "
-                                     "checked as one regex that any of them matches")
+                # every pattern must match, as in EvalView: a list of output.regex
+                out["regex"] = [f"(?i){p}" for p in ov] if len(ov) > 1 else f"(?i){ov[0]}"
+                b.tree((*eb, "output", "regex"), out["regex"], src, (*here, ok))
             elif ov not in (None, False):
                 self.unsupported(src, (*here, ok), f"output check '{ok}' needs an "
                                  "LLM or is not deterministic")

@@ -149,7 +149,8 @@ class OutputCheck:
     ref: ConfigRef
     terms: tuple[Term, ...] = ()
     text: str = ""
-    regex: SafeRegex | None = None
+    # regex: each pattern with its compiled form (None: invalid, reported) and its place
+    patterns: tuple[tuple[str, SafeRegex | None, ConfigRef], ...] = ()
     schema: Any = None  # a jsonschema validator
     source: str = ""  # the schema's file, or "inline"
 
@@ -548,9 +549,8 @@ class _Compiler:
         # an empty text is in every output: a check of it passes whatever was answered
         output = expect.get("output")
         output = output if isinstance(output, dict) else {}
-        texts: list[tuple[Path, Any]] = [(("state",), expect.get("state")),
-                                         (("output", "regex"), output.get("regex"))]
-        for kind in ("contains", "contains_any", "not_contains"):
+        texts: list[tuple[Path, Any]] = [(("state",), expect.get("state"))]
+        for kind in ("contains", "contains_any", "not_contains", "regex"):
             terms = output.get(kind)
             texts += ([(("output", kind, i), t) for i, t in enumerate(terms)]
                       if isinstance(terms, list) else [(("output", kind), terms)])
@@ -783,9 +783,15 @@ class _Compiler:
                 out.append(OutputCheck(kind, r, terms=terms))
             elif kind == "equals":
                 out.append(OutputCheck(kind, r, text=str(value).strip()))
-            elif kind == "regex":
-                rx = self.regex(value, here)
-                out.append(OutputCheck(kind, r, regex=rx, text=value))
+            elif kind == "regex":  # one pattern, or a list: every one must be found
+                terms = self.terms(value, here, r.key_path)
+                if not terms:
+                    self.problem(here, f"'{kind}' is an empty list")
+                paths = [here] if isinstance(value, str) else [(*here, i)
+                                                               for i in range(len(terms))]
+                out.append(OutputCheck(kind, r, patterns=tuple(
+                    (t.text, self.regex(t.text, at), t.ref)
+                    for t, at in zip(terms, paths, strict=True))))
             elif kind == "json_schema":
                 validator, source = self.json_schema(value, here)
                 if validator is not None:

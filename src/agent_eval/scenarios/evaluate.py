@@ -528,11 +528,11 @@ def _output_check(ev: _Eval, c: OutputCheck) -> list[tuple[ConfigRef, str, str]]
             return []
         return [(c.ref, f"Output does not equal {c.text!r} (equals, after strip)",
                  f"equals: {render(c.text)}")]
-    if kind == "regex":
-        if c.regex is not None and c.regex.search(ev.text) is not None:
-            return []
-        return [(c.ref, f"Output does not match the regular expression {c.text!r}",
-                 f"regex: {render(c.text)}")]
+    if kind == "regex":  # every pattern found (an invalid one was a config error)
+        text = ev.text
+        return [(ref, f"Output does not match the regular expression {pattern!r}",
+                 f"regex: {render(pattern)}") for pattern, rx, ref in c.patterns
+                if rx is None or rx.search(text) is None]
     # json_schema
     out = ev.trace.output
     value: Any = out

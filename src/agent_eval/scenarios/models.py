@@ -73,8 +73,9 @@ class OutputExpect(Strict):
     equals: str | None = Field(
         None, description="The output equals this text (both stripped of surrounding "
         "whitespace).")
-    regex: str | None = Field(None, description="A regular expression (Python `re`) that "
-                              "must be found in the output (re.search).")
+    regex: str | list[str] | None = Field(
+        None, description="A regular expression (Python `re`) that must be found in the "
+        "output (re.search); a list: every one must be found.")
     json_schema: str | dict[str, Any] | None = Field(
         None, description="The output parses as JSON and validates against this JSON "
         "Schema: a file relative to the suite file, or an inline schema.")
