@@ -320,3 +320,31 @@ def test_sessions_are_read_as_mcp_whatever_the_suite_s_format(tmp_path: Path,
     assert [(v["tool"], v["trace"]["trace_id"]) for v in test["violations"]] == [
         ("echo", "mcp:bad")]
     assert (test["status"], results["verdict"], code) == ("fail", "fail", 1)
+
+
+def test_a_server_s_stderr_is_kept_only_as_its_end(tmp_path: Path) -> None:
+    """A server that writes 64 MiB to stderr before it fails: agent-eval keeps only the
+    end it quotes (it wrote all of it to a temporary file and read that whole file back,
+    so a server writing without end filled the disk and then the memory)."""
+    import tracemalloc
+
+    def peak_of_run(mode: str) -> tuple[int, dict[str, Any]]:
+        write_suite(tmp_path, suite(mode, """
+          - id: echo
+            tool: echo
+        """).replace("MISBEHAVE:", "STDERR_MIB: '64', MISBEHAVE:"))
+        tracemalloc.start()
+        try:
+            _, results = run_suite(tmp_path)
+            return tracemalloc.get_traced_memory()[1], results
+        finally:
+            tracemalloc.stop()
+
+    quiet, _ = peak_of_run("")  # what a run takes anyway
+    peak, results = peak_of_run("stderr_flood")
+    [error] = results["input_errors"]
+    assert error["rule"] == "input/server_start"
+    assert error["line"] == line_of(tmp_path / "agent-eval.yaml", "bad:")
+    assert "initialize failed: Connection closed; its stderr ends: 'xxxx" in error["message"]
+    assert results["verdict"] == "error"
+    assert peak - quiet < 16 * 1024 * 1024  # far less than the 64 MiB written

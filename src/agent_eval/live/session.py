@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 import anyio
 import mcp_types as types
@@ -41,6 +41,47 @@ MAX_PAGES = 100  # pages of a paginated listing read at most
 
 class StartError(Exception):
     """The server could not be started or did not answer initialize."""
+
+
+class StderrTail:
+    """A server's stderr: a pipe that a thread reads as it comes, keeping only the last
+    bytes. A server that writes without end fills neither the disk nor the memory, and
+    never blocks on a full pipe."""
+
+    KEEP = STDERR_TAIL * 4  # bytes: at least STDERR_TAIL characters of UTF-8
+
+    def __init__(self) -> None:
+        read_fd, write_fd = os.pipe()
+        self.file: TextIO = open(write_fd, "w", encoding="utf-8")  # noqa: SIM115 - the
+        # server's stderr; ours is closed by started() once the server has its copy
+        self._kept = bytearray()
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, args=(read_fd,), daemon=True)
+        self._reader.start()
+
+    def _read(self, fd: int) -> None:
+        try:
+            while chunk := os.read(fd, 65536):
+                with self._lock:
+                    self._kept += chunk
+                    if len(self._kept) > 2 * self.KEEP:
+                        del self._kept[:-self.KEEP]
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def started(self) -> None:
+        """Close our end of the pipe: it ends when the server (and what it started)
+        closes its own."""
+        self.file.close()
+
+    def tail(self) -> str:
+        self._reader.join(0.2)  # what a server that exited wrote last
+        with self._lock:
+            data = bytes(self._kept[-self.KEEP:])
+        text = data.decode("utf-8", errors="replace").strip()
+        return text[-STDERR_TAIL:]
 
 
 # --------------------------------------------------------------------- recording
@@ -175,7 +216,7 @@ class Session:
         self.respond: SamplingResponse | None = spec.model.sampling  # the current answer
         self.sampled: list[dict[str, Any]] = []  # sampling requests of the current call
         self.sampling_announced = False
-        self._stderr: IO[str] | None = None
+        self._stderr: StderrTail | None = None
 
     # -- sampling
     async def _sample(self, context: ClientRequestContext,
@@ -193,16 +234,7 @@ class Session:
             model=answer.model, stop_reason=answer.stop_reason)
 
     def stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.flush()
-            self._stderr.seek(0)
-            text = self._stderr.read()
-        except (OSError, ValueError):
-            return ""
-        text = text.strip()
-        return text[-STDERR_TAIL:] if text else ""
+        return self._stderr.tail() if self._stderr is not None else ""
 
     # -- requests
     async def request(self, method: str, params: dict[str, Any] | None,
@@ -328,12 +360,14 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
                 raise StartError(f"command '{m.command}' not found on PATH (nor next to "
                                  f"{Path(sys.executable).name}); install the server or give "
                                  "its path")
-            s._stderr = stack.enter_context(tempfile.TemporaryFile(  # noqa: SIM115
-                "w+", encoding="utf-8", errors="replace"))
+            s._stderr = StderrTail()
+            stack.callback(s._stderr.started)  # also when the server cannot be started
             params = StdioServerParameters(
                 command=command, args=list(m.args),
                 env={k: expand_env(v) for k, v in m.env.items()}, cwd=str(spec.cwd))
-            read, write = await stack.enter_async_context(stdio_client(params, s._stderr))
+            read, write = await stack.enter_async_context(stdio_client(params,
+                                                                       s._stderr.file))
+            s._stderr.started()
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client

@@ -11,6 +11,8 @@ prompt_cursor_loop   each prompts/list page lists `greet` and gives the cursor `
 duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPTION, then
                  as "Echo." (the only entry in the other modes)
 prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
+stderr_flood     on initialize: writes STDERR_MIB MiB to stderr, then a last line, and
+                 exits (status 3) without answering
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -36,6 +38,12 @@ def main() -> None:
         if mid is None:
             continue  # a notification
         params = message.get("params") or {}
+        if method == "initialize" and MODE == "stderr_flood":
+            block = "x" * 1023 + "\n"
+            for _ in range(int(os.environ["STDERR_MIB"]) * 1024):
+                sys.stderr.write(block)
+            sys.stderr.write("misbehaving: the last line of stderr\n")
+            sys.exit(3)
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "protocolVersion": params["protocolVersion"],
