@@ -345,6 +345,24 @@ def test_a_server_s_stderr_is_kept_only_as_its_end(tmp_path: Path) -> None:
     [error] = results["input_errors"]
     assert error["rule"] == "input/server_start"
     assert error["line"] == line_of(tmp_path / "agent-eval.yaml", "bad:")
-    assert "initialize failed: Connection closed; its stderr ends: 'xxxx" in error["message"]
+    assert "initialize failed: Connection closed; its stderr ends: '…xxxx" in error["message"]
+    assert error["message"].endswith("\\nmisbehaving: the last line of stderr'")
     assert results["verdict"] == "error"
     assert peak - quiet < 16 * 1024 * 1024  # far less than the 64 MiB written
+
+
+def test_the_quoted_end_of_stderr_keeps_its_last_line(tmp_path: Path) -> None:
+    """A server that dies after a long traceback: the finding quotes the end of its stderr,
+    the last line (the error itself) included (the quote was cut after its first 300
+    characters, so a long stderr showed its start and never the reason)."""
+    write_suite(tmp_path, suite("exit_on_call", """
+          - id: echo
+            tool: echo
+        """).replace("MISBEHAVE:", "STDERR_PADDING: '5000', MISBEHAVE:"))
+    code, results = run_suite(tmp_path)
+    v = only_violation(by_test(results)["echo"])
+    assert v["rule"] == "probe/call_failed"
+    assert "its stderr ends: \\'…" in v["message"]  # its end only
+    assert "misbehaving: exits on tools/call" in v["message"]
+    assert len(v["message"]) < 1500
+    assert code == 1

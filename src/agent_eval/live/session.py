@@ -35,7 +35,9 @@ from agent_eval.live.compile import ServerSpec
 from agent_eval.live.models import SamplingResponse
 
 RAW: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
-STDERR_TAIL = 2000  # characters of a failed server's stderr shown in the error
+STDERR_TAIL = 2000  # characters of a failed server's stderr kept
+STDERR_SHOWN = 600  # characters of its end quoted in an error (escaped: a message holds it
+# whole, as a probe's finding and an input error, both of bounded length, show it)
 MAX_PAGES = 100  # pages of a paginated listing read at most
 
 
@@ -420,4 +422,9 @@ def _crash(exc: BaseException, stdio: bool) -> str:
 
 def _tail(s: Session) -> str:
     tail = s.stderr_tail()
-    return f"; its stderr ends: {tail!r}" if tail else ""
+    if not tail:
+        return ""
+    shown = repr(tail)
+    if len(shown) > STDERR_SHOWN:  # its end is the reason: cut at the start
+        shown = shown[0] + "…" + shown[-STDERR_SHOWN + 2:]
+    return f"; its stderr ends: {shown}"

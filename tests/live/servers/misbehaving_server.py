@@ -2,7 +2,8 @@
 tests of servers that misbehave mid-session. It answers initialize and tools/list (one
 tool, `echo`) properly; what it does with a call is set by MISBEHAVE:
 
-exit_on_call     exits (status 3) on a tools/call, after a line on stderr, never answering
+exit_on_call     exits (status 3) on a tools/call, after a line on stderr (after
+                 STDERR_PADDING characters of traceback-like lines, if set), never answering
 content_object   answers a tools/call with `content` as an object, not a list (not a
                  valid CallToolResult)
 exit_on_prompt   lists a prompt `greet` with a required argument `city`; answers a
@@ -81,6 +82,8 @@ def main() -> None:
                 {"role": "user", "content": {"type": "text", "text": "Hello"}}]}})
         elif method == "tools/call":
             if MODE == "exit_on_call":
+                for _ in range(int(os.environ.get("STDERR_PADDING", "0")) // 50):
+                    sys.stderr.write('  File "server.py", line 1, in <module>: padding\n')
                 sys.stderr.write("misbehaving: exits on tools/call\n")
                 sys.exit(3)
             content: object = {"type": "text", "text": "Echo: hello"}
