@@ -366,3 +366,22 @@ def test_the_quoted_end_of_stderr_keeps_its_last_line(tmp_path: Path) -> None:
     assert "misbehaving: exits on tools/call" in v["message"]
     assert len(v["message"]) < 1500
     assert code == 1
+
+
+def test_a_response_sent_before_the_request_is_not_its_answer(tmp_path: Path) -> None:
+    """A server that sends a response for an id before agent-eval sent that request (the
+    SDK drops it), then exits on the request: the call got no answer, and expect_error
+    fails (the early response counted as the answer, and the probe passed)."""
+    path = write_suite(tmp_path, suite("answer_ahead", """
+          - id: rejects
+            tool: echo
+            expect_error: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["rejects"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert "closed before it answered" in v["message"]
+    assert code == 2  # the session's early response is an input error of the MCP reader

@@ -96,7 +96,8 @@ class Recorder:
         self.fh: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed by close()
         self.lines = 0
         self.requests: list[tuple[int, str, Any]] = []  # (line, method, id) sent by us
-        self.answered: set[int | str] = set()  # ids of the server's responses
+        # id -> line of the server's last response with that id
+        self.answered: dict[int | str, int] = {}
 
     def write(self, direction: str, message: dict[str, Any]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -106,7 +107,7 @@ class Recorder:
         if direction == "client_to_server" and "method" in message and "id" in message:
             self.requests.append((self.lines, str(message["method"]), message["id"]))
         elif "method" not in message and isinstance(message.get("id"), int | str):
-            self.answered.add(message["id"])  # a response (result or error)
+            self.answered[message["id"]] = self.lines  # a response (result or error)
 
     def request_line(self, mark: int, method: str) -> int:
         """The line of the first ``method`` request sent since ``len(requests)`` was
@@ -115,9 +116,11 @@ class Recorder:
 
     def was_answered(self, mark: int, method: str) -> bool:
         """Whether the server sent a response to the first ``method`` request sent
-        since ``len(requests)`` was ``mark``."""
-        sent = next((i for _, m, i in self.requests[mark:] if m == method), None)
-        return sent is not None and sent in self.answered
+        since ``len(requests)`` was ``mark``: one with its id, after it (a response sent
+        before the request, for an id not yet used, is no answer to it)."""
+        sent = next(((line, i) for line, m, i in self.requests[mark:] if m == method),
+                    None)
+        return sent is not None and self.answered.get(sent[1], 0) > sent[0]
 
     def close(self) -> None:
         self.fh.close()

@@ -14,6 +14,8 @@ duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPT
 prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
 stderr_flood     on initialize: writes STDERR_MIB MiB to stderr, then a last line, and
                  exits (status 3) without answering
+answer_ahead     on tools/list: first an error response to the next request's id (not
+                 yet sent), then the listing; exits on a tools/call (as exit_on_call)
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 MODE = os.environ.get("MISBEHAVE", "")
 
@@ -51,6 +54,10 @@ def main() -> None:
                 "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}})
         elif method == "tools/list":
+            if MODE == "answer_ahead":
+                send({"jsonrpc": "2.0", "id": mid + 1,
+                      "error": {"code": -32000, "message": "an answer ahead of its request"}})
+                time.sleep(0.3)  # read (and dropped, its id unknown) before the next request
             echo = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
             tools = [echo]
             if MODE == "duplicate_tool":
@@ -81,7 +88,7 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [
                 {"role": "user", "content": {"type": "text", "text": "Hello"}}]}})
         elif method == "tools/call":
-            if MODE == "exit_on_call":
+            if MODE in ("exit_on_call", "answer_ahead"):
                 for _ in range(int(os.environ.get("STDERR_PADDING", "0")) // 50):
                     sys.stderr.write('  File "server.py", line 1, in <module>: padding\n')
                 sys.stderr.write("misbehaving: exits on tools/call\n")
