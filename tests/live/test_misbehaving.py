@@ -385,3 +385,59 @@ def test_a_response_sent_before_the_request_is_not_its_answer(tmp_path: Path) ->
     assert v["config"]["line"] == line_of(path, "tool: echo")
     assert "closed before it answered" in v["message"]
     assert code == 2  # the session's early response is an input error of the MCP reader
+
+
+def test_an_error_the_sdk_s_http_client_made_up_is_no_expected_error(tmp_path: Path) -> None:
+    """Over Streamable HTTP, the SDK answers a request itself when the server's answer is
+    no JSON-RPC (an HTTP 500, an HTML page, a body that is not JSON, an event over its
+    size limit). Such an error is not the server's: expect_error fails, and the session
+    trace does not show it as the server's (each passed, and the trace said the server
+    had sent it). The server's own JSON-RPC error still passes."""
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = Path(__file__).parent / "servers" / "broken_http_server.py"
+    proc = subprocess.Popen([sys.executable, str(server), str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        probes = "".join(f"""
+          - id: {name}
+            tool: {name}
+            expect_error: true""" for name in ("big_event", "crash", "html", "not_json",
+                                                 "reject"))
+        path = write_suite(tmp_path, f"""
+        version: "1"
+        suite: broken-http
+        servers:
+          web:
+            url: http://127.0.0.1:{port}/mcp
+            call_timeout_ms: 20000
+        probes:{probes}
+        """)
+        code, results = run_suite(tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    tests = by_test(results)
+    for name in ("big_event", "crash", "html", "not_json"):
+        assert tests[name]["status"] == "fail", name
+        v = only_violation(tests[name])
+        assert v["rule"] == "probe/call_failed", name
+        assert v["config"]["line"] == line_of(path, f"tool: {name}")
+        assert "an expected error must be the server's answer" in v["message"]
+    assert tests["reject"]["status"] == "pass"
+    assert code == 1
+    session = [json.loads(line) for line in
+               (tmp_path / "out" / "mcp-sessions" / "web.jsonl").read_text().splitlines()]
+    errors = [m["message"]["error"]["message"] for m in session
+              if m["direction"] == "server_to_client" and "error" in m["message"]]
+    assert errors == ["bad arguments"]

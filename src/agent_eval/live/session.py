@@ -133,13 +133,16 @@ def _dump(item: SessionMessage) -> dict[str, Any]:
 
 
 class _RecordingReader:
-    def __init__(self, inner: Any, recorder: Recorder) -> None:
+    def __init__(self, inner: Any, recorder: Recorder, http: bool = False) -> None:
         self.inner = inner
         self.recorder = recorder
+        self.http = http  # the SDK's HTTP client makes up errors the server never sent
 
     async def receive(self) -> Any:
         item = await self.inner.receive()
-        if isinstance(item, SessionMessage):
+        if isinstance(item, SessionMessage) and not (
+                self.http and isinstance(item.message, types.JSONRPCError)
+                and _http_stand_in(item.message.error)):
             self.recorder.write("server_to_client", _dump(item))
         return item
 
@@ -261,6 +264,10 @@ class Session:
                 answer.broken = True
                 answer.error = ("the connection to the server closed before it answered "
                                 f"({exc.error.message})" + _tail(self))
+            elif self.spec.model.url is not None and _http_stand_in(exc.error):
+                answer.broken = True
+                answer.error = ("no JSON-RPC answer came over HTTP; the SDK's HTTP client "
+                                f"says: {exc.error.message}")
             else:
                 answer.code = exc.error.code
                 if exc.error.code == types.REQUEST_TIMEOUT:
@@ -317,6 +324,27 @@ class Session:
             cursor = nxt
         return items, _unreadable(answer, f"the server's {method} has more than {MAX_PAGES} "
                                   "pages; agent-eval reads at most that many")
+
+
+# The errors the SDK's Streamable HTTP client makes up for a request whose answer it did
+# not get (mcp/client/streamable_http.py): an HTTP error status without a JSON-RPC error
+# in its body, another content type, a body or an event that is not JSON-RPC, an event
+# over its size limit, a stream that ended or failed. They reach the session as if the
+# server had sent them; none is the server's answer (a server's own error with one of
+# these texts fails the same way: never a pass).
+_HTTP_STAND_INS: tuple[tuple[int, str], ...] = (
+    (types.INTERNAL_ERROR, "Server returned an error response"),
+    (types.INVALID_REQUEST, "Session terminated"),
+    (types.INVALID_REQUEST, "Unexpected content type:"),
+    (types.PARSE_ERROR, "Failed to parse JSON response:"),
+    (types.PARSE_ERROR, "Failed to parse SSE message:"),
+    (types.CONNECTION_CLOSED, "SSE stream "),
+)
+
+
+def _http_stand_in(error: types.ErrorData) -> bool:
+    return any(error.code == code and error.message.startswith(text)
+               for code, text in _HTTP_STAND_INS)
 
 
 def _unreadable(answer: Answer, why: str) -> Answer:
@@ -394,7 +422,8 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
         sampling: Callable[..., Awaitable[Any]] | None = s._sample if announce_sampling \
             else None
         session = ClientSession(
-            _RecordingReader(read, recorder), _RecordingWriter(write, recorder),
+            _RecordingReader(read, recorder, m.url is not None),
+            _RecordingWriter(write, recorder),
             read_timeout_seconds=m.call_timeout_ms / 1000.0,
             sampling_callback=sampling,  # type: ignore[arg-type]
             client_info=types.Implementation(name="agent-eval", version=__version__))
