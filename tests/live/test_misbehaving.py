@@ -6,7 +6,10 @@ that could not run is never a pass). Needs the mcp SDK, not node."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -393,22 +396,8 @@ def test_an_error_the_sdk_s_http_client_made_up_is_no_expected_error(tmp_path: P
     size limit). Such an error is not the server's: expect_error fails, and the session
     trace does not show it as the server's (each passed, and the trace said the server
     had sent it). The server's own JSON-RPC error still passes."""
-    import socket
-    import subprocess
-    import time
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = Path(__file__).parent / "servers" / "broken_http_server.py"
-    proc = subprocess.Popen([sys.executable, str(server), str(port)])
+    proc, port = start_broken_http_server()
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
         probes = "".join(f"""
           - id: {name}
             tool: {name}
@@ -441,3 +430,78 @@ def test_an_error_the_sdk_s_http_client_made_up_is_no_expected_error(tmp_path: P
     errors = [m["message"]["error"]["message"] for m in session
               if m["direction"] == "server_to_client" and "error" in m["message"]]
     assert errors == ["bad arguments"]
+
+
+def start_broken_http_server(*mode: str) -> tuple[subprocess.Popen[bytes], int]:
+    """tests/live/servers/broken_http_server.py on a free port, once it listens."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    server = Path(__file__).parent / "servers" / "broken_http_server.py"
+    proc = subprocess.Popen([sys.executable, str(server), str(port), *mode])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.05)
+    return proc, port
+
+
+def test_an_http_server_that_does_not_answer_initialize_is_one_error(tmp_path: Path) -> None:
+    """No answer to initialize within startup_timeout_ms: one input error at the server's
+    line, saying so (a second one, "ReadTimeout", came from closing the connection)."""
+    proc, port = start_broken_http_server("silent")
+    try:
+        path = write_suite(tmp_path, f"""
+        version: "1"
+        suite: silent-http
+        servers:
+          web:
+            url: http://127.0.0.1:{port}/mcp
+            startup_timeout_ms: 2000
+            call_timeout_ms: 2000
+        probes:
+          - id: echo
+            tool: echo
+        """)
+        code, results = run_suite(tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    [error] = results["input_errors"]
+    assert error["rule"] == "input/server_start"
+    assert error["line"] == line_of(path, "web:")
+    assert error["message"] == ("server 'web' could not be used: no answer to initialize "
+                                "within 2000 ms (startup_timeout_ms)")
+    assert by_test(results)["echo"]["status"] == "error"
+    assert code == 2
+
+
+def test_a_start_error_is_said_once_when_closing_fails_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race above, made certain: a server that could not be started, whose
+    connection then fails while closing, is one input error, the start error."""
+    from contextlib import AsyncExitStack
+
+    from agent_eval.live import runner
+    from agent_eval.live.session import StartError
+
+    async def fails_twice(spec: object, recorder: object, stack: AsyncExitStack,
+                          announce: bool) -> None:
+        def close() -> None:
+            raise OSError("the transport failed while closing")
+        stack.callback(close)
+        raise StartError("no answer to initialize within 1 ms (startup_timeout_ms)")
+
+    monkeypatch.setattr(runner, "open_session", fails_twice)
+    path = write_suite(tmp_path, suite("", """
+          - id: echo
+            tool: echo
+        """))
+    code, results = run_suite(tmp_path)
+    [error] = results["input_errors"]
+    assert error["line"] == line_of(path, "bad:")
+    assert error["message"] == ("server 'bad' could not be used: no answer to initialize "
+                                "within 1 ms (startup_timeout_ms)")
+    assert code == 2

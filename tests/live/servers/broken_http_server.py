@@ -1,6 +1,7 @@
 """A raw Streamable HTTP MCP server (no SDK) whose tools fail at the HTTP level, for the
-tests of errors the SDK's HTTP client makes up. `python broken_http_server.py PORT`.
-initialize and tools/list are answered properly; a tools/call of
+tests of errors the SDK's HTTP client makes up. `python broken_http_server.py PORT
+[silent]`: silent never answers initialize; else initialize and tools/list are answered
+properly, and a tools/call of
 
 big_event   answers with an event stream whose one event is over the SDK's 1 MiB limit
 crash       answers HTTP 500 with a text body (no JSON-RPC error)
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOOLS = ["big_event", "crash", "html", "not_json", "reject"]
+SILENT = sys.argv[2:] == ["silent"]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -44,6 +47,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         mid, method = message["id"], message["method"]
         result: dict[str, object] = {}
+        if method == "initialize" and SILENT:
+            time.sleep(60)
+            return
         if method == "initialize":
             result = {"protocolVersion": message["params"]["protocolVersion"],
                       "capabilities": {"tools": {}},
