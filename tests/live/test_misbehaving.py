@@ -505,3 +505,27 @@ def test_a_start_error_is_said_once_when_closing_fails_too(
     assert error["message"] == ("server 'bad' could not be used: no answer to initialize "
                                 "within 1 ms (startup_timeout_ms)")
     assert code == 2
+
+
+def test_lines_on_stdout_that_are_no_message_are_kept_in_the_session(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A server that logs to its stdout: each line that is no JSON-RPC message is in the
+    session trace as `raw` text (as `agent-eval record` keeps it; the MCP reader says how
+    many it ignored), not a traceback on agent-eval's stderr (one per line, and the
+    trace did not show them)."""
+    write_suite(tmp_path, suite("stdout_noise", """
+          - id: echo
+            tool: echo
+            expect_result: {equals: "Echo: hello"}
+        """))
+    code, results = run_suite(tmp_path)
+    assert by_test(results)["echo"]["status"] == "pass"
+    session = [json.loads(line) for line in
+               (tmp_path / "out" / "mcp-sessions" / "bad.jsonl").read_text().splitlines()]
+    raw = [(m["direction"], m["raw"]) for m in session if "raw" in m]
+    assert raw == [("server_to_client", "debug: calling echo"),
+                   ("server_to_client", '{"not": "a message"}')]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    assert "Failed to parse" not in err
+    assert code == 0

@@ -10,6 +10,8 @@ imports the SDK.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
 import sys
@@ -39,6 +41,7 @@ STDERR_TAIL = 2000  # characters of a failed server's stderr kept
 STDERR_SHOWN = 600  # characters of its end quoted in an error (escaped: a message holds it
 # whole, as a probe's finding and an input error, both of bounded length, show it)
 MAX_PAGES = 100  # pages of a paginated listing read at most
+RAW_KEPT = 16 << 20  # characters of a line that is no message kept in the trace (as record)
 
 
 class StartError(Exception):
@@ -109,6 +112,19 @@ class Recorder:
         elif "method" not in message and isinstance(message.get("id"), int | str):
             self.answered[message["id"]] = self.lines  # a response (result or error)
 
+    def write_raw(self, direction: str, text: str) -> None:
+        """A line that is no JSON-RPC message, kept as ``raw`` text (as ``agent-eval
+        record`` keeps it); over :data:`RAW_KEPT` characters, its size only."""
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+        data = text.encode("utf-8", "replace")
+        entry: dict[str, Any] = {"timestamp": stamp, "direction": direction}
+        if len(text) > RAW_KEPT:
+            entry.update(truncated=True, bytes=len(data))
+        else:
+            entry["raw"] = data.decode("utf-8")
+        self.fh.write(orjson.dumps(entry) + b"\n")
+        self.lines += 1
+
     def request_line(self, mark: int, method: str) -> int:
         """The line of the first ``method`` request sent since ``len(requests)`` was
         ``mark``."""
@@ -124,6 +140,31 @@ class Recorder:
 
     def close(self) -> None:
         self.fh.close()
+
+
+def _raw_text(exc: ValidationError) -> str:
+    """The text the SDK could not read as a JSON-RPC message (the line, or the JSON value
+    it parsed from it)."""
+    errors = exc.errors(include_url=False)
+    value = errors[0].get("input") if errors else None
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class _QuietParseErrors(logging.Filter):
+    """The SDK's stdio client logs a traceback for each line of the server's stdout that
+    is no JSON-RPC message: the line is kept in the session trace instead (a server that
+    logs to its stdout wrote a traceback to agent-eval's stderr per line)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Failed to parse JSONRPC message from server"
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_QuietParseErrors())
 
 
 def _dump(item: SessionMessage) -> dict[str, Any]:
@@ -144,6 +185,8 @@ class _RecordingReader:
                 self.http and isinstance(item.message, types.JSONRPCError)
                 and _http_stand_in(item.message.error)):
             self.recorder.write("server_to_client", _dump(item))
+        elif isinstance(item, ValidationError):  # a line that is no JSON-RPC message
+            self.recorder.write_raw("server_to_client", _raw_text(item))
         return item
 
     async def aclose(self) -> None:

@@ -16,6 +16,8 @@ stderr_flood     on initialize: writes STDERR_MIB MiB to stderr, then a last lin
                  exits (status 3) without answering
 answer_ahead     on tools/list: first an error response to the next request's id (not
                  yet sent), then the listing; exits on a tools/call (as exit_on_call)
+stdout_noise     writes a text line and a JSON value that is no message to stdout before
+                 answering a tools/call
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -93,6 +95,8 @@ def main() -> None:
                     sys.stderr.write('  File "server.py", line 1, in <module>: padding\n')
                 sys.stderr.write("misbehaving: exits on tools/call\n")
                 sys.exit(3)
+            if MODE == "stdout_noise":
+                sys.stdout.write('debug: calling echo\n{"not": "a message"}\n')
             content: object = {"type": "text", "text": "Echo: hello"}
             if MODE != "content_object":
                 content = [content]
