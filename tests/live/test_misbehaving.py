@@ -529,3 +529,25 @@ def test_lines_on_stdout_that_are_no_message_are_kept_in_the_session(
     assert "Traceback" not in err
     assert "Failed to parse" not in err
     assert code == 0
+
+
+def test_a_timeout_says_the_server_sent_what_could_not_be_read(tmp_path: Path) -> None:
+    """An answer the SDK cannot read is dropped, and the call times out: the finding says
+    that the server did send something, and where it is in the session trace (it said
+    only that the call timed out)."""
+    write_suite(tmp_path, suite("unreadable_answer", """
+          - id: echo
+            tool: echo
+            timeout_ms: 1000
+        """))
+    code, results = run_suite(tmp_path)
+    v = only_violation(by_test(results)["echo"])
+    assert v["rule"] == "probe/timeout"
+    session = (tmp_path / "out" / "mcp-sessions" / "bad.jsonl").read_text().splitlines()
+    [raw_line] = [n for n, line in enumerate(session, 1) if '"raw"' in line]
+    assert raw_line == v["trace"]["line"] + 1  # right after the tools/call request
+    assert v["message"] == (
+        "tools/call echo did not answer in time (Request 'tools/call' timed out; meanwhile "
+        "the server sent 1 line(s) that are no JSON-RPC message the SDK could read, the "
+        f"first at line {raw_line} of the session trace)")
+    assert code == 1

@@ -101,6 +101,7 @@ class Recorder:
         self.requests: list[tuple[int, str, Any]] = []  # (line, method, id) sent by us
         # id -> line of the server's last response with that id
         self.answered: dict[int | str, int] = {}
+        self.raw: list[int] = []  # lines of what the server sent that is no message
 
     def write(self, direction: str, message: dict[str, Any]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -124,6 +125,7 @@ class Recorder:
             entry["raw"] = data.decode("utf-8")
         self.fh.write(orjson.dumps(entry) + b"\n")
         self.lines += 1
+        self.raw.append(self.lines)
 
     def request_line(self, mark: int, method: str) -> int:
         """The line of the first ``method`` request sent since ``len(requests)`` was
@@ -333,6 +335,11 @@ class Session:
                 answer.error = _text(result.get("content")) or "isError: true (no text)"
         answer.latency_ms = round((time.perf_counter() - start) * 1000.0, 1)
         answer.line = self.recorder.request_line(mark, method)
+        unread = [n for n in self.recorder.raw if n > answer.line]
+        if answer.timed_out and answer.line and unread:  # perhaps the answer: say so
+            answer.error = (f"{answer.error}; meanwhile the server sent {len(unread)} "
+                            "line(s) that are no JSON-RPC message the SDK could read, the "
+                            f"first at line {unread[0]} of the session trace")
         answer.sampling = self.sampled
         self.sampled = []
         return answer

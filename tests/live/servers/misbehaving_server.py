@@ -18,6 +18,8 @@ answer_ahead     on tools/list: first an error response to the next request's id
                  yet sent), then the listing; exits on a tools/call (as exit_on_call)
 stdout_noise     writes a text line and a JSON value that is no message to stdout before
                  answering a tools/call
+unreadable_answer   answers a tools/call with a line that is not JSON (its last brace
+                 missing)
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -95,6 +97,11 @@ def main() -> None:
                     sys.stderr.write('  File "server.py", line 1, in <module>: padding\n')
                 sys.stderr.write("misbehaving: exits on tools/call\n")
                 sys.exit(3)
+            if MODE == "unreadable_answer":
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "Echo: hello"}]}})[:-1] + "\n")
+                sys.stdout.flush()
+                continue
             if MODE == "stdout_noise":
                 sys.stdout.write('debug: calling echo\n{"not": "a message"}\n')
             content: object = {"type": "text", "text": "Echo: hello"}
