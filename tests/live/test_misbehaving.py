@@ -551,3 +551,32 @@ def test_a_timeout_says_the_server_sent_what_could_not_be_read(tmp_path: Path) -
         "the server sent 1 line(s) that are no JSON-RPC message the SDK could read, the "
         f"first at line {raw_line} of the session trace)")
     assert code == 1
+
+
+def test_an_http_answer_is_read_up_to_the_line_limit(tmp_path: Path) -> None:
+    """An HTTP body over 64 MiB (limits.max_file_bytes, a trace line's limit) is not read
+    whole: the call gets no answer (the SDK read any body whole: a 3 GiB one took 3.6 GB
+    of memory within a 10 s call timeout; this one, a valid answer padded, passed)."""
+    proc, port = start_broken_http_server()
+    try:
+        path = write_suite(tmp_path, f"""
+        version: "1"
+        suite: huge-http
+        servers:
+          web:
+            url: http://127.0.0.1:{port}/mcp
+            call_timeout_ms: 20000
+        probes:
+          - id: huge
+            tool: huge_body
+            expect_result: {{contains: hello}}
+        """)
+        code, results = run_suite(tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    v = only_violation(by_test(results)["huge"])
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: huge_body")
+    assert "the server's HTTP response is over 64 MiB (limits.max_file_bytes)" in v["message"]
+    assert code == 1

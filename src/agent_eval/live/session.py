@@ -32,6 +32,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
 
 from agent_eval._version import __version__
+from agent_eval.limits import DEFAULT
 from agent_eval.live.checks import Answer
 from agent_eval.live.compile import ServerSpec
 from agent_eval.live.models import SamplingResponse
@@ -41,6 +42,8 @@ STDERR_TAIL = 2000  # characters of a failed server's stderr kept
 STDERR_SHOWN = 600  # characters of its end quoted in an error (escaped: a message holds it
 # whole, as a probe's finding and an input error, both of bounded length, show it)
 MAX_PAGES = 100  # pages of a paginated listing read at most
+MAX_HTTP_BODY = DEFAULT.max_file_bytes  # bytes of one HTTP response read at most (as a
+# JSON line of a trace: the session's reader would refuse a longer answer)
 RAW_KEPT = 16 << 20  # characters of a line that is no message kept in the trace (as record)
 
 
@@ -464,8 +467,9 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
                 headers[name] = h.prefix + value
             timeout = httpx2.Timeout(m.call_timeout_ms / 1000.0,
                                      connect=m.startup_timeout_ms / 1000.0)
-            client = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=headers, timeout=timeout))
+            client = await stack.enter_async_context(httpx2.AsyncClient(
+                headers=headers, timeout=timeout,
+                event_hooks={"response": [_bound_response_body]}))
             assert m.url is not None
             read, write = await stack.enter_async_context(
                 streamable_http_client(m.url, http_client=client))
@@ -493,6 +497,35 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
     except Exception as exc:  # spawn errors, a crash, a refused connection
         raise StartError(_crash(exc, m.command is not None) + _tail(s)) from None
     return s
+
+
+async def _bound_response_body(response: Any) -> None:
+    """Each HTTP response's body is read up to :data:`MAX_HTTP_BODY` bytes (the SDK reads
+    a JSON answer whole): over it, the read fails as the SDK's client expects of a body it
+    cannot read, and the call gets no answer (``probe/call_failed``)."""
+    import httpx2
+
+    class TooLarge(httpx2.StreamError):
+        pass
+
+    class Bounded(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __aiter__(self) -> Any:
+            seen = 0
+            async for chunk in self.inner:
+                seen += len(chunk)
+                if seen > MAX_HTTP_BODY:
+                    raise TooLarge(f"the server's HTTP response is over "
+                                   f"{MAX_HTTP_BODY >> 20} MiB (limits.max_file_bytes), "
+                                   "more than agent-eval reads")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    response.stream = Bounded(response.stream)
 
 
 def _crash(exc: BaseException, stdio: bool) -> str:

@@ -8,6 +8,7 @@ crash       answers HTTP 500 with a text body (no JSON-RPC error)
 html        answers 200 with a text/html page
 not_json    answers 200 application/json with a body that is not JSON
 reject      answers a JSON-RPC error (-32602 "bad arguments"): the server's own answer
+huge_body   answers its result ("Echo: hello") in a JSON body padded with 65 MiB of spaces
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-TOOLS = ["big_event", "crash", "html", "not_json", "reject"]
+TOOLS = ["big_event", "crash", "html", "not_json", "reject", "huge_body"]
 SILENT = sys.argv[2:] == ["silent"]
 
 
@@ -70,6 +71,12 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if name == "not_json":
                 self.reply(200, "application/json", b"{oops")
+                return
+            if name == "huge_body":
+                answer = {"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "Echo: hello"}]}}
+                self.reply(200, "application/json",
+                           json.dumps(answer).encode() + b" " * (65 << 20))
                 return
             error = {"code": -32602, "message": "bad arguments"}
             self.reply(200, "application/json", json.dumps(
