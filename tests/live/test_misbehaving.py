@@ -580,3 +580,20 @@ def test_an_http_answer_is_read_up_to_the_line_limit(tmp_path: Path) -> None:
     assert v["config"]["line"] == line_of(path, "tool: huge_body")
     assert "the server's HTTP response is over 64 MiB (limits.max_file_bytes)" in v["message"]
     assert code == 1
+
+
+def test_calls_after_the_server_died_fail_at_once(tmp_path: Path) -> None:
+    """The server exits on a call, leaving a process that holds its stderr: each of 50
+    repeats fails at once (each waited 0.2 s for the end of that stderr: 10 s)."""
+    write_suite(tmp_path, suite("exit_holding_stderr", """
+          - id: echo
+            tool: echo
+            repeats: 50
+        """))
+    start = time.monotonic()
+    code, results = run_suite(tmp_path)
+    assert time.monotonic() - start < 6  # the session's start and end included
+    v = only_violation(by_test(results)["echo"])
+    assert v["rule"] == "probe/call_failed"
+    assert "(50 of 50 calls; 0 passed" in v["message"]
+    assert code == 1

@@ -64,6 +64,7 @@ class StderrTail:
         # server's stderr; ours is closed by started() once the server has its copy
         self._kept = bytearray()
         self._lock = threading.Lock()
+        self._waited = False
         self._reader = threading.Thread(target=self._read, args=(read_fd,), daemon=True)
         self._reader.start()
 
@@ -85,7 +86,10 @@ class StderrTail:
         self.file.close()
 
     def tail(self) -> str:
-        self._reader.join(0.2)  # what a server that exited wrote last
+        if not self._waited:  # what a server that exited wrote last (once: a process it
+            # started may hold its stderr, and every later call fails at once)
+            self._reader.join(0.2)
+            self._waited = True
         with self._lock:
             data = bytes(self._kept[-self.KEEP:])
         text = data.decode("utf-8", errors="replace").strip()

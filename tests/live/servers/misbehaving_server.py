@@ -20,6 +20,8 @@ stdout_noise     writes a text line and a JSON value that is no message to stdou
                  answering a tools/call
 unreadable_answer   answers a tools/call with a line that is not JSON (its last brace
                  missing)
+exit_holding_stderr  on a tools/call: starts a child that holds its stderr (30 s), then
+                 exits (status 3) without answering
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -92,6 +94,11 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [
                 {"role": "user", "content": {"type": "text", "text": "Hello"}}]}})
         elif method == "tools/call":
+            if MODE == "exit_holding_stderr":
+                import subprocess
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                sys.exit(3)
             if MODE in ("exit_on_call", "answer_ahead"):
                 for _ in range(int(os.environ.get("STDERR_PADDING", "0")) // 50):
                     sys.stderr.write('  File "server.py", line 1, in <module>: padding\n')
