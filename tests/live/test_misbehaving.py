@@ -6,6 +6,8 @@ that could not run is never a pass). Needs the mcp SDK, not node."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -585,14 +587,20 @@ def test_an_http_answer_is_read_up_to_the_line_limit(tmp_path: Path) -> None:
 def test_calls_after_the_server_died_fail_at_once(tmp_path: Path) -> None:
     """The server exits on a call, leaving a process that holds its stderr: each of 50
     repeats fails at once (each waited 0.2 s for the end of that stderr: 10 s)."""
+    pid_file = tmp_path / "holder.pid"
     write_suite(tmp_path, suite("exit_holding_stderr", """
           - id: echo
             tool: echo
             repeats: 50
-        """))
+        """).replace("MISBEHAVE:", f"HOLDER_PID_FILE: '{pid_file}', MISBEHAVE:"))
     start = time.monotonic()
-    code, results = run_suite(tmp_path)
-    assert time.monotonic() - start < 6  # the session's start and end included
+    try:
+        code, results = run_suite(tmp_path)
+        elapsed = time.monotonic() - start
+    finally:  # the SDK stops the server's process group only when the server is running
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert elapsed < 6  # the session's start and end included
     v = only_violation(by_test(results)["echo"])
     assert v["rule"] == "probe/call_failed"
     assert "(50 of 50 calls; 0 passed" in v["message"]

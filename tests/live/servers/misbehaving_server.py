@@ -20,8 +20,8 @@ stdout_noise     writes a text line and a JSON value that is no message to stdou
                  answering a tools/call
 unreadable_answer   answers a tools/call with a line that is not JSON (its last brace
                  missing)
-exit_holding_stderr  on a tools/call: starts a child that holds its stderr (30 s), then
-                 exits (status 3) without answering
+exit_holding_stderr  on a tools/call: starts a child that holds its stderr (30 s; its pid
+                 written to HOLDER_PID_FILE), then exits (status 3) without answering
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -96,8 +96,10 @@ def main() -> None:
         elif method == "tools/call":
             if MODE == "exit_holding_stderr":
                 import subprocess
-                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                with open(os.environ["HOLDER_PID_FILE"], "w") as fh:  # the test ends it
+                    fh.write(str(holder.pid))
                 sys.exit(3)
             if MODE in ("exit_on_call", "answer_ahead"):
                 for _ in range(int(os.environ.get("STDERR_PADDING", "0")) // 50):
