@@ -605,3 +605,37 @@ def test_calls_after_the_server_died_fail_at_once(tmp_path: Path) -> None:
     assert v["rule"] == "probe/call_failed"
     assert "(50 of 50 calls; 0 passed" in v["message"]
     assert code == 1
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (Linux: a zombie left to an init that does not reap is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="finds holders in /proc")
+@pytest.mark.parametrize("own_session", [False, True])
+def test_what_the_server_left_holding_its_stderr_is_stopped(tmp_path: Path,
+                                                            own_session: bool) -> None:
+    """A server exits on a call, leaving a process that holds its stderr (in its process
+    group, or in a session of its own): the run stops it (it outlived the run: the SDK
+    stops the group of a server still running only)."""
+    pid_file = tmp_path / "holder.pid"
+    extra = f"HOLDER_PID_FILE: '{pid_file}', " + ("HOLDER_SETSID: '1', " if own_session
+                                                  else "")
+    write_suite(tmp_path, suite("exit_holding_stderr", """
+          - id: echo
+            tool: echo
+        """).replace("MISBEHAVE:", extra + "MISBEHAVE:"))
+    try:
+        code, results = run_suite(tmp_path)
+        pid = int(pid_file.read_text())
+        assert not _running(pid)
+    finally:
+        if pid_file.exists() and _running(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert only_violation(by_test(results)["echo"])["rule"] == "probe/call_failed"
+    assert code == 1

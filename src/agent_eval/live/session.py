@@ -10,6 +10,7 @@ imports the SDK.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -65,25 +66,37 @@ class StderrTail:
         self._kept = bytearray()
         self._lock = threading.Lock()
         self._waited = False
+        self._fd = read_fd  # closed by release() once the pipe has ended
         self._reader = threading.Thread(target=self._read, args=(read_fd,), daemon=True)
         self._reader.start()
 
     def _read(self, fd: int) -> None:
-        try:
+        with contextlib.suppress(OSError):
             while chunk := os.read(fd, 65536):
                 with self._lock:
                     self._kept += chunk
                     if len(self._kept) > 2 * self.KEEP:
                         del self._kept[:-self.KEEP]
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
 
     def started(self) -> None:
         """Close our end of the pipe: it ends when the server (and what it started)
         closes its own."""
         self.file.close()
+
+    def release(self) -> None:
+        """After the session (the SDK has stopped the server): what the server started
+        that still holds its stderr — it outlived a server that exited by itself (the
+        SDK stops the process group only of a server still running), or left the group
+        (``setsid``, a daemon) — is killed by its pid, as ``agent-eval record`` does with
+        what holds the server's output (Linux; elsewhere it is left running)."""
+        from agent_eval.live.proxy import stop_holders
+
+        self.file.close()
+        self._reader.join(0.5)
+        if self._reader.is_alive() and stop_holders(self._fd):
+            self._reader.join(1.0)
+        if not self._reader.is_alive():  # else a holder that could not be killed reads
+            os.close(self._fd)  # on: its descriptor stays open
 
     def tail(self) -> str:
         if not self._waited:  # what a server that exited wrote last (once: a process it
@@ -451,7 +464,7 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
                                  f"{Path(sys.executable).name}); install the server or give "
                                  "its path")
             s._stderr = StderrTail()
-            stack.callback(s._stderr.started)  # also when the server cannot be started
+            stack.callback(s._stderr.release)  # after the SDK stopped the server
             params = StdioServerParameters(
                 command=command, args=list(m.args),
                 env={k: expand_env(v) for k, v in m.env.items()}, cwd=str(spec.cwd))

@@ -21,7 +21,8 @@ stdout_noise     writes a text line and a JSON value that is no message to stdou
 unreadable_answer   answers a tools/call with a line that is not JSON (its last brace
                  missing)
 exit_holding_stderr  on a tools/call: starts a child that holds its stderr (30 s; its pid
-                 written to HOLDER_PID_FILE), then exits (status 3) without answering
+                 written to HOLDER_PID_FILE; in a session of its own with HOLDER_SETSID),
+                 then exits (status 3) without answering
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -97,7 +98,8 @@ def main() -> None:
             if MODE == "exit_holding_stderr":
                 import subprocess
                 holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          start_new_session="HOLDER_SETSID" in os.environ)
                 with open(os.environ["HOLDER_PID_FILE"], "w") as fh:  # the test ends it
                     fh.write(str(holder.pid))
                 sys.exit(3)
