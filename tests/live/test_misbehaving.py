@@ -639,3 +639,22 @@ def test_what_the_server_left_holding_its_stderr_is_stopped(tmp_path: Path,
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
     assert only_violation(by_test(results)["echo"])["rule"] == "probe/call_failed"
     assert code == 1
+
+
+def test_agent_eval_s_own_answer_is_not_the_server_s(tmp_path: Path) -> None:
+    """During a call the server sends a request with the call's id (its own ids), which
+    agent-eval answers, then exits: agent-eval's answer is not the server's, and
+    expect_error fails (an answer with that id, whichever way it went, counted)."""
+    path = write_suite(tmp_path, suite("sample_then_exit", """
+          - id: rejects
+            tool: echo
+            expect_error: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["rejects"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert "closed before it answered" in v["message"]
+    assert code == 1

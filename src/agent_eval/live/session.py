@@ -119,7 +119,8 @@ class Recorder:
         self.fh: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed by close()
         self.lines = 0
         self.requests: list[tuple[int, str, Any]] = []  # (line, method, id) sent by us
-        # id -> line of the server's last response with that id
+        # id -> line of the server's last response with that id (not of ours to its
+        # requests: ids are per direction)
         self.answered: dict[int | str, int] = {}
         self.raw: list[int] = []  # lines of what the server sent that is no message
 
@@ -130,8 +131,10 @@ class Recorder:
         self.lines += 1
         if direction == "client_to_server" and "method" in message and "id" in message:
             self.requests.append((self.lines, str(message["method"]), message["id"]))
-        elif "method" not in message and isinstance(message.get("id"), int | str):
-            self.answered[message["id"]] = self.lines  # a response (result or error)
+        elif direction == "server_to_client" and "method" not in message and isinstance(
+                message.get("id"), int | str):
+            # the server's response (result or error); ours to its requests use its ids
+            self.answered[message["id"]] = self.lines
 
     def write_raw(self, direction: str, text: str) -> None:
         """A line that is no JSON-RPC message, kept as ``raw`` text (as ``agent-eval

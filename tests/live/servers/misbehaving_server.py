@@ -23,6 +23,8 @@ unreadable_answer   answers a tools/call with a line that is not JSON (its last 
 exit_holding_stderr  on a tools/call: starts a child that holds its stderr (30 s; its pid
                  written to HOLDER_PID_FILE; in a session of its own with HOLDER_SETSID),
                  then exits (status 3) without answering
+sample_then_exit on a tools/call: sends a sampling/createMessage request with the call's
+                 own id (ids are per direction), reads agent-eval's answer, exits (status 3)
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 """
@@ -95,6 +97,12 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [
                 {"role": "user", "content": {"type": "text", "text": "Hello"}}]}})
         elif method == "tools/call":
+            if MODE == "sample_then_exit":
+                send({"jsonrpc": "2.0", "id": mid, "method": "sampling/createMessage",
+                      "params": {"messages": [{"role": "user", "content": {
+                          "type": "text", "text": "hi"}}], "maxTokens": 5}})
+                sys.stdin.readline()  # agent-eval's answer to it
+                sys.exit(3)
             if MODE == "exit_holding_stderr":
                 import subprocess
                 holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
