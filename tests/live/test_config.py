@@ -38,6 +38,13 @@ SERVER = "servers:\n  a: {command: x}\n"
      "'expect_mime_type' goes with resource or resource_template, not tool"),
     (SERVER + "probes:\n  - {id: p, tool: t, server: b}\n", 6, "unknown server 'b'"),
     (SERVER + "probes:\n  - {id: p, tool: t, repeats: 0}\n", 6, "greater than or equal"),
+    # a wait without end (`.inf`, 1e300) is no deadline: at most 10 minutes
+    ("servers:\n  a: {command: x, startup_timeout_ms: .inf}\n", 4,
+     "startup_timeout_ms: Input should be less than or equal to 600000"),
+    ("servers:\n  a: {command: x, call_timeout_ms: 1e300}\n", 4,
+     "call_timeout_ms: Input should be less than or equal to 600000"),
+    (SERVER + "probes:\n  - {id: p, tool: t, timeout_ms: 600001}\n", 6,
+     "timeout_ms: Input should be less than or equal to 600000"),
     (SERVER + "probes:\n  - {id: p, tool: t, expect_reslt: {contains: a}}\n", 6,
      "did you mean 'expect_result'"),
     (SERVER + "probes:\n  - {id: p, tool: t}\n  - {id: p, tool: u}\n", 7, "duplicate id 'p'"),

@@ -6,7 +6,12 @@ that could not run is never a pass). Needs the mcp SDK, not node."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -344,3 +349,336 @@ def test_lock_says_a_tool_name_the_server_gives_on_one_escaped_line(
     assert main(["lock", "--config", str(tmp_path / "agent-eval.yaml")]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "bad: x\\x0a::error::pwned \\x1b[2J: added", "Wrote tools.lock.json"]
+
+
+def test_a_server_s_stderr_is_kept_only_as_its_end(tmp_path: Path) -> None:
+    """A server that writes 64 MiB to stderr before it fails: agent-eval keeps only the
+    end it quotes (it wrote all of it to a temporary file and read that whole file back,
+    so a server writing without end filled the disk and then the memory)."""
+    import tracemalloc
+
+    def peak_of_run(mode: str) -> tuple[int, dict[str, Any]]:
+        write_suite(tmp_path, suite(mode, """
+          - id: echo
+            tool: echo
+        """).replace("MISBEHAVE:", "STDERR_MIB: '64', MISBEHAVE:"))
+        tracemalloc.start()
+        try:
+            _, results = run_suite(tmp_path)
+            return tracemalloc.get_traced_memory()[1], results
+        finally:
+            tracemalloc.stop()
+
+    quiet, _ = peak_of_run("")  # what a run takes anyway
+    peak, results = peak_of_run("stderr_flood")
+    [error] = results["input_errors"]
+    assert error["rule"] == "input/server_start"
+    assert error["line"] == line_of(tmp_path / "agent-eval.yaml", "bad:")
+    assert "initialize failed: Connection closed; its stderr ends: '…xxxx" in error["message"]
+    assert error["message"].endswith("\\nmisbehaving: the last line of stderr'")
+    assert results["verdict"] == "error"
+    assert peak - quiet < 16 * 1024 * 1024  # far less than the 64 MiB written
+
+
+def test_the_quoted_end_of_stderr_keeps_its_last_line(tmp_path: Path) -> None:
+    """A server that dies after a long traceback: the finding quotes the end of its stderr,
+    the last line (the error itself) included (the quote was cut after its first 300
+    characters, so a long stderr showed its start and never the reason)."""
+    write_suite(tmp_path, suite("exit_on_call", """
+          - id: echo
+            tool: echo
+        """).replace("MISBEHAVE:", "STDERR_PADDING: '5000', MISBEHAVE:"))
+    code, results = run_suite(tmp_path)
+    v = only_violation(by_test(results)["echo"])
+    assert v["rule"] == "probe/call_failed"
+    assert "its stderr ends: \\'…" in v["message"]  # its end only
+    assert "misbehaving: exits on tools/call" in v["message"]
+    assert len(v["message"]) < 1500
+    assert code == 1
+
+
+def test_a_response_sent_before_the_request_is_not_its_answer(tmp_path: Path) -> None:
+    """A server that sends a response for an id before agent-eval sent that request (the
+    SDK drops it), then exits on the request: the call got no answer, and expect_error
+    fails (the early response counted as the answer, and the probe passed)."""
+    path = write_suite(tmp_path, suite("answer_ahead", """
+          - id: rejects
+            tool: echo
+            expect_error: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["rejects"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert "closed before it answered" in v["message"]
+    assert code == 2  # the session's early response is an input error of the MCP reader
+
+
+def test_an_error_the_sdk_s_http_client_made_up_is_no_expected_error(tmp_path: Path) -> None:
+    """Over Streamable HTTP, the SDK answers a request itself when the server's answer is
+    no JSON-RPC (an HTTP 500, an HTML page, a body that is not JSON, an event over its
+    size limit). Such an error is not the server's: expect_error fails, and the session
+    trace does not show it as the server's (each passed, and the trace said the server
+    had sent it). The server's own JSON-RPC error still passes."""
+    proc, port = start_broken_http_server()
+    try:
+        probes = "".join(f"""
+          - id: {name}
+            tool: {name}
+            expect_error: true""" for name in ("big_event", "crash", "html", "not_json",
+                                                 "reject"))
+        path = write_suite(tmp_path, f"""
+        version: "1"
+        suite: broken-http
+        servers:
+          web:
+            url: http://127.0.0.1:{port}/mcp
+            call_timeout_ms: 20000
+        probes:{probes}
+        """)
+        code, results = run_suite(tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    tests = by_test(results)
+    for name in ("big_event", "crash", "html", "not_json"):
+        assert tests[name]["status"] == "fail", name
+        v = only_violation(tests[name])
+        assert v["rule"] == "probe/call_failed", name
+        assert v["config"]["line"] == line_of(path, f"tool: {name}")
+        assert "an expected error must be the server's answer" in v["message"]
+    assert tests["reject"]["status"] == "pass"
+    assert code == 1
+    session = [json.loads(line) for line in
+               (tmp_path / "out" / "mcp-sessions" / "web.jsonl").read_text().splitlines()]
+    errors = [m["message"]["error"]["message"] for m in session
+              if m["direction"] == "server_to_client" and "error" in m["message"]]
+    assert errors == ["bad arguments"]
+
+
+def start_broken_http_server(*mode: str) -> tuple[subprocess.Popen[bytes], int]:
+    """tests/live/servers/broken_http_server.py on a free port, once it listens."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    server = Path(__file__).parent / "servers" / "broken_http_server.py"
+    proc = subprocess.Popen([sys.executable, str(server), str(port), *mode])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.05)
+    return proc, port
+
+
+def test_an_http_server_that_does_not_answer_initialize_is_one_error(tmp_path: Path) -> None:
+    """No answer to initialize within startup_timeout_ms: one input error at the server's
+    line, saying so (a second one, "ReadTimeout", came from closing the connection)."""
+    proc, port = start_broken_http_server("silent")
+    try:
+        path = write_suite(tmp_path, f"""
+        version: "1"
+        suite: silent-http
+        servers:
+          web:
+            url: http://127.0.0.1:{port}/mcp
+            startup_timeout_ms: 2000
+            call_timeout_ms: 2000
+        probes:
+          - id: echo
+            tool: echo
+        """)
+        code, results = run_suite(tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    [error] = results["input_errors"]
+    assert error["rule"] == "input/server_start"
+    assert error["line"] == line_of(path, "web:")
+    assert error["message"] == ("server 'web' could not be used: no answer to initialize "
+                                "within 2000 ms (startup_timeout_ms)")
+    assert by_test(results)["echo"]["status"] == "error"
+    assert code == 2
+
+
+def test_a_start_error_is_said_once_when_closing_fails_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race above, made certain: a server that could not be started, whose
+    connection then fails while closing, is one input error, the start error."""
+    from contextlib import AsyncExitStack
+
+    from agent_eval.live import runner
+    from agent_eval.live.session import StartError
+
+    async def fails_twice(spec: object, recorder: object, stack: AsyncExitStack,
+                          announce: bool) -> None:
+        def close() -> None:
+            raise OSError("the transport failed while closing")
+        stack.callback(close)
+        raise StartError("no answer to initialize within 1 ms (startup_timeout_ms)")
+
+    monkeypatch.setattr(runner, "open_session", fails_twice)
+    path = write_suite(tmp_path, suite("", """
+          - id: echo
+            tool: echo
+        """))
+    code, results = run_suite(tmp_path)
+    [error] = results["input_errors"]
+    assert error["line"] == line_of(path, "bad:")
+    assert error["message"] == ("server 'bad' could not be used: no answer to initialize "
+                                "within 1 ms (startup_timeout_ms)")
+    assert code == 2
+
+
+def test_lines_on_stdout_that_are_no_message_are_kept_in_the_session(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A server that logs to its stdout: each line that is no JSON-RPC message is in the
+    session trace as `raw` text (as `agent-eval record` keeps it; the MCP reader says how
+    many it ignored), not a traceback on agent-eval's stderr (one per line, and the
+    trace did not show them)."""
+    write_suite(tmp_path, suite("stdout_noise", """
+          - id: echo
+            tool: echo
+            expect_result: {equals: "Echo: hello"}
+        """))
+    code, results = run_suite(tmp_path)
+    assert by_test(results)["echo"]["status"] == "pass"
+    session = [json.loads(line) for line in
+               (tmp_path / "out" / "mcp-sessions" / "bad.jsonl").read_text().splitlines()]
+    raw = [(m["direction"], m["raw"]) for m in session if "raw" in m]
+    assert raw == [("server_to_client", "debug: calling echo"),
+                   ("server_to_client", '{"not": "a message"}')]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    assert "Failed to parse" not in err
+    assert code == 0
+
+
+def test_a_timeout_says_the_server_sent_what_could_not_be_read(tmp_path: Path) -> None:
+    """An answer the SDK cannot read is dropped, and the call times out: the finding says
+    that the server did send something, and where it is in the session trace (it said
+    only that the call timed out)."""
+    write_suite(tmp_path, suite("unreadable_answer", """
+          - id: echo
+            tool: echo
+            timeout_ms: 1000
+        """))
+    code, results = run_suite(tmp_path)
+    v = only_violation(by_test(results)["echo"])
+    assert v["rule"] == "probe/timeout"
+    session = (tmp_path / "out" / "mcp-sessions" / "bad.jsonl").read_text().splitlines()
+    [raw_line] = [n for n, line in enumerate(session, 1) if '"raw"' in line]
+    assert raw_line == v["trace"]["line"] + 1  # right after the tools/call request
+    assert v["message"] == (
+        "tools/call echo did not answer in time (Request 'tools/call' timed out; meanwhile "
+        "the server sent 1 line(s) that are no JSON-RPC message the SDK could read, the "
+        f"first at line {raw_line} of the session trace)")
+    assert code == 1
+
+
+def test_an_http_answer_is_read_up_to_the_line_limit(tmp_path: Path) -> None:
+    """An HTTP body over 64 MiB (limits.max_file_bytes, a trace line's limit) is not read
+    whole: the call gets no answer (the SDK read any body whole: a 3 GiB one took 3.6 GB
+    of memory within a 10 s call timeout; this one, a valid answer padded, passed)."""
+    proc, port = start_broken_http_server()
+    try:
+        path = write_suite(tmp_path, f"""
+        version: "1"
+        suite: huge-http
+        servers:
+          web:
+            url: http://127.0.0.1:{port}/mcp
+            call_timeout_ms: 20000
+        probes:
+          - id: huge
+            tool: huge_body
+            expect_result: {{contains: hello}}
+        """)
+        code, results = run_suite(tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    v = only_violation(by_test(results)["huge"])
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: huge_body")
+    assert "the server's HTTP response is over 64 MiB (limits.max_file_bytes)" in v["message"]
+    assert code == 1
+
+
+def test_calls_after_the_server_died_fail_at_once(tmp_path: Path) -> None:
+    """The server exits on a call, leaving a process that holds its stderr: each of 50
+    repeats fails at once (each waited 0.2 s for the end of that stderr: 10 s)."""
+    pid_file = tmp_path / "holder.pid"
+    write_suite(tmp_path, suite("exit_holding_stderr", """
+          - id: echo
+            tool: echo
+            repeats: 50
+        """).replace("MISBEHAVE:", f"HOLDER_PID_FILE: '{pid_file}', MISBEHAVE:"))
+    start = time.monotonic()
+    try:
+        code, results = run_suite(tmp_path)
+        elapsed = time.monotonic() - start
+    finally:  # the SDK stops the server's process group only when the server is running
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert elapsed < 6  # the session's start and end included
+    v = only_violation(by_test(results)["echo"])
+    assert v["rule"] == "probe/call_failed"
+    assert "(50 of 50 calls; 0 passed" in v["message"]
+    assert code == 1
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (Linux: a zombie left to an init that does not reap is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="finds holders in /proc")
+@pytest.mark.parametrize("own_session", [False, True])
+def test_what_the_server_left_holding_its_stderr_is_stopped(tmp_path: Path,
+                                                            own_session: bool) -> None:
+    """A server exits on a call, leaving a process that holds its stderr (in its process
+    group, or in a session of its own): the run stops it (it outlived the run: the SDK
+    stops the group of a server still running only)."""
+    pid_file = tmp_path / "holder.pid"
+    extra = f"HOLDER_PID_FILE: '{pid_file}', " + ("HOLDER_SETSID: '1', " if own_session
+                                                  else "")
+    write_suite(tmp_path, suite("exit_holding_stderr", """
+          - id: echo
+            tool: echo
+        """).replace("MISBEHAVE:", extra + "MISBEHAVE:"))
+    try:
+        code, results = run_suite(tmp_path)
+        pid = int(pid_file.read_text())
+        assert not _running(pid)
+    finally:
+        if pid_file.exists() and _running(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert only_violation(by_test(results)["echo"])["rule"] == "probe/call_failed"
+    assert code == 1
+
+
+def test_agent_eval_s_own_answer_is_not_the_server_s(tmp_path: Path) -> None:
+    """During a call the server sends a request with the call's id (its own ids), which
+    agent-eval answers, then exits: agent-eval's answer is not the server's, and
+    expect_error fails (an answer with that id, whichever way it went, counted)."""
+    path = write_suite(tmp_path, suite("sample_then_exit", """
+          - id: rejects
+            tool: echo
+            expect_error: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["rejects"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert "closed before it answered" in v["message"]
+    assert code == 1

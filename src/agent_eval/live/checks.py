@@ -34,6 +34,9 @@ from agent_eval.rule_ids import (
 from agent_eval.safetext import fold
 
 _MISSING = object()
+# characters of why a call got no usable answer shown in its finding: the reason and the
+# end of the server's stderr (session.STDERR_SHOWN) whole
+BROKEN_SHOWN = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +191,7 @@ def check_call(p: ProbeSpec, a: Answer, noun: str) -> list[Failure]:
         return out
     if a.broken:
         out.append(Failure(PROBE_CALL_FAILED.id, kind_ref, f"{noun} got no usable answer "
-                           f"from the server: {_quote(a.error or '', 300)}"
+                           f"from the server: {_quote(a.error or '', BROKEN_SHOWN)}"
                            + ("; an expected error must be the server's answer"
                               if m.expect_error is not None else ""),
                            f"{p.kind}: {probe_target(p)}", a.error, line=a.line))
@@ -360,7 +363,7 @@ def check_missing_required(p: ProbeSpec, name: str, a: Answer) -> list[Failure]:
     if a.broken:
         return [Failure(PROBE_CALL_FAILED.id, p.at("reject_missing_required"),
                         f"prompts/get {p.model.prompt} without '{name}' got no usable "
-                        f"answer from the server: {_quote(a.error or '', 300)}; a "
+                        f"answer from the server: {_quote(a.error or '', BROKEN_SHOWN)}; a "
                         "rejection must be the server's answer",
                         "reject_missing_required: true", a.error,
                         line=a.line, repeat=False)]

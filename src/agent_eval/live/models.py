@@ -14,6 +14,9 @@ from agent_eval.config.models import JSON_SCHEMA_REF, Strict, no_items
 PROBE_KINDS = ("tool", "list", "resource", "resource_template", "prompt", "capabilities")
 LISTABLE = ("tools", "resources", "resource_templates", "prompts")
 MAX_REPEATS = 1000
+# the longest wait a suite may set (10 minutes, as a judge call's timeout_s): `.inf` or
+# 1e300 was a run that waited for a silent server without end
+MAX_TIMEOUT_MS = 600_000
 DEFAULT_STARTUP_MS = 30_000
 DEFAULT_CALL_MS = 10_000
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -103,10 +106,12 @@ class Server(Strict):
     headers: dict[str, EnvHeader] = Field(
         default_factory=dict, description="HTTP headers, each from an environment variable "
         "(never a literal value in the file).")
-    startup_timeout_ms: float = Field(DEFAULT_STARTUP_MS, gt=0, description="Time allowed "
-                                      "to start and answer initialize.")
-    call_timeout_ms: float = Field(DEFAULT_CALL_MS, gt=0, description="Time allowed for "
-                                   "each request (a probe's timeout_ms overrides it).")
+    startup_timeout_ms: float = Field(DEFAULT_STARTUP_MS, gt=0, le=MAX_TIMEOUT_MS,
+                                      description="Time allowed to start and answer "
+                                      "initialize.")
+    call_timeout_ms: float = Field(DEFAULT_CALL_MS, gt=0, le=MAX_TIMEOUT_MS,
+                                   description="Time allowed for each request (a probe's "
+                                   "timeout_ms overrides it).")
     sampling: SamplingResponse | None = Field(
         None, description="Answer sampling requests with this (agent-eval then announces "
         "the sampling capability); without it sampling requests are refused.")
@@ -194,8 +199,9 @@ class Probe(Strict):
         "its error message must match them.")
     max_latency_ms: float | None = Field(None, ge=0, description="Each call answers within "
                                          "this time.")
-    timeout_ms: float | None = Field(None, gt=0, description="Give up on a call after this "
-                                     "long (default: the server's call_timeout_ms).")
+    timeout_ms: float | None = Field(None, gt=0, le=MAX_TIMEOUT_MS, description="Give up on "
+                                     "a call after this long (default: the server's "
+                                     "call_timeout_ms).")
     repeats: int = Field(1, ge=1, le=MAX_REPEATS, description="Run the call this many times.")
     min_pass_ratio: float = Field(1.0, ge=0, le=1, description="Share of the repeats that "
                                   "must pass (a fraction).")

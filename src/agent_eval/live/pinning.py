@@ -32,7 +32,7 @@ from agent_eval.rule_ids import (
 
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 8 * 1024 * 1024
-MAX_SCANNED = 20_000  # characters of one description that are scanned
+SCAN_CHUNK = 4096  # characters of a text checked at once for invisible characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +182,12 @@ def shadowing(listings: dict[str, list[dict[str, Any]]], normalize: Any
 # and unassigned code points, and control characters other than tab and newline.
 _VISIBLE_CONTROLS = {"\t", "\n", "\r"}
 # Phrasings that address the model rather than describe the tool. Compiled once.
+# Each is scanned over the whole text, in time linear in its length: every pattern but
+# the first spans a bounded number of characters, and the first (a tag: its opening
+# then, anywhere later, a ``>``) is matched as its opening and a ``>`` after it
+# (``[^>]*>`` retried at each opening of a long text took time quadratic in its length).
+_TAG = re.compile(r"<\s*/?\s*(important|system|instructions?|secret|hidden|admin)\b", re.I)
 _INSTRUCTIONS = [(re.compile(p, re.I), why) for p, why in (
-    (r"<\s*/?\s*(important|system|instructions?|secret|hidden|admin)\b[^>]*>",
-     "an <{0}> block"),
     (r"\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|"
      r"all|other|system)\b[^.\n]{0,20}\b(instructions?|rules|prompts?|directions|guidelines)",
      "text telling the model to ignore its instructions"),
@@ -202,19 +205,27 @@ _INSTRUCTIONS = [(re.compile(p, re.I), why) for p, why in (
 def hidden_characters(text: str) -> list[str]:
     """The invisible characters of ``text`` as ``U+XXXX NAME`` (each once)."""
     seen: dict[str, None] = {}
-    for ch in text[:MAX_SCANNED]:
-        if ch in _VISIBLE_CONTROLS:
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cf", "Co", "Cn", "Cc"):
-            seen[f"U+{ord(ch):04X} {unicodedata.name(ch, cat)}"] = None
+    for start in range(0, len(text), SCAN_CHUNK):
+        chunk = text[start:start + SCAN_CHUNK]
+        if chunk.replace("\t", "").replace("\n", "").replace("\r", "").isprintable():
+            continue  # none here (str.isprintable is false for each of them)
+        for ch in chunk:
+            if ch in _VISIBLE_CONTROLS:
+                continue
+            cat = unicodedata.category(ch)
+            if cat in ("Cf", "Co", "Cn", "Cc"):
+                seen[f"U+{ord(ch):04X} {unicodedata.name(ch, cat)}"] = None
     return list(seen)
 
 
 def instructions(text: str) -> list[str]:
     """Why ``text`` reads as instructions to the model (each reason once)."""
-    text = text[:MAX_SCANNED]
     found: list[str] = []
+    closing = text.rfind(">")
+    tag = next((m for m in _TAG.finditer(text) if m.end() <= closing), None)
+    if tag is not None:
+        block = text[tag.start():text.index(">", tag.end()) + 1]
+        found.append(f"an <{tag.group(1).upper()}> block: {block[:80]!r}")
     for rx, why in _INSTRUCTIONS:
         m = rx.search(text)
         if m is not None:
@@ -230,9 +241,7 @@ def _texts(tool: dict[str, Any]) -> list[tuple[str, str]]:
         if isinstance(tool.get(key), str):
             out.append((key, tool[key]))
     stack: list[tuple[str, Any]] = [("inputSchema", tool.get("inputSchema"))]
-    budget = 10_000
-    while stack and budget > 0:
-        budget -= 1
+    while stack:  # the whole schema: a description deep in a large one is read too
         where, node = stack.pop()
         if isinstance(node, dict):
             for k, v in node.items():

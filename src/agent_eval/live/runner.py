@@ -79,6 +79,7 @@ async def _run(suite: Suite, live: CompiledLive, out_dir: Path, timings: bool,
         source = SourceFile(str(path.resolve()), rel(path, suite.root), f"mcp:{name}",
                             format="mcp")
         mine = [p for p in live.probes if p.server == name] if with_probes else []
+        said = False  # its start error is reported (once: closing may fail again)
         try:
             async with AsyncExitStack() as stack:
                 announce = spec.model.sampling is not None or any(
@@ -87,6 +88,7 @@ async def _run(suite: Suite, live: CompiledLive, out_dir: Path, timings: bool,
                     session = await open_session(spec, recorder, stack, announce)
                 except StartError as exc:
                     outcome.errors.append(_start_error(live, spec, str(exc)))
+                    said = True
                     continue
                 tools, answer = await session.list_all("tools/list", "tools",
                                                        spec.model.call_timeout_ms)
@@ -102,7 +104,7 @@ async def _run(suite: Suite, live: CompiledLive, out_dir: Path, timings: bool,
                     except Exception as exc:  # what the server did, that no check expected
                         results[p.id].stopped = describe(exc)
         except Exception as exc:  # a transport that fails while closing
-            if name not in started:
+            if name not in started and not said:
                 outcome.errors.append(_start_error(live, spec, describe(exc)))
         finally:
             recorder.close()

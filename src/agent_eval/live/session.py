@@ -10,16 +10,19 @@ imports the SDK.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import os
 import shutil
 import sys
-import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 import anyio
 import mcp_types as types
@@ -30,17 +33,80 @@ from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
 
 from agent_eval._version import __version__
+from agent_eval.limits import DEFAULT
 from agent_eval.live.checks import Answer
 from agent_eval.live.compile import ServerSpec
 from agent_eval.live.models import SamplingResponse
 
 RAW: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
-STDERR_TAIL = 2000  # characters of a failed server's stderr shown in the error
+STDERR_TAIL = 2000  # characters of a failed server's stderr kept
+STDERR_SHOWN = 600  # characters of its end quoted in an error (escaped: a message holds it
+# whole, as a probe's finding and an input error, both of bounded length, show it)
 MAX_PAGES = 100  # pages of a paginated listing read at most
+MAX_HTTP_BODY = DEFAULT.max_file_bytes  # bytes of one HTTP response read at most (as a
+# JSON line of a trace: the session's reader would refuse a longer answer)
+RAW_KEPT = 16 << 20  # characters of a line that is no message kept in the trace (as record)
 
 
 class StartError(Exception):
     """The server could not be started or did not answer initialize."""
+
+
+class StderrTail:
+    """A server's stderr: a pipe that a thread reads as it comes, keeping only the last
+    bytes. A server that writes without end fills neither the disk nor the memory, and
+    never blocks on a full pipe."""
+
+    KEEP = STDERR_TAIL * 4  # bytes: at least STDERR_TAIL characters of UTF-8
+
+    def __init__(self) -> None:
+        read_fd, write_fd = os.pipe()
+        self.file: TextIO = open(write_fd, "w", encoding="utf-8")  # noqa: SIM115 - the
+        # server's stderr; ours is closed by started() once the server has its copy
+        self._kept = bytearray()
+        self._lock = threading.Lock()
+        self._waited = False
+        self._fd = read_fd  # closed by release() once the pipe has ended
+        self._reader = threading.Thread(target=self._read, args=(read_fd,), daemon=True)
+        self._reader.start()
+
+    def _read(self, fd: int) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := os.read(fd, 65536):
+                with self._lock:
+                    self._kept += chunk
+                    if len(self._kept) > 2 * self.KEEP:
+                        del self._kept[:-self.KEEP]
+
+    def started(self) -> None:
+        """Close our end of the pipe: it ends when the server (and what it started)
+        closes its own."""
+        self.file.close()
+
+    def release(self) -> None:
+        """After the session (the SDK has stopped the server): what the server started
+        that still holds its stderr — it outlived a server that exited by itself (the
+        SDK stops the process group only of a server still running), or left the group
+        (``setsid``, a daemon) — is killed by its pid, as ``agent-eval record`` does with
+        what holds the server's output (Linux; elsewhere it is left running)."""
+        from agent_eval.live.proxy import stop_holders
+
+        self.file.close()
+        self._reader.join(0.5)
+        if self._reader.is_alive() and stop_holders(self._fd):
+            self._reader.join(1.0)
+        if not self._reader.is_alive():  # else a holder that could not be killed reads
+            os.close(self._fd)  # on: its descriptor stays open
+
+    def tail(self) -> str:
+        if not self._waited:  # what a server that exited wrote last (once: a process it
+            # started may hold its stderr, and every later call fails at once)
+            self._reader.join(0.2)
+            self._waited = True
+        with self._lock:
+            data = bytes(self._kept[-self.KEEP:])
+        text = data.decode("utf-8", errors="replace").strip()
+        return text[-STDERR_TAIL:]
 
 
 # --------------------------------------------------------------------- recording
@@ -53,7 +119,10 @@ class Recorder:
         self.fh: IO[bytes] = open(path, "wb")  # noqa: SIM115 - closed by close()
         self.lines = 0
         self.requests: list[tuple[int, str, Any]] = []  # (line, method, id) sent by us
-        self.answered: set[int | str] = set()  # ids of the server's responses
+        # id -> line of the server's last response with that id (not of ours to its
+        # requests: ids are per direction)
+        self.answered: dict[int | str, int] = {}
+        self.raw: list[int] = []  # lines of what the server sent that is no message
 
     def write(self, direction: str, message: dict[str, Any]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -62,8 +131,24 @@ class Recorder:
         self.lines += 1
         if direction == "client_to_server" and "method" in message and "id" in message:
             self.requests.append((self.lines, str(message["method"]), message["id"]))
-        elif "method" not in message and isinstance(message.get("id"), int | str):
-            self.answered.add(message["id"])  # a response (result or error)
+        elif direction == "server_to_client" and "method" not in message and isinstance(
+                message.get("id"), int | str):
+            # the server's response (result or error); ours to its requests use its ids
+            self.answered[message["id"]] = self.lines
+
+    def write_raw(self, direction: str, text: str) -> None:
+        """A line that is no JSON-RPC message, kept as ``raw`` text (as ``agent-eval
+        record`` keeps it); over :data:`RAW_KEPT` characters, its size only."""
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+        data = text.encode("utf-8", "replace")
+        entry: dict[str, Any] = {"timestamp": stamp, "direction": direction}
+        if len(text) > RAW_KEPT:
+            entry.update(truncated=True, bytes=len(data))
+        else:
+            entry["raw"] = data.decode("utf-8")
+        self.fh.write(orjson.dumps(entry) + b"\n")
+        self.lines += 1
+        self.raw.append(self.lines)
 
     def request_line(self, mark: int, method: str) -> int:
         """The line of the first ``method`` request sent since ``len(requests)`` was
@@ -72,12 +157,39 @@ class Recorder:
 
     def was_answered(self, mark: int, method: str) -> bool:
         """Whether the server sent a response to the first ``method`` request sent
-        since ``len(requests)`` was ``mark``."""
-        sent = next((i for _, m, i in self.requests[mark:] if m == method), None)
-        return sent is not None and sent in self.answered
+        since ``len(requests)`` was ``mark``: one with its id, after it (a response sent
+        before the request, for an id not yet used, is no answer to it)."""
+        sent = next(((line, i) for line, m, i in self.requests[mark:] if m == method),
+                    None)
+        return sent is not None and self.answered.get(sent[1], 0) > sent[0]
 
     def close(self) -> None:
         self.fh.close()
+
+
+def _raw_text(exc: ValidationError) -> str:
+    """The text the SDK could not read as a JSON-RPC message (the line, or the JSON value
+    it parsed from it)."""
+    errors = exc.errors(include_url=False)
+    value = errors[0].get("input") if errors else None
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class _QuietParseErrors(logging.Filter):
+    """The SDK's stdio client logs a traceback for each line of the server's stdout that
+    is no JSON-RPC message: the line is kept in the session trace instead (a server that
+    logs to its stdout wrote a traceback to agent-eval's stderr per line)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Failed to parse JSONRPC message from server"
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_QuietParseErrors())
 
 
 def _dump(item: SessionMessage) -> dict[str, Any]:
@@ -87,14 +199,19 @@ def _dump(item: SessionMessage) -> dict[str, Any]:
 
 
 class _RecordingReader:
-    def __init__(self, inner: Any, recorder: Recorder) -> None:
+    def __init__(self, inner: Any, recorder: Recorder, http: bool = False) -> None:
         self.inner = inner
         self.recorder = recorder
+        self.http = http  # the SDK's HTTP client makes up errors the server never sent
 
     async def receive(self) -> Any:
         item = await self.inner.receive()
-        if isinstance(item, SessionMessage):
+        if isinstance(item, SessionMessage) and not (
+                self.http and isinstance(item.message, types.JSONRPCError)
+                and _http_stand_in(item.message.error)):
             self.recorder.write("server_to_client", _dump(item))
+        elif isinstance(item, ValidationError):  # a line that is no JSON-RPC message
+            self.recorder.write_raw("server_to_client", _raw_text(item))
         return item
 
     async def aclose(self) -> None:
@@ -175,7 +292,7 @@ class Session:
         self.respond: SamplingResponse | None = spec.model.sampling  # the current answer
         self.sampled: list[dict[str, Any]] = []  # sampling requests of the current call
         self.sampling_announced = False
-        self._stderr: IO[str] | None = None
+        self._stderr: StderrTail | None = None
 
     # -- sampling
     async def _sample(self, context: ClientRequestContext,
@@ -193,16 +310,7 @@ class Session:
             model=answer.model, stop_reason=answer.stop_reason)
 
     def stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.flush()
-            self._stderr.seek(0)
-            text = self._stderr.read()
-        except (OSError, ValueError):
-            return ""
-        text = text.strip()
-        return text[-STDERR_TAIL:] if text else ""
+        return self._stderr.tail() if self._stderr is not None else ""
 
     # -- requests
     async def request(self, method: str, params: dict[str, Any] | None,
@@ -224,6 +332,10 @@ class Session:
                 answer.broken = True
                 answer.error = ("the connection to the server closed before it answered "
                                 f"({exc.error.message})" + _tail(self))
+            elif self.spec.model.url is not None and _http_stand_in(exc.error):
+                answer.broken = True
+                answer.error = ("no JSON-RPC answer came over HTTP; the SDK's HTTP client "
+                                f"says: {exc.error.message}")
             else:
                 answer.code = exc.error.code
                 if exc.error.code == types.REQUEST_TIMEOUT:
@@ -246,6 +358,11 @@ class Session:
                 answer.error = _text(result.get("content")) or "isError: true (no text)"
         answer.latency_ms = round((time.perf_counter() - start) * 1000.0, 1)
         answer.line = self.recorder.request_line(mark, method)
+        unread = [n for n in self.recorder.raw if n > answer.line]
+        if answer.timed_out and answer.line and unread:  # perhaps the answer: say so
+            answer.error = (f"{answer.error}; meanwhile the server sent {len(unread)} "
+                            "line(s) that are no JSON-RPC message the SDK could read, the "
+                            f"first at line {unread[0]} of the session trace")
         answer.sampling = self.sampled
         self.sampled = []
         return answer
@@ -280,6 +397,27 @@ class Session:
             cursor = nxt
         return items, _unreadable(answer, f"the server's {method} has more than {MAX_PAGES} "
                                   "pages; agent-eval reads at most that many")
+
+
+# The errors the SDK's Streamable HTTP client makes up for a request whose answer it did
+# not get (mcp/client/streamable_http.py): an HTTP error status without a JSON-RPC error
+# in its body, another content type, a body or an event that is not JSON-RPC, an event
+# over its size limit, a stream that ended or failed. They reach the session as if the
+# server had sent them; none is the server's answer (a server's own error with one of
+# these texts fails the same way: never a pass).
+_HTTP_STAND_INS: tuple[tuple[int, str], ...] = (
+    (types.INTERNAL_ERROR, "Server returned an error response"),
+    (types.INVALID_REQUEST, "Session terminated"),
+    (types.INVALID_REQUEST, "Unexpected content type:"),
+    (types.PARSE_ERROR, "Failed to parse JSON response:"),
+    (types.PARSE_ERROR, "Failed to parse SSE message:"),
+    (types.CONNECTION_CLOSED, "SSE stream "),
+)
+
+
+def _http_stand_in(error: types.ErrorData) -> bool:
+    return any(error.code == code and error.message.startswith(text)
+               for code, text in _HTTP_STAND_INS)
 
 
 def _unreadable(answer: Answer, why: str) -> Answer:
@@ -328,12 +466,14 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
                 raise StartError(f"command '{m.command}' not found on PATH (nor next to "
                                  f"{Path(sys.executable).name}); install the server or give "
                                  "its path")
-            s._stderr = stack.enter_context(tempfile.TemporaryFile(  # noqa: SIM115
-                "w+", encoding="utf-8", errors="replace"))
+            s._stderr = StderrTail()
+            stack.callback(s._stderr.release)  # after the SDK stopped the server
             params = StdioServerParameters(
                 command=command, args=list(m.args),
                 env={k: expand_env(v) for k, v in m.env.items()}, cwd=str(spec.cwd))
-            read, write = await stack.enter_async_context(stdio_client(params, s._stderr))
+            read, write = await stack.enter_async_context(stdio_client(params,
+                                                                       s._stderr.file))
+            s._stderr.started()
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
@@ -347,15 +487,17 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
                 headers[name] = h.prefix + value
             timeout = httpx2.Timeout(m.call_timeout_ms / 1000.0,
                                      connect=m.startup_timeout_ms / 1000.0)
-            client = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=headers, timeout=timeout))
+            client = await stack.enter_async_context(httpx2.AsyncClient(
+                headers=headers, timeout=timeout,
+                event_hooks={"response": [_bound_response_body]}))
             assert m.url is not None
             read, write = await stack.enter_async_context(
                 streamable_http_client(m.url, http_client=client))
         sampling: Callable[..., Awaitable[Any]] | None = s._sample if announce_sampling \
             else None
         session = ClientSession(
-            _RecordingReader(read, recorder), _RecordingWriter(write, recorder),
+            _RecordingReader(read, recorder, m.url is not None),
+            _RecordingWriter(write, recorder),
             read_timeout_seconds=m.call_timeout_ms / 1000.0,
             sampling_callback=sampling,  # type: ignore[arg-type]
             client_info=types.Implementation(name="agent-eval", version=__version__))
@@ -377,6 +519,35 @@ async def open_session(spec: ServerSpec, recorder: Recorder, stack: AsyncExitSta
     return s
 
 
+async def _bound_response_body(response: Any) -> None:
+    """Each HTTP response's body is read up to :data:`MAX_HTTP_BODY` bytes (the SDK reads
+    a JSON answer whole): over it, the read fails as the SDK's client expects of a body it
+    cannot read, and the call gets no answer (``probe/call_failed``)."""
+    import httpx2
+
+    class TooLarge(httpx2.StreamError):
+        pass
+
+    class Bounded(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __aiter__(self) -> Any:
+            seen = 0
+            async for chunk in self.inner:
+                seen += len(chunk)
+                if seen > MAX_HTTP_BODY:
+                    raise TooLarge(f"the server's HTTP response is over "
+                                   f"{MAX_HTTP_BODY >> 20} MiB (limits.max_file_bytes), "
+                                   "more than agent-eval reads")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    response.stream = Bounded(response.stream)
+
+
 def _crash(exc: BaseException, stdio: bool) -> str:
     reason = describe(exc)
     if stdio:
@@ -386,4 +557,9 @@ def _crash(exc: BaseException, stdio: bool) -> str:
 
 def _tail(s: Session) -> str:
     tail = s.stderr_tail()
-    return f"; its stderr ends: {tail!r}" if tail else ""
+    if not tail:
+        return ""
+    shown = repr(tail)
+    if len(shown) > STDERR_SHOWN:  # its end is the reason: cut at the start
+        shown = shown[0] + "…" + shown[-STDERR_SHOWN + 2:]
+    return f"; its stderr ends: {shown}"

@@ -2,7 +2,8 @@
 tests of servers that misbehave mid-session. It answers initialize and tools/list (one
 tool, `echo`) properly; what it does with a call is set by MISBEHAVE:
 
-exit_on_call     exits (status 3) on a tools/call, after a line on stderr, never answering
+exit_on_call     exits (status 3) on a tools/call, after a line on stderr (after
+                 STDERR_PADDING characters of traceback-like lines, if set), never answering
 content_object   answers a tools/call with `content` as an object, not a list (not a
                  valid CallToolResult)
 exit_on_prompt   lists a prompt `greet` with a required argument `city`; answers a
@@ -11,6 +12,19 @@ prompt_cursor_loop   each prompts/list page lists `greet` and gives the cursor `
 duplicate_tool   tools/list lists `echo` twice: first described by ECHO_DESCRIPTION, then
                  as "Echo." (the only entry in the other modes)
 prompt_pages_endless page N of prompts/list lists `pN` and gives the cursor N+1
+stderr_flood     on initialize: writes STDERR_MIB MiB to stderr, then a last line, and
+                 exits (status 3) without answering
+answer_ahead     on tools/list: first an error response to the next request's id (not
+                 yet sent), then the listing; exits on a tools/call (as exit_on_call)
+stdout_noise     writes a text line and a JSON value that is no message to stdout before
+                 answering a tools/call
+unreadable_answer   answers a tools/call with a line that is not JSON (its last brace
+                 missing)
+exit_holding_stderr  on a tools/call: starts a child that holds its stderr (30 s; its pid
+                 written to HOLDER_PID_FILE; in a session of its own with HOLDER_SETSID),
+                 then exits (status 3) without answering
+sample_then_exit on a tools/call: sends a sampling/createMessage request with the call's
+                 own id (ids are per direction), reads agent-eval's answer, exits (status 3)
 template_cursor_loop each resources/templates/list page lists `demo://{id}` and gives the
                  cursor `again`; resources/read answers (in every mode)
 hostile_name     tools/list lists a second tool, named by HOSTILE_NAME
@@ -21,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 MODE = os.environ.get("MISBEHAVE", "")
 
@@ -37,12 +52,22 @@ def main() -> None:
         if mid is None:
             continue  # a notification
         params = message.get("params") or {}
+        if method == "initialize" and MODE == "stderr_flood":
+            block = "x" * 1023 + "\n"
+            for _ in range(int(os.environ["STDERR_MIB"]) * 1024):
+                sys.stderr.write(block)
+            sys.stderr.write("misbehaving: the last line of stderr\n")
+            sys.exit(3)
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "protocolVersion": params["protocolVersion"],
                 "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
                 "serverInfo": {"name": "misbehaving", "version": "1"}}})
         elif method == "tools/list":
+            if MODE == "answer_ahead":
+                send({"jsonrpc": "2.0", "id": mid + 1,
+                      "error": {"code": -32000, "message": "an answer ahead of its request"}})
+                time.sleep(0.3)  # read (and dropped, its id unknown) before the next request
             echo = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
             tools = [echo]
             if MODE == "duplicate_tool":
@@ -75,9 +100,32 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [
                 {"role": "user", "content": {"type": "text", "text": "Hello"}}]}})
         elif method == "tools/call":
-            if MODE == "exit_on_call":
+            if MODE == "sample_then_exit":
+                send({"jsonrpc": "2.0", "id": mid, "method": "sampling/createMessage",
+                      "params": {"messages": [{"role": "user", "content": {
+                          "type": "text", "text": "hi"}}], "maxTokens": 5}})
+                sys.stdin.readline()  # agent-eval's answer to it
+                sys.exit(3)
+            if MODE == "exit_holding_stderr":
+                import subprocess
+                holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          start_new_session="HOLDER_SETSID" in os.environ)
+                with open(os.environ["HOLDER_PID_FILE"], "w") as fh:  # the test ends it
+                    fh.write(str(holder.pid))
+                sys.exit(3)
+            if MODE in ("exit_on_call", "answer_ahead"):
+                for _ in range(int(os.environ.get("STDERR_PADDING", "0")) // 50):
+                    sys.stderr.write('  File "server.py", line 1, in <module>: padding\n')
                 sys.stderr.write("misbehaving: exits on tools/call\n")
                 sys.exit(3)
+            if MODE == "unreadable_answer":
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "Echo: hello"}]}})[:-1] + "\n")
+                sys.stdout.flush()
+                continue
+            if MODE == "stdout_noise":
+                sys.stdout.write('debug: calling echo\n{"not": "a message"}\n')
             content: object = {"type": "text", "text": "Echo: hello"}
             if MODE != "content_object":
                 content = [content]
