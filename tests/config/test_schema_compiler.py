@@ -866,10 +866,17 @@ def test_a_ref_to_a_ref_that_descends_is_allowed() -> None:
           invalid=[([[1]], [("args_valid/type", (0, 0), 3, 12)])])
 
 
-def test_then_without_if_is_not_a_cycle() -> None:
-    # 'then' does nothing without 'if' (its schema is still checked): no cycle to report
-    check('then: {$ref: "#"}\ntype: string\n', valid=["a"],
-          invalid=[(1, [("args_valid/type", (), 2, 1)])])
+@pytest.mark.parametrize(("text", "expected"), [
+    ('then: {$ref: "#"}\ntype: string\n', "1:1: 'then' has no effect without 'if'"),
+    ("type: number\nelse: {max: 100}\n", "2:1: 'else' has no effect without 'if'"),
+    ("minContains: 2\n", "1:1: 'minContains' has no effect without 'contains'"),
+    ("type: array\nmaxContains: 0\n", "2:1: 'maxContains' has no effect without 'contains'"),
+])
+def test_then_else_without_if_and_min_max_contains_without_contains(text: str,
+                                                                    expected: str) -> None:
+    """JSON Schema ignores them: a policy's `else: {max: 100}` with no `if`, or a
+    `maxContains: 0` with no `contains`, checked nothing and passed every call."""
+    assert config_error(text).startswith(f"{FILE}:{expected}")
 
 
 def _chain(n: int) -> str:
@@ -948,8 +955,11 @@ def test_unknown_keyword_did_you_mean() -> None:
 
 
 def test_unknown_keyword_in_then_without_if_is_still_an_error() -> None:
-    problem = config_error("then: {maxium: 3}\n")
-    assert problem.startswith(f"{FILE}:1:8: unknown schema keyword 'maxium'")
+    with pytest.raises(ConfigError) as info:
+        compile_yaml("then: {maxium: 3}\n")
+    problems = info.value.problems
+    assert problems[0].startswith(f"{FILE}:1:8: unknown schema keyword 'maxium'")
+    assert problems[1].startswith(f"{FILE}:1:1: 'then' has no effect without 'if'")
 
 
 @pytest.mark.parametrize(("text", "expected"), [

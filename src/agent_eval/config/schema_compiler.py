@@ -630,8 +630,16 @@ class SchemaCompiler:
                 self.report((*path, key), f"'{key}' repeats '{seen_canonical[canonical]}'")
                 continue
             seen_canonical[canonical] = key
-            if canonical in ("then", "else") and "if" not in node:
-                self.compile(value, (*path, key))  # no effect without 'if'; still checked
+            lone = (("then", "else", "if") if canonical in ("then", "else") else
+                    ("minContains", "maxContains", "contains")
+                    if canonical in ("minContains", "maxContains") else None)
+            if lone is not None and lone[2] not in node:
+                # JSON Schema ignores it: a policy's `then: {max: 100}` checked nothing
+                if lone[2] == "if":
+                    self.compile(value, (*path, key))  # its own problems are said too
+                self.report((*path, key), f"'{key}' has no effect without '{lone[2]}' (JSON "
+                            f"Schema ignores it), so it would check nothing; add "
+                            f"'{lone[2]}', or write its check in the schema itself")
                 continue
             if key in ANNOTATIONS or canonical in ("then", "else", "minContains", "maxContains"):
                 continue  # annotations; then/else and min/maxContains compile with if/contains
