@@ -472,6 +472,17 @@ def test_an_empty_tool_name_is_a_config_error(tmp_path: Path, rule: str, where: 
     assert info.value.problems == [f"agent-eval.yaml:{where}: {EMPTY_NAME}"]
 
 
+def test_a_count_of_min_0_alone_is_a_config_error(tmp_path: Path) -> None:
+    """``count`` with ``min: 0`` and no ``max``: every trace calls a tool 0 or more times,
+    so the rule could never fail (and passed every trace)."""
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, "- type: count\n  tool: x\n  min: 0", ["x"])
+    (problem,) = info.value.problems
+    assert problem.startswith("agent-eval.yaml:7:")  # the rule item ("      - type", line 7)
+    assert "'min: 0' alone can never fail" in problem
+    assert run(tmp_path, "- type: count\n  tool: x\n  min: 0\n  max: 1", ["x", "x"])
+
+
 # ------------------------------------------------------------ several rules, severity
 def test_rules_are_anded_and_located_at_their_own_item(tmp_path: Path) -> None:
     found = run(tmp_path, """
@@ -644,7 +655,7 @@ def test_blocklist_allowlist_property(names: list[str], tools: str | list[str],
        span=st.one_of(st.none(), st.integers(0, 5)))
 def test_count_property(names: list[str], tool: str | list[str], lo: int | None,
                         span: int | None) -> None:
-    if lo is None and span is None:
+    if span is None and not lo:  # no bound, or min: 0 alone (a config error: never fails)
         span = 0
     hi = None if span is None else (lo or 0) + span
     matched = [k for k in range(len(names)) if hits(tool, names[k])]

@@ -100,6 +100,9 @@ class CountRule(_Rule):
     def _bounds(self) -> Self:
         if self.min is None and self.max is None:
             raise ValueError("give 'min', 'max' or both")
+        if self.min == 0 and self.max is None:  # every trace calls a tool 0 times or more
+            raise ValueError("'min: 0' alone can never fail (every trace calls a tool 0 "
+                             "or more times); give 'min' of 1 or more, or a 'max'")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
         return self
