@@ -80,6 +80,29 @@ def test_links_when_repository_and_sha_are_given(example_run: Path) -> None:
     assert p.stdout == golden.read_bytes()
 
 
+@pytest.mark.parametrize(("options", "said"), [
+    # one without the other made no link and said nothing
+    (["--repo-url", "https://github.com/acme/agent"], "--repo-url links policy lines only "
+     "with --sha"),
+    (["--sha", "0123abc"], "--sha links policy lines only with --repo-url"),
+    # both go into Markdown and HTML links: a parenthesis ended the link, a quote the
+    # attribute
+    (["--repo-url", "https://x.test/a) [b](javascript:alert(1)", "--sha", "0123abc"],
+     "--repo-url must be an https:// address"),
+    (["--repo-url", "http://github.com/acme/agent", "--sha", "0123abc"],
+     "--repo-url must be an https:// address"),
+    (["--run-url", "https://x.test/1)<img src=x>"], "--run-url must be an https:// address"),
+    (["--repo-url", "https://github.com/acme/agent", "--sha", 'a" onmouseover="x'],
+     "--sha must be a commit"),
+])
+def test_repository_links_need_both_and_safe_values(example_run: Path, options: list[str],
+                                                    said: str) -> None:
+    p = cli("report", str(example_run / "results.json"), "--format", "markdown", *options,
+            cwd=REPO)
+    assert (p.returncode, p.stdout) == (2, b"")
+    assert said in p.stderr.decode()
+
+
 def test_unknown_format_exits_2_listing_the_available_ones(example_run: Path) -> None:
     p = cli("report", str(example_run / "results.json"), "--format", "pdf", cwd=REPO)
     assert p.returncode == 2

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from agent_eval.commands._options import check_format
-from agent_eval.errors import ExitCode
+from agent_eval.errors import ConfigError, ExitCode
 from agent_eval.outputs import atomic_write, clear_output_file, output_file, written_into
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
@@ -24,6 +24,7 @@ def main(args: argparse.Namespace) -> ExitCode:
     fmt = args.format
     check_format(fmt)  # unknown: exit 2 with a "did you mean"
     renderer = RENDERERS[fmt]
+    _check_links(args.repo_url, args.sha, args.run_url)
     results = Results.load(args.results)  # not a results file: exit 2 (_cli)
     ctx = RenderContext.for_root(root, repo_url=args.repo_url, sha=args.sha,
                                  run_url=args.run_url)
@@ -36,3 +37,22 @@ def main(args: argparse.Namespace) -> ExitCode:
         sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.flush()
     return ExitCode.OK
+
+
+def _check_links(repo_url: str | None, sha: str | None, run_url: str | None) -> None:
+    """``--repo-url`` and ``--sha`` make the policy links together: one alone made no link
+    and said nothing. Both are written into Markdown and HTML links: the URL is an
+    ``https://`` address without spaces, quotes, brackets or parentheses, the commit its
+    letters and digits (or a ref name's ``._-/``)."""
+    if bool(repo_url) != bool(sha):
+        given, missing = ("--repo-url", "--sha") if repo_url else ("--sha", "--repo-url")
+        raise ConfigError([f"{given} links policy lines only with {missing} (the repository "
+                           "and the commit the links point at): give both, or neither"])
+    for option, url, example in (("--repo-url", repo_url, "https://github.com/OWNER/REPO"),
+                                 ("--run-url", run_url,
+                                  "https://github.com/OWNER/REPO/actions/runs/ID")):
+        if url and (not url.startswith("https://")
+                    or any(c in url for c in ' \t\n\r"\'<>()[]`\\')):
+            raise ConfigError([f"{option} must be an https:// address, such as {example}"])
+    if sha and not all(c.isascii() and (c.isalnum() or c in "._-/") for c in sha):
+        raise ConfigError(["--sha must be a commit (its hex digits) or a ref name"])
