@@ -109,8 +109,8 @@ def test_a_file_that_is_not_read_is_named(tmp_path: Path, monkeypatch: pytest.Mo
     assert err == [
         "error: a.jsonl: a FIFO (named pipe), not a regular file; a trace glob reads regular "
         "files only: it was not read",
-        "error: no trace file matches 'nothing*.jsonl' (relative to .); check the glob or "
-        "pass --traces"]
+        "error: no trace file matches 'nothing*.jsonl' (relative to .); check the path or "
+        "glob"]  # (it said "pass --traces", an option convert does not have)
 
 
 def test_a_path_with_a_line_break_is_said_on_one_escaped_line(

@@ -169,4 +169,7 @@ def test_a_folder_named_whole_is_said_to_be_a_folder(tmp_path: Path) -> None:
             "glob of its files, such as 'traces/*.jsonl'")]
     # a pattern that names nothing keeps its hint
     (error,) = expand(["nothing"], tmp_path, tmp_path, tmp_path, None)[1]
-    assert error.message.endswith("; check the glob or pass --traces")
+    assert error.message.endswith("; check the path or glob")  # given: --traces, convert
+    (error,) = expand(["nothing"], tmp_path, tmp_path, tmp_path, ("s.yaml", 3))[1]
+    assert error.message.endswith("; check the glob, or give others (run --traces, the "
+                                  "action's traces input)")  # the suite's traces:

@@ -268,7 +268,10 @@ def expand(patterns: Iterable[str], base: Path, root: Path, config_dir: Path,
             # a folder named whole: "no trace file matches" it, though it is there
             todo = (f"'{pattern}' is a folder: give a glob of its files, such as "
                     f"'{pattern.rstrip('/')}/*.jsonl'" if os.path.isdir(lexical)
-                    else "check the glob or pass --traces")
+                    # the suite's traces: (run --traces and the action's traces input
+                    # give others); a pattern given (run --traces, convert, the library)
+                    else "check the glob, or give others (run --traces, the action's "
+                    "traces input)" if where is not None else "check the path or glob")
             errors.append(INPUT_NO_TRACES.input_error(
                 file, line, f"no trace file matches '{pattern}' ({origin}); {todo}"))
     return files, errors
