@@ -155,7 +155,12 @@ def test_spec_versions(tmp_path: Path, version: str, ok: bool) -> None:
     ("defaults:\n  max_tokens: 5\ntests:\n  - name: a\n",
      "x.yaml:2:3", "unsupported key 'max_tokens' in the CIAgent suite's defaults"),
     ("tests:\n  - name: a\n    max_cost_usd: cheap\n",
-     "x.yaml:3:5", "a CIAgent budget must be a number"),
+     "x.yaml:3:5", "a CIAgent budget must be a finite number"),
+    # .inf as a steps budget: int(inf) raised OverflowError, an internal error
+    ("tests:\n  - name: a\n    assertions:\n      - {type: steps_under, threshold: .inf}\n",
+     "x.yaml:4:29", "a CIAgent budget must be a finite number"),  # the threshold key
+    ("tests:\n  - name: a\n    max_cost_usd: .nan\n",
+     "x.yaml:3:5", "a CIAgent budget must be a finite number"),
     ("tests:\n  - input: no name\n", "x.yaml:2:5", "a CIAgent test needs a 'name'"),
     ("agent: a\nversion: 1\n", "x.yaml:1:1", "neither a CIAgent spec"),
 ])

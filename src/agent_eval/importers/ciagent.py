@@ -13,6 +13,7 @@ See docs/migrating.md "CIAgent"."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path as FsPath
@@ -421,8 +422,10 @@ class _CIAgent(PeerConfig):
     def limit(self, limits: dict[str, Any], base: Path, name: str, value: Any,
               where: Path) -> None:
         """A budget of the test: with several for one measure, the lowest holds."""
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            raise ConfigError([f"{self.src.where(where)}: a CIAgent budget must be a number"])
+        if not isinstance(value, int | float) or isinstance(value, bool) \
+                or not math.isfinite(value):  # (.inf: an OverflowError, an internal error)
+            raise ConfigError([f"{self.src.where(where)}: a CIAgent budget must be a finite "
+                               "number"])
         value = int(value) if name == "max_llm_calls" else value
         if name not in limits or value < limits[name]:
             limits[name] = value
