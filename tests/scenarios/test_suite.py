@@ -864,3 +864,27 @@ def test_a_scenario_taking_any_share_of_failed_traces_is_not_blocking(ws: Worksp
         "note: nothing in this suite can fail the run: no test has severity error, every "
         "scenario is advisory (gate: warn) and no blocking criterion is set; the verdict can "
         "only be pass, warn or error")
+
+
+def test_a_scenario_without_trace_is_never_accurate(ws: Workspace) -> None:
+    # docs/scenarios.md "Suite metrics": a scenario without traces counts as having its
+    # output checks not passing. Under min_pass_ratio: 0 its share of passing traces was
+    # taken as 0.0, which meets 0, so it counted as accurate.
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {output: {contains: [refund]}}
+  - id: B
+    gate: warn
+    min_pass_ratio: 0
+    expect: {output: {contains: [refund]}}
+pass_criteria:
+  blocking: {min_accuracy: 0.6}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", [], "refund issued")})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert scenario(res, "B")["status"] == "error"
+    # accuracy = 1 (A) / 2 (A and B have output checks) = 0.5, below 0.6
+    assert res.metrics["accuracy"] == 0.5
+    assert criterion(res, "min_accuracy")["status"] == "fail"
+    assert (code, res.verdict) == (1, "fail")

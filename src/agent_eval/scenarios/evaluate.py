@@ -1023,8 +1023,10 @@ class _View:
                 unknown[name] = n - len(known)
         output_ok = _column(acc.figures, "output_ok")
         share = None
-        if sc.output:
-            share = (sum(output_ok) / n) if n else 0.0
+        if sc.output and n:
+            # with no trace, the output checks did not pass (share None: never accurate,
+            # even under min_pass_ratio: 0, whose 0.0 would meet it)
+            share = sum(output_ok) / n
         scores = _column(acc.figures, "score")
         return cls(sc, status, n, passed, m.mean(scores), figures, unknown, share, findings,
                    rows, scores, _column(acc.figures, "latency_ms"),
