@@ -231,6 +231,24 @@ def cost_multipliers(results: Results, base_costs: dict[str, float | None]) -> N
     (``base_costs``: scenario id -> cost; a scenario not in it is not in the base run)."""
     results.scenarios = [_cost_multiplier(s, s.id in base_costs, base_costs.get(s.id))
                          for s in results.scenarios]
+    # a required scenario its cost fails fails the run: its criterion follows its status
+    # (the suite metrics do not, docs/results.md "The baseline")
+    status = {s.id: s.status for s in results.scenarios}
+    results.criteria = [_required(c, status) for c in results.criteria]
+
+
+def _required(c: CriterionResult, status: dict[str, str]) -> CriterionResult:
+    """A ``required:<id>`` criterion judged again on its scenario's status now."""
+    if c.kind != "required":
+        return c
+    sid = c.name.split(":", 1)[1]
+    now = status.get(sid)
+    if now is None or now == c.value:
+        return c
+    if _ok(now):
+        return replace(c, value=now, status="pass", message=f"required scenario {sid} passed")
+    return replace(c, value=now, status="fail", message=f"required scenario {sid} did not "
+                   f"pass (status {now})")
 
 
 def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None

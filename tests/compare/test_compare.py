@@ -430,3 +430,28 @@ def test_a_gate_the_base_run_also_missed_is_unchanged(tmp_path: Path) -> None:
     assert "besides this finding" in crit["fail_on_new_violations"].message
     violations = sum(1 for v in head.findings if v.severity in ("error", "warning"))
     assert b.new_violations + b.unchanged_violations == violations == 4
+
+
+REQUIRED = SUITE.replace("  - id: A\n", "  - id: A\n    required: true\n").replace(
+    "  regression: {max_pass_rate_drop: 0.1, max_score_drop: 20, fail_on_new_violations: true}",
+    "  blocking: {min_pass_rate: 0.5}")
+
+
+def test_a_required_scenario_its_cost_fails_fails_the_run(tmp_path: Path) -> None:
+    """required: true always wins (docs/scenarios.md "Verdict"): a required scenario
+    failed by max_cost_multiplier (0.025 / 0.010 = 2.5 > 2) fails the run. Its criterion
+    was judged before the comparison and stayed "passed", and min_pass_rate: 0.5 (met by
+    the evaluation's pass_rate, 1.0) tolerated the failure: the verdict was warn."""
+    base = run(tmp_path / "b", ("refund", 50, 0.010), ("lookup", 1, 0.010), suite=REQUIRED)
+    head = run(tmp_path / "h", ("refund", 50, 0.025), ("lookup", 1, 0.010), suite=REQUIRED)
+    (req,) = [c for c in head.criteria if c.kind == "required"]
+    assert req.status == "pass"  # before the comparison
+    attach(head, base)
+    assert scenario_status(head, "A") == "fail"
+    (req,) = [c for c in head.criteria if c.kind == "required"]
+    assert (req.name, req.status, req.value) == ("required:A", "fail", "fail")
+    assert req.message == "required scenario A did not pass (status fail)"
+    b = head.baseline
+    assert isinstance(b, Comparison)
+    assert req.fingerprint in b.new  # its finding is a new one
+    assert head.verdict == "fail"
