@@ -306,6 +306,15 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
     return replace(s, findings=tuple(out), status=status)
 
 
+def _exact_rate(metrics: dict[str, Any]) -> float | None:
+    """``pass_rate`` unrounded, from the counts of scenarios (None without them)."""
+    passed, total = metrics.get("scenarios_passed"), metrics.get("scenarios")
+    if (isinstance(passed, int) and isinstance(total, int) and not isinstance(passed, bool)
+            and not isinstance(total, bool) and 0 <= passed <= total and total > 0):
+        return passed / total
+    return None
+
+
 def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: set[str]
                 ) -> CriterionResult:
     name = c.name
@@ -317,8 +326,14 @@ def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: s
             return replace(c, status="skip", value=None,
                            message="max_pass_rate_drop skipped: pass_rate is unknown in the "
                            "base or head run")
+        # the rates as counted, not as results.json rounds them (1 - 0.666667 passed
+        # max_pass_rate_drop: 0.3333333, which 1 - 2/3 misses; docs/scenarios.md)
+        exact = _exact_rate(b.metrics), _exact_rate(results.metrics)
+        if exact[0] is not None and exact[1] is not None:
+            base_rate, head_rate = exact
         drop = round(base_rate - head_rate, 6)
-        bad = isinstance(threshold, int | float) and drop > threshold + 1e-9
+        bad = (isinstance(threshold, int | float)
+               and not at_most(base_rate - head_rate, threshold))
         return replace(c, value=drop, status="fail" if bad else "pass", message=(
             f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {drop:.4g}, "
             f"max {threshold})" + (" (regression criterion missed)" if bad else "")))

@@ -455,3 +455,43 @@ def test_a_required_scenario_its_cost_fails_fails_the_run(tmp_path: Path) -> Non
     assert isinstance(b, Comparison)
     assert req.fingerprint in b.new  # its finding is a new one
     assert head.verdict == "fail"
+
+
+THREE = """\
+version: "1"
+suite: cmp
+traces: traces/*.jsonl
+scenarios:
+  - {id: A, gate: warn, expect: {tools: [refund]}, thresholds: {min_tool_recall: 1}}
+  - {id: B, gate: warn, expect: {tools: [lookup]}, thresholds: {min_tool_recall: 1}}
+  - {id: C, gate: warn, expect: {tools: [refund]}, thresholds: {min_tool_recall: 1}}
+pass_criteria:
+  regression: {max_pass_rate_drop: 0.3333333}
+"""
+
+
+@pytest.mark.parametrize(("limit", "status"), [("0.3333333", "fail"), ("0.3333334", "pass")])
+def test_max_pass_rate_drop_compares_the_unrounded_rates(tmp_path: Path, limit: str,
+                                                         status: str) -> None:
+    """Base 3 of 3 passed, head 2 of 3: the drop is 1 - 2/3 = 0.33333333..., above
+    0.3333333 and below 0.3333334. results.json holds the head rate as 0.666667, whose
+    drop 0.333333 met 0.3333333 (docs/scenarios.md: comparisons use the unrounded
+    values)."""
+    suite = THREE.replace("0.3333333", limit)
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    (tmp_path / "b" / "traces" / "c.jsonl").write_text(trace("c-1", "C", "refund", 1, 0.01))
+    base = _reload(tmp_path / "b")
+    head = run(tmp_path / "h", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    (tmp_path / "h" / "traces" / "c.jsonl").write_text(trace("c-1", "C", "other", 1, 0.01))
+    head = _reload(tmp_path / "h")
+    assert (base.metrics["pass_rate"], head.metrics["pass_rate"]) == (1.0, 0.666667)
+    attach(head, base)
+    (gate,) = [c for c in head.criteria if c.name == "max_pass_rate_drop"]
+    assert (gate.status, gate.value) == (status, 0.333333)
+
+
+def _reload(root: Path) -> Results:
+    s = load_suite(root / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=root)
+    res = evaluate_files(s, files, errors, timings=False)
+    return Results.from_dict(json.loads(RENDERERS["json"].render(res, RenderContext())))
