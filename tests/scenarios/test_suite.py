@@ -888,3 +888,33 @@ pass_criteria:
     assert res.metrics["accuracy"] == 0.5
     assert criterion(res, "min_accuracy")["status"] == "fail"
     assert (code, res.verdict) == (1, "fail")
+
+
+def test_tiny_weights_weigh_as_their_ratios(ws: Workspace) -> None:
+    # only the ratios of weights count (docs/scenarios.md "Score and status of a trace").
+    # With 5e-324 (the smallest float), each wᵢ·sᵢ rounded to a whole multiple of it: a
+    # recall of 0.6 scored 100, a pass rate of 0.6 made a composite of 1.0.
+    suite = HEAD + """scenarios:
+  - id: A
+    weights: {tool_accuracy: 5e-324}
+    expect: {tools: [a, b, c, d, e]}
+    thresholds: {min_score: 90}
+""" + "".join(f"  - {{id: P{i}, gate: warn, expect: {{tools: [a]}}, "
+              "thresholds: {min_tool_recall: 1}}\n" for i in range(4)) + """\
+pass_criteria:
+  composite: {weights: {pass_rate: 5e-324}, min: 0.9}
+"""
+    traces = {"a.jsonl": trace("a", "A", ["a", "b", "c"])}
+    for i in range(4):  # P0, P1, P2 call a and pass; P3 does not
+        traces[f"p{i}.jsonl"] = trace(f"p{i}", f"P{i}", ["a"] if i < 3 else ["z"])
+    ws.write(suite, traces)
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    # A: recall 3/5 = 0.6, the only component: score 100 · 0.6 = 60 < 90
+    assert scenario(res, "A")["score"] == 60.0
+    assert scenario(res, "A")["status"] == "fail"
+    # pass rate: P0, P1 and P2 of 5 scenarios = 0.6; composite = 0.6 < 0.9
+    assert res.metrics["pass_rate"] == 0.6
+    assert res.metrics["composite"] == 0.6
+    assert criterion(res, "composite")["status"] == "fail"
+    assert (code, res.verdict) == (1, "fail")
