@@ -328,9 +328,9 @@ def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: s
                            "base or head run")
         # the rates as counted, not as results.json rounds them (1 - 0.666667 passed
         # max_pass_rate_drop: 0.3333333, which 1 - 2/3 misses; docs/scenarios.md)
-        exact = _exact_rate(b.metrics), _exact_rate(results.metrics)
-        if exact[0] is not None and exact[1] is not None:
-            base_rate, head_rate = exact
+        exact_base, exact_head = _exact_rate(b.metrics), _exact_rate(results.metrics)
+        if exact_base is not None and exact_head is not None:
+            base_rate, head_rate = exact_base, exact_head
         drop = round(base_rate - head_rate, 6)
         bad = (isinstance(threshold, int | float)
                and not at_most(base_rate - head_rate, threshold))
