@@ -918,3 +918,48 @@ pass_criteria:
     assert res.metrics["composite"] == 0.6
     assert criterion(res, "composite")["status"] == "fail"
     assert (code, res.verdict) == (1, "fail")
+
+
+@pytest.mark.parametrize(("composite_min", "efficiency_min", "status"),
+                         [(0.95, 5000, "fail"), (0.5, 100, "warn")])
+def test_a_min_criterion_missed_whatever_the_unrecorded_figures_fails(
+        ws: Workspace, composite_min: float, efficiency_min: float, status: str) -> None:
+    """A composite weighing latency and min_token_efficiency are computed over the traces
+    that recorded latency or tokens, and only warned when some did not, even when no
+    value of the others could meet them: the run passed (exit 0) a gate it missed for
+    sure. Those taken as 0 (the best case), they fail as max_latency_p95_ms does."""
+    suite = HEAD + f"""scenarios:
+  - {{id: A, gate: warn, expect: {{tools: [a]}}, thresholds: {{min_tool_recall: 1}}}}
+  - {{id: B, gate: warn, expect: {{tools: [a]}}, thresholds: {{min_tool_recall: 1}}}}
+pass_criteria:
+  composite: {{weights: {{pass_rate: 9, latency: 1}}, max_latency_p95_ms: 1000, \
+min: {composite_min}}}
+  blocking: {{min_token_efficiency: {efficiency_min}}}
+"""
+    # A: calls z (recall 0, score 0, FAIL), 5 ms, 1000 tokens; B: calls a (score 100,
+    # PASS), no latency, no tokens recorded
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["z"], duration=5, tokens=1000, cost=None),
+                     "b.jsonl": trace("b", "B", ["a"], duration=None, tokens=None,
+                                      cost=None)})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert res.metrics["pass_rate"] == 0.5
+    crit = {c.name: (c.status, c.message) for c in res.criteria}
+    # best composite: B's latency taken as 0, p95 of [0, 5] (rank ⌈0.95·2⌉ = 2) = 5:
+    # (9·0.5 + 1·(1 − 5/1000)) / 10 = 0.5495
+    # best token_efficiency: mean score (0 + 100) / 2 = 50, mean tokens at least
+    # (1000 + 0) / 2 = 500: 50 / 500 · 1000 = 100
+    assert crit["composite"][0] == status
+    assert crit["min_token_efficiency"][0] == ("fail" if status == "fail" else "warn")
+    if status == "fail":
+        assert crit["composite"][1] == (
+            "composite = at most 0.5495 < 0.95 (latency not recorded by 1 of 2 scenario "
+            "trace(s), taken as 0) (composite criterion composite missed)")
+        assert crit["min_token_efficiency"][1] == (
+            "token_efficiency = at most 100 < 5000 (tokens not recorded by 1 of 2 scenario "
+            "trace(s), taken as 0) (blocking criterion min_token_efficiency missed)")
+        assert (code, res.verdict) == (1, "fail")
+    else:  # met in the best case, missed in others: cannot be told
+        assert "cannot be checked" in crit["composite"][1]
+        assert "cannot be checked" in crit["min_token_efficiency"][1]
+        assert (code, res.verdict) == (0, "warn")
