@@ -963,3 +963,29 @@ min: {composite_min}}}
         assert "cannot be checked" in crit["composite"][1]
         assert "cannot be checked" in crit["min_token_efficiency"][1]
         assert (code, res.verdict) == (0, "warn")
+
+
+def test_a_composite_missed_with_no_latency_recorded_at_all_fails(ws: Workspace) -> None:
+    # no trace recorded latency: the composite weighing it was "unknown" and only warned,
+    # though with every latency 0 (latency component 1) it is at most
+    # (9·0.5 + 1·1) / 10 = 0.55 < 0.95
+    suite = HEAD + """scenarios:
+  - {id: A, gate: warn, expect: {tools: [a]}, thresholds: {min_tool_recall: 1}}
+  - {id: B, gate: warn, expect: {tools: [a]}, thresholds: {min_tool_recall: 1}}
+pass_criteria:
+  composite: {weights: {pass_rate: 9, latency: 1}, max_latency_p95_ms: 1000, min: 0.95}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["z"], duration=None),
+                     "b.jsonl": trace("b", "B", ["a"], duration=None)})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert res.metrics["composite"] is None
+    c = criterion(res, "composite")
+    assert (c["status"], c["message"]) == (
+        "fail", "composite = at most 0.55 < 0.95 (latency not recorded by any of 2 scenario "
+        "trace(s), taken as 0) (composite criterion composite missed)")
+    assert (code, res.verdict) == (1, "fail")
+    # met in the best case (0.55 >= 0.5), but not if latencies were long: cannot be told
+    ws.write(suite.replace("min: 0.95", "min: 0.5"), {})
+    code, data = cli(ws)
+    assert criterion(Results.from_dict(data), "composite")["status"] == "warn"

@@ -1205,7 +1205,14 @@ def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View], *,
     value = metrics.get(c.metric)
     assert c.threshold is not None
     shown = f"{c.name}: {render(c.threshold)}"
+    best = (bounds or {}).get(c.metric)
     if value is None:
+        if c.op == "min" and best is not None and not m.at_least(best, c.threshold):
+            # no trace recorded latency, but with every one 0 the composite still misses
+            return entry("warn" if c.kind == "warning" else "fail",
+                         f"{c.metric} = at most {_num(best)} < {_num(c.threshold)} (latency "
+                         f"not recorded by any of {sum(v.traces for v in views)} scenario "
+                         f"trace(s), taken as 0) ({c.kind} criterion {c.name} missed)")
         return entry("warn", f"{c.metric} is unknown (not recorded), so {shown} cannot be "
                      "checked")
     figure = _PARTIAL.get(c.metric)
@@ -1232,7 +1239,6 @@ def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View], *,
                              f"({what} not recorded by {missing} of {total} scenario "
                              f"trace(s), taken as 0) ({c.kind} criterion {c.name} missed)",
                              _round(value))
-        best = (bounds or {}).get(c.metric)
         if c.op == "min" and best is not None and not m.at_least(best, c.threshold):
             # ... or when, those taken as 0, it is still below its minimum
             return entry("warn" if c.kind == "warning" else "fail",
