@@ -276,6 +276,16 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
             out.append(replace(f, message=f"{f.constraint} skipped: {why}"))
             continue
         unknown = s.not_recorded.get("cost_usd", 0)
+        shown = ""
+        if head_cost is not None and unknown and s.traces_total > unknown:
+            # the mean is at least that of the recorded costs with the others taken as
+            # 0: a multiple that this already exceeds is missed whatever they were
+            floor = head_cost * (s.traces_total - unknown) / s.traces_total
+            if not at_most(floor / base_cost, limit):
+                head_cost, unknown = floor, 0
+                shown = (f"at least {floor / base_cost:.4g} (cost not recorded by "
+                         f"{s.not_recorded['cost_usd']} of {s.traces_total} trace(s), "
+                         "taken as 0) ")
         if head_cost is None or unknown:
             # never a pass: the cost of a trace this run did not record may be any
             checked = replace(
@@ -295,8 +305,9 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
         checked = replace(
             f, rule=(SCENARIO_WARN_THRESHOLD if warn else SCENARIO_THRESHOLD).id,
             severity="warning" if warn else "error",
-            message=f"cost_multiplier = {ratio:.4g} exceeds {f.constraint} "
-            f"(cost {head_cost:.6g} USD, base {base_cost:.6g} USD)",
+            message=f"cost_multiplier = {shown or f'{ratio:.4g} '}exceeds {f.constraint} "
+            f"(cost {'at least ' if shown else ''}{head_cost:.6g} USD, base "
+            f"{base_cost:.6g} USD)",
             value=round(ratio, 6),
             details={"figure": "cost_multiplier", "threshold": limit,
                      "base_cost_usd": base_cost})

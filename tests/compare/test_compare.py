@@ -495,3 +495,28 @@ def _reload(root: Path) -> Results:
     files, errors = suite_sources(s, base=root)
     res = evaluate_files(s, files, errors, timings=False)
     return Results.from_dict(json.loads(RENDERERS["json"].render(res, RenderContext())))
+
+
+@pytest.mark.parametrize(("cost", "rule", "status"), [
+    (0.1, "scenario/threshold", "fail"), (0.03, "scenario/not_recorded", "warn")])
+def test_a_cost_multiplier_the_recorded_costs_already_exceed_fails(
+        tmp_path: Path, cost: float, rule: str, status: str) -> None:
+    """Two traces of A, one costing ``cost``, one whose cost is not recorded; A cost 0.01
+    in the base run (max_cost_multiplier: 2.0). The mean cost is at least (cost + 0) / 2:
+    for 0.1, 0.05 = 5 times the base, over 2 whatever the other trace cost: a miss (it
+    was only "cannot be checked", a warning: exit 0). For 0.03, at least 0.015 = 1.5
+    times: the other trace decides, so it cannot be checked."""
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01))
+    root = tmp_path / "h"
+    run(root, ("refund", 1, cost), ("lookup", 1, 0.01))
+    (root / "traces" / "a2.jsonl").write_text(trace("a-2", "A", "refund", 1, None))
+    head = _reload(root)
+    attach(head, base)
+    (f,) = [v for v in head.findings if v.scenario == "A" and v.rule.startswith("scenario/")
+            and "cost" in v.message]
+    assert (f.rule, scenario_status(head, "A")) == (rule, status)
+    if status == "fail":
+        assert f.message == (
+            "cost_multiplier = at least 5 (cost not recorded by 1 of 2 trace(s), taken as 0) "
+            "exceeds max_cost_multiplier: 2 (cost at least 0.05 USD, base 0.01 USD)")
+        assert f.value == 5.0
