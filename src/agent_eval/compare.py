@@ -231,6 +231,24 @@ def cost_multipliers(results: Results, base_costs: dict[str, float | None]) -> N
     (``base_costs``: scenario id -> cost; a scenario not in it is not in the base run)."""
     results.scenarios = [_cost_multiplier(s, s.id in base_costs, base_costs.get(s.id))
                          for s in results.scenarios]
+    # a required scenario its cost fails fails the run: its criterion follows its status
+    # (the suite metrics do not, docs/results.md "The baseline")
+    status = {s.id: s.status for s in results.scenarios}
+    results.criteria = [_required(c, status) for c in results.criteria]
+
+
+def _required(c: CriterionResult, status: dict[str, str]) -> CriterionResult:
+    """A ``required:<id>`` criterion judged again on its scenario's status now."""
+    if c.kind != "required":
+        return c
+    sid = c.name.split(":", 1)[1]
+    now = status.get(sid)
+    if now is None or now == c.value:
+        return c
+    if _ok(now):
+        return replace(c, value=now, status="pass", message=f"required scenario {sid} passed")
+    return replace(c, value=now, status="fail", message=f"required scenario {sid} did not "
+                   f"pass (status {now})")
 
 
 def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
@@ -258,6 +276,16 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
             out.append(replace(f, message=f"{f.constraint} skipped: {why}"))
             continue
         unknown = s.not_recorded.get("cost_usd", 0)
+        shown = ""
+        if head_cost is not None and unknown and s.traces_total > unknown:
+            # the mean is at least that of the recorded costs with the others taken as
+            # 0: a multiple that this already exceeds is missed whatever they were
+            floor = head_cost * (s.traces_total - unknown) / s.traces_total
+            if not at_most(floor / base_cost, limit):
+                head_cost, unknown = floor, 0
+                shown = (f"at least {floor / base_cost:.4g} (cost not recorded by "
+                         f"{s.not_recorded['cost_usd']} of {s.traces_total} trace(s), "
+                         "taken as 0) ")
         if head_cost is None or unknown:
             # never a pass: the cost of a trace this run did not record may be any
             checked = replace(
@@ -277,8 +305,9 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
         checked = replace(
             f, rule=(SCENARIO_WARN_THRESHOLD if warn else SCENARIO_THRESHOLD).id,
             severity="warning" if warn else "error",
-            message=f"cost_multiplier = {ratio:.4g} exceeds {f.constraint} "
-            f"(cost {head_cost:.6g} USD, base {base_cost:.6g} USD)",
+            message=f"cost_multiplier = {shown or f'{ratio:.4g} '}exceeds {f.constraint} "
+            f"(cost {'at least ' if shown else ''}{head_cost:.6g} USD, base "
+            f"{base_cost:.6g} USD)",
             value=round(ratio, 6),
             details={"figure": "cost_multiplier", "threshold": limit,
                      "base_cost_usd": base_cost})
@@ -286,6 +315,15 @@ def _cost_multiplier(s: ScenarioResult, known: bool, base_cost: float | None
         out.append(checked)
         status = worse(status, "warn" if warn else "fail")
     return replace(s, findings=tuple(out), status=status)
+
+
+def _exact_rate(metrics: dict[str, Any]) -> float | None:
+    """``pass_rate`` unrounded, from the counts of scenarios (None without them)."""
+    passed, total = metrics.get("scenarios_passed"), metrics.get("scenarios")
+    if (isinstance(passed, int) and isinstance(total, int) and not isinstance(passed, bool)
+            and not isinstance(total, bool) and 0 <= passed <= total and total > 0):
+        return passed / total
+    return None
 
 
 def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: set[str]
@@ -299,8 +337,14 @@ def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: s
             return replace(c, status="skip", value=None,
                            message="max_pass_rate_drop skipped: pass_rate is unknown in the "
                            "base or head run")
+        # the rates as counted, not as results.json rounds them (1 - 0.666667 passed
+        # max_pass_rate_drop: 0.3333333, which 1 - 2/3 misses; docs/scenarios.md)
+        exact_base, exact_head = _exact_rate(b.metrics), _exact_rate(results.metrics)
+        if exact_base is not None and exact_head is not None:
+            base_rate, head_rate = exact_base, exact_head
         drop = round(base_rate - head_rate, 6)
-        bad = isinstance(threshold, int | float) and drop > threshold + 1e-9
+        bad = (isinstance(threshold, int | float)
+               and not at_most(base_rate - head_rate, threshold))
         return replace(c, value=drop, status="fail" if bad else "pass", message=(
             f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {drop:.4g}, "
             f"max {threshold})" + (" (regression criterion missed)" if bad else "")))

@@ -430,3 +430,93 @@ def test_a_gate_the_base_run_also_missed_is_unchanged(tmp_path: Path) -> None:
     assert "besides this finding" in crit["fail_on_new_violations"].message
     violations = sum(1 for v in head.findings if v.severity in ("error", "warning"))
     assert b.new_violations + b.unchanged_violations == violations == 4
+
+
+REQUIRED = SUITE.replace("  - id: A\n", "  - id: A\n    required: true\n").replace(
+    "  regression: {max_pass_rate_drop: 0.1, max_score_drop: 20, fail_on_new_violations: true}",
+    "  blocking: {min_pass_rate: 0.5}")
+
+
+def test_a_required_scenario_its_cost_fails_fails_the_run(tmp_path: Path) -> None:
+    """required: true always wins (docs/scenarios.md "Verdict"): a required scenario
+    failed by max_cost_multiplier (0.025 / 0.010 = 2.5 > 2) fails the run. Its criterion
+    was judged before the comparison and stayed "passed", and min_pass_rate: 0.5 (met by
+    the evaluation's pass_rate, 1.0) tolerated the failure: the verdict was warn."""
+    base = run(tmp_path / "b", ("refund", 50, 0.010), ("lookup", 1, 0.010), suite=REQUIRED)
+    head = run(tmp_path / "h", ("refund", 50, 0.025), ("lookup", 1, 0.010), suite=REQUIRED)
+    (req,) = [c for c in head.criteria if c.kind == "required"]
+    assert req.status == "pass"  # before the comparison
+    attach(head, base)
+    assert scenario_status(head, "A") == "fail"
+    (req,) = [c for c in head.criteria if c.kind == "required"]
+    assert (req.name, req.status, req.value) == ("required:A", "fail", "fail")
+    assert req.message == "required scenario A did not pass (status fail)"
+    b = head.baseline
+    assert isinstance(b, Comparison)
+    assert req.fingerprint in b.new  # its finding is a new one
+    assert head.verdict == "fail"
+
+
+THREE = """\
+version: "1"
+suite: cmp
+traces: traces/*.jsonl
+scenarios:
+  - {id: A, gate: warn, expect: {tools: [refund]}, thresholds: {min_tool_recall: 1}}
+  - {id: B, gate: warn, expect: {tools: [lookup]}, thresholds: {min_tool_recall: 1}}
+  - {id: C, gate: warn, expect: {tools: [refund]}, thresholds: {min_tool_recall: 1}}
+pass_criteria:
+  regression: {max_pass_rate_drop: 0.3333333}
+"""
+
+
+@pytest.mark.parametrize(("limit", "status"), [("0.3333333", "fail"), ("0.3333334", "pass")])
+def test_max_pass_rate_drop_compares_the_unrounded_rates(tmp_path: Path, limit: str,
+                                                         status: str) -> None:
+    """Base 3 of 3 passed, head 2 of 3: the drop is 1 - 2/3 = 0.33333333..., above
+    0.3333333 and below 0.3333334. results.json holds the head rate as 0.666667, whose
+    drop 0.333333 met 0.3333333 (docs/scenarios.md: comparisons use the unrounded
+    values)."""
+    suite = THREE.replace("0.3333333", limit)
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    (tmp_path / "b" / "traces" / "c.jsonl").write_text(trace("c-1", "C", "refund", 1, 0.01))
+    base = _reload(tmp_path / "b")
+    head = run(tmp_path / "h", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    (tmp_path / "h" / "traces" / "c.jsonl").write_text(trace("c-1", "C", "other", 1, 0.01))
+    head = _reload(tmp_path / "h")
+    assert (base.metrics["pass_rate"], head.metrics["pass_rate"]) == (1.0, 0.666667)
+    attach(head, base)
+    (gate,) = [c for c in head.criteria if c.name == "max_pass_rate_drop"]
+    assert (gate.status, gate.value) == (status, 0.333333)
+
+
+def _reload(root: Path) -> Results:
+    s = load_suite(root / "agent-eval.yaml")
+    files, errors = suite_sources(s, base=root)
+    res = evaluate_files(s, files, errors, timings=False)
+    return Results.from_dict(json.loads(RENDERERS["json"].render(res, RenderContext())))
+
+
+@pytest.mark.parametrize(("cost", "rule", "status"), [
+    (0.1, "scenario/threshold", "fail"), (0.03, "scenario/not_recorded", "warn")])
+def test_a_cost_multiplier_the_recorded_costs_already_exceed_fails(
+        tmp_path: Path, cost: float, rule: str, status: str) -> None:
+    """Two traces of A, one costing ``cost``, one whose cost is not recorded; A cost 0.01
+    in the base run (max_cost_multiplier: 2.0). The mean cost is at least (cost + 0) / 2:
+    for 0.1, 0.05 = 5 times the base, over 2 whatever the other trace cost: a miss (it
+    was only "cannot be checked", a warning: exit 0). For 0.03, at least 0.015 = 1.5
+    times: the other trace decides, so it cannot be checked."""
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01))
+    root = tmp_path / "h"
+    run(root, ("refund", 1, cost), ("lookup", 1, 0.01))
+    (root / "traces" / "a2.jsonl").write_text(trace("a-2", "A", "refund", 1, None))
+    head = _reload(root)
+    attach(head, base)
+    (f,) = [v for v in head.findings if v.scenario == "A" and v.rule.startswith("scenario/")
+            and "cost" in v.message]
+    assert (f.rule, scenario_status(head, "A")) == (rule, status)
+    if status == "fail":
+        assert f.message == (
+            "cost_multiplier = at least 5 (cost not recorded by 1 of 2 trace(s), taken as 0) "
+            "exceeds max_cost_multiplier: 2 (cost at least 0.05 USD, base 0.01 USD)")
+        assert f.value == 5.0

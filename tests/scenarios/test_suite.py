@@ -864,3 +864,128 @@ def test_a_scenario_taking_any_share_of_failed_traces_is_not_blocking(ws: Worksp
         "note: nothing in this suite can fail the run: no test has severity error, every "
         "scenario is advisory (gate: warn) and no blocking criterion is set; the verdict can "
         "only be pass, warn or error")
+
+
+def test_a_scenario_without_trace_is_never_accurate(ws: Workspace) -> None:
+    # docs/scenarios.md "Suite metrics": a scenario without traces counts as having its
+    # output checks not passing. Under min_pass_ratio: 0 its share of passing traces was
+    # taken as 0.0, which meets 0, so it counted as accurate.
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {output: {contains: [refund]}}
+  - id: B
+    gate: warn
+    min_pass_ratio: 0
+    expect: {output: {contains: [refund]}}
+pass_criteria:
+  blocking: {min_accuracy: 0.6}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", [], "refund issued")})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert scenario(res, "B")["status"] == "error"
+    # accuracy = 1 (A) / 2 (A and B have output checks) = 0.5, below 0.6
+    assert res.metrics["accuracy"] == 0.5
+    assert criterion(res, "min_accuracy")["status"] == "fail"
+    assert (code, res.verdict) == (1, "fail")
+
+
+def test_tiny_weights_weigh_as_their_ratios(ws: Workspace) -> None:
+    # only the ratios of weights count (docs/scenarios.md "Score and status of a trace").
+    # With 5e-324 (the smallest float), each wᵢ·sᵢ rounded to a whole multiple of it: a
+    # recall of 0.6 scored 100, a pass rate of 0.6 made a composite of 1.0.
+    suite = HEAD + """scenarios:
+  - id: A
+    weights: {tool_accuracy: 5e-324}
+    expect: {tools: [a, b, c, d, e]}
+    thresholds: {min_score: 90}
+""" + "".join(f"  - {{id: P{i}, gate: warn, expect: {{tools: [a]}}, "
+              "thresholds: {min_tool_recall: 1}}\n" for i in range(4)) + """\
+pass_criteria:
+  composite: {weights: {pass_rate: 5e-324}, min: 0.9}
+"""
+    traces = {"a.jsonl": trace("a", "A", ["a", "b", "c"])}
+    for i in range(4):  # P0, P1, P2 call a and pass; P3 does not
+        traces[f"p{i}.jsonl"] = trace(f"p{i}", f"P{i}", ["a"] if i < 3 else ["z"])
+    ws.write(suite, traces)
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    # A: recall 3/5 = 0.6, the only component: score 100 · 0.6 = 60 < 90
+    assert scenario(res, "A")["score"] == 60.0
+    assert scenario(res, "A")["status"] == "fail"
+    # pass rate: P0, P1 and P2 of 5 scenarios = 0.6; composite = 0.6 < 0.9
+    assert res.metrics["pass_rate"] == 0.6
+    assert res.metrics["composite"] == 0.6
+    assert criterion(res, "composite")["status"] == "fail"
+    assert (code, res.verdict) == (1, "fail")
+
+
+@pytest.mark.parametrize(("composite_min", "efficiency_min", "status"),
+                         [(0.95, 5000, "fail"), (0.5, 100, "warn")])
+def test_a_min_criterion_missed_whatever_the_unrecorded_figures_fails(
+        ws: Workspace, composite_min: float, efficiency_min: float, status: str) -> None:
+    """A composite weighing latency and min_token_efficiency are computed over the traces
+    that recorded latency or tokens, and only warned when some did not, even when no
+    value of the others could meet them: the run passed (exit 0) a gate it missed for
+    sure. Those taken as 0 (the best case), they fail as max_latency_p95_ms does."""
+    suite = HEAD + f"""scenarios:
+  - {{id: A, gate: warn, expect: {{tools: [a]}}, thresholds: {{min_tool_recall: 1}}}}
+  - {{id: B, gate: warn, expect: {{tools: [a]}}, thresholds: {{min_tool_recall: 1}}}}
+pass_criteria:
+  composite: {{weights: {{pass_rate: 9, latency: 1}}, max_latency_p95_ms: 1000, \
+min: {composite_min}}}
+  blocking: {{min_token_efficiency: {efficiency_min}}}
+"""
+    # A: calls z (recall 0, score 0, FAIL), 5 ms, 1000 tokens; B: calls a (score 100,
+    # PASS), no latency, no tokens recorded
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["z"], duration=5, tokens=1000, cost=None),
+                     "b.jsonl": trace("b", "B", ["a"], duration=None, tokens=None,
+                                      cost=None)})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert res.metrics["pass_rate"] == 0.5
+    crit = {c.name: (c.status, c.message) for c in res.criteria}
+    # best composite: B's latency taken as 0, p95 of [0, 5] (rank ⌈0.95·2⌉ = 2) = 5:
+    # (9·0.5 + 1·(1 − 5/1000)) / 10 = 0.5495
+    # best token_efficiency: mean score (0 + 100) / 2 = 50, mean tokens at least
+    # (1000 + 0) / 2 = 500: 50 / 500 · 1000 = 100
+    assert crit["composite"][0] == status
+    assert crit["min_token_efficiency"][0] == ("fail" if status == "fail" else "warn")
+    if status == "fail":
+        assert crit["composite"][1] == (
+            "composite = at most 0.5495 < 0.95 (latency not recorded by 1 of 2 scenario "
+            "trace(s), taken as 0) (composite criterion composite missed)")
+        assert crit["min_token_efficiency"][1] == (
+            "token_efficiency = at most 100 < 5000 (tokens not recorded by 1 of 2 scenario "
+            "trace(s), taken as 0) (blocking criterion min_token_efficiency missed)")
+        assert (code, res.verdict) == (1, "fail")
+    else:  # met in the best case, missed in others: cannot be told
+        assert "cannot be checked" in crit["composite"][1]
+        assert "cannot be checked" in crit["min_token_efficiency"][1]
+        assert (code, res.verdict) == (0, "warn")
+
+
+def test_a_composite_missed_with_no_latency_recorded_at_all_fails(ws: Workspace) -> None:
+    # no trace recorded latency: the composite weighing it was "unknown" and only warned,
+    # though with every latency 0 (latency component 1) it is at most
+    # (9·0.5 + 1·1) / 10 = 0.55 < 0.95
+    suite = HEAD + """scenarios:
+  - {id: A, gate: warn, expect: {tools: [a]}, thresholds: {min_tool_recall: 1}}
+  - {id: B, gate: warn, expect: {tools: [a]}, thresholds: {min_tool_recall: 1}}
+pass_criteria:
+  composite: {weights: {pass_rate: 9, latency: 1}, max_latency_p95_ms: 1000, min: 0.95}
+"""
+    ws.write(suite, {"a.jsonl": trace("a", "A", ["z"], duration=None),
+                     "b.jsonl": trace("b", "B", ["a"], duration=None)})
+    code, data = cli(ws)
+    res = Results.from_dict(data)
+    assert res.metrics["composite"] is None
+    c = criterion(res, "composite")
+    assert (c["status"], c["message"]) == (
+        "fail", "composite = at most 0.55 < 0.95 (latency not recorded by any of 2 scenario "
+        "trace(s), taken as 0) (composite criterion composite missed)")
+    assert (code, res.verdict) == (1, "fail")
+    # met in the best case (0.55 >= 0.5), but not if latencies were long: cannot be told
+    ws.write(suite.replace("min: 0.95", "min: 0.5"), {})
+    code, data = cli(ws)
+    assert criterion(Results.from_dict(data), "composite")["status"] == "warn"

@@ -870,6 +870,8 @@ class _Compiler:
             self.problem((*base, "weights"), f"the weights of the configured score "
                          f"components ({names}) are too large to add up ({total:g}); scale "
                          "them down: only their ratios count")
+        else:
+            sc.weights = scaled(weights, [k for k, v in configured.items() if v])
 
     # -- pass criteria
     def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario]
@@ -929,6 +931,8 @@ class _Compiler:
             elif not math.isfinite(sum(weights.values())):
                 self.problem(here, "the composite's weights are too large to add up; scale "
                              "them down: only their ratios count")
+            else:
+                weights = scaled(weights, list(weights))
             for metric in weights:
                 if unavailable.get(metric):
                     self.problem((*here, metric), f"'{metric}': {unavailable[metric]}")
@@ -950,6 +954,16 @@ class _Compiler:
                                      ref("regression", name)))
         out.sort(key=lambda c: (c.ref.line, c.ref.col))  # as written
         return out, weights, latency
+
+
+def scaled(weights: dict[str, float], keys: list[str]) -> dict[str, float]:
+    """``weights`` with those of ``keys`` divided by the largest of them (only their ratios
+    count): weights as small as 5e-324 made Σ wᵢ·sᵢ round each term to a whole multiple
+    of the smallest float, so a tool_recall of 0.6 scored 100."""
+    top = max((weights[k] for k in keys), default=0.0)
+    if top <= 0:
+        return weights
+    return {k: w / top if k in keys else w for k, w in weights.items()}
 
 
 def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,

@@ -916,7 +916,9 @@ class ScenarioAccumulator:
         # (docs/scenarios.md): 2/3 is below min_pass_rate 0.6666667, though 0.666667 is not
         weights = compiled.composite_weights
         latency_weighted = weights is not None and weights.get("latency", 0) > 0
-        criteria = [evaluate_criterion(c, exact, views, latency_weighted=latency_weighted)
+        bounds = partial_bounds(exact, views, compiled)
+        criteria = [evaluate_criterion(c, exact, views, latency_weighted=latency_weighted,
+                                       bounds=bounds)
                     for c in compiled.criteria]
         out = SuiteOutcome([v.to_result() for v in views], rounded(exact), criteria,
                            unknown_ids=self.unknown_findings(compiled))
@@ -1023,8 +1025,10 @@ class _View:
                 unknown[name] = n - len(known)
         output_ok = _column(acc.figures, "output_ok")
         share = None
-        if sc.output:
-            share = (sum(output_ok) / n) if n else 0.0
+        if sc.output and n:
+            # with no trace, the output checks did not pass (share None: never accurate,
+            # even under min_pass_ratio: 0, whose 0.0 would meet it)
+            share = sum(output_ok) / n
         scores = _column(acc.figures, "score")
         return cls(sc, status, n, passed, m.mean(scores), figures, unknown, share, findings,
                    rows, scores, _column(acc.figures, "latency_ms"),
@@ -1146,10 +1150,41 @@ def rounded(metrics: Metrics) -> Metrics:
 _PARTIAL = {"latency_p95_ms": "latency_ms", "token_efficiency": "total_tokens"}
 
 
+def partial_bounds(metrics: Metrics, views: list[_View], compiled: CompiledScenarios
+                   ) -> dict[str, float]:
+    """The largest value ``composite`` (weighing latency) and ``token_efficiency`` can
+    have when some scenario traces did not record their latency or tokens: those taken
+    as 0, the smallest they can be. A ``min`` criterion this misses is missed whatever
+    they were, as a ``max_latency_p95_ms`` the recorded latencies already miss."""
+    out: dict[str, float] = {}
+    weights, scale = compiled.composite_weights, compiled.composite_latency
+    missing = sum(v.unknown.get("latency_ms", 0) for v in views)
+    if missing and weights is not None and scale is not None:
+        known: list[float] = []
+        for v in views:
+            known.extend(v.latencies)
+        values: dict[str, float | None] = dict(metrics)
+        values["latency"] = m.latency_component(
+            m.percentile_nearest_rank(known + [0.0] * missing, 95), scale)
+        best = m.composite(values, weights)
+        if best is not None:
+            out["composite"] = best
+    missing = sum(v.unknown.get("total_tokens", 0) for v in views)
+    mean_score = metrics.get("mean_score")
+    if missing and mean_score is not None:
+        tokens = [t for v in views for t in v.tokens]
+        total = math.fsum(tokens)
+        if total > 0:
+            out["token_efficiency"] = mean_score / (total / (len(tokens) + missing)) * 1000
+    return out
+
+
 def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View], *,
-                       latency_weighted: bool = False) -> CriterionResult:
+                       latency_weighted: bool = False,
+                       bounds: dict[str, float] | None = None) -> CriterionResult:
     """One criterion entry of the results (docs/scenarios.md "Pass criteria").
-    ``latency_weighted``: the composite weighs latency."""
+    ``latency_weighted``: the composite weighs latency; ``bounds``: the largest values of
+    the metrics some traces did not record the figures of (:func:`partial_bounds`)."""
     key = f"{CRITERION_RULES[c.kind].id}|{c.ref.file}#{c.ref.key_path}|||{c.name}"
     fingerprint = hashlib.sha256(key.encode()).hexdigest()[:32]
 
@@ -1170,7 +1205,14 @@ def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View], *,
     value = metrics.get(c.metric)
     assert c.threshold is not None
     shown = f"{c.name}: {render(c.threshold)}"
+    best = (bounds or {}).get(c.metric)
     if value is None:
+        if c.op == "min" and best is not None and not m.at_least(best, c.threshold):
+            # no trace recorded latency, but with every one 0 the composite still misses
+            return entry("warn" if c.kind == "warning" else "fail",
+                         f"{c.metric} = at most {_num(best)} < {_num(c.threshold)} (latency "
+                         f"not recorded by any of {sum(v.traces for v in views)} scenario "
+                         f"trace(s), taken as 0) ({c.kind} criterion {c.name} missed)")
         return entry("warn", f"{c.metric} is unknown (not recorded), so {shown} cannot be "
                      "checked")
     figure = _PARTIAL.get(c.metric)
@@ -1197,6 +1239,13 @@ def evaluate_criterion(c: Criterion, metrics: Metrics, views: list[_View], *,
                              f"({what} not recorded by {missing} of {total} scenario "
                              f"trace(s), taken as 0) ({c.kind} criterion {c.name} missed)",
                              _round(value))
+        if c.op == "min" and best is not None and not m.at_least(best, c.threshold):
+            # ... or when, those taken as 0, it is still below its minimum
+            return entry("warn" if c.kind == "warning" else "fail",
+                         f"{c.metric} = at most {_num(best)} < {_num(c.threshold)} "
+                         f"({what} not recorded by {missing} of {total} scenario "
+                         f"trace(s), taken as 0) ({c.kind} criterion {c.name} missed)",
+                         _round(value))
         return entry("warn", f"{note}: {shown} cannot be checked", _round(value))
     ok = m.at_least(value, c.threshold) if c.op == "min" else m.at_most(value, c.threshold)
     relation = (">=" if c.op == "min" else "<=") if ok else ("<" if c.op == "min" else ">")
