@@ -212,8 +212,8 @@ def test_a_process_the_server_started_in_a_session_of_its_own_is_not_waited_for(
     from agent_eval.live.proxy import KILL_WAIT, STOP_GRACE
 
     pid_file = tmp_path / "helper.pid"
-    code = ("import sys; from agent_eval.live import proxy\n"
-            + ("" if found else "proxy.output_holders = lambda fd: []\n")
+    code = ("import sys; from agent_eval.live import holders\n"
+            + ("" if found else "holders.output_holders = lambda fd: []\n")
             + "from agent_eval._cli import main; sys.exit(main())\n")
     started = time.monotonic()
     try:

@@ -89,7 +89,7 @@ class StderrTail:
         SDK stops the process group only of a server still running), or left the group
         (``setsid``, a daemon) — is killed by its pid, as ``agent-eval record`` does with
         what holds the server's output (Linux; elsewhere it is left running)."""
-        from agent_eval.live.proxy import stop_holders
+        from agent_eval.live.holders import stop_holders
 
         self.file.close()
         self._reader.join(0.5)
