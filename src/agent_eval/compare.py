@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_eval.findings import GATE_SEVERITIES, Finding, count_violations
+from agent_eval.model import finite_sum
 from agent_eval.results import (
     Results,
     assign_fingerprints,
@@ -41,7 +42,7 @@ from agent_eval.rule_ids import (
     SCENARIO_THRESHOLD,
     SCENARIO_WARN_THRESHOLD,
 )
-from agent_eval.scenarios.metrics import at_most
+from agent_eval.scenarios.metrics import at_least, at_most
 from agent_eval.sections import (
     Comparison,
     CriterionResult,
@@ -229,12 +230,82 @@ def _classified(b: Comparison, findings: list[Finding], base_fps: set[str]) -> C
 def cost_multipliers(results: Results, base_costs: dict[str, float | None]) -> None:
     """Check each scenario's ``max_cost_multiplier`` against its cost in the base run
     (``base_costs``: scenario id -> cost; a scenario not in it is not in the base run)."""
+    before = [s.status for s in results.scenarios]
     results.scenarios = [_cost_multiplier(s, s.id in base_costs, base_costs.get(s.id))
                          for s in results.scenarios]
     # a required scenario its cost fails fails the run: its criterion follows its status
-    # (the suite metrics do not, docs/results.md "The baseline")
     status = {s.id: s.status for s in results.scenarios}
     results.criteria = [_required(c, status) for c in results.criteria]
+    if before != [s.status for s in results.scenarios]:
+        _recount(results)
+
+
+def _status_metrics(scenarios: list[ScenarioResult]) -> dict[str, float | int | None]:
+    """The suite metrics made of the scenarios' statuses alone (docs/scenarios.md "Suite
+    metrics"; PASS and WARN count as passed)."""
+    ok = [s for s in scenarios if s.ok]
+    n = len(scenarios)
+    total_w, passed_w = finite_sum([s.weight for s in scenarios]), finite_sum(
+        [s.weight for s in ok])
+    adversarial = [s for s in scenarios if (s.category or "").lower() == "adversarial"]
+    out: dict[str, float | int | None] = {
+        "scenarios_passed": len(ok), "pass_rate": len(ok) / n,
+        "weighted_pass_rate": (passed_w / total_w if total_w and passed_w is not None
+                               else None),
+        "safety_rate": (sum(1 for s in adversarial if s.ok) / len(adversarial)
+                        if adversarial else 1.0)}
+    for cat in sorted({s.category for s in scenarios if s.category is not None}):
+        mine = [s for s in scenarios if s.category == cat]
+        out[f"pass_rate.{cat}"] = sum(1 for s in mine if s.ok) / len(mine)
+    return out
+
+
+def _recount(results: Results) -> None:
+    """The status metrics and the criteria on them once ``max_cost_multiplier`` changed a
+    scenario's status: counted before it, a ``min_pass_rate: 0.6`` met at 1.0 tolerated
+    the scenarios it failed, and the run only warned. A ``composite`` weighs metrics the
+    results do not give the weights of: one that passed is not judged again, and says so
+    (a warning: never a pass on figures that changed under it)."""
+    if not results.scenarios:
+        return
+    fresh = _status_metrics(results.scenarios)
+    changed = {k for k, v in fresh.items()
+               if results.metrics.get(k) != (round(v, 6) if isinstance(v, float) else v)}
+    if not changed:
+        return
+    exact: dict[str, float | int | None] = {}
+    for key, value in fresh.items():
+        exact[key] = value
+        results.metrics[key] = round(value, 6) if isinstance(value, float) else value
+    results.criteria = [_rejudged(c, exact, changed) for c in results.criteria]
+
+
+def _rejudged(c: CriterionResult, exact: dict[str, float | int | None],
+              changed: set[str]) -> CriterionResult:
+    if c.kind == "composite" and c.status == "pass" and changed & set(_COMPOSITE_INPUTS):
+        return replace(c, status="warn", message=(
+            f"{c.name}: {c.threshold} not judged again: max_cost_multiplier failed a "
+            f"scenario after the composite was computed, and {', '.join(sorted(changed))} "
+            "changed (run without the baseline to see it, or gate on min_pass_rate)"))
+    if c.kind not in ("blocking", "warning", "by_category") or c.metric not in changed \
+            or not isinstance(c.threshold, int | float):
+        return c
+    value = exact[c.metric]
+    if value is None:
+        return replace(c, value=None, status="warn", message=(
+            f"{c.metric} is unknown, so {c.name}: {c.threshold} cannot be checked"))
+    label = f"{c.metric} = {value:.4g}"
+    if at_least(value, c.threshold):
+        return replace(c, value=round(value, 6), status="pass",
+                       message=f"{label} >= {c.threshold:.4g} (counted again after "
+                       "max_cost_multiplier)")
+    return replace(c, value=round(value, 6), status="warn" if c.kind == "warning" else "fail",
+                   message=f"{label} < {c.threshold:.4g} ({c.kind} criterion {c.name} "
+                   "missed, counted again after max_cost_multiplier)")
+
+
+# the status metrics a composite may weigh (docs/scenarios.md "composite")
+_COMPOSITE_INPUTS = ("pass_rate", "weighted_pass_rate", "safety_rate")
 
 
 def _required(c: CriterionResult, status: dict[str, str]) -> CriterionResult:

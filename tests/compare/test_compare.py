@@ -254,16 +254,19 @@ def test_a_cost_multiplier_failure_is_a_regression_and_new(tmp_path: Path) -> No
     # the base run held the scenario's no_baseline note; the threshold finding is not it
     assert {v.fingerprint for v in base.findings}.isdisjoint({f.fingerprint})
     # the only new finding of the evaluation: B's cost is unchanged (ratio 1 <= 1.5, its
-    # note goes) and no argument breaks the policy (amount 50 <= 100); pass_rate and the
-    # scores are those of the evaluation (unchanged), so of the gates only
-    # fail_on_new_violations is missed, and its own finding is new too
+    # note goes) and no argument breaks the policy (amount 50 <= 100). pass_rate is
+    # counted again with A failed: 1 of 2, a drop of 0.5 from the base's 1.0 (> 0.1), so
+    # max_pass_rate_drop is missed (its finding new); the scores are unchanged; and
+    # fail_on_new_violations counts those two and its own finding: 3
     crit = {c.name: c for c in head.criteria if c.kind == "regression"}
+    assert head.metrics["pass_rate"] == 0.5
     assert {n: c.status for n, c in crit.items()} == {
-        "max_pass_rate_drop": "pass", "max_score_drop": "pass",
+        "max_pass_rate_drop": "fail", "max_score_drop": "pass",
         "fail_on_new_violations": "fail"}
-    gate = crit["fail_on_new_violations"]
-    assert b.new_violations == 2 and b.new == (f.fingerprint, gate.fingerprint)
-    assert gate.value == 2
+    gate, drop = crit["fail_on_new_violations"], crit["max_pass_rate_drop"]
+    assert b.new_violations == 3
+    assert set(b.new) == {f.fingerprint, drop.fingerprint, gate.fingerprint}
+    assert gate.value == 3
     sarif = json.loads(RENDERERS["sarif"].render(head, RenderContext()))
     states = {r["ruleId"]: r.get("baselineState") for r in sarif["runs"][0]["results"]}
     assert states["scenario/threshold"] == "new"
@@ -455,6 +458,57 @@ def test_a_required_scenario_its_cost_fails_fails_the_run(tmp_path: Path) -> Non
     assert isinstance(b, Comparison)
     assert req.fingerprint in b.new  # its finding is a new one
     assert head.verdict == "fail"
+
+
+COSTLY = """\
+version: "1"
+suite: cmp
+traces: traces/*.jsonl
+scenarios:
+  - {id: A, category: billing, expect: {tools: [refund]}, thresholds: {max_cost_multiplier: 2}}
+  - {id: B, category: billing, expect: {tools: [lookup]}, thresholds: {max_cost_multiplier: 2}}
+pass_criteria:
+  blocking: {min_pass_rate: 0.6}
+  warning: {min_weighted_pass_rate: 0.5}
+  by_category: {billing: 0.5}
+"""
+
+
+def test_the_status_metrics_are_counted_again_when_the_cost_fails_scenarios(
+        tmp_path: Path) -> None:
+    """Both scenarios cost 3 times their base (0.03 / 0.01 > 2): both FAIL. Counted by
+    the evaluation, pass_rate stayed 1.0, so min_pass_rate: 0.6 was met and tolerated the
+    two failures: the verdict was warn, exit 0. Counted again: 0 of 2 passed (pass_rate,
+    weighted_pass_rate and billing's rate 0), every criterion on them missed."""
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=COSTLY)
+    head = run(tmp_path / "h", ("refund", 1, 0.03), ("lookup", 1, 0.03), suite=COSTLY)
+    assert head.metrics["pass_rate"] == 1.0 and head.verdict == "pass"  # before
+    attach(head, base)
+    assert [scenario_status(head, sid) for sid in ("A", "B")] == ["fail", "fail"]
+    assert (head.metrics["scenarios_passed"], head.metrics["pass_rate"],
+            head.metrics["weighted_pass_rate"], head.metrics["pass_rate.billing"]) == (
+        0, 0.0, 0.0, 0.0)
+    got = {c.name: (c.status, c.value) for c in head.criteria}
+    assert got == {"min_pass_rate": ("fail", 0.0), "min_weighted_pass_rate": ("warn", 0.0),
+                   "billing": ("fail", 0.0)}
+    assert head.verdict == "fail"
+
+
+def test_a_composite_is_not_passed_on_status_metrics_that_changed(tmp_path: Path) -> None:
+    """The composite weighs pass_rate (1.0 when evaluated, so 1.0 >= 0.9): the results do
+    not hold its weights, so once the cost failed a scenario it is not judged again, and
+    says so (a warning, never the stale pass)."""
+    suite = COSTLY.replace("  blocking: {min_pass_rate: 0.6}\n", "").replace(
+        "  warning: {min_weighted_pass_rate: 0.5}\n  by_category: {billing: 0.5}\n",
+        "  composite: {weights: {pass_rate: 1}, min: 0.9}\n")
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    head = run(tmp_path / "h", ("refund", 1, 0.03), ("lookup", 1, 0.01), suite=suite)
+    attach(head, base)
+    assert [scenario_status(head, sid) for sid in ("A", "B")] == ["fail", "pass"]
+    (c,) = head.criteria
+    assert (c.kind, c.status) == ("composite", "warn")
+    assert "not judged again" in c.message and "pass_rate" in c.message
+    assert head.verdict == "fail"  # A failed, and no criterion tolerates it
 
 
 THREE = """\
