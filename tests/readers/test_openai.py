@@ -599,6 +599,26 @@ def test_responses_hosted_and_custom_tools(tmp_path: Path,
         (10, 2, 12)]
 
 
+def test_responses_failed_apply_patch_output_is_a_failed_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # apply_patch_call_output's status is "completed" or "failed" (the API reference);
+    # a patch that did not apply was read as a success and passed tool_health
+    t = one(write(tmp_path, monkeypatch, [
+        {"type": "message", "role": "user",
+         "content": [{"type": "input_text", "text": "fix it"}]},
+        {"type": "apply_patch_call", "call_id": "p1", "status": "completed",
+         "operation": {"type": "update_file", "path": "a.py", "diff": "-a\n+b\n"}},
+        {"type": "apply_patch_call_output", "call_id": "p1", "status": "failed",
+         "output": "hunk 1 did not apply"},
+        {"type": "apply_patch_call", "call_id": "p2", "status": "completed",
+         "operation": {"type": "delete_file", "path": "b.py"}},
+        {"type": "apply_patch_call_output", "call_id": "p2", "status": "completed"},
+    ]))
+    assert [(c.name, c.id, c.ok, c.error, c.result) for c in t.tool_calls] == [
+        ("apply_patch", "p1", False, "status failed", "hunk 1 did not apply"),
+        ("apply_patch", "p2", True, None, None)]
+
+
 @pytest.mark.parametrize("body", ["input", "output"])
 def test_responses_call_id_reused_for_another_call_is_kept_and_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
