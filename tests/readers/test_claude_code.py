@@ -367,6 +367,33 @@ def test_split_rows_count_their_usage_once() -> None:
     assert t.output.startswith("I completely understand, Tom.")
 
 
+def test_stream_json_split_rows_count_their_usage_once(tmp_path: Path) -> None:
+    # stream-json rows write the request's id as request_id (not requestId): one response
+    # split in two rows was two LLM calls, its tokens counted twice
+    def row(mid: str, rid: str, block: dict[str, Any], out: int) -> dict[str, Any]:
+        return {"type": "assistant", "session_id": "s1", "request_id": rid, "message": {
+            "id": mid, "role": "assistant", "model": "claude-x", "content": [block],
+            "usage": {"input_tokens": 10, "output_tokens": out}}}
+
+    rows = [
+        {"type": "user", "message": {"role": "user", "content": "hi"}, "session_id": "s1"},
+        row("m1", "r1", {"type": "text", "text": "Let me look."}, 40),
+        row("m1", "r1", {"type": "tool_use", "id": "t1", "name": "Read",
+                         "input": {"file_path": "a"}}, 40),
+        {"type": "user", "session_id": "s1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}},
+        row("m2", "r2", {"type": "text", "text": "Done."}, 5),
+    ]
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _, items = read_auto(path)
+    [t] = traces(items).values()
+    # lines 2-3 are one response (m1, r1), line 5 another (m2, r2)
+    assert [(c.location.line, c.input_tokens, c.output_tokens) for c in t.llm_calls] == [
+        (2, 10, 40), (5, 10, 5)]
+    assert t.tokens == 50 + 15
+
+
 def test_meta_and_summary_rows_are_not_the_request() -> None:
     _, items = read_auto(FIXTURES / "records-without-auth.jsonl")
     [t] = traces(items).values()

@@ -222,7 +222,8 @@ class _State(ReadState):
         usage = message.get("usage")
         if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
             return
-        mid, rid = message.get("id"), obj.get("requestId")
+        # stream-json rows write the request's id as request_id
+        mid, rid = message.get("id"), obj.get("requestId", obj.get("request_id"))
         key = (str(mid), str(rid)) if mid is not None and rid is not None else None
         if key is not None and key in s.usage:
             # the same response again (split into one row per content block)
