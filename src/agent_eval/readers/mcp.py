@@ -33,11 +33,11 @@ from agent_eval.readers._foreign import (
 from agent_eval.readers.base import ReadItem, SourceFile
 from agent_eval.readers.native import decode_arguments
 from agent_eval.readers.skeleton import Fed, FormatReader, LineAt, ReadState, feed
-from agent_eval.safetext import clean_text
 from agent_eval.rule_ids import (
     INPUT_PARSE_ERROR,
     INPUT_UNREADABLE_FILE,
 )
+from agent_eval.safetext import clean_text
 
 NAME = "mcp"
 WRAPPER_KEYS = ("message", "payload", "data", "json", "msg", "body")
