@@ -356,6 +356,33 @@ def test_status_error_on_a_tool_span(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert t.tool_calls[3].result == "ok"
 
 
+def test_the_output_is_the_last_outermost_agents_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: the output was the first agent span's answer, so of a handoff's two
+    agents (side by side under the workflow span) the triage agent's 'Let me hand you
+    over.' was the trace's answer, and the refund agent's final one was never checked."""
+    def agent(sid: str, start: int, end: int, parent: str | None, said: str) -> dict[str, Any]:
+        return span(TID, sid, "invoke_agent", start, end, parent,
+                    gen_ai__operation__name="invoke_agent",
+                    gen_ai__output__messages=json.dumps(
+                        [{"role": "assistant", "parts": [{"type": "text", "content": said}]}]))
+
+    text = export(
+        span(TID, "wf", "workflow", 0, 100),
+        agent("a1", 1, 40, "wf", "Let me hand you over."),
+        agent("a2", 41, 99, "wf", "Refunded: card 4111 1111 1111 1111."),
+        agent("a3", 50, 60, "a2", "sub-agent step"),  # below a2: a step of it
+    ) + "\n"
+    assert one(write(tmp_path, monkeypatch, text)).output == (
+        "Refunded: card 4111 1111 1111 1111.")
+    # an agent below the one that answers is a step of it, whenever it ends
+    text = export(
+        agent("b1", 0, 100, None, "Final answer."),
+        agent("b2", 10, 100, "b1", "sub-agent's answer"),
+    ) + "\n"
+    assert one(write(tmp_path, monkeypatch, text, "nested.jsonl")).output == "Final answer."
+
+
 def test_hex_and_base64_trace_ids_are_one_trace(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     b64 = base64.b64encode(bytes.fromhex(TID)).decode()
