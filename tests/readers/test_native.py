@@ -253,6 +253,34 @@ def test_unmatched_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "nope" in msg.message
 
 
+@pytest.mark.parametrize("long", [False, True])
+def test_a_second_other_result_by_id_is_said_and_the_first_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, long: bool) -> None:
+    """The regression: a tool_result by id replaced the result the call had, without a
+    word: a failure followed by a success of the same id passed tool_health (exit 0).
+    A result by tool name already matched only an open call (line 7 above)."""
+    if long:  # the calls known by index (a CallLog): the same answers
+        monkeypatch.setattr(native, "LONG_TRACE", 1)
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "send", "id": "c1"},                    # 1
+        {"type": "tool_result", "id": "c1", "error": "relay timeout"},        # 2
+        {"type": "tool_result", "id": "c1", "result": "sent"},                # 3 other
+        {"type": "tool_result", "id": "c1", "error": "relay timeout"},        # 4 same again
+        {"type": "tool_call", "tool": "get", "id": "c2", "result": "x"},      # 5 inline
+        {"type": "tool_result", "id": "c2", "result": "y"},                   # 6 other
+        {"type": "tool_call", "tool": "get", "id": "c3", "result": None},     # 7 null: none yet
+        {"type": "tool_result", "id": "c3", "error": "not found"},            # 8 fills it in
+    ))
+    assert errors(items) == [("input/unmatched_result", "t.jsonl", 3),
+                             ("input/unmatched_result", "t.jsonl", 6)]
+    msg = next(e.message for e in items if isinstance(e, InputError))
+    assert msg.startswith("tool_result for id 'c1' is a second, other result of the 'send' "
+                          "call at line 1, which has one already (line 2): the first is kept")
+    (t,) = traces(items).values()
+    assert [(c.ok, c.error, c.result) for c in t.tool_calls] == [
+        (False, "relay timeout", None), (True, None, "x"), (False, "not found", None)]
+
+
 def test_identical_calls_on_one_line_get_one_result_each(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a one-line .json document: two calls equal field by field (same tool, arguments,
