@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
@@ -123,7 +124,7 @@ def test_final_metrics_are_the_trajectorys_totals(tmp_path: Path) -> None:
     """The regression: final_metrics (ATIF's totals of the trajectory) were not read, so a
     trajectory whose steps carry no metrics had its recorded $5 cost 'not recorded', and a
     max_cost_usd of 1 passed (a warning, exit 0)."""
-    doc = {"schema_version": "ATIF-v1.4", "steps": [
+    doc: dict[str, Any] = {"schema_version": "ATIF-v1.4", "steps": [
         {"source": "user", "message": "go"},
         {"source": "agent", "message": "done"},
     ], "final_metrics": {"total_prompt_tokens": 900, "total_completion_tokens": 100,
