@@ -736,6 +736,40 @@ def test_agents_run_state_with_programmatic_tool_calling() -> None:
     assert [c.location.line for c in t.llm_calls] == [145]
 
 
+def test_agents_run_state_handoffs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: a RunState's handoff_output_item (source_agent, target_agent: the
+    SDK's RunState serialisation) was read as a tool result only, so a handoff done was no
+    handoff and expect.max_handoffs: 0 passed (exit 0)."""
+    def done(call: str, **agents: Any) -> dict[str, Any]:
+        return {"type": "handoff_output_item", **agents, "raw_item": {
+            "type": "function_call_output", "call_id": call, "output": "{}"}}
+
+    state = {"$schemaVersion": "1.13", "current_agent": {"name": "Refunds"},
+             "original_input": "refund A-1", "model_responses": [], "generated_items": [
+        {"type": "handoff_call_item", "agent": {"name": "Triage"}, "raw_item": {
+            "type": "function_call", "call_id": "h1", "name": "transfer_to_refunds",
+            "arguments": "{}"}},
+        done("h1", source_agent={"name": "Triage"}, target_agent={"name": "Refunds"}),
+        {"type": "handoff_call_item", "agent": {"name": "Refunds"}, "raw_item": {
+            "type": "function_call", "call_id": "h2", "name": "transfer_to_audit",
+            "arguments": "{}"}},
+        done("h2", agent={"name": "Audit"}),  # no target_agent: the item's agent
+        {"type": "handoff_call_item", "agent": {"name": "Audit"}, "raw_item": {
+            "type": "function_call", "call_id": "h3", "name": "transfer_back",
+            "arguments": "{}"}},
+        done("h3"),
+    ]}
+    items = write(tmp_path, monkeypatch, state)
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert [(h.from_agent, h.to_agent) for h in t.handoffs] == [
+        ("Triage", "Refunds"), (None, "Audit"), (None, "unknown")]
+    assert [(e.rule, e.message.split(":")[0]) for e in errors(items)] == [
+        ("input/invalid_event", "a handoff_output_item without the name of its target_agent")]
+    # the handoff calls are still calls, with their results
+    assert [(c.name, c.has_result) for c in t.tool_calls] == [
+        ("transfer_to_refunds", True), ("transfer_to_audit", True), ("transfer_back", True)]
+
+
 def test_agents_exported_spans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def sp(sid: str, start: str, end: str, data: dict[str, Any],
            error: Any = None) -> dict[str, Any]:
