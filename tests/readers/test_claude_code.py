@@ -394,6 +394,48 @@ def test_stream_json_split_rows_count_their_usage_once(tmp_path: Path) -> None:
     assert t.tokens == 50 + 15
 
 
+def test_stream_json_sub_agent_rows_are_a_sidechain(tmp_path: Path) -> None:
+    """The regression: stream-json marks a sub-agent's rows with parent_tool_use_id (the
+    Task call's id), not isSidechain, so they were read into the main trace: a sub-agent's
+    authenticate_user satisfied a 'before' rule the main agent broke (exit 0), which the
+    same run's session file fails."""
+    def row(kind: str, task: str | None, *blocks: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, "session_id": "s1", "parent_tool_use_id": task,
+                "message": {"role": kind, "content": list(blocks)}}
+
+    def use(cid: str, name: str) -> dict[str, Any]:
+        return {"type": "tool_use", "id": cid, "name": name, "input": {}}
+
+    def done(cid: str, text: str) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": cid, "content": text}
+
+    rows = [
+        {"type": "user", "session_id": "s1", "parent_tool_use_id": None,
+         "message": {"role": "user", "content": "refund order 7"}},
+        row("assistant", None, use("t_task", "Task")),                          # 2
+        row("user", "t_task", {"type": "text", "text": "check the customer"}),  # 3
+        row("assistant", "t_task", use("t_auth", "authenticate_user")),         # 4
+        row("user", "t_task", done("t_auth", "ok")),                            # 5
+        row("assistant", "t_task", {"type": "text", "text": "Customer is fine."}),
+        row("user", None, done("t_task", "Customer is fine.")),                 # 7
+        row("assistant", None, use("t_ref", "issue_refund")),                   # 8
+        row("user", None, done("t_ref", "refunded")),
+        {"type": "result", "subtype": "success", "session_id": "s1", "result": "Refunded."},
+    ]
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _, items = read_auto(path)
+    assert errors(items) == []
+    found = traces(items)
+    assert sorted(found) == ["s1", "s1/t_task"]
+    main, sub = found["s1"], found["s1/t_task"]
+    assert calls(main) == [("Task", 2), ("issue_refund", 8)]
+    assert (main.input, main.output) == ("refund order 7", "Refunded.")
+    assert calls(sub) == [("authenticate_user", 4)]
+    assert (sub.input, sub.output) == ("check the customer", "Customer is fine.")
+    assert (sub.metadata["sidechain"], sub.metadata["parent_session"]) == (True, "s1")
+
+
 def test_meta_and_summary_rows_are_not_the_request() -> None:
     _, items = read_auto(FIXTURES / "records-without-auth.jsonl")
     [t] = traces(items).values()
