@@ -1232,6 +1232,23 @@ def test_zero_figures_are_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert (t.cost, t.tokens, t.latency_ms) == (0, 0, 0)
 
 
+def test_an_llm_calls_total_below_its_parts_is_their_sum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: an llm_call of 900,000 input and 100,000 output tokens whose
+    total_tokens said 10 counted 10, and passed a max_total_tokens of 1,000 (exit 0). A
+    total below its own parts is read as their sum, as a trace's total below its calls'
+    is (docs/formats.md "Totals given twice"); one above them is kept."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "llm_call", "input_tokens": 900_000, "output_tokens": 100_000,
+         "total_tokens": 10},
+        {"type": "llm_call", "input_tokens": 10, "output_tokens": 5, "total_tokens": 20},
+        {"type": "llm_call", "input_tokens": 10, "total_tokens": 3},     # the part known
+        {"type": "llm_call", "total_tokens": 7}))                         # no parts
+    assert not [e for e in items if isinstance(e, InputError)]
+    (t,) = traces(items).values()
+    assert [c.total_tokens for c in t.llm_calls] == [1_000_000, 20, 10, 7]
+
+
 def test_negative_latencies_of_a_long_trace_are_reported_as_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The calls of a trace kept on disk are not walked again after reading: the native
