@@ -619,6 +619,23 @@ def test_responses_failed_apply_patch_output_is_a_failed_call(
         ("apply_patch", "p2", True, None, None)]
 
 
+def test_responses_mcp_call_failed_by_its_status_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # mcp_call.status may be "failed" with error null: it was read as a success (output
+    # null), or as a call without a result (no output key)
+    t = one(write(tmp_path, monkeypatch, {"object": "response", "model": "gpt-5", "output": [
+        {"type": "mcp_call", "id": "m1", "name": "delete_repo", "server_label": "gh",
+         "arguments": "{}", "output": None, "error": None, "status": "failed"},
+        {"type": "mcp_call", "id": "m2", "name": "get_repo", "server_label": "gh",
+         "arguments": "{}", "status": "failed"},
+        {"type": "mcp_call", "id": "m3", "name": "get_repo", "server_label": "gh",
+         "arguments": "{}", "output": "ok", "status": "completed"},
+    ]}))
+    assert [(c.id, c.ok, c.error, c.has_result) for c in t.tool_calls] == [
+        ("m1", False, "status failed", True), ("m2", False, "status failed", True),
+        ("m3", True, None, True)]
+
+
 @pytest.mark.parametrize("body", ["input", "output"])
 def test_responses_call_id_reused_for_another_call_is_kept_and_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:

@@ -740,9 +740,11 @@ def _mcp_call(conv: Conversation, item: dict[str, Any], line: int) -> None:
     if server is not None and server not in servers:
         servers.append(server)
     err = item.get("error")
-    if "output" in item or err is not None:
+    failed = item.get("status") == "failed"  # a failure said by its status alone too
+    if "output" in item or err is not None or failed:
         conv.result(item.get("id"), item.get("output"), line,
-                    error=None if err is None else text_of(err) or str(err))
+                    error=text_of(err) or str(err) if err is not None
+                    else "status failed" if failed else None)
 
 
 def _hosted_call(conv: Conversation, t: str, item: dict[str, Any], line: int) -> None:
