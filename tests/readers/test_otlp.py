@@ -383,6 +383,29 @@ def test_the_output_is_the_last_outermost_agents_answer(
     assert one(write(tmp_path, monkeypatch, text, "nested.jsonl")).output == "Final answer."
 
 
+def test_a_span_exported_twice_is_read_once(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: the same span (same trace and span id) on two lines, as a
+    collector's retried export or two overlapping exports joined write it, was read twice:
+    two calls of one, its tokens counted twice."""
+    call = tool_span("s1", "send_email", 1, 5, "c1", '{"to": "a@b.c"}')
+    llm = span(TID, "s2", "chat", 6, 9, parent="root", gen_ai__operation__name="chat",
+               gen_ai__usage__input_tokens=100, gen_ai__usage__output_tokens=10)
+    other = {**call, "name": "execute_tool delete_all",
+             "attributes": [*call["attributes"][:1],
+                            attr("gen_ai.tool.name", "delete_all")]}
+    text = export(call, llm) + "\n" + export(call, llm) + "\n" + export(other) + "\n"
+    items = write(tmp_path, monkeypatch, text)
+    [t] = only_traces(items)
+    # lines 1 and 2 are the same spans; line 3 gives s1 again as another tool: said, read
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [
+        ("send_email", 1), ("delete_all", 3)]
+    assert t.tokens == 110
+    assert [(e.rule, e.line) for e in errors(items)] == [("input/invalid_event", 3)]
+    assert errors(items)[0].message.startswith(
+        "span id 's1' given again with other values than at line 1")
+
+
 def test_hex_and_base64_trace_ids_are_one_trace(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     b64 = base64.b64encode(bytes.fromhex(TID)).decode()
