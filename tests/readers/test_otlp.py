@@ -397,13 +397,12 @@ def test_a_span_exported_twice_is_read_once(tmp_path: Path,
     text = export(call, llm) + "\n" + export(call, llm) + "\n" + export(other) + "\n"
     items = write(tmp_path, monkeypatch, text)
     [t] = only_traces(items)
-    # lines 1 and 2 are the same spans; line 3 gives s1 again as another tool: said, read
+    # lines 1 and 2 are the same spans; line 3 gives s1 again as another tool: a span of
+    # its own (a Jaeger export of Zipkin's shared spans has two spans under one id)
     assert [(c.name, c.location.line) for c in t.tool_calls] == [
         ("send_email", 1), ("delete_all", 3)]
     assert t.tokens == 110
-    assert [(e.rule, e.line) for e in errors(items)] == [("input/invalid_event", 3)]
-    assert errors(items)[0].message.startswith(
-        "span id 's1' given again with other values than at line 1")
+    assert errors(items) == []
 
 
 def test_hex_and_base64_trace_ids_are_one_trace(tmp_path: Path,

@@ -856,26 +856,20 @@ def _start_key(s: _Span) -> int:
     return s.start if s.start is not None else _NO_TIME
 
 
-def _once(spans: list[_Span], file: str, errors: list[InputError]) -> list[_Span]:
-    """Each span once: a span id is unique in its trace, so a span given again (a
-    collector's retried export, overlapping exports joined) is the same span, whose calls
-    and tokens are not counted twice. One given again with other values is read as a span
-    of its own, and an input error."""
-    seen: dict[Any, _Span] = {}
+def _once(spans: list[_Span]) -> list[_Span]:
+    """Each span once: a span given again with the same id and values (a collector's
+    retried export, overlapping exports joined) is the same span, whose calls and tokens
+    are not counted twice. One whose id comes again with other values is read as a span of
+    its own (Zipkin's shared client/server spans in a Jaeger export have one id)."""
+    seen: dict[Any, list[_Span]] = {}
     kept: list[_Span] = []
     for s in spans:
         if s.sid:
-            first = seen.get(s.sid)
-            if first is None:
-                seen[s.sid] = s
-            elif (first.parent, first.name, first.start, first.end, first.attrs,
-                  first.error) == (s.parent, s.name, s.start, s.end, s.attrs, s.error):
+            same = seen.setdefault(s.sid, [])
+            if any((f.parent, f.name, f.start, f.end, f.attrs, f.error)
+                   == (s.parent, s.name, s.start, s.end, s.attrs, s.error) for f in same):
                 continue
-            else:
-                errors.append(INPUT_INVALID_EVENT.input_error(
-                    file, s.line, f"span id {clean_text(str(s.sid), 64)!r} given again with "
-                    f"other values than at line {first.line}: read as a span of its own "
-                    "(a span id is unique in its trace)"))
+            same.append(s)
         kept.append(s)
     return kept
 
@@ -888,7 +882,7 @@ def _build_trace(key: str, spans: list[_Span], file: str,
     (a call id reused for another call) are added to ``errors``."""
     if len(spans) > 1:
         spans.sort(key=_start_key)
-        spans = _once(spans, file, errors)
+        spans = _once(spans)
     b = _Build(spans, file, errors)
     b.classify()
     if b.with_messages:
