@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import FIXTURES, SAMPLES, retyped_fixture
@@ -117,6 +118,34 @@ def test_errors_metrics_and_unmatched(tmp_path: Path) -> None:
     assert (llm.input_tokens, llm.output_tokens, llm.total_tokens, llm.cost_usd) == (
         10, 5, 15, 0.25)
     assert [r for r, _ in errors(items)] == ["input/unmatched_result"]
+
+
+def test_final_metrics_are_the_trajectorys_totals(tmp_path: Path) -> None:
+    """The regression: final_metrics (ATIF's totals of the trajectory) were not read, so a
+    trajectory whose steps carry no metrics had its recorded $5 cost 'not recorded', and a
+    max_cost_usd of 1 passed (a warning, exit 0)."""
+    doc: dict[str, Any] = {"schema_version": "ATIF-v1.4", "steps": [
+        {"source": "user", "message": "go"},
+        {"source": "agent", "message": "done"},
+    ], "final_metrics": {"total_prompt_tokens": 900, "total_completion_tokens": 100,
+                         "total_cached_tokens": 0, "total_cost_usd": 5.0, "total_steps": 2}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc, indent=1))
+    items = list(READER.read(source(path)))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert (t.cost, t.tokens) == (5.0, 900 + 100)
+    # totals below the steps' sums are read as those sums (docs/formats.md)
+    doc["steps"][1]["metrics"] = {"prompt_tokens": 2000, "completion_tokens": 10,
+                                  "cost_usd": 7.5}
+    path.write_text(json.dumps(doc, indent=1))
+    [t] = traces(list(READER.read(source(path))))
+    assert (t.cost, t.tokens) == (7.5, 2010)
+    # without final_metrics, the steps' figures alone
+    del doc["final_metrics"]
+    path.write_text(json.dumps(doc, indent=1))
+    [t] = traces(list(READER.read(source(path))))
+    assert (t.cost_usd, t.total_tokens, t.cost, t.tokens) == (None, None, 7.5, 2010)
 
 
 def test_not_a_trajectory(tmp_path: Path) -> None:

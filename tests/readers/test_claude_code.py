@@ -367,6 +367,75 @@ def test_split_rows_count_their_usage_once() -> None:
     assert t.output.startswith("I completely understand, Tom.")
 
 
+def test_stream_json_split_rows_count_their_usage_once(tmp_path: Path) -> None:
+    # stream-json rows write the request's id as request_id (not requestId): one response
+    # split in two rows was two LLM calls, its tokens counted twice
+    def row(mid: str, rid: str, block: dict[str, Any], out: int) -> dict[str, Any]:
+        return {"type": "assistant", "session_id": "s1", "request_id": rid, "message": {
+            "id": mid, "role": "assistant", "model": "claude-x", "content": [block],
+            "usage": {"input_tokens": 10, "output_tokens": out}}}
+
+    rows = [
+        {"type": "user", "message": {"role": "user", "content": "hi"}, "session_id": "s1"},
+        row("m1", "r1", {"type": "text", "text": "Let me look."}, 40),
+        row("m1", "r1", {"type": "tool_use", "id": "t1", "name": "Read",
+                         "input": {"file_path": "a"}}, 40),
+        {"type": "user", "session_id": "s1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}},
+        row("m2", "r2", {"type": "text", "text": "Done."}, 5),
+    ]
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _, items = read_auto(path)
+    [t] = traces(items).values()
+    # lines 2-3 are one response (m1, r1), line 5 another (m2, r2)
+    assert [(c.location.line, c.input_tokens, c.output_tokens) for c in t.llm_calls] == [
+        (2, 10, 40), (5, 10, 5)]
+    assert t.tokens == 50 + 15
+
+
+def test_stream_json_sub_agent_rows_are_a_sidechain(tmp_path: Path) -> None:
+    """The regression: stream-json marks a sub-agent's rows with parent_tool_use_id (the
+    Task call's id), not isSidechain, so they were read into the main trace: a sub-agent's
+    authenticate_user satisfied a 'before' rule the main agent broke (exit 0), which the
+    same run's session file fails."""
+    def row(kind: str, task: str | None, *blocks: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, "session_id": "s1", "parent_tool_use_id": task,
+                "message": {"role": kind, "content": list(blocks)}}
+
+    def use(cid: str, name: str) -> dict[str, Any]:
+        return {"type": "tool_use", "id": cid, "name": name, "input": {}}
+
+    def done(cid: str, text: str) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": cid, "content": text}
+
+    rows = [
+        {"type": "user", "session_id": "s1", "parent_tool_use_id": None,
+         "message": {"role": "user", "content": "refund order 7"}},
+        row("assistant", None, use("t_task", "Task")),                          # 2
+        row("user", "t_task", {"type": "text", "text": "check the customer"}),  # 3
+        row("assistant", "t_task", use("t_auth", "authenticate_user")),         # 4
+        row("user", "t_task", done("t_auth", "ok")),                            # 5
+        row("assistant", "t_task", {"type": "text", "text": "Customer is fine."}),
+        row("user", None, done("t_task", "Customer is fine.")),                 # 7
+        row("assistant", None, use("t_ref", "issue_refund")),                   # 8
+        row("user", None, done("t_ref", "refunded")),
+        {"type": "result", "subtype": "success", "session_id": "s1", "result": "Refunded."},
+    ]
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _, items = read_auto(path)
+    assert errors(items) == []
+    found = traces(items)
+    assert sorted(found) == ["s1", "s1/t_task"]
+    main, sub = found["s1"], found["s1/t_task"]
+    assert calls(main) == [("Task", 2), ("issue_refund", 8)]
+    assert (main.input, main.output) == ("refund order 7", "Refunded.")
+    assert calls(sub) == [("authenticate_user", 4)]
+    assert (sub.input, sub.output) == ("check the customer", "Customer is fine.")
+    assert (sub.metadata["sidechain"], sub.metadata["parent_session"]) == (True, "s1")
+
+
 def test_meta_and_summary_rows_are_not_the_request() -> None:
     _, items = read_auto(FIXTURES / "records-without-auth.jsonl")
     [t] = traces(items).values()

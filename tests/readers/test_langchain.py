@@ -84,6 +84,42 @@ def test_a_stream_gives_the_conversation_of_its_last_values_event() -> None:
     assert t.output == "Order A-8 has shipped."
 
 
+def test_a_stream_with_subgraphs_reads_the_messages_of_every_graph(tmp_path: Path) -> None:
+    """The regression: only the last values event was read, and in a stream with
+    subgraphs (``[namespace, mode, payload]``) that is the parent graph's state, which holds
+    a supervisor's sub-agent's last message only: the sub-agent's drop_database call was
+    never read, and a blocklist of it passed (exit 0)."""
+    human = {"type": "human", "content": "clean up", "id": "h1"}
+
+    def ai(mid: str, text: str = "", call: str | None = None,
+           cid: str = "") -> dict[str, object]:
+        calls = [] if call is None else [{"name": call, "args": {}, "id": cid,
+                                          "type": "tool_call"}]
+        return {"type": "ai", "content": text, "id": mid, "tool_calls": calls}
+
+    def tool(mid: str, cid: str, content: str) -> dict[str, object]:
+        return {"type": "tool", "content": content, "id": mid, "tool_call_id": cid}
+
+    hand, answer = ai("a1", call="transfer_to_ops", cid="t1"), ai("a3", "Cleaned up.")
+    handed = tool("m1", "t1", "Transferred")
+    drop = ai("a2", call="drop_database", cid="t2")
+    path = write(tmp_path, "stream.json", [
+        [[], "values", {"messages": [human, hand, handed]}],
+        [["ops:1"], "values", {"messages": [human]}],
+        [["ops:1"], "values", {"messages": [human, drop, tool("m2", "t2", "dropped"),
+                                            answer]}],
+        [[], "values", {"messages": [human, hand, handed, answer]}],
+    ])
+    _, items = read_auto(path)
+    assert errors(items) == []
+    t = only_trace(items)
+    # every message once, in the order first seen: the hand-off, the sub-agent's call
+    assert [(c.name, c.id, c.result) for c in t.tool_calls] == [
+        ("transfer_to_ops", "t1", "Transferred"), ("drop_database", "t2", "dropped")]
+    assert len(t.llm_calls) == 3  # a1, a2, a3: each AI message once
+    assert (t.input, t.output) == ("clean up", "Cleaned up.")
+
+
 def test_langsmith_post_and_patch_with_a_failed_tool_run() -> None:
     _, items = read_auto(FIXTURES / "langsmith" / "post-patch.json")
     t = only_trace(items)

@@ -193,6 +193,40 @@ def test_is_error_json_rpc_error_and_cancellation(tmp_path: Path) -> None:
     assert errors(items) == [("input/invalid_event", 9)]
 
 
+def test_a_request_reusing_a_pending_calls_id_without_directions_is_said(
+        tmp_path: Path) -> None:
+    """The regression: ids are per direction, so a server's sampling request may take the
+    id of a pending tools/call; with no direction logged, the client's answer to it was read
+    as the call's result (ok) and the call's own isError response was passed over as the
+    sampling's: tool_health passed (exit 0)."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "summarize", "arguments": {"doc": "a"}}}
+    sampling = {"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage",
+                "params": {"messages": [], "maxTokens": 10}}
+    sampled = {"jsonrpc": "2.0", "id": 1, "result": {
+        "role": "assistant", "content": {"type": "text", "text": "a summary"}, "model": "m"}}
+    failed = {"jsonrpc": "2.0", "id": 1, "result": {
+        "content": [{"type": "text", "text": "boom"}], "isError": True}}
+    for name, rows, line in (("after.jsonl", (call, sampling, sampled, failed), 2),
+                             ("before.jsonl", (sampling, call, sampled, failed), 2)):
+        _, items = read_auto(jsonl(tmp_path, name, *rows))
+        assert errors(items) == [("input/invalid_event", line)], name
+        assert "has the id '1' of the " in next(
+            e.message for e in items if isinstance(e, InputError))
+
+    # the same with each message's direction logged: no error, each response its own
+    def way(msg: dict[str, object], d: str) -> dict[str, object]:
+        return {"direction": d, "message": msg}
+
+    _, items = read_auto(jsonl(tmp_path, "ways.jsonl", way(call, "client"),
+                               way(sampling, "server"), way(sampled, "client"),
+                               way(failed, "server")))
+    assert errors(items) == []
+    [t] = traces(items)
+    assert [(c.name, c.ok, c.error, c.result_location.line if c.result_location else 0)
+            for c in t.tool_calls] == [("summarize", False, "boom", 4)]
+
+
 def test_a_new_initialize_starts_a_new_trace(tmp_path: Path) -> None:
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -253,6 +253,34 @@ def test_unmatched_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "nope" in msg.message
 
 
+@pytest.mark.parametrize("long", [False, True])
+def test_a_second_other_result_by_id_is_said_and_the_first_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, long: bool) -> None:
+    """The regression: a tool_result by id replaced the result the call had, without a
+    word: a failure followed by a success of the same id passed tool_health (exit 0).
+    A result by tool name already matched only an open call (line 7 above)."""
+    if long:  # the calls known by index (a CallLog): the same answers
+        monkeypatch.setattr(native, "LONG_TRACE", 1)
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "tool_call", "tool": "send", "id": "c1"},                    # 1
+        {"type": "tool_result", "id": "c1", "error": "relay timeout"},        # 2
+        {"type": "tool_result", "id": "c1", "result": "sent"},                # 3 other
+        {"type": "tool_result", "id": "c1", "error": "relay timeout"},        # 4 same again
+        {"type": "tool_call", "tool": "get", "id": "c2", "result": "x"},      # 5 inline
+        {"type": "tool_result", "id": "c2", "result": "y"},                   # 6 other
+        {"type": "tool_call", "tool": "get", "id": "c3", "result": None},     # 7 null: none yet
+        {"type": "tool_result", "id": "c3", "error": "not found"},            # 8 fills it in
+    ))
+    assert errors(items) == [("input/unmatched_result", "t.jsonl", 3),
+                             ("input/unmatched_result", "t.jsonl", 6)]
+    msg = next(e.message for e in items if isinstance(e, InputError))
+    assert msg.startswith("tool_result for id 'c1' is a second, other result of the 'send' "
+                          "call at line 1, which has one already (line 2): the first is kept")
+    (t,) = traces(items).values()
+    assert [(c.ok, c.error, c.result) for c in t.tool_calls] == [
+        (False, "relay timeout", None), (True, None, "x"), (False, "not found", None)]
+
+
 def test_identical_calls_on_one_line_get_one_result_each(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a one-line .json document: two calls equal field by field (same tool, arguments,
@@ -1202,6 +1230,23 @@ def test_zero_figures_are_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert not [e for e in items if isinstance(e, InputError)]
     (t,) = traces(items).values()
     assert (t.cost, t.tokens, t.latency_ms) == (0, 0, 0)
+
+
+def test_an_llm_calls_total_below_its_parts_is_their_sum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: an llm_call of 900,000 input and 100,000 output tokens whose
+    total_tokens said 10 counted 10, and passed a max_total_tokens of 1,000 (exit 0). A
+    total below its own parts is read as their sum, as a trace's total below its calls'
+    is (docs/formats.md "Totals given twice"); one above them is kept."""
+    items = read(tmp_path, monkeypatch, jsonl(
+        {"type": "llm_call", "input_tokens": 900_000, "output_tokens": 100_000,
+         "total_tokens": 10},
+        {"type": "llm_call", "input_tokens": 10, "output_tokens": 5, "total_tokens": 20},
+        {"type": "llm_call", "input_tokens": 10, "total_tokens": 3},     # the part known
+        {"type": "llm_call", "total_tokens": 7}))                         # no parts
+    assert not [e for e in items if isinstance(e, InputError)]
+    (t,) = traces(items).values()
+    assert [c.total_tokens for c in t.llm_calls] == [1_000_000, 20, 10, 7]
 
 
 def test_negative_latencies_of_a_long_trace_are_reported_as_read(

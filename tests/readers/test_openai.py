@@ -599,6 +599,43 @@ def test_responses_hosted_and_custom_tools(tmp_path: Path,
         (10, 2, 12)]
 
 
+def test_responses_failed_apply_patch_output_is_a_failed_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # apply_patch_call_output's status is "completed" or "failed" (the API reference);
+    # a patch that did not apply was read as a success and passed tool_health
+    t = one(write(tmp_path, monkeypatch, [
+        {"type": "message", "role": "user",
+         "content": [{"type": "input_text", "text": "fix it"}]},
+        {"type": "apply_patch_call", "call_id": "p1", "status": "completed",
+         "operation": {"type": "update_file", "path": "a.py", "diff": "-a\n+b\n"}},
+        {"type": "apply_patch_call_output", "call_id": "p1", "status": "failed",
+         "output": "hunk 1 did not apply"},
+        {"type": "apply_patch_call", "call_id": "p2", "status": "completed",
+         "operation": {"type": "delete_file", "path": "b.py"}},
+        {"type": "apply_patch_call_output", "call_id": "p2", "status": "completed"},
+    ]))
+    assert [(c.name, c.id, c.ok, c.error, c.result) for c in t.tool_calls] == [
+        ("apply_patch", "p1", False, "status failed", "hunk 1 did not apply"),
+        ("apply_patch", "p2", True, None, None)]
+
+
+def test_responses_mcp_call_failed_by_its_status_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # mcp_call.status may be "failed" with error null: it was read as a success (output
+    # null), or as a call without a result (no output key)
+    t = one(write(tmp_path, monkeypatch, {"object": "response", "model": "gpt-5", "output": [
+        {"type": "mcp_call", "id": "m1", "name": "delete_repo", "server_label": "gh",
+         "arguments": "{}", "output": None, "error": None, "status": "failed"},
+        {"type": "mcp_call", "id": "m2", "name": "get_repo", "server_label": "gh",
+         "arguments": "{}", "status": "failed"},
+        {"type": "mcp_call", "id": "m3", "name": "get_repo", "server_label": "gh",
+         "arguments": "{}", "output": "ok", "status": "completed"},
+    ]}))
+    assert [(c.id, c.ok, c.error, c.has_result) for c in t.tool_calls] == [
+        ("m1", False, "status failed", True), ("m2", False, "status failed", True),
+        ("m3", True, None, True)]
+
+
 @pytest.mark.parametrize("body", ["input", "output"])
 def test_responses_call_id_reused_for_another_call_is_kept_and_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
@@ -714,6 +751,40 @@ def test_agents_run_state_with_programmatic_tool_calling() -> None:
             ) == (40, "done", 71)
     assert (lookup.location.line, lookup.has_result) == (53, False)
     assert [c.location.line for c in t.llm_calls] == [145]
+
+
+def test_agents_run_state_handoffs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: a RunState's handoff_output_item (source_agent, target_agent: the
+    SDK's RunState serialisation) was read as a tool result only, so a handoff done was no
+    handoff and expect.max_handoffs: 0 passed (exit 0)."""
+    def done(call: str, **agents: Any) -> dict[str, Any]:
+        return {"type": "handoff_output_item", **agents, "raw_item": {
+            "type": "function_call_output", "call_id": call, "output": "{}"}}
+
+    state = {"$schemaVersion": "1.13", "current_agent": {"name": "Refunds"},
+             "original_input": "refund A-1", "model_responses": [], "generated_items": [
+        {"type": "handoff_call_item", "agent": {"name": "Triage"}, "raw_item": {
+            "type": "function_call", "call_id": "h1", "name": "transfer_to_refunds",
+            "arguments": "{}"}},
+        done("h1", source_agent={"name": "Triage"}, target_agent={"name": "Refunds"}),
+        {"type": "handoff_call_item", "agent": {"name": "Refunds"}, "raw_item": {
+            "type": "function_call", "call_id": "h2", "name": "transfer_to_audit",
+            "arguments": "{}"}},
+        done("h2", agent={"name": "Audit"}),  # no target_agent: the item's agent
+        {"type": "handoff_call_item", "agent": {"name": "Audit"}, "raw_item": {
+            "type": "function_call", "call_id": "h3", "name": "transfer_back",
+            "arguments": "{}"}},
+        done("h3"),
+    ]}
+    items = write(tmp_path, monkeypatch, state)
+    [t] = [i for i in items if isinstance(i, Trace)]
+    assert [(h.from_agent, h.to_agent) for h in t.handoffs] == [
+        ("Triage", "Refunds"), (None, "Audit"), (None, "unknown")]
+    assert [(e.rule, e.message.split(":")[0]) for e in errors(items)] == [
+        ("input/invalid_event", "a handoff_output_item without the name of its target_agent")]
+    # the handoff calls are still calls, with their results
+    assert [(c.name, c.has_result) for c in t.tool_calls] == [
+        ("transfer_to_refunds", True), ("transfer_to_audit", True), ("transfer_back", True)]
 
 
 def test_agents_exported_spans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

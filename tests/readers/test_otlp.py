@@ -356,6 +356,55 @@ def test_status_error_on_a_tool_span(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert t.tool_calls[3].result == "ok"
 
 
+def test_the_output_is_the_last_outermost_agents_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: the output was the first agent span's answer, so of a handoff's two
+    agents (side by side under the workflow span) the triage agent's 'Let me hand you
+    over.' was the trace's answer, and the refund agent's final one was never checked."""
+    def agent(sid: str, start: int, end: int, parent: str | None, said: str) -> dict[str, Any]:
+        return span(TID, sid, "invoke_agent", start, end, parent,
+                    gen_ai__operation__name="invoke_agent",
+                    gen_ai__output__messages=json.dumps(
+                        [{"role": "assistant", "parts": [{"type": "text", "content": said}]}]))
+
+    text = export(
+        span(TID, "wf", "workflow", 0, 100),
+        agent("a1", 1, 40, "wf", "Let me hand you over."),
+        agent("a2", 41, 99, "wf", "Refunded: card 4111 1111 1111 1111."),
+        agent("a3", 50, 60, "a2", "sub-agent step"),  # below a2: a step of it
+    ) + "\n"
+    assert one(write(tmp_path, monkeypatch, text)).output == (
+        "Refunded: card 4111 1111 1111 1111.")
+    # an agent below the one that answers is a step of it, whenever it ends
+    text = export(
+        agent("b1", 0, 100, None, "Final answer."),
+        agent("b2", 10, 100, "b1", "sub-agent's answer"),
+    ) + "\n"
+    assert one(write(tmp_path, monkeypatch, text, "nested.jsonl")).output == "Final answer."
+
+
+def test_a_span_exported_twice_is_read_once(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: the same span (same trace and span id) on two lines, as a
+    collector's retried export or two overlapping exports joined write it, was read twice:
+    two calls of one, its tokens counted twice."""
+    call = tool_span("s1", "send_email", 1, 5, "c1", '{"to": "a@b.c"}')
+    llm = span(TID, "s2", "chat", 6, 9, parent="root", gen_ai__operation__name="chat",
+               gen_ai__usage__input_tokens=100, gen_ai__usage__output_tokens=10)
+    other = {**call, "name": "execute_tool delete_all",
+             "attributes": [*call["attributes"][:1],
+                            attr("gen_ai.tool.name", "delete_all")]}
+    text = export(call, llm) + "\n" + export(call, llm) + "\n" + export(other) + "\n"
+    items = write(tmp_path, monkeypatch, text)
+    [t] = only_traces(items)
+    # lines 1 and 2 are the same spans; line 3 gives s1 again as another tool: a span of
+    # its own (a Jaeger export of Zipkin's shared spans has two spans under one id)
+    assert [(c.name, c.location.line) for c in t.tool_calls] == [
+        ("send_email", 1), ("delete_all", 3)]
+    assert t.tokens == 110
+    assert errors(items) == []
+
+
 def test_hex_and_base64_trace_ids_are_one_trace(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     b64 = base64.b64encode(bytes.fromhex(TID)).decode()

@@ -497,7 +497,8 @@ def negative_figures(trace: Trace) -> list[InputError]:
     figure can only come from a broken or edited trace; summed with the others a
     negative one would hide a budget overrun, and a huge one would overflow the sums
     and means to infinity. An LLM call with a negative
-    token count has no total either (it may have been made from it). The tool
+    token count has no total either (it may have been made from it); one whose total is
+    below its token counts has their sum as its total. The tool
     calls of a very long trace (a CallLog) are checked by the native reader as it reads
     them (docs/formats.md "Numbers")."""
     errors: list[InputError] = []
@@ -516,6 +517,15 @@ def negative_figures(trace: Trace) -> list[InputError]:
                 setattr(call, key, None)
                 if key in ("input_tokens", "output_tokens"):
                     call.total_tokens = None
+        # a total below its own (recorded) parts contradicts them: read as their sum, as a
+        # trace's total below its calls' is (a total of 10 for 900,000 + 100,000 tokens
+        # would hide a budget overrun)
+        t = call.total_tokens
+        if t is not None and type(t) in _NUMBERS:
+            parts = sum(p for p in (call.input_tokens, call.output_tokens)
+                        if p is not None and type(p) in _NUMBERS)
+            if t < parts:
+                call.total_tokens = parts
     calls = trace.tool_calls
     if type(calls) is list:
         for tool_call in calls:

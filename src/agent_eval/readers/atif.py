@@ -56,6 +56,7 @@ class _Trajectory(DocumentState):
                                if isinstance(root.get(k), str)}
         self.calls: dict[str, ToolCall] = {}
         self.times: list[Any] = []
+        self.final = as_dict(root.get("final_metrics"))
 
     def item(self, raw: dict[str, Any], line: int, index: int) -> None:
         trace = self.trace
@@ -126,9 +127,17 @@ class _Trajectory(DocumentState):
                        not failed, Location(self.file, rline))
 
     def traces(self) -> Iterable[Trace]:
+        trace = self.trace
         if len(self.times) >= 2:
-            self.trace.duration_ms = span_ms(self.times[0], self.times[-1])
-        return [self.trace]
+            trace.duration_ms = span_ms(self.times[0], self.times[-1])
+        # the trajectory's totals: its cost and tokens, even where no step has metrics
+        final = self.final
+        cost = num(final.get("total_cost_usd"))
+        if cost is not None:
+            trace.cost_usd = float(cost)
+        trace.total_tokens = add(count(final.get("total_prompt_tokens")),
+                                 count(final.get("total_completion_tokens")))
+        return [trace]
 
 
 class AtifReader(DocumentReader):

@@ -71,10 +71,15 @@ class _State(ReadState):
         else:
             sid = self.current or self.source.trace_id
         tid = sid
-        side = obj.get("isSidechain") is True
+        # a sub-agent's row: isSidechain in a session file; in stream-json, the id of the
+        # Task call that runs it (parent_tool_use_id)
+        task = obj.get("parent_tool_use_id")
+        task = task if isinstance(task, str) and task else None
+        side = obj.get("isSidechain") is True or task is not None
         if side:
             agent = obj.get("agentId")
-            tid = f"{sid}/{agent if isinstance(agent, str) and agent else 'sidechain'}"
+            agent = agent if isinstance(agent, str) and agent else task
+            tid = f"{sid}/{agent or 'sidechain'}"
         s = self.sessions.get(tid)
         if s is None:
             s = _Session(new_trace(tid, self.source, line, NAME))
@@ -222,7 +227,8 @@ class _State(ReadState):
         usage = message.get("usage")
         if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
             return
-        mid, rid = message.get("id"), obj.get("requestId")
+        # stream-json rows write the request's id as request_id
+        mid, rid = message.get("id"), obj.get("requestId", obj.get("request_id"))
         key = (str(mid), str(rid)) if mid is not None and rid is not None else None
         if key is not None and key in s.usage:
             # the same response again (split into one row per content block)

@@ -354,7 +354,8 @@ class LangChainReader:
 
     def _stream(self, events: list[tuple[Any, LineAt, tuple[str | int, ...]]],
                 conv: _Conv) -> int:
-        last_values: tuple[Any, LineAt, tuple[str | int, ...]] | None = None
+        # (namespace, messages, at, path) of each values event
+        values: list[tuple[str, Any, LineAt, tuple[str | int, ...]]] = []
         merged: dict[str, _Merged] = {}
         order: list[_Merged | tuple[Any, LineAt, tuple[str | int, ...]]] = []
         steps: list[tuple[str, Location]] = []
@@ -363,7 +364,8 @@ class LangChainReader:
             mode, payload, k = ev[-2], ev[-1], len(ev) - 1
             if mode == "values" and isinstance(payload, dict) and isinstance(
                     payload.get("messages"), list):
-                last_values = (payload["messages"], at, (*path, k, "messages"))
+                space = repr(ev[0]) if k == 2 else ""
+                values.append((space, payload["messages"], at, (*path, k, "messages")))
             elif mode == "messages" and isinstance(payload, list) and payload:
                 if not self._chunk(payload, at, (*path, k), merged, order, steps, conv):
                     unknown += 1
@@ -376,8 +378,10 @@ class LangChainReader:
             else:
                 unknown += 1
         conv.trace.handoffs.extend(node_transitions(steps))
-        if last_values is not None:
-            value, at, path = last_values
+        if len({space for space, _, _, _ in values}) > 1:
+            return unknown + self._values_of_graphs(values, conv)
+        if values:
+            _, value, at, path = values[-1]
             return unknown + self._value(value, at, path, conv)
         for item in order:
             if isinstance(item, _Merged):
@@ -387,6 +391,27 @@ class LangChainReader:
             else:
                 value, at, path = item
                 unknown += self._value(value, at, path, conv)
+        return unknown
+
+    def _values_of_graphs(self, values: list[tuple[str, Any, LineAt, tuple[str | int, ...]]],
+                          conv: _Conv) -> int:
+        """The values events of a stream with subgraphs (``subgraphs=True``): each graph's
+        state holds its own messages (a supervisor's sub-agent keeps its tool calls in its
+        own, and hands only its last message back), so the last event holds not all of
+        them. Every message of every state, in the order first seen, each once (by its
+        ``id``, else its whole value)."""
+        seen: set[Any] = set()
+        unknown = 0
+        for _, messages, at, path in values:
+            for i, msg in enumerate(messages):
+                parts = message_parts(msg)
+                key = parts[1].get("id") if parts is not None else None
+                if not isinstance(key, str) or not key:
+                    key = repr(msg)
+                if key in seen:
+                    continue
+                seen.add(key)
+                unknown += self._value(msg, at, (*path, i), conv)
         return unknown
 
     def _chunk(self, payload: list[Any], at: LineAt, path: tuple[str | int, ...],

@@ -37,6 +37,7 @@ from agent_eval.rule_ids import (
     INPUT_PARSE_ERROR,
     INPUT_UNREADABLE_FILE,
 )
+from agent_eval.safetext import clean_text
 
 NAME = "mcp"
 WRAPPER_KEYS = ("message", "payload", "data", "json", "msg", "body")
@@ -99,13 +100,19 @@ class _Pending:
         self.ts = ts
 
 
+def _same_way(a: str | None, b: str | None) -> bool:
+    """Whether two requests may have gone the same way (a direction not logged may)."""
+    return a is None or b is None or a == b
+
+
 class _State(ReadState):
     def __init__(self, source: SourceFile) -> None:
         super().__init__(source)
         self.found: list[Trace] = []
         self.trace: Trace | None = None
         self.pending: dict[str, _Pending] = {}
-        self.other: set[str] = set()  # ids of requests that are not tool calls
+        # ids of requests that are not tool calls: their direction and line
+        self.other: dict[str, tuple[str | None, int]] = {}
 
     def traces(self) -> list[Trace]:
         return self.found
@@ -173,7 +180,10 @@ class _State(ReadState):
                     set_result(p.call, None, f"cancelled: {reason}" if reason else "cancelled",
                                False, Location(self.file, line))
             elif key is not None:
-                self.other.add(key)
+                p = self.pending.get(key)
+                if p is not None and _same_way(p.direction, direction):
+                    self.reused(key, method, line, "tools/call", p.call.location.line)
+                self.other[key] = (direction, line)
             return
         if key is None or ("result" not in msg and "error" not in msg):
             self.unknown += 1
@@ -184,7 +194,7 @@ class _State(ReadState):
             p = None  # a response goes the other way: same id, another request
         if p is None:
             if key in self.other:
-                self.other.discard(key)
+                del self.other[key]
                 return
             result = msg.get("result")
             if "error" in msg or (isinstance(result, dict) and (
@@ -212,7 +222,22 @@ class _State(ReadState):
                                "null): it is read as a call, but no response can be matched "
                                "to it; a request needs an id (JSON-RPC 2.0)")
             return
+        known = self.other.get(key)
+        if known is not None and _same_way(known[0], direction):
+            self.reused(key, "tools/call", line, "request", known[1])
         self.pending[key] = _Pending(call, direction, ts)
+
+    def reused(self, key: str, method: str, line: int, what: str, at: int) -> None:
+        """A request that takes the id of a request still waiting for its response, where
+        the log cannot tell their responses apart (ids are per direction, and it does not
+        say which way each went): the call's result may be the other's, and the other's
+        response may be the call's result passed over."""
+        self.invalid(line, f"this {clean_text(method, 80)!r} request has the id "
+                           f"{clean_text(key, 80)!r} of the {what} at line {at}, which has "
+                           "no response yet, and the log does not say that the two went "
+                           "different ways (client/server): a response with that id cannot "
+                           "be told to answer the tools/call or the other; log each "
+                           "message's direction, and give each request its own id")
 
     def result(self, p: _Pending, msg: dict[str, Any], line: int, ts: Any) -> None:
         loc = Location(self.file, line)

@@ -157,6 +157,14 @@ def _result_of(obj: dict[str, Any]) -> tuple[Any, bool, str | None]:
         if is_error else None)
 
 
+def _answered(call: ToolCall) -> bool:
+    """Whether a call holds a result that a second, other one would contradict: an error,
+    or a result other than the ``"result": null`` a tool_call may carry until its
+    tool_result comes."""
+    return call.has_result and (not call.ok or call.result is not None
+                                or call.result_location is not None)
+
+
 class _Ids:
     """A call id -> the index of the latest call with that id, for a very long trace
     (:class:`_Long`): an open-addressing table in two arrays (12 bytes a slot, at most
@@ -229,13 +237,13 @@ class _Long:
             self.ids.put(cid, at[id(call)])
         self.pending = {name: array("i", [at[key] for key in open_calls])
                         for name, open_calls in open_by_tool.items() if open_calls}
-        self.closed = bytearray(len(calls))
+        self.closed = bytearray(_answered(c) for c in calls)
         self.log = CallLog(calls)
 
     def add(self, call: ToolCall) -> None:
         index = len(self.log)
         self.log.append(call)
-        self.closed.append(0)
+        self.closed.append(_answered(call))
         if call.id is not None:
             self.ids.put(call.id, index)
         if not call.has_result:
@@ -247,7 +255,9 @@ class _Long:
 
     def match(self, cid: Any, name: Any) -> int | None:
         """The index of the call a result is for (as :meth:`_FileState.tool_result` finds
-        it in a trace held in memory), marked as no longer open; None: no call."""
+        it in a trace held in memory), marked as no longer open; None: no call. Whether
+        it had a result before is ``closed[index]`` as it was, which the caller reads
+        first."""
         index = self.ids.get(str(cid)) if cid is not None else None
         if index is None and isinstance(name, str):
             pending = self.pending.get(name)
@@ -507,11 +517,16 @@ class _FileState:
             name = obj.get("name")
         long = t.long
         if long is not None:
+            by_id = long.ids.get(str(cid)) if cid is not None else None
+            answered = by_id is not None and long.closed[by_id]  # before match marks it
             index = long.match(cid, name)
             if index is None:
                 self._unmatched(t, cid, name, line)
                 return
             result, ok, error = _result_of(obj)
+            if answered and index == by_id and self._second(t, long.log[index], result, ok,
+                                                            error, line):
+                return
             fields = {"result": result, "has_result": True, "ok": ok, "error": error,
                       "result_location": Location(self.file, line)}
             latency = self.number(obj, "latency_ms", line)
@@ -530,10 +545,13 @@ class _FileState:
         if call is None:
             self._unmatched(t, cid, name, line)
             return
+        result, ok, error = _result_of(obj)
+        if _answered(call) and self._second(t, call, result, ok, error, line):
+            return
         pending = t.open_by_tool.get(call.name)
         if pending:
             pending.pop(id(call), None)
-        call.result, call.ok, call.error = _result_of(obj)
+        call.result, call.ok, call.error = result, ok, error
         call.has_result = True
         call.result_location = Location(self.file, line)
         latency = self.number(obj, "latency_ms", line)
@@ -542,6 +560,22 @@ class _FileState:
             call.latency_ms = None
         elif latency is not None:
             call.latency_ms = latency
+
+    def _second(self, t: _Open, call: ToolCall, result: Any, ok: bool, error: str | None,
+                line: int) -> bool:
+        """A tool_result for a call that has its result already: the same one again is no
+        error; another one (a success after a failure) is an input error, and the first is
+        kept. True: the result is not to be attached."""
+        if (call.result, call.ok, call.error) != (result, ok, error):
+            where = ("" if call.result_location is None
+                     else f" (line {call.result_location.line})")
+            self.error(INPUT_UNMATCHED_RESULT, line,
+                       f"tool_result for id '{call.id}' is a second, other result of the "
+                       f"'{call.name}' call at line {call.location.line}, which has one "
+                       f"already{where}: the first is kept, and what this one says was not "
+                       f"checked; give each call its own id (a retry is a tool_call of its "
+                       "own)")
+        return True
 
     def _unmatched(self, t: _Open, cid: Any, name: Any, line: int) -> None:
         what = f"id '{cid}'" if cid is not None else f"tool '{name}'"

@@ -716,8 +716,10 @@ def responses_item(conv: Conversation, item: Any, line: int) -> None:
         if t == "custom_tool_call":
             raw = {"input": raw}
         conv.call(item.get(name_key), raw, item.get("call_id") or item.get("id"), line)
-    elif t in OUTPUT_TYPES:
-        conv.result(item.get("call_id") or item.get("id"), output_value(item), line)
+    elif t in OUTPUT_TYPES:  # apply_patch_call_output says a patch that failed so
+        failed = item.get("status") == "failed"
+        conv.result(item.get("call_id") or item.get("id"), output_value(item), line,
+                    error="status failed" if failed else None)
     elif t == "mcp_call":
         _mcp_call(conv, item, line)
     elif t in CALL_PARTS:  # tool_call, tool_use, ...: another format's call
@@ -738,9 +740,11 @@ def _mcp_call(conv: Conversation, item: dict[str, Any], line: int) -> None:
     if server is not None and server not in servers:
         servers.append(server)
     err = item.get("error")
-    if "output" in item or err is not None:
+    failed = item.get("status") == "failed"  # a failure said by its status alone too
+    if "output" in item or err is not None or failed:
         conv.result(item.get("id"), item.get("output"), line,
-                    error=None if err is None else text_of(err) or str(err))
+                    error=text_of(err) or str(err) if err is not None
+                    else "status failed" if failed else None)
 
 
 def _hosted_call(conv: Conversation, t: str, item: dict[str, Any], line: int) -> None:

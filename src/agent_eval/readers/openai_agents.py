@@ -150,11 +150,34 @@ class _RunItems:
             self.pending.append(str(cid))
 
     def output(self, kind: str, item: dict[str, Any], raw: Any, line: int) -> None:
+        if kind == "handoff_output_item":
+            self.handoff(item, line)
         if type(raw) is not dict:
             return
         cid = raw.get("call_id") or raw.get("id")
         value = item["output"] if "output" in item else raw.get("output", raw.get("result"))
         self.conv.result(cid, value, line)
+
+    def handoff(self, item: dict[str, Any], line: int) -> None:
+        """A handoff done: control passed from its ``source_agent`` to its
+        ``target_agent`` (``sourceAgent`` / ``targetAgent`` in older RunStates), as a
+        handoff span says it."""
+        def name(*keys: str) -> str | None:
+            agent = next((item[k] for k in keys if k in item), None)
+            value = agent.get("name") if type(agent) is dict else None
+            return value if type(value) is str and value else None
+
+        # the item's agent is the one handed to
+        target = name("target_agent", "targetAgent", "agent")
+        source = name("source_agent", "sourceAgent")
+        self.conv.trace.metadata.setdefault("handoffs", []).append(
+            {"from": source, "to": target})
+        if target is None:
+            self.conv.error(INPUT_INVALID_EVENT, line,
+                            "a handoff_output_item without the name of its target_agent: it "
+                            "is counted as a handoff to 'unknown'")
+        self.conv.trace.handoffs.append(Handoff(target or "unknown",
+                                                Location(self.conv.file, line), source))
 
     def message(self, kind: str, item: dict[str, Any], raw: Any, line: int) -> None:
         if type(raw) is dict:

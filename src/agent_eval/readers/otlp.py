@@ -856,6 +856,24 @@ def _start_key(s: _Span) -> int:
     return s.start if s.start is not None else _NO_TIME
 
 
+def _once(spans: list[_Span]) -> list[_Span]:
+    """Each span once: a span given again with the same id and values (a collector's
+    retried export, overlapping exports joined) is the same span, whose calls and tokens
+    are not counted twice. One whose id comes again with other values is read as a span of
+    its own (Zipkin's shared client/server spans in a Jaeger export have one id)."""
+    seen: dict[Any, list[_Span]] = {}
+    kept: list[_Span] = []
+    for s in spans:
+        if s.sid:
+            same = seen.setdefault(s.sid, [])
+            if any((f.parent, f.name, f.start, f.end, f.attrs, f.error)
+                   == (s.parent, s.name, s.start, s.end, s.attrs, s.error) for f in same):
+                continue
+            same.append(s)
+        kept.append(s)
+    return kept
+
+
 def _build_trace(key: str, spans: list[_Span], file: str,
                  errors: list[InputError]) -> Trace:
     """One trace from its spans, in phases: sort by start time; classify the spans (tool
@@ -864,12 +882,13 @@ def _build_trace(key: str, spans: list[_Span], file: str,
     (a call id reused for another call) are added to ``errors``."""
     if len(spans) > 1:
         spans.sort(key=_start_key)
+        spans = _once(spans)
     b = _Build(spans, file, errors)
     b.classify()
     if b.with_messages:
         b.messages()
     llm_spans = _innermost(b.llm_spans, spans)
-    output = b.agent_output
+    output = _final_answer(b.agent_outputs, spans)
     if output is None:
         for s in reversed(llm_spans):
             output = b.span_output.get(s.order)
@@ -926,6 +945,28 @@ def _innermost(llm_spans: list[_Span], spans: list[_Span]) -> list[_Span]:
     return [s for s in llm_spans if s.sid not in covered]
 
 
+def _final_answer(answers: list[tuple[_Span, str]], spans: list[_Span]) -> str | None:
+    """The trace's answer among its agent spans' answers: that of the last outermost one.
+    An agent span below another that answered is a step of it (a sub-agent's); agent
+    spans side by side (a handoff's agents, a conversation's turns) answer in turn, and
+    the last one's answer is the final one."""
+    if len(answers) < 2:
+        return answers[0][1] if answers else None
+    answering = {s.sid for s, _ in answers if s.sid}
+    by_sid = {s.sid: s for s in spans if s.sid}
+    final: str | None = None
+    for s, text in answers:
+        p = s.parent
+        hops = 0
+        while p and p not in answering and hops < 256:
+            up = by_sid.get(p)
+            p = up.parent if up is not None else None
+            hops += 1
+        if not (p and p in answering):
+            final = text
+    return final if final is not None else answers[0][1]
+
+
 class _Build:
     """What the phases of :func:`_build_trace` collect."""
 
@@ -939,7 +980,7 @@ class _Build:
         self.llm_spans: list[_Span] = []
         self.meta: dict[str, Any] = {}
         self.agent_input: str | None = None
-        self.agent_output: str | None = None
+        self.agent_outputs: list[tuple[_Span, str]] = []  # agent spans' answers, in order
         self.any_input: str | None = None
         self.span_output: dict[int, str] = {}  # order -> assistant text of an LLM span
 
@@ -1033,8 +1074,8 @@ class _Build:
             if self.any_input is None:
                 self.any_input = user
         if assistant is not None:
-            if is_agent and self.agent_output is None:
-                self.agent_output = assistant
+            if is_agent:
+                self.agent_outputs.append((s, assistant))
             elif kind == _LLM:
                 self.span_output[s.order] = assistant
 
