@@ -871,6 +871,9 @@ def test_a_ref_to_a_ref_that_descends_is_allowed() -> None:
     ("type: number\nelse: {max: 100}\n", "2:1: 'else' has no effect without 'if'"),
     ("minContains: 2\n", "1:1: 'minContains' has no effect without 'contains'"),
     ("type: array\nmaxContains: 0\n", "2:1: 'maxContains' has no effect without 'contains'"),
+    # an if alone: its result picks then or else, and there is none
+    ("type: number\nif: {minimum: 100}\n", "2:1: 'if' has no effect without 'then' or "
+     "'else'"),
 ])
 def test_then_else_without_if_and_min_max_contains_without_contains(text: str,
                                                                     expected: str) -> None:
