@@ -986,7 +986,9 @@ def test_unknown_keyword_in_then_without_if_is_still_an_error() -> None:
     ("type: number\nmax: 30\nmaximum: 40\n", "3:1: 'maximum' repeats 'max'"),
     ("min_length: 2\nminLength: 3\n", "2:1: 'minLength' repeats 'min_length'"),
     ("type: int\n", "1:1: unknown type 'int'"),
-    ("multipleOf: 0\n", "1:1: 'multipleOf' must be a number greater than 0"),
+    ("multipleOf: 0\n", "1:1: 'multipleOf' must be a finite number greater than 0"),
+    # before: an internal error (ValueError: int('inf') in the decimal of the step)
+    ("multipleOf: .inf\n", "1:1: 'multipleOf' must be a finite number greater than 0"),
     # a properties / patternProperties that is no mapping, beside additionalProperties:
     # false (which lists their names): a TypeError / KeyError, an internal error, before
     ("properties: [{a: 1}]\nadditionalProperties: false\n",

@@ -967,7 +967,8 @@ class SchemaCompiler:
                            lambda v, m: v < m, "<")
 
     def _kw_multipleOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        self._need(_is_number(value) and value > 0, path, key, "a number greater than 0")
+        self._need(_is_number(value) and value > 0 and math.isfinite(value), path, key,
+                   "a finite number greater than 0")
 
         step = _decimal(value)
 
