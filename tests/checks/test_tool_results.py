@@ -128,6 +128,15 @@ def test_each_violation_at_its_key_and_call(tmp_path: Path) -> None:
      "(false: the call must not fail) or max_latency_ms"),
     ("expect_result: {contains: a}, expect_error: true",
      "give expect_result or expect_error, not both"),
+    # before: each checked nothing, and every call of the tool passed (exit 0)
+    ("expect_result: {contains: []}", "'contains' is an empty list, so it checks nothing"),
+    ("expect_result: {contains: null}", "'contains' is written without a value (null)"),
+    ("expect_error: {not_contains: ~}", "'not_contains' is written without a value"),
+    ("expect_result: {contains: [refund, '']}", "'contains' has an empty term"),
+    ("expect_result: {contains: ''}", "'contains' has an empty term"),
+    ("expect_result: {regex: ''}", "an empty regular expression is found in every text"),
+    ("expect_result: null, max_latency_ms: 100",
+     "'expect_result' is written without a value (null)"),
 ])
 def test_config_errors(tmp_path: Path, snippet: str, message: str) -> None:
     (tmp_path / "agent-eval.yaml").write_text(textwrap.dedent(f"""

@@ -191,11 +191,13 @@ def test_what_is_not_applied_is_kept_in_the_imported_suite(
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     (tmp_path / "eval.yaml").write_text(
-        "suite: demo\nmodel: dummy\ntests:\n  - id: t2\n    input:\n      prompt: Answer\n"
-        "    expected:\n      type: must_contain\n      must_contain: [a, b]\n")
+        "suite: demo\nmodel: dummy\ntests:\n  - id: t1\n    input:\n      prompt: Answer\n"
+        "    expected:\n      type: must_contain\n      must_contain: [a, b]\n"
+        "  - id: t2\n    input:\n      prompt: Other\n    expected:\n"
+        "      type: semantic_similarity_to\n      semantic_similarity_to: hello\n")
     assert cli(["import", "eval.yaml", "-o", "suite.yaml"]) == 0
-    note = ("eval.yaml:9:7: several must_contain terms are compared ignoring case (Assay "
-            "compares case-sensitively)")
+    note = ("eval.yaml:14:7: Assay check 'semantic_similarity_to' is not deterministic or "
+            "not supported by agent-eval; it is not run")
     assert f"note: {note} (not imported)" in capsys.readouterr().err
     text = (tmp_path / "suite.yaml").read_text()
     assert text.splitlines()[2:4] == [

@@ -871,6 +871,9 @@ def test_a_ref_to_a_ref_that_descends_is_allowed() -> None:
     ("type: number\nelse: {max: 100}\n", "2:1: 'else' has no effect without 'if'"),
     ("minContains: 2\n", "1:1: 'minContains' has no effect without 'contains'"),
     ("type: array\nmaxContains: 0\n", "2:1: 'maxContains' has no effect without 'contains'"),
+    # an if alone: its result picks then or else, and there is none
+    ("type: number\nif: {minimum: 100}\n", "2:1: 'if' has no effect without 'then' or "
+     "'else'"),
 ])
 def test_then_else_without_if_and_min_max_contains_without_contains(text: str,
                                                                     expected: str) -> None:
@@ -983,7 +986,9 @@ def test_unknown_keyword_in_then_without_if_is_still_an_error() -> None:
     ("type: number\nmax: 30\nmaximum: 40\n", "3:1: 'maximum' repeats 'max'"),
     ("min_length: 2\nminLength: 3\n", "2:1: 'minLength' repeats 'min_length'"),
     ("type: int\n", "1:1: unknown type 'int'"),
-    ("multipleOf: 0\n", "1:1: 'multipleOf' must be a number greater than 0"),
+    ("multipleOf: 0\n", "1:1: 'multipleOf' must be a finite number greater than 0"),
+    # before: an internal error (ValueError: int('inf') in the decimal of the step)
+    ("multipleOf: .inf\n", "1:1: 'multipleOf' must be a finite number greater than 0"),
     # a properties / patternProperties that is no mapping, beside additionalProperties:
     # false (which lists their names): a TypeError / KeyError, an internal error, before
     ("properties: [{a: 1}]\nadditionalProperties: false\n",

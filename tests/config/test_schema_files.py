@@ -209,6 +209,47 @@ def test_an_unknown_keyword_is_a_problem(schema: Any, expected: list[str]) -> No
     assert said == [f"invalid JSON Schema (inline): {e}: {IGNORED}" for e in expected]
 
 
+@pytest.mark.parametrize(("schema", "expected"), [
+    ({"type": "object", "else": {"required": ["b"]}}, "'else' at /else has no effect "
+     "without 'if'"),
+    ({"properties": {"a": {"then": {"maximum": 1}}}}, "'then' at /properties/a/then has no "
+     "effect without 'if'"),
+    ({"type": "object", "if": {"required": ["a"]}}, "'if' at /if has no effect without "
+     "'then' or 'else'"),
+    ({"properties": {"a": {"maxContains": 0}}}, "'maxContains' at /properties/a/maxContains "
+     "has no effect without 'contains'"),
+])
+def test_a_keyword_that_has_no_effect_alone_is_a_problem(schema: Any, expected: str) -> None:
+    """JSON Schema ignores then/else without if, an if without then or else, and
+    min/maxContains without contains: an output schema's `else: {required: [b]}` with no
+    `if` checked nothing, and an output of `{}` passed it (as a policy's, config.md)."""
+    said: list[str] = []
+    assert compile_schema(schema, "inline", said.append) is None
+    assert len(said) == 1 and said[0].startswith(f"invalid JSON Schema (inline): {expected} "
+                                                 "(JSON Schema ignores"), said
+
+
+@pytest.mark.parametrize("draft", [None, "https://json-schema.org/draft/2019-09/schema"])
+def test_min_and_max_contains_beside_contains_are_keywords(draft: str | None) -> None:
+    """They have no validator of their own in jsonschema (contains reads them), so they
+    were 'unknown keywords' and a valid schema was refused."""
+    said: list[str] = []
+    schema = {"contains": {"const": 1}, "minContains": 2, "maxContains": 3,
+              **({"$schema": draft} if draft else {})}
+    validator = compile_schema(schema, "inline", said.append)
+    assert said == []
+    assert validator.is_valid([1, 1, 0]) and validator.is_valid([1, 1, 1])
+    assert not validator.is_valid([1, 0]) and not validator.is_valid([1, 1, 1, 1])
+
+
+def test_min_contains_in_draft_7_is_an_unknown_keyword() -> None:
+    said: list[str] = []
+    compile_schema({"$schema": DRAFT7, "contains": {"const": 1}, "minContains": 2}, "inline",
+                   said.append)
+    assert said == [f"invalid JSON Schema (inline): unknown keyword 'minContains' at "
+                    f"/minContains (did you mean 'contains'?): {IGNORED}"]
+
+
 def test_a_meta_schema_a_ref_leads_to_is_not_checked_for_keywords() -> None:
     """A $ref to a meta-schema of another draft may be written (scenarios.md); its
     keywords are that draft's ($recursiveRef in 2019-09's), not unknown ones of this

@@ -123,9 +123,11 @@ tests:
     got = sorted((f["rule"], f["config"]["line"]) for f in findings(r))
     assert got == [
         ("import/unsupported", 6),  # max_duration_ms: CIAgent's runner never checks it
-        ("import/unsupported", 15),  # two output_contains: compared ignoring case (so
-        ("import/unsupported", 17),  # "DONE OK" passes here, where CIAgent fails it)
         ("import/unsupported", 18),  # tool_call_count: no equivalent
+        # two output_contains tell case, as CIAgent: neither "Done" nor "ok" is in "DONE
+        # OK" (they were `contains`, ignoring case, noted: it passed here)
+        ("scenario/output", 15),
+        ("scenario/output", 17),
     ]  # arg_equals holds (the first search call); "Error" is not "error" (case-sensitive);
     # defaults' max_steps 0 is no budget (CIAgent: "if test.max_steps and ...")
     same_findings(r, imported(folder, "checks.yaml", monkeypatch))

@@ -176,6 +176,18 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  composite: {weights: {speed: 1}}\n", "speed", ["unknown key 'speed'"]),
     # a boolean for a mapping is no number: it said "a boolean ..., not a number"
     ("  composite: {weights: true}\n", "weights", ["composite.weights:", "dictionary"]),
+    # before: a key written without a value (null) was read as not written: its gate
+    # never ran and the suite passed, as a scenario's null key (check_unset)
+    ("  blocking: {min_pass_rate: null}\n", "min_pass_rate",
+     ["'min_pass_rate' is written without a value (null)", "remove the key"]),
+    ("  warning:\n    min_pass_rate:\n", "min_pass_rate", ["is written without a value"]),
+    ("  blocking:\n", "blocking", ["'blocking' is written without a value"]),
+    ("  regression: {max_pass_rate_drop: ~}\n", "max_pass_rate_drop",
+     ["is written without a value"]),
+    ("  composite: {weights: {pass_rate: 1}, min: null}\n", "min: null",
+     ["'min' is written without a value"]),
+    ("  composite: {weights: {pass_rate: 1, safety_rate: null}, min: 0.5}\n",
+     "safety_rate", ["'safety_rate' is written without a value"]),
 ])
 def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
                                             words: list[str]) -> None:

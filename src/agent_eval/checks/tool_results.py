@@ -26,7 +26,7 @@ from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, TraceRef
 from agent_eval.jsonutil import json_type
 from agent_eval.live.checks import check_text
-from agent_eval.live.compile import TextCheck, text_checks
+from agent_eval.live.compile import UNSET, TextCheck, text_checks
 from agent_eval.live.models import TextExpect
 from agent_eval.matching import NameIndex, ToolMatcher
 from agent_eval.model import ToolCall, Trace
@@ -236,6 +236,9 @@ def compile_test(cfg: ToolResultsTest, ctx: CompileContext) -> ToolResults:
             return text_checks(expect, lambda kind: ctx.ref(*base, key, kind),
                                lambda kind, msg: problem(kind, msg, (key,)), schema((key,)))
 
+        for key in ("expect_result", "expect_error", "max_latency_ms"):
+            if key in e.model_fields_set and getattr(e, key) is None:  # read as not written
+                problem(key, f"'{key}' {UNSET}")
         result = checks(e.expect_result, "expect_result") if e.expect_result else ()
         error: tuple[TextCheck, ...] | None = None
         if e.expect_error is not None and e.expect_error is not False:

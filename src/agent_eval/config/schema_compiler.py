@@ -641,6 +641,13 @@ class SchemaCompiler:
                             f"Schema ignores it), so it would check nothing; add "
                             f"'{lone[2]}', or write its check in the schema itself")
                 continue
+            if canonical == "if" and "then" not in node and "else" not in node:
+                # JSON Schema uses its result only to pick then or else: it checked nothing
+                self.compile(value, (*path, key))  # its own problems are said too
+                self.report((*path, key), "'if' has no effect without 'then' or 'else' (JSON "
+                            "Schema ignores its result), so it would check nothing; add "
+                            "'then' or 'else', or write its check in the schema itself")
+                continue
             if key in ANNOTATIONS or canonical in ("then", "else", "minContains", "maxContains"):
                 continue  # annotations; then/else and min/maxContains compile with if/contains
             if key == "required" and isinstance(value, bool):
@@ -960,7 +967,8 @@ class SchemaCompiler:
                            lambda v, m: v < m, "<")
 
     def _kw_multipleOf(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
-        self._need(_is_number(value) and value > 0, path, key, "a number greater than 0")
+        self._need(_is_number(value) and value > 0 and math.isfinite(value), path, key,
+                   "a finite number greater than 0")
 
         step = _decimal(value)
 

@@ -110,6 +110,7 @@ _NOT_VALIDATORS = frozenset((
     "$comment", "$defs", "definitions", "title", "description", "default", "examples",
     "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType",
     "contentSchema", "then", "else"))
+_BESIDE_CONTAINS = ("minContains", "maxContains")  # no effect without contains
 _HINT_CHARS = 64  # a longer unknown keyword gets no "did you mean" (difflib is quadratic)
 
 
@@ -131,9 +132,12 @@ class _References:
         from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
         self.keywords = cls.VALIDATORS
-        self.known: set[str] = {*_NOT_VALIDATORS, *cls.VALIDATORS}
-        # before draft 2019-09, a $ref's siblings are ignored
+        # before draft 2019-09, a $ref's siblings are ignored (and there is no minContains)
         self.legacy = not any(k in cls.VALIDATORS for k in ("$dynamicRef", "$recursiveRef"))
+        # minContains and maxContains are read by the validator of contains (no validator
+        # of their own) from draft 2019-09 on
+        self.known: set[str] = {*_NOT_VALIDATORS, *cls.VALIDATORS,
+                                *(() if self.legacy else _BESIDE_CONTAINS)}
         self.spec = referencing.jsonschema.specification_with(
             cls.ID_OF(cls.META_SCHEMA) or "urn:unknown-dialect",
             default=referencing.Specification.OPAQUE)
@@ -216,6 +220,19 @@ class _References:
                 out.append(f"unknown keyword '{key}' at {pointer}/{_step(key)}{hint}: "
                            "a keyword that is not JSON Schema's would be ignored, so it would "
                            "check nothing")
+            elif key in ("then", "else", *_BESIDE_CONTAINS):
+                # JSON Schema ignores them alone: `else: {required: [b]}` checked nothing
+                needs = "if" if key in ("then", "else") else "contains"
+                if needs not in node:
+                    out.append(f"'{key}' at {pointer}/{_step(key)} has no effect without "
+                               f"'{needs}' (JSON Schema ignores it), so it would check "
+                               f"nothing; add '{needs}', or write its check in the schema "
+                               "itself")
+        if "if" in node and "if" in self.keywords and "then" not in node \
+                and "else" not in node:  # its result only picks then or else
+            out.append(f"'if' at {pointer}/if has no effect without 'then' or 'else' (JSON "
+                       "Schema ignores its result), so it would check nothing; add 'then' "
+                       "or 'else', or write its check in the schema itself")
         return out
 
     def _into(self, sub: Any, resolver: Any) -> Any:

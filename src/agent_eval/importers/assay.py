@@ -196,16 +196,18 @@ class _Assay(PeerConfig):
                                    f"{'pattern' if kind == 'regex_match' else 'text'} to "
                                    "look for (Assay refuses it missing)"])
             terms = [value] if isinstance(value, str) else value
-            if kind == "must_contain" and isinstance(terms, list) and len(terms) == 1 \
-                    and isinstance(terms[0], str) and terms[0]:
+            if kind == "must_contain" and isinstance(terms, list) and terms \
+                    and all(isinstance(t, str) and t for t in terms):
                 # Assay's str::contains tells case (NOOIT is not in 'nooit'); contains
-                # ignores it, so the one term is a regex of its text
-                here = (*spec_at, key) if isinstance(value, str) else (*spec_at, key, 0)
-                self.output(tid, "regex", re.escape(terms[0]), at, here)
+                # ignores it, so each term is a regex of its text (several: a list, every
+                # one to be found, as Assay wants every term)
+                if isinstance(value, str) or len(terms) == 1:
+                    here = (*spec_at, key) if isinstance(value, str) else (*spec_at, key, 0)
+                    self.output(tid, "regex", re.escape(terms[0]), at, here)
+                else:
+                    self.output(tid, "regex", [re.escape(t) for t in terms], at,
+                                (*spec_at, key))
                 return
-            if kind == "must_contain" and isinstance(terms, list) and len(terms) > 1:
-                self.unsupported(src, (*spec_at, key), "several must_contain terms are "
-                                 "compared ignoring case (Assay compares case-sensitively)")
             if kind == "regex_match" and isinstance(value, str):
                 value = _flagged(value, spec.get("flags"), src, (*spec_at, "flags"))
             self.output(tid, OUTPUT[kind], value, at, (*spec_at, key))

@@ -470,12 +470,12 @@ class _CIAgent(PeerConfig):
             if contains == 1:
                 output["regex"] = re.escape(str(a["value"]))
                 b.at((*eb, "output", "regex"), src, (*here, "value"))
-            else:
-                terms = output.setdefault("contains", [])
-                b.at((*eb, "output", "contains", len(terms)), src, (*here, "value"))
-                terms.append(str(a["value"]))
-                self.unsupported((*here, "value"), "several output_contains are compared ignoring "
-                          "case (CIAgent compares case-sensitively)")
+            else:  # every one to be found, telling case: a list of regexes
+                if not output.get("regex"):
+                    b.at((*eb, "output", "regex"), src, here)
+                terms = output.setdefault("regex", [])
+                b.at((*eb, "output", "regex", len(terms)), src, (*here, "value"))
+                terms.append(re.escape(str(a["value"])))
         elif kind == "output_not_contains":  # case-sensitive: a must_not regex
             must_not = expect.setdefault("must_not", [])
             b.at((*eb, "must_not", len(must_not)), src, here)

@@ -237,6 +237,9 @@ class _Compiler:
         return out
 
     def probe_checks(self, spec: ProbeSpec, model: Probe, path: Path) -> None:
+        for key in _PROBE_CHECKS:  # read as not written: its check would not run
+            if key in model.model_fields_set and getattr(model, key) is None:
+                self.problem((*path, key), f"'{key}' {UNSET}")
         if model.expect_result is not None:
             spec.result = self.text(model.expect_result, (*path, "expect_result"), spec,
                                     ("expect_result",))
@@ -299,6 +302,16 @@ class _Compiler:
         return path, shown, self.ref(("tool_lock",), "tool_lock")
 
 
+# what a key written without a value (null) does: YAML reads it as null, which is taken
+# as "not written" (docs/scenarios.md)
+UNSET = ("is written without a value (null), so it checks nothing and would pass; give it "
+         "a value or remove the key")
+# the keys of a probe that check something
+_PROBE_CHECKS = ("expect_result", "expect_error", "max_latency_ms", "min_count", "max_count",
+                 "expect", "expect_mime_type", "expect_content", "expect_arguments",
+                 "expect_messages", "protocol_version", "sampling")
+
+
 def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
                 problem: Callable[[str, str], None],
                 schema: Callable[[str, Any], tuple[Any, str]]) -> tuple[TextCheck, ...]:
@@ -312,12 +325,29 @@ def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
         value = getattr(expect, kind)
         where = ref(kind)
         shown = f"{kind}: {_short(value)}"
+        # a key that checks nothing, and passed (as a scenario's: docs/scenarios.md);
+        # equals: null is a claim (the structured content is null)
+        if value is None and kind != "equals":
+            problem(kind, f"'{kind}' {UNSET}")
+            continue
         if kind in ("contains", "not_contains"):
-            terms = [value] if isinstance(value, str) else list(value or [])
+            terms = [value] if isinstance(value, str) else list(value)
+            if not terms:
+                problem(kind, f"'{kind}' is an empty list, so it checks nothing and would "
+                        "pass; add a term or remove the key")
+                continue
+            if "" in terms:
+                problem(kind, f"'{kind}' has an empty term, which is found in every text; "
+                        "write the text to look for")
+                continue
             out.append(TextCheck(kind, where, shown, terms=tuple(fold(t) for t in terms)))
         elif kind == "equals":
             out.append(TextCheck(kind, where, shown, value=value))
         elif kind == "regex":
+            if value == "":
+                problem(kind, "an empty regular expression is found in every text, so it "
+                        "checks nothing and would pass; write the pattern to look for")
+                continue
             try:
                 rx = compile_python(str(value))  # RE2: linear time on any output
             except RegexError as exc:

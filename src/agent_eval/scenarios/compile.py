@@ -511,6 +511,26 @@ class _Compiler:
                           for i, b in enumerate(items if isinstance(items, list) else ())]
         for key in ("thresholds", "warn_thresholds"):
             where.append(((*path, key), raw.get(key)))
+        self._unset(where, said)
+
+    def check_unset_criteria(self, raw: Any) -> None:
+        """:meth:`check_unset` of ``pass_criteria``: its keys, and the keys of its
+        ``blocking``, ``warning``, ``composite`` (and its ``weights``) and ``regression``
+        (``blocking: {min_pass_rate: null}`` was read as not written: no gate ran, and the
+        suite passed)."""
+        if not isinstance(raw, dict):
+            return
+        path: Path = ("pass_criteria",)
+        where: list[tuple[Path, Any]] = [(path, raw)]
+        where += [((*path, key), raw.get(key))
+                  for key in ("blocking", "warning", "composite", "regression")]
+        composite = raw.get("composite")
+        if isinstance(composite, dict):
+            where.append(((*path, "composite", "weights"), composite.get("weights")))
+        self._unset(where, "is written without a value (null), so it checks nothing and "
+                    "would pass; give it a value or remove the key")
+
+    def _unset(self, where: list[tuple[Path, Any]], said: str) -> None:
         for at, node in where:
             for key, value in (node.items() if isinstance(node, dict) else ()):
                 if value is None:
@@ -1007,6 +1027,7 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     latency: float | None = None
     if raw_criteria is not None:
         pc = loader.validate(PassCriteria, raw_criteria, positions, ("pass_criteria",))
+        c.check_unset_criteria(raw_criteria)
         if isinstance(pc, PassCriteria):
             if not compiled and len(loader.problems) == before:
                 c.problem(("pass_criteria",), "pass_criteria needs scenarios: add a "
