@@ -116,6 +116,10 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     ("  - id: A\n    expect:\n      output: {regex: null, contains: [x]}\n", "regex",
      ["'regex' is written without a value"]),
     ("  - id: A\n    expect:\n      output: null\n", "output", ["'output' is written"]),
+    # equals: null is read as not written (the spec's example suite writes it), so an
+    # output of it alone checks nothing
+    ("  - id: A\n    expect:\n      output: {equals: null}\n", "output",
+     ["'output' is empty"]),
     ("  - id: A\n    expect:\n      forbidden_tools:\n", "forbidden_tools",
      ["'forbidden_tools' is written without a value"]),
     ("  - id: A\n    expect:\n      must_not: ~\n", "must_not", ["'must_not' is written"]),

@@ -504,7 +504,12 @@ class _Compiler:
         expect = raw.get("expect")
         if isinstance(expect, dict):
             where.append(((*path, "expect"), expect))
-            where.append(((*path, "expect", "output"), expect.get("output")))
+            output = expect.get("output")
+            # equals: null is the spec's own way to write "no equals check" (its example
+            # suite): read as not written, and said nowhere
+            where.append(((*path, "expect", "output"), {k: v for k, v in output.items()
+                                                        if k != "equals"}
+                          if isinstance(output, dict) else output))
             for key in ("behaviors", "must_not"):
                 items = expect.get(key)
                 where += [((*path, "expect", key, i), b)
@@ -553,6 +558,8 @@ class _Compiler:
                           ("tool_categories", "a category (a name under tool_groups)"),
                           ("output", "a check (contains, equals, regex, ...)")):
             value = expect.get(key)
+            if key == "output" and isinstance(value, dict):  # (equals: null checks nothing)
+                value = {k: v for k, v in value.items() if k != "equals" or v is not None}
             if isinstance(value, list | dict) and not value:
                 self.problem((*path, key), f"'{key}' is empty: " + (
                     EMPTY_TOOLS if what is None else nothing.format(what)))
