@@ -522,8 +522,9 @@ def negative_figures(trace: Trace) -> list[InputError]:
         # would hide a budget overrun)
         t = call.total_tokens
         if t is not None and type(t) in _NUMBERS:
-            parts = sum(p for p in (call.input_tokens, call.output_tokens)
-                        if p is not None and type(p) in _NUMBERS)
+            i, o = call.input_tokens, call.output_tokens  # (no generator: once per call)
+            parts = ((i if i is not None and type(i) in _NUMBERS else 0)
+                     + (o if o is not None and type(o) in _NUMBERS else 0))
             if t < parts:
                 call.total_tokens = parts
     calls = trace.tool_calls
