@@ -192,6 +192,10 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
      ["'min' is written without a value"]),
     ("  composite: {weights: {pass_rate: 1, safety_rate: null}, min: 0.5}\n",
      "safety_rate", ["'safety_rate' is written without a value"]),
+    # an empty mapping gated nothing either, without a word
+    ("  blocking: {}\n", "blocking", ["'blocking' is empty: it checks nothing"]),
+    ("  by_category: {}\n", "by_category", ["'by_category' is empty"]),
+    ("  regression: {}\n", "regression", ["'regression' is empty"]),
 ])
 def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
                                             words: list[str]) -> None:

@@ -534,6 +534,15 @@ class _Compiler:
             where.append(((*path, "composite", "weights"), composite.get("weights")))
         self._unset(where, "is written without a value (null), so it checks nothing and "
                     "would pass; give it a value or remove the key")
+        # an empty mapping checks nothing either (blocking: {} gated nothing, unsaid)
+        for key in ("blocking", "warning", "by_category", "composite", "regression"):
+            if raw.get(key) == {}:
+                self.problem((*path, key), f"'{key}' is empty: it checks nothing, and would "
+                             "pass; add a criterion or remove the key")
+        if raw == {}:
+            self.problem(path, "'pass_criteria' is empty: it checks nothing; add a criterion "
+                         "(blocking, warning, by_category, composite, regression) or remove "
+                         "the key")
 
     def _unset(self, where: list[tuple[Path, Any]], said: str) -> None:
         for at, node in where:
