@@ -557,6 +557,31 @@ def test_lines_on_stdout_that_are_no_message_are_kept_in_the_session(
     assert code == 0
 
 
+def test_lines_that_are_no_message_are_kept_up_to_a_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session keeps a bounded number of lines that are no message (a server printing
+    without end wrote 29 MB to its session trace in a 3 s start-up): the rest is counted
+    in one line at the end. Here the bound is 1 line: the second line (20 bytes) is
+    counted, not kept, and the MCP reader still reads the session."""
+    from agent_eval.live import session
+
+    monkeypatch.setattr(session, "RAW_LINES_KEPT", 1)
+    write_suite(tmp_path, suite("stdout_noise", """
+          - id: echo
+            tool: echo
+            expect_result: {equals: "Echo: hello"}
+        """))
+    code, results = run_suite(tmp_path)
+    assert by_test(results)["echo"]["status"] == "pass"
+    lines = [json.loads(line) for line in
+             (tmp_path / "out" / "mcp-sessions" / "bad.jsonl").read_text().splitlines()]
+    assert [m["raw"] for m in lines if "raw" in m] == ["debug: calling echo"]
+    last = lines[-1]
+    assert (last["truncated"], last["lines"], last["bytes"]) == (True, 1,
+                                                                 len('{"not": "a message"}'))
+    assert results["input_errors"] == [] and code == 0
+
+
 def test_a_timeout_says_the_server_sent_what_could_not_be_read(tmp_path: Path) -> None:
     """An answer the SDK cannot read is dropped, and the call times out: the finding says
     that the server did send something, and where it is in the session trace (it said

@@ -46,6 +46,11 @@ MAX_PAGES = 100  # pages of a paginated listing read at most
 MAX_HTTP_BODY = DEFAULT.max_file_bytes  # bytes of one HTTP response read at most (as a
 # JSON line of a trace: the session's reader would refuse a longer answer)
 RAW_KEPT = 16 << 20  # characters of a line that is no message kept in the trace (as record)
+# what a session keeps of the lines that are no message: a server printing without end
+# wrote 29 MB to its session trace in a 3 s start-up (10 minutes at most: gigabytes); the
+# rest is counted, in one line at the end
+RAW_LINES_KEPT = 10_000
+RAW_BYTES_KEPT = 64 << 20
 
 
 class StartError(Exception):
@@ -123,6 +128,9 @@ class Recorder:
         # requests: ids are per direction)
         self.answered: dict[int | str, int] = {}
         self.raw: list[int] = []  # lines of what the server sent that is no message
+        self.raw_bytes = 0  # of those kept
+        self.dropped = 0  # lines that are no message not kept (RAW_LINES/BYTES_KEPT)
+        self.dropped_bytes = 0
 
     def write(self, direction: str, message: dict[str, Any]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -139,8 +147,13 @@ class Recorder:
     def write_raw(self, direction: str, text: str) -> None:
         """A line that is no JSON-RPC message, kept as ``raw`` text (as ``agent-eval
         record`` keeps it); over :data:`RAW_KEPT` characters, its size only."""
-        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
         data = text.encode("utf-8", "replace")
+        if len(self.raw) >= RAW_LINES_KEPT or self.raw_bytes + len(data) > RAW_BYTES_KEPT:
+            self.dropped += 1  # counted, said in one line at the end (close)
+            self.dropped_bytes += len(data)
+            return
+        self.raw_bytes += len(data)
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
         entry: dict[str, Any] = {"timestamp": stamp, "direction": direction}
         if len(text) > RAW_KEPT:
             entry.update(truncated=True, bytes=len(data))
@@ -164,6 +177,15 @@ class Recorder:
         return sent is not None and self.answered.get(sent[1], 0) > sent[0]
 
     def close(self) -> None:
+        if self.dropped:
+            stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+            self.fh.write(orjson.dumps({
+                "timestamp": stamp, "direction": "server_to_client", "truncated": True,
+                "lines": self.dropped, "bytes": self.dropped_bytes,
+                "note": f"{self.dropped} more line(s) that are no message, not kept (a "
+                        f"session keeps {RAW_LINES_KEPT:,} of them, {RAW_BYTES_KEPT >> 20} "
+                        "MiB at most)"}) + b"\n")
+            self.lines += 1
         self.fh.close()
 
 
@@ -320,6 +342,7 @@ class Session:
         self.sampled = []
         answer = Answer(method)
         mark = len(self.recorder.requests)
+        dropped = self.recorder.dropped  # lines that are no message, not kept, till now
         request = _REQUESTS[method](params)
         start = time.perf_counter()
         try:
@@ -358,11 +381,15 @@ class Session:
                 answer.error = _text(result.get("content")) or "isError: true (no text)"
         answer.latency_ms = round((time.perf_counter() - start) * 1000.0, 1)
         answer.line = self.recorder.request_line(mark, method)
-        unread = [n for n in self.recorder.raw if n > answer.line]
-        if answer.timed_out and answer.line and unread:  # perhaps the answer: say so
-            answer.error = (f"{answer.error}; meanwhile the server sent {len(unread)} "
-                            "line(s) that are no JSON-RPC message the SDK could read, the "
-                            f"first at line {unread[0]} of the session trace")
+        unread = ([n for n in self.recorder.raw if n > answer.line]
+                  if answer.timed_out and answer.line else [])
+        more = self.recorder.dropped - dropped
+        if answer.timed_out and answer.line and (unread or more):  # perhaps the answer
+            where = (f", the first at line {unread[0]} of the session trace" if unread
+                     else " (not kept in the session trace: too many)")
+            answer.error = (f"{answer.error}; meanwhile the server sent {len(unread) + more}"
+                            " line(s) that are no JSON-RPC message the SDK could read"
+                            + where)
         answer.sampling = self.sampled
         self.sampled = []
         return answer
