@@ -315,3 +315,44 @@ def test_an_expected_object_of_annotation_keys_is_a_config_error(ws: Workspace) 
         (7, 30, "this mapping's keys are all schema annotations (title, description, "
                 "default, …), so as a constraint it would hold for any value; to compare "
                 "with the object itself write const: {…} around it")]
+
+
+def test_a_scenario_with_a_problem_does_not_make_the_criteria_undefined(
+        ws: Workspace) -> None:
+    """Scenario A (happy_path, with output checks and behaviors) has one problem, a key
+    written without a value: that is the one problem. Before, A was left out of the
+    criteria's view and four more were said, each false: "'min_accuracy': no scenario has
+    output checks", "no scenario lists behaviors", "no scenario has category
+    'happy_path'; categories used: none" (twice for the composite)."""
+    suite = HEAD + """scenarios:
+  - id: A
+    category: happy_path
+    expect:
+      output: {contains: [refund], equals: }
+      behaviors: [{tool_called: lookup}]
+pass_criteria:
+  blocking: {min_accuracy: 0.9}
+  warning: {min_behavior_coverage: 0.5}
+  by_category: {happy_path: 0.9}
+  composite: {weights: {accuracy: 1}, min: 0.5}
+"""
+    # line 8: '      output: {contains: [refund], equals: }': equals at column 36
+    assert [(line, col) for line, col, _ in problems(ws, suite)] == [(8, 36)]
+
+
+def test_a_criterion_no_scenario_defines_is_still_said_when_all_compile(
+        ws: Workspace) -> None:
+    """The same suite with its problem fixed and no behaviors: the criterion on them is
+    undefined (line 11, '  warning: {min_behavior_coverage: 0.5}', the key at 13)."""
+    suite = HEAD + """scenarios:
+  - id: A
+    category: happy_path
+    expect:
+      output: {contains: [refund]}
+pass_criteria:
+  blocking: {min_accuracy: 0.9}
+  warning: {min_behavior_coverage: 0.5}
+  by_category: {happy_path: 0.9}
+"""
+    (line, col, message), = problems(ws, suite)
+    assert (line, col) == (11, 13) and "no scenario lists behaviors" in message

@@ -872,8 +872,14 @@ class _Compiler:
                          "them down: only their ratios count")
 
     # -- pass criteria
-    def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario]
+    def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario],
+                 complete: bool = True
                  ) -> tuple[list[Criterion], dict[str, float] | None, float | None]:
+        """The suite's criteria. ``complete``: every scenario compiled; when one did not
+        (its own problems are reported), what the scenarios define (output checks,
+        behaviors, categories) is not known, so no criterion is said to be undefined:
+        "no scenario has category 'happy_path'; categories used: none" was said of a
+        suite whose happy_path scenario had a typo."""
         base: Path = ("pass_criteria",)
         out: list[Criterion] = []
 
@@ -902,6 +908,8 @@ class _Compiler:
             "tool_precision": no_tools,
             "tool_recall": no_tools,
         }
+        if not complete:
+            unavailable = {}
         for kind, gates in (("blocking", pc.blocking), ("warning", pc.warning)):
             if gates is None:
                 continue
@@ -912,7 +920,7 @@ class _Compiler:
                                  f"{metric} is not defined")
                 out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
         for cat, rate in (pc.by_category or {}).items():
-            if cat not in categories:
+            if complete and cat not in categories:
                 known = ", ".join(sorted(categories)) or "none"
                 self.problem((*base, "by_category", cat),
                              f"no scenario has category '{cat}'{suggest(cat, categories)}; "
@@ -997,7 +1005,8 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             if not compiled and len(loader.problems) == before:
                 c.problem(("pass_criteria",), "pass_criteria needs scenarios: add a "
                           "'scenarios:' list (see docs/scenarios.md)")
-            criteria, weights, latency = c.criteria(pc, compiled)
+            criteria, weights, latency = c.criteria(pc, compiled,
+                                                    len(compiled) == len(raw or ()))
     run = None
     if data.get("judge") is not None or any(sc.judge for sc in compiled):
         from agent_eval.judge.compile import compile_run  # (start-up time)
