@@ -376,6 +376,15 @@ class _Loader:
             cfg = self.validate(spec.model, item, positions, path)
             if cfg is None:
                 self.check_policy_of(spec.model, item, path)
+                rest = _without_wrong_keys(spec.model, item)
+                if rest is not None:  # its other keys' problems too, in the same run
+                    ctx = CompileContext(file, positions, path, rest.id, tool_match,
+                                         self.policy, self.selectors)
+                    try:
+                        spec.compile(rest, ctx)
+                    except ConfigError as exc:
+                        self.problems.extend(p for p in exc.problems
+                                             if p not in self.problems)
                 continue
             assert isinstance(cfg, TestBase)
             ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy,
@@ -453,6 +462,31 @@ class _Loader:
 
             raise ConfigError(sorted(problems, key=position_of))
         return policy
+
+
+# keys whose absence changes what the test's other keys mean: without `strict: true` a
+# policy of no tools is a problem of its own, which dropping a misspelt `strict` would make
+_NOT_DROPPED = frozenset({"strict"})
+
+
+def _without_wrong_keys(model: type[BaseModel], item: dict[str, Any]) -> Any:
+    """A test that did not validate, without its keys that are wrong (a misspelt key, a
+    bad severity), when the rest validates: so that its other keys' problems (an empty
+    blocklist, an unknown @group) are reported in the same run, not after the first is
+    fixed. None when that cannot be told: a key that is required or whose absence changes
+    the rest is wrong, or a problem is not at a key of the test."""
+    try:
+        model.model_validate(item)
+    except ValidationError as exc:
+        wrong = {err["loc"][0] if err["loc"] else None for err in exc.errors()}
+    else:
+        return None
+    if not wrong or not wrong <= set(item) or wrong & _NOT_DROPPED:
+        return None
+    try:
+        return model.model_validate({k: v for k, v in item.items() if k not in wrong})
+    except ValidationError:
+        return None
 
 
 def _unsupported(dialect: str, file: str, line: int, col: int, what: str) -> Finding:
