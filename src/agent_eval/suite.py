@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_eval.checks import REGISTRY
 from agent_eval.checks.base import CompileContext, CompiledTest
-from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
+from agent_eval.config.models import PolicyFile, SuiteFile, TestBase, without_wrong_keys
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler
 from agent_eval.coverage import CoveragePlan
@@ -56,6 +56,9 @@ __all__ = ["CONFIG_NAMES", "Suite", "find_config", "inventory", "load_suite",
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
 NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
 LIVE_KEYS = ("servers", "probes", "tool_lock")  # live MCP (live/compile.py)
+# a test's keys whose absence changes what its other keys mean: without `strict: true` a
+# policy of no tools is a problem of its own, which dropping a wrong `strict` would make
+_NEEDED = frozenset({"strict"})
 
 
 def find_config(cwd: str | None = None) -> FsPath:
@@ -376,7 +379,7 @@ class _Loader:
             cfg = self.validate(spec.model, item, positions, path)
             if cfg is None:
                 self.check_policy_of(spec.model, item, path)
-                rest = _without_wrong_keys(spec.model, item)
+                rest = without_wrong_keys(spec.model, item, _NEEDED)
                 if rest is not None:  # its other keys' problems too, in the same run
                     ctx = CompileContext(file, positions, path, rest.id, tool_match,
                                          self.policy, self.selectors)
@@ -462,31 +465,6 @@ class _Loader:
 
             raise ConfigError(sorted(problems, key=position_of))
         return policy
-
-
-# keys whose absence changes what the test's other keys mean: without `strict: true` a
-# policy of no tools is a problem of its own, which dropping a misspelt `strict` would make
-_NOT_DROPPED = frozenset({"strict"})
-
-
-def _without_wrong_keys(model: type[BaseModel], item: dict[str, Any]) -> Any:
-    """A test that did not validate, without its keys that are wrong (a misspelt key, a
-    bad severity), when the rest validates: so that its other keys' problems (an empty
-    blocklist, an unknown @group) are reported in the same run, not after the first is
-    fixed. None when that cannot be told: a key that is required or whose absence changes
-    the rest is wrong, or a problem is not at a key of the test."""
-    try:
-        model.model_validate(item)
-    except ValidationError as exc:
-        wrong = {err["loc"][0] if err["loc"] else None for err in exc.errors()}
-    else:
-        return None
-    if not wrong or not wrong <= set(item) or wrong & _NOT_DROPPED:
-        return None
-    try:
-        return model.model_validate({k: v for k, v in item.items() if k not in wrong})
-    except ValidationError:
-        return None
 
 
 def _unsupported(dialect: str, file: str, line: int, col: int, what: str) -> Finding:

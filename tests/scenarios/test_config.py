@@ -356,3 +356,33 @@ pass_criteria:
 """
     (line, col, message), = problems(ws, suite)
     assert (line, col) == (11, 13) and "no scenario lists behaviors" in message
+
+
+def test_a_typo_in_a_scenario_does_not_hide_its_other_problems(ws: Workspace) -> None:
+    """A misspelt key made the scenario invalid, and the problems of its expect (an empty
+    forbidden_tools, an unknown @group) were said only once it was fixed."""
+    suite = HEAD + """scenarios:
+  - id: A
+    categry: happy_path
+    expect:
+      forbidden_tools: []
+      tools: ['@nope']
+"""
+    found = problems(ws, suite)
+    # line 6 '    categry: happy_path' (col 5); line 8 '      forbidden_tools: []'
+    # (col 7); line 9 "      tools: ['@nope']": '@nope' at column 15
+    assert sorted((line, col) for line, col, _ in found) == [(6, 5), (8, 7), (9, 15)]
+    assert any("unknown tool group '@nope'" in message for _, _, message in found)
+
+
+def test_a_wrong_expect_hides_what_depends_on_it(ws: Workspace) -> None:
+    """With its expect wrong, the scenario's thresholds are not judged without it:
+    "min_tool_recall needs expect.tools" would be said of a scenario whose tools key is
+    only misspelt."""
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {tols: [x]}
+    thresholds: {min_tool_recall: 1}
+"""
+    (line, col, message), = problems(ws, suite)
+    assert (line, col) == (6, 14) and "unknown key 'tols'" in message

@@ -17,6 +17,7 @@ from pathlib import Path as FsPath
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from agent_eval.config.models import without_wrong_keys
 from agent_eval.config.schema_compiler import (
     SchemaCompiler,
     SchemaError,
@@ -985,6 +986,11 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             continue  # reported by the suite model
         cfg = loader.validate(Scenario, item, positions, path)
         if cfg is None:
+            # the problems of its other keys too, in the same run (its thresholds and
+            # weights are judged by its expect: without that, nothing more is told)
+            rest = without_wrong_keys(Scenario, item, frozenset({"expect"}))
+            if isinstance(rest, Scenario):
+                c.scenario(len(compiled), i, rest)  # for its problems: not kept
             continue
         assert isinstance(cfg, Scenario)
         if cfg.id in seen:
