@@ -299,6 +299,12 @@ class _Compiler:
         return path, shown, self.ref(("tool_lock",), "tool_lock")
 
 
+# an empty term or pattern is found in every text: `contains: ''` passed whatever the tool
+# answered (`not_contains: ''` failed whatever it answered)
+EMPTY_TERM = ("an empty term is found in every text, so nothing would be checked; write the "
+              "text to look for")
+
+
 def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
                 problem: Callable[[str, str], None],
                 schema: Callable[[str, Any], tuple[Any, str]]) -> tuple[TextCheck, ...]:
@@ -312,12 +318,27 @@ def text_checks(expect: TextExpect, ref: Callable[[str], ConfigRef],
         value = getattr(expect, kind)
         where = ref(kind)
         shown = f"{kind}: {_short(value)}"
+        if value is None and kind != "equals":  # (equals: null is the JSON value null)
+            # read as not written, `contains:` with nothing after it checked nothing
+            problem(kind, f"'{kind}' is written without a value (null), so it checks "
+                    "nothing and would pass; give it a value or remove the key")
+            continue
         if kind in ("contains", "not_contains"):
             terms = [value] if isinstance(value, str) else list(value or [])
+            if not terms:  # every one of no terms is found: a pass whatever the text
+                problem(kind, f"'{kind}' is an empty list, so it checks nothing and would "
+                        "pass; give at least one term")
+                continue
+            if "" in terms:
+                problem(kind, EMPTY_TERM)
+                continue
             out.append(TextCheck(kind, where, shown, terms=tuple(fold(t) for t in terms)))
         elif kind == "equals":
             out.append(TextCheck(kind, where, shown, value=value))
         elif kind == "regex":
+            if value == "":
+                problem(kind, EMPTY_TERM)
+                continue
             try:
                 rx = compile_python(str(value))  # RE2: linear time on any output
             except RegexError as exc:
