@@ -719,3 +719,16 @@ def test_a_config_path_that_is_no_regular_file_says_what_it_is(tmp_path: Path) -
         with pytest.raises(ConfigError) as exc:
             load_suite(path, dialect="native")
         assert exc.value.problems == [f"{path}: {why}"]
+
+
+def test_a_union_field_says_what_is_wrong_once(tmp_path: Path) -> None:
+    """``traces`` and ``tools`` take a glob or a list of globs: a list with a number in it
+    was also "traces: Input should be a valid string", though the list is fine but for
+    its item, and a mapping was two problems at one key."""
+    suite = ("suite: s\ntraces: [a.jsonl, 3]\ntests:\n  - id: a\n    metric: args_valid\n"
+             "    policy: p.yaml\n    tools: {x: 1}\n")
+    # line 2 'traces: [a.jsonl, 3]': the 3 at column 19; line 7 '    tools: {x: 1}'
+    assert problems_of(tmp_path, suite, {"p.yaml": "tools: {x: {}}\n"}) == [
+        ("agent-eval.yaml", 2, 19, "traces[1]: Input should be a valid string (got 3)"),
+        ("agent-eval.yaml", 7, 5, "tools: Input should be a valid string or a valid list"),
+    ]

@@ -338,9 +338,12 @@ class _Loader:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            from agent_eval.config.describe import describe  # (start-up time: on errors only)
+            from agent_eval.config.describe import (  # (start-up time: on errors only)
+                describe,
+                union_noise,
+            )
 
-            for err in exc.errors():
+            for err in union_noise(exc.errors(), data):
                 self.problems.append(describe(err, model, data, positions, prefix))
             return None
 
