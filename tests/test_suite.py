@@ -729,6 +729,20 @@ def test_a_union_field_says_what_is_wrong_once(tmp_path: Path) -> None:
              "    policy: p.yaml\n    tools: {x: 1}\n")
     # line 2 'traces: [a.jsonl, 3]': the 3 at column 19; line 7 '    tools: {x: 1}'
     assert problems_of(tmp_path, suite, {"p.yaml": "tools: {x: {}}\n"}) == [
-        ("agent-eval.yaml", 2, 19, "traces[1]: Input should be a valid string (got 3)"),
+        ("agent-eval.yaml", 2, 19, "traces[1]: Input should be a valid string (got 3); "
+                                   "quote the value to write it as text"),
         ("agent-eval.yaml", 7, 5, "tools: Input should be a valid string or a valid list"),
+    ]
+
+
+def test_a_number_where_a_text_is_wanted_says_to_quote_it(tmp_path: Path) -> None:
+    """``suite: 2024`` and ``id: 123`` are numbers to YAML: the problem said what was
+    wanted, not how to write it."""
+    suite = ("suite: 2024\ntests:\n  - id: 123\n    metric: tool_blocklist\n"
+             "    blocklist: [x]\n")
+    assert problems_of(tmp_path, suite) == [
+        ("agent-eval.yaml", 1, 1, "suite: Input should be a valid string (got 2024); quote "
+                                  "the value to write it as text"),
+        ("agent-eval.yaml", 3, 5, "id: Input should be a valid string (got 123); quote the "
+                                  "value to write it as text"),
     ]

@@ -179,6 +179,10 @@ def describe(err: Any, model: type[BaseModel], data: Any, positions: Positions,
     shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
     if kind in ("value_error", "assertion_error"):
         shown = ""
+    if kind == "string_type" and isinstance(got, int | float):
+        # `suite: 2024`, `id: 123`: YAML reads a number (or true/false) where a text is
+        # wanted; quoted, it is the text as written
+        shown += "; quote the value to write it as text"
     if kind == "literal_error" and isinstance(got, str):
         # one of a fixed set (output.format, sequence_mode, ...): the closest one
         shown += suggest(got, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
