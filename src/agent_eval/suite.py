@@ -307,7 +307,7 @@ class _Loader:
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
         scenarios = None
-        if "scenarios" in data or "pass_criteria" in data or "judge" in data:
+        if any(k in data for k in ("scenarios", "pass_criteria", "judge", "weights")):
             # lazy for start-up time: the scenario models are large, and many suites have none
             from agent_eval.scenarios.compile import compile_scenarios
 

@@ -386,3 +386,35 @@ def test_a_wrong_expect_hides_what_depends_on_it(ws: Workspace) -> None:
 """
     (line, col, message), = problems(ws, suite)
     assert (line, col) == (6, 14) and "unknown key 'tols'" in message
+
+
+def test_suite_weights_are_validated_without_scenarios(ws: Workspace) -> None:
+    """`weights:` was validated only beside scenarios: with tests alone a misspelt key
+    (and any value) was accepted without a word. It is checked, and said to weigh
+    nothing, as pass_criteria without scenarios is."""
+    suite = HEAD + ("weights: {tool_acuracy: 1}\n"
+                    "tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n")
+    (line, col, message), = problems(ws, suite)
+    # line 4 'weights: {tool_acuracy: 1}': the key at column 11
+    assert (line, col) == (4, 11) and "unknown key 'tool_acuracy'" in message
+    suite = HEAD + ("weights: {tool_accuracy: 1}\n"
+                    "tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n")
+    assert problems(ws, suite) == [
+        (4, 1, "weights are the score weights of scenarios, and the suite has none: add a "
+               "'scenarios:' list or remove the key")]
+
+
+def test_suite_weights_of_a_category_no_scenario_has(ws: Workspace) -> None:
+    """A misspelt category under weights.by_category applied its weights to no scenario:
+    the adversarial scenario was scored with the suite's weights, without a word."""
+    suite = HEAD + """weights:
+  by_category: {adverserial: {sequence: 1}}
+scenarios:
+  - id: A
+    category: adversarial
+    expect: {tools: [a], sequence: [a]}
+"""
+    # line 5 '  by_category: {adverserial: {sequence: 1}}': the category at column 17
+    assert problems(ws, suite) == [
+        (5, 17, "no scenario has category 'adverserial' (did you mean 'adversarial'?); "
+                "categories used: adversarial")]

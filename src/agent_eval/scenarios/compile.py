@@ -974,6 +974,12 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             from agent_eval.judge.compile import compile_run  # (start-up time)
 
             compile_run(c, data, positions, root, [])
+        # validated too (`weights: {tool_acuracy: 1}` was never read, so never said), and
+        # said to weigh nothing, as pass_criteria without scenarios is
+        if data.get("weights") is not None and loader.validate(
+                SuiteWeights, data["weights"], positions, ("weights",)) is not None:
+            c.problem(("weights",), "weights are the score weights of scenarios, and the "
+                      "suite has none: add a 'scenarios:' list or remove the key")
         return None
     before = len(loader.problems)
     if data.get("weights") is not None:
@@ -1013,6 +1019,16 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
                           "'scenarios:' list (see docs/scenarios.md)")
             criteria, weights, latency = c.criteria(pc, compiled,
                                                     len(compiled) == len(raw or ()))
+    by_category = c.suite_weights.by_category if c.suite_weights is not None else None
+    if by_category and compiled and len(compiled) == len(raw or ()):
+        # a category no scenario has: its weights applied to none (a misspelt
+        # 'adverserial' left the adversarial scenarios on the suite's weights)
+        categories = {sc.category for sc in compiled if sc.category is not None}
+        for cat in by_category:
+            if cat not in categories:
+                c.problem(("weights", "by_category", cat),
+                          f"no scenario has category '{cat}'{suggest(cat, categories)}; "
+                          f"categories used: {', '.join(sorted(categories)) or 'none'}")
     run = None
     if data.get("judge") is not None or any(sc.judge for sc in compiled):
         from agent_eval.judge.compile import compile_run  # (start-up time)
