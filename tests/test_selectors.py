@@ -217,3 +217,19 @@ def test_an_empty_tool_name_anywhere_in_a_field_is_a_config_error(
     with pytest.raises(ConfigError) as info:
         load_suite(tmp_path / "agent-eval.yaml")
     assert info.value.problems == [f"agent-eval.yaml:{where}: {EMPTY_NAME}"]
+
+
+@pytest.mark.parametrize(("key", "col"), [("''", 3), ("' '", 3), ("'@'", 3)])
+def test_an_empty_group_name_says_so(tmp_path: Path, key: str, col: int) -> None:
+    """A group named '' (or blank, or '@' alone): it said "write it without '@' (use it
+    as '@')", which no group can be. The error is at the name (line 4, column 3)."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntool_groups:\n'
+        f"  {key}: [x]\n"
+        "tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_suite(tmp_path / "agent-eval.yaml")
+    name = key.strip("'")
+    assert info.value.problems == [
+        f"agent-eval.yaml:4:{col}: group name '{name}' is empty; give the group a name, "
+        "and use it as '@NAME'"]

@@ -369,6 +369,43 @@ def test_a_typo_in_the_test_does_not_hide_its_policy_problems(tmp_path: Path) ->
     ]
 
 
+EMPTY_LIST = ("an empty list names no tool, so nothing would be checked; name at least one "
+              "tool (a name, a glob or @group)")
+
+
+def test_a_typo_in_the_test_does_not_hide_its_other_problems(tmp_path: Path) -> None:
+    """All problems at once (docs/config.md): a misspelt key or a bad severity made the
+    test invalid, and its empty blocklist, its rule's empty list and its unknown @group
+    were said only once that was fixed (three runs for one file)."""
+    suite = ("suite: s\ntests:\n"
+             "  - id: a\n    metric: tool_blocklist\n    blocklist: []\n"
+             "    severity: warn\n"
+             "  - id: b\n    metric: sequence_valid\n    descripton: x\n    rules:\n"
+             "      - {type: require, tools: []}\n"
+             "      - {type: never_after, first: '@secrets', then: upload}\n")
+    found = [(line, col, msg) for _, line, col, msg in problems_of(tmp_path, suite)]
+    # test a: severity at line 6, blocklist at line 5 (col 5); test b: descripton at
+    # line 9; line 11 '      - {type: require, tools: []}': the key tools at column 25;
+    # line 12 '      - {type: never_after, first: '@secrets', then: upload}': the key
+    # first at column 29
+    assert [(line, col) for line, col, _ in found] == [(6, 5), (5, 5), (9, 5), (11, 25),
+                                                       (12, 29)]
+    assert found[1][2] == EMPTY_LIST and found[3][2] == EMPTY_LIST
+    assert found[4][2].startswith("unknown tool group '@secrets'")
+
+
+def test_a_wrong_key_the_test_cannot_do_without_hides_nothing_else(tmp_path: Path) -> None:
+    """Only the wrong key itself is said when the rest cannot be checked without it (a
+    required key, or `strict`, without which a policy of no tools is a problem)."""
+    suite = ("suite: s\ntests:\n  - id: a\n    metric: tool_blocklist\n    blocklist: 3\n"
+             "    severity: warn\n"
+             "  - id: b\n    metric: args_valid\n    policy: p.yaml\n    strict: maybe\n")
+    found = problems_of(tmp_path, suite, {"p.yaml": "tools: {}\n"})
+    # blocklist (line 5) and severity (line 6) of a; strict (line 10) of b, and not
+    # "policy 'p.yaml' has no tools"
+    assert sorted((line, col) for _, line, col, _ in found) == [(5, 5), (6, 5), (10, 5)]
+
+
 def test_an_invalid_test_with_a_missing_policy_says_both(tmp_path: Path) -> None:
     suite = ("suite: s\ntests:\n  - id: a\n    metric: args_valid\n    policy: nope.yaml\n"
              "    severity: fatal\n")
@@ -682,3 +719,30 @@ def test_a_config_path_that_is_no_regular_file_says_what_it_is(tmp_path: Path) -
         with pytest.raises(ConfigError) as exc:
             load_suite(path, dialect="native")
         assert exc.value.problems == [f"{path}: {why}"]
+
+
+def test_a_union_field_says_what_is_wrong_once(tmp_path: Path) -> None:
+    """``traces`` and ``tools`` take a glob or a list of globs: a list with a number in it
+    was also "traces: Input should be a valid string", though the list is fine but for
+    its item, and a mapping was two problems at one key."""
+    suite = ("suite: s\ntraces: [a.jsonl, 3]\ntests:\n  - id: a\n    metric: args_valid\n"
+             "    policy: p.yaml\n    tools: {x: 1}\n")
+    # line 2 'traces: [a.jsonl, 3]': the 3 at column 19; line 7 '    tools: {x: 1}'
+    assert problems_of(tmp_path, suite, {"p.yaml": "tools: {x: {}}\n"}) == [
+        ("agent-eval.yaml", 2, 19, "traces[1]: Input should be a valid string (got 3); "
+                                   "quote the value to write it as text"),
+        ("agent-eval.yaml", 7, 5, "tools: Input should be a valid string or a valid list"),
+    ]
+
+
+def test_a_number_where_a_text_is_wanted_says_to_quote_it(tmp_path: Path) -> None:
+    """``suite: 2024`` and ``id: 123`` are numbers to YAML: the problem said what was
+    wanted, not how to write it."""
+    suite = ("suite: 2024\ntests:\n  - id: 123\n    metric: tool_blocklist\n"
+             "    blocklist: [x]\n")
+    assert problems_of(tmp_path, suite) == [
+        ("agent-eval.yaml", 1, 1, "suite: Input should be a valid string (got 2024); quote "
+                                  "the value to write it as text"),
+        ("agent-eval.yaml", 3, 5, "id: Input should be a valid string (got 123); quote the "
+                                  "value to write it as text"),
+    ]

@@ -345,3 +345,20 @@ def test_yaml11_octal_and_base_60_numbers_as_values_are_noted_where_written() ->
     assert [positions.misread(("b", k)) for k in range(2, 7)] == [None] * 5
     binary = positions.misread(("c",))
     assert binary is not None and "'0b101' is read by YAML as the number 5," in binary
+
+
+@pytest.mark.parametrize(("text", "at", "tag"), [
+    # a scalar starts at its tag: column 4 of "a: !!python/object:os.system x"
+    ("a: !!python/object:os.system x\n", (1, 4), "!!python/object:os.system"),
+    ("a: 1\nb: !local 3\n", (2, 4), "!local"),
+])
+def test_a_tag_on_a_value_is_said_as_on_a_mapping(text: str, at: tuple[int, int],
+                                                  tag: str) -> None:
+    """A tagged value was refused with PyYAML's own text: "could not determine a
+    constructor for the tag 'tag:yaml.org,2002:python/object:os.system'" and, on a line of
+    its own (shown as \\x0a), 'in "<unicode string>", line 1, column 8'."""
+    with pytest.raises(ConfigError) as exc:
+        load_yaml(text, "s.yaml")
+    assert exc.value.problems == [
+        f"s.yaml:{at[0]}:{at[1]}: the YAML tag '{tag}' is not supported: agent-eval reads "
+        "plain mappings, lists and values; remove the tag"]

@@ -455,7 +455,13 @@ class Groups:
                                "mapping of group name -> tools"]
         for name, value in raw.items():
             path: Path = ("tool_groups", name)
-            if name.startswith(GROUP_PREFIX) or not name.strip():
+            if not name.lstrip(GROUP_PREFIX).strip():
+                # (it said "write it without '@' (use it as '@')")
+                problems.append(f"{positions.where(path)}: group name '{name}' is empty; "
+                                "give the group a name, and use it as '@NAME'")
+                invalid.add(name.lstrip(GROUP_PREFIX))
+                continue
+            if name.startswith(GROUP_PREFIX):
                 problems.append(f"{positions.where(path)}: group name '{name}': write it "
                                 f"without '{GROUP_PREFIX}' (use it as '@{name.lstrip('@')}')")
                 invalid.add(name.lstrip(GROUP_PREFIX))

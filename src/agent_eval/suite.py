@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_eval.checks import REGISTRY
 from agent_eval.checks.base import CompileContext, CompiledTest
-from agent_eval.config.models import PolicyFile, SuiteFile, TestBase
+from agent_eval.config.models import PolicyFile, SuiteFile, TestBase, without_wrong_keys
 from agent_eval.config.policy import Policy, compile_policy
 from agent_eval.config.schema_compiler import SchemaCompiler
 from agent_eval.coverage import CoveragePlan
@@ -56,6 +56,9 @@ __all__ = ["CONFIG_NAMES", "Suite", "find_config", "inventory", "load_suite",
 CONFIG_NAMES = ("agent-eval.yaml", "agent-eval.yml", ".agent-eval.yaml", "mcp-eval.yaml")
 NOT_YET: dict[str, str] = {}  # top-level keys not available yet -> why
 LIVE_KEYS = ("servers", "probes", "tool_lock")  # live MCP (live/compile.py)
+# a test's keys whose absence changes what its other keys mean: without `strict: true` a
+# policy of no tools is a problem of its own, which dropping a wrong `strict` would make
+_NEEDED = frozenset({"strict"})
 
 
 def find_config(cwd: str | None = None) -> FsPath:
@@ -304,7 +307,7 @@ class _Loader:
         tests = self.compile_tests(tool_match, raw_tests if isinstance(raw_tests, list) else [],
                                    positions, file)
         scenarios = None
-        if "scenarios" in data or "pass_criteria" in data or "judge" in data:
+        if any(k in data for k in ("scenarios", "pass_criteria", "judge", "weights")):
             # lazy for start-up time: the scenario models are large, and many suites have none
             from agent_eval.scenarios.compile import compile_scenarios
 
@@ -335,9 +338,12 @@ class _Loader:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            from agent_eval.config.describe import describe  # (start-up time: on errors only)
+            from agent_eval.config.describe import (  # (start-up time: on errors only)
+                describe,
+                union_noise,
+            )
 
-            for err in exc.errors():
+            for err in union_noise(exc.errors(), data):
                 self.problems.append(describe(err, model, data, positions, prefix))
             return None
 
@@ -376,6 +382,15 @@ class _Loader:
             cfg = self.validate(spec.model, item, positions, path)
             if cfg is None:
                 self.check_policy_of(spec.model, item, path)
+                rest = without_wrong_keys(spec.model, item, _NEEDED)
+                if rest is not None:  # its other keys' problems too, in the same run
+                    ctx = CompileContext(file, positions, path, rest.id, tool_match,
+                                         self.policy, self.selectors)
+                    try:
+                        spec.compile(rest, ctx)
+                    except ConfigError as exc:
+                        self.problems.extend(p for p in exc.problems
+                                             if p not in self.problems)
                 continue
             assert isinstance(cfg, TestBase)
             ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy,

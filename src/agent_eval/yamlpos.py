@@ -259,10 +259,7 @@ class _Builder:
         if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _PLAIN:
             # `!!set`, `!!omap`, `!!python/object:…`: built as a plain mapping or list,
             # the tag would be silently ignored (a scalar's is refused by the constructor)
-            tag = str(node.tag).replace(_YAML_TAG, "!!")
-            shown = tag if len(tag) <= 64 else f"{tag[:64]}…"
-            raise self._err(node, f"the YAML tag '{shown}' is not supported: agent-eval reads "
-                            "plain mappings, lists and values; remove the tag")
+            raise self._err(node, _unsupported_tag(node))
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -290,6 +287,13 @@ class _Builder:
             return str(node.value)
         try:
             value = self.constructor.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError as exc:
+            if node.tag in self.constructor.yaml_constructors:
+                raise self._err(node, f"cannot read this value: {exc.problem}") from None
+            # a tag no constructor has (`!!python/object:…`, `!local`): said as a
+            # collection's is (it was PyYAML's text, with its own "in <unicode string>,
+            # line 1, column 8" on a second line)
+            raise self._err(node, _unsupported_tag(node)) from None
         except yaml.YAMLError as exc:
             raise self._err(node, f"cannot read this value: {exc}") from None
         if _misread(str(node.value), value):
@@ -299,6 +303,13 @@ class _Builder:
     def _err(self, node: yaml.Node, message: str) -> ConfigError:
         pos = _pos(node)
         return ConfigError.at(self.positions.file, pos.line, pos.col, message)
+
+
+def _unsupported_tag(node: yaml.Node) -> str:
+    tag = str(node.tag).replace(_YAML_TAG, "!!")
+    shown = tag if len(tag) <= 64 else f"{tag[:64]}…"
+    return (f"the YAML tag '{shown}' is not supported: agent-eval reads plain mappings, "
+            "lists and values; remove the tag")
 
 
 # YAML 1.1 integers that YAML 1.2 (and a reader of the file) take for text: an octal

@@ -291,3 +291,16 @@ def test_an_argument_condition_of_annotation_keys_is_a_config_error(tmp_path: Pa
         "agent-eval.yaml:6:46: this mapping's keys are all schema annotations (title, "
         "description, default, …), so as a constraint it would hold for any value; to "
         "compare with the object itself write const: {…} around it"]
+
+
+def test_a_condition_of_no_type_is_a_config_error(tmp_path: Path) -> None:
+    """``{command: {type: []}}`` selected no call (no value is of no type), so the
+    blocklist let ``rm -rf /`` through and the run passed. The error is at the ``type``
+    key: line 6, '    blocklist: [{tool: bash, args: {command: {type: []}}}]', column 47."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntests:\n  - id: b\n    metric: tool_blocklist\n'
+        "    blocklist: [{tool: bash, args: {command: {type: []}}}]\n")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    assert exc.value.problems == [
+        "agent-eval.yaml:6:47: 'type' must be a type name or a non-empty list of type names"]

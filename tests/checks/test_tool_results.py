@@ -345,3 +345,34 @@ def test_an_args_value_written_off_is_a_config_error(tmp_path: Path) -> None:
     assert config_problems(tmp_path, ONE_TEST + entry) == [
         "agent-eval.yaml:7:34: 'off' is read by YAML as the boolean false, not as the text "
         "'off'; quote it (\"off\") to compare with the text, or write false for the boolean"]
+
+
+@pytest.mark.parametrize(("check", "col", "message"), [
+    # line 8: "      - {tool: refund, expect_result: {KEY: …}}": the "{" at column
+    # 39, KEY at 40
+    ("contains: []", 40, "'contains' is an empty list, so it checks nothing and would pass; "
+                         "add a term or remove the key"),
+    ("not_contains: []", 40, "'not_contains' is an empty list, so it checks nothing and "
+                             "would pass; add a term or remove the key"),
+    ("contains: ", 40, "'contains' is written without a value (null), so it checks nothing "
+                       "and would pass; give it a value or remove the key"),
+    ("contains: ''", 40, "'contains' has an empty term, which is found in every text; write "
+                         "the text to look for"),
+    ("contains: [ok, '']", 40, "'contains' has an empty term, which is found in every text; "
+                               "write the text to look for"),
+    ("regex: ''", 40, "an empty regular expression is found in every text, so it checks "
+                      "nothing and would pass; write the pattern to look for"),
+])
+def test_a_text_check_that_checks_nothing_is_a_config_error(
+        tmp_path: Path, check: str, col: int, message: str) -> None:
+    """Each of these passed a call whose result was "totally unrelated" (verdict pass,
+    exit 0): no terms are all found, an empty term and an empty pattern are found in
+    every text, and a key written without a value was read as not written. As in a
+    scenario's expect.output (docs/scenarios.md), each is a config error at its key."""
+    (tmp_path / "agent-eval.yaml").write_text(
+        'version: "1"\nsuite: s\ntraces: t.jsonl\ntests:\n  - id: r\n'
+        "    metric: tool_results\n    calls:\n"
+        f"      - {{tool: refund, expect_result: {{{check}}}}}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "agent-eval.yaml")
+    assert exc.value.problems == [f"agent-eval.yaml:8:{col}: {message}"]

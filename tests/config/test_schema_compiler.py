@@ -1000,6 +1000,9 @@ def test_unknown_keyword_in_then_without_if_is_still_an_error() -> None:
      "1:1: 'dependentRequired' must be a mapping of property names to lists of names"),
     ("minLength: -1\n", "1:1: 'minLength' must be a whole number ≥ 0"),
     ("enum: []\n", "1:1: 'enum' must be a non-empty list"),
+    # no type allowed no value (JSON Schema's meta-schema asks for at least one): a policy
+    # failed every call ("Expected , got string"), a blocklist's {type: []} blocked none
+    ("type: []\n", "1:1: 'type' must be a type name or a non-empty list of type names"),
     ("anyOf: []\n", "1:1: 'anyOf' must be a non-empty list of schemas"),
     ("required: true\n", "1:1: 'required: true' applies to an argument or a property"),
     ("properties:\n  a: string\n", "2:3: a schema must be a mapping or true/false, not string"),

@@ -335,3 +335,106 @@ def test_an_expected_object_of_annotation_keys_is_a_config_error(ws: Workspace) 
         (7, 30, "this mapping's keys are all schema annotations (title, description, "
                 "default, …), so as a constraint it would hold for any value; to compare "
                 "with the object itself write const: {…} around it")]
+
+
+def test_a_scenario_with_a_problem_does_not_make_the_criteria_undefined(
+        ws: Workspace) -> None:
+    """Scenario A (happy_path, with output checks and behaviors) has one problem, a key
+    written without a value: that is the one problem. Before, A was left out of the
+    criteria's view and four more were said, each false: "'min_accuracy': no scenario has
+    output checks", "no scenario lists behaviors", "no scenario has category
+    'happy_path'; categories used: none" (twice for the composite)."""
+    suite = HEAD + """scenarios:
+  - id: A
+    category: happy_path
+    expect:
+      output: {contains: [refund], regex: }
+      behaviors: [{tool_called: lookup}]
+pass_criteria:
+  blocking: {min_accuracy: 0.9}
+  warning: {min_behavior_coverage: 0.5}
+  by_category: {happy_path: 0.9}
+  composite: {weights: {accuracy: 1}, min: 0.5}
+"""
+    # line 8: '      output: {contains: [refund], regex: }': regex at column 36
+    assert [(line, col) for line, col, _ in problems(ws, suite)] == [(8, 36)]
+
+
+def test_a_criterion_no_scenario_defines_is_still_said_when_all_compile(
+        ws: Workspace) -> None:
+    """The same suite with its problem fixed and no behaviors: the criterion on them is
+    undefined (line 11, '  warning: {min_behavior_coverage: 0.5}', the key at 13)."""
+    suite = HEAD + """scenarios:
+  - id: A
+    category: happy_path
+    expect:
+      output: {contains: [refund]}
+pass_criteria:
+  blocking: {min_accuracy: 0.9}
+  warning: {min_behavior_coverage: 0.5}
+  by_category: {happy_path: 0.9}
+"""
+    (line, col, message), = problems(ws, suite)
+    assert (line, col) == (11, 13) and "no scenario lists behaviors" in message
+
+
+def test_a_typo_in_a_scenario_does_not_hide_its_other_problems(ws: Workspace) -> None:
+    """A misspelt key made the scenario invalid, and the problems of its expect (an empty
+    forbidden_tools, an unknown @group) were said only once it was fixed."""
+    suite = HEAD + """scenarios:
+  - id: A
+    categry: happy_path
+    expect:
+      forbidden_tools: []
+      tools: ['@nope']
+"""
+    found = problems(ws, suite)
+    # line 6 '    categry: happy_path' (col 5); line 8 '      forbidden_tools: []'
+    # (col 7); line 9 "      tools: ['@nope']": '@nope' at column 15
+    assert sorted((line, col) for line, col, _ in found) == [(6, 5), (8, 7), (9, 15)]
+    assert any("unknown tool group '@nope'" in message for _, _, message in found)
+
+
+def test_a_wrong_expect_hides_what_depends_on_it(ws: Workspace) -> None:
+    """With its expect wrong, the scenario's thresholds are not judged without it:
+    "min_tool_recall needs expect.tools" would be said of a scenario whose tools key is
+    only misspelt."""
+    suite = HEAD + """scenarios:
+  - id: A
+    expect: {tols: [x]}
+    thresholds: {min_tool_recall: 1}
+"""
+    (line, col, message), = problems(ws, suite)
+    assert (line, col) == (6, 14) and "unknown key 'tols'" in message
+
+
+def test_suite_weights_are_validated_without_scenarios(ws: Workspace) -> None:
+    """`weights:` was validated only beside scenarios: with tests alone a misspelt key
+    (and any value) was accepted without a word. It is checked, and said to weigh
+    nothing, as pass_criteria without scenarios is."""
+    suite = HEAD + ("weights: {tool_acuracy: 1}\n"
+                    "tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n")
+    (line, col, message), = problems(ws, suite)
+    # line 4 'weights: {tool_acuracy: 1}': the key at column 11
+    assert (line, col) == (4, 11) and "unknown key 'tool_acuracy'" in message
+    suite = HEAD + ("weights: {tool_accuracy: 1}\n"
+                    "tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n")
+    assert problems(ws, suite) == [
+        (4, 1, "weights are the score weights of scenarios, and the suite has none: add a "
+               "'scenarios:' list or remove the key")]
+
+
+def test_suite_weights_of_a_category_no_scenario_has(ws: Workspace) -> None:
+    """A misspelt category under weights.by_category applied its weights to no scenario:
+    the adversarial scenario was scored with the suite's weights, without a word."""
+    suite = HEAD + """weights:
+  by_category: {adverserial: {sequence: 1}}
+scenarios:
+  - id: A
+    category: adversarial
+    expect: {tools: [a], sequence: [a]}
+"""
+    # line 5 '  by_category: {adverserial: {sequence: 1}}': the category at column 17
+    assert problems(ws, suite) == [
+        (5, 17, "no scenario has category 'adverserial' (did you mean 'adversarial'?); "
+                "categories used: adversarial")]

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from agent_eval.textdist import suggest
 from agent_eval.yamlpos import Path, Positions
 
-__all__ = ["describe", "position_of"]
+__all__ = ["describe", "position_of", "union_noise"]
 
 
 def position_of(problem: str) -> tuple[int, int]:
@@ -39,6 +39,37 @@ def _walk(data: Any, loc: tuple[Any, ...], kind: str) -> Path:
         elif n == len(loc) - 1 and isinstance(step, str) and kind == "missing":
             path.append(step)
     return tuple(path)
+
+
+def union_noise(errors: list[Any], data: Any) -> list[Any]:
+    """The errors of a union (``str | list[str]``, ``bool | TextExpect``) as one says them:
+    pydantic reports each member's failure, so ``traces: [a, 3]`` was also "traces: Input
+    should be a valid string", though a list is fine, and ``forbidden_tools: {a: 1}`` was
+    two problems at one key. A member's type error at a value ("Input should be a valid
+    string") is dropped when the value has the shape of another member, which says what is
+    wrong (an error inside the value, or another kind of error at it); the members' type
+    errors at one value become one ("a valid string or a valid list")."""
+    paths = [_walk(data, tuple(e["loc"]), e["type"]) for e in errors]
+    member = [str(e["type"]).endswith("_type") and len(e["loc"]) > len(path)
+              and isinstance(e["loc"][-1], str) for e, path in zip(errors, paths, strict=True)]
+    out: list[Any] = []
+    merged: dict[Path, Any] = {}
+    for e, path, is_member in zip(errors, paths, member, strict=True):
+        if not is_member:
+            out.append(e)
+            continue
+        if any(other[:len(path)] == path and (len(other) > len(path) or not m)
+               for other, m in zip(paths, member, strict=True)):
+            continue  # the member the value has the shape of says what is wrong
+        first = merged.get(path)
+        if first is None:
+            merged[path] = e = dict(e)
+            out.append(e)
+        else:
+            want = str(e["msg"]).removeprefix("Input should be ")
+            if want not in first["msg"]:
+                first["msg"] = f"{first['msg']} or {want}"
+    return out
 
 
 def _unwrap(annotation: Any, value: Any) -> Any:
@@ -148,6 +179,10 @@ def describe(err: Any, model: type[BaseModel], data: Any, positions: Positions,
     shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
     if kind in ("value_error", "assertion_error"):
         shown = ""
+    if kind == "string_type" and isinstance(got, int | float):
+        # `suite: 2024`, `id: 123`: YAML reads a number (or true/false) where a text is
+        # wanted; quoted, it is the text as written
+        shown += "; quote the value to write it as text"
     if kind == "literal_error" and isinstance(got, str):
         # one of a fixed set (output.format, sequence_mode, ...): the closest one
         shown += suggest(got, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))

@@ -118,6 +118,28 @@ class Strict(BaseModel):
         return data
 
 
+def without_wrong_keys(model: type[BaseModel], item: dict[str, Any],
+                       needed: frozenset[str] = frozenset()) -> Any:
+    """``item`` (a test, a scenario) that did not validate as ``model``, validated without
+    its keys that are wrong (a misspelt key, a bad severity), when the rest validates: so
+    that the problems of its other keys (an empty blocklist, an unknown @group) are said in
+    the same run, not after the first is fixed. None when that cannot be told: a wrong key
+    is required, or one of ``needed`` (keys the others depend on), or a problem is not at
+    a key of the item."""
+    try:
+        model.model_validate(item)
+    except ValidationError as exc:
+        wrong = {err["loc"][0] if err["loc"] else None for err in exc.errors()}
+    else:
+        return None
+    if not wrong or not wrong <= set(item) or wrong & needed:
+        return None
+    try:
+        return model.model_validate({k: v for k, v in item.items() if k not in wrong})
+    except ValidationError:
+        return None
+
+
 def _number_field(field: FieldInfo) -> bool:
     """Whether a field takes a number and no boolean (a type with a before-validator of
     its own judges a boolean itself: a rate says "not a rate")."""

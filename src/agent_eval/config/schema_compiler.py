@@ -872,6 +872,9 @@ class SchemaCompiler:
 
     def _kw_type(self, node: dict[str, Any], path: Path, key: str, value: Any) -> Validator:
         names = value if isinstance(value, list) else [value]
+        # (type: [] allowed no value: a policy failed every call, with "Expected , got
+        # string", and a selector's condition selected none, so its blocklist passed)
+        self._need(bool(names), path, key, "a type name or a non-empty list of type names")
         for n in names:
             if n not in JSON_TYPES:
                 raise self.fail((*path, key), f"unknown type '{n}'; use one of "

@@ -17,6 +17,7 @@ from pathlib import Path as FsPath
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from agent_eval.config.models import without_wrong_keys
 from agent_eval.config.schema_compiler import (
     SchemaCompiler,
     SchemaError,
@@ -910,8 +911,14 @@ class _Compiler:
             sc.weights = scaled(weights, [k for k, v in configured.items() if v])
 
     # -- pass criteria
-    def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario]
+    def criteria(self, pc: PassCriteria, scenarios: list[CompiledScenario],
+                 complete: bool = True
                  ) -> tuple[list[Criterion], dict[str, float] | None, float | None]:
+        """The suite's criteria. ``complete``: every scenario compiled; when one did not
+        (its own problems are reported), what the scenarios define (output checks,
+        behaviors, categories) is not known, so no criterion is said to be undefined:
+        "no scenario has category 'happy_path'; categories used: none" was said of a
+        suite whose happy_path scenario had a typo."""
         base: Path = ("pass_criteria",)
         out: list[Criterion] = []
 
@@ -940,6 +947,8 @@ class _Compiler:
             "tool_precision": no_tools,
             "tool_recall": no_tools,
         }
+        if not complete:
+            unavailable = {}
         for kind, gates in (("blocking", pc.blocking), ("warning", pc.warning)):
             if gates is None:
                 continue
@@ -950,7 +959,7 @@ class _Compiler:
                                  f"{metric} is not defined")
                 out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
         for cat, rate in (pc.by_category or {}).items():
-            if cat not in categories:
+            if complete and cat not in categories:
                 known = ", ".join(sorted(categories)) or "none"
                 self.problem((*base, "by_category", cat),
                              f"no scenario has category '{cat}'{suggest(cat, categories)}; "
@@ -1015,6 +1024,12 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             from agent_eval.judge.compile import compile_run  # (start-up time)
 
             compile_run(c, data, positions, root, [])
+        # validated too (`weights: {tool_acuracy: 1}` was never read, so never said), and
+        # said to weigh nothing, as pass_criteria without scenarios is
+        if data.get("weights") is not None and loader.validate(
+                SuiteWeights, data["weights"], positions, ("weights",)) is not None:
+            c.problem(("weights",), "weights are the score weights of scenarios, and the "
+                      "suite has none: add a 'scenarios:' list or remove the key")
         return None
     before = len(loader.problems)
     if data.get("weights") is not None:
@@ -1027,6 +1042,11 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             continue  # reported by the suite model
         cfg = loader.validate(Scenario, item, positions, path)
         if cfg is None:
+            # the problems of its other keys too, in the same run (its thresholds and
+            # weights are judged by its expect: without that, nothing more is told)
+            rest = without_wrong_keys(Scenario, item, frozenset({"expect"}))
+            if isinstance(rest, Scenario):
+                c.scenario(len(compiled), i, rest)  # for its problems: not kept
             continue
         assert isinstance(cfg, Scenario)
         if cfg.id in seen:
@@ -1048,7 +1068,18 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
             if not compiled and len(loader.problems) == before:
                 c.problem(("pass_criteria",), "pass_criteria needs scenarios: add a "
                           "'scenarios:' list (see docs/scenarios.md)")
-            criteria, weights, latency = c.criteria(pc, compiled)
+            criteria, weights, latency = c.criteria(pc, compiled,
+                                                    len(compiled) == len(raw or ()))
+    by_category = c.suite_weights.by_category if c.suite_weights is not None else None
+    if by_category and compiled and len(compiled) == len(raw or ()):
+        # a category no scenario has: its weights applied to none (a misspelt
+        # 'adverserial' left the adversarial scenarios on the suite's weights)
+        categories = {sc.category for sc in compiled if sc.category is not None}
+        for cat in by_category:
+            if cat not in categories:
+                c.problem(("weights", "by_category", cat),
+                          f"no scenario has category '{cat}'{suggest(cat, categories)}; "
+                          f"categories used: {', '.join(sorted(categories)) or 'none'}")
     run = None
     if data.get("judge") is not None or any(sc.judge for sc in compiled):
         from agent_eval.judge.compile import compile_run  # (start-up time)
