@@ -403,6 +403,18 @@ def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -
      "policy.yaml:2:1: Assay 'schemas' must be a mapping of tool name -> JSON Schema"),
     ("blocklist: {exec_cmd: 1}\n",
      "policy.yaml:1:1: Assay policy 'blocklist' must be a list of tool names"),
+    # read as no enforcement: Assay's default warn, so a call of a tool without a schema
+    # (exec_cmd) was a warning, exit 0, where deny fails it
+    ("version: '2.0'\nschemas: {read_file: {type: object}}\nenforcement: deny\n",
+     "policy.yaml:3:1: Assay 'enforcement' must be a mapping {unconstrained_tools: deny | "
+     "warn | allow}"),
+    ("version: '2.0'\nschemas: {read_file: {type: object}}\nenforcement:\n"
+     "  unconstrained_tools: false\n",
+     "policy.yaml:4:3: enforcement.unconstrained_tools: Input should be 'deny', 'warn' or "
+     "'allow' (got 'False')"),
+    # a list of tools was dropped: exec_cmd named in it was not denied
+    ("version: '2.0'\nschemas: {read_file: {type: object}}\ntools: [exec_cmd]\n",
+     "policy.yaml:3:1: Assay policy 'tools' must be a mapping {allow: [...], deny: [...]}"),
 ])
 def test_an_assay_policy_list_of_another_shape_is_a_config_error(
         tmp_path: Path, policy: str, problem: str) -> None:

@@ -443,7 +443,16 @@ class _Assay(PeerConfig):
             self.constraint(rule, ("constraints", i), src, pb, native)
         mode = "warn"  # Assay's default
         enforcement = doc.get("enforcement")
-        if isinstance(enforcement, dict) and enforcement.get("unconstrained_tools"):
+        if not isinstance(enforcement, dict | None):
+            # `enforcement: deny` was read as no enforcement: warn, where deny was meant
+            raise ConfigError([f"{src.where(('enforcement',))}: Assay 'enforcement' must be "
+                               "a mapping {unconstrained_tools: deny | warn | allow}"])
+        if not isinstance(doc.get("tools"), dict | None):  # (dropped unsaid: tools: [exec])
+            raise ConfigError([f"{src.where(('tools',))}: Assay policy 'tools' must be a "
+                               "mapping {allow: [...], deny: [...]}"])
+        # (a value that is no mode, `unconstrained_tools: false` too, is the native
+        # policy's config error at its line; it was read as not written: warn)
+        if isinstance(enforcement, dict) and enforcement.get("unconstrained_tools") is not None:
             mode = str(enforcement["unconstrained_tools"])
             pb.at(("enforcement", "unconstrained_tools"), src,
                   ("enforcement", "unconstrained_tools"))
