@@ -375,6 +375,24 @@ def test_an_assay_policy_of_enforcement_only_denies_every_tool(
     same_findings(r, imported(folder, "lists.yaml", monkeypatch))
 
 
+def test_an_assay_schema_map_s_false_schema_refuses_every_call_of_its_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map of tool -> JSON Schema whose schema is ``false`` (no arguments are valid):
+    the entry was dropped (not a mapping), the tool left unconstrained, and its call
+    passed."""
+    trace = events({"type": "tool_call", "tool": "exec_cmd", "arguments": {"cmd": "ls"}},
+                   {"type": "tool_call", "tool": "read_file", "arguments": {"path": "/x"}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (folder / "policy.yaml").write_text("read_file: {type: object}\nexec_cmd: false\n",
+                                        encoding="utf-8")
+    r = run(folder, "lists.yaml", monkeypatch)
+    assert [(f["rule"], f["tool"]) for f in findings(r) if f["severity"] == "error"] == [
+        ("args_valid/false_schema", "exec_cmd")]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "lists.yaml", monkeypatch))
+
+
 def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -> None:
     """Assay's 'unsafe baseline' (allow every tool, no schema): the args_valid test
     would check nothing. It is said at the test's policy: line of the Assay file."""
@@ -412,6 +430,13 @@ def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -
      "  unconstrained_tools: false\n",
      "policy.yaml:4:3: enforcement.unconstrained_tools: Input should be 'deny', 'warn' or "
      "'allow' (got 'False')"),
+    # a legacy entry or schema of another shape was dropped: exec_cmd was unconstrained
+    ("tools:\n  read_file: {args: {properties: {path: {type: string}}}}\n  exec_cmd: deny\n",
+     "policy.yaml:3:3: Assay policy 'tools.exec_cmd' must be a mapping {args: {properties: "
+     "...}}"),
+    ("version: 1\nread_file: {type: object}\nexec_cmd: [deny]\n",
+     "policy.yaml:3:1: Assay policy 'exec_cmd' must be a JSON Schema of the tool's "
+     "arguments (a mapping, or true/false)"),
     # a list of tools was dropped: exec_cmd named in it was not denied
     ("version: '2.0'\nschemas: {read_file: {type: object}}\ntools: [exec_cmd]\n",
      "policy.yaml:3:1: Assay policy 'tools' must be a mapping {allow: [...], deny: [...]}"),
