@@ -740,6 +740,33 @@ def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Pat
         "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping"]
 
 
+def test_an_evalview_output_or_regex_patterns_of_another_shape_is_a_config_error(
+        tmp_path: Path) -> None:
+    """``expected.output`` that is text, and ``regex_patterns`` that is one pattern (not a
+    list), were "not applied" notes ("not deterministic", "needs an LLM"): the output was
+    never checked, the run at best warn (exit 0). EvalView refuses both; each file's
+    problem is said."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(
+        "name: a\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n"  # 3
+        "  output: refund issued\n", encoding="utf-8")  # 4
+    (folder / "b.yaml").write_text(
+        "name: b\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n"  # 3
+        "  output:\n"  # 4
+        "    regex_patterns: 'refund of \\$\\d+'\n", encoding="utf-8")  # 5
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert exc.value.problems == [
+        "a.yaml:4:3: an EvalView case's 'expected.output' must be a mapping (contains, "
+        "not_contains, regex_patterns, json_schema)",
+        "b.yaml:5:5: 'regex_patterns' must be a list of regular expressions (text)"]
+
+
 def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(
         tmp_path: Path) -> None:
     # thresholds.variance (EvalView's statistical mode) and any threshold the importer
