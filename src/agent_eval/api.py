@@ -88,6 +88,9 @@ def evaluate(suite: Suite, traces: Iterable[ReadItem], *,
     the config that no trace calls is an error (coverage/unexercised). A live suite
     (``servers:``, ``probes:``) is a :class:`ConfigError`: its probes are not run here,
     and the verdict would pass without them."""
+    if isinstance(traces, str | os.PathLike):  # (its characters were read as items)
+        raise TypeError("evaluate() takes traces, not a path: give it "
+                        f"load_traces({os.fspath(traces)!r}, suite)")
     suite.refuse_live("agent_eval.evaluate()", "Run the suite with `agent-eval run` (with "
                       "the [mcp] extra), which starts the servers and runs the probes")
     return _evaluate(suite, traces, strict_coverage=strict_coverage)
