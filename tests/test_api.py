@@ -322,3 +322,16 @@ def test_evaluate_given_a_path_or_other_items_says_to_give_load_traces(
             f"FileRead), not {kind}: give it load_traces(PATHS, suite)")
     # what load_traces gives is still evaluated
     assert evaluate(suite, load_traces("t.jsonl", suite)).verdict == "fail"
+
+
+def test_a_format_or_dialect_that_is_not_text_is_the_value_error_too(suite_dir: Path) -> None:
+    """``format=None`` (an optional argument passed on) and ``dialect=None`` were a
+    TypeError of the "did you mean" hint ('NoneType' object is not iterable), not the
+    ValueError saying what to give."""
+    with pytest.raises(ValueError) as exc:
+        load_traces("t.jsonl", format=None)  # type: ignore[arg-type]
+    assert str(exc.value).startswith("unknown trace format None; use auto or one of ")
+    with pytest.raises(ValueError) as exc:
+        load_suite(dialect=None)  # type: ignore[arg-type]
+    assert str(exc.value) == ("unknown dialect None; use auto, native, assay, evalview, "
+                              "ciagent")
