@@ -740,6 +740,25 @@ def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Pat
         "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping"]
 
 
+def test_an_evalview_file_of_invalid_yaml_does_not_hide_the_other_files_problems(
+        tmp_path: Path) -> None:
+    """A file that is not YAML stopped the folder's import at it: the next file's case,
+    whose expected is a list, was not said (every file's problems are)."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "a.yaml").write_text("name: a\ninput: {query: q}\nexpected: [1\n",
+                                   encoding="utf-8")
+    (folder / "b.yaml").write_text(
+        "name: b\n"  # 1
+        "input: {query: q}\n"  # 2
+        "expected:\n"  # 3
+        "  - forbidden_tools: [rm]\n", encoding="utf-8")  # 4
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert [p.split(": ", 1)[0] for p in exc.value.problems] == ["a.yaml:4:1", "b.yaml:3:1"]
+    assert exc.value.problems[1] == "b.yaml:3:1: an EvalView case's 'expected' must be a mapping"
+
+
 def test_an_evalview_output_or_regex_patterns_of_another_shape_is_a_config_error(
         tmp_path: Path) -> None:
     """``expected.output`` that is text, and ``regex_patterns`` that is one pattern (not a

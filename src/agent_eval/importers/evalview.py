@@ -65,7 +65,11 @@ class _EvalView(PeerConfig):
                 unreadable.append(f"{as_written(f, self.root)}:1:1: cannot be read "
                                   f"({_reason(exc)}); remove it from the folder or fix it")
                 continue  # the other files are still read, each problem said
-            data, src = load_yaml(text, self.rel(f))
+            try:
+                data, src = load_yaml(text, self.rel(f))
+            except ConfigError as exc:  # (invalid YAML: the other files' problems unsaid)
+                unreadable.extend(exc.problems)
+                continue
             if isinstance(data, dict) and "input" in data and "expected" in data:
                 try:
                     self.case(data, src)
