@@ -300,3 +300,38 @@ def test_an_unknown_format_or_dialect_is_a_value_error_saying_what_to_give(
     assert [t.id for t in load_traces(["t.jsonl"], format="native")
             if isinstance(t, Trace)] == ["t"]
     assert load_suite(dialect="native").name == "lib"
+
+
+def test_evaluate_given_a_path_or_other_items_says_to_give_load_traces(
+        suite_dir: Path) -> None:
+    """``evaluate(suite, "t.jsonl")`` read the path's characters as input errors: an
+    AttributeError ('str' object has no attribute 'rule') once the results were made; a
+    list of load_traces() streams or of event dicts did the same."""
+    (suite_dir / "t.jsonl").write_text(ev("drop_a", "t"))
+    suite = load_suite()
+    for given in ("t.jsonl", Path("t.jsonl")):
+        with pytest.raises(TypeError, match=r"^evaluate\(\) takes traces, not a path: give "
+                                            r"it load_traces\('t\.jsonl', suite\)$"):
+            evaluate(suite, given)  # type: ignore[arg-type]
+    for items, kind in (([load_traces("t.jsonl", suite)], "generator"),
+                        ([{"type": "tool_call", "tool": "drop_a"}], "dict")):
+        with pytest.raises(TypeError) as exc:
+            evaluate(suite, items)  # type: ignore[arg-type]
+        assert str(exc.value) == (
+            "evaluate() takes what load_traces() gives (Trace, InputError, IgnoredEvents, "
+            f"FileRead), not {kind}: give it load_traces(PATHS, suite)")
+    # what load_traces gives is still evaluated
+    assert evaluate(suite, load_traces("t.jsonl", suite)).verdict == "fail"
+
+
+def test_a_format_or_dialect_that_is_not_text_is_the_value_error_too(suite_dir: Path) -> None:
+    """``format=None`` (an optional argument passed on) and ``dialect=None`` were a
+    TypeError of the "did you mean" hint ('NoneType' object is not iterable), not the
+    ValueError saying what to give."""
+    with pytest.raises(ValueError) as exc:
+        load_traces("t.jsonl", format=None)  # type: ignore[arg-type]
+    assert str(exc.value).startswith("unknown trace format None; use auto or one of ")
+    with pytest.raises(ValueError) as exc:
+        load_suite(dialect=None)  # type: ignore[arg-type]
+    assert str(exc.value) == ("unknown dialect None; use auto, native, assay, evalview, "
+                              "ciagent")

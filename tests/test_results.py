@@ -496,6 +496,24 @@ def test_a_results_file_with_a_missed_criterion_of_no_location_is_refused() -> N
     assert Results.parse(json.dumps(doc).encode(), "r.json").verdict == "fail"  # shows none
 
 
+def test_a_results_file_with_a_failed_test_of_no_error_finding_is_refused() -> None:
+    """A rule test's status is its worst finding's: one that says 'fail' with no
+    error finding (its violations emptied, the verdict left 'fail') was rendered by
+    `report -f junit` with 0 failures and by `-f sarif` with no result. Such a file is
+    refused, as a missed criterion of no location is."""
+    doc = _example_doc()
+    failed = next(t for t in doc["tests"] if t["status"] == "fail")
+    failed["violations"] = []
+    assert (f"test {failed['id']!r} says 'fail' but holds no finding that makes it so (its "
+            "worst is 'pass'): no output could show it") in _edited(doc)
+    doc = _example_doc()
+    failed = next(t for t in doc["tests"] if t["status"] == "fail")
+    for v in failed["violations"]:
+        v["severity"] = "warning"  # the test's findings now make it 'warn'
+    assert (f"test {failed['id']!r} says 'fail' but holds no finding that makes it so (its "
+            "worst is 'warn')") in _edited(doc)
+
+
 def test_a_contradicted_claim_in_an_earlier_versions_file_does_not_say_it_was_edited() -> None:
     """A results file of another agent-eval version may have had its verdict worked out
     otherwise (a live-only run's, before LiveOutcome.apply took verdict_of): the refusal

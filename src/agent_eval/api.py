@@ -26,7 +26,7 @@ def load_suite(path: str | os.PathLike[str] | None = None, *, dialect: str = "au
     docs/migrating.md). Raises :class:`ConfigError` (every problem as
     ``FILE:LINE:COL: message``), ``ValueError`` for an unknown ``dialect``."""
     if dialect not in DIALECTS:  # (it was a bare ValueError naming it, once a file was read)
-        raise ValueError(f"unknown dialect {dialect!r}{suggest(dialect, set(DIALECTS))}; use "
+        raise ValueError(f"unknown dialect {dialect!r}{_hint(dialect, set(DIALECTS))}; use "
                          f"{', '.join(DIALECTS)}")
     return _load_suite(path, dialect=dialect)
 
@@ -61,11 +61,17 @@ def load_traces(paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]
     folder without a suite). ``ValueError`` for an unknown ``format``."""
     if format not in ("auto", *READERS):  # (it was a KeyError, at the first file)
         raise ValueError(f"unknown trace format {format!r}"
-                         f"{suggest(format, {'auto', *READERS})}; use auto or one of "
+                         f"{_hint(format, {'auto', *READERS})}; use auto or one of "
                          f"{', '.join(READERS)}")
     if isinstance(paths, (str, os.PathLike)):  # one path, not its characters
         paths = [paths]
     return _stream(paths, suite, format)
+
+
+def _hint(given: object, known: set[str]) -> str:
+    """:func:`suggest`'s "did you mean" for a name given as text (``format=None`` was a
+    TypeError of the hint, not the ValueError saying what to give)."""
+    return suggest(given, known) if isinstance(given, str) else ""
 
 
 def _stream(paths: Iterable[str | os.PathLike[str]], suite: Suite | None,
@@ -88,6 +94,9 @@ def evaluate(suite: Suite, traces: Iterable[ReadItem], *,
     the config that no trace calls is an error (coverage/unexercised). A live suite
     (``servers:``, ``probes:``) is a :class:`ConfigError`: its probes are not run here,
     and the verdict would pass without them."""
+    if isinstance(traces, str | os.PathLike):  # (its characters were read as items)
+        raise TypeError("evaluate() takes traces, not a path: give it "
+                        f"load_traces({os.fspath(traces)!r}, suite)")
     suite.refuse_live("agent_eval.evaluate()", "Run the suite with `agent-eval run` (with "
                       "the [mcp] extra), which starts the servers and runs the probes")
     return _evaluate(suite, traces, strict_coverage=strict_coverage)

@@ -115,8 +115,12 @@ class Accumulator:
             self.ignored[item.file] = self.ignored.get(item.file, 0) + item.count
         elif isinstance(item, FileRead):
             self.formats[item.file] = item.format
-        else:
+        elif isinstance(item, InputError):
             self.input_errors.append(item)
+        else:  # (kept as an input error, it was an AttributeError when the run was read)
+            raise TypeError(f"evaluate() takes what load_traces() gives (Trace, InputError, "
+                            f"IgnoredEvents, FileRead), not {type(item).__name__}: give it "
+                            "load_traces(PATHS, suite)")
 
     def add_trace(self, trace: Trace, suite: Suite) -> None:
         n = len(trace.tool_calls)

@@ -337,7 +337,8 @@ def untrue_claim(results: Results) -> str | None:
     content contradicts, or None: a policy location outside the repository (every config
     file is inside the root; only a trace may be read from outside), a missed criterion
     with no location (its finding, which JUnit and SARIF show, needs one), a rule test's status
-    better than its worst finding, the verdict better than its tests, scenarios, criteria
+    better than its worst finding (or 'fail' or 'warn' with no finding that makes it so:
+    no output could show it), the verdict better than its tests, scenarios, criteria
     and input errors give (:func:`verdict_of`). Rendered or merged as they were, such
     results showed "pass" over error findings and linked or located policy lines outside
     the repository."""
@@ -358,6 +359,11 @@ def untrue_claim(results: Results) -> str | None:
         if _RANK[worst] > _RANK.get(t.status, 0):
             return (f"test {t.id!r} says '{t.status}' but holds findings that make it "
                     f"'{worst}'")
+        if t.status in ("fail", "warn") and _RANK[worst] < _RANK[t.status]:
+            # (a test's status is its worst finding's: JUnit and SARIF, which show the
+            # findings, showed no failure of a run whose verdict was fail)
+            return (f"test {t.id!r} says '{t.status}' but holds no finding that makes it "
+                    f"so (its worst is '{worst}'): no output could show it")
     due = verdict_of(results)
     if _RANK[due] > _RANK.get(results.verdict, 0):
         return f"its verdict says '{results.verdict}' but its content makes it '{due}'"

@@ -85,3 +85,21 @@ def test_validate_refuses_an_output_dir_run_refuses(tmp_path: Path, folder: str,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]  # nothing made
     assert cli(["run", "--traces", "none.jsonl"]) == 2  # as run refuses it
     assert capsys.readouterr().err.splitlines() == [line]
+
+
+def test_an_output_dir_holding_a_nul_is_a_config_error(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """`output.dir: "a\\0b"` was an internal error (ValueError: embedded null byte) of
+    validate, since it checks the folder as run does, and of run."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(
+        'suite: v\noutput:\n  dir: "a\\0b"\ntests:\n  - id: b\n    metric: tool_blocklist\n'
+        "    blocklist: [rm]\n")
+    monkeypatch.chdir(tmp_path)
+    for command in (["validate"], ["run", "--traces", "none.jsonl"]):
+        assert cli(command) == 2
+        assert capsys.readouterr().err == (
+            "error: agent-eval.yaml:3:3: output.dir: a folder name cannot hold a NUL "
+            "character (\\0)\n"), command

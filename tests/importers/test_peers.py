@@ -375,6 +375,24 @@ def test_an_assay_policy_of_enforcement_only_denies_every_tool(
     same_findings(r, imported(folder, "lists.yaml", monkeypatch))
 
 
+def test_an_assay_schema_map_s_false_schema_refuses_every_call_of_its_tool(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map of tool -> JSON Schema whose schema is ``false`` (no arguments are valid):
+    the entry was dropped (not a mapping), the tool left unconstrained, and its call
+    passed."""
+    trace = events({"type": "tool_call", "tool": "exec_cmd", "arguments": {"cmd": "ls"}},
+                   {"type": "tool_call", "tool": "read_file", "arguments": {"path": "/x"}})
+    folder = workspace(tmp_path, "assay", {"t.jsonl": trace})
+    (folder / "lists.yaml").write_text(ASSAY_POLICY_TEST, encoding="utf-8")
+    (folder / "policy.yaml").write_text("read_file: {type: object}\nexec_cmd: false\n",
+                                        encoding="utf-8")
+    r = run(folder, "lists.yaml", monkeypatch)
+    assert [(f["rule"], f["tool"]) for f in findings(r) if f["severity"] == "error"] == [
+        ("args_valid/false_schema", "exec_cmd")]
+    assert r["verdict"] == "fail"
+    same_findings(r, imported(folder, "lists.yaml", monkeypatch))
+
+
 def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -> None:
     """Assay's 'unsafe baseline' (allow every tool, no schema): the args_valid test
     would check nothing. It is said at the test's policy: line of the Assay file."""
@@ -403,6 +421,25 @@ def test_an_assay_policy_that_checks_nothing_is_a_config_error(tmp_path: Path) -
      "policy.yaml:2:1: Assay 'schemas' must be a mapping of tool name -> JSON Schema"),
     ("blocklist: {exec_cmd: 1}\n",
      "policy.yaml:1:1: Assay policy 'blocklist' must be a list of tool names"),
+    # read as no enforcement: Assay's default warn, so a call of a tool without a schema
+    # (exec_cmd) was a warning, exit 0, where deny fails it
+    ("version: '2.0'\nschemas: {read_file: {type: object}}\nenforcement: deny\n",
+     "policy.yaml:3:1: Assay 'enforcement' must be a mapping {unconstrained_tools: deny | "
+     "warn | allow}"),
+    ("version: '2.0'\nschemas: {read_file: {type: object}}\nenforcement:\n"
+     "  unconstrained_tools: false\n",
+     "policy.yaml:4:3: enforcement.unconstrained_tools: Input should be 'deny', 'warn' or "
+     "'allow' (got 'False')"),
+    # a legacy entry or schema of another shape was dropped: exec_cmd was unconstrained
+    ("tools:\n  read_file: {args: {properties: {path: {type: string}}}}\n  exec_cmd: deny\n",
+     "policy.yaml:3:3: Assay policy 'tools.exec_cmd' must be a mapping {args: {properties: "
+     "...}}"),
+    ("version: 1\nread_file: {type: object}\nexec_cmd: [deny]\n",
+     "policy.yaml:3:1: Assay policy 'exec_cmd' must be a JSON Schema of the tool's "
+     "arguments (a mapping, or true/false)"),
+    # a list of tools was dropped: exec_cmd named in it was not denied
+    ("version: '2.0'\nschemas: {read_file: {type: object}}\ntools: [exec_cmd]\n",
+     "policy.yaml:3:1: Assay policy 'tools' must be a mapping {allow: [...], deny: [...]}"),
 ])
 def test_an_assay_policy_list_of_another_shape_is_a_config_error(
         tmp_path: Path, policy: str, problem: str) -> None:
@@ -701,6 +738,52 @@ def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Pat
         "a.yaml:3:1: an EvalView case's 'expected' must be a mapping",
         "a.yaml:5:1: an EvalView case's 'thresholds' must be a mapping",
         "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping"]
+
+
+def test_an_evalview_file_of_invalid_yaml_does_not_hide_the_other_files_problems(
+        tmp_path: Path) -> None:
+    """A file that is not YAML stopped the folder's import at it: the next file's case,
+    whose expected is a list, was not said (every file's problems are)."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "a.yaml").write_text("name: a\ninput: {query: q}\nexpected: [1\n",
+                                   encoding="utf-8")
+    (folder / "b.yaml").write_text(
+        "name: b\n"  # 1
+        "input: {query: q}\n"  # 2
+        "expected:\n"  # 3
+        "  - forbidden_tools: [rm]\n", encoding="utf-8")  # 4
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert [p.split(": ", 1)[0] for p in exc.value.problems] == ["a.yaml:4:1", "b.yaml:3:1"]
+    assert exc.value.problems[1] == "b.yaml:3:1: an EvalView case's 'expected' must be a mapping"
+
+
+def test_an_evalview_output_or_regex_patterns_of_another_shape_is_a_config_error(
+        tmp_path: Path) -> None:
+    """``expected.output`` that is text, and ``regex_patterns`` that is one pattern (not a
+    list), were "not applied" notes ("not deterministic", "needs an LLM"): the output was
+    never checked, the run at best warn (exit 0). EvalView refuses both; each file's
+    problem is said."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(
+        "name: a\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n"  # 3
+        "  output: refund issued\n", encoding="utf-8")  # 4
+    (folder / "b.yaml").write_text(
+        "name: b\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n"  # 3
+        "  output:\n"  # 4
+        "    regex_patterns: 'refund of \\$\\d+'\n", encoding="utf-8")  # 5
+    with pytest.raises(ConfigError) as exc:
+        load_suite(folder, dialect="evalview")
+    assert exc.value.problems == [
+        "a.yaml:4:3: an EvalView case's 'expected.output' must be a mapping (contains, "
+        "not_contains, regex_patterns, json_schema)",
+        "b.yaml:5:5: 'regex_patterns' must be a list of regular expressions (text)"]
 
 
 def test_evalview_variance_and_unknown_thresholds_are_imported_or_said(

@@ -176,6 +176,14 @@ class OutputConfig(Strict):
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
+    @field_validator("dir")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        # (no path holds one: run and validate stopped with an internal error)
+        if value is not None and "\0" in value:
+            raise ValueError("a folder name cannot hold a NUL character (\\0)")
+        return value
+
 
 def _limit(default: int, description: str, le: int | None = None) -> Any:
     return Field(default, ge=1, le=le, description=f"{description} (default {default:,}).")

@@ -390,6 +390,8 @@ class _Assay(PeerConfig):
                 or "enforcement" in doc:  # (not a tool named enforcement of a schema map)
             self.policy_v2(doc, src, pb, native)
         elif isinstance(tools, dict):  # legacy: tools: NAME: args: {properties}
+            _schemas([(("tools", name), entry.get("args") if isinstance(entry, dict) else
+                       entry) for name, entry in tools.items()], src, "args")
             for name, entry in tools.items():
                 schema = entry.get("args") if isinstance(entry, dict) else None
                 if isinstance(schema, dict):
@@ -411,8 +413,12 @@ class _Assay(PeerConfig):
                                 src, ("blocklist",), isinstance(block, list), where,
                                 "substring")
         else:  # a map of tool -> JSON Schema
+            _schemas([((name,), schema) for name, schema in doc.items()
+                      if name not in _METADATA or isinstance(schema, dict | bool)], src,
+                     "schema")
             for name, schema in doc.items():
-                if isinstance(schema, dict):
+                if isinstance(schema, dict | bool) and (name not in _METADATA
+                                                        or isinstance(schema, dict)):
                     native["tools"][exact_glob(name)] = {"schema": schema}
                     pb.at(("tools", exact_glob(name)), src, (name,))
                     pb.tree(("tools", exact_glob(name), "schema"), schema, src, (name,))
@@ -445,7 +451,16 @@ class _Assay(PeerConfig):
             self.constraint(rule, ("constraints", i), src, pb, native)
         mode = "warn"  # Assay's default
         enforcement = doc.get("enforcement")
-        if isinstance(enforcement, dict) and enforcement.get("unconstrained_tools"):
+        if not isinstance(enforcement, dict | None):
+            # `enforcement: deny` was read as no enforcement: warn, where deny was meant
+            raise ConfigError([f"{src.where(('enforcement',))}: Assay 'enforcement' must be "
+                               "a mapping {unconstrained_tools: deny | warn | allow}"])
+        if not isinstance(doc.get("tools"), dict | None):  # (dropped unsaid: tools: [exec])
+            raise ConfigError([f"{src.where(('tools',))}: Assay policy 'tools' must be a "
+                               "mapping {allow: [...], deny: [...]}"])
+        # (a value that is no mode, `unconstrained_tools: false` too, is the native
+        # policy's config error at its line; it was read as not written: warn)
+        if isinstance(enforcement, dict) and enforcement.get("unconstrained_tools") is not None:
             mode = str(enforcement["unconstrained_tools"])
             pb.at(("enforcement", "unconstrained_tools"), src,
                   ("enforcement", "unconstrained_tools"))
@@ -510,6 +525,25 @@ class _Assay(PeerConfig):
                                            "required": required}}
         for part in ((), ("type",), ("properties",), ("required",)):
             pb.at((*base, *part), src, (*at, "params"))
+
+
+# scalar keys a policy file may carry beside its tools (Assay's own files write them)
+_METADATA = frozenset({"version", "name", "description"})
+
+
+def _schemas(entries: list[tuple[Path, Any]], src: Positions, what: str) -> None:
+    """Each legacy policy entry's schema: a mapping (or, in a map of tool -> schema, a
+    boolean JSON Schema; ``args`` may be left out). Another value is a config error at its
+    line: it was dropped, the tool left unconstrained (``exec_cmd: [deny]`` denied
+    nothing)."""
+    wrong = [at for at, value in entries
+             if not (isinstance(value, dict) or (value is None and what == "args")
+                     or (isinstance(value, bool) and what == "schema"))]
+    if wrong:
+        raise ConfigError([f"{src.where(at)}: Assay policy '{'.'.join(map(str, at))}' must "
+                           + ("be a mapping {args: {properties: ...}}" if what == "args" else
+                              "be a JSON Schema of the tool's arguments (a mapping, or "
+                              "true/false)") for at in wrong])
 
 
 def _names(value: Any, src: Positions, at: Path, key: str, listed: bool = False) -> None:

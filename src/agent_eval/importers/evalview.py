@@ -65,7 +65,11 @@ class _EvalView(PeerConfig):
                 unreadable.append(f"{as_written(f, self.root)}:1:1: cannot be read "
                                   f"({_reason(exc)}); remove it from the folder or fix it")
                 continue  # the other files are still read, each problem said
-            data, src = load_yaml(text, self.rel(f))
+            try:
+                data, src = load_yaml(text, self.rel(f))
+            except ConfigError as exc:  # (invalid YAML: the other files' problems unsaid)
+                unreadable.extend(exc.problems)
+                continue
             if isinstance(data, dict) and "input" in data and "expected" in data:
                 try:
                     self.case(data, src)
@@ -94,8 +98,9 @@ class _EvalView(PeerConfig):
         for ok, ov in value.items():
             if ok in OUTPUT and ov:
                 out[OUTPUT[ok]] = b.tree((*eb, "output", OUTPUT[ok]), ov, src, (*here, ok))
-            elif ok == "regex_patterns" and isinstance(ov, list) and ov:
-                if not all(isinstance(p, str) and p for p in ov):
+            elif ok == "regex_patterns" and ov not in (None, False, []):
+                # (one pattern not in a list was "not applied: needs an LLM", unchecked)
+                if not isinstance(ov, list) or not all(isinstance(p, str) and p for p in ov):
                     raise ConfigError([f"{src.where((*here, ok))}: 'regex_patterns' must "
                                        "be a list of regular expressions (text)"])
                 # EvalView searches each ignoring case (its code-based-evals example:
@@ -208,7 +213,11 @@ class _EvalView(PeerConfig):
                 expect["sequence"] = b.tree((*eb, "sequence"), value, src, here)
             elif key == "forbidden_tools" and value:
                 expect["forbidden_tools"] = b.tree((*eb, "forbidden_tools"), value, src, here)
-            elif key == "output" and isinstance(value, dict):
+            elif key == "output" and value not in (None, False, [], {}):
+                if not isinstance(value, dict):  # ("not deterministic": its checks unrun)
+                    raise ConfigError([f"{src.where(here)}: an EvalView case's "
+                                       "'expected.output' must be a mapping (contains, "
+                                       "not_contains, regex_patterns, json_schema)"])
                 out = self.output(value, src, eb, here)
                 if out:
                     expect["output"] = out
