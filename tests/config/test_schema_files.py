@@ -222,7 +222,7 @@ def test_an_unknown_keyword_is_a_problem(schema: Any, expected: list[str]) -> No
 def test_a_keyword_that_has_no_effect_alone_is_a_problem(schema: Any, expected: str) -> None:
     """JSON Schema ignores then/else without if, an if without then or else, and
     min/maxContains without contains: an output schema's `else: {required: [b]}` with no
-    `if` checked nothing, and an output of `{}` passed it (as a policy's, config.md)."""
+    `if` checked nothing, and an output of `{}` passed it (as a policy's, docs/config.md)."""
     said: list[str] = []
     assert compile_schema(schema, "inline", said.append) is None
     assert len(said) == 1 and said[0].startswith(f"invalid JSON Schema (inline): {expected} "
