@@ -192,6 +192,12 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
      ["'min' is written without a value"]),
     ("  composite: {weights: {pass_rate: 1, safety_rate: null}, min: 0.5}\n",
      "safety_rate", ["'safety_rate' is written without a value"]),
+    # a minimum of 0 can never fail, and a pass rate's tolerated every failed scenario
+    ("  blocking: {min_pass_rate: 0}\n", "min_pass_rate", ["'min_pass_rate: 0' can never "
+                                                          "fail", "tolerates every failed"]),
+    ("  warning: {min_safety_rate: 0.0}\n", "min_safety_rate", ["can never fail"]),
+    ("  by_category: {adversarial: 0}\n", "adversarial", ["'adversarial: 0' can never fail"]),
+    ("  composite: {weights: {pass_rate: 1}, min: 0}\n", "min: 0", ["'min: 0' can never"]),
     # an empty mapping gated nothing either, without a word
     ("  blocking: {}\n", "blocking", ["'blocking' is empty: it checks nothing"]),
     ("  by_category: {}\n", "by_category", ["'by_category' is empty"]),

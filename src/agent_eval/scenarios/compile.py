@@ -97,6 +97,11 @@ GATE_METRIC: dict[str, tuple[str, str]] = {key: _bound(key) for key in GATE_KEYS
 EMPTY_TEXT = ("an empty text is found in every output, so nothing would be checked; write "
               "the text to look for")
 
+# a minimum of 0 on a metric that is never below 0: the criterion can never fail, and one
+# on a pass rate tolerated every failed scenario (docs/scenarios.md "Verdict")
+_NEVER_FAILS = ("'{}' can never fail (the figure is never below 0), and a pass rate's "
+                "tolerates every failed scenario; give a minimum above 0, or remove it")
+
 @dataclass(frozen=True, slots=True)
 class Term:
     """A text an output check looks for, with its lower-case form."""
@@ -957,6 +962,8 @@ class _Compiler:
                 if unavailable.get(metric):
                     self.problem((*base, kind, name), f"'{name}': {unavailable[metric]}, so "
                                  f"{metric} is not defined")
+                elif op == "min" and float(value) <= 0:
+                    self.problem((*base, kind, name), _NEVER_FAILS.format(f"{name}: {float(value):g}"))
                 out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
         for cat, rate in (pc.by_category or {}).items():
             if complete and cat not in categories:
@@ -964,6 +971,8 @@ class _Compiler:
                 self.problem((*base, "by_category", cat),
                              f"no scenario has category '{cat}'{suggest(cat, categories)}; "
                              f"categories used: {known}")
+            if float(rate) <= 0:
+                self.problem((*base, "by_category", cat), _NEVER_FAILS.format(f"{cat}: {float(rate):g}"))
             out.append(Criterion(cat, "by_category", f"pass_rate.{cat}", "min", float(rate),
                                  ref("by_category", cat)))
         weights: dict[str, float] | None = None
@@ -990,6 +999,9 @@ class _Compiler:
                              "set composite.max_latency_p95_ms (or max_latency_p95_ms under "
                              "blocking or warning)")
             if pc.composite.min is not None:
+                if pc.composite.min <= 0:
+                    self.problem((*base, "composite", "min"),
+                                 _NEVER_FAILS.format(f"min: {pc.composite.min:g}"))
                 out.append(Criterion("composite", "composite", "composite", "min",
                                      pc.composite.min, ref("composite", "min")))
         if pc.regression is not None:
