@@ -963,7 +963,8 @@ class _Compiler:
                     self.problem((*base, kind, name), f"'{name}': {unavailable[metric]}, so "
                                  f"{metric} is not defined")
                 elif op == "min" and float(value) <= 0:
-                    self.problem((*base, kind, name), _NEVER_FAILS.format(f"{name}: {float(value):g}"))
+                    self.problem((*base, kind, name),
+                                 _NEVER_FAILS.format(f"{name}: {float(value):g}"))
                 out.append(Criterion(name, kind, metric, op, float(value), ref(kind, name)))
         for cat, rate in (pc.by_category or {}).items():
             if complete and cat not in categories:
@@ -972,7 +973,8 @@ class _Compiler:
                              f"no scenario has category '{cat}'{suggest(cat, categories)}; "
                              f"categories used: {known}")
             if float(rate) <= 0:
-                self.problem((*base, "by_category", cat), _NEVER_FAILS.format(f"{cat}: {float(rate):g}"))
+                self.problem((*base, "by_category", cat),
+                             _NEVER_FAILS.format(f"{cat}: {float(rate):g}"))
             out.append(Criterion(cat, "by_category", f"pass_rate.{cat}", "min", float(rate),
                                  ref("by_category", cat)))
         weights: dict[str, float] | None = None
