@@ -864,12 +864,17 @@ def _once(spans: list[_Span]) -> list[_Span]:
     seen: dict[Any, list[_Span]] = {}
     kept: list[_Span] = []
     for s in spans:
-        if s.sid:
-            same = seen.setdefault(s.sid, [])
-            if any((f.parent, f.name, f.start, f.end, f.attrs, f.error)
-                   == (s.parent, s.name, s.start, s.end, s.attrs, s.error) for f in same):
-                continue
-            same.append(s)
+        sid = s.sid
+        if sid:
+            same = seen.get(sid)
+            if same is None:  # the common case: an id not seen before (nothing compared)
+                seen[sid] = [s]
+            else:
+                mine = (s.parent, s.name, s.start, s.end, s.attrs, s.error)
+                if any((f.parent, f.name, f.start, f.end, f.attrs, f.error) == mine
+                       for f in same):
+                    continue
+                same.append(s)
         kept.append(s)
     return kept
 
