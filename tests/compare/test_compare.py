@@ -552,6 +552,24 @@ def _reload(root: Path) -> Results:
     return Results.from_dict(json.loads(RENDERERS["json"].render(res, RenderContext())))
 
 
+@pytest.mark.parametrize(("base_cost", "head_cost", "status"), [
+    # 4.4e-6 / 1.6e-6 = 2.75 > 2: both were 6-decimal 0.000002 and 0.000004, ratio 2.0, a pass
+    (1.6e-6, 4.4e-6, "fail"),
+    # 2.6e-6 / 1.4e-6 = 1.86 <= 2: were 0.000003 / 0.000001 = 3.0, a failure
+    (1.4e-6, 2.6e-6, "pass"),
+])
+def test_a_cost_multiplier_of_tiny_costs_compares_them_unrounded(
+        tmp_path: Path, base_cost: float, head_cost: float, status: str) -> None:
+    """A cheap model's trace costs millionths of a dollar: the scenario's mean cost is
+    kept to 12 significant digits (it was rounded to 6 decimals in results.json, so the
+    multiple compared was off by up to a factor of 3)."""
+    base = run(tmp_path / "b", ("refund", 1, base_cost), ("lookup", 1, 0.01))
+    head = run(tmp_path / "h", ("refund", 1, head_cost), ("lookup", 1, 0.01))
+    assert [s.cost_usd for s in base.scenarios if s.id == "A"] == [base_cost]
+    attach(head, base)
+    assert scenario_status(head, "A") == status
+
+
 @pytest.mark.parametrize(("cost", "rule", "status"), [
     (0.1, "scenario/threshold", "fail"), (0.03, "scenario/not_recorded", "warn")])
 def test_a_cost_multiplier_the_recorded_costs_already_exceed_fails(

@@ -1046,7 +1046,11 @@ class _View:
     def to_result(self) -> ScenarioResult:
         sc = self.sc
         shown: dict[str, float | str] = {
-            k: round(v, 6) for k, v in self.figures.items()  # unknown or not finite: not shown
+            # a cost to 12 significant digits (a mean of $0.0000016 a trace was 0.000002 to
+            # 6 decimals: max_cost_multiplier compared 2.0 where it was 2.75), the others
+            # to 6 decimals
+            k: float(f"{v:.12g}") if k == "cost_usd" else round(v, 6)
+            for k, v in self.figures.items()  # unknown or not finite: not shown
             if v is not None and math.isfinite(v)
             and k not in ("tool_hits", "tool_used_hits", "output_ok")}
         if sc.sequence is not None:
