@@ -299,6 +299,27 @@ def test_tools_filter_unknown_group_is_a_config_error(tmp_path: Path) -> None:
         "groups: @payments (define it under tool_groups:)"]
 
 
+def test_a_filtered_tool_no_policy_key_matches_is_a_config_error(tmp_path: Path) -> None:
+    """tools: [refund, apply_discount] beside a policy that names no 'refund': refund's
+    calls were skipped (no rule), the test checked the other tool only, and a refund of any
+    amount passed. A name is checked, a glob or @group is not (it may be meant wider)."""
+    suite = SUITE + "    tools: [refund, apply_discount, process_*]\n"
+    # line 7: '    tools: [refund, apply_discount, process_*]': 'refund' at col 13
+    with pytest.raises(ConfigError) as info:
+        run(tmp_path, SEED_POLICY, [call("refund", {"amount": 10 ** 6})], suite=suite)
+    assert info.value.problems == [
+        "agent-eval.yaml:7:13: 'refund' in the tools filter matches no key of policy "
+        "'policy.yaml', so its calls would not be checked; add it to the policy, or remove "
+        "it from the filter (strict: true refuses a call of a tool the policy does not name)"]
+    # a name a glob key matches is fine (admin_reset by "admin_*"), and so is any name
+    # under strict: true (its calls are args_valid/unknown_tool)
+    run(tmp_path, SEED_POLICY, [], suite=SUITE + "    tools: [admin_reset]\n")
+    strict = run(tmp_path, SEED_POLICY, [call("refund", {"amount": 1})],
+                 suite=SUITE + "    tools: [refund]\n    strict: true\n")
+    assert [f.rule for f in strict.findings if f.rule.startswith("args_valid")] == [
+        "args_valid/unknown_tool"]
+
+
 def test_tools_filter_empty_list_is_a_config_error(tmp_path: Path) -> None:
     """tools: [] let no call through: the test checked nothing and passed (exit 0)."""
     suite = SUITE + "    tools: []\n"

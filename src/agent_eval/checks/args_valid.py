@@ -13,7 +13,7 @@ from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
-from agent_eval.matching import ToolMatcher
+from agent_eval.matching import GROUP_PREFIX, ToolMatcher, is_glob
 from agent_eval.model import ToolCall, Trace, calls_to_read
 from agent_eval.rule_ids import (
     ARGS_VALID_ADDITIONAL_ARGUMENTS,
@@ -227,8 +227,22 @@ def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
     refs = [ToolRef(r.key, "policy key", _ref(r.key_ref), r.matcher, cfg.id,
                     effect="its constraints were never checked") for r in policy.rules]
     if cfg.tools is not None:
-        refs += ctx.tool_refs(cfg.tools, "tools filter", "tools",
-                              effect="the test checked no call through it")
+        filtered = ctx.tool_refs(cfg.tools, "tools filter", "tools",
+                                 effect="the test checked no call through it")
+        refs += filtered
+        if not cfg.strict and policy.unconstrained is None:
+            # a tool named in the filter that no policy key matches: its calls were
+            # skipped, the test not_exercised and the run a pass (tools: [refund] beside a
+            # policy of issue_refund)
+            lost = [r for r in filtered if not r.pattern.startswith(GROUP_PREFIX)
+                    and not is_glob(r.pattern) and not policy.rules_for(r.pattern)]
+            if lost:
+                raise ConfigError([
+                    f"{r.ref.file}:{r.ref.line}:{r.ref.col}: '{r.pattern}' in the tools "
+                    f"filter matches no key of policy '{cfg.policy}', so its calls would "
+                    "not be checked; add it to the policy, or remove it from the filter "
+                    "(strict: true refuses a call of a tool the policy does not name)"
+                    for r in lost])
     return ArgsValid(cfg, policy, only, strict_ref, tuple(refs))
 
 
