@@ -109,6 +109,10 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     # (in must_not, an empty sequence was a hit in every trace: every trace failed)
     ("  - id: A\n    expect:\n      must_not:\n        - sequence: []\n", "sequence",
      ["'sequence' is empty", "add a tool"]),
+    # args under args_mode: ignore are not checked, but their problems are said (they
+    # were not compiled: a regex written wrong was never reported)
+    ("  - id: A\n    expect:\n      args_mode: ignore\n      args: {refund: {amount: "
+     "{pattern: '('}}}\n", "pattern", ["invalid regular expression"]),
     # a key written without a value (null) was read as not written: each checked nothing
     # and the scenario passed (a list left empty under its key, a TODO)
     ("  - id: A\n    expect:\n      output:\n        contains:\n", "contains",

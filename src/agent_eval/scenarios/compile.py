@@ -711,10 +711,13 @@ class _Compiler:
         sc.sequence_severity = e.sequence_severity
         if e.args is not None:
             sc.args_mode = e.args_mode
+            # compiled under args_mode: ignore too, its problems said (a constraint written
+            # wrong there was never reported), though not checked
+            args = tuple(self.arg_expect(tool, expected, (*ex, "args", tool),
+                                         ref("expect", "args", tool))
+                         for tool, expected in e.args.items())
             if e.args_mode != "ignore":
-                sc.args = tuple(self.arg_expect(tool, expected, (*ex, "args", tool),
-                                                ref("expect", "args", tool))
-                                for tool, expected in e.args.items())
+                sc.args = args
                 self.named(sc, "args tool", [a.tool for a in sc.args], [a.ref for a in sc.args])
         if e.output is not None:
             sc.output = tuple(self.output(e.output.model_dump(exclude_none=True),
