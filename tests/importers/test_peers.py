@@ -732,12 +732,18 @@ def test_an_evalview_case_s_key_of_another_shape_is_a_config_error(tmp_path: Pat
         "thresholds:\n"  # 4
         "  max_cost: 0.01\n"  # 5
         "  weights: [sequence_correctness]\n", encoding="utf-8")  # 6
+    # expected written without a value: EvalView requires it, and the case checked nothing
+    (folder / "c.yaml").write_text(
+        "name: c\n"  # 1
+        "input: {query: hi}\n"  # 2
+        "expected:\n", encoding="utf-8")  # 3
     with pytest.raises(ConfigError) as exc:
         load_suite(folder, dialect="evalview")
     assert exc.value.problems == [
         "a.yaml:3:1: an EvalView case's 'expected' must be a mapping",
         "a.yaml:5:1: an EvalView case's 'thresholds' must be a mapping",
-        "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping"]
+        "b.yaml:6:3: an EvalView case's 'thresholds.weights' must be a mapping",
+        "c.yaml:3:1: an EvalView case's 'expected' must be a mapping"]
 
 
 def test_an_evalview_file_of_invalid_yaml_does_not_hide_the_other_files_problems(

@@ -165,7 +165,9 @@ class _EvalView(PeerConfig):
         b = self.b
         # a key of another shape was read as empty: its checks dropped without a word
         wrong = [key for key in ("expected", "thresholds", "checks")
-                 if not isinstance(doc.get(key), dict | None)]
+                 if not isinstance(doc.get(key), dict | None)
+                 # EvalView requires expected: written without a value it checked nothing
+                 or (key == "expected" and key in doc and doc[key] is None)]
         th = doc.get("thresholds")
         if isinstance(th, dict) and not isinstance(th.get("weights"), dict | None):
             wrong.append("thresholds.weights")
