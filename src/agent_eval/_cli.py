@@ -117,6 +117,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="check the suite and its policies (no traces)")
     val.add_argument("--config", "-c", help="suite file (default: agent-eval.yaml, …)")
     _dialect_option(val)
+    val.add_argument("--output-dir", "-o", metavar="DIR",
+                     help="the output folder run will be given (then the suite's output.dir "
+                          "is not checked)")
 
     exp = sub.add_parser("explain", help="show the documentation of a rule id")
     exp.add_argument("rule", nargs="?", help="e.g. args_valid/maximum (omit to list all)")

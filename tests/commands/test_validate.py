@@ -85,6 +85,10 @@ def test_validate_refuses_an_output_dir_run_refuses(tmp_path: Path, folder: str,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]  # nothing made
     assert cli(["run", "--traces", "none.jsonl"]) == 2  # as run refuses it
     assert capsys.readouterr().err.splitlines() == [line]
+    # given the folder run will be given (its --output-dir, the action's output-dir), the
+    # suite's output.dir is not used, and not refused
+    assert cli(["validate", "--output-dir", "out"]) == 0
+    assert capsys.readouterr().out.startswith("ok: agent-eval.yaml: suite 'v'")
 
 
 def test_an_output_dir_holding_a_nul_is_a_config_error(tmp_path: Path,

@@ -12,7 +12,9 @@ from agent_eval.safetext import one_line
 
 def main(args: argparse.Namespace) -> ExitCode:
     suite = load_suite(args.config, dialect=getattr(args, "dialect", "auto"))  # as run
-    if suite.model.output.dir:  # run refuses one outside the repository: "ok" was said
+    # run refuses the suite's output.dir outside the repository ("ok" was said); with
+    # --output-dir (the folder run will be given instead, as the action's), it is not used
+    if suite.model.output.dir and not getattr(args, "output_dir", None):
         pos = suite.positions.get(("output", "dir"))
         check_output_folder(suite.base_dir / suite.model.output.dir, suite.root,
                             f"{suite.file}:{pos.line}:{pos.col}")
