@@ -265,7 +265,7 @@ def _recount(results: Results) -> None:
     scenario's status: counted before it, a ``min_pass_rate: 0.6`` met at 1.0 tolerated
     the scenarios it failed, and the run only warned. A ``composite`` weighs metrics the
     results do not give the weights of: one that passed is not judged again, and says so
-    (a warning: never a pass on figures that changed under it)."""
+    (a warning: never a pass on figures that changed under it), and its figure is unknown."""
     if not results.scenarios:
         return
     fresh = _status_metrics(results.scenarios)
@@ -277,6 +277,10 @@ def _recount(results: Results) -> None:
     for key, value in fresh.items():
         exact[key] = value
         results.metrics[key] = round(value, 6) if isinstance(value, float) else value
+    if results.metrics.get("composite") is not None and changed & set(_COMPOSITE_INPUTS):
+        # nor is its figure counted again: unknown, not the evaluation's (it was the
+        # action's score output, 1.0 for a composite of pass_rate that fell to 0.5)
+        results.metrics["composite"] = None
     results.criteria = [_rejudged(c, exact, changed) for c in results.criteria]
 
 

@@ -94,6 +94,12 @@ def test_links_when_repository_and_sha_are_given(example_run: Path) -> None:
     (["--run-url", "https://x.test/1)<img src=x>"], "--run-url must be an https:// address"),
     (["--repo-url", "https://github.com/acme/agent", "--sha", 'a" onmouseover="x'],
      "--sha must be a commit"),
+    # no ref name: a Markdown link REPO/blob/../../../../evil/x/blob/main/FILE climbed out
+    # of the repository (https://github.com/evil/x/blob/main/FILE once resolved)
+    (["--repo-url", "https://github.com/acme/agent", "--sha", "../../../../evil/x/blob/main"],
+     "--sha must be a commit"),
+    (["--repo-url", "https://github.com/acme/agent", "--sha", "/evil"],
+     "--sha must be a commit"),
 ])
 def test_repository_links_need_both_and_safe_values(example_run: Path, options: list[str],
                                                     said: str) -> None:
@@ -101,6 +107,14 @@ def test_repository_links_need_both_and_safe_values(example_run: Path, options: 
             cwd=REPO)
     assert (p.returncode, p.stdout) == (2, b"")
     assert said in p.stderr.decode()
+
+
+def test_a_ref_name_links_as_a_commit_does(example_run: Path) -> None:
+    """A ref name (its segments, dots inside them) is a --sha as a commit is."""
+    p = cli("report", str(example_run / "results.json"), "--format", "markdown",
+            "--repo-url", "https://github.com/acme/agent", "--sha", "release/v1.2", cwd=REPO)
+    assert p.returncode == 0
+    assert b"https://github.com/acme/agent/blob/release/v1.2/" in p.stdout
 
 
 def test_unknown_format_exits_2_listing_the_available_ones(example_run: Path) -> None:

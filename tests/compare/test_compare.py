@@ -512,6 +512,30 @@ def test_a_composite_is_not_passed_on_status_metrics_that_changed(tmp_path: Path
     assert head.verdict == "fail"  # A failed, and no criterion tolerates it
 
 
+def test_a_composite_of_status_metrics_is_unknown_once_they_changed(
+        tmp_path: Path) -> None:
+    """The composite (weights {pass_rate: 1}, no min) was 1.0 when evaluated; once the
+    cost failed A, pass_rate is 1 of 2 = 0.5, so 1.0 is no figure of this run: it was
+    left in the metrics, and the action's score output said 1.0. The results do not hold
+    the weights to count it again: it is unknown (null), and the score output empty."""
+    from agent_eval.github.step import step_outputs
+
+    suite = COSTLY.replace("  blocking: {min_pass_rate: 0.6}\n", "").replace(
+        "  warning: {min_weighted_pass_rate: 0.5}\n  by_category: {billing: 0.5}\n",
+        "  composite: {weights: {pass_rate: 1}}\n")
+    base = run(tmp_path / "b", ("refund", 1, 0.01), ("lookup", 1, 0.01), suite=suite)
+    head = run(tmp_path / "h", ("refund", 1, 0.03), ("lookup", 1, 0.01), suite=suite)
+    assert head.metrics["composite"] == 1.0  # before
+    attach(head, base)
+    assert head.metrics["pass_rate"] == 0.5
+    assert head.metrics.get("composite", "missing") is None
+    assert step_outputs(head, tmp_path / "r.json", tmp_path / "s.sarif",
+                        tmp_path)["score"] == ""
+    doc = json.loads(RENDERERS["json"].render(head, RenderContext()))
+    jsonschema.validate(doc, results_schema())
+    assert doc["metrics"]["composite"] is None
+
+
 THREE = """\
 version: "1"
 suite: cmp

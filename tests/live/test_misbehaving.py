@@ -582,6 +582,27 @@ def test_lines_that_are_no_message_are_kept_up_to_a_bound(
     assert results["input_errors"] == [] and code == 0
 
 
+def test_a_line_kept_as_its_size_does_not_use_up_the_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line over RAW_KEPT characters is kept as its size only: it adds no text to the
+    trace, so it takes nothing from the bytes a session keeps. Counted whole, three such
+    lines of 11 bytes (33 > 25) dropped the third and the 5-byte line after them, which
+    fit; with the real bounds, one line over 64 MiB was not even kept as its size."""
+    from agent_eval.live import session
+
+    monkeypatch.setattr(session, "RAW_KEPT", 10)
+    monkeypatch.setattr(session, "RAW_BYTES_KEPT", 25)
+    path = tmp_path / "s.jsonl"
+    recorder = session.Recorder(path)
+    for _ in range(3):
+        recorder.write_raw("server_to_client", "x" * 11)
+    recorder.write_raw("server_to_client", "hello")
+    recorder.close()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(m.get("truncated"), m.get("bytes"), m.get("raw")) for m in lines] == [
+        (True, 11, None), (True, 11, None), (True, 11, None), (None, None, "hello")]
+
+
 def test_a_timeout_says_the_server_sent_what_could_not_be_read(tmp_path: Path) -> None:
     """An answer the SDK cannot read is dropped, and the call times out: the finding says
     that the server did send something, and where it is in the session trace (it said

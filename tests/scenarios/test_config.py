@@ -218,6 +218,22 @@ def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle
         assert word in message, message
 
 
+@pytest.mark.parametrize(("criteria", "said"), [
+    # its criteria commented out: null, read as not written, so it gated nothing, unsaid
+    # (where pass_criteria: {} is an error)
+    ("pass_criteria:\n#  blocking: {min_pass_rate: 0.8}\n",
+     "'pass_criteria' is written without a value (null)"),
+    ("pass_criteria: ~\n", "'pass_criteria' is written without a value (null)"),
+    ("pass_criteria: {}\n", "'pass_criteria' is empty"),
+])
+def test_pass_criteria_without_a_criterion_is_an_error(ws: Workspace, criteria: str,
+                                                       said: str) -> None:
+    suite = HEAD + "scenarios:\n  - id: A\n    category: adversarial\n" + criteria
+    (line, col, message), = problems(ws, suite)
+    assert suite.splitlines()[line - 1].startswith("pass_criteria:") and col == 1
+    assert said in message and "add a criterion" in message
+
+
 def test_pass_criteria_needs_scenarios(ws: Workspace) -> None:
     suite = HEAD + ("tests:\n  - {id: b, metric: tool_blocklist, blocklist: [x]}\n"
                     "pass_criteria:\n  blocking: {min_pass_rate: 0.8}\n")

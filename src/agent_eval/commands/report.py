@@ -43,7 +43,8 @@ def _check_links(repo_url: str | None, sha: str | None, run_url: str | None) -> 
     """``--repo-url`` and ``--sha`` make the policy links together: one alone made no link
     and said nothing. Both are written into Markdown and HTML links: the URL is an
     ``https://`` address without spaces, quotes, brackets or parentheses, the commit its
-    letters and digits (or a ref name's ``._-/``)."""
+    letters and digits (or a ref name's ``._-/``, without an empty segment, one starting
+    with a dot or ``..``)."""
     if bool(repo_url) != bool(sha):
         given, missing = ("--repo-url", "--sha") if repo_url else ("--sha", "--repo-url")
         raise ConfigError([f"{given} links policy lines only with {missing} (the repository "
@@ -54,5 +55,10 @@ def _check_links(repo_url: str | None, sha: str | None, run_url: str | None) -> 
         if url and (not url.startswith("https://")
                     or any(c in url for c in ' \t\n\r"\'<>()[]`\\')):
             raise ConfigError([f"{option} must be an https:// address, such as {example}"])
-    if sha and not all(c.isascii() and (c.isalnum() or c in "._-/") for c in sha):
+    # a ref name's segments are never empty nor start with a dot (git check-ref-format):
+    # a "../" one climbed out of the repository (REPO/blob/../../../../evil/x/blob/main/
+    # is https://github.com/evil/x/... once a browser resolves it), as policy_url says
+    if sha and (not all(c.isascii() and (c.isalnum() or c in "._-/") for c in sha)
+                or ".." in sha or any(not part or part.startswith(".")
+                                      for part in sha.split("/"))):
         raise ConfigError(["--sha must be a commit (its hex digits) or a ref name"])

@@ -128,7 +128,7 @@ class Recorder:
         # requests: ids are per direction)
         self.answered: dict[int | str, int] = {}
         self.raw: list[int] = []  # lines of what the server sent that is no message
-        self.raw_bytes = 0  # of those kept
+        self.raw_bytes = 0  # of those kept as text
         self.dropped = 0  # lines that are no message not kept (RAW_LINES/BYTES_KEPT)
         self.dropped_bytes = 0
 
@@ -148,11 +148,15 @@ class Recorder:
         """A line that is no JSON-RPC message, kept as ``raw`` text (as ``agent-eval
         record`` keeps it); over :data:`RAW_KEPT` characters, its size only."""
         data = text.encode("utf-8", "replace")
-        if len(self.raw) >= RAW_LINES_KEPT or self.raw_bytes + len(data) > RAW_BYTES_KEPT:
+        # the bytes it adds to the trace: a line kept as its size only adds none of its
+        # own (it counted whole, 4 lines of 17 MiB dropped every later one, and a line
+        # over 64 MiB was not even kept as its size)
+        size = len(data) if len(text) <= RAW_KEPT else 0
+        if len(self.raw) >= RAW_LINES_KEPT or self.raw_bytes + size > RAW_BYTES_KEPT:
             self.dropped += 1  # counted, said in one line at the end (close)
             self.dropped_bytes += len(data)
             return
-        self.raw_bytes += len(data)
+        self.raw_bytes += size
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
         entry: dict[str, Any] = {"timestamp": stamp, "direction": direction}
         if len(text) > RAW_KEPT:

@@ -1036,6 +1036,11 @@ def compile_scenarios(data: dict[str, Any], positions: Positions, file: str,
     raw = data.get("scenarios")
     raw_criteria = data.get("pass_criteria")
     c = _Compiler(data, positions, file, mode, loader)
+    if raw_criteria is None and "pass_criteria" in data:
+        # its criteria commented out: it gates nothing, as pass_criteria: {} (an error)
+        c.problem(("pass_criteria",), "'pass_criteria' is written without a value (null), "
+                  "so it checks nothing; add a criterion (blocking, warning, by_category, "
+                  "composite, regression) or remove the key")
     if raw is None and raw_criteria is None:
         if data.get("judge") is not None:  # validated, though no scenario uses it
             from agent_eval.judge.compile import compile_run  # (start-up time)
