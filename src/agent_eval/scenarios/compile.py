@@ -99,8 +99,9 @@ EMPTY_TEXT = ("an empty text is found in every output, so nothing would be check
 
 # a minimum of 0 on a metric that is never below 0: the criterion can never fail, and one
 # on a pass rate tolerated every failed scenario (docs/scenarios.md "Verdict")
-_NEVER_FAILS = ("'{}' can never fail (the figure is never below 0), and a pass rate's "
-                "tolerates every failed scenario; give a minimum above 0, or remove it")
+_NEVER_FAILS = ("'{}' can never fail (the figure is never below 0), and on a pass rate it "
+                "tolerates every failed scenario; give a minimum above 0, or remove it (to "
+                "make a scenario advisory, give it gate: warn)")
 
 @dataclass(frozen=True, slots=True)
 class Term:
