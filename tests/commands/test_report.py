@@ -115,6 +115,11 @@ def test_a_ref_name_links_as_a_commit_does(example_run: Path) -> None:
             "--repo-url", "https://github.com/acme/agent", "--sha", "release/v1.2", cwd=REPO)
     assert p.returncode == 0
     assert b"https://github.com/acme/agent/blob/release/v1.2/" in p.stdout
+    # and in the HTML report alike (its '/' was written %2F, a link GitHub does not open)
+    p = cli("report", str(example_run / "results.json"), "--format", "html",
+            "--repo-url", "https://github.com/acme/agent", "--sha", "release/v1.2", cwd=REPO)
+    assert p.returncode == 0
+    assert b"https://github.com/acme/agent/blob/release/v1.2/" in p.stdout
 
 
 def test_unknown_format_exits_2_listing_the_available_ones(example_run: Path) -> None:

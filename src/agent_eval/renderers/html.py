@@ -186,7 +186,7 @@ def _finalize(value: Any) -> Any:
 
 def _blob(ctx: RenderContext) -> str | None:
     if ctx.repo_url and ctx.sha:
-        return f"{ctx.repo_url.rstrip('/')}/blob/{quote(ctx.sha, safe='')}/"
+        return f"{ctx.repo_url.rstrip('/')}/blob/{quote(ctx.sha, safe='/')}/"
     return None
 
 
