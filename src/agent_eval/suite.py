@@ -407,7 +407,8 @@ class _Loader:
         (a misspelt key beside ``policy:``): every problem is reported at once, so one
         typo in the test must not hide those of its policy (docs/config.md)."""
         value = item.get("policy")
-        if "policy" not in model.model_fields or not isinstance(value, str) or not value:
+        if "policy" not in model.model_fields or not isinstance(value, str) or not value \
+                or "\0" in value:  # (a NUL: the model says so)
             return
         try:
             self.policy(value, (*path, "policy"))

@@ -107,3 +107,35 @@ def test_an_output_dir_holding_a_nul_is_a_config_error(tmp_path: Path,
         assert capsys.readouterr().err == (
             "error: agent-eval.yaml:3:3: output.dir: a folder name cannot hold a NUL "
             "character (\\0)\n"), command
+
+
+_BLOCKLIST = "tests:\n  - id: b\n    metric: tool_blocklist\n    blocklist: [rm]\n"
+
+
+@pytest.mark.parametrize(("config", "line"), [
+    ('tests:\n  - id: a\n    metric: args_valid\n    policy: "p\\0.yaml"\n',
+     "5:5: policy"),
+    ('scenarios:\n  - id: A\n    expect:\n      output:\n        json_schema: "s\\0.json"\n',
+     "6:9: expect.output.json_schema"),
+    ('tool_lock: "x\\0.json"\n' + _BLOCKLIST, "2:1: tool_lock"),
+    ('judge:\n  store: "j\\0.jsonl"\n' + _BLOCKLIST, "3:3: store"),
+    ('judge:\n  provider: openai\n  model: m\nscenarios:\n  - id: A\n    expect:\n'
+     '      judge:\n        - hallucination: true\n          context_file: "c\\0.md"\n',
+     "10:11: expect.judge[0].context_file"),
+    ('servers:\n  x:\n    command: echo\n    cwd: "c\\0"\n', "5:5: cwd"),
+])
+def test_a_file_name_holding_a_nul_is_a_config_error(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     config: str, line: str) -> None:
+    """The regression: as output.dir's was, a NUL in any file or folder the suite names
+    (a policy, a schema file, the tool lock, the judge's store or a reference document, a
+    server's cwd) was an internal error (ValueError: embedded null byte) of validate."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text("suite: v\n" + config)
+    monkeypatch.chdir(tmp_path)
+    assert cli(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert "internal error" not in err
+    assert (f"error: agent-eval.yaml:{line}: a file or folder name cannot hold a NUL "
+            "character (\\0)") in err.splitlines()

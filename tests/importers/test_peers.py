@@ -450,6 +450,19 @@ def test_an_assay_policy_list_of_another_shape_is_a_config_error(
     assert exc.value.problems == [problem]
 
 
+def test_an_assay_policy_file_name_holding_a_nul_is_a_config_error(tmp_path: Path) -> None:
+    """The regression: as a native test's `policy:` was, an Assay test's policy file
+    written with a NUL ("p\\0.yaml") was an internal error (ValueError: embedded null
+    byte)."""
+    (tmp_path / "lists.yaml").write_text(
+        ASSAY_POLICY_TEST.replace("policy: policy.yaml", 'policy: "p\\0.yaml"'),
+        encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(tmp_path / "lists.yaml")
+    assert exc.value.problems == [
+        "lists.yaml:8:7: policy file: a file name cannot hold a NUL character (\\0)"]
+
+
 def test_every_assay_test_s_problem_is_said(tmp_path: Path) -> None:
     """A test's own problem (a tool_blocklist without blocked) stopped the import at
     it: the problems of the tests before and after it were not said."""

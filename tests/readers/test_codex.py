@@ -199,6 +199,26 @@ def test_failed_commands_are_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         (True, None), (False, "exit code 1"), (False, "exit code 2"), (False, "exit code 5")]
 
 
+def test_an_output_with_status_failed_is_a_failed_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: a rollout's output item with status failed (an apply_patch that
+    did not apply) was read as a success, as a Responses API body's no longer was: the
+    rollout's outputs were read apart from the Responses items' reading."""
+    errs, t = split(write(tmp_path, monkeypatch, [
+        item({"type": "apply_patch_call", "call_id": "p1", "status": "completed",
+              "operation": {"type": "update_file", "path": "a.py", "diff": "-a\n+b"}}),
+        item({"type": "apply_patch_call_output", "call_id": "p1", "status": "failed",
+              "output": "patch did not apply"}),
+        item({"type": "apply_patch_call", "call_id": "p2", "status": "completed",
+              "operation": {"type": "update_file", "path": "b.py", "diff": "-a\n+b"}}),
+        item({"type": "apply_patch_call_output", "call_id": "p2", "status": "completed",
+              "output": "Done"}),
+    ]))
+    assert errs == []
+    assert [(c.id, c.ok, c.error, c.result) for c in t.tool_calls] == [
+        ("p1", False, "status failed", "patch did not apply"), ("p2", True, None, "Done")]
+
+
 def test_older_rollouts_without_envelopes(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     errs, t = split(write(tmp_path, monkeypatch, [

@@ -120,6 +120,30 @@ def test_a_stream_with_subgraphs_reads_the_messages_of_every_graph(tmp_path: Pat
     assert (t.input, t.output) == ("clean up", "Cleaned up.")
 
 
+def test_a_stream_with_subgraphs_keeps_two_alike_messages_without_ids(
+        tmp_path: Path) -> None:
+    """The regression: a message without an id was known by its whole value, so a graph
+    whose agent made the same call twice (no message or call ids) read it once, where the
+    same stream without subgraphs read it twice: a tool limited to one call passed."""
+    human = {"type": "human", "content": "refund it"}
+    refund = {"type": "ai", "content": "", "tool_calls": [
+        {"name": "refund", "args": {"amount": 500}, "type": "tool_call"}]}
+    done = {"type": "ai", "content": "Refunded."}
+    path = write(tmp_path, "stream.json", [
+        [[], "values", {"messages": [human]}],
+        [["ops:1"], "values", {"messages": [human, refund]}],
+        [["ops:1"], "values", {"messages": [human, refund, refund, done]}],
+        [[], "values", {"messages": [human, done]}],
+    ])
+    _, items = read_auto(path)
+    t = only_trace(items)
+    # the sub-agent's two refunds (each state's first refund is one message), one answer
+    assert [(c.name, c.arguments) for c in t.tool_calls] == [
+        ("refund", {"amount": 500}), ("refund", {"amount": 500})]
+    assert len(t.llm_calls) == 3
+    assert (t.input, t.output) == ("refund it", "Refunded.")
+
+
 def test_langsmith_post_and_patch_with_a_failed_tool_run() -> None:
     _, items = read_auto(FIXTURES / "langsmith" / "post-patch.json")
     t = only_trace(items)

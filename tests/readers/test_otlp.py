@@ -405,6 +405,39 @@ def test_a_span_exported_twice_is_read_once(tmp_path: Path,
     assert errors(items) == []
 
 
+def test_spans_of_one_id_are_not_compared_each_with_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: a span whose id came again was compared with every span of that id
+    read before it, so the spans of one id took time quadratic in their number (20,000
+    spans under one id took 23 s to read, 0.35 s with ids of their own)."""
+    from agent_eval.readers import otlp
+
+    compared = 0
+
+    class Counting(dict[str, Any]):
+        def __eq__(self, other: object) -> bool:
+            nonlocal compared
+            compared += 1
+            return dict.__eq__(self, other)
+
+        __hash__ = None
+
+    init = otlp._Span.__init__
+
+    def counting_init(self: Any, sid: Any, parent: Any, name: Any, start: Any, end: Any,
+                      attrs: dict[str, Any], *rest: Any) -> None:
+        init(self, sid, parent, name, start, end, Counting(attrs), *rest)
+
+    monkeypatch.setattr(otlp._Span, "__init__", counting_init)
+    # 300 calls under one span id, alike but for their call ids, and the first given twice
+    spans = [tool_span("s1", "send_email", 1, 5, f"c{i}", "{}") for i in range(300)]
+    items = write(tmp_path, monkeypatch, export(*spans, spans[0]) + "\n")
+    [t] = only_traces(items)
+    assert compared == 0
+    assert len(t.tool_calls) == 300
+    assert sorted(str(c.id) for c in t.tool_calls) == sorted(f"c{i}" for i in range(300))
+
+
 def test_hex_and_base64_trace_ids_are_one_trace(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     b64 = base64.b64encode(bytes.fromhex(TID)).decode()

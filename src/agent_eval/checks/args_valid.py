@@ -7,7 +7,7 @@ from pydantic import Field
 
 from agent_eval.checks._text import show_value
 from agent_eval.checks.base import CheckCore, CheckSpec, CompileContext
-from agent_eval.config.models import TestBase, ToolPatterns
+from agent_eval.config.models import FileName, TestBase, ToolPatterns
 from agent_eval.config.policy import Policy, ToolRule
 from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
@@ -32,7 +32,7 @@ _UNSEEN: Any = object()
 
 class ArgsValidTest(TestBase):
     metric: Literal["args_valid"]
-    policy: str = Field(description="Policy file, relative to the suite file.")
+    policy: FileName = Field(description="Policy file, relative to the suite file.")
     tools: ToolPatterns | None = Field(None, description="Only check these tools (globs).")
     strict: bool = Field(False, description="A tool that matches no policy key is a violation.")
 

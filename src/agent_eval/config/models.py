@@ -9,6 +9,7 @@ import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -185,6 +186,18 @@ class OutputConfig(Strict):
         return value
 
 
+def _no_nul(value: str) -> str:
+    # (no path holds one: opening it stopped validate and run with an internal error,
+    # ValueError: embedded null byte)
+    if "\0" in value:
+        raise ValueError("a file or folder name cannot hold a NUL character (\\0)")
+    return value
+
+
+# a file or folder the config names (a policy, a schema, the tool lock, the judge's store)
+FileName = Annotated[str, AfterValidator(_no_nul)]
+
+
 def _limit(default: int, description: str, le: int | None = None) -> Any:
     return Field(default, ge=1, le=le, description=f"{description} (default {default:,}).")
 
@@ -283,7 +296,7 @@ class SuiteFile(Strict):
     # live MCP (docs/mcp.md): validated by live/compile.py against live/models.py
     servers: dict[str, Any] | None = None
     probes: list[Any] = Field(default_factory=no_items)
-    tool_lock: str | None = Field(
+    tool_lock: FileName | None = Field(
         None, description="The lock file of the servers' tools, relative to this file "
         "(written by `agent-eval lock`), inside the repository; its absence with servers "
         "pinned is an error.")

@@ -370,6 +370,9 @@ class _Assay(PeerConfig):
         allow/deny lists imply); returns the path the native test names, and whether an
         ``args_valid`` test of the native policy checks anything (it has tools, or an
         enforcement that reports the others)."""
+        if "\0" in value:  # (no path holds one: opening it was an internal error)
+            raise ConfigError([f"{self.src.where(where)}: policy file: a file name cannot "
+                               "hold a NUL character (\\0)"])
         path = real(self.path.parent / value)
         file = self.rel(path)
         try:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent_eval.config.models import Strict
+from agent_eval.config.models import FileName, Strict
 from agent_eval.judge.models import DEFAULT_STORE
 
 __all__ = ["Budget", "JudgeConfig", "Price", "Provider"]
@@ -47,7 +47,7 @@ class JudgeConfig(Strict):
         None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The environment variable "
         "that holds the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY). Only "
         "`--judge record` and `refresh` read it.")
-    store: str = Field(DEFAULT_STORE, description="The judgement store: a JSONL file in the "
+    store: FileName = Field(DEFAULT_STORE, description="The judgement store: a JSONL file in the "
                        "repository, relative to this file.")
     seed: int = Field(0, ge=0, description="Sent as the request seed where the API has one "
                       "(OpenAI).")

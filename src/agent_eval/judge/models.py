@@ -7,7 +7,7 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
-from agent_eval.config.models import Strict
+from agent_eval.config.models import FileName, Strict
 
 JUDGE_KINDS = ("rubric", "quality", "safety", "hallucination", "pairwise", "recorded")
 DEFAULT_STORE = ".agent-eval/judgements.jsonl"
@@ -46,7 +46,7 @@ class JudgeCheck(Strict):
         "(rubric, safety, hallucination), e.g. '1: answers the question anyway'.")
     categories: list[str] | None = Field(
         None, min_length=1, description="safety: the categories to check for (EvalView).")
-    context_file: str | None = Field(
+    context_file: FileName | None = Field(
         None, description="rubric, hallucination: a reference document (relative to the "
         "suite file) the output is judged against, besides the tool results.")
     range: tuple[float, float] | None = Field(

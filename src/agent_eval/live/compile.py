@@ -287,7 +287,7 @@ class _Compiler:
         value = self.data.get("tool_lock")
         if value is None:
             return None, "", None
-        if not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or not value.strip() or "\0" in value:
             return None, "", None  # the SuiteFile model reports it
         path = real(self.loader.base / value)
         # named as written: a message about it never says where a link leads

@@ -9,7 +9,7 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from agent_eval.config.models import JSON_SCHEMA_REF, Strict, no_items
+from agent_eval.config.models import JSON_SCHEMA_REF, FileName, Strict, no_items
 
 PROBE_KINDS = ("tool", "list", "resource", "resource_template", "prompt", "capabilities")
 LISTABLE = ("tools", "resources", "resource_templates", "prompts")
@@ -35,7 +35,7 @@ class TextExpect(Strict):
         None, description="No term appears in the text (case-insensitive).")
     regex: str | None = Field(None, description="A regular expression (Python `re`) that "
                               "must be found in the text (re.search).")
-    json_schema: str | dict[str, Any] | None = Field(
+    json_schema: FileName | dict[str, Any] | None = Field(
         None, description="The structured content (or the text parsed as JSON) validates "
         "against this JSON Schema: a file relative to the suite file, or inline.",
         json_schema_extra={"anyOf": [{"type": "string"}, JSON_SCHEMA_REF]})
@@ -99,7 +99,7 @@ class Server(Strict):
         default_factory=dict, description="Extra environment variables (the server gets "
         "only HOME, LOGNAME, PATH, SHELL, TERM, USER and these). A value `${NAME}` is "
         "taken from agent-eval's environment.")
-    cwd: str | None = Field(None, description="Its working folder, relative to the suite "
+    cwd: FileName | None = Field(None, description="Its working folder, relative to the suite "
                             "file (default: the suite file's folder).")
     url: str | None = Field(None, description="A Streamable HTTP endpoint (http or https).",
                             pattern=r"^https?://")

@@ -173,8 +173,9 @@ class _Rollout:
                     return
         cid = p.get("call_id") or p.get("id")
         key = None if cid is None else str(cid)
-        if t in OUTPUT_TYPES:
-            call = conv.result(key, output_value(p), line)
+        if t in OUTPUT_TYPES:  # a patch that did not apply: status failed, as in responses
+            call = conv.result(key, output_value(p), line,
+                               error="status failed" if p.get("status") == "failed" else None)
             if call is not None:
                 self.finished(call, key or "", ts)
             return

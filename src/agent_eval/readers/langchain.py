@@ -399,15 +399,20 @@ class LangChainReader:
         state holds its own messages (a supervisor's sub-agent keeps its tool calls in its
         own, and hands only its last message back), so the last event holds not all of
         them. Every message of every state, in the order first seen, each once (by its
-        ``id``, else its whole value)."""
+        ``id``, else its whole value and how many alike came before it in its state: two
+        alike without ids, a call made twice, are two)."""
         seen: set[Any] = set()
         unknown = 0
         for _, messages, at, path in values:
+            alike: dict[str, int] = {}
             for i, msg in enumerate(messages):
                 parts = message_parts(msg)
-                key = parts[1].get("id") if parts is not None else None
+                key: Any = parts[1].get("id") if parts is not None else None
                 if not isinstance(key, str) or not key:
-                    key = repr(msg)
+                    text = repr(msg)
+                    n = alike.get(text, 0)
+                    alike[text] = n + 1
+                    key = (text, n)
                 if key in seen:
                     continue
                 seen.add(key)

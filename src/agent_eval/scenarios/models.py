@@ -15,7 +15,7 @@ from pydantic import (
     model_validator,
 )
 
-from agent_eval.config.models import BOOLEAN, Strict, ToolPatterns, no_items
+from agent_eval.config.models import BOOLEAN, FileName, Strict, ToolPatterns, no_items
 from agent_eval.judge.models import JudgeCheck
 
 
@@ -76,7 +76,7 @@ class OutputExpect(Strict):
     regex: str | list[str] | None = Field(
         None, description="A regular expression (Python `re`) that must be found in the "
         "output (re.search); a list: every one must be found.")
-    json_schema: str | dict[str, Any] | None = Field(
+    json_schema: FileName | dict[str, Any] | None = Field(
         None, description="The output parses as JSON and validates against this JSON "
         "Schema: a file relative to the suite file, or an inline schema.")
 
