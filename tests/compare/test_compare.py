@@ -585,7 +585,7 @@ def _reload(root: Path) -> Results:
 def test_a_cost_multiplier_of_tiny_costs_compares_them_unrounded(
         tmp_path: Path, base_cost: float, head_cost: float, status: str) -> None:
     """A cheap model's trace costs millionths of a dollar: the scenario's mean cost is
-    kept to 12 significant digits (it was rounded to 6 decimals in results.json, so the
+    kept to 6 significant digits (it was rounded to 6 decimals in results.json, so the
     multiple compared was off by up to a factor of 3)."""
     base = run(tmp_path / "b", ("refund", 1, base_cost), ("lookup", 1, 0.01))
     head = run(tmp_path / "h", ("refund", 1, head_cost), ("lookup", 1, 0.01))

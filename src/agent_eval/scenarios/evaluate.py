@@ -1046,10 +1046,10 @@ class _View:
     def to_result(self) -> ScenarioResult:
         sc = self.sc
         shown: dict[str, float | str] = {
-            # a cost to 12 significant digits (a mean of $0.0000016 a trace was 0.000002 to
-            # 6 decimals: max_cost_multiplier compared 2.0 where it was 2.75), the others
-            # to 6 decimals
-            k: float(f"{v:.12g}") if k == "cost_usd" else round(v, 6)
+            # a cost below 1 to 6 significant digits (a mean of $0.0000016 a trace was
+            # 0.000002 to 6 decimals: max_cost_multiplier compared 2.0 where it was 2.75),
+            # the others to 6 decimals
+            k: _cost(v) if k == "cost_usd" else round(v, 6)
             for k, v in self.figures.items()  # unknown or not finite: not shown
             if v is not None and math.isfinite(v)
             and k not in ("tool_hits", "tool_used_hits", "output_ok")}
@@ -1081,6 +1081,12 @@ class _View:
             judge=None if judge is None else tuple(judge.entries(sc.judge)),
             outputs=dict(sorted(judge.outputs.items())) if judge and judge.outputs else None,
         )
+
+
+def _cost(x: float) -> float:
+    """A scenario's mean cost as results.json holds it: to 6 decimals, or to 6 significant
+    digits below 1 (a ratio of two costs read back is then good to 6 digits)."""
+    return round(x, 6) if abs(x) >= 1 else float(f"{x:.6g}")
 
 
 def _round(x: float | None) -> float | None:
