@@ -286,8 +286,10 @@ class _Loader:
         self.problems += group_problems
         self.selectors = SelectorCompiler(groups, positions,
                                           "exact" if tool_match == "exact" else "normalized")
-        if model is not None:
-            self.check_format(model.format, positions)
+        # (also when another top-level key is wrong: every problem in one run)
+        fmt = model.format if model is not None else data.get("format", "auto")
+        if isinstance(fmt, str):
+            self.check_format(fmt, positions)
         raw_tests = data.get("tests")
         live_keys = [k for k in LIVE_KEYS if k in data]
         # an empty list checks nothing: `scenarios: []` (or `probes: []`) beside no tests
