@@ -369,6 +369,18 @@ def test_a_typo_in_the_test_does_not_hide_its_policy_problems(tmp_path: Path) ->
     ]
 
 
+def test_a_wrong_top_level_key_does_not_hide_an_unknown_trace_format(tmp_path: Path) -> None:
+    """All problems at once (docs/config.md): with a limit out of range beside it, a
+    misspelt `format:` was said only once the limit was fixed (two runs for one file)."""
+    suite = ("suite: s\nformat: natve\nlimits:\n  max_depth: 500\ntests:\n"
+             "  - id: a\n    metric: tool_blocklist\n    blocklist: [x]\n")
+    found = problems_of(tmp_path, suite)
+    # line 2 'format: natve' (col 1); line 4 '  max_depth: 500' (col 3)
+    assert sorted((line, col) for _, line, col, _ in found) == [(2, 1), (4, 3)]
+    assert one(found, "natve")[3].startswith(
+        "unknown trace format 'natve' (did you mean 'native'?); use auto or one of ")
+
+
 EMPTY_LIST = ("an empty list names no tool, so nothing would be checked; name at least one "
               "tool (a name, a glob or @group)")
 

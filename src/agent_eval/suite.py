@@ -35,6 +35,7 @@ from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding
 from agent_eval.importers import detect, translator
 from agent_eval.limits import CONFIG, Limits
+from agent_eval.limits import DEFAULT as DEFAULT_LIMITS
 from agent_eval.paths import as_written, not_utf8, real, rel, repo_root
 from agent_eval.readers import READERS
 from agent_eval.rule_ids import IMPORT_UNSUPPORTED
@@ -225,6 +226,7 @@ class _Loader:
         self.failed: set[str] = set()  # policy files whose problems were reported
         self.mode: Any = "normalized"
         self.selectors: SelectorCompiler | None = None  # the suite's selectors
+        self.limits = DEFAULT_LIMITS  # the suite's, once its top level is valid
 
     def read(self, path: FsPath) -> str:
         """A config file's text (:func:`read_config_file`), read once."""
@@ -282,12 +284,16 @@ class _Loader:
             data.get("tool_match") if data.get("tool_match") in ("normalized", "exact")
             else "normalized")
         self.mode = tool_match
+        if model is not None:
+            self.limits = model.limits.limits()
         groups, group_problems = Groups.parse(data, positions)
         self.problems += group_problems
         self.selectors = SelectorCompiler(groups, positions,
                                           "exact" if tool_match == "exact" else "normalized")
-        if model is not None:
-            self.check_format(model.format, positions)
+        # (also when another top-level key is wrong: every problem in one run)
+        fmt = model.format if model is not None else data.get("format", "auto")
+        if isinstance(fmt, str):
+            self.check_format(fmt, positions)
         raw_tests = data.get("tests")
         live_keys = [k for k in LIVE_KEYS if k in data]
         # an empty list checks nothing: `scenarios: []` (or `probes: []`) beside no tests
@@ -385,7 +391,7 @@ class _Loader:
                 rest = without_wrong_keys(spec.model, item, _NEEDED)
                 if rest is not None:  # its other keys' problems too, in the same run
                     ctx = CompileContext(file, positions, path, rest.id, tool_match,
-                                         self.policy, self.selectors)
+                                         self.policy, self.selectors, self.limits)
                     try:
                         spec.compile(rest, ctx)
                     except ConfigError as exc:
@@ -394,7 +400,7 @@ class _Loader:
                 continue
             assert isinstance(cfg, TestBase)
             ctx = CompileContext(file, positions, path, cfg.id, tool_match, self.policy,
-                                 self.selectors)
+                                 self.selectors, self.limits)
             try:
                 tests.append(spec.compile(cfg, ctx))
             except ConfigError as exc:

@@ -579,3 +579,36 @@ def test_policies_are_compiled_once_per_suite(tmp_path: Path) -> None:
     loaded = load_suite(tmp_path / "agent-eval.yaml")
     assert len(loaded.policies) == 1
     assert all(isinstance(p, Policy) for p in loaded.policies.values())
+
+
+def test_a_long_value_is_cut_at_max_value_chars_saying_how_much(tmp_path: Path) -> None:
+    """docs/security.md "Limits": a finding's value longer than `max_value_chars` is shown
+    cut, with a `…[+N chars]` marker. args_valid cut every value at 1,000 characters of
+    its JSON text first, whatever the limit: a 1,500-character argument was cut under
+    the default 2,000 and under `max_value_chars: 5000`, with a bare `…`, and under
+    `max_value_chars: 100` the marker said `+901` where 1,400 characters were cut."""
+    policy = "tools:\n  t: {arguments: {x: {max_length: 3}}}\n"
+    line = call("t", {"x": "y" * 1500})
+
+    def value(limit: int | None) -> Any:
+        limits = f"limits: {{max_value_chars: {limit}}}\n" if limit else ""
+        results = run(tmp_path, policy, [line], SUITE + limits)
+        [f] = results.violations
+        assert f.rule == "args_valid/max_length"
+        return f.value
+
+    assert value(None) == "y" * 1500  # within the default 2,000: whole
+    assert value(5000) == "y" * 1500
+    assert value(100) == "y" * 100 + "…[+1400 chars]"  # 1,500 - 100 cut
+
+
+def test_a_list_of_more_items_than_max_value_chars_is_cut_saying_how_much(
+        tmp_path: Path) -> None:
+    """The same for a list of 3,000 numbers (only its first items are written out):
+    its text `[1,1,…,1]` is 1 + 3,000 + 2,999 commas + 1 = 6,001 characters, of which
+    the first 100 are shown: `[`, 49 times `1,`, then `1`."""
+    policy = "tools:\n  t: {arguments: {x: {type: number}}}\n"
+    suite = SUITE + "limits: {max_value_chars: 100}\n"
+    [f] = run(tmp_path, policy, [call("t", {"x": [1] * 3000})], suite).violations
+    assert f.rule == "args_valid/type"
+    assert f.value == "[" + "1," * 49 + "1" + "…[+5901 chars]"

@@ -1,8 +1,11 @@
 """args_valid: every tool call's arguments against the policy file (docs/config.md)."""
 
+import sys
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any, Literal
 
+import orjson
 from pydantic import Field
 
 from agent_eval.checks._text import show_value
@@ -13,6 +16,7 @@ from agent_eval.config.schema_compiler import RULE_OF, Constraint, SchemaError
 from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
+from agent_eval.limits import DEFAULT, Limits
 from agent_eval.matching import GROUP_PREFIX, ToolMatcher, is_glob
 from agent_eval.model import ToolCall, Trace, calls_to_read
 from agent_eval.rule_ids import (
@@ -25,8 +29,8 @@ from agent_eval.rule_ids import (
     ARGS_VALID_UNKNOWN_TOOL,
     Rule,
 )
+from agent_eval.safetext import clean_text, clean_value
 
-MAX_STORED_VALUE = 1000  # characters of JSON kept for a value in the results
 _UNSEEN: Any = object()
 
 
@@ -44,22 +48,53 @@ def argument_path(path: tuple[str | int, ...]) -> str:
     return out
 
 
-def stored_value(value: Any) -> Any:
-    """The value as kept in results: itself, or a shortened JSON text when it is large."""
-    if isinstance(value, dict | list | str):
-        text = show_value(value, MAX_STORED_VALUE + 1)
-        if len(text) > MAX_STORED_VALUE:
-            return text[:MAX_STORED_VALUE] + "…"
+def stored_value(value: Any, limits: Limits) -> Any:
+    """The value as kept in results: itself, or, when its JSON text is longer than
+    ``limits.max_value_chars``, cut as every output shows it (with the ``…[+N chars]``
+    marker of how much was cut): a large argument is not held until the results are
+    finished, and ``max_value_chars`` is what shows it (a value was cut at 1,000
+    characters whatever the limit said, and the marker then counted from there)."""
+    size = limits.max_value_chars
+    if isinstance(value, dict | list) and len(value) > size:
+        return _cut_long(value, size)
+    if isinstance(value, dict | list | str) and len(show_value(value, size + 2)) > size:
+        return clean_value(value, limits)
     return value
+
+
+def _json_len(value: Any) -> int:
+    try:
+        return len(orjson.dumps(value).decode())
+    except (TypeError, orjson.JSONEncodeError):
+        return len(repr(value))
+
+
+def _cut_long(value: dict[Any, Any] | list[Any], size: int) -> str:
+    """A container of more items than ``size``: its JSON text cut to ``size`` characters
+    as :func:`clean_value` cuts it, but only its first items written out and the others
+    measured (ten million numbers made into one text to show 2,000 characters of them
+    took the memory that the text needs at once, and under an address-space limit
+    crashed orjson)."""
+    if isinstance(value, list):
+        head: Any = value[:size + 1]
+        more = sum(_json_len(v) + 1 for v in islice(value, size + 1, None))  # ",v"
+    else:
+        head = dict(islice(value.items(), size + 1))
+        more = sum(_json_len(k) + _json_len(v) + 2 for k, v in  # ',"k":v'
+                   islice(value.items(), size + 1, None))
+    text = show_value(head, sys.maxsize)  # more than `size` characters: an item is one
+    return f"{clean_text(text[:size])}…[+{len(text) + more - size} chars]"
 
 
 class ArgsValid(CheckCore):
     metric = "args_valid"
 
     def __init__(self, cfg: ArgsValidTest, policy: Policy, only: ToolMatcher | None,
-                 strict_ref: ConfigRef | None, tool_refs: tuple[ToolRef, ...]) -> None:
+                 strict_ref: ConfigRef | None, tool_refs: tuple[ToolRef, ...],
+                 limits: Limits = DEFAULT) -> None:
         super().__init__(cfg, tool_refs)
         self.policy = policy
+        self.limits = limits
         self.only = only
         self.strict_ref = strict_ref
         # per tool name: the policy rules that apply to its calls, or None when the tools
@@ -138,7 +173,7 @@ class ArgsValid(CheckCore):
         # positional: rule, severity, message, test, config, trace, tool, argument, value,
         # constraint, scenario, related, details
         return Finding(c.rule, self.severity, text, self.id, self._ref(c), where, call.name,
-                       arg, None if e.missing else stored_value(e.value), c.text,
+                       arg, None if e.missing else stored_value(e.value, self.limits), c.text,
                        trace.scenario, (), {"violation": e.message})
 
     def _unreadable(self, call: ToolCall, trace: Trace, key: Constraint, rule: Rule,
@@ -153,7 +188,7 @@ class ArgsValid(CheckCore):
             config=_ref(key),
             trace=self._trace_ref(call, trace),
             tool=call.name,
-            value=stored_value(call.arguments),
+            value=stored_value(call.arguments, self.limits),
             constraint=key.text,
             scenario=trace.scenario,
             details={"violation": violation},
@@ -243,7 +278,7 @@ def compile_test(cfg: ArgsValidTest, ctx: CompileContext) -> ArgsValid:
                     "not be checked; add it to the policy, or remove it from the filter "
                     "(strict: true refuses a call of a tool the policy does not name)"
                     for r in lost])
-    return ArgsValid(cfg, policy, only, strict_ref, tuple(refs))
+    return ArgsValid(cfg, policy, only, strict_ref, tuple(refs), ctx.limits)
 
 
 RULES = tuple(sorted({r.id for r in RULE_OF.values()} | {r.id for r in (

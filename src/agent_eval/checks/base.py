@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_eval.coverage import ToolRef
 from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef, Finding, Severity
+from agent_eval.limits import DEFAULT, Limits
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.model import Trace
 from agent_eval.selectors import EMPTY_TOOLS, Selector, SelectorCompiler
@@ -73,6 +74,7 @@ class CompileContext:
     tool_match: ToolMatchMode
     load_policy: Callable[[Any, Path], Policy]  # (value of `policy:`, its path) -> Policy
     selectors: SelectorCompiler | None = None  # the suite's tool groups (selectors.py)
+    limits: Limits = DEFAULT  # the suite's `limits:` (a finding's value is cut to them)
 
     def ref(self, *keys: str | int) -> ConfigRef:
         """The location of a key of this test (``ref("rules", 0)``)."""
