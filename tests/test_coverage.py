@@ -19,6 +19,7 @@ from agent_eval._cli import main as cli
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.coverage import MAX_NAMES, CoverageAcc, CoveragePlan, ToolRef, closest
 from agent_eval.engine import evaluate_files
+from agent_eval.errors import ConfigError
 from agent_eval.findings import ConfigRef
 from agent_eval.matching import ToolMatcher, ToolMatchMode
 from agent_eval.renderers import RENDERERS, RenderContext
@@ -165,14 +166,25 @@ def test_args_valid_tools_filter_and_shared_policy(tmp_path: Path) -> None:
     policy: policy.yaml
     tools: [send_email, sms]
 """
-    results = evaluate(workspace(tmp_path, suite))
-    # the policy key is reported once (by the first test that uses the policy)
-    assert [(w[0], w[1], w[3]) for w in where(results)] == [
-        ("agent-eval.yaml", 12, "authenticate"), ("agent-eval.yaml", 13, "refund_order"),
-        ("agent-eval.yaml", 16, "rm_rf_everything"), ("agent-eval.yaml", 20, "sms"),
-        ("policy.yaml", 3, "send_emial")]
-    (sms,) = [f for f in results.unexercised if f.tool == "sms"]
-    assert sms.test == "args_again" and sms.config.col == 25
+    # line 20: '    tools: [send_email, sms]': send_email at column 13, sms at 25. No policy
+    # key matches either name (the policy's is send_emial): their calls would be skipped,
+    # unchecked, so the filter is a config error (it was a coverage note and a pass)
+    with pytest.raises(ConfigError) as exc:
+        evaluate(workspace(tmp_path, suite))
+    assert [p.split(": ")[0] for p in exc.value.problems] == [
+        "agent-eval.yaml:20:13", "agent-eval.yaml:20:25"]
+    assert "'send_email' in the tools filter matches no key of policy" in exc.value.problems[0]
+    # globs are not held to the policy's keys (they may be meant wider): each is
+    # reported when no call matched it, and the shared policy key once (by the first test)
+    results = evaluate(workspace(tmp_path, suite.replace("[send_email, sms]",
+                                                         '[send_*, "sm?"]')))
+    # line 20: '    tools: [send_*, "sm?"]': the "sm?" item at column 21
+    assert [(w[0], w[1], w[2], w[3]) for w in where(results)] == [
+        ("agent-eval.yaml", 12, 9, "authenticate"), ("agent-eval.yaml", 13, 9, "refund_order"),
+        ("agent-eval.yaml", 16, 17, "rm_rf_everything"), ("agent-eval.yaml", 20, 21, "sm?"),
+        ("policy.yaml", 3, 3, "send_emial")]
+    (sms,) = [f for f in results.unexercised if f.tool == "sm?"]
+    assert sms.test == "args_again"
     assert sms.message.endswith("; the test checked no call through it")
     # send_email passes the filter, but no policy key matches it: nothing was checked
     assert results.tests[-1].status == "not_exercised"
