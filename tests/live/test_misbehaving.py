@@ -44,6 +44,24 @@ def only_violation(test: dict[str, Any]) -> dict[str, Any]:
     return v
 
 
+def closed_before_answering(tmp_path: Path, mode: str) -> int:
+    """The run's exit code, once a probe expecting an error of the server started in
+    ``mode`` has failed as a call the server closed before it answered."""
+    path = write_suite(tmp_path, suite(mode, """
+          - id: rejects
+            tool: echo
+            expect_error: true
+        """))
+    code, results = run_suite(tmp_path)
+    test = by_test(results)["rejects"]
+    assert test["status"] == "fail"
+    v = only_violation(test)
+    assert v["rule"] == "probe/call_failed"
+    assert v["config"]["line"] == line_of(path, "tool: echo")
+    assert "closed before it answered" in v["message"]
+    return code
+
+
 def test_a_server_that_exits_on_a_call_is_no_expected_error(tmp_path: Path) -> None:
     """The SDK's 'Connection closed' is not the server's error: expect_error fails."""
     path = write_suite(tmp_path, suite("exit_on_call", """
@@ -401,19 +419,8 @@ def test_a_response_sent_before_the_request_is_not_its_answer(tmp_path: Path) ->
     """A server that sends a response for an id before agent-eval sent that request (the
     SDK drops it), then exits on the request: the call got no answer, and expect_error
     fails (the early response counted as the answer, and the probe passed)."""
-    path = write_suite(tmp_path, suite("answer_ahead", """
-          - id: rejects
-            tool: echo
-            expect_error: true
-        """))
-    code, results = run_suite(tmp_path)
-    test = by_test(results)["rejects"]
-    assert test["status"] == "fail"
-    v = only_violation(test)
-    assert v["rule"] == "probe/call_failed"
-    assert v["config"]["line"] == line_of(path, "tool: echo")
-    assert "closed before it answered" in v["message"]
-    assert code == 2  # the session's early response is an input error of the MCP reader
+    # the session's early response is an input error of the MCP reader: exit 2
+    assert closed_before_answering(tmp_path, "answer_ahead") == 2
 
 
 def test_an_error_the_sdk_s_http_client_made_up_is_no_expected_error(tmp_path: Path) -> None:
@@ -715,16 +722,4 @@ def test_agent_eval_s_own_answer_is_not_the_server_s(tmp_path: Path) -> None:
     """During a call the server sends a request with the call's id (its own ids), which
     agent-eval answers, then exits: agent-eval's answer is not the server's, and
     expect_error fails (an answer with that id, whichever way it went, counted)."""
-    path = write_suite(tmp_path, suite("sample_then_exit", """
-          - id: rejects
-            tool: echo
-            expect_error: true
-        """))
-    code, results = run_suite(tmp_path)
-    test = by_test(results)["rejects"]
-    assert test["status"] == "fail"
-    v = only_violation(test)
-    assert v["rule"] == "probe/call_failed"
-    assert v["config"]["line"] == line_of(path, "tool: echo")
-    assert "closed before it answered" in v["message"]
-    assert code == 1
+    assert closed_before_answering(tmp_path, "sample_then_exit") == 1
