@@ -202,6 +202,9 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  warning: {min_safety_rate: 0.0}\n", "min_safety_rate", ["can never fail"]),
     ("  by_category: {adversarial: 0}\n", "adversarial", ["'adversarial: 0' can never fail"]),
     ("  composite: {weights: {pass_rate: 1}, min: 0}\n", "min: 0", ["'min: 0' can never"]),
+    # gates only switched off gated nothing either
+    ("  regression: {fail_on_new_violations: false}\n", "regression",
+     ["'regression' gates nothing"]),
     # an empty mapping gated nothing either, without a word
     ("  blocking: {}\n", "blocking", ["'blocking' is empty: it checks nothing"]),
     ("  by_category: {}\n", "by_category", ["'by_category' is empty"]),

@@ -1011,10 +1011,18 @@ class _Compiler:
                 out.append(Criterion("composite", "composite", "composite", "min",
                                      pc.composite.min, ref("composite", "min")))
         if pc.regression is not None:
-            for name, value in pc.regression.model_dump(exclude_defaults=True).items():
+            switched_on = pc.regression.model_dump(exclude_defaults=True)
+            for name, value in switched_on.items():
                 out.append(Criterion(name, "regression", name, "max",
                                      None if isinstance(value, bool) else float(value),
                                      ref("regression", name)))
+            raw = (self.data.get("pass_criteria") or {}).get("regression")
+            if not switched_on and isinstance(raw, dict) and raw and None not in raw.values():
+                # only gates switched off (fail_on_new_violations: false): it gated
+                # nothing, as an empty regression: {} (an error) does
+                self.problem((*base, "regression"), "'regression' gates nothing (its only "
+                             "keys are switched off); give a gate (max_pass_rate_drop, "
+                             "max_score_drop, fail_on_new_violations: true) or remove it")
         out.sort(key=lambda c: (c.ref.line, c.ref.col))  # as written
         return out, weights, latency
 
