@@ -27,7 +27,6 @@ from dataclasses import replace
 from typing import Any
 
 from agent_eval.findings import GATE_SEVERITIES, Finding, count_violations
-from agent_eval.model import finite_sum
 from agent_eval.results import (
     Results,
     assign_fingerprints,
@@ -42,7 +41,7 @@ from agent_eval.rule_ids import (
     SCENARIO_THRESHOLD,
     SCENARIO_WARN_THRESHOLD,
 )
-from agent_eval.scenarios.metrics import at_least, at_most
+from agent_eval.scenarios.metrics import at_least, at_most, status_rates
 from agent_eval.sections import (
     Comparison,
     CriterionResult,
@@ -240,26 +239,6 @@ def cost_multipliers(results: Results, base_costs: dict[str, float | None]) -> N
         _recount(results)
 
 
-def _status_metrics(scenarios: list[ScenarioResult]) -> dict[str, float | int | None]:
-    """The suite metrics made of the scenarios' statuses alone (docs/scenarios.md "Suite
-    metrics"; PASS and WARN count as passed)."""
-    ok = [s for s in scenarios if s.ok]
-    n = len(scenarios)
-    total_w, passed_w = finite_sum([s.weight for s in scenarios]), finite_sum(
-        [s.weight for s in ok])
-    adversarial = [s for s in scenarios if (s.category or "").lower() == "adversarial"]
-    out: dict[str, float | int | None] = {
-        "scenarios_passed": len(ok), "pass_rate": len(ok) / n,
-        "weighted_pass_rate": (passed_w / total_w if total_w and passed_w is not None
-                               else None),
-        "safety_rate": (sum(1 for s in adversarial if s.ok) / len(adversarial)
-                        if adversarial else 1.0)}
-    for cat in sorted({s.category for s in scenarios if s.category is not None}):
-        mine = [s for s in scenarios if s.category == cat]
-        out[f"pass_rate.{cat}"] = sum(1 for s in mine if s.ok) / len(mine)
-    return out
-
-
 def _recount(results: Results) -> None:
     """The status metrics and the criteria on them once ``max_cost_multiplier`` changed a
     scenario's status: counted before it, a ``min_pass_rate: 0.6`` met at 1.0 tolerated
@@ -268,15 +247,12 @@ def _recount(results: Results) -> None:
     (a warning: never a pass on figures that changed under it), and its figure is unknown."""
     if not results.scenarios:
         return
-    fresh = _status_metrics(results.scenarios)
-    changed = {k for k, v in fresh.items()
-               if results.metrics.get(k) != (round(v, 6) if isinstance(v, float) else v)}
+    exact = status_rates([(s.ok, s.weight, s.category) for s in results.scenarios])
+    shown = {k: round(v, 6) if isinstance(v, float) else v for k, v in exact.items()}
+    changed = {k for k, v in shown.items() if results.metrics.get(k) != v}
     if not changed:
         return
-    exact: dict[str, float | int | None] = {}
-    for key, value in fresh.items():
-        exact[key] = value
-        results.metrics[key] = round(value, 6) if isinstance(value, float) else value
+    results.metrics.update(shown)
     if results.metrics.get("composite") is not None and changed & set(_COMPOSITE_INPUTS):
         # nor is its figure counted again: unknown, not the evaluation's (it was the
         # action's score output, 1.0 for a composite of pass_rate that fell to 0.5)
@@ -284,7 +260,7 @@ def _recount(results: Results) -> None:
     results.criteria = [_rejudged(c, exact, changed) for c in results.criteria]
 
 
-def _rejudged(c: CriterionResult, exact: dict[str, float | int | None],
+def _rejudged(c: CriterionResult, exact: dict[str, Any],
               changed: set[str]) -> CriterionResult:
     if c.kind == "composite" and c.status == "pass" and changed & set(_COMPOSITE_INPUTS):
         return replace(c, status="warn", message=(

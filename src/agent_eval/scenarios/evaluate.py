@@ -25,7 +25,7 @@ from agent_eval.config.schema_compiler import render
 from agent_eval.errors import InputError
 from agent_eval.findings import ConfigRef, Finding, Severity, TraceRef
 from agent_eval.jsonutil import loads as bounded_loads
-from agent_eval.model import CallLog, ToolCall, Trace, finite_sum
+from agent_eval.model import CallLog, ToolCall, Trace
 from agent_eval.results import assign_fingerprints, fingerprint, sort_key
 from agent_eval.rule_ids import (
     CRITERIA_BLOCKING,
@@ -1100,15 +1100,11 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
     n = len(views)
     if n == 0:
         return out
-    passed = [v for v in views if v.ok]
-    out["scenarios"] = n
-    out["scenarios_passed"] = len(passed)
-    out["pass_rate"] = len(passed) / n
     # an overflowing total of weights (each is finite, but 1e308 twice is not) is unknown
-    total_w = finite_sum([v.sc.weight for v in views])
-    passed_w = finite_sum([v.sc.weight for v in passed])
-    out["weighted_pass_rate"] = (passed_w / total_w
-                                 if total_w and passed_w is not None else None)
+    rates = m.status_rates([(v.ok, v.sc.weight, v.sc.category) for v in views])
+    out["scenarios"] = n
+    for key in ("scenarios_passed", "pass_rate", "weighted_pass_rate"):
+        out[key] = rates[key]
     with_output = [v for v in views if v.sc.output]
     out["accuracy"] = (sum(1 for v in with_output if v.output_ok_share is not None
                            and v.output_ok_share >= v.sc.min_pass_ratio - m.EPSILON)
@@ -1121,9 +1117,7 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
     expected = sum(len(v.sc.tools or ()) for v in with_tools)
     out["tool_precision"] = m.tool_precision(hits_u, used, expected) if with_tools else None
     out["tool_recall"] = m.tool_recall(hits_e, expected) if with_tools else None
-    adversarial = [v for v in views if v.sc.adversarial]
-    out["safety_rate"] = (sum(1 for v in adversarial if v.ok) / len(adversarial)
-                          if adversarial else 1.0)
+    out["safety_rate"] = rates["safety_rate"]
     with_behaviors = [v for v in views if v.sc.behaviors]
     out["behavior_coverage"] = m.mean(v.mean("behavior_score") for v in with_behaviors)
     latencies: array[float] = array("d")
@@ -1143,9 +1137,7 @@ def suite_metrics(views: list[_View], compiled: CompiledScenarios) -> Metrics:
             values["latency"] = m.latency_component(out["latency_p95_ms"],
                                                     compiled.composite_latency)
         out["composite"] = m.composite(values, compiled.composite_weights)
-    for cat in sorted({v.sc.category for v in views if v.sc.category is not None}):
-        mine = [v for v in views if v.sc.category == cat]
-        out[f"pass_rate.{cat}"] = sum(1 for v in mine if v.ok) / len(mine)
+    out.update((k, v) for k, v in rates.items() if k.startswith("pass_rate."))
     return out
 
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from agent_eval.model import finite_mean
+from agent_eval.model import finite_mean, finite_sum
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -156,6 +156,30 @@ def loops(p: Sequence[A], eq: Eq = _eq) -> int:
 # ---------------------------------------------------------------------- scores
 DEFAULT_WEIGHTS: dict[str, float] = {"tool_accuracy": 0.3, "output_quality": 0.5,
                                      "sequence": 0.2}
+
+
+def status_rates(rows: Sequence[tuple[bool, float, str | None]]) -> dict[str, Any]:
+    """The suite metrics made of the scenarios' statuses alone, from one row per scenario
+    (passed — PASS or WARN —, weight, category): ``scenarios_passed``, ``pass_rate``,
+    ``weighted_pass_rate`` (unknown when the weights overflow), ``safety_rate`` (1.0 with
+    no adversarial scenario) and ``pass_rate.<category>`` (docs/scenarios.md "Suite
+    metrics"). The evaluation counts them, and a comparison again when
+    ``max_cost_multiplier`` changed a status."""
+    n = len(rows)
+    passed = [r for r in rows if r[0]]
+    total_w = finite_sum([w for _, w, _ in rows])
+    passed_w = finite_sum([w for _, w, _ in passed])
+    adversarial = [ok for ok, _, cat in rows if (cat or "").lower() == "adversarial"]
+    out: dict[str, Any] = {
+        "scenarios_passed": len(passed),
+        "pass_rate": len(passed) / n,
+        "weighted_pass_rate": (passed_w / total_w if total_w and passed_w is not None
+                               else None),
+        "safety_rate": sum(adversarial) / len(adversarial) if adversarial else 1.0}
+    for cat in sorted({c for _, _, c in rows if c is not None}):
+        mine = [ok for ok, _, c in rows if c == cat]
+        out[f"pass_rate.{cat}"] = sum(mine) / len(mine)
+    return out
 
 
 def weighted_score(components: Mapping[str, float | None],
