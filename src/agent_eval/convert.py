@@ -75,6 +75,8 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
     _put(start, "input", trace.input)
     meta = {"source_format": trace.format, **trace.metadata}
     start["metadata"] = meta
+    if not trace.handoffs_recorded and not trace.handoffs:
+        start["handoffs_recorded"] = False  # no handoffs read back would say none happened
     start["source"] = _where(trace.location)
     yield start
     tools, llms = trace.tool_calls, trace.llm_calls

@@ -419,6 +419,11 @@ class Trace:
     format: str = "native"
     handoffs: list[Handoff] = field(default_factory=list)  # in order
     scores: list[Score] = field(default_factory=list)  # recorded by evaluators
+    # whether the trace's format records handoffs, so that none recorded means none
+    # happened (the native format, the OpenAI Agents SDK's, a LangGraph run); a trace
+    # with a handoff recorded them whatever this says. Without it, expect.handoffs and
+    # max_handoffs cannot be checked (docs/scenarios.md), never a pass.
+    handoffs_recorded: bool = False
 
     # Derived totals: unknown (None) when any contributing figure is unknown. A total the
     # trace records itself is at least what its LLM calls recorded (no figure is below 0):

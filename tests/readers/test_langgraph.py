@@ -59,6 +59,7 @@ def test_fixture_supervisor_trace() -> None:
     (trace,) = traces_of(FIXTURES / "langsmith" / "langgraph-supervisor.json")
     assert [(h.from_agent, h.to_agent, h.location.line) for h in trace.handoffs] == [
         ("supervisor", "research_expert", 6), ("research_expert", "supervisor", 10)]
+    assert trace.handoffs_recorded  # a LangGraph app: none more would mean none
     # the handoff tools are ordinary tool calls too
     assert [c.name for c in trace.tool_calls] == [
         "transfer_to_research_expert", "web_search", "transfer_back_to_supervisor"]
@@ -70,11 +71,14 @@ def test_stream_with_subgraphs() -> None:
     (trace,) = traces_of(FIXTURES / "langchain" / "supervisor-stream.json", "langchain")
     assert [(h.from_agent, h.to_agent, h.location.line) for h in trace.handoffs] == [
         ("supervisor", "math_expert", 4), ("math_expert", "supervisor", 7)]
+    assert trace.handoffs_recorded
 
 
 def test_single_agent_stream_has_no_handoff() -> None:
     (trace,) = traces_of(FIXTURES / "langchain" / "stream.json", "langchain")
     assert trace.handoffs == []
+    # no checkpoint namespaces: not a LangGraph run, so no handoff would have been seen
+    assert not trace.handoffs_recorded
 
 
 def test_real_single_agent_langgraph_run() -> None:
@@ -87,4 +91,5 @@ def test_real_single_agent_langgraph_run() -> None:
             if r.get("extra", {}).get("metadata")} >= {"model", "tools"}
     traces = traces_of(path)
     assert traces and all(t.handoffs == [] for t in traces)
+    assert all(t.handoffs_recorded for t in traces)  # a graph run: it had none
     assert sum(len(t.tool_calls) for t in traces) == 1  # lookup_invoice

@@ -5,12 +5,18 @@ max_handoff_count; OpenAI Agents SDK handoff spans)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
-from tests.conftest import events
+import pytest
+from tests.conftest import FIXTURES, events
 
 from agent_eval.api import evaluate as run_suite
 from agent_eval.api import load_suite, load_traces
+from agent_eval.convert import dumps, trace_events
+from agent_eval.errors import InputError
+from agent_eval.model import Trace
+from agent_eval.readers import READERS, SourceFile, read_file
 
 from .scenario_harness import Workspace, at, rules_of, scenario, trace
 
@@ -131,11 +137,8 @@ def test_handoff_severity_warning_warns(ws: Workspace) -> None:
     assert s["findings"][0]["severity"] == "warning"
 
 
-def test_openai_agents_handoff_spans(tmp_path: Path, monkeypatch: object) -> None:
+def test_openai_agents_handoff_spans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Agents SDK tracing spans: a handoff span becomes a Handoff at its line."""
-    import pytest
-
-    assert isinstance(monkeypatch, pytest.MonkeyPatch)
     spans = [
         {"object": "trace.span", "id": "s1", "trace_id": "trace_1", "parent_id": None,
          "started_at": "2025-01-01T00:00:00Z", "ended_at": "2025-01-01T00:00:01Z",
@@ -152,10 +155,74 @@ def test_openai_agents_handoff_spans(tmp_path: Path, monkeypatch: object) -> Non
     monkeypatch.chdir(tmp_path)
     suite = load_suite(tmp_path / "agent-eval.yaml")
     items = list(load_traces([path], suite))
-    (t,) = [i for i in items if hasattr(i, "handoffs")]
+    (t,) = [i for i in items if isinstance(i, Trace)]
     assert [(h.from_agent, h.to_agent, h.location.line) for h in t.handoffs] == [
         ("Triage", "Billing", 2)]
+    assert t.handoffs_recorded
     r = run_suite(suite, items)
     s = scenario(r, "R")
     # "billing" matches Billing (normalized names); max 0 is exceeded at line 2
     assert [(f["rule"], f["trace"]["line"]) for f in s["findings"]] == [("scenario/handoff", 2)]
+
+
+def test_a_native_trace_without_handoff_events_had_none(ws: Workspace) -> None:
+    suite = HEAD + "scenarios:\n  - id: ROUTE\n    expect: {max_handoffs: 0}\n"
+    s = scenario(ws.run(suite, {"t.jsonl": handoff_trace()}), "ROUTE")
+    assert s["status"] == "pass" and s["findings"] == []
+
+
+UNRECORDED = ("the trace records no handoffs (its format, openai_chat, does not hold them), "
+              "so it is not known whether it was met; check traces of a format that records "
+              "handoffs (docs/scenarios.md)")
+
+
+@pytest.mark.parametrize("severity", ["error", "warning"])
+def test_handoff_checks_cannot_pass_on_a_format_without_handoffs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, severity: str) -> None:
+    """An OpenAI chat request records no handoffs: that it holds none says nothing, so
+    max_handoffs (a limit it would always have met) and expect.handoffs cannot be checked:
+    a finding each at the key, the scenario not passed (max_handoffs: 0 passed before)."""
+    shutil.copy(FIXTURES / "openai_chat" / "request.json", tmp_path / "request.json")
+    text = ("suite: s\nscenarios:\n  - id: R\n    traces: request.json\n    expect:\n"
+            "      handoffs: [billing]\n      max_handoffs: 0\n")
+    if severity == "warning":
+        text += "      handoff_severity: warning\n"
+    (tmp_path / "agent-eval.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    suite = load_suite(tmp_path / "agent-eval.yaml")
+    s = scenario(run_suite(suite, load_traces([tmp_path / "request.json"], suite)), "R")
+    assert s["status"] == ("fail" if severity == "error" else "warn")
+    assert [(f["rule"], f["severity"], f["message"], f["config"]["line"])
+            for f in s["findings"]] == [
+        ("scenario/handoff", severity,
+         f"Expected handoff to billing cannot be checked: {UNRECORDED}", 6),
+        ("scenario/handoff", severity, f"max_handoffs 0 cannot be checked: {UNRECORDED}", 7)]
+
+
+def test_converted_traces_keep_their_handoffs_unrecorded(tmp_path: Path) -> None:
+    """`convert` of a format without handoffs writes handoffs_recorded: false, so the
+    native file reads back as not recorded (a native trace records them otherwise)."""
+    src = SourceFile(str(FIXTURES / "openai_chat" / "request.json"), "request.json",
+                     "request.json")
+    (t,) = [i for i in read_file(READERS["openai_chat"], src) if isinstance(i, Trace)]
+    assert not t.handoffs_recorded
+    out = tmp_path / "t.jsonl"
+    out.write_text("".join(dumps(e) + "\n" for e in trace_events(t)), encoding="utf-8")
+    (back,) = [i for i in read_file(READERS["native"], SourceFile(str(out), "t.jsonl", "t"))
+               if isinstance(i, Trace)]
+    assert not back.handoffs_recorded and back.handoffs == []
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    ("true", None), ("false", None),
+    ('"no"', "'handoffs_recorded' must be true or false, not string; the trace's handoffs "
+             "are taken as not recorded, so its scenario's handoff checks cannot run")])
+def test_native_handoffs_recorded(tmp_path: Path, value: str, error: str | None) -> None:
+    out = tmp_path / "t.jsonl"
+    start = '{"type":"trace_start","trace_id":"a","handoffs_recorded":' + value + "}"
+    out.write_text(start + '\n{"type":"trace_end","trace_id":"a"}\n', encoding="utf-8")
+    items = list(read_file(READERS["native"], SourceFile(str(out), "t.jsonl", "t")))
+    (t,) = [i for i in items if isinstance(i, Trace)]
+    assert t.handoffs_recorded is (value == "true")
+    assert [(e.rule, e.line, e.message) for e in items if isinstance(e, InputError)] == (
+        [] if error is None else [("input/invalid_event", 1, error)])

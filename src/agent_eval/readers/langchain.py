@@ -378,6 +378,8 @@ class LangChainReader:
             else:
                 unknown += 1
         conv.trace.handoffs.extend(node_transitions(steps))
+        if any(ns for ns, _ in steps):  # a LangGraph run: its handoffs are recorded
+            conv.trace.handoffs_recorded = True
         if len({space for space, _, _, _ in values}) > 1:
             return unknown + self._values_of_graphs(values, conv)
         if values:

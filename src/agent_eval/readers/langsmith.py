@@ -270,7 +270,10 @@ class _Runs(ReadState):
             by_id = CallIndex()
             for run in members:
                 self._run(tr, run, source.file, by_id, traced)
-            tr.handoffs.extend(node_transitions(_graph_steps(members, source.file)))
+            steps = list(_graph_steps(members, source.file))
+            tr.handoffs.extend(node_transitions(steps))
+            if any(ns for ns, _ in steps):  # a LangGraph app: its handoffs are recorded
+                tr.handoffs_recorded = True
             for fb in scored.get(tid, ()):
                 g = fb.fields
                 touch(tr, fb.line)

@@ -371,7 +371,8 @@ class _FileState:
         t = self.open.get(tid)
         if t is None:
             loc = Location(self.file, line)
-            t = _Open(Trace(id=tid, source=self.file, location=loc, end_location=loc))
+            t = _Open(Trace(id=tid, source=self.file, location=loc, end_location=loc,
+                            handoffs_recorded=True))
             t.end_line = line
             self.open[tid] = t
             self.traces += 1
@@ -399,6 +400,15 @@ class _FileState:
             tr.metadata.update(meta)
         elif meta is not None:
             self.error(INPUT_INVALID_EVENT, line, "'metadata' must be an object")
+        recorded = obj.get("handoffs_recorded")
+        if recorded is not None and recorded is not True:
+            # false: converted from a format that records none (convert.py)
+            tr.handoffs_recorded = False
+            if recorded is not False:
+                self.error(INPUT_INVALID_EVENT, line,
+                           f"'handoffs_recorded' must be true or false, not "
+                           f"{json_type(recorded)}; the trace's handoffs are taken as not "
+                           "recorded, so its scenario's handoff checks cannot run")
 
     def tool_call(self, obj: dict[str, Any], line: int) -> None:
         # the hot path (most lines are tool calls): dict lookups bound once, the open

@@ -72,6 +72,7 @@ def read_run_state(conv: Conversation, state: dict[str, Any], lines: Lines) -> N
     """One trace from a serialised RunState: its header, its run items in order, the
     approvals, one LLM call per model response, the final output."""
     _run_header(conv, state)
+    conv.trace.handoffs_recorded = True  # a handoff is one of its generated items
     approved, rejected = _approval_lists(state)
     items = _RunItems(conv, approved, rejected)
     generated = state.get("generated_items")
@@ -241,7 +242,8 @@ class _Spans:
         lines = [s[2] for s in spans] + ([head[1]] if head else [])
         lo, hi = (min(lines), max(lines)) if lines else (1, 1)
         trace = Trace(id=tid, source=self.file, location=Location(self.file, lo),
-                      end_location=Location(self.file, hi), format="openai_agents")
+                      end_location=Location(self.file, hi), format="openai_agents",
+                      handoffs_recorded=True)  # the SDK traces each handoff as a span
         if head is not None:
             for k in ("workflow_name", "group_id"):
                 if head[0].get(k) is not None:

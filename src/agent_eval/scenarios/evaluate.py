@@ -308,6 +308,9 @@ def _handoffs(ev: _Eval) -> None:
     and max_handoff_count), as errors or, under handoff_severity: warning, warnings."""
     sc, handoffs = ev.sc, ev.trace.handoffs
     severity: Severity = "warning" if sc.handoff_severity == "warning" else "error"
+    if not handoffs and not ev.trace.handoffs_recorded:
+        _handoffs_unrecorded(ev, severity)
+        return
     targets = [h.to_agent for h in handoffs]
     shown = ", ".join(dict.fromkeys(targets)) or "none"
     for pattern, matcher, ref in sc.handoffs:
@@ -325,6 +328,29 @@ def _handoffs(ev: _Eval) -> None:
                f"max_handoffs {limit} (handoff #{limit + 1} to {over.to_agent} is over the "
                "limit)", ref, where, value=len(handoffs), constraint=f"max_handoffs: {limit}",
                details={"expected": limit, "actual": len(handoffs)})
+        ev.failed = ev.failed or severity == "error"
+        ev.warned = ev.warned or severity == "warning"
+
+
+def _handoffs_unrecorded(ev: _Eval, severity: Severity) -> None:
+    """expect.handoffs and max_handoffs on a trace whose format records no handoffs (a
+    Claude Code session, an OpenAI chat request, ...): none recorded says nothing of what
+    happened, so neither can be checked — a finding each, never a pass."""
+    sc = ev.sc
+    why = (f"the trace records no handoffs (its format, {ev.trace.format}, does not hold "
+           "them), so")
+    checks: list[tuple[str, ConfigRef, str, dict[str, Any]]] = [
+        (f"Expected handoff to {pattern} cannot be checked", ref,
+         f"handoffs: {pattern}", {"expected": pattern, "actual": None})
+        for pattern, _, ref in sc.handoffs]
+    if sc.max_handoffs is not None:
+        limit, ref = sc.max_handoffs
+        checks.append((f"max_handoffs {limit} cannot be checked", ref,
+                       f"max_handoffs: {limit}", {"expected": limit, "actual": None}))
+    for what, ref, constraint, details in checks:
+        ev.add(SCENARIO_HANDOFF, severity, f"{what}: {why} it is not known whether it was "
+               "met; check traces of a format that records handoffs (docs/scenarios.md)",
+               ref, ev.at_end(), constraint=constraint, details=details)
         ev.failed = ev.failed or severity == "error"
         ev.warned = ev.warned or severity == "warning"
 
