@@ -339,6 +339,28 @@ def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitH
         in notices[-1]
 
 
+def test_a_check_run_whose_update_fails_is_still_completed_failing(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """The second batch of annotations refused (a 422): the check run stayed in progress,
+    and the action said it had skipped it. It is completed with the step's conclusion
+    (failure), and the warning says how many annotations it holds."""
+    github.script("PATCH", r"/check-runs/\d+$",
+                  Reply(422, {"message": "Validation Failed", "documentation_url": "x"},
+                        check=False))
+    ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": many_violations(120)})
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    [state] = github.check_runs.values()
+    assert (state["status"], state["conclusion"]) == ("completed", "failure")
+    assert len(state["annotations"]) == 50
+    [skip] = [s for s in run.skips() if "check run" in s]
+    assert "has its conclusion (failure) but only 50 of" in skip, skip
+    assert "422 Validation Failed" in skip and "skipped the check run" not in skip
+    assert "only 50 of" in run.summary
+
+
 def test_an_input_error_is_annotated_before_the_findings(tmp_path: Path,
                                                          github: FakeGitHub) -> None:
     """The input errors that make the verdict error were annotated after every finding:

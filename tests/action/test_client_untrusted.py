@@ -102,6 +102,50 @@ def test_a_failed_post_with_no_comment_made_is_posted_again(github: FakeGitHub) 
         ("GET", 200), ("POST", 502), ("GET", 200), ("POST", 201)]
 
 
+# ------------------------------------------------- a check run is never left pending
+def _annotations(n: int) -> list[dict[str, object]]:
+    return [{"path": "policy.yaml", "start_line": i + 1, "end_line": i + 1,
+             "annotation_level": "failure", "message": f"finding {i}"} for i in range(n)]
+
+
+VALIDATION = Reply(422, {"message": "Validation Failed", "documentation_url": "x"},
+                   check=False)
+
+
+def test_a_failed_update_still_completes_the_check_run(github: FakeGitHub) -> None:
+    """A check run of more than 50 annotations is made in progress, then updated; an
+    update that failed (a 422) left it in progress for good: a pending check whatever the
+    verdict, and the action said it was skipped. It is completed with its conclusion,
+    the title saying how many annotations were sent, and the error is returned."""
+    github.script("PATCH", r"/check-runs/\d+$", Reply(200, None, check=False), VALIDATION)
+    cr = _client(github, []).create_check_run(
+        name="agent-eval (s)", head_sha="a" * 40, conclusion="failure", title="fail: 120",
+        summary="the summary", annotations=_annotations(120))
+    [run] = github.check_runs.values()
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    assert len(run["annotations"]) == 50  # the scripted 200 did not record its batch
+    assert cr.sent == 100 and cr.error is not None and cr.error.status == 422
+    create, *updates = github.calls(path=r"/check-runs")
+    assert create.json["status"] == "in_progress"
+    assert [r.status for r in updates] == [200, 422, 200]
+    assert updates[-1].json == {"status": "completed", "conclusion": "failure", "output": {
+        "title": "fail: 120 (100 of 120 annotations sent)", "summary": "the summary"}}
+    assert github.problems == []
+
+
+def test_a_check_run_that_cannot_be_completed_says_it_stays_in_progress(
+        github: FakeGitHub) -> None:
+    github.script("PATCH", r"/check-runs/\d+$", VALIDATION, VALIDATION)
+    with pytest.raises(ApiError, match=r"Validation Failed; the check run \S+ stays in "
+                                       r"progress: completing it failed too") as err:
+        _client(github, []).create_check_run(
+            name="n", head_sha="a" * 40, conclusion="success", title="pass", summary="s",
+            annotations=_annotations(60))
+    assert err.value.status == 422
+    [run] = github.check_runs.values()
+    assert run["status"] == "in_progress"
+
+
 # ----------------------------------------------------------- item 16: the deadline
 def test_no_attempt_and_no_wait_past_the_deadline(github: FakeGitHub) -> None:
     now = [0.0]

@@ -151,6 +151,8 @@ class CheckRun:
     id: int
     url: str | None
     requests: int  # create + updates
+    sent: int = 0  # annotations sent
+    error: ApiError | None = None  # why the others were not (the run was still completed)
 
 
 def next_link(header: str | None) -> str | None:
@@ -555,7 +557,12 @@ class GitHubClient:
                          summary: str, annotations: list[dict[str, Any]],
                          details_url: str | None = None) -> CheckRun:
         """A completed check run with its annotations, 50 per request: the first batch
-        with the create call, the others by updating the run (GitHub appends them)."""
+        with the create call, the others by updating the run (GitHub appends them).
+
+        An update that fails leaves the run in progress, a pending check forever, whatever
+        the verdict: the run is then completed without the annotations left, with its
+        conclusion and a title that says how many were sent, and the error is returned in
+        :attr:`CheckRun.error`; only when that fails too is it raised, saying so."""
         step = ANNOTATIONS_PER_REQUEST
         batches = [annotations[i:i + step] for i in range(0, len(annotations), step)] or [[]]
 
@@ -575,12 +582,29 @@ class GitHubClient:
         _, data = self.request("POST", self._repo("/check-runs"), body=body)
         run_id: int = with_id("POST", self._repo("/check-runs"), data)["id"]
         url = data.get("html_url")
+        html = url if isinstance(url, str) else None
+        patch = self._repo(f"/check-runs/{run_id}")
+        sent = len(batches[0])
         for n, batch in enumerate(batches[1:], 2):
             update: dict[str, Any] = {"output": output(batch)}
             if n == len(batches):
                 update.update(status="completed", conclusion=conclusion)
-            self.request("PATCH", self._repo(f"/check-runs/{run_id}"), body=update)
-        return CheckRun(run_id, url if isinstance(url, str) else None, len(batches))
+            try:
+                self.request("PATCH", patch, body=update)
+            except ApiError as exc:
+                finish = {"status": "completed", "conclusion": conclusion, "output": {
+                    "title": f"{title} ({sent} of {len(annotations)} annotations sent)",
+                    "summary": summary}}
+                try:
+                    self.request("PATCH", patch, body=finish)
+                except ApiError as again:
+                    raise ApiError(exc.verb, exc.url, exc.status, (
+                        f"{exc.message}; the check run {html or run_id} stays in progress: "
+                        f"completing it failed too ({again})"), exc.headers,
+                        exc.documentation_url) from exc
+                return CheckRun(run_id, html, n, sent, exc)
+            sent += len(batch)
+        return CheckRun(run_id, html, len(batches), sent)
 
     def find_pull_request(self, head_repository: str | None, head_ref: str | None,
                           head_sha: str) -> dict[str, Any] | None:

@@ -202,6 +202,13 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
     except ApiError as exc:
         step.skip(_explain("the check run", exc, "checks: write", event))
         return
+    if cr.error is not None:
+        said = f"{cr.error.status} {cr.error.message}".strip() if cr.error.status \
+            else cr.error.message
+        step.skip(f"the check run {cr.url or cr.id} has its conclusion ({conclusion}) but "
+                  f"only {cr.sent} of {len(annotations)} annotation(s): sending the others "
+                  f"failed, GitHub said: {said}")
+        return
     step.log(f"check run {cr.id} with {len(annotations)} annotation(s) in "
              f"{cr.requests} request(s)")
 
