@@ -106,6 +106,30 @@ def test_merge_group_has_a_base() -> None:
     assert bare.sarif_target() == Target(group["head_ref"], group["head_sha"])
 
 
+@pytest.mark.parametrize("name", ["pull_request_review", "pull_request_review_comment",
+                                  "pull_request_review_thread"])
+def test_a_review_event_is_a_pull_requests_run(name: str) -> None:
+    """docs/action-events.md listed these under "others" (no comment, the check run on
+    GITHUB_SHA, no baseline), while their payload holds the pull request and the action
+    treats them as its run: the comment, the check run on its head, the base to compare
+    with; the SARIF goes where GITHUB_REF and GITHUB_SHA say (its merge ref)."""
+    p = payload(name, lambda e: True)
+    pr = p["pull_request"]
+    merge = "a" * 40
+    ev = from_payload(name, p, {"GITHUB_SHA": merge, "GITHUB_REPOSITORY": "o/r",
+                                "GITHUB_REF": f"refs/pull/{pr['number']}/merge"})
+    assert ev.pr_number == pr["number"] and ev.is_pull_request and ev.compares_with_base
+    assert ev.check_sha == pr["head"]["sha"] != merge
+    assert ev.base_sha == pr["base"]["sha"]
+    target = Target(f"refs/pull/{pr['number']}/merge", merge)
+    assert ev.sarif_target(None) == ev.sarif_target(pr["head"]["sha"]) == target
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "action-events.md").read_text()
+    [row] = [line for line in doc.splitlines() if line.startswith("| `pull_request_review`")]
+    assert f"`{name}`" in row.split(" | ")[0]
+    assert "refs/pull/N/merge" in row and "the pull request's head | yes |" in row
+    assert "`pull_request.base.sha`" in row
+
+
 def test_bot_logins_compare_with_and_without_the_suffix() -> None:
     assert bot_login("my-app") == "my-app[bot]"
     assert bot_login("github-actions[bot]") == "github-actions[bot]"

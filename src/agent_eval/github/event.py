@@ -14,6 +14,9 @@ Handled events (docs/action-events.md says what each one uploads where):
   untrusted one): SARIF and the check run on ``workflow_run.head_sha``;
 - ``merge_group`` (the merge queue): the commit is ``merge_group.head_sha`` and the base
   ``merge_group.base_sha``, so baselines and regression gates run in the queue;
+- an event whose payload holds the pull request (``pull_request_review``,
+  ``pull_request_review_comment``…): a pull request's run (the comment, the check run on
+  its head, its base), SARIF through ``GITHUB_REF`` / ``GITHUB_SHA`` (its merge ref);
 - any other event through ``GITHUB_REF`` / ``GITHUB_SHA`` (``workflow_dispatch``,
   ``schedule``…).
 """
