@@ -304,6 +304,26 @@ def test_sarif_processing_errors_are_reported(tmp_path: Path, github: FakeGitHub
     assert "expected artifact location" in line
 
 
+def test_an_upload_whose_status_cannot_be_read_is_not_said_skipped(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """The SARIF upload was made (202) but reading its processing status failed (5xx
+    until the retries ran out): the action said "skipped the SARIF upload", listed it
+    among the calls it skipped, and the user looked for a permission that was there. It
+    now says the upload was made and that its processing status is unknown."""
+    busy = Reply(503, {"message": "Service Unavailable"}, check=False)
+    github.script("GET", r"/code-scanning/sarifs/[^/]+$", *[busy] * 4)
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload())
+    assert run.code == 1, run.stderr
+    assert len(github.calls("POST", r"/code-scanning/sarifs$")) == 1
+    assert len(github.calls("GET", r"/code-scanning/sarifs/")) == 4
+    assert not [s for s in run.skips() if "skipped the SARIF upload" in s], run.skips()
+    [warning] = [s for s in run.skips() if "SARIF upload" in s]
+    assert "was made, but its processing status could not be read" in warning, warning
+    assert "503 Service Unavailable" in warning
+    assert "skipped GitHub calls" not in run.summary
+
+
 def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitHub) -> None:
     ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": many_violations(120)})
     run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),

@@ -133,7 +133,7 @@ def first_line(text: str) -> str:
 @dataclass(frozen=True)
 class SarifUpload:
     id: str
-    status: str  # complete, failed, or pending when polling gave up
+    status: str  # complete, failed, pending when polling gave up, unknown when it failed
     errors: list[str] = field(default_factory=list)
     analyses_url: str | None = None
     waited: float = 0.0
@@ -404,7 +404,8 @@ class GitHubClient:
                      started_at: str | None = None, poll_timeout: float = 120.0) -> SarifUpload:
         """``POST /repos/{owner}/{repo}/code-scanning/sarifs`` with the gzip+base64 log,
         then poll the upload's status until complete or failed, at most
-        ``poll_timeout`` seconds."""
+        ``poll_timeout`` seconds. A poll that fails does not undo the upload: the status
+        is then ``unknown``, with the error in ``errors``."""
         body: dict[str, Any] = {
             "commit_sha": commit_sha,
             "ref": ref,
@@ -421,7 +422,10 @@ class GitHubClient:
         if not sarif_id:
             raise ApiError("POST", self._repo("/code-scanning/sarifs"), 202,
                            "the answer has no upload id")
-        return self._poll_sarif(sarif_id, poll_timeout)
+        try:
+            return self._poll_sarif(sarif_id, poll_timeout)
+        except ApiError as exc:
+            return SarifUpload(sarif_id, "unknown", [str(exc)])
 
     def _poll_sarif(self, sarif_id: str, poll_timeout: float) -> SarifUpload:
         url = self._repo(f"/code-scanning/sarifs/{sarif_id}")

@@ -145,6 +145,10 @@ def _upload_sarif(step: Step, event: Event, client: GitHubClient, report: Report
         step.say(workflow.command("error", f"Code Scanning could not process the SARIF "
                                   f"upload {up.id}: {errors}",
                                   title="agent-eval: SARIF upload"))
+    elif up.status == "unknown":
+        step.warn(f"the SARIF upload {up.id} to {target.ref} ({target.sha[:12]}) was made, "
+                  f"but its processing status could not be read: {'; '.join(up.errors)}; "
+                  "its alerts appear in Code Scanning when GitHub has processed it")
     else:
         step.log(f"SARIF upload {up.id} to {target.ref} is still being processed after "
                  f"{up.waited:.0f} s; its alerts appear when GitHub is done")
