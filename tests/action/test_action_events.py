@@ -91,6 +91,25 @@ def test_workflow_run_check_run_goes_on_the_triggering_head() -> None:
     assert ev.check_sha == head
 
 
+def test_workflow_run_without_its_head_commit_puts_no_check_run_on_the_default_branch(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """docs/action-events.md: under workflow_run the check run goes on the triggering
+    run's head, never on ``github.sha`` (the default branch's tip). A payload that could
+    not be read (no ``workflow_run.head_sha``) put it on ``github.sha``: the verdict on a
+    fork's traces became a check of the default branch's tip. It is skipped, saying why."""
+    tip = "d" * 40
+    assert from_payload("workflow_run", {}, {"GITHUB_SHA": tip}).check_sha is None
+    ws = make_workspace(tmp_path / "ws")
+    event = payload("workflow_run", lambda e: e["action"] == "completed")
+    event["workflow_run"] = "not an object"  # as if the payload had lost it
+    run = run_action(tmp_path, ws, github.url, "workflow_run", event,
+                     inputs={"check-run": "true", "upload-sarif": "false"})
+    assert run.code == 1, run.stderr
+    assert github.calls("POST", r"/check-runs$") == []
+    [skip] = [s for s in run.skips() if "check run" in s]
+    assert "workflow_run.head_sha" in skip, skip
+
+
 def test_merge_group_has_a_base() -> None:
     p = _merge_group()
     group = p["merge_group"]

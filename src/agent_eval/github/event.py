@@ -114,9 +114,10 @@ class Event:
     @property
     def check_sha(self) -> str | None:
         """The commit a check run is attached to: the pull request's head, the
-        triggering run's head under ``workflow_run``, else the commit the run is for."""
-        if self.name == "workflow_run" and is_sha(self.head_sha):
-            return self.head_sha
+        triggering run's head under ``workflow_run`` (None when the payload names none:
+        never ``GITHUB_SHA``, the default branch's tip), else the commit the run is for."""
+        if self.name == "workflow_run":
+            return self.head_sha if is_sha(self.head_sha) else None
         return self.head_sha if self.head_sha and self.is_pull_request else self.sha
 
     def not_at_head(self, checked_out: str | None) -> str | None:

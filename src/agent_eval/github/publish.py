@@ -186,7 +186,9 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
         step.skip(f"skipped the check run: {mismatch}")
         return
     if not sha:
-        step.skip("skipped the check run: the commit is unknown (GITHUB_SHA)")
+        where = ("the triggering run's head, workflow_run.head_sha"
+                 if event.name == "workflow_run" else "GITHUB_SHA")
+        step.skip(f"skipped the check run: the commit is unknown ({where})")
         return
     results = report.results
     annotations = _annotations(step, results,
