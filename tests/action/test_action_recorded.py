@@ -723,6 +723,38 @@ def test_a_pull_request_run_whose_payload_names_none_is_never_uncompared_unsaid(
     assert results["baseline"]["reason"].startswith(f"{lost}. To compare, ")
 
 
+@pytest.mark.parametrize("name", ["pull_request", "pull_request_target"])
+def test_a_pull_request_run_whose_payload_names_none_attaches_nothing_to_a_branch(
+        tmp_path: Path, github: FakeGitHub, name: str) -> None:
+    """A pull request's run whose event file cannot be read (the run warns of it) was
+    taken for a branch's: under ``pull_request_target`` (GITHUB_REF the base branch,
+    GITHUB_SHA its tip) the SARIF went to ``refs/heads/master`` and the check run onto the
+    base branch's tip, with the verdict of a workspace the workflow may have checked out
+    at the pull request's head (a clean analysis closes the branch's alerts); under
+    ``pull_request`` the check run went onto the merge commit, where the pull request does
+    not show it. Neither is made, saying why; a ``pull_request`` run's SARIF still goes
+    to its merge ref (GITHUB_REF ``refs/pull/N/merge``, GITHUB_SHA), as with the payload."""
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, name, pr_payload("opened"),
+                     inputs={"check-run": "true", "baseline": "none"},
+                     env={"GITHUB_EVENT_PATH": str(tmp_path / "missing.json")})
+    assert run.code == 1, run.stderr
+    assert github.calls(path=r"/check-runs") == []
+    uploads = github.calls("POST", r"/code-scanning/sarifs$")
+    skips = run.skips()
+    assert skips[0].startswith("::warning title=agent-eval::cannot read GITHUB_EVENT_PATH ")
+    calls = ["the check run"]
+    if name == "pull_request":
+        assert [(u.json["ref"], u.json["commit_sha"]) for u in uploads] == [
+            ("refs/pull/2/merge", MERGE_SHA)]
+    else:
+        assert uploads == []
+        calls.append("the SARIF upload")
+    for call in calls:
+        [skip] = [s for s in skips if f"skipped {call}:" in s]
+        assert f"this {name} run names no pull request" in skip, skip
+
+
 def test_baseline_git_in_a_merge_queue_whose_payload_names_no_base_stops(
         tmp_path: Path, github: FakeGitHub) -> None:
     """A ``merge_group`` payload without ``base_sha``: ``baseline: git``, asked for by

@@ -118,7 +118,17 @@ class Event:
         never ``GITHUB_SHA``, the default branch's tip), else the commit the run is for."""
         if self.name == "workflow_run":
             return self.head_sha if is_sha(self.head_sha) else None
+        if self.name in PR_EVENTS and not self.is_pull_request:
+            return None  # GITHUB_SHA: a merge commit, or the base branch's tip
         return self.head_sha if self.head_sha and self.is_pull_request else self.sha
+
+    @property
+    def no_pull_request(self) -> str | None:
+        """Why a pull request's run has no pull request (its payload names none), or None."""
+        if self.name in PR_EVENTS and not self.is_pull_request:
+            return (f"this {self.name} run names no pull request (its event payload, "
+                    "GITHUB_EVENT_PATH, could not be read: see the warning about it)")
+        return None
 
     def not_at_head(self, checked_out: str | None) -> str | None:
         """Why results of this workspace must not be attached to the pull request's head
@@ -156,6 +166,8 @@ class Event:
                 assert self.sha is not None
                 return Target(f"refs/pull/{n}/merge", self.sha)
             return None
+        if self.name in PR_EVENTS and not (self.ref or "").startswith("refs/pull/"):
+            return None  # no payload: GITHUB_REF is the base branch (pull_request_target)
         if self.name == "workflow_run":
             if n is not None and is_sha(self.head_sha):
                 assert self.head_sha is not None
@@ -177,7 +189,7 @@ class Event:
         if self.name == "workflow_run":
             return ("the triggering run is neither for a push nor for a pull request this "
                     "run could find")
-        mismatch = self.not_at_head(checked_out)
+        mismatch = self.not_at_head(checked_out) or self.no_pull_request
         if mismatch:
             return mismatch
         if self.name in PR_EVENTS:

@@ -185,6 +185,9 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
     if mismatch:
         step.skip(f"skipped the check run: {mismatch}")
         return
+    if event.no_pull_request:
+        step.skip(f"skipped the check run: {event.no_pull_request}")
+        return
     if not sha:
         where = ("the triggering run's head, workflow_run.head_sha"
                  if event.name == "workflow_run" else "GITHUB_SHA")
