@@ -521,6 +521,34 @@ def test_workflow_run_for_a_fork_pull_request(tmp_path: Path) -> None:
         assert run.outputs["comment-url"].endswith(f"/pull/17#issuecomment-{comment['id']}")
 
 
+def test_workflow_run_whose_pull_request_is_not_found_says_why_there_is_no_comment(
+        tmp_path: Path) -> None:
+    """The fork pattern's second workflow (comment: auto) when no open pull request has
+    the triggering run's head commit as its head (pushed to again, or closed): no comment
+    was made and nothing said why, as if the run were not for a pull request. The
+    skipped comment is said, with the reason."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, "e" * 40, "stranger", wr["head_branch"])  # pushed to since
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": "none",
+                                 "fail-on": "never", "check-run": "true"})
+        assert run.code == 0 and run.outputs["verdict"] == "fail", run.stderr
+        assert gh.problems == [] and gh.comments == {}
+        [check] = gh.calls("POST", r"/check-runs$")  # still on the triggering head
+        assert check.json["head_sha"] == wr["head_sha"]
+        [skip] = [s for s in run.skips() if "the PR comment" in s]
+        assert (f"skipped the PR comment: no open pull request has the triggering run's "
+                f"head commit {wr['head_sha'][:12]} as its head") in skip, skip
+        assert run.outputs["comment-url"] == ""
+
+
 def test_workflow_run_for_a_fork_compares_with_the_base_of_the_pull_request_found(
         tmp_path: Path) -> None:
     """The pull request the action looks up for a fork's ``workflow_run`` (the payload

@@ -124,10 +124,17 @@ class Event:
 
     @property
     def no_pull_request(self) -> str | None:
-        """Why a pull request's run has no pull request (its payload names none), or None."""
-        if self.name in PR_EVENTS and not self.is_pull_request:
+        """Why a pull request's run has no pull request (its payload names none; under
+        ``workflow_run``, the triggering pull request run's was not found), or None."""
+        if self.is_pull_request:
+            return None
+        if self.name in PR_EVENTS:
             return (f"this {self.name} run names no pull request (its event payload, "
                     "GITHUB_EVENT_PATH, could not be read: see the warning about it)")
+        if self.name == "workflow_run" and self.triggering_event in PR_EVENTS:
+            return (f"no open pull request has the triggering run's head commit "
+                    f"{(self.head_sha or 'unknown')[:12]} as its head (it was pushed to again "
+                    "or closed since, or the pull requests could not be listed: see the log)")
         return None
 
     def not_at_head(self, checked_out: str | None) -> str | None:

@@ -16,7 +16,7 @@ from agent_eval.errors import ExitCode
 from agent_eval.findings import Finding, by_severity, count_violations
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient, retry_after
-from agent_eval.github.event import Event
+from agent_eval.github.event import PR_EVENTS, Event
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
@@ -67,7 +67,7 @@ def publish(step: Step, inputs: Inputs, event: Event, client: GitHubClient | Non
     if inputs.upload_sarif:
         _alone(step, "the SARIF upload", lambda: _upload_sarif(step, event, client, report))
     comment_url = ""
-    if inputs.wants_comment(event.is_pull_request):
+    if inputs.wants_comment(event.is_pull_request or bool(event.no_pull_request)):
         comment_url = _alone(step, "the PR comment",
                              lambda: _comment(step, event, client, report)) or ""
     if inputs.check_run:
@@ -115,7 +115,7 @@ def _skip_all(step: Step, inputs: Inputs, event: Event, token_why: str | None) -
     wanted = []
     if inputs.upload_sarif:
         wanted.append("the SARIF upload")
-    if inputs.wants_comment(event.is_pull_request):
+    if inputs.wants_comment(event.is_pull_request or bool(event.no_pull_request)):
         wanted.append("the PR comment")
     if inputs.check_run:
         wanted.append("the check run")
@@ -157,8 +157,9 @@ def _upload_sarif(step: Step, event: Event, client: GitHubClient, report: Report
 def _comment(step: Step, event: Event, client: GitHubClient, report: Report) -> str:
     """Create or update this suite's comment on the pull request; its URL, or ""."""
     if event.pr_number is None:
-        step.skip(f"skipped the PR comment: this run is not for a pull request "
-                  f"(event {event.name or 'unknown'})")
+        step.skip(f"skipped the PR comment: {event.no_pull_request}" if event.no_pull_request
+                  else f"skipped the PR comment: this run is not for a pull request "
+                       f"(event {event.name or 'unknown'})")
         return ""
     try:
         c = client.upsert_comment(event.pr_number, with_marker(report.summary, report.marker),
@@ -185,13 +186,11 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
     if mismatch:
         step.skip(f"skipped the check run: {mismatch}")
         return
-    if event.no_pull_request:
-        step.skip(f"skipped the check run: {event.no_pull_request}")
-        return
     if not sha:
         where = ("the triggering run's head, workflow_run.head_sha"
                  if event.name == "workflow_run" else "GITHUB_SHA")
-        step.skip(f"skipped the check run: the commit is unknown ({where})")
+        step.skip(f"skipped the check run: {event.no_pull_request}" if event.name in PR_EVENTS
+                  else f"skipped the check run: the commit is unknown ({where})")
         return
     results = report.results
     annotations = _annotations(step, results,
