@@ -82,6 +82,19 @@ def test_comments_past_the_page_limit_are_no_second_comment(
     assert (got.id, got.created, ours["body"]) == (ours["id"], False, "<!-- m -->\nnew")
 
 
+def test_a_page_of_comments_that_is_no_list_is_no_second_comment(github: FakeGitHub) -> None:
+    """A page of comments that is no JSON list was read as an empty page and passed for
+    the whole list: this token's comment was not found and a second one was posted. It
+    is an API error: the comment is skipped, never posted twice."""
+    ours = github.add_comment(7, "<!-- m -->\nold", "github-actions[bot]")
+    github.script("GET", r"/issues/7/comments$",
+                  Reply(200, {"message": "not a list"}, check=False))
+    with pytest.raises(ApiError, match="not listed to the end"):
+        _client(github, []).upsert_comment(7, "<!-- m -->\nnew", "<!-- m -->")
+    assert github.calls("POST", r"/issues/7/comments$") == []
+    assert github.comments[7] == [ours] and ours["body"] == "<!-- m -->\nold"
+
+
 def test_a_lost_answer_to_the_post_is_found_by_listing_again(github: FakeGitHub) -> None:
     slept: list[float] = []
     github.script_lost_answer("POST", r"/issues/4/comments$",

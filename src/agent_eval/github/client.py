@@ -466,7 +466,10 @@ class GitHubClient:
                 return
             headers, data = self.request("GET", url, params=params)
             pages += 1
-            yield from (c for c in data or [] if isinstance(c, dict))
+            if not isinstance(data, list) and whole:
+                raise ApiError("GET", url, 0, f"page {pages} is not a JSON list: not listed "
+                               "to the end")
+            yield from (c for c in data if isinstance(c, dict)) if isinstance(data, list) else ()
             url, params = next_link(headers.get("link")), None
             if url and not self._same_api(url):
                 self.log(f"not following a Link to another host than {self.api_url}: {url}")
