@@ -295,11 +295,22 @@ def check_annotation(path: str, line: int, severity: str, rule: str, message: st
     """One check-run annotation (its message and details cut to GitHub's limits)."""
     level = {"error": "failure", "warning": "warning"}.get(severity, "notice")
     a: dict[str, Any] = {"path": path, "start_line": max(1, line), "end_line": max(1, line),
-                         "annotation_level": level, "message": message[:60_000],
+                         "annotation_level": level, "message": _utf8_cut(message),
                          "title": f"agent-eval: {rule}"[:255]}
     if details:
-        a["raw_details"] = details[:60_000]
+        a["raw_details"] = _utf8_cut(details)
     return a
+
+
+ANNOTATION_BYTES = 60_000  # of a message or raw_details (GitHub: 64 KB each)
+
+
+def _utf8_cut(text: str, limit: int = ANNOTATION_BYTES) -> str:
+    """``text`` cut to ``limit`` bytes of UTF-8, at a character's boundary."""
+    data = text.encode("utf-8", errors="surrogatepass")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", errors="ignore")
 
 
 def trace_annotation(v: Finding, redact: Redactor) -> dict[str, Any]:
