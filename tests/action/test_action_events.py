@@ -91,6 +91,25 @@ def test_workflow_run_check_run_goes_on_the_triggering_head() -> None:
     assert ev.check_sha == head
 
 
+def test_workflow_run_without_its_head_commit_puts_no_check_run_on_the_default_branch(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """docs/action-events.md: under workflow_run the check run goes on the triggering
+    run's head, never on ``github.sha`` (the default branch's tip). A payload that could
+    not be read (no ``workflow_run.head_sha``) put it on ``github.sha``: the verdict on a
+    fork's traces became a check of the default branch's tip. It is skipped, saying why."""
+    tip = "d" * 40
+    assert from_payload("workflow_run", {}, {"GITHUB_SHA": tip}).check_sha is None
+    ws = make_workspace(tmp_path / "ws")
+    event = payload("workflow_run", lambda e: e["action"] == "completed")
+    event["workflow_run"] = "not an object"  # as if the payload had lost it
+    run = run_action(tmp_path, ws, github.url, "workflow_run", event,
+                     inputs={"check-run": "true", "upload-sarif": "false"})
+    assert run.code == 1, run.stderr
+    assert github.calls("POST", r"/check-runs$") == []
+    [skip] = [s for s in run.skips() if "check run" in s]
+    assert "workflow_run.head_sha" in skip, skip
+
+
 def test_merge_group_has_a_base() -> None:
     p = _merge_group()
     group = p["merge_group"]
@@ -104,6 +123,30 @@ def test_merge_group_has_a_base() -> None:
     # without GITHUB_SHA / GITHUB_REF (a run by hand) the payload says the same
     bare = from_payload("merge_group", p, {})
     assert bare.sarif_target() == Target(group["head_ref"], group["head_sha"])
+
+
+@pytest.mark.parametrize("name", ["pull_request_review", "pull_request_review_comment",
+                                  "pull_request_review_thread"])
+def test_a_review_event_is_a_pull_requests_run(name: str) -> None:
+    """docs/action-events.md listed these under "others" (no comment, the check run on
+    GITHUB_SHA, no baseline), while their payload holds the pull request and the action
+    treats them as its run: the comment, the check run on its head, the base to compare
+    with; the SARIF goes where GITHUB_REF and GITHUB_SHA say (its merge ref)."""
+    p = payload(name, lambda e: True)
+    pr = p["pull_request"]
+    merge = "a" * 40
+    ev = from_payload(name, p, {"GITHUB_SHA": merge, "GITHUB_REPOSITORY": "o/r",
+                                "GITHUB_REF": f"refs/pull/{pr['number']}/merge"})
+    assert ev.pr_number == pr["number"] and ev.is_pull_request and ev.compares_with_base
+    assert ev.check_sha == pr["head"]["sha"] != merge
+    assert ev.base_sha == pr["base"]["sha"]
+    target = Target(f"refs/pull/{pr['number']}/merge", merge)
+    assert ev.sarif_target(None) == ev.sarif_target(pr["head"]["sha"]) == target
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "action-events.md").read_text()
+    [row] = [line for line in doc.splitlines() if line.startswith("| `pull_request_review`")]
+    assert f"`{name}`" in row.split(" | ")[0]
+    assert "refs/pull/N/merge" in row and "the pull request's head | yes |" in row
+    assert "`pull_request.base.sha`" in row
 
 
 def test_bot_logins_compare_with_and_without_the_suffix() -> None:

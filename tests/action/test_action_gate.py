@@ -215,6 +215,23 @@ def test_check_run_conclusion_follows_the_exit_status(
     assert create.json["conclusion"] == CONCLUSIONS[verdict, fail_on]
 
 
+def test_a_check_annotation_keeps_to_githubs_64_kb() -> None:
+    """GitHub takes at most 64 KB in an annotation's ``message`` and ``raw_details`` (the
+    Checks API); they were cut at 60,000 *characters*, up to 240,000 bytes in UTF-8, and
+    a batch holding one was refused whole (422). They are cut at 60,000 bytes, never in
+    the middle of a character."""
+    from agent_eval.github.publish import check_annotation
+
+    for ch in ("删", "🙂", "a"):
+        a = check_annotation("p.yaml", 3, "error", "r", ch * 70_000, ch * 70_000)
+        for key in ("message", "raw_details"):
+            data = a[key].encode("utf-8")
+            assert 60_000 - 4 < len(data) <= 60_000, (ch, key, len(data))
+            assert set(a[key]) == {ch}
+    short = check_annotation("p.yaml", 3, "error", "r", "删 short", None)
+    assert short["message"] == "删 short" and "raw_details" not in short
+
+
 # ------------------------------------------------------------------------ rate limits
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few "
                         "minutes before you try again.", "documentation_url": "x"}

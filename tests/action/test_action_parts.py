@@ -140,6 +140,37 @@ def test_a_log_line_is_one_line_and_runs_no_workflow_command(
                    "forged\\x0d##\\x5bwarning]y\n")
 
 
+def test_an_internal_error_of_the_action_runs_no_workflow_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The action wrote an internal error's traceback to stderr as it was: its exception
+    message may quote a trace or a suite, and a line break in it started a line of the log
+    of its own (``::add-mask::``, ``::error::``: a workflow command of the job, outside the
+    report's fence), ``##[`` anywhere too. Each line is now escaped behind a bar, as the
+    CLI writes it; the run still stops with exit 2 and the verdict output ``error``."""
+    import io
+
+    from agent_eval.commands import action
+
+    def fail(step: Step) -> None:
+        raise ValueError("tool\n::add-mask::forged\r\n::error file=a::forged ##[error]x")
+
+    monkeypatch.setattr(action, "_setup", fail)
+    out = io.StringIO()
+    outputs = tmp_path / "outputs"
+    code = action.run({"GITHUB_OUTPUT": str(outputs)}, out)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "##[" not in err and "\r" not in err
+    lines = err.splitlines()
+    assert lines and not any(line.lstrip().startswith("::") for line in lines), err
+    assert lines[0] == "  | Traceback (most recent call last):"
+    assert all(line.startswith("  | ") for line in lines)
+    assert any("in fail" in line for line in lines)
+    assert workflow.read_outputs(outputs.read_text(encoding="utf-8")) == {"verdict": "error"}
+    assert not any(line.startswith("::add-mask") for line in out.getvalue().splitlines())
+
+
 def test_ten_per_level_then_one_notice() -> None:
     many = [workflow.Annotation(level, f"{level} {i}") for level in ("error", "notice")
             for i in range(12)]

@@ -304,6 +304,26 @@ def test_sarif_processing_errors_are_reported(tmp_path: Path, github: FakeGitHub
     assert "expected artifact location" in line
 
 
+def test_an_upload_whose_status_cannot_be_read_is_not_said_skipped(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """The SARIF upload was made (202) but reading its processing status failed (5xx
+    until the retries ran out): the action said "skipped the SARIF upload", listed it
+    among the calls it skipped, and the user looked for a permission that was there. It
+    now says the upload was made and that its processing status is unknown."""
+    busy = Reply(503, {"message": "Service Unavailable"}, check=False)
+    github.script("GET", r"/code-scanning/sarifs/[^/]+$", *[busy] * 4)
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, "push", push_payload())
+    assert run.code == 1, run.stderr
+    assert len(github.calls("POST", r"/code-scanning/sarifs$")) == 1
+    assert len(github.calls("GET", r"/code-scanning/sarifs/")) == 4
+    assert not [s for s in run.skips() if "skipped the SARIF upload" in s], run.skips()
+    [warning] = [s for s in run.skips() if "SARIF upload" in s]
+    assert "was made, but its processing status could not be read" in warning, warning
+    assert "503 Service Unavailable" in warning
+    assert "skipped GitHub calls" not in run.summary
+
+
 def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitHub) -> None:
     ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": many_violations(120)})
     run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
@@ -337,6 +357,28 @@ def test_more_than_50_annotations_go_in_batches(tmp_path: Path, github: FakeGitH
     notices = run.lines("::notice ")
     assert f"{total - 10 - len(run.lines('::warning ')) - len(notices) + 1} more finding(s)" \
         in notices[-1]
+
+
+def test_a_check_run_whose_update_fails_is_still_completed_failing(
+        tmp_path: Path, github: FakeGitHub) -> None:
+    """The second batch of annotations refused (a 422): the check run stayed in progress,
+    and the action said it had skipped it. It is completed with the step's conclusion
+    (failure), and the warning says how many annotations it holds."""
+    github.script("PATCH", r"/check-runs/\d+$",
+                  Reply(422, {"message": "Validation Failed", "documentation_url": "x"},
+                        check=False))
+    ws = make_workspace(tmp_path / "ws", extra_traces={"many.jsonl": many_violations(120)})
+    run = run_action(tmp_path, ws, github.url, "pull_request", pr_payload("opened"),
+                     inputs={"check-run": "true"})
+    assert run.code == 1, run.stderr
+    assert github.problems == []
+    [state] = github.check_runs.values()
+    assert (state["status"], state["conclusion"]) == ("completed", "failure")
+    assert len(state["annotations"]) == 50
+    [skip] = [s for s in run.skips() if "check run" in s]
+    assert "has its conclusion (failure) but only 50 of" in skip, skip
+    assert "422 Validation Failed" in skip and "skipped the check run" not in skip
+    assert "only 50 of" in run.summary
 
 
 def test_an_input_error_is_annotated_before_the_findings(tmp_path: Path,
@@ -477,6 +519,34 @@ def test_workflow_run_for_a_fork_pull_request(tmp_path: Path) -> None:
         assert check.json["head_sha"] == wr["head_sha"]
         comment = gh.comments[17][0]
         assert run.outputs["comment-url"].endswith(f"/pull/17#issuecomment-{comment['id']}")
+
+
+def test_workflow_run_whose_pull_request_is_not_found_says_why_there_is_no_comment(
+        tmp_path: Path) -> None:
+    """The fork pattern's second workflow (comment: auto) when no open pull request has
+    the triggering run's head commit as its head (pushed to again, or closed): no comment
+    was made and nothing said why, as if the run were not for a pull request. The
+    skipped comment is said, with the reason."""
+    event = payload("workflow_run", lambda e: e["action"] == "completed"
+                    and not e["workflow_run"]["pull_requests"])
+    wr = event["workflow_run"]
+    wr["event"] = "pull_request"
+    wr["head_repository"]["full_name"] = "stranger/octo-repo"
+    with FakeGitHub(repo=event["repository"]["full_name"]) as gh:
+        gh.add_pull(17, "e" * 40, "stranger", wr["head_branch"])  # pushed to since
+        gh.add_artifact("agent-traces", _traces_zip(10))
+        ws = make_workspace(tmp_path / "ws")
+        run = run_action(tmp_path, ws, gh.url, "workflow_run", event,
+                         inputs={"artifact": "agent-traces", "baseline": "none",
+                                 "fail-on": "never", "check-run": "true"})
+        assert run.code == 0 and run.outputs["verdict"] == "fail", run.stderr
+        assert gh.problems == [] and gh.comments == {}
+        [check] = gh.calls("POST", r"/check-runs$")  # still on the triggering head
+        assert check.json["head_sha"] == wr["head_sha"]
+        [skip] = [s for s in run.skips() if "the PR comment" in s]
+        assert (f"skipped the PR comment: no open pull request has the triggering run's "
+                f"head commit {wr['head_sha'][:12]} as its head") in skip, skip
+        assert run.outputs["comment-url"] == ""
 
 
 def test_workflow_run_for_a_fork_compares_with_the_base_of_the_pull_request_found(
@@ -679,6 +749,38 @@ def test_a_pull_request_run_whose_payload_names_none_is_never_uncompared_unsaid(
     results = json.loads((ws / "agent-eval-results" / "results.json").read_text())
     assert results["baseline"]["available"] is False
     assert results["baseline"]["reason"].startswith(f"{lost}. To compare, ")
+
+
+@pytest.mark.parametrize("name", ["pull_request", "pull_request_target"])
+def test_a_pull_request_run_whose_payload_names_none_attaches_nothing_to_a_branch(
+        tmp_path: Path, github: FakeGitHub, name: str) -> None:
+    """A pull request's run whose event file cannot be read (the run warns of it) was
+    taken for a branch's: under ``pull_request_target`` (GITHUB_REF the base branch,
+    GITHUB_SHA its tip) the SARIF went to ``refs/heads/master`` and the check run onto the
+    base branch's tip, with the verdict of a workspace the workflow may have checked out
+    at the pull request's head (a clean analysis closes the branch's alerts); under
+    ``pull_request`` the check run went onto the merge commit, where the pull request does
+    not show it. Neither is made, saying why; a ``pull_request`` run's SARIF still goes
+    to its merge ref (GITHUB_REF ``refs/pull/N/merge``, GITHUB_SHA), as with the payload."""
+    ws = make_workspace(tmp_path / "ws")
+    run = run_action(tmp_path, ws, github.url, name, pr_payload("opened"),
+                     inputs={"check-run": "true", "baseline": "none"},
+                     env={"GITHUB_EVENT_PATH": str(tmp_path / "missing.json")})
+    assert run.code == 1, run.stderr
+    assert github.calls(path=r"/check-runs") == []
+    uploads = github.calls("POST", r"/code-scanning/sarifs$")
+    skips = run.skips()
+    assert skips[0].startswith("::warning title=agent-eval::cannot read GITHUB_EVENT_PATH ")
+    calls = ["the check run"]
+    if name == "pull_request":
+        assert [(u.json["ref"], u.json["commit_sha"]) for u in uploads] == [
+            ("refs/pull/2/merge", MERGE_SHA)]
+    else:
+        assert uploads == []
+        calls.append("the SARIF upload")
+    for call in calls:
+        [skip] = [s for s in skips if f"skipped {call}:" in s]
+        assert f"this {name} run names no pull request" in skip, skip
 
 
 def test_baseline_git_in_a_merge_queue_whose_payload_names_no_base_stops(

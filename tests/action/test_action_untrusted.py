@@ -578,6 +578,19 @@ def test_fork_comment_example_takes_no_pr_number_from_the_artifact() -> None:
     assert [u["with"]["name"] for u in uploads] == ["agent-traces"]
 
 
+def test_fork_comment_example_queues_per_fork_and_branch() -> None:
+    """fork-pr-comment.yml's concurrency group was the triggering run's head branch alone:
+    pull requests from different forks on a branch of the same name (``patch-1``, what
+    GitHub's web editor names them; or a stranger's chosen to match) shared one group,
+    where a queued run cancels the one pending before it, so one pull request's comment
+    kept an older run's verdict. The group names the head repository too."""
+    doc = yaml.safe_load((ROOT / "examples" / "workflows" / "fork-pr-comment.yml").read_text())
+    group = doc["concurrency"]["group"]
+    assert "github.event.workflow_run.head_repository.full_name" in group, group
+    assert "github.event.workflow_run.head_branch" in group, group
+    assert doc["concurrency"]["cancel-in-progress"] is False
+
+
 def test_fork_comment_example_comments_on_the_pull_request_of_the_head_sha(
         tmp_path: Path) -> None:
     """fork-pr-comment.yml as the runner would run it: the fork's artifact holds the

@@ -82,6 +82,19 @@ def test_comments_past_the_page_limit_are_no_second_comment(
     assert (got.id, got.created, ours["body"]) == (ours["id"], False, "<!-- m -->\nnew")
 
 
+def test_a_page_of_comments_that_is_no_list_is_no_second_comment(github: FakeGitHub) -> None:
+    """A page of comments that is no JSON list was read as an empty page and passed for
+    the whole list: this token's comment was not found and a second one was posted. It
+    is an API error: the comment is skipped, never posted twice."""
+    ours = github.add_comment(7, "<!-- m -->\nold", "github-actions[bot]")
+    github.script("GET", r"/issues/7/comments$",
+                  Reply(200, {"message": "not a list"}, check=False))
+    with pytest.raises(ApiError, match="not listed to the end"):
+        _client(github, []).upsert_comment(7, "<!-- m -->\nnew", "<!-- m -->")
+    assert github.calls("POST", r"/issues/7/comments$") == []
+    assert github.comments[7] == [ours] and ours["body"] == "<!-- m -->\nold"
+
+
 def test_a_lost_answer_to_the_post_is_found_by_listing_again(github: FakeGitHub) -> None:
     slept: list[float] = []
     github.script_lost_answer("POST", r"/issues/4/comments$",
@@ -100,6 +113,50 @@ def test_a_failed_post_with_no_comment_made_is_posted_again(github: FakeGitHub) 
     assert len(github.comments[5]) == 1 and got.created
     assert [(r.method, r.status) for r in github.calls(path="/issues/")] == [
         ("GET", 200), ("POST", 502), ("GET", 200), ("POST", 201)]
+
+
+# ------------------------------------------------- a check run is never left pending
+def _annotations(n: int) -> list[dict[str, object]]:
+    return [{"path": "policy.yaml", "start_line": i + 1, "end_line": i + 1,
+             "annotation_level": "failure", "message": f"finding {i}"} for i in range(n)]
+
+
+VALIDATION = Reply(422, {"message": "Validation Failed", "documentation_url": "x"},
+                   check=False)
+
+
+def test_a_failed_update_still_completes_the_check_run(github: FakeGitHub) -> None:
+    """A check run of more than 50 annotations is made in progress, then updated; an
+    update that failed (a 422) left it in progress for good: a pending check whatever the
+    verdict, and the action said it was skipped. It is completed with its conclusion,
+    the title saying how many annotations were sent, and the error is returned."""
+    github.script("PATCH", r"/check-runs/\d+$", Reply(200, None, check=False), VALIDATION)
+    cr = _client(github, []).create_check_run(
+        name="agent-eval (s)", head_sha="a" * 40, conclusion="failure", title="fail: 120",
+        summary="the summary", annotations=_annotations(120))
+    [run] = github.check_runs.values()
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    assert len(run["annotations"]) == 50  # the scripted 200 did not record its batch
+    assert cr.sent == 100 and cr.error is not None and cr.error.status == 422
+    create, *updates = github.calls(path=r"/check-runs")
+    assert create.json["status"] == "in_progress"
+    assert [r.status for r in updates] == [200, 422, 200]
+    assert updates[-1].json == {"status": "completed", "conclusion": "failure", "output": {
+        "title": "fail: 120 (100 of 120 annotations sent)", "summary": "the summary"}}
+    assert github.problems == []
+
+
+def test_a_check_run_that_cannot_be_completed_says_it_stays_in_progress(
+        github: FakeGitHub) -> None:
+    github.script("PATCH", r"/check-runs/\d+$", VALIDATION, VALIDATION)
+    with pytest.raises(ApiError, match=r"Validation Failed; the check run \S+ stays in "
+                                       r"progress: completing it failed too") as err:
+        _client(github, []).create_check_run(
+            name="n", head_sha="a" * 40, conclusion="success", title="pass", summary="s",
+            annotations=_annotations(60))
+    assert err.value.status == 422
+    [run] = github.check_runs.values()
+    assert run["status"] == "in_progress"
 
 
 # ----------------------------------------------------------- item 16: the deadline

@@ -69,7 +69,7 @@ from agent_eval.readers.base import ReadItem
 from agent_eval.renderers import RENDERERS, RenderContext, console, markdown
 from agent_eval.results import Results, exit_code
 from agent_eval.rule_ids import INPUT_NO_TRACES
-from agent_eval.safetext import one_line
+from agent_eval.safetext import log_block, one_line
 from agent_eval.suite import CONFIG_NAMES, Suite, find_config
 
 FORMATS = ["sarif", "junit", "markdown", "html"]  # besides results.json: every file format
@@ -112,7 +112,9 @@ def run(env: Mapping[str, str], out: TextIO | None = None) -> ExitCode:
     except AgentEvalError as exc:  # the run cannot finish: say why
         return _stop(step, exc.problems)
     except Exception as exc:  # a bug: still the stop path (outputs, summary), exit 2
-        sys.stderr.write(step.redact(traceback.format_exc()))
+        # escaped, each line behind a bar: the message may quote a trace or a suite (a
+        # "\n::add-mask::" in it was a workflow command of the job)
+        sys.stderr.write(log_block(step.redact(traceback.format_exc().rstrip("\n"))) + "\n")
         return _stop(step, [f"internal error: {type(exc).__name__}: {exc} (this is a bug in "
                             "agent-eval; please report it with the traceback in the log)"])
 

@@ -133,7 +133,7 @@ def first_line(text: str) -> str:
 @dataclass(frozen=True)
 class SarifUpload:
     id: str
-    status: str  # complete, failed, or pending when polling gave up
+    status: str  # complete, failed, pending when polling gave up, unknown when it failed
     errors: list[str] = field(default_factory=list)
     analyses_url: str | None = None
     waited: float = 0.0
@@ -151,6 +151,8 @@ class CheckRun:
     id: int
     url: str | None
     requests: int  # create + updates
+    sent: int = 0  # annotations sent
+    error: ApiError | None = None  # why the others were not (the run was still completed)
 
 
 def next_link(header: str | None) -> str | None:
@@ -402,7 +404,8 @@ class GitHubClient:
                      started_at: str | None = None, poll_timeout: float = 120.0) -> SarifUpload:
         """``POST /repos/{owner}/{repo}/code-scanning/sarifs`` with the gzip+base64 log,
         then poll the upload's status until complete or failed, at most
-        ``poll_timeout`` seconds."""
+        ``poll_timeout`` seconds. A poll that fails does not undo the upload: the status
+        is then ``unknown``, with the error in ``errors``."""
         body: dict[str, Any] = {
             "commit_sha": commit_sha,
             "ref": ref,
@@ -419,7 +422,10 @@ class GitHubClient:
         if not sarif_id:
             raise ApiError("POST", self._repo("/code-scanning/sarifs"), 202,
                            "the answer has no upload id")
-        return self._poll_sarif(sarif_id, poll_timeout)
+        try:
+            return self._poll_sarif(sarif_id, poll_timeout)
+        except ApiError as exc:
+            return SarifUpload(sarif_id, "unknown", [str(exc)])
 
     def _poll_sarif(self, sarif_id: str, poll_timeout: float) -> SarifUpload:
         url = self._repo(f"/code-scanning/sarifs/{sarif_id}")
@@ -460,7 +466,10 @@ class GitHubClient:
                 return
             headers, data = self.request("GET", url, params=params)
             pages += 1
-            yield from (c for c in data or [] if isinstance(c, dict))
+            if not isinstance(data, list) and whole:
+                raise ApiError("GET", url, 0, f"page {pages} is not a JSON list: not listed "
+                               "to the end")
+            yield from (c for c in data if isinstance(c, dict)) if isinstance(data, list) else ()
             url, params = next_link(headers.get("link")), None
             if url and not self._same_api(url):
                 self.log(f"not following a Link to another host than {self.api_url}: {url}")
@@ -555,7 +564,12 @@ class GitHubClient:
                          summary: str, annotations: list[dict[str, Any]],
                          details_url: str | None = None) -> CheckRun:
         """A completed check run with its annotations, 50 per request: the first batch
-        with the create call, the others by updating the run (GitHub appends them)."""
+        with the create call, the others by updating the run (GitHub appends them).
+
+        An update that fails leaves the run in progress, a pending check forever, whatever
+        the verdict: the run is then completed without the annotations left, with its
+        conclusion and a title that says how many were sent, and the error is returned in
+        :attr:`CheckRun.error`; only when that fails too is it raised, saying so."""
         step = ANNOTATIONS_PER_REQUEST
         batches = [annotations[i:i + step] for i in range(0, len(annotations), step)] or [[]]
 
@@ -575,12 +589,29 @@ class GitHubClient:
         _, data = self.request("POST", self._repo("/check-runs"), body=body)
         run_id: int = with_id("POST", self._repo("/check-runs"), data)["id"]
         url = data.get("html_url")
+        html = url if isinstance(url, str) else None
+        patch = self._repo(f"/check-runs/{run_id}")
+        sent = len(batches[0])
         for n, batch in enumerate(batches[1:], 2):
             update: dict[str, Any] = {"output": output(batch)}
             if n == len(batches):
                 update.update(status="completed", conclusion=conclusion)
-            self.request("PATCH", self._repo(f"/check-runs/{run_id}"), body=update)
-        return CheckRun(run_id, url if isinstance(url, str) else None, len(batches))
+            try:
+                self.request("PATCH", patch, body=update)
+            except ApiError as exc:
+                finish = {"status": "completed", "conclusion": conclusion, "output": {
+                    "title": f"{title} ({sent} of {len(annotations)} annotations sent)",
+                    "summary": summary}}
+                try:
+                    self.request("PATCH", patch, body=finish)
+                except ApiError as again:
+                    raise ApiError(exc.verb, exc.url, exc.status, (
+                        f"{exc.message}; the check run {html or run_id} stays in progress: "
+                        f"completing it failed too ({again})"), exc.headers,
+                        exc.documentation_url) from exc
+                return CheckRun(run_id, html, n, sent, exc)
+            sent += len(batch)
+        return CheckRun(run_id, html, len(batches), sent)
 
     def find_pull_request(self, head_repository: str | None, head_ref: str | None,
                           head_sha: str) -> dict[str, Any] | None:

@@ -14,6 +14,9 @@ Handled events (docs/action-events.md says what each one uploads where):
   untrusted one): SARIF and the check run on ``workflow_run.head_sha``;
 - ``merge_group`` (the merge queue): the commit is ``merge_group.head_sha`` and the base
   ``merge_group.base_sha``, so baselines and regression gates run in the queue;
+- an event whose payload holds the pull request (``pull_request_review``,
+  ``pull_request_review_comment``…): a pull request's run (the comment, the check run on
+  its head, its base), SARIF through ``GITHUB_REF`` / ``GITHUB_SHA`` (its merge ref);
 - any other event through ``GITHUB_REF`` / ``GITHUB_SHA`` (``workflow_dispatch``,
   ``schedule``…).
 """
@@ -111,10 +114,28 @@ class Event:
     @property
     def check_sha(self) -> str | None:
         """The commit a check run is attached to: the pull request's head, the
-        triggering run's head under ``workflow_run``, else the commit the run is for."""
-        if self.name == "workflow_run" and is_sha(self.head_sha):
-            return self.head_sha
+        triggering run's head under ``workflow_run`` (None when the payload names none:
+        never ``GITHUB_SHA``, the default branch's tip), else the commit the run is for."""
+        if self.name == "workflow_run":
+            return self.head_sha if is_sha(self.head_sha) else None
+        if self.name in PR_EVENTS and not self.is_pull_request:
+            return None  # GITHUB_SHA: a merge commit, or the base branch's tip
         return self.head_sha if self.head_sha and self.is_pull_request else self.sha
+
+    @property
+    def no_pull_request(self) -> str | None:
+        """Why a pull request's run has no pull request (its payload names none; under
+        ``workflow_run``, the triggering pull request run's was not found), or None."""
+        if self.is_pull_request:
+            return None
+        if self.name in PR_EVENTS:
+            return (f"this {self.name} run names no pull request (its event payload, "
+                    "GITHUB_EVENT_PATH, could not be read: see the warning about it)")
+        if self.name == "workflow_run" and self.triggering_event in PR_EVENTS:
+            return (f"no open pull request has the triggering run's head commit "
+                    f"{(self.head_sha or 'unknown')[:12]} as its head (it was pushed to again "
+                    "or closed since, or the pull requests could not be listed: see the log)")
+        return None
 
     def not_at_head(self, checked_out: str | None) -> str | None:
         """Why results of this workspace must not be attached to the pull request's head
@@ -152,6 +173,8 @@ class Event:
                 assert self.sha is not None
                 return Target(f"refs/pull/{n}/merge", self.sha)
             return None
+        if self.name in PR_EVENTS and not (self.ref or "").startswith("refs/pull/"):
+            return None  # no payload: GITHUB_REF is the base branch (pull_request_target)
         if self.name == "workflow_run":
             if n is not None and is_sha(self.head_sha):
                 assert self.head_sha is not None
@@ -173,7 +196,7 @@ class Event:
         if self.name == "workflow_run":
             return ("the triggering run is neither for a push nor for a pull request this "
                     "run could find")
-        mismatch = self.not_at_head(checked_out)
+        mismatch = self.not_at_head(checked_out) or self.no_pull_request
         if mismatch:
             return mismatch
         if self.name in PR_EVENTS:

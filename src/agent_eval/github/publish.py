@@ -16,7 +16,7 @@ from agent_eval.errors import ExitCode
 from agent_eval.findings import Finding, by_severity, count_violations
 from agent_eval.github import workflow
 from agent_eval.github.client import ApiError, GitHubClient, retry_after
-from agent_eval.github.event import Event
+from agent_eval.github.event import PR_EVENTS, Event
 from agent_eval.github.inputs import Inputs
 from agent_eval.github.secrets import Redactor
 from agent_eval.github.step import Step
@@ -67,7 +67,7 @@ def publish(step: Step, inputs: Inputs, event: Event, client: GitHubClient | Non
     if inputs.upload_sarif:
         _alone(step, "the SARIF upload", lambda: _upload_sarif(step, event, client, report))
     comment_url = ""
-    if inputs.wants_comment(event.is_pull_request):
+    if inputs.wants_comment(event.is_pull_request or bool(event.no_pull_request)):
         comment_url = _alone(step, "the PR comment",
                              lambda: _comment(step, event, client, report)) or ""
     if inputs.check_run:
@@ -115,7 +115,7 @@ def _skip_all(step: Step, inputs: Inputs, event: Event, token_why: str | None) -
     wanted = []
     if inputs.upload_sarif:
         wanted.append("the SARIF upload")
-    if inputs.wants_comment(event.is_pull_request):
+    if inputs.wants_comment(event.is_pull_request or bool(event.no_pull_request)):
         wanted.append("the PR comment")
     if inputs.check_run:
         wanted.append("the check run")
@@ -145,6 +145,10 @@ def _upload_sarif(step: Step, event: Event, client: GitHubClient, report: Report
         step.say(workflow.command("error", f"Code Scanning could not process the SARIF "
                                   f"upload {up.id}: {errors}",
                                   title="agent-eval: SARIF upload"))
+    elif up.status == "unknown":
+        step.warn(f"the SARIF upload {up.id} to {target.ref} ({target.sha[:12]}) was made, "
+                  f"but its processing status could not be read: {'; '.join(up.errors)}; "
+                  "its alerts appear in Code Scanning when GitHub has processed it")
     else:
         step.log(f"SARIF upload {up.id} to {target.ref} is still being processed after "
                  f"{up.waited:.0f} s; its alerts appear when GitHub is done")
@@ -153,8 +157,9 @@ def _upload_sarif(step: Step, event: Event, client: GitHubClient, report: Report
 def _comment(step: Step, event: Event, client: GitHubClient, report: Report) -> str:
     """Create or update this suite's comment on the pull request; its URL, or ""."""
     if event.pr_number is None:
-        step.skip(f"skipped the PR comment: this run is not for a pull request "
-                  f"(event {event.name or 'unknown'})")
+        step.skip(f"skipped the PR comment: {event.no_pull_request}" if event.no_pull_request
+                  else f"skipped the PR comment: this run is not for a pull request "
+                       f"(event {event.name or 'unknown'})")
         return ""
     try:
         c = client.upsert_comment(event.pr_number, with_marker(report.summary, report.marker),
@@ -182,7 +187,10 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
         step.skip(f"skipped the check run: {mismatch}")
         return
     if not sha:
-        step.skip("skipped the check run: the commit is unknown (GITHUB_SHA)")
+        where = ("the triggering run's head, workflow_run.head_sha"
+                 if event.name == "workflow_run" else "GITHUB_SHA")
+        step.skip(f"skipped the check run: {event.no_pull_request}" if event.name in PR_EVENTS
+                  else f"skipped the check run: the commit is unknown ({where})")
         return
     results = report.results
     annotations = _annotations(step, results,
@@ -201,6 +209,13 @@ def _check_run(step: Step, inputs: Inputs, event: Event, client: GitHubClient,
                                      details_url=report.run_url)
     except ApiError as exc:
         step.skip(_explain("the check run", exc, "checks: write", event))
+        return
+    if cr.error is not None:
+        said = f"{cr.error.status} {cr.error.message}".strip() if cr.error.status \
+            else cr.error.message
+        step.skip(f"the check run {cr.url or cr.id} has its conclusion ({conclusion}) but "
+                  f"only {cr.sent} of {len(annotations)} annotation(s): sending the others "
+                  f"failed, GitHub said: {said}")
         return
     step.log(f"check run {cr.id} with {len(annotations)} annotation(s) in "
              f"{cr.requests} request(s)")
@@ -280,11 +295,22 @@ def check_annotation(path: str, line: int, severity: str, rule: str, message: st
     """One check-run annotation (its message and details cut to GitHub's limits)."""
     level = {"error": "failure", "warning": "warning"}.get(severity, "notice")
     a: dict[str, Any] = {"path": path, "start_line": max(1, line), "end_line": max(1, line),
-                         "annotation_level": level, "message": message[:60_000],
+                         "annotation_level": level, "message": _utf8_cut(message),
                          "title": f"agent-eval: {rule}"[:255]}
     if details:
-        a["raw_details"] = details[:60_000]
+        a["raw_details"] = _utf8_cut(details)
     return a
+
+
+ANNOTATION_BYTES = 60_000  # of a message or raw_details (GitHub: 64 KB each)
+
+
+def _utf8_cut(text: str, limit: int = ANNOTATION_BYTES) -> str:
+    """``text`` cut to ``limit`` bytes of UTF-8, at a character's boundary."""
+    data = text.encode("utf-8", errors="surrogatepass")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", errors="ignore")
 
 
 def trace_annotation(v: Finding, redact: Redactor) -> dict[str, Any]:
