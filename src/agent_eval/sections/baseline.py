@@ -104,6 +104,14 @@ class Comparison:
     unchanged: tuple[str, ...]  # ... and of those it had too
     absent: tuple[Finding, ...]  # the base run's findings the head lacks
     policy: PolicyChange
+    # ``unchanged`` as a set, for :meth:`state_of` (a tuple was scanned once per finding:
+    # SARIF's 25,000 results against 72,000 unchanged findings took 7 s, and minutes as
+    # the run grew)
+    _unchanged_set: frozenset[str] = field(init=False, repr=False, compare=False,
+                                           default=frozenset())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_unchanged_set", frozenset(self.unchanged))
 
     @property
     def regressions(self) -> int:
@@ -128,7 +136,7 @@ class Comparison:
 
     def state_of(self, finding: Finding) -> str:
         """``unchanged`` when the base run had the finding too, else ``new``."""
-        return "unchanged" if finding.fingerprint in self.unchanged else "new"
+        return "unchanged" if finding.fingerprint in self._unchanged_set else "new"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": dict(self.source), "suite": self.suite,
