@@ -32,7 +32,7 @@ from action_harness import (
 )
 from tests.conftest import copy_example
 
-from agent_eval.baseline import from_artifact, from_file, from_git, resolve
+from agent_eval.baseline import file_at_base, from_artifact, from_file, from_git, resolve
 from agent_eval.results import Results
 from agent_eval.sections import Comparison, NoBaseline
 
@@ -339,6 +339,26 @@ def test_from_git_reads_the_base_commits_traces_named_by_an_absolute_pattern(
         assert none.results is None
         assert none.reason.startswith(f"the trace pattern '{pattern}' is outside the "
                                       "repository: the base commit has no version"), none.reason
+
+
+def test_a_base_sha_that_is_no_commit_id_is_never_given_to_git(
+        repos: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base commit comes from the event's payload, and ``git fetch origin SHA`` reads
+    a SHA starting with ``-`` as an option: ``--upload-pack=COMMAND`` ran COMMAND. A name
+    (``HEAD``) named the pull request's own commit as its base."""
+    ws = repos["ws"]
+    monkeypatch.chdir(ws)
+    mark = tmp_path / "ran"
+    for sha in (f"--upload-pack=touch {mark}; git-upload-pack", "HEAD", "main",
+                repos["base"][:12]):
+        found = from_git(ws, sha, ws / "agent-eval.yaml")
+        assert not mark.exists()
+        assert found.results is None
+        assert "is not a commit id (40 or 64 hexadecimal digits)" in found.reason, found.reason
+        changed, warning = file_at_base(ws, sha, ws / "agent-eval.yaml")
+        assert changed is None and warning is not None
+        assert "is not a commit id" in warning
+        assert not mark.exists()
 
 
 def test_action_with_a_committed_baseline_file(tmp_path: Path, github: FakeGitHub) -> None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -100,6 +101,7 @@ MAX_BASELINE_BYTES = 256 << 20  # a results file read as a baseline (and its art
 MAX_BASELINE_ENV = "AGENT_EVAL_BASELINE_MAX_BYTES"
 RESULTS_NAME = "results.json"
 RUNS_LOOKED_AT = 20  # the newest runs of the workflow on the branch that are checked
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?\Z")
 
 
 class BaselineError(AgentEvalError, ValueError):
@@ -323,7 +325,12 @@ def has_commit(repo: Path, sha: str) -> bool:
 
 def ensure_commit(repo: Path, sha: str, remote: str = "origin") -> str | None:
     """Fetch ``sha`` when the clone lacks it (shallow clones do); a note of what was
-    done, None when nothing was needed."""
+    done, None when nothing was needed. ``sha`` (from the event's payload) must be a
+    commit id: git reads a word after the remote that starts with ``-`` as an option
+    (``--upload-pack=COMMAND`` runs COMMAND), and a name (``HEAD``) is not the base."""
+    if not _COMMIT_ID.match(sha):
+        raise GitError(f"'{clean_name(sha, 80)}' is not a commit id (40 or 64 hexadecimal "
+                       "digits)")
     if has_commit(repo, sha):
         return None
     shallow = _git(repo, "rev-parse", "--is-shallow-repository",
