@@ -647,3 +647,47 @@ def test_the_state_of_a_finding_is_looked_up_not_searched_for() -> None:
     assert moved.state_of(new[0]) == "unchanged"
     assert moved.state_of(finding(unchanged[-1])) == "new"
     assert moved == replace(moved)  # (the lookup set is no part of the value)
+
+
+TWO_THIRDS = """\
+version: "1"
+suite: sd
+traces: traces/*.jsonl
+scenarios:
+  - {id: A, gate: warn, expect: {tools: [a, b, c]}}
+pass_criteria:
+  regression: {max_score_drop: LIMIT}
+"""
+
+
+def _tools_run(root: Path, suite: str, tools: list[str]) -> Results:
+    root.mkdir(parents=True)
+    (root / "agent-eval.yaml").write_text(suite)
+    (root / "traces").mkdir()
+    lines = [{"type": "trace_start", "trace_id": "a-1", "scenario": "A"},
+             *({"type": "tool_call", "tool": t, "arguments": {}} for t in tools),
+             {"type": "output", "output": "x"}, {"type": "trace_end"}]
+    (root / "traces" / "a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return _reload(root)
+
+
+@pytest.mark.parametrize(("limit", "status"), [("33.33", "fail"), ("33.3334", "pass")])
+def test_max_score_drop_compares_the_scores_to_6_decimals(tmp_path: Path, limit: str,
+                                                          status: str) -> None:
+    """A's tools F1 falls from 1 to 2/3: its score from 100 to 66.666667, shown as 66.67.
+    The drop, 33.333333, was taken from the shown scores as 33.33, which met
+    max_score_drop: 33.33 (docs/scenarios.md: comparisons use the unrounded values); the
+    message showed '33.33 (max 33.33)' for a missed gate."""
+    suite = TWO_THIRDS.replace("LIMIT", limit)
+    base = _tools_run(tmp_path / "b", suite, ["a", "b", "c"])
+    head = _tools_run(tmp_path / "h", suite, ["a", "b", "d"])
+    assert [(s.score, s.metrics["score"]) for s in head.scenarios] == [(66.67, 66.666667)]
+    attach(head, base)
+    (gate,) = head.criteria
+    assert (gate.status, gate.value) == (status, 33.3333)
+    if status == "fail":
+        assert gate.message == ("largest score drop 33.333333 (scenario A, max 33.33) "
+                                "(regression criterion missed)")
+        assert head.verdict == "fail"
+    else:
+        assert gate.message == "largest score drop 33.33 (scenario A, max 33.3334)"
