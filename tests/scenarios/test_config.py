@@ -209,6 +209,9 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  blocking: {}\n", "blocking", ["'blocking' is empty: it checks nothing"]),
     ("  by_category: {}\n", "by_category", ["'by_category' is empty"]),
     ("  regression: {}\n", "regression", ["'regression' is empty"]),
+    # no scenario has a score: the gate was skipped in every comparison, and passed
+    ("  regression: {max_pass_rate_drop: 0.1, max_score_drop: 5}\n", "max_score_drop",
+     ["'max_score_drop': no scenario has a scored expectation", "never be checked"]),
 ])
 def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
                                             words: list[str]) -> None:
