@@ -1016,6 +1016,14 @@ class _Compiler:
                 out.append(Criterion(name, "regression", name, "max",
                                      None if isinstance(value, bool) else float(value),
                                      ref("regression", name)))
+            # a limit no drop can be over: the gate could never fail (as a minimum of 0)
+            for name, most in (("max_pass_rate_drop", 1.0), ("max_score_drop", 100.0)):
+                value = switched_on.get(name)
+                if isinstance(value, int | float) and float(value) >= most:
+                    what = "a pass rate" if name == "max_pass_rate_drop" else "a score"
+                    self.problem((*base, "regression", name), (
+                        f"'{name}: {float(value):g}' can never fail ({what} drops by at most "
+                        f"{most:g}); give a limit below {most:g}, or remove it"))
             if complete and "max_score_drop" in switched_on \
                     and not any(s.scored for s in scenarios):
                 # no scenario has a score: the gate was skipped in every comparison
