@@ -271,3 +271,33 @@ def test_a_head_compared_with_another_base_is_not_compared_again(
     # a run compared with none: judged against B2 (15x over 2x)
     assert cli(["diff", "b2/out/results.json", "h/out0/results.json"]) == 1
     assert "cost_multiplier = 15 exceeds max_cost_multiplier: 2" in capsys.readouterr().out
+
+
+def test_a_base_run_of_another_agent_eval_version_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A base run made by another agent-eval (the base branch's artifact from before an
+    upgrade) was compared without a word: a figure or fingerprint that version works out
+    otherwise read as the change's doing. The console, the comment and the page say it
+    (it changes no gate); the same version says nothing."""
+    monkeypatch.chdir(tmp_path)
+    setup(tmp_path, [150, 50])
+    assert cli(["run", "-q", "--no-timings", "-o", "base"]) == 1
+    data = json.loads((tmp_path / "base" / "results.json").read_text())
+    head_version = data["tool"]["version"]
+    data["tool"]["version"] = "0.0.1"
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    said = (f"the base run was made by agent-eval 0.0.1, this run by {head_version}: a "
+            "figure or finding that the two versions work out otherwise shows as a change")
+    capsys.readouterr()
+    assert cli(["diff", "old.json", "base/results.json"]) == 1
+    assert said in capsys.readouterr().out
+    for fmt in ("markdown", "html"):
+        assert cli(["diff", "old.json", "base/results.json", "-f", fmt, "-o", f"d.{fmt}"]) == 1
+        assert said in (tmp_path / f"d.{fmt}").read_text(), fmt
+    assert cli(["diff", "base/results.json", "base/results.json", "-f", "markdown",
+                "-o", "same.md"]) == 1
+    assert "was made by agent-eval" not in (tmp_path / "same.md").read_text()
+    capsys.readouterr()
+    assert cli(["diff", "base/results.json", "base/results.json"]) == 1
+    assert "was made by agent-eval" not in capsys.readouterr().out

@@ -48,6 +48,9 @@ def text(results: Results) -> str:
     lines = [f"{results.suite}: {b.verdict} → {results.verdict}"]
     if b.policy.message:
         lines.append(b.policy.message)
+    versions = b.versions_differ(results.tool_version)
+    if versions:
+        lines.append(versions)
     lines.append("")
     rows = [*b.count_deltas, *b.metric_deltas]
     width = max((len(r.name) for r in rows), default=6)

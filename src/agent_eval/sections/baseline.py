@@ -134,6 +134,17 @@ class Comparison:
         return {name: int(c[key]) for name, key in SUMMARY_COUNTS.items()
                 if isinstance(c.get(key), int)}
 
+    def versions_differ(self, head_version: str | None) -> str | None:
+        """That the base run was made by another agent-eval than the run compared with it
+        (made by ``head_version``): its figures and fingerprints are that version's, and
+        one the versions work out otherwise shows as a change. None when the same."""
+        base = self.tool_version
+        if not base or not head_version or base == head_version:
+            return None
+        return (f"the base run was made by agent-eval {base}, this run by {head_version}: "
+                "a figure or finding that the two versions work out otherwise shows as a "
+                "change")
+
     def state_of(self, finding: Finding) -> str:
         """``unchanged`` when the base run had the finding too, else ``new``."""
         return "unchanged" if finding.fingerprint in self._unchanged_set else "new"
