@@ -413,8 +413,12 @@ def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: s
         drop = round(base_rate - head_rate, 6)
         bad = (isinstance(threshold, int | float)
                and not at_most(base_rate - head_rate, threshold))
+        shown = f"{drop:.4g}"
+        if isinstance(threshold, int | float) and bad and float(shown) <= threshold:
+            # apart beyond 4 digits ("drop 0.3333, max 0.3333333" for a missed gate)
+            shown = repr(base_rate - head_rate)
         return replace(c, value=drop, status="fail" if bad else "pass", message=(
-            f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {drop:.4g}, "
+            f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {shown}, "
             f"max {threshold})" + (" (regression criterion missed)" if bad else "")))
     if name == "max_score_drop":
         scored = [(s, s.base_score) for s in b.scenarios

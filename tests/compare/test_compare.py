@@ -568,6 +568,9 @@ def test_max_pass_rate_drop_compares_the_unrounded_rates(tmp_path: Path, limit: 
     attach(head, base)
     (gate,) = [c for c in head.criteria if c.name == "max_pass_rate_drop"]
     assert (gate.status, gate.value) == (status, 0.333333)
+    # a missed gate's drop is shown with the digits that tell it from its limit
+    shown = "0.33333333333333337" if status == "fail" else "0.3333"
+    assert f"(drop {shown}, max {float(limit)})" in gate.message, gate.message
 
 
 def _reload(root: Path) -> Results:
