@@ -79,6 +79,11 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     ("  - id: A\n    warn_thresholds: {max_cost_usd: off}\n", "max_cost_usd",
      ["a boolean", "not a number"]),
     ("  - id: A\n    weight: true\n", "weight", ["a boolean", "not a number"]),
+    # could never fail, and its note said "skipped: no baseline" when there was one
+    ("  - id: A\n    thresholds: {max_cost_multiplier: .inf}\n", "max_cost_multiplier",
+     ["Input should be a finite number (got inf)"]),
+    ("  - id: A\n    warn_thresholds: {max_cost_multiplier: .inf}\n", "max_cost_multiplier",
+     ["Input should be a finite number"]),
     ("  - id: A\n    weights: {sequence: false}\n", "sequence", ["a boolean"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
     # before: each of these checked nothing and the scenario passed (exit 0)
