@@ -187,16 +187,18 @@ def compare(head: Results, base: Results, source: Source | None = None) -> Compa
 _COST = re.compile(r"max_cost_multiplier:\s*([0-9.eE+-]+)")
 
 
-def _gates(results: Results, b: Comparison, base_fps: set[str]) -> Comparison:
+def _gates(results: Results, b: Comparison, base_fps: set[str],
+           base_scores: dict[str, float | None]) -> Comparison:
     """Judge the regression criteria (``fail_on_new_violations`` last: it counts the new
     findings of the others), adding the findings of each to the comparison's new or
-    unchanged ones; the verdict follows. The comparison as it is in the end."""
+    unchanged ones; the verdict follows. The comparison as it is in the end.
+    ``base_scores``: the base run's scenario scores, to 6 decimals (:func:`_score`)."""
     for last in (False, True):
         judged = []
         criteria = []
         for c in results.criteria:
             if c.kind == "regression" and (c.name == "fail_on_new_violations") == last:
-                c = _regression(c, results, b, base_fps)
+                c = _regression(c, results, b, base_fps, base_scores)
                 judged.append(c)
             criteria.append(c)
         results.criteria = criteria
@@ -377,8 +379,23 @@ def _exact_rate(metrics: dict[str, Any]) -> float | None:
     return None
 
 
-def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: set[str]
-                ) -> CriterionResult:
+def _score(s: ScenarioResult) -> float | None:
+    """The scenario's score to 6 decimals (its ``metrics.score``: ``score`` is rounded to
+    2, and a drop of 100 - 66.666667 = 33.333333 read 33.33, which met max_score_drop:
+    33.33), or ``score`` when the two do not agree."""
+    exact = s.metrics.get("score")
+    if (isinstance(exact, int | float) and not isinstance(exact, bool)
+            and isinstance(s.score, int | float) and abs(exact - s.score) <= 0.005 + 1e-9):
+        return float(exact)
+    return s.score
+
+
+def _known(exact: float | None, shown: float) -> float:
+    return exact if exact is not None else shown
+
+
+def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: set[str],
+                base_scores: dict[str, float | None]) -> CriterionResult:
     name = c.name
     threshold = c.threshold
     if name == "max_pass_rate_drop":
@@ -396,14 +413,21 @@ def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: s
         drop = round(base_rate - head_rate, 6)
         bad = (isinstance(threshold, int | float)
                and not at_most(base_rate - head_rate, threshold))
+        shown = f"{drop:.4g}"
+        if isinstance(threshold, int | float) and bad and float(shown) <= threshold:
+            # apart beyond 4 digits ("drop 0.3333, max 0.3333333" for a missed gate)
+            shown = repr(base_rate - head_rate)
         return replace(c, value=drop, status="fail" if bad else "pass", message=(
-            f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {drop:.4g}, "
+            f"pass_rate {base_rate:.4g} → {head_rate:.4g} (drop {shown}, "
             f"max {threshold})" + (" (regression criterion missed)" if bad else "")))
     if name == "max_score_drop":
         scored = [(s, s.base_score) for s in b.scenarios
                   if isinstance(s.base_score, int | float)]
-        drops = [(base - s.head_score, s.id) for s, base in scored
-                 if isinstance(s.head_score, int | float)]
+        # the drops of the scores to 6 decimals, not as shown (docs/scenarios.md)
+        head_scores = {h.id: _score(h) for h in results.scenarios}
+        drops = [(_known(base_scores.get(s.id), base) - _known(head_scores.get(s.id),
+                                                               s.head_score), s.id)
+                 for s, base in scored if isinstance(s.head_score, int | float)]
         # scored in the base run, still in this one, and without a score now (no trace):
         # its drop cannot be measured, which is never a pass
         lost = [(s, base) for s, base in scored
@@ -424,8 +448,12 @@ def _regression(c: CriterionResult, results: Results, b: Comparison, base_fps: s
         drop, sid = max(drops)
         bad = isinstance(threshold, int | float) and drop > threshold + 1e-9
         status = "fail" if bad else "warn" if lost else "pass"
+        shown = f"{drop:.4g}"
+        if isinstance(threshold, int | float) and bad and float(shown) <= threshold:
+            # apart beyond 4 digits: shown so
+            shown = repr(round(drop, 6))
         return replace(c, value=round(drop, 4), status=status, message=(
-            f"largest score drop {drop:.4g} (scenario {sid}, max {threshold})"
+            f"largest score drop {shown} (scenario {sid}, max {threshold})"
             + (" (regression criterion missed)" if bad else "")
             + (f"; {unmeasured}" if lost else "")))
     if name == "fail_on_new_violations":
@@ -454,7 +482,8 @@ def attach(head: Results, base: Results, source: Source | None = None) -> None:
     cost_multipliers(head, {s.id: s.cost_usd for s in base.scenarios})
     comparison = compare(head, base, source)
     base_fps = {v.fingerprint for v in base.findings if v.fingerprint}
-    head.baseline = _gates(head, comparison, base_fps)
+    head.baseline = _gates(head, comparison, base_fps,
+                           {s.id: _score(s) for s in base.scenarios})
 
 
 def no_baseline(reason: str, source: Source | None = None) -> NoBaseline:

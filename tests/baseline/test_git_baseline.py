@@ -32,7 +32,7 @@ from action_harness import (
 )
 from tests.conftest import copy_example
 
-from agent_eval.baseline import from_artifact, from_file, from_git, resolve
+from agent_eval.baseline import file_at_base, from_artifact, from_file, from_git, resolve
 from agent_eval.results import Results
 from agent_eval.sections import Comparison, NoBaseline
 
@@ -304,6 +304,61 @@ def test_from_git_in_a_shallow_clone_and_from_file(repos: dict[str, Any],
     assert "artifact: not available" in chosen.reason
     assert resolve("file").reason == "baseline: file needs baseline-file"
     assert from_artifact(None, "main", "x", {}, ws / "a").reason.startswith("no github-token")
+
+
+def test_from_git_reads_the_base_commits_traces_named_by_an_absolute_pattern(
+        repos: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--traces "$PWD/traces/*.jsonl"`` (or the action's ``traces`` input written with
+    ``${{ github.workspace }}``) named the workspace's files by their absolute path, which
+    the base commit's worktree read too: the base run was this run's traces under the base
+    config, and the comparison found no regression where there was one."""
+    ws = repos["ws"]
+    monkeypatch.chdir(ws)
+    relative = from_git(ws, repos["base"], ws / "agent-eval.yaml", ["traces/*.jsonl"])
+    absolute = from_git(ws, repos["base"], ws / "agent-eval.yaml",
+                        [f"{ws}/traces/*.jsonl"])
+    assert relative.results is not None and absolute.results is not None, absolute.reason
+    # the base commit's own payment trace (-15.0; the pull request made it 15.0)
+    for found in (relative, absolute):
+        assert found.results is not None
+        assert "args_valid/exclusive_minimum" in {v.rule for v in found.results.violations}
+        assert found.results.traces[0].file == "traces/address-change.jsonl"
+    # through a link to the workspace, and from a folder below it
+    (tmp_path / "link").symlink_to(ws)
+    monkeypatch.chdir(ws / "policies")
+    linked = from_git(ws, repos["base"], ws / "agent-eval.yaml",
+                      [f"{tmp_path / 'link'}/traces/*.jsonl", "../traces/refund-*.jsonl"])
+    assert linked.results is not None, linked.reason
+    assert "args_valid/exclusive_minimum" in {v.rule for v in linked.results.violations}
+    # traces outside the repository: no commit has them, so no base run either
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "t.jsonl").write_text((ws / "traces" / "refund-happy.jsonl").read_text())
+    for pattern in (f"{outside}/*.jsonl", "../../elsewhere/*.jsonl"):
+        none = from_git(ws, repos["base"], ws / "agent-eval.yaml", [pattern])
+        assert none.results is None
+        assert none.reason.startswith(f"the trace pattern '{pattern}' is outside the "
+                                      "repository: the base commit has no version"), none.reason
+
+
+def test_a_base_sha_that_is_no_commit_id_is_never_given_to_git(
+        repos: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base commit comes from the event's payload, and ``git fetch origin SHA`` reads
+    a SHA starting with ``-`` as an option: ``--upload-pack=COMMAND`` ran COMMAND. A name
+    (``HEAD``) named the pull request's own commit as its base."""
+    ws = repos["ws"]
+    monkeypatch.chdir(ws)
+    mark = tmp_path / "ran"
+    for sha in (f"--upload-pack=touch {mark}; git-upload-pack", "HEAD", "main",
+                repos["base"][:12]):
+        found = from_git(ws, sha, ws / "agent-eval.yaml")
+        assert not mark.exists()
+        assert found.results is None
+        assert "is not a commit id (40 or 64 hexadecimal digits)" in found.reason, found.reason
+        changed, warning = file_at_base(ws, sha, ws / "agent-eval.yaml")
+        assert changed is None and warning is not None
+        assert "is not a commit id" in warning
+        assert not mark.exists()
 
 
 def test_action_with_a_committed_baseline_file(tmp_path: Path, github: FakeGitHub) -> None:

@@ -221,3 +221,83 @@ def test_a_diff_onto_its_head_keeps_it_until_it_is_read(tmp_path: Path,
     (tmp_path / "head.json").write_bytes((tmp_path / "r" / "results.json").read_bytes())
     assert cli(["diff", "r/results.json", "head.json", "-f", "json", "-o", "head.json"]) == 1
     assert json.loads((tmp_path / "head.json").read_text())["baseline"]["new_violations"] == 0
+
+
+COSTED = """\
+version: "1"
+suite: c
+traces: traces/*.jsonl
+scenarios:
+  - id: A
+    expect: {tools: [refund]}
+    thresholds: {max_cost_multiplier: 2.0}
+"""
+
+
+def _costed_run(root: Path, cost: float, *options: str) -> int:
+    (root / "traces").mkdir(parents=True, exist_ok=True)
+    (root / "agent-eval.yaml").write_text(COSTED)
+    lines = [{"type": "trace_start", "trace_id": "a-1", "scenario": "A"},
+             {"type": "llm_call", "model": "m", "input_tokens": 1, "output_tokens": 1,
+              "cost_usd": cost},
+             {"type": "tool_call", "tool": "refund", "arguments": {}},
+             {"type": "output", "output": "ok"}, {"type": "trace_end"}]
+    (root / "traces" / "a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return cli(["run", "-q", "--no-timings", "--config", str(root / "agent-eval.yaml"),
+                *options])
+
+
+def test_a_head_compared_with_another_base_is_not_compared_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """HEAD written by run --baseline B1 had its max_cost_multiplier judged against B1's
+    cost (0.01: 0.015 is within 2x) and the note that the check is made from is gone: diff
+    B2 HEAD, B2 costing 0.001 (15x), passed (exit 0, '0 new'). It is refused (exit 2);
+    with the base it was compared with, or a HEAD compared with none, diff is as before."""
+    monkeypatch.chdir(tmp_path)
+    assert _costed_run(tmp_path / "b1", 0.01, "-o", "b1/out") == 0
+    assert _costed_run(tmp_path / "b2", 0.001, "-o", "b2/out") == 0
+    assert _costed_run(tmp_path / "h", 0.015, "-o", "h/out0") == 0
+    assert _costed_run(tmp_path / "h", 0.015, "-o", "h/out1",
+                       "--baseline", "b1/out/results.json") == 0
+    capsys.readouterr()
+    assert cli(["diff", "b2/out/results.json", "h/out1/results.json"]) == 2
+    err = capsys.readouterr().err
+    assert ("h/out1/results.json: these results were already compared with a base run "
+            "(b1/out/results.json), and scenario A's max_cost_multiplier was judged against "
+            "its cost there (0.01 USD), not this base run's (0.001 USD)") in err, err
+    # the run it was compared with: the same costs, the same judgement
+    assert cli(["diff", "b1/out/results.json", "h/out1/results.json"]) == 0
+    # a run compared with none: judged against B2 (15x over 2x)
+    assert cli(["diff", "b2/out/results.json", "h/out0/results.json"]) == 1
+    assert "cost_multiplier = 15 exceeds max_cost_multiplier: 2" in capsys.readouterr().out
+
+
+def test_a_base_run_of_another_agent_eval_version_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A base run made by another agent-eval (the base branch's artifact from before an
+    upgrade) was compared without a word: a figure or fingerprint that version works out
+    otherwise read as the change's doing. The console, the comment and the page say it
+    (it changes no gate); the same version says nothing."""
+    monkeypatch.chdir(tmp_path)
+    setup(tmp_path, [150, 50])
+    assert cli(["run", "-q", "--no-timings", "-o", "base"]) == 1
+    data = json.loads((tmp_path / "base" / "results.json").read_text())
+    head_version = data["tool"]["version"]
+    data["tool"]["version"] = "0.0.1"
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    said = (f"the base run was made by agent-eval 0.0.1, this run by {head_version}: a "
+            "figure or finding that the two versions work out otherwise shows as a change")
+    capsys.readouterr()
+    assert cli(["diff", "old.json", "base/results.json"]) == 1
+    assert said in capsys.readouterr().out
+    for fmt in ("markdown", "html"):
+        assert cli(["diff", "old.json", "base/results.json", "-f", fmt, "-o", f"d.{fmt}"]) == 1
+        assert said in (tmp_path / f"d.{fmt}").read_text(), fmt
+    assert cli(["diff", "base/results.json", "base/results.json", "-f", "markdown",
+                "-o", "same.md"]) == 1
+    assert "was made by agent-eval" not in (tmp_path / "same.md").read_text()
+    capsys.readouterr()
+    assert cli(["diff", "base/results.json", "base/results.json"]) == 1
+    assert "was made by agent-eval" not in capsys.readouterr().out

@@ -79,6 +79,11 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
     ("  - id: A\n    warn_thresholds: {max_cost_usd: off}\n", "max_cost_usd",
      ["a boolean", "not a number"]),
     ("  - id: A\n    weight: true\n", "weight", ["a boolean", "not a number"]),
+    # could never fail, and its note said "skipped: no baseline" when there was one
+    ("  - id: A\n    thresholds: {max_cost_multiplier: .inf}\n", "max_cost_multiplier",
+     ["Input should be a finite number (got inf)"]),
+    ("  - id: A\n    warn_thresholds: {max_cost_multiplier: .inf}\n", "max_cost_multiplier",
+     ["Input should be a finite number"]),
     ("  - id: A\n    weights: {sequence: false}\n", "sequence", ["a boolean"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
     # before: each of these checked nothing and the scenario passed (exit 0)
@@ -209,6 +214,13 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  blocking: {}\n", "blocking", ["'blocking' is empty: it checks nothing"]),
     ("  by_category: {}\n", "by_category", ["'by_category' is empty"]),
     ("  regression: {}\n", "regression", ["'regression' is empty"]),
+    # a limit no drop can be over: the gate could never fail
+    ("  regression: {max_pass_rate_drop: 100}\n", "max_pass_rate_drop",
+     ["'max_pass_rate_drop: 1' can never fail (a pass rate drops by at most 1)"]),
+    ("  regression: {max_pass_rate_drop: 1.0}\n", "max_pass_rate_drop", ["can never fail"]),
+    # no scenario has a score: the gate was skipped in every comparison, and passed
+    ("  regression: {max_pass_rate_drop: 0.1, max_score_drop: 5}\n", "max_score_drop",
+     ["'max_score_drop': no scenario has a scored expectation", "never be checked"]),
 ])
 def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
                                             words: list[str]) -> None:
@@ -219,6 +231,21 @@ def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle
     assert text[col - 1:].startswith(needle), (text, col, message)
     for word in words:
         assert word in message, message
+
+
+@pytest.mark.parametrize(("limit", "said"), [
+    (".inf", "'max_score_drop: inf' can never fail (a score drops by at most 100)"),
+    ("100", "'max_score_drop: 100' can never fail"), ("250", "'max_score_drop: 250'")])
+def test_a_score_drop_no_score_can_make_is_an_error(ws: Workspace, limit: str,
+                                                    said: str) -> None:
+    """Scores are 0 to 100: a max_score_drop of 100 or more could never fail."""
+    suite = (HEAD + "scenarios:\n  - id: A\n    expect: {tools: [a]}\n"
+             f"pass_criteria:\n  regression: {{max_score_drop: {limit}}}\n")
+    (line, col, message), = problems(ws, suite)
+    assert suite.splitlines()[line - 1][col - 1:].startswith("max_score_drop"), (line, col)
+    assert said in message and "give a limit below 100" in message, message
+    ws.write(suite.replace(f"max_score_drop: {limit}", "max_score_drop: 99.99"), {})
+    load_suite(ws.root / "agent-eval.yaml")  # below 100: a drop can be over it
 
 
 @pytest.mark.parametrize(("criteria", "said"), [

@@ -35,7 +35,9 @@ goes on without it, saying why.
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -51,6 +53,7 @@ from agent_eval.errors import AgentEvalError, ConfigError, ResultsFileError
 from agent_eval.jsonutil import open_regular
 from agent_eval.paths import GIT_TEXT
 from agent_eval.results import Results
+from agent_eval.safetext import clean_name
 from agent_eval.suite import Suite, load_suite
 
 if TYPE_CHECKING:  # for start-up time: the github package imports PyGithub and requests
@@ -98,6 +101,7 @@ MAX_BASELINE_BYTES = 256 << 20  # a results file read as a baseline (and its art
 MAX_BASELINE_ENV = "AGENT_EVAL_BASELINE_MAX_BYTES"
 RESULTS_NAME = "results.json"
 RUNS_LOOKED_AT = 20  # the newest runs of the workflow on the branch that are checked
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?\Z")
 
 
 class BaselineError(AgentEvalError, ValueError):
@@ -321,7 +325,12 @@ def has_commit(repo: Path, sha: str) -> bool:
 
 def ensure_commit(repo: Path, sha: str, remote: str = "origin") -> str | None:
     """Fetch ``sha`` when the clone lacks it (shallow clones do); a note of what was
-    done, None when nothing was needed."""
+    done, None when nothing was needed. ``sha`` (from the event's payload) must be a
+    commit id: git reads a word after the remote that starts with ``-`` as an option
+    (``--upload-pack=COMMAND`` runs COMMAND), and a name (``HEAD``) is not the base."""
+    if not _COMMIT_ID.match(sha):
+        raise GitError(f"'{clean_name(sha, 80)}' is not a commit id (40 or 64 hexadecimal "
+                       "digits)")
     if has_commit(repo, sha):
         return None
     shallow = _git(repo, "rev-parse", "--is-shallow-repository",
@@ -363,17 +372,15 @@ def from_git(workspace: Path, sha: str, config: Path, traces: list[str] | None =
     if _git(top, "cat-file", "-e", f"{sha}:{rel}", check=False).returncode != 0:
         return Found(None, source, f"the base commit {sha[:12]} has no {rel} (the config is "
                      "new in this change)", notes)
-    cwd_rel = Path.cwd().resolve()
-    try:
-        cwd_in_repo = cwd_rel.relative_to(top.resolve())
-    except ValueError:
-        cwd_in_repo = Path()
+    patterns = _base_patterns(traces, top, Path.cwd())
+    if isinstance(patterns, str):
+        return Found(None, source, patterns, notes)
     tmp = Path(tempfile.mkdtemp(prefix="agent-eval-base-", dir=tmp_root))
     tree = tmp / "base"
     try:
         _git(top, "worktree", "add", "--detach", "--quiet", str(tree), sha)
         try:
-            res = _evaluate(tree, rel, cwd_in_repo, traces)
+            res = _evaluate(tree, rel, patterns)
         finally:
             _git(top, "worktree", "remove", "--force", str(tree), check=False)
             _git(top, "worktree", "prune", check=False)
@@ -392,10 +399,40 @@ def from_git(workspace: Path, sha: str, config: Path, traces: list[str] | None =
     return Found(res, source, f"base commit {sha[:12]} evaluated with git", notes)
 
 
-def _evaluate(tree: Path, rel: str, cwd_in_repo: Path, traces: list[str] | None) -> Results:
+def _evaluate(tree: Path, rel: str, patterns: list[str] | None) -> Results:
     suite = load_suite(tree / rel, root=str(tree))
-    files, errors = suite_sources(suite, traces, base=tree / cwd_in_repo)
+    files, errors = suite_sources(suite, patterns, base=tree)
     return evaluate_files(suite, files, errors, jobs="auto", timings=False)
+
+
+def _base_patterns(traces: list[str] | None, top: Path, cwd: Path) -> list[str] | str | None:
+    """The trace patterns of this run (``--traces``, the action's ``traces``; None: the
+    suite's own) as paths relative to the repository's top folder ``top``, which is where
+    the base commit's worktree has the same files; or why the base commit has none. A
+    pattern naming the workspace by its absolute path (``$PWD/traces/*.jsonl``) read this
+    run's own traces, not the base commit's, and the comparison found no regression; one
+    outside the repository names files no commit has."""
+    if traces is None:
+        return None
+    tops = [Path(os.path.abspath(top)), top.resolve()]
+    out = []
+    for pattern in traces:
+        lexical = Path(os.path.normpath(os.path.join(os.path.abspath(cwd), pattern)))
+        parts = lexical.parts
+        fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+        # the part before the first wildcard, its links followed (a path to the workspace
+        # through a link), then the rest as written
+        named = (lexical, Path(os.path.realpath(Path(*parts[:fixed]))).joinpath(*parts[fixed:]))
+        rel = next((p.relative_to(t) for p in named for t in tops if p.is_relative_to(t)),
+                   None)
+        if rel is None:
+            return (f"the trace pattern '{clean_name(pattern, 200)}' is outside the "
+                    f"repository: the base commit has no version of the traces it names, so "
+                    "its run would be this run's traces judged again, and no regression "
+                    "could show; give trace patterns inside the repository, or compare with "
+                    "a results file of the base branch")
+        out.append(rel.as_posix())
+    return out
 
 
 # ---------------------------------------------------------------------- artifact

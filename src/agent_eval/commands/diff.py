@@ -16,7 +16,7 @@ from agent_eval.errors import ExitCode
 from agent_eval.outputs import atomic_write, clear_output_file, output_file, written_into
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results, exit_code
-from agent_eval.safetext import one_line
+from agent_eval.safetext import clean_name, one_line
 from agent_eval.sections import Comparison
 
 FORMATS = ("console", "markdown", "json", "sarif", "html")
@@ -48,6 +48,9 @@ def text(results: Results) -> str:
     lines = [f"{results.suite}: {b.verdict} → {results.verdict}"]
     if b.policy.message:
         lines.append(b.policy.message)
+    versions = b.versions_differ(results.tool_version)
+    if versions:
+        lines.append(versions)
     lines.append("")
     rows = [*b.count_deltas, *b.metric_deltas]
     width = max((len(r.name) for r in rows), default=6)
@@ -74,6 +77,33 @@ def text(results: Results) -> str:
     return "".join(f"{one_line(line)}\n" for line in lines)
 
 
+def judged_against_another(head: Results, base: Results) -> str | None:
+    """Why ``head``, already compared with a base run, cannot be compared with ``base``:
+    its ``max_cost_multiplier`` checks were judged against that run's scenario costs (the
+    notes they replace are gone, so they are not judged again), and a cost of ``base``
+    differs. Compared again, a scenario 15 times its cost in ``base`` passed, judged
+    against the other run's. None when nothing was judged or the costs are the same."""
+    compared = head.baseline
+    if not isinstance(compared, Comparison):
+        return None
+    rules = head.inventory.rules if head.inventory is not None else None
+    before = {s.id: s.base_cost_usd for s in compared.scenarios if s.change != "added"}
+    now = {s.id: s.metrics.get("cost_usd") for s in base.scenarios}
+    for s in head.scenarios:
+        checked = rules is None or any(
+            key.endswith(f"#scenarios.{s.id}.{where}.max_cost_multiplier")
+            for key in rules for where in ("thresholds", "warn_thresholds"))
+        if checked and (s.id in before, before.get(s.id)) != (s.id in now, now.get(s.id)):
+            source = compared.source
+            where = source.get("description") or source.get("path") or source.get("kind")
+            return (f"these results were already compared with a base run "
+                    f"({clean_name(str(where), 200)}), and scenario "
+                    f"{clean_name(s.id, 200)}'s max_cost_multiplier was judged against its "
+                    f"cost there ({_num(before.get(s.id))} USD), not this base run's "
+                    f"({_num(now.get(s.id))} USD): it is not judged again")
+    return None
+
+
 def main(args: argparse.Namespace) -> ExitCode:
     root = Path(args.root) if args.root else Path.cwd()
     if args.output:  # an earlier FILE goes first: a diff that stops leaves none
@@ -82,13 +112,17 @@ def main(args: argparse.Namespace) -> ExitCode:
     base = Results.load(args.base)  # not a results file: exit 2 (_cli)
     head = Results.load(args.head)
     # a shard's part on either side, or two suites' results: exit 2
-    from agent_eval.baseline import same_suite, whole_run
+    from agent_eval.baseline import BaselineError, same_suite, whole_run
 
     whole_run(base, args.base)
     whole_run(head, args.head)
     same_suite(base, head.suite, head.config, args.base,
                f"diff compares two runs of one suite; give a results file of {head.suite!r} "
                "as BASE.")
+    other = judged_against_another(head, base)
+    if other is not None:
+        raise BaselineError(f"{args.head}: {other}; give HEAD as a run without --baseline "
+                            f"wrote it, or run --baseline {args.base}")
     attach(head, base, {"kind": "file", "path": args.base})
     if args.format == "console":
         out = text(head)

@@ -433,6 +433,7 @@ def _comparison(results: Results) -> dict[str, Any] | None:
             "removed": [s.id for s in b.removed],
             "new": b.new_violations, "absent": b.absent_violations,
             "policy": b.policy.message if b.policy.changed else None,
+            "versions": b.versions_differ(results.tool_version),
             # a baseline file the pull request changed (baseline/__init__.py file_at_base)
             "source_warning": str(source.get("warning") or "") or None}
 

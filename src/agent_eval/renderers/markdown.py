@@ -518,7 +518,7 @@ def no_base(results: Results) -> str | None:
     return b.reason if isinstance(b, NoBaseline) else None
 
 
-def _change(b: Comparison) -> dict[str, Any]:
+def _change(b: Comparison, head_version: str | None) -> dict[str, Any]:
     """What changed against the base run, for the template."""
 
     def row(s: ScenarioChange) -> dict[str, str]:
@@ -533,6 +533,7 @@ def _change(b: Comparison) -> dict[str, Any]:
         "policy": b.policy.message if b.policy.changed else None,
         # a baseline file the pull request changed (baseline/__init__.py file_at_base)
         "source_warning": str(source.get("warning") or "") or None,
+        "versions": b.versions_differ(head_version),
         "regressions": [row(s) for s in b.scenarios if s.change == "regression"],
         "fixes": [row(s) for s in b.scenarios if s.change == "fix"],
         "removed": [{"id": s.id, "base": str(s.base_status or "—"),
@@ -583,7 +584,8 @@ def _template() -> jinja2.Template:
 def render(results: Results, ctx: RenderContext | None = None,
            max_chars: int = MAX_CHARS) -> str:
     ctx = ctx or RenderContext()
-    change = _change(results.baseline) if isinstance(results.baseline, Comparison) else None
+    change = (_change(results.baseline, results.tool_version)
+              if isinstance(results.baseline, Comparison) else None)
     tallies: list[Tally] = []  # one walk over the findings groups and counts them
     groups = _groups(results, ctx, None if change is None else set(change["unchanged_fps"]),
                      tallied(results, tallies))

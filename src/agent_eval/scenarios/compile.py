@@ -1016,6 +1016,23 @@ class _Compiler:
                 out.append(Criterion(name, "regression", name, "max",
                                      None if isinstance(value, bool) else float(value),
                                      ref("regression", name)))
+            # a limit no drop can be over: the gate could never fail (as a minimum of 0)
+            for name, most in (("max_pass_rate_drop", 1.0), ("max_score_drop", 100.0)):
+                value = switched_on.get(name)
+                if isinstance(value, int | float) and float(value) >= most:
+                    what = "a pass rate" if name == "max_pass_rate_drop" else "a score"
+                    self.problem((*base, "regression", name), (
+                        f"'{name}: {float(value):g}' can never fail ({what} drops by at most "
+                        f"{most:g}); give a limit below {most:g}, or remove it"))
+            if complete and "max_score_drop" in switched_on \
+                    and not any(s.scored for s in scenarios):
+                # no scenario has a score: the gate was skipped in every comparison
+                # ("no scenario has a score in both runs") and the run passed
+                self.problem((*base, "regression", "max_score_drop"),
+                             "'max_score_drop': no scenario has a scored expectation "
+                             "(expect.tools, expect.output, expect.sequence or a scored "
+                             "judge check), so no score is defined and the gate could "
+                             "never be checked")
             raw = (self.data.get("pass_criteria") or {}).get("regression")
             if not switched_on and isinstance(raw, dict) and raw and None not in raw.values():
                 # only gates switched off (fail_on_new_violations: false): it gated

@@ -180,9 +180,10 @@ class Thresholds(Strict):
     max_latency_ms: float | None = _limit("Maximum latency (trace duration, or the sum of "
                                           "call latencies when no duration is recorded).")
     max_cost_usd: float | None = _limit("Maximum cost in USD.")
+    # finite: .inf could never fail, and its note said "skipped: no baseline" beside one
     max_cost_multiplier: float | None = Field(
-        None, gt=0, description="Maximum cost / the same scenario's cost on the base "
-        "branch (skipped with a note when there is no baseline).")
+        None, gt=0, allow_inf_nan=False, description="Maximum cost / the same scenario's "
+        "cost on the base branch (skipped with a note when there is no baseline).")
     min_score: float | None = Field(None, ge=0, le=100, description="Minimum scenario "
                                     "score (0-100).")
     min_output_quality: Fraction | None = _fraction(
