@@ -883,7 +883,7 @@ def clean_input_error(e: InputError, limits: Limits) -> InputError:
                       clean_text(e.message, size))
 
 
-def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
+def clean_scenario(s: ScenarioResult, limits: Limits = DEFAULT) -> ScenarioResult:
     """Every string of a scenario made safe, its findings as findings; its outputs (for
     the next run's pairwise judge, never shown) are kept as they were (docs/judge.md)."""
     for f in s.findings:
@@ -948,7 +948,7 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     results.ignored_events = _clean_keys(results.ignored_events, path)
     results.formats = _clean_keys(results.formats, path)
     results.metrics = _clean_keys(results.metrics, own)  # pass_rate.<category>
-    results.scenarios = [_clean_scenario(s, limits) for s in results.scenarios]
+    results.scenarios = [clean_scenario(s, limits) for s in results.scenarios]
     results.criteria = [
         CriterionResult.from_dict(_labels(clean_strings(c.to_dict(), path),
                                           ("name", "kind", "metric", "status", "fingerprint"),

@@ -43,6 +43,7 @@ from agent_eval.readers.base import FileRead, ReadItem, SourceFile
 from agent_eval.results import (
     Results,
     TraceSummary,
+    clean_scenario,
     clean_trace_status,
     finding_dict,
     finding_from,
@@ -535,6 +536,8 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
             if scenario is not None:
                 what = (f"other traces or trace statuses of scenario {scenario!r} than its "
                         "results list")
+        if what is None:
+            what = _scenarios_differ(suite, p)
         if what is not None:
             raise ConfigError([f"merge: the partial results of shard {index} cannot be "
                                f"merged: its records hold {what}; the file was edited: "
@@ -587,6 +590,36 @@ def _rows_differ(suite: Suite, rows: dict[int, list[list[Any]]], part: Results
               for s in part.scenarios if s.traces_total}
     return next((sid for sid in [*ids, *listed] if held.get(sid) != listed.get(sid)),
                 None)
+
+
+def _scenarios_differ(suite: Suite, part: Results) -> str | None:
+    """What first differs between each scenario as a part's records alone give it (as
+    the shard worked it out from them) and as its own results list it, timings aside; None
+    when nothing does. The merged metrics and criteria are worked out from the records'
+    figures: a record whose latency or cost was edited down, its results still listing
+    the figure the trace gave, merged into a pass what the run fails."""
+    if suite.scenarios is None:
+        return None
+    from agent_eval.scenarios.evaluate import ScenarioAccumulator
+
+    assert part.shard is not None  # (merge checked)
+    acc = ScenarioAccumulator.for_scenarios(suite.scenarios)
+    for rec in sorted(part.shard.records, key=lambda r: r["seq"]):
+        replayed = _replay(rec, suite).scenarios  # (each replayed once already)
+        if replayed is not None:
+            acc.merge(replayed)
+    held = {s.id: s for s in acc.finish(suite.scenarios, timings=False).scenarios
+            if s.traces_total}  # (as _partial_view)
+    listed = {s.id: s for s in part.scenarios}
+    for sid in [*held, *listed]:
+        if sid not in held or sid not in listed:
+            return f"other scenarios ({sid!r}) than its results list"
+        mine, theirs = clean_scenario(held[sid]).to_dict(), listed[sid].to_dict()
+        key = next((k for k in [*mine, *theirs]
+                    if k != "duration_ms" and mine.get(k) != theirs.get(k)), None)
+        if key is not None:
+            return f"other {key} of scenario {sid!r} than its results list"
+    return None
 
 
 def _carry_errors(results: Results, parts: list[Results], count: int) -> None:

@@ -839,3 +839,55 @@ def test_merge_refuses_a_part_whose_scenario_rows_are_not_its_results(
             "hold other traces or trace statuses of scenario 'S' than its results list; "
             "the file was edited: run the shard again and merge the new results\n")
         assert not (tmp_path / "m").exists()
+
+
+LATENCY = """\
+version: "1"
+suite: latency
+traces: traces/*.jsonl
+scenarios:
+  - id: S
+    traces: traces/*.jsonl
+    expect:
+      forbidden_tools: [delete_*]
+pass_criteria:
+  blocking: {max_latency_p95_ms: 1000}
+"""
+
+
+def test_merge_refuses_a_part_whose_figures_are_not_its_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """t4 (shard 2) took 5000 ms, so the run fails max_latency_p95_ms: 1000. Shard 2's
+    record of t4 edited to 10 ms (its results still list latency_ms 5000) merged into a
+    pass (exit 0): the merged criteria are worked out from the records' figures, which
+    were held to nothing. Refused now (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(LATENCY)
+    (tmp_path / "traces").mkdir()
+    for tid, ms in (("t1", 100), ("t4", 5000)):
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid}, {"type": "tool_call", "tool": "auth"},
+            {"type": "trace_end", "duration_ms": ms})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "-o", "whole"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert read_results(tmp_path / "s2")["scenarios"][0]["metrics"]["latency_ms"] == 5000
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1
+
+    def faster(data: dict[str, Any]) -> None:
+        [entry] = data["shard"]["records"][0]["scenarios"]
+        assert entry["rows"][0][2] == "t4" and 5000.0 in entry["figures"]
+        entry["figures"] = [10.0 if x == 5000.0 else x for x in entry["figures"]]
+
+    capsys.readouterr()
+    shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+    edit_part(tmp_path / "bad", faster)
+    assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        "error: merge: the partial results of shard 2 cannot be merged: its records hold "
+        "other metrics of scenario 'S' than its results list; the file was edited: run the "
+        "shard again and merge the new results\n")
+    assert not (tmp_path / "m").exists()
