@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any
 
+from agent_eval._version import __version__
 from agent_eval.engine import Accumulator
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.findings import Finding
@@ -349,6 +350,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                                "partial results (write them with `agent-eval run --shard "
                                "i/n`)"])
         shards.append(p.shard)
+    _same_version(parts)
     counts = {s.count for s in shards}
     if len(counts) != 1:
         raise ConfigError([f"merge: the parts come from different shard counts: "
@@ -441,6 +443,23 @@ def _check_seconds(index: int, sec: float) -> None:
                            f"they give a test or scenario {clean_name(str(sec), 40)} "
                            f"seconds (at most {_MAX_SECONDS}); the file was edited: run the "
                            "shard again and merge the new results"])
+
+
+def _same_version(parts: list[Results]) -> None:
+    """Refuse parts written by another agent-eval than this one: their records are what
+    that version found in the traces, so the merge would pass what this version (a
+    single run with it, the merged results' ``tool.version``) fails, or the reverse."""
+    other: dict[str, list[int]] = {}
+    for p in parts:
+        if p.tool_version != __version__:
+            other.setdefault(p.tool_version, []).append(p.shard.index if p.shard else 0)
+    if other:
+        said = "; ".join(f"shard(s) {', '.join(map(str, sorted(indexes)))} by "
+                         f"agent-eval {clean_name(version, 40)!r}"
+                         for version, indexes in sorted(other.items()))
+        raise ConfigError([f"merge: the parts were written by another agent-eval than this "
+                           f"one ({__version__}): {said}; run every shard and the merge with "
+                           "the same version (pin it in every job), then merge again"])
 
 
 def _same_sources(shards: list[ShardInfo]) -> None:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tests.conftest import read_results, within
 
 from agent_eval._cli import main as cli
+from agent_eval._version import __version__
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError
@@ -891,3 +892,23 @@ def test_merge_refuses_a_part_whose_figures_are_not_its_results(
         "other metrics of scenario 'S' than its results list; the file was edited: run the "
         "shard again and merge the new results\n")
     assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_parts_another_agent_eval_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's records are what the agent-eval that wrote it found in the traces: a part
+    of another version (a job that installed another release, an old artifact) was merged
+    as this version's, under this version's name. Refused now (exit 2), naming the shard
+    and its version, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+
+    def other_version(data: dict[str, Any]) -> None:
+        data["tool"]["version"] = "0.0.9"
+
+    capsys.readouterr()
+    assert merged_with_shard_2_edited(tmp_path, other_version, capsys) == (
+        f"error: merge: the parts were written by another agent-eval than this one "
+        f"({__version__}): shard(s) 2 by agent-eval '0.0.9'; run every shard and the merge "
+        "with the same version (pin it in every job), then merge again\n")
