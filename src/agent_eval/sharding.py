@@ -37,6 +37,7 @@ from agent_eval._version import __version__
 from agent_eval.engine import Accumulator
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.findings import Finding
+from agent_eval.limits import DEFAULT
 from agent_eval.live.outcome import LiveOutcome
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
@@ -45,10 +46,12 @@ from agent_eval.results import (
     Results,
     TraceSummary,
     clean_scenario,
+    clean_test,
     clean_trace_status,
     finding_dict,
     finding_from,
     finding_ok,
+    test_dict,
     trace_dict,
     trace_ok,
     verdict_of,
@@ -397,6 +400,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
             raise _unreadable(index, f"its record {clean_name(str(rec['seq']), 40)}",
                               exc) from None
     _records_add_up(suite, parts)  # each record is one; together, one run's?
+    lives = [_live_of(suite, p) for p in parts]
     for s in shards:
         try:
             acc.coverage.merge_dict(s.coverage or {})
@@ -414,10 +418,9 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
     # a shard run with --strict-coverage asked for it: the merge cannot make it a note
     strict_coverage = strict_coverage or any(s.strict_coverage for s in shards)
     results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
-    for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
-        if s.live:
-            LiveOutcome.from_dict(s.live).apply(results,
-                                                has_trace_globs=bool(suite.trace_globs))
+    for live in lives:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
+        if live is not None:
+            live.apply(results, has_trace_globs=bool(suite.trace_globs))
     _carry_errors(results, parts, count)
     return results
 
@@ -639,6 +642,35 @@ def _scenarios_differ(suite: Suite, part: Results) -> str | None:
         if key is not None:
             return f"other {key} of scenario {sid!r} than its results list"
     return None
+
+
+def _live_of(suite: Suite, part: Results) -> LiveOutcome | None:
+    """The live probes' outcome a part holds (``shard.live``: shard 1's), refused unless
+    its probes' entries are the ones the part's own results list after the suite's tests
+    (timings aside). A failing probe made a pass in ``shard.live`` only merged into a pass
+    what shard 1's own results fail, and a probe entry that is no test's stopped the merge
+    with a traceback."""
+    assert part.shard is not None  # (merge checked)
+    live = part.shard.live
+    try:
+        held = LiveOutcome.from_dict(live).tests if live else []
+        for t in held:
+            clean_test(t, DEFAULT)  # as the part's own tests were read
+        shown = [_without_time(test_dict(t)) for t in held]
+    except _UNREADABLE as exc:
+        raise _unreadable(part.shard.index, "its live probes' outcome", exc) from None
+    ids = {t.id for t in suite.tests}
+    listed = [_without_time(test_dict(t)) for t in part.tests if t.id not in ids]
+    if shown != listed:
+        raise ConfigError([f"merge: the partial results of shard {part.shard.index} cannot "
+                           "be merged: its live probes' outcome (`shard.live`) is not the "
+                           "probes' entries its results list; the file was edited: run the "
+                           "shard again and merge the new results"])
+    return LiveOutcome.from_dict(live) if live else None
+
+
+def _without_time(test: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in test.items() if k != "duration_ms"}
 
 
 def _carry_errors(results: Results, parts: list[Results], count: int) -> None:
