@@ -283,8 +283,10 @@ class Results:
                 data = read_whole(fh, RESULTS)
         except OSError as exc:
             raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        except JsonLimitError as exc:
-            raise ResultsFileError(f"{path} is not read: it {exc}") from exc
+        except JsonLimitError:  # (read_whole's only limit: the size)
+            raise ResultsFileError(f"{path} is not read: it is larger than "
+                                   f"{RESULTS.max_file_bytes} bytes, the most a results "
+                                   "file may hold") from None
         return cls.parse(data, path)
 
     @classmethod

@@ -21,6 +21,7 @@ from agent_eval._version import __version__
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError
+from agent_eval.limits import RESULTS
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 from agent_eval.sharding import evaluate_shard, merge, parse_shard, shard_of
@@ -912,3 +913,23 @@ def test_merge_refuses_parts_another_agent_eval_wrote(
         f"error: merge: the parts were written by another agent-eval than this one "
         f"({__version__}): shard(s) 2 by agent-eval '0.0.9'; run every shard and the merge "
         "with the same version (pin it in every job), then merge again\n")
+
+
+def test_a_part_too_large_to_read_is_said_plainly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part over the size a results file may hold (a sparse file: nothing is written)
+    was refused as "…is not read: it the file is larger than … (limits.max_file_bytes)",
+    a sentence broken in two and naming a suite setting that does not bound results
+    files. Exit 2, read nothing, said plainly."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+    with open(tmp_path / "huge.json", "wb") as fh:
+        fh.truncate(RESULTS.max_file_bytes + 1)
+    capsys.readouterr()
+    with within(10, "merge"):
+        assert cli(["merge", "s1", "huge.json", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: huge.json is not read: it is larger than {RESULTS.max_file_bytes} bytes, "
+        "the most a results file may hold\n")
+    assert not (tmp_path / "m").exists()
