@@ -256,6 +256,9 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
             else:
                 from_files += 1
                 if shard_of(item.id, count) != index:
+                    # every shard's coverage is of every trace file's traces: merge
+                    # refuses shards whose coverage differs (_same_coverage)
+                    acc.see_calls(item, suite)
                     return
         elif index != 1:  # the reader's records belong to shard 1
             return
@@ -400,6 +403,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
             raise _unreadable(index, f"its record {clean_name(str(rec['seq']), 40)}",
                               exc) from None
     _records_add_up(suite, parts)  # each record is one; together, one run's?
+    _same_coverage(suite, shards)
     lives = [_live_of(suite, p) for p in parts]
     for s in shards:
         try:
@@ -506,6 +510,41 @@ def _same_sources(shards: list[ShardInfo]) -> None:
                      f"{', '.join(map(str, indexes))}: {read} trace(s) read from {files} "
                      f"file(s), {size} bytes{digests}")
     raise ConfigError(lines)
+
+
+def _same_coverage(suite: Suite, shards: list[ShardInfo]) -> None:
+    """Refuse shards whose coverage (what the calls of every trace file's traces
+    exercised, which every shard works out) differs: it is what the merged
+    ``coverage/unexercised`` findings are decided from, and a part whose coverage was
+    edited to claim every tool called merged into a pass what the run fails. Shard 1 of
+    a live suite also saw the probes' sessions: it must hold the others' coverage."""
+    def hits(s: ShardInfo, key: str) -> frozenset[str]:
+        values = (s.coverage or {}).get(key)
+        return frozenset(map(repr, values)) if type(values) is list else frozenset({"?"})
+
+    def seen(s: ShardInfo) -> tuple[frozenset[str], ...]:
+        return hits(s, "matched"), hits(s, "touched"), hits(s, "names")
+
+    first = next((s for s in shards if s.index == 1), None) if suite.live else None
+    groups: dict[tuple[frozenset[str], ...], list[int]] = {}
+    for s in sorted(shards, key=lambda s: s.index):
+        if s is not first:
+            groups.setdefault(seen(s), []).append(s.index)
+    if len(groups) > 1:
+        differ = " / ".join(f"shard(s) {', '.join(map(str, indexes))}"
+                            for indexes in groups.values())
+    elif first is not None and groups:
+        [others] = groups
+        narrower = not (others[0] <= hits(first, "matched")
+                        and others[1] <= hits(first, "touched"))
+        differ = "shard 1 and the others" if narrower else ""
+    else:
+        differ = ""
+    if differ:
+        raise ConfigError([f"merge: the shards' coverage differs ({differ}): every shard "
+                           "works out what the calls of every trace exercised, so their "
+                           "parts are not one run's (a part edited, or of another run); "
+                           "run the shards again and merge the new results"])
 
 
 def _records_add_up(suite: Suite, parts: list[Results]) -> None:

@@ -933,3 +933,60 @@ def test_a_part_too_large_to_read_is_said_plainly(
         f"error: huge.json is not read: it is larger than {RESULTS.max_file_bytes} bytes, "
         "the most a results file may hold\n")
     assert not (tmp_path / "m").exists()
+
+
+UNEXERCISED = """\
+version: "1"
+suite: coverage
+traces: traces/*.jsonl
+unexercised: error
+tests:
+  - id: seq
+    metric: sequence_valid
+    rules:
+      - {type: before, first: auth, then: [refund]}
+"""
+
+
+def test_merge_refuses_a_part_whose_coverage_is_not_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """No trace calls `refund`, an error under `unexercised: error` (exit 1). Shard 2's
+    `shard.coverage` edited to claim it called (its results hold nothing to say
+    otherwise) merged into a pass (exit 0). Every shard now works out the coverage of
+    every trace, so the parts' coverage is the same, and a part whose coverage differs is
+    refused (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(UNEXERCISED)
+    (tmp_path / "traces").mkdir()
+    for tid, tool in (("t1", "auth"), ("t4", "lookup")):
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid}, {"type": "tool_call", "tool": tool},
+            {"type": "trace_end"})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "--no-timings", "-o", "whole"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--no-timings", "--shard", f"{i}/2", "-o", f"s{i}",
+             "--fail-on", "never"])
+    # auth (reference 0, test 0) is called in shard 1's trace; both shards say so
+    for i in (1, 2):
+        assert read_results(tmp_path / f"s{i}")["shard"]["coverage"] == {
+            "matched": [0], "touched": [0], "names": ["auth", "lookup"]}
+    assert cli(["merge", "s1", "s2", "-q", "--no-timings", "-o", "good"]) == 1
+    assert (tmp_path / "good" / "results.json").read_bytes() == (
+        tmp_path / "whole" / "results.json").read_bytes()
+
+    def refund_called(data: dict[str, Any]) -> None:
+        data["shard"]["coverage"]["matched"] = [0, 1]
+
+    capsys.readouterr()
+    shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+    edit_part(tmp_path / "bad", refund_called)
+    assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        "error: merge: the shards' coverage differs (shard(s) 1 / shard(s) 2): every shard "
+        "works out what the calls of every trace exercised, so their parts are not one "
+        "run's (a part edited, or of another run); run the shards again and merge the new "
+        "results\n")
+    assert not (tmp_path / "m").exists()
