@@ -905,6 +905,19 @@ def clean_scenario(s: ScenarioResult, limits: Limits = DEFAULT) -> ScenarioResul
     return replace(cleaned, findings=s.findings, outputs=outputs)
 
 
+def clean_trace(t: TraceSummary, limits: Limits = DEFAULT) -> TraceSummary:
+    """A trace's summary (an item of ``traces``) as :func:`clean_results` shows it: so
+    `merge` compares a part's records with its results read back."""
+    name, _, own, path = _bounds(limits)
+    if (_shown(t.id, name) and _shown(t.file, path)
+            and (t.scenario is None or _shown(t.scenario, name))
+            and all(_shown(f, own) for f in t.failed_tests)):
+        return t
+    return TraceSummary(clean_name(t.id, name), _label(t.file, path), t.line,
+                        None if t.scenario is None else clean_name(t.scenario, name),
+                        t.tool_calls, tuple(_label(f, own) for f in t.failed_tests))
+
+
 def clean_trace_status(t: dict[str, Any], limits: Limits = DEFAULT) -> dict[str, Any]:
     """A scenario's trace that did not pass (an item of ``traces_not_passed``, as a dict)
     as :func:`clean_results` shows it: so `merge` compares a part's records with its
@@ -931,21 +944,14 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     ids and paths lose every control character, line breaks too (:func:`_label`); free
     text (messages) keeps tabs and line breaks, escaped where an output is made of lines.
     Work per finding, not per tool call."""
-    name, _, own, path = _bounds(limits)
+    _, _, own, path = _bounds(limits)
     results.suite = _label(results.suite, path)
     results.config = _label(results.config, path)
     results.tool_version = _label(results.tool_version, own)
     results.counts = _clean_keys(results.counts, own)
     for t in results.tests:
         clean_test(t, limits)
-    results.traces = [
-        t if _shown(t.id, name) and _shown(t.file, path) and (
-            t.scenario is None or _shown(t.scenario, name))
-        and all(_shown(f, own) for f in t.failed_tests)
-        else TraceSummary(clean_name(t.id, name), _label(t.file, path), t.line,
-                          None if t.scenario is None else clean_name(t.scenario, name),
-                          t.tool_calls, tuple(_label(f, own) for f in t.failed_tests))
-        for t in results.traces]
+    results.traces = [clean_trace(t, limits) for t in results.traces]
     results.input_errors = [clean_input_error(e, limits) for e in results.input_errors]
     results.ignored_events = _clean_keys(results.ignored_events, path)
     results.formats = _clean_keys(results.formats, path)

@@ -47,6 +47,7 @@ from agent_eval.results import (
     TraceSummary,
     clean_scenario,
     clean_test,
+    clean_trace,
     clean_trace_status,
     finding_dict,
     finding_from,
@@ -598,7 +599,7 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
                 what = (f"other traces or trace statuses of scenario {scenario!r} than its "
                         "results list")
         if what is None:
-            what = _scenarios_differ(suite, p)
+            what = _scenarios_differ(suite, p) or _traces_differ(suite, p)
         if what is not None:
             raise ConfigError([f"merge: the partial results of shard {index} cannot be "
                                f"merged: its records hold {what}; the file was edited: "
@@ -651,6 +652,32 @@ def _rows_differ(suite: Suite, rows: dict[int, list[list[Any]]], part: Results
               for s in part.scenarios if s.traces_total}
     return next((sid for sid in [*ids, *listed] if held.get(sid) != listed.get(sid)),
                 None)
+
+
+def _traces_differ(suite: Suite, part: Results) -> str | None:
+    """What first differs between the traces of a part's records and of its own results
+    (each one's id, file, line, the scenario it names, its calls and the tests it
+    failed), or between the scenario id a trace names and the unknown ids its record
+    holds; None when nothing does. A record whose unknown scenario id was dropped merged
+    the run's scenario/unknown_id warning away (a pass under --fail-on warn)."""
+    assert part.shard is not None  # (merge checked)
+    records = sorted((r for r in part.shard.records if "trace" in r),
+                     key=lambda r: r["seq"])
+    for rec, listed in zip(records, part.traces, strict=True):  # (as many: checked)
+        t = rec["trace"]
+        held = clean_trace(TraceSummary(t["id"], t["file"], t["line"], t["scenario"],
+                                        t["tool_calls"], tuple(t["failed_tests"])))
+        if held != listed:
+            return f"other traces than its results list (first trace {held.id!r})"
+        sid = t["scenario"]
+        if suite.scenarios is not None:
+            which = tuple(entry["index"] for entry in rec.get("scenarios", []))
+            unknown = ([sid] if sid is not None and not suite.scenarios.took_named(sid, which)
+                       else [])
+            if rec.get("unknown_ids", []) != unknown:
+                return (f"other unknown scenario ids for trace {held.id!r} than the "
+                        "scenario it names")
+    return None
 
 
 def _scenarios_differ(suite: Suite, part: Results) -> str | None:

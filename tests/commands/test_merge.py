@@ -990,3 +990,61 @@ def test_merge_refuses_a_part_whose_coverage_is_not_the_others(
         "run's (a part edited, or of another run); run the shards again and merge the new "
         "results\n")
     assert not (tmp_path / "m").exists()
+
+
+UNKNOWN = """\
+version: "1"
+suite: unknown
+traces: traces/*.jsonl
+scenarios:
+  - id: REFUND-001
+    expect:
+      forbidden_tools: [delete_*]
+"""
+
+
+def test_merge_refuses_a_part_whose_traces_or_unknown_ids_are_not_its_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """t4 (shard 2) names REFUND-01, which no scenario has: a scenario/unknown_id warning,
+    exit 1 under --fail-on warn. Its record's unknown id dropped merged into a pass (exit
+    0), and so did the scenario its record's trace names made REFUND-001 as well: only
+    the number of a part's traces was held to its results. Each is refused now (exit 2),
+    nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(UNKNOWN)
+    (tmp_path / "traces").mkdir()
+    for tid, named in (("t1", "REFUND-001"), ("t4", "REFUND-01")):
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid, "scenario": named},
+            {"type": "tool_call", "tool": "auth"}, {"type": "trace_end"})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "-o", "whole", "--fail-on", "warn"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    [record] = read_results(tmp_path / "s2")["shard"]["records"]
+    assert record["unknown_ids"] == ["REFUND-01"] and "scenarios" not in record
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good", "--fail-on", "warn"]) == 1
+
+    def dropped(data: dict[str, Any]) -> None:
+        data["shard"]["records"][0].pop("unknown_ids")
+
+    def renamed(data: dict[str, Any]) -> None:
+        data["shard"]["records"][0].pop("unknown_ids")
+        data["shard"]["records"][0]["trace"]["scenario"] = "REFUND-001"
+
+    cases = [(dropped, "other unknown scenario ids for trace 't4' than the scenario it "
+                       "names"),
+             (renamed, "other traces than its results list (first trace 't4')")]
+    capsys.readouterr()
+    for change, said in cases:
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "s1", "bad", "-q", "-o", "m", "--fail-on", "warn"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: merge: the partial results of shard 2 cannot be merged: its records "
+            f"hold {said}; the file was edited: run the shard again and merge the new "
+            "results\n"), change.__name__
+        assert not (tmp_path / "m").exists()
