@@ -579,8 +579,14 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
             if "trace" not in rec:
                 continue
             own += 1
-            if seq and 1 <= seq[0] <= files:  # (not a live probe's session: shard 1's)
+            if len(seq) == 2 and 1 <= seq[0] <= files:
                 traces += 1
+            elif not (len(seq) == 2 and seq[0] > files and index == 1
+                      and suite.live is not None):  # (a live probe's session: shard 1's)
+                raise ConfigError([f"merge: the partial results of shard {index} cannot be "
+                                   f"merged: its record {list(seq)} holds a trace where no "
+                                   "trace file gives one; the file was edited: run the "
+                                   "shard again and merge the new results"])
             violations = rec.get("violations")
             if type(violations) is dict:
                 for tid, items in violations.items():

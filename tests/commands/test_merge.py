@@ -1048,3 +1048,32 @@ def test_merge_refuses_a_part_whose_traces_or_unknown_ids_are_not_its_results(
             f"hold {said}; the file was edited: run the shard again and merge the new "
             "results\n"), change.__name__
         assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_a_trace_record_where_no_trace_file_gives_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A passing trace added to shard 2 (its record and its results alike) at a place no
+    trace file has ([0, k] is the glob's notes, past the files the live probes' sessions
+    in shard 1) was not counted against the traces every shard read, so it merged, one
+    trace more in the pass rates. Refused now (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+    shard1 = read_results(tmp_path / "s1")
+    [t1] = [r for r in shard1["shard"]["records"] if "trace" in r]
+
+    def added(seq: list[int]) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"].append({**t1, "seq": seq})
+            # the results list the traces in the order of their records
+            data["traces"].insert(0 if seq < [1] else len(data["traces"]), t1["trace"])
+            data["counts"]["traces"] += 1
+            data["tests"][0]["traces_checked"] += 1
+        return change
+
+    capsys.readouterr()
+    for seq in ([0, 7], [2, 0], [1], []):
+        err = merged_with_shard_2_edited(tmp_path, added(seq), capsys)
+        assert err == (f"error: merge: the partial results of shard 2 cannot be merged: its "
+                       f"record {seq} holds a trace where no trace file gives one; the file "
+                       "was edited: run the shard again and merge the new results\n"), err
