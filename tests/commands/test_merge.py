@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import read_results, within
+from tests.conftest import copy_example, read_results, within
 
 from agent_eval._cli import main as cli
 from agent_eval._version import __version__
@@ -1077,3 +1077,72 @@ def test_merge_refuses_a_trace_record_where_no_trace_file_gives_one(
         assert err == (f"error: merge: the partial results of shard 2 cannot be merged: its "
                        f"record {seq} holds a trace where no trace file gives one; the file "
                        "was edited: run the shard again and merge the new results\n"), err
+
+
+def test_the_bundled_example_sharded_2_to_4_ways_merges_into_the_unsharded_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run` once, and `run --shard i/N` for N = 2, 3, 4 then `merge`: the same
+    results.json, SARIF, JUnit and summary (with --no-timings), and the same exit code."""
+    (tmp_path / ".git").mkdir()
+    copy_example(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    formats = ["-f", "sarif,junit,markdown", "--no-timings", "-q"]
+    assert cli(["run", *formats, "-o", "whole"]) == 1
+    names = ("results.json", "results.sarif", "junit.xml", "summary.md")
+    for count in (2, 3, 4):
+        for i in range(1, count + 1):
+            cli(["run", "-q", "--no-timings", "--shard", f"{i}/{count}", "-o",
+                 f"n{count}/part{i}", "--fail-on", "never"])
+        assert cli(["merge", f"n{count}/part*", *formats, "-o", f"merged{count}"]) == 1
+        for name in names:
+            assert (tmp_path / f"merged{count}" / name).read_bytes() == (
+                tmp_path / "whole" / name).read_bytes(), (count, name)
+
+
+RATIO = """\
+version: "1"
+suite: ratio
+traces: traces/*.jsonl
+scenarios:
+  - id: R
+    min_pass_ratio: 0.5
+    expect:
+      output: {contains: [done]}
+    thresholds: {max_cost_usd: 0.05}
+pass_criteria:
+  blocking: {min_pass_rate: 1.0}
+"""
+
+
+@pytest.mark.parametrize("failing", [2, 3])
+def test_a_scenario_whose_traces_fall_in_several_shards_is_judged_as_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int) -> None:
+    """Scenario R's traces, spread over the shards: 2 of 4 pass (one says no `done`, one
+    costs 0.2 over max_cost_usd 0.05), min_pass_ratio 0.5 tolerates it (exit 0); 2 of 5
+    do not (exit 1). Each shard alone sees too few of them to decide; the merge decides
+    as the unsharded run, byte for byte."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(RATIO)
+    (tmp_path / "traces").mkdir()
+    traces = [("r1", "done", 0.01), ("r2", "done", 0.01), ("r3", "sorry", 0.01),
+              ("r4", "done", 0.2), ("r5", "sorry", 0.01)][:2 + failing]
+    for tid, output, cost in traces:
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid, "scenario": "R"},
+            {"type": "output", "output": output},
+            {"type": "trace_end", "cost_usd": cost})))
+    expected = 0 if failing == 2 else 1
+    assert cli(["run", "-q", "--no-timings", "-o", "whole", "-f", "sarif,junit"]) == expected
+    [scenario] = read_results(tmp_path / "whole")["scenarios"]
+    assert (scenario["traces_passed"], scenario["traces_total"]) == (2, 2 + failing)
+    for count in (2, 3, 4):
+        assert len({shard_of(t[0], count) for t in traces}) > 1, count
+        for i in range(1, count + 1):
+            cli(["run", "-q", "--no-timings", "--shard", f"{i}/{count}", "-o",
+                 f"n{count}/part{i}", "--fail-on", "never"])
+        assert cli(["merge", f"n{count}/part*", "-q", "--no-timings", "-o",
+                    f"merged{count}", "-f", "sarif,junit"]) == expected
+        for name in ("results.json", "results.sarif", "junit.xml"):
+            assert (tmp_path / f"merged{count}" / name).read_bytes() == (
+                tmp_path / "whole" / name).read_bytes(), (count, name)
