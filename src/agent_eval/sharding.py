@@ -302,14 +302,35 @@ def _item_key(item: ReadItem) -> bytes:
     same files give every shard the same items (a message is left out: it may name
     something of the machine)."""
     if isinstance(item, Trace):
-        key = f"T{_text(item.id)}{_text(item.source)}{item.location.line}"
-    elif isinstance(item, InputError):
-        key = f"E{_text(item.rule)}{_text(item.file)}{item.line}"
-    elif isinstance(item, FileRead):
-        key = f"F{_text(item.file)}{_text(item.format)}"
-    else:
-        key = f"I{_text(item.file)}{item.count}"
-    return (key + "\n").encode("utf-8", "surrogatepass")
+        return _key("T", item.id, item.source, item.location.line)
+    if isinstance(item, InputError):
+        return _key("E", item.rule, item.file, item.line)
+    if isinstance(item, FileRead):
+        return _key("F", item.file, item.format)
+    return _key("I", item.file, item.count)
+
+
+def _key(kind: str, *values: str | int) -> bytes:
+    text = "".join(_text(v) if isinstance(v, str) else str(v) for v in values)
+    return f"{kind}{text}\n".encode("utf-8", "surrogatepass")
+
+
+def _records_read_digest(records: list[dict[str, Any]]) -> str:
+    """The digest of what was read (``sources.read_digest``) as the records of every
+    shard give it: each record is the item it was made from (its trace, or the reader's
+    note), in the order read."""
+    read = hashlib.sha256()
+    for rec in records:
+        if "trace" in rec:
+            t = rec["trace"]
+            read.update(_key("T", t["id"], t["file"], t["line"]))
+        for e in rec.get("input_errors", ()):
+            read.update(_key("E", e["rule"], e["file"], e["line"]))
+        for file, fmt in rec.get("formats", {}).items():
+            read.update(_key("F", file, fmt))
+        for file, count in rec.get("ignored", {}).items():
+            read.update(_key("I", file, count))
+    return read.hexdigest()
 
 
 def _sources(files: list[SourceFile], traces: int, read_digest: str) -> dict[str, Any]:
@@ -558,9 +579,11 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
     held: dict[tuple[int, ...], int] = {}  # a record's seq -> the shard holding it
     traces = 0
     files = expected = 0
+    digest = ""
     for p in parts:
         assert p.shard is not None and p.shard.sources  # (merge checked)
         files, expected = p.shard.sources["files"], p.shard.sources["traces"]
+        digest = p.shard.sources["read_digest"]  # (the same in every part: merge checked)
         index = p.shard.index
         # a test's findings by severity (what its status and the verdict follow from)
         found: dict[str, Counter[str]] = {t.id: Counter() for t in suite.tests}
@@ -615,6 +638,14 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
                            f"trace(s) every shard read from the {files} trace file(s): "
                            "records were dropped or added (a part edited, or of another "
                            "run); run the shards again and merge the new results"])
+    read = sorted((rec for p in parts if p.shard is not None for rec in p.shard.records
+                   if rec["seq"] and rec["seq"][0] <= files),  # (not the probes' sessions)
+                  key=lambda rec: rec["seq"])
+    if _records_read_digest(read) != digest:
+        raise ConfigError(["merge: the parts' records are not the traces and reader notes "
+                           "every shard read (`sources.read_digest`): records were dropped, "
+                           "added or edited (a part edited, or of another run); run the "
+                           "shards again and merge the new results"])
 
 
 def _findings_differ(found: dict[str, Counter[str]], listed: dict[str, Counter[str]]

@@ -1146,3 +1146,42 @@ def test_a_scenario_whose_traces_fall_in_several_shards_is_judged_as_one(
         for name in ("results.json", "results.sarif", "junit.xml"):
             assert (tmp_path / f"merged{count}" / name).read_bytes() == (
                 tmp_path / "whole" / name).read_bytes(), (count, name)
+
+
+def test_merge_refuses_records_that_are_not_what_every_shard_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A trace file's broken line is an input error (exit 2); shard 1 holds the reader's
+    record of it. Shard 1's part rewritten without it (its record, its results' input
+    error, counts and verdict alike) merged into a pass (exit 0): nothing held the records
+    to what the shards read. Every shard's `sources.read_digest` is of every item read;
+    the records of all the parts must give it back, so the edit is refused (exit 2)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(BLOCKED)
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+        {"type": "trace_start", "trace_id": "t1"}, {"type": "tool_call", "tool": "auth"},
+        {"type": "trace_end"})) + "{broken\n")
+    assert cli(["run", "-q", "-o", "whole"]) == 2
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 2
+
+    def no_error(data: dict[str, Any]) -> None:
+        records = data["shard"]["records"]
+        assert [r["input_errors"][0]["rule"] for r in records if "input_errors" in r] == [
+            "input/parse_error"]
+        data["shard"]["records"] = [r for r in records if "input_errors" not in r]
+        data["input_errors"] = []
+        data["counts"]["input_errors"] = 0
+        data["verdict"] = "pass"
+
+    edit_part(tmp_path / "s1", no_error)
+    capsys.readouterr()
+    assert cli(["merge", "s1", "s2", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        "error: merge: the parts' records are not the traces and reader notes every shard "
+        "read (`sources.read_digest`): records were dropped, added or edited (a part "
+        "edited, or of another run); run the shards again and merge the new results\n")
+    assert not (tmp_path / "m").exists()
