@@ -202,9 +202,11 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
     if type(ignored) is not dict:
         raise ValueError("its ignored events are not counts by file")
     acc.ignored = {f: _count(ignored, f) for f in ignored}
-    acc.formats = dict(rec.get("formats", {}))
-    if not all(type(k) is str and type(v) is str for k, v in acc.formats.items()):
+    formats = rec.get("formats", {})
+    if type(formats) is not dict or not all(type(k) is str and type(v) is str
+                                            for k, v in formats.items()):
         raise ValueError("its formats are not reader names by file")
+    acc.formats = dict(formats)
     if acc.scenarios is not None:
         from agent_eval.scenarios.evaluate import K
 

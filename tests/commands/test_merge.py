@@ -770,13 +770,17 @@ def test_merge_refuses_a_record_run_shard_cannot_have_written(
     def calls(rec: dict[str, Any]) -> None:
         rec["calls"] = -1
 
+    def formats(rec: dict[str, Any]) -> None:  # (dict() made it a mapping; a traceback)
+        rec["formats"] = [["traces/t.jsonl", "native"]]
+
     bad_finding = "ValueError: a finding that is not one of the results' findings of test 'block'"
     cases = [(edit(trace_id), "ValueError: its trace is not a trace summary of the results"),
              (finding("message", 5), bad_finding),
              (finding("severity", "bogus"), bad_finding),
              (edit(other_test), "ValueError: findings of test 'nosuch', which "
                                 "agent-eval.yaml does not have"),
-             (edit(calls), "ValueError: calls is -1, not a count")]
+             (edit(calls), "ValueError: calls is -1, not a count"),
+             (edit(formats), "ValueError: its formats are not reader names by file")]
     capsys.readouterr()
     for change, said in cases:
         err = merged_with_shard_2_edited(tmp_path, change, capsys)
