@@ -641,7 +641,7 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
                            "records were dropped or added (a part edited, or of another "
                            "run); run the shards again and merge the new results"])
     read = sorted((rec for p in parts if p.shard is not None for rec in p.shard.records
-                   if rec["seq"] and rec["seq"][0] <= files),  # (not the probes' sessions)
+                   if not rec["seq"] or rec["seq"][0] <= files),  # (not the probes' sessions)
                   key=lambda rec: rec["seq"])
     if _records_read_digest(read) != digest:
         raise ConfigError(["merge: the parts' records are not the traces and reader notes "

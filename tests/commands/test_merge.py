@@ -1181,11 +1181,18 @@ def test_merge_refuses_records_that_are_not_what_every_shard_read(
         data["counts"]["input_errors"] = 0
         data["verdict"] = "pass"
 
-    edit_part(tmp_path / "s1", no_error)
+    def note_added(data: dict[str, Any]) -> None:  # (at no place: seq [])
+        data["shard"]["records"].append({"seq": [], "ignored": {"traces/t.jsonl": 9}})
+
     capsys.readouterr()
-    assert cli(["merge", "s1", "s2", "-q", "-o", "m"]) == 2
-    assert capsys.readouterr().err == (
-        "error: merge: the parts' records are not the traces and reader notes every shard "
-        "read (`sources.read_digest`): records were dropped, added or edited (a part "
-        "edited, or of another run); run the shards again and merge the new results\n")
-    assert not (tmp_path / "m").exists()
+    for change in (no_error, note_added):
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s1", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "bad", "s2", "-q", "-o", "m"]) == 2, change.__name__
+        assert capsys.readouterr().err == (
+            "error: merge: the parts' records are not the traces and reader notes every "
+            "shard read (`sources.read_digest`): records were dropped, added or edited (a "
+            "part edited, or of another run); run the shards again and merge the new "
+            "results\n")
+        assert not (tmp_path / "m").exists()
