@@ -152,6 +152,11 @@ class Accumulator:
                                         trace.scenario, n, tuple(failed)))
         if self.scenarios is not None and suite.scenarios is not None:
             self.scenarios.add(trace, suite.scenarios)
+        self.see_calls(trace, suite)
+
+    def see_calls(self, trace: Trace, suite: Suite) -> None:
+        """What a trace's calls exercise of the config (coverage), and nothing else: a
+        shard sees every trace so (sharding.py)."""
         coverage = self.coverage
         seen = coverage.names
         for name in call_names(trace.tool_calls):  # a CallLog's without reading its calls

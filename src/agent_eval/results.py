@@ -283,8 +283,10 @@ class Results:
                 data = read_whole(fh, RESULTS)
         except OSError as exc:
             raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        except JsonLimitError as exc:
-            raise ResultsFileError(f"{path} is not read: it {exc}") from exc
+        except JsonLimitError:  # (read_whole's only limit: the size)
+            raise ResultsFileError(f"{path} is not read: it is larger than "
+                                   f"{RESULTS.max_file_bytes} bytes, the most a results "
+                                   "file may hold") from None
         return cls.parse(data, path)
 
     @classmethod
@@ -883,7 +885,7 @@ def clean_input_error(e: InputError, limits: Limits) -> InputError:
                       clean_text(e.message, size))
 
 
-def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
+def clean_scenario(s: ScenarioResult, limits: Limits = DEFAULT) -> ScenarioResult:
     """Every string of a scenario made safe, its findings as findings; its outputs (for
     the next run's pairwise judge, never shown) are kept as they were (docs/judge.md)."""
     for f in s.findings:
@@ -901,6 +903,19 @@ def _clean_scenario(s: ScenarioResult, limits: Limits) -> ScenarioResult:
                          for j in data["judge"]]
     cleaned = ScenarioResult.from_dict(data)
     return replace(cleaned, findings=s.findings, outputs=outputs)
+
+
+def clean_trace(t: TraceSummary, limits: Limits = DEFAULT) -> TraceSummary:
+    """A trace's summary (an item of ``traces``) as :func:`clean_results` shows it: so
+    `merge` compares a part's records with its results read back."""
+    name, _, own, path = _bounds(limits)
+    if (_shown(t.id, name) and _shown(t.file, path)
+            and (t.scenario is None or _shown(t.scenario, name))
+            and all(_shown(f, own) for f in t.failed_tests)):
+        return t
+    return TraceSummary(clean_name(t.id, name), _label(t.file, path), t.line,
+                        None if t.scenario is None else clean_name(t.scenario, name),
+                        t.tool_calls, tuple(_label(f, own) for f in t.failed_tests))
 
 
 def clean_trace_status(t: dict[str, Any], limits: Limits = DEFAULT) -> dict[str, Any]:
@@ -929,26 +944,19 @@ def clean_results(results: Results, limits: Limits = DEFAULT) -> Results:
     ids and paths lose every control character, line breaks too (:func:`_label`); free
     text (messages) keeps tabs and line breaks, escaped where an output is made of lines.
     Work per finding, not per tool call."""
-    name, _, own, path = _bounds(limits)
+    _, _, own, path = _bounds(limits)
     results.suite = _label(results.suite, path)
     results.config = _label(results.config, path)
     results.tool_version = _label(results.tool_version, own)
     results.counts = _clean_keys(results.counts, own)
     for t in results.tests:
         clean_test(t, limits)
-    results.traces = [
-        t if _shown(t.id, name) and _shown(t.file, path) and (
-            t.scenario is None or _shown(t.scenario, name))
-        and all(_shown(f, own) for f in t.failed_tests)
-        else TraceSummary(clean_name(t.id, name), _label(t.file, path), t.line,
-                          None if t.scenario is None else clean_name(t.scenario, name),
-                          t.tool_calls, tuple(_label(f, own) for f in t.failed_tests))
-        for t in results.traces]
+    results.traces = [clean_trace(t, limits) for t in results.traces]
     results.input_errors = [clean_input_error(e, limits) for e in results.input_errors]
     results.ignored_events = _clean_keys(results.ignored_events, path)
     results.formats = _clean_keys(results.formats, path)
     results.metrics = _clean_keys(results.metrics, own)  # pass_rate.<category>
-    results.scenarios = [_clean_scenario(s, limits) for s in results.scenarios]
+    results.scenarios = [clean_scenario(s, limits) for s in results.scenarios]
     results.criteria = [
         CriterionResult.from_dict(_labels(clean_strings(c.to_dict(), path),
                                           ("name", "kind", "metric", "status", "fingerprint"),

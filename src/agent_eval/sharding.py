@@ -33,9 +33,11 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any
 
+from agent_eval._version import __version__
 from agent_eval.engine import Accumulator
 from agent_eval.errors import ConfigError, InputError
 from agent_eval.findings import Finding
+from agent_eval.limits import DEFAULT
 from agent_eval.live.outcome import LiveOutcome
 from agent_eval.model import Trace
 from agent_eval.readers import read_sources
@@ -43,10 +45,14 @@ from agent_eval.readers.base import FileRead, ReadItem, SourceFile
 from agent_eval.results import (
     Results,
     TraceSummary,
+    clean_scenario,
+    clean_test,
+    clean_trace,
     clean_trace_status,
     finding_dict,
     finding_from,
     finding_ok,
+    test_dict,
     trace_dict,
     trace_ok,
     verdict_of,
@@ -196,9 +202,11 @@ def _replay(rec: dict[str, Any], suite: Suite) -> Accumulator:
     if type(ignored) is not dict:
         raise ValueError("its ignored events are not counts by file")
     acc.ignored = {f: _count(ignored, f) for f in ignored}
-    acc.formats = dict(rec.get("formats", {}))
-    if not all(type(k) is str and type(v) is str for k, v in acc.formats.items()):
+    formats = rec.get("formats", {})
+    if type(formats) is not dict or not all(type(k) is str and type(v) is str
+                                            for k, v in formats.items()):
         raise ValueError("its formats are not reader names by file")
+    acc.formats = dict(formats)
     if acc.scenarios is not None:
         from agent_eval.scenarios.evaluate import K
 
@@ -251,6 +259,9 @@ def evaluate_shard(suite: Suite, files: list[SourceFile], errors: Iterable[ReadI
             else:
                 from_files += 1
                 if shard_of(item.id, count) != index:
+                    # every shard's coverage is of every trace file's traces: merge
+                    # refuses shards whose coverage differs (_same_coverage)
+                    acc.see_calls(item, suite)
                     return
         elif index != 1:  # the reader's records belong to shard 1
             return
@@ -293,14 +304,35 @@ def _item_key(item: ReadItem) -> bytes:
     same files give every shard the same items (a message is left out: it may name
     something of the machine)."""
     if isinstance(item, Trace):
-        key = f"T{_text(item.id)}{_text(item.source)}{item.location.line}"
-    elif isinstance(item, InputError):
-        key = f"E{_text(item.rule)}{_text(item.file)}{item.line}"
-    elif isinstance(item, FileRead):
-        key = f"F{_text(item.file)}{_text(item.format)}"
-    else:
-        key = f"I{_text(item.file)}{item.count}"
-    return (key + "\n").encode("utf-8", "surrogatepass")
+        return _key("T", item.id, item.source, item.location.line)
+    if isinstance(item, InputError):
+        return _key("E", item.rule, item.file, item.line)
+    if isinstance(item, FileRead):
+        return _key("F", item.file, item.format)
+    return _key("I", item.file, item.count)
+
+
+def _key(kind: str, *values: str | int) -> bytes:
+    text = "".join(_text(v) if isinstance(v, str) else str(v) for v in values)
+    return f"{kind}{text}\n".encode("utf-8", "surrogatepass")
+
+
+def _records_read_digest(records: list[dict[str, Any]]) -> str:
+    """The digest of what was read (``sources.read_digest``) as the records of every
+    shard give it: each record is the item it was made from (its trace, or the reader's
+    note), in the order read."""
+    read = hashlib.sha256()
+    for rec in records:
+        if "trace" in rec:
+            t = rec["trace"]
+            read.update(_key("T", t["id"], t["file"], t["line"]))
+        for e in rec.get("input_errors", ()):
+            read.update(_key("E", e["rule"], e["file"], e["line"]))
+        for file, fmt in rec.get("formats", {}).items():
+            read.update(_key("F", file, fmt))
+        for file, count in rec.get("ignored", {}).items():
+            read.update(_key("I", file, count))
+    return read.hexdigest()
 
 
 def _sources(files: list[SourceFile], traces: int, read_digest: str) -> dict[str, Any]:
@@ -348,6 +380,7 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
                                "partial results (write them with `agent-eval run --shard "
                                "i/n`)"])
         shards.append(p.shard)
+    _same_version(parts)
     counts = {s.count for s in shards}
     if len(counts) != 1:
         raise ConfigError([f"merge: the parts come from different shard counts: "
@@ -394,6 +427,8 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
             raise _unreadable(index, f"its record {clean_name(str(rec['seq']), 40)}",
                               exc) from None
     _records_add_up(suite, parts)  # each record is one; together, one run's?
+    _same_coverage(suite, shards)
+    lives = [_live_of(suite, p) for p in parts]
     for s in shards:
         try:
             acc.coverage.merge_dict(s.coverage or {})
@@ -411,10 +446,9 @@ def merge(suite: Suite, parts: list[Results], *, timings: bool = True,
     # a shard run with --strict-coverage asked for it: the merge cannot make it a note
     strict_coverage = strict_coverage or any(s.strict_coverage for s in shards)
     results = acc.finish(suite, timings=timings, strict_coverage=strict_coverage)
-    for s in shards:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
-        if s.live:
-            LiveOutcome.from_dict(s.live).apply(results,
-                                                has_trace_globs=bool(suite.trace_globs))
+    for live in lives:  # the live probes ran in shard 1 (docs/mcp.md "Shards")
+        if live is not None:
+            live.apply(results, has_trace_globs=bool(suite.trace_globs))
     _carry_errors(results, parts, count)
     return results
 
@@ -440,6 +474,23 @@ def _check_seconds(index: int, sec: float) -> None:
                            f"they give a test or scenario {clean_name(str(sec), 40)} "
                            f"seconds (at most {_MAX_SECONDS}); the file was edited: run the "
                            "shard again and merge the new results"])
+
+
+def _same_version(parts: list[Results]) -> None:
+    """Refuse parts written by another agent-eval than this one: their records are what
+    that version found in the traces, so the merge would pass what this version (a
+    single run with it, the merged results' ``tool.version``) fails, or the reverse."""
+    other: dict[str, list[int]] = {}
+    for p in parts:
+        if p.tool_version != __version__:
+            other.setdefault(p.tool_version, []).append(p.shard.index if p.shard else 0)
+    if other:
+        said = "; ".join(f"shard(s) {', '.join(map(str, sorted(indexes)))} by "
+                         f"agent-eval {clean_name(version, 40)!r}"
+                         for version, indexes in sorted(other.items()))
+        raise ConfigError([f"merge: the parts were written by another agent-eval than this "
+                           f"one ({__version__}): {said}; run every shard and the merge with "
+                           "the same version (pin it in every job), then merge again"])
 
 
 def _same_sources(shards: list[ShardInfo]) -> None:
@@ -485,6 +536,41 @@ def _same_sources(shards: list[ShardInfo]) -> None:
     raise ConfigError(lines)
 
 
+def _same_coverage(suite: Suite, shards: list[ShardInfo]) -> None:
+    """Refuse shards whose coverage (what the calls of every trace file's traces
+    exercised, which every shard works out) differs: it is what the merged
+    ``coverage/unexercised`` findings are decided from, and a part whose coverage was
+    edited to claim every tool called merged into a pass what the run fails. Shard 1 of
+    a live suite also saw the probes' sessions: it must hold the others' coverage."""
+    def hits(s: ShardInfo, key: str) -> frozenset[str]:
+        values = (s.coverage or {}).get(key)
+        return frozenset(map(repr, values)) if type(values) is list else frozenset({"?"})
+
+    def seen(s: ShardInfo) -> tuple[frozenset[str], ...]:
+        return hits(s, "matched"), hits(s, "touched"), hits(s, "names")
+
+    first = next((s for s in shards if s.index == 1), None) if suite.live else None
+    groups: dict[tuple[frozenset[str], ...], list[int]] = {}
+    for s in sorted(shards, key=lambda s: s.index):
+        if s is not first:
+            groups.setdefault(seen(s), []).append(s.index)
+    if len(groups) > 1:
+        differ = " / ".join(f"shard(s) {', '.join(map(str, indexes))}"
+                            for indexes in groups.values())
+    elif first is not None and groups:
+        [others] = groups
+        narrower = not (others[0] <= hits(first, "matched")
+                        and others[1] <= hits(first, "touched"))
+        differ = "shard 1 and the others" if narrower else ""
+    else:
+        differ = ""
+    if differ:
+        raise ConfigError([f"merge: the shards' coverage differs ({differ}): every shard "
+                           "works out what the calls of every trace exercised, so their "
+                           "parts are not one run's (a part edited, or of another run); "
+                           "run the shards again and merge the new results"])
+
+
 def _records_add_up(suite: Suite, parts: list[Results]) -> None:
     """Refuse parts whose records are not one run's: a record given twice (a part given
     again as another shard, or a record copied), trace records that are not the traces
@@ -495,9 +581,11 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
     held: dict[tuple[int, ...], int] = {}  # a record's seq -> the shard holding it
     traces = 0
     files = expected = 0
+    digest = ""
     for p in parts:
         assert p.shard is not None and p.shard.sources  # (merge checked)
         files, expected = p.shard.sources["files"], p.shard.sources["traces"]
+        digest = p.shard.sources["read_digest"]  # (the same in every part: merge checked)
         index = p.shard.index
         # a test's findings by severity (what its status and the verdict follow from)
         found: dict[str, Counter[str]] = {t.id: Counter() for t in suite.tests}
@@ -516,8 +604,14 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
             if "trace" not in rec:
                 continue
             own += 1
-            if seq and 1 <= seq[0] <= files:  # (not a live probe's session: shard 1's)
+            if len(seq) == 2 and 1 <= seq[0] <= files:
                 traces += 1
+            elif not (len(seq) == 2 and seq[0] > files and index == 1
+                      and suite.live is not None):  # (a live probe's session: shard 1's)
+                raise ConfigError([f"merge: the partial results of shard {index} cannot be "
+                                   f"merged: its record {list(seq)} holds a trace where no "
+                                   "trace file gives one; the file was edited: run the "
+                                   "shard again and merge the new results"])
             violations = rec.get("violations")
             if type(violations) is dict:
                 for tid, items in violations.items():
@@ -535,6 +629,8 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
             if scenario is not None:
                 what = (f"other traces or trace statuses of scenario {scenario!r} than its "
                         "results list")
+        if what is None:
+            what = _scenarios_differ(suite, p) or _traces_differ(suite, p)
         if what is not None:
             raise ConfigError([f"merge: the partial results of shard {index} cannot be "
                                f"merged: its records hold {what}; the file was edited: "
@@ -544,6 +640,14 @@ def _records_add_up(suite: Suite, parts: list[Results]) -> None:
                            f"trace(s) every shard read from the {files} trace file(s): "
                            "records were dropped or added (a part edited, or of another "
                            "run); run the shards again and merge the new results"])
+    read = sorted((rec for p in parts if p.shard is not None for rec in p.shard.records
+                   if not rec["seq"] or rec["seq"][0] <= files),  # (not the probes' sessions)
+                  key=lambda rec: rec["seq"])
+    if _records_read_digest(read) != digest:
+        raise ConfigError(["merge: the parts' records are not the traces and reader notes "
+                           "every shard read (`sources.read_digest`): records were dropped, "
+                           "added or edited (a part edited, or of another run); run the "
+                           "shards again and merge the new results"])
 
 
 def _findings_differ(found: dict[str, Counter[str]], listed: dict[str, Counter[str]]
@@ -587,6 +691,91 @@ def _rows_differ(suite: Suite, rows: dict[int, list[list[Any]]], part: Results
               for s in part.scenarios if s.traces_total}
     return next((sid for sid in [*ids, *listed] if held.get(sid) != listed.get(sid)),
                 None)
+
+
+def _traces_differ(suite: Suite, part: Results) -> str | None:
+    """What first differs between the traces of a part's records and of its own results
+    (each one's id, file, line, the scenario it names, its calls and the tests it
+    failed), or between the scenario id a trace names and the unknown ids its record
+    holds; None when nothing does. A record whose unknown scenario id was dropped merged
+    the run's scenario/unknown_id warning away (a pass under --fail-on warn)."""
+    assert part.shard is not None  # (merge checked)
+    records = sorted((r for r in part.shard.records if "trace" in r),
+                     key=lambda r: r["seq"])
+    for rec, listed in zip(records, part.traces, strict=True):  # (as many: checked)
+        t = rec["trace"]
+        held = clean_trace(TraceSummary(t["id"], t["file"], t["line"], t["scenario"],
+                                        t["tool_calls"], tuple(t["failed_tests"])))
+        if held != listed:
+            return f"other traces than its results list (first trace {held.id!r})"
+        sid = t["scenario"]
+        if suite.scenarios is not None:
+            which = tuple(entry["index"] for entry in rec.get("scenarios", []))
+            unknown = ([sid] if sid is not None and not suite.scenarios.took_named(sid, which)
+                       else [])
+            if rec.get("unknown_ids", []) != unknown:
+                return (f"other unknown scenario ids for trace {held.id!r} than the "
+                        "scenario it names")
+    return None
+
+
+def _scenarios_differ(suite: Suite, part: Results) -> str | None:
+    """What first differs between each scenario as a part's records alone give it (as
+    the shard worked it out from them) and as its own results list it, timings aside; None
+    when nothing does. The merged metrics and criteria are worked out from the records'
+    figures: a record whose latency or cost was edited down, its results still listing
+    the figure the trace gave, merged into a pass what the run fails."""
+    if suite.scenarios is None:
+        return None
+    from agent_eval.scenarios.evaluate import ScenarioAccumulator
+
+    assert part.shard is not None  # (merge checked)
+    acc = ScenarioAccumulator.for_scenarios(suite.scenarios)
+    for rec in sorted(part.shard.records, key=lambda r: r["seq"]):
+        replayed = _replay(rec, suite).scenarios  # (each replayed once already)
+        if replayed is not None:
+            acc.merge(replayed)
+    held = {s.id: s for s in acc.finish(suite.scenarios, timings=False).scenarios
+            if s.traces_total}  # (as _partial_view)
+    listed = {s.id: s for s in part.scenarios}
+    for sid in [*held, *listed]:
+        if sid not in held or sid not in listed:
+            return f"other scenarios ({sid!r}) than its results list"
+        mine, theirs = clean_scenario(held[sid]).to_dict(), listed[sid].to_dict()
+        key = next((k for k in [*mine, *theirs]
+                    if k != "duration_ms" and mine.get(k) != theirs.get(k)), None)
+        if key is not None:
+            return f"other {key} of scenario {sid!r} than its results list"
+    return None
+
+
+def _live_of(suite: Suite, part: Results) -> LiveOutcome | None:
+    """The live probes' outcome a part holds (``shard.live``: shard 1's), refused unless
+    its probes' entries are the ones the part's own results list after the suite's tests
+    (timings aside). A failing probe made a pass in ``shard.live`` only merged into a pass
+    what shard 1's own results fail, and a probe entry that is no test's stopped the merge
+    with a traceback."""
+    assert part.shard is not None  # (merge checked)
+    live = part.shard.live
+    try:
+        held = LiveOutcome.from_dict(live).tests if live else []
+        for t in held:
+            clean_test(t, DEFAULT)  # as the part's own tests were read
+        shown = [_without_time(test_dict(t)) for t in held]
+    except _UNREADABLE as exc:
+        raise _unreadable(part.shard.index, "its live probes' outcome", exc) from None
+    ids = {t.id for t in suite.tests}
+    listed = [_without_time(test_dict(t)) for t in part.tests if t.id not in ids]
+    if shown != listed:
+        raise ConfigError([f"merge: the partial results of shard {part.shard.index} cannot "
+                           "be merged: its live probes' outcome (`shard.live`) is not the "
+                           "probes' entries its results list; the file was edited: run the "
+                           "shard again and merge the new results"])
+    return LiveOutcome.from_dict(live) if live else None
+
+
+def _without_time(test: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in test.items() if k != "duration_ms"}
 
 
 def _carry_errors(results: Results, parts: list[Results], count: int) -> None:

@@ -325,6 +325,10 @@ def test_a_shard_uploads_its_part_when_its_sarif_upload_failed() -> None:
     [part] = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert steps.index(part) > sarif and part["with"]["path"] == "part/results.json"
     assert part.get("if") == "${{ !cancelled() }}"
+    # a re-run shard (Re-run jobs is the same workflow run) replaces its part: without
+    # overwrite, upload-artifact v4 failed it (409, an artifact of that name exists) and
+    # merge read the earlier attempt's part
+    assert part["with"].get("overwrite") is True
 
 
 # ------------------------------------------------------------------ live MCP suites

@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.conftest import read_results, within
+from tests.conftest import copy_example, read_results, within
 
 from agent_eval._cli import main as cli
+from agent_eval._version import __version__
 from agent_eval.api import load_suite, suite_sources
 from agent_eval.engine import evaluate_files
 from agent_eval.errors import ConfigError
+from agent_eval.limits import RESULTS
 from agent_eval.renderers import RENDERERS, RenderContext
 from agent_eval.results import Results
 from agent_eval.sharding import evaluate_shard, merge, parse_shard, shard_of
@@ -768,13 +770,17 @@ def test_merge_refuses_a_record_run_shard_cannot_have_written(
     def calls(rec: dict[str, Any]) -> None:
         rec["calls"] = -1
 
+    def formats(rec: dict[str, Any]) -> None:  # (dict() made it a mapping; a traceback)
+        rec["formats"] = [["traces/t.jsonl", "native"]]
+
     bad_finding = "ValueError: a finding that is not one of the results' findings of test 'block'"
     cases = [(edit(trace_id), "ValueError: its trace is not a trace summary of the results"),
              (finding("message", 5), bad_finding),
              (finding("severity", "bogus"), bad_finding),
              (edit(other_test), "ValueError: findings of test 'nosuch', which "
                                 "agent-eval.yaml does not have"),
-             (edit(calls), "ValueError: calls is -1, not a count")]
+             (edit(calls), "ValueError: calls is -1, not a count"),
+             (edit(formats), "ValueError: its formats are not reader names by file")]
     capsys.readouterr()
     for change, said in cases:
         err = merged_with_shard_2_edited(tmp_path, change, capsys)
@@ -838,4 +844,355 @@ def test_merge_refuses_a_part_whose_scenario_rows_are_not_its_results(
             "error: merge: the partial results of shard 2 cannot be merged: its records "
             "hold other traces or trace statuses of scenario 'S' than its results list; "
             "the file was edited: run the shard again and merge the new results\n")
+        assert not (tmp_path / "m").exists()
+
+
+LATENCY = """\
+version: "1"
+suite: latency
+traces: traces/*.jsonl
+scenarios:
+  - id: S
+    traces: traces/*.jsonl
+    expect:
+      forbidden_tools: [delete_*]
+pass_criteria:
+  blocking: {max_latency_p95_ms: 1000}
+"""
+
+
+def test_merge_refuses_a_part_whose_figures_are_not_its_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """t4 (shard 2) took 5000 ms, so the run fails max_latency_p95_ms: 1000. Shard 2's
+    record of t4 edited to 10 ms (its results still list latency_ms 5000) merged into a
+    pass (exit 0): the merged criteria are worked out from the records' figures, which
+    were held to nothing. Refused now (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(LATENCY)
+    (tmp_path / "traces").mkdir()
+    for tid, ms in (("t1", 100), ("t4", 5000)):
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid}, {"type": "tool_call", "tool": "auth"},
+            {"type": "trace_end", "duration_ms": ms})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "-o", "whole"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert read_results(tmp_path / "s2")["scenarios"][0]["metrics"]["latency_ms"] == 5000
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 1
+
+    def faster(data: dict[str, Any]) -> None:
+        [entry] = data["shard"]["records"][0]["scenarios"]
+        assert entry["rows"][0][2] == "t4" and 5000.0 in entry["figures"]
+        entry["figures"] = [10.0 if x == 5000.0 else x for x in entry["figures"]]
+
+    capsys.readouterr()
+    shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+    edit_part(tmp_path / "bad", faster)
+    assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        "error: merge: the partial results of shard 2 cannot be merged: its records hold "
+        "other metrics of scenario 'S' than its results list; the file was edited: run the "
+        "shard again and merge the new results\n")
+    assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_parts_another_agent_eval_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part's records are what the agent-eval that wrote it found in the traces: a part
+    of another version (a job that installed another release, an old artifact) was merged
+    as this version's, under this version's name. Refused now (exit 2), naming the shard
+    and its version, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+
+    def other_version(data: dict[str, Any]) -> None:
+        data["tool"]["version"] = "0.0.9"
+
+    capsys.readouterr()
+    assert merged_with_shard_2_edited(tmp_path, other_version, capsys) == (
+        f"error: merge: the parts were written by another agent-eval than this one "
+        f"({__version__}): shard(s) 2 by agent-eval '0.0.9'; run every shard and the merge "
+        "with the same version (pin it in every job), then merge again\n")
+
+
+def test_a_part_too_large_to_read_is_said_plainly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A part over the size a results file may hold (a sparse file: nothing is written)
+    was refused as "…is not read: it the file is larger than … (limits.max_file_bytes)",
+    a sentence broken in two and naming a suite setting that does not bound results
+    files. Exit 2, read nothing, said plainly."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+    with open(tmp_path / "huge.json", "wb") as fh:
+        fh.truncate(RESULTS.max_file_bytes + 1)
+    capsys.readouterr()
+    with within(10, "merge"):
+        assert cli(["merge", "s1", "huge.json", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: huge.json is not read: it is larger than {RESULTS.max_file_bytes} bytes, "
+        "the most a results file may hold\n")
+    assert not (tmp_path / "m").exists()
+
+
+UNEXERCISED = """\
+version: "1"
+suite: coverage
+traces: traces/*.jsonl
+unexercised: error
+tests:
+  - id: seq
+    metric: sequence_valid
+    rules:
+      - {type: before, first: auth, then: [refund]}
+"""
+
+
+def test_merge_refuses_a_part_whose_coverage_is_not_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """No trace calls `refund`, an error under `unexercised: error` (exit 1). Shard 2's
+    `shard.coverage` edited to claim it called (its results hold nothing to say
+    otherwise) merged into a pass (exit 0). Every shard now works out the coverage of
+    every trace, so the parts' coverage is the same, and a part whose coverage differs is
+    refused (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(UNEXERCISED)
+    (tmp_path / "traces").mkdir()
+    for tid, tool in (("t1", "auth"), ("t4", "lookup")):
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid}, {"type": "tool_call", "tool": tool},
+            {"type": "trace_end"})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "--no-timings", "-o", "whole"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--no-timings", "--shard", f"{i}/2", "-o", f"s{i}",
+             "--fail-on", "never"])
+    # auth (reference 0, test 0) is called in shard 1's trace; both shards say so
+    for i in (1, 2):
+        assert read_results(tmp_path / f"s{i}")["shard"]["coverage"] == {
+            "matched": [0], "touched": [0], "names": ["auth", "lookup"]}
+    assert cli(["merge", "s1", "s2", "-q", "--no-timings", "-o", "good"]) == 1
+    assert (tmp_path / "good" / "results.json").read_bytes() == (
+        tmp_path / "whole" / "results.json").read_bytes()
+
+    def refund_called(data: dict[str, Any]) -> None:
+        data["shard"]["coverage"]["matched"] = [0, 1]
+
+    capsys.readouterr()
+    shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+    edit_part(tmp_path / "bad", refund_called)
+    assert cli(["merge", "s1", "bad", "-q", "-o", "m"]) == 2
+    assert capsys.readouterr().err == (
+        "error: merge: the shards' coverage differs (shard(s) 1 / shard(s) 2): every shard "
+        "works out what the calls of every trace exercised, so their parts are not one "
+        "run's (a part edited, or of another run); run the shards again and merge the new "
+        "results\n")
+    assert not (tmp_path / "m").exists()
+
+
+UNKNOWN = """\
+version: "1"
+suite: unknown
+traces: traces/*.jsonl
+scenarios:
+  - id: REFUND-001
+    expect:
+      forbidden_tools: [delete_*]
+"""
+
+
+def test_merge_refuses_a_part_whose_traces_or_unknown_ids_are_not_its_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """t4 (shard 2) names REFUND-01, which no scenario has: a scenario/unknown_id warning,
+    exit 1 under --fail-on warn. Its record's unknown id dropped merged into a pass (exit
+    0), and so did the scenario its record's trace names made REFUND-001 as well: only
+    the number of a part's traces was held to its results. Each is refused now (exit 2),
+    nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(UNKNOWN)
+    (tmp_path / "traces").mkdir()
+    for tid, named in (("t1", "REFUND-001"), ("t4", "REFUND-01")):
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid, "scenario": named},
+            {"type": "tool_call", "tool": "auth"}, {"type": "trace_end"})))
+    assert (shard_of("t1", 2), shard_of("t4", 2)) == (1, 2)
+    assert cli(["run", "-q", "-o", "whole", "--fail-on", "warn"]) == 1
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    [record] = read_results(tmp_path / "s2")["shard"]["records"]
+    assert record["unknown_ids"] == ["REFUND-01"] and "scenarios" not in record
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good", "--fail-on", "warn"]) == 1
+
+    def dropped(data: dict[str, Any]) -> None:
+        data["shard"]["records"][0].pop("unknown_ids")
+
+    def renamed(data: dict[str, Any]) -> None:
+        data["shard"]["records"][0].pop("unknown_ids")
+        data["shard"]["records"][0]["trace"]["scenario"] = "REFUND-001"
+
+    cases = [(dropped, "other unknown scenario ids for trace 't4' than the scenario it "
+                       "names"),
+             (renamed, "other traces than its results list (first trace 't4')")]
+    capsys.readouterr()
+    for change, said in cases:
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s2", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "s1", "bad", "-q", "-o", "m", "--fail-on", "warn"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: merge: the partial results of shard 2 cannot be merged: its records "
+            f"hold {said}; the file was edited: run the shard again and merge the new "
+            "results\n"), change.__name__
+        assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_a_trace_record_where_no_trace_file_gives_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A passing trace added to shard 2 (its record and its results alike) at a place no
+    trace file has ([0, k] is the glob's notes, past the files the live probes' sessions
+    in shard 1) was not counted against the traces every shard read, so it merged, one
+    trace more in the pass rates. Refused now (exit 2), nothing written."""
+    monkeypatch.chdir(tmp_path)
+    two_shards(tmp_path)
+    shard1 = read_results(tmp_path / "s1")
+    [t1] = [r for r in shard1["shard"]["records"] if "trace" in r]
+
+    def added(seq: list[int]) -> Callable[[dict[str, Any]], None]:
+        def change(data: dict[str, Any]) -> None:
+            data["shard"]["records"].append({**t1, "seq": seq})
+            # the results list the traces in the order of their records
+            data["traces"].insert(0 if seq < [1] else len(data["traces"]), t1["trace"])
+            data["counts"]["traces"] += 1
+            data["tests"][0]["traces_checked"] += 1
+        return change
+
+    capsys.readouterr()
+    for seq in ([0, 7], [2, 0], [1], []):
+        err = merged_with_shard_2_edited(tmp_path, added(seq), capsys)
+        assert err == (f"error: merge: the partial results of shard 2 cannot be merged: its "
+                       f"record {seq} holds a trace where no trace file gives one; the file "
+                       "was edited: run the shard again and merge the new results\n"), err
+
+
+def test_the_bundled_example_sharded_2_to_4_ways_merges_into_the_unsharded_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run` once, and `run --shard i/N` for N = 2, 3, 4 then `merge`: the same
+    results.json, SARIF, JUnit and summary (with --no-timings), and the same exit code."""
+    (tmp_path / ".git").mkdir()
+    copy_example(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    formats = ["-f", "sarif,junit,markdown", "--no-timings", "-q"]
+    assert cli(["run", *formats, "-o", "whole"]) == 1
+    names = ("results.json", "results.sarif", "junit.xml", "summary.md")
+    for count in (2, 3, 4):
+        for i in range(1, count + 1):
+            cli(["run", "-q", "--no-timings", "--shard", f"{i}/{count}", "-o",
+                 f"n{count}/part{i}", "--fail-on", "never"])
+        assert cli(["merge", f"n{count}/part*", *formats, "-o", f"merged{count}"]) == 1
+        for name in names:
+            assert (tmp_path / f"merged{count}" / name).read_bytes() == (
+                tmp_path / "whole" / name).read_bytes(), (count, name)
+
+
+RATIO = """\
+version: "1"
+suite: ratio
+traces: traces/*.jsonl
+scenarios:
+  - id: R
+    min_pass_ratio: 0.5
+    expect:
+      output: {contains: [done]}
+    thresholds: {max_cost_usd: 0.05}
+pass_criteria:
+  blocking: {min_pass_rate: 1.0}
+"""
+
+
+@pytest.mark.parametrize("failing", [2, 3])
+def test_a_scenario_whose_traces_fall_in_several_shards_is_judged_as_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: int) -> None:
+    """Scenario R's traces, spread over the shards: 2 of 4 pass (one says no `done`, one
+    costs 0.2 over max_cost_usd 0.05), min_pass_ratio 0.5 tolerates it (exit 0); 2 of 5
+    do not (exit 1). Each shard alone sees too few of them to decide; the merge decides
+    as the unsharded run, byte for byte."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(RATIO)
+    (tmp_path / "traces").mkdir()
+    traces = [("r1", "done", 0.01), ("r2", "done", 0.01), ("r3", "sorry", 0.01),
+              ("r4", "done", 0.2), ("r5", "sorry", 0.01)][:2 + failing]
+    for tid, output, cost in traces:
+        (tmp_path / "traces" / f"{tid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"type": "trace_start", "trace_id": tid, "scenario": "R"},
+            {"type": "output", "output": output},
+            {"type": "trace_end", "cost_usd": cost})))
+    expected = 0 if failing == 2 else 1
+    assert cli(["run", "-q", "--no-timings", "-o", "whole", "-f", "sarif,junit"]) == expected
+    [scenario] = read_results(tmp_path / "whole")["scenarios"]
+    assert (scenario["traces_passed"], scenario["traces_total"]) == (2, 2 + failing)
+    for count in (2, 3, 4):
+        assert len({shard_of(t[0], count) for t in traces}) > 1, count
+        for i in range(1, count + 1):
+            cli(["run", "-q", "--no-timings", "--shard", f"{i}/{count}", "-o",
+                 f"n{count}/part{i}", "--fail-on", "never"])
+        assert cli(["merge", f"n{count}/part*", "-q", "--no-timings", "-o",
+                    f"merged{count}", "-f", "sarif,junit"]) == expected
+        for name in ("results.json", "results.sarif", "junit.xml"):
+            assert (tmp_path / f"merged{count}" / name).read_bytes() == (
+                tmp_path / "whole" / name).read_bytes(), (count, name)
+
+
+def test_merge_refuses_records_that_are_not_what_every_shard_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A trace file's broken line is an input error (exit 2); shard 1 holds the reader's
+    record of it. Shard 1's part rewritten without it (its record, its results' input
+    error, counts and verdict alike) merged into a pass (exit 0): nothing held the records
+    to what the shards read. Every shard's `sources.read_digest` is of every item read;
+    the records of all the parts must give it back, so the edit is refused (exit 2)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent-eval.yaml").write_text(BLOCKED)
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+        {"type": "trace_start", "trace_id": "t1"}, {"type": "tool_call", "tool": "auth"},
+        {"type": "trace_end"})) + "{broken\n")
+    assert cli(["run", "-q", "-o", "whole"]) == 2
+    for i in (1, 2):
+        cli(["run", "-q", "--shard", f"{i}/2", "-o", f"s{i}", "--fail-on", "never"])
+    assert cli(["merge", "s1", "s2", "-q", "-o", "good"]) == 2
+
+    def no_error(data: dict[str, Any]) -> None:
+        records = data["shard"]["records"]
+        assert [r["input_errors"][0]["rule"] for r in records if "input_errors" in r] == [
+            "input/parse_error"]
+        data["shard"]["records"] = [r for r in records if "input_errors" not in r]
+        data["input_errors"] = []
+        data["counts"]["input_errors"] = 0
+        data["verdict"] = "pass"
+
+    def note_added(data: dict[str, Any]) -> None:  # (at no place: seq [])
+        data["shard"]["records"].append({"seq": [], "ignored": {"traces/t.jsonl": 9}})
+
+    capsys.readouterr()
+    for change in (no_error, note_added):
+        shutil.rmtree(tmp_path / "bad", ignore_errors=True)
+        shutil.copytree(tmp_path / "s1", tmp_path / "bad")
+        edit_part(tmp_path / "bad", change)
+        assert cli(["merge", "bad", "s2", "-q", "-o", "m"]) == 2, change.__name__
+        assert capsys.readouterr().err == (
+            "error: merge: the parts' records are not the traces and reader notes every "
+            "shard read (`sources.read_digest`): records were dropped, added or edited (a "
+            "part edited, or of another run); run the shards again and merge the new "
+            "results\n")
         assert not (tmp_path / "m").exists()

@@ -380,6 +380,49 @@ def test_version_imports_nothing_of_the_judge() -> None:
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
 
 
+def test_merge_refuses_judge_counts_a_shard_cannot_have_written(
+        project: Project, openai_server: Loopback) -> None:
+    """A part's record of a scenario's judge checks was loaded unchecked: judgement keys
+    that are not text stopped the merge with a traceback (TypeError, an internal error)
+    when the store was looked up, and counts or scores of another shape were replayed
+    as they were. Each is the shard's error now (exit 2), no traceback, nothing written."""
+    project.write(suite(openai_server, RUBRIC_CHECK),
+                  {"a.jsonl": native("a-1", "REFUND-001", "Refunded $24.99 for A-1. SCORE=5")})
+    assert project.cli("--judge", "record", out="rec").code == 0
+    for i in (1, 2):
+        assert project.cli("--shard", f"{i}/2", out=f"part{i}").code == 0
+    held = {i: json.loads((project.root / f"part{i}" / "results.json").read_text())
+            for i in (1, 2)}
+    [(index, rec)] = [(i, r) for i, d in held.items() for r in d["shard"]["records"]
+                      if "scenarios" in r]
+    honest = json.dumps(held[index])
+    entry = rec["scenarios"][0]["judge"]
+    assert entry["counts"] == [[1, 0, 0, 0, 0]] and entry["scores"] == [[1.0]]
+    cases = [("used", [1, "a"], "its judgement keys are not text"),
+             ("missing", [None], "its judgement keys are not text"),
+             ("counts", [[0, 0, 0, 0, 0, 5]], "its judge counts are not counts by status "
+                                              "of each check"),
+             ("counts", [[-1, 0, 0, 0, 2]], "its judge counts are not counts by status of "
+                                            "each check"),
+             ("scores", [[1e308]], "its judge scores are not scores from 0 to 1 of each "
+                                   "check")]
+    for key, value, said in cases:
+        data = json.loads(honest)
+        [record] = [r for r in data["shard"]["records"] if r["seq"] == rec["seq"]]
+        record["scenarios"][0]["judge"][key] = value
+        (project.root / "bad").mkdir(exist_ok=True)
+        (project.root / "bad" / "results.json").write_text(json.dumps(data))
+        project.capsys.readouterr()
+        code = main(["merge", f"part{3 - index}", "bad", "-q", "-o", "merged"])
+        err = project.capsys.readouterr().err
+        assert code == 2, (key, value)
+        assert err.startswith(f"error: merge: the partial results of shard {index} cannot "
+                              f"be merged: its record {rec['seq']} is not what `agent-eval "
+                              f"run --shard` writes (ValueError: {said}); "), err
+        assert not (project.root / "merged" / "results.json").exists()
+    assert len(openai_server.requests) == 1  # the record; merge calls nothing
+
+
 def test_merge_with_a_baseline_refuses_a_suite_with_pairwise_checks(
         project: Project, openai_server: Loopback) -> None:
     """Shards take no baseline, so every pairwise check of theirs was skipped with a

@@ -319,6 +319,58 @@ def test_merge_refuses_parts_without_the_probes_of_a_live_suite(
     assert not (tmp_path / "m" / "results.json").exists()
 
 
+def test_merge_refuses_a_probes_outcome_that_is_not_shard_ones_results(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Shard 1's results list the failing probe `rejects`; its `shard.live` (what merge
+    applies) edited to a pass merged into a pass (exit 0, the honest merge 1), and a probe
+    finding that is no finding stopped the merge with a traceback (AttributeError, an
+    internal error). Each is the shard's error now (exit 2), nothing written."""
+    from agent_eval._cli import main
+
+    path = write_suite(tmp_path, suite("exit_on_call", """
+          - id: rejects
+            tool: echo
+            arguments: {message: 42}
+            expect_error: true
+        """))
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.jsonl").write_text('{"type": "tool_call", "tool": "ok"}\n')
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("traces: t/*.jsonl\n")
+    parts: list[Path] = []
+    for i in (1, 2):
+        out = tmp_path / f"shard{i}"
+        main(["run", "--config", str(path), "-o", str(out), "-q", "--shard", f"{i}/2"])
+        parts.append(out / "results.json")
+    assert main(["merge", *map(str, parts), "--config", str(path), "-o",
+                 str(tmp_path / "good"), "-q"]) == 1
+    honest = parts[0].read_text(encoding="utf-8")
+
+    def passed(live: dict[str, Any]) -> None:
+        [probe] = [t for t in live["tests"] if t["id"] == "rejects"]
+        probe.update(status="pass", traces_failed=0, violations=[])
+
+    def not_a_finding(live: dict[str, Any]) -> None:
+        live["tests"][0]["violations"] = [5]
+
+    cases = [(passed, "its live probes' outcome (`shard.live`) is not the probes' entries "
+                      "its results list; the file was edited"),
+             (not_a_finding, "its live probes' outcome is not what `agent-eval run --shard` "
+                             "writes (AttributeError: 'int' object has no attribute 'get'); "
+                             "the file was edited or written by another version")]
+    capsys.readouterr()
+    for change, said in cases:
+        data = json.loads(honest)
+        change(data["shard"]["live"])
+        parts[0].write_text(json.dumps(data), encoding="utf-8")
+        assert main(["merge", *map(str, parts), "--config", str(path), "-o",
+                     str(tmp_path / "m"), "-q"]) == 2, change.__name__
+        err = capsys.readouterr().err
+        assert err == (f"error: merge: the partial results of shard 1 cannot be merged: "
+                       f"{said}: run the shard again and merge the new results\n"), err
+        assert not (tmp_path / "m" / "results.json").exists()
+
+
 @pytest.mark.parametrize("shard", [None, "1/1"])
 def test_sessions_are_read_as_mcp_whatever_the_suite_s_format(tmp_path: Path,
                                                               shard: str | None) -> None:

@@ -92,12 +92,30 @@ class JudgeAcc:
                 "outputs": dict(sorted(self.outputs.items()))}
 
     def load_record(self, rec: dict[str, Any]) -> None:
-        """Set from :meth:`to_record`'s output."""
-        self.counts = [list(c) for c in rec["counts"]]
-        self.scores = [array("d", (x for x in a if x is not None)) for a in rec["scores"]]
-        self.used = set(rec["used"])
-        self.missing = set(rec["missing"])
-        self.outputs = dict(rec.get("outputs") or {})
+        """Set from :meth:`to_record`'s output. A record it cannot have written (a shard's
+        part may come from anyone) raises ValueError: a key that is no text stopped the
+        merge with a traceback when the store was looked up."""
+        counts, scores = rec["counts"], rec["scores"]
+        if not (type(counts) is list and len(counts) == len(self.counts)
+                and all(type(c) is list and len(c) == len(STATUS)
+                        and all(type(n) is int and n >= 0 for n in c) for c in counts)):
+            raise ValueError("its judge counts are not counts by status of each check")
+        if not (type(scores) is list and len(scores) == len(self.scores)
+                and all(type(a) is list and all(
+                    x is None or (type(x) in (int, float) and 0 <= x <= 1) for x in a)
+                    for a in scores)):
+            raise ValueError("its judge scores are not scores from 0 to 1 of each check")
+        used, missing, outputs = rec["used"], rec["missing"], rec.get("outputs") or {}
+        if not (type(used) is list and type(missing) is list
+                and all(type(k) is str for k in (*used, *missing))):
+            raise ValueError("its judgement keys are not text")
+        if not (type(outputs) is dict and all(type(v) is str for v in outputs.values())):
+            raise ValueError("its outputs are not text by trace id")
+        self.counts = [list(c) for c in counts]
+        self.scores = [array("d", (x for x in a if x is not None)) for a in scores]
+        self.used = set(used)
+        self.missing = set(missing)
+        self.outputs = dict(outputs)
 
     def entries(self, checks: tuple[CompiledJudge, ...]) -> list[JudgeCheckResult]:
         """The scenario's ``judge`` entries of results.json, as the checks are written."""
