@@ -84,6 +84,13 @@ def problems(ws: Workspace, suite: str) -> list[tuple[int, int, str]]:
      ["Input should be a finite number (got inf)"]),
     ("  - id: A\n    warn_thresholds: {max_cost_multiplier: .inf}\n", "max_cost_multiplier",
      ["Input should be a finite number"]),
+    # before: an infinite or NaN limit could never fail (the trace passed whatever it cost)
+    ("  - id: A\n    thresholds: {max_cost_usd: .inf}\n", "max_cost_usd",
+     ["Input should be a finite number (got inf)"]),
+    ("  - id: A\n    thresholds: {max_latency_ms: .nan}\n", "max_latency_ms",
+     ["Input should be a finite number"]),
+    ("  - id: A\n    warn_thresholds: {max_latency_ms: .inf}\n", "max_latency_ms",
+     ["Input should be a finite number"]),
     ("  - id: A\n    weights: {sequence: false}\n", "sequence", ["a boolean"]),
     ("  - id: A\n  - id: A\n", "id: A", ["duplicate scenario id 'A'"]),
     # before: each of these checked nothing and the scenario passed (exit 0)
@@ -175,6 +182,11 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  regression: {max_pass_rate_drop: true}\n", "max_pass_rate_drop", ["a boolean"]),
     ("  regression: {max_score_drop: on}\n", "max_score_drop", ["a boolean"]),
     ("  warning: {max_latency_p95_ms: true}\n", "max_latency_p95_ms", ["a boolean"]),
+    # before: could never fail
+    ("  blocking: {max_latency_p95_ms: .inf}\n", "max_latency_p95_ms",
+     ["Input should be a finite number"]),
+    ("  blocking: {min_token_efficiency: .nan}\n", "min_token_efficiency",
+     ["Input should be a finite number"]),
     ("  composite: {weights: {pass_rate: true}}\n", "pass_rate", ["a boolean"]),
     # before: with no expect.tools anywhere the tool metrics are never known, and such a
     # blocking criterion only warned ("tool_recall is unknown (not recorded)") in every run

@@ -61,6 +61,12 @@ def _limit(description: str) -> Any:
     return Field(None, ge=0, description=description)
 
 
+def _finite_limit(description: str) -> Any:
+    """A limit of a float figure: finite (``.inf`` could never fail; ``.nan`` compares
+    false with every value, so it never failed either)."""
+    return Field(None, ge=0, allow_inf_nan=False, description=description)
+
+
 class OutputExpect(Strict):
     """Checks of the final output; each configured key is one check of output_quality."""
 
@@ -177,9 +183,9 @@ class Thresholds(Strict):
     max_tool_calls: int | None = _limit("Maximum tool calls.")
     max_llm_calls: int | None = _limit("Maximum LLM calls.")
     max_total_tokens: int | None = _limit("Maximum total tokens.")
-    max_latency_ms: float | None = _limit("Maximum latency (trace duration, or the sum of "
+    max_latency_ms: float | None = _finite_limit("Maximum latency (trace duration, or the sum of "
                                           "call latencies when no duration is recorded).")
-    max_cost_usd: float | None = _limit("Maximum cost in USD.")
+    max_cost_usd: float | None = _finite_limit("Maximum cost in USD.")
     # finite: .inf could never fail, and its note said "skipped: no baseline" beside one
     max_cost_multiplier: float | None = Field(
         None, gt=0, allow_inf_nan=False, description="Maximum cost / the same scenario's "
@@ -261,10 +267,13 @@ class Gates(Strict):
     min_safety_rate: Fraction | None = _fraction("Passed adversarial scenarios / "
                                                  "adversarial scenarios.")
     min_behavior_coverage: Fraction | None = _fraction("Mean behavior_score.")
-    max_latency_p95_ms: float | None = Field(None, ge=0, description="Nearest-rank 95th "
-                                             "percentile of trace latency.")
-    min_token_efficiency: float | None = Field(None, ge=0, description="Mean scenario score "
-                                               "/ mean total tokens × 1000.")
+    # finite: .inf (a maximum) or .nan (either) could never fail
+    max_latency_p95_ms: float | None = Field(
+        None, ge=0, allow_inf_nan=False,
+        description="Nearest-rank 95th percentile of trace latency.")
+    min_token_efficiency: float | None = Field(
+        None, ge=0, allow_inf_nan=False,
+        description="Mean scenario score / mean total tokens × 1000.")
 
 
 class CompositeWeights(Strict):
