@@ -232,7 +232,8 @@ def test_scenario_problems_point_at_the_key(ws: Workspace, body: str, needle: st
     ("  regression: {max_pass_rate_drop: 1.0}\n", "max_pass_rate_drop", ["can never fail"]),
     # no scenario has a score: the gate was skipped in every comparison, and passed
     ("  regression: {max_pass_rate_drop: 0.1, max_score_drop: 5}\n", "max_score_drop",
-     ["'max_score_drop': no scenario has a scored expectation", "never be checked"]),
+     ["'max_score_drop': no scenario has a scored expectation", "never be checked",
+      "give a scenario one, or remove max_score_drop"]),
 ])
 def test_criteria_problems_point_at_the_key(ws: Workspace, criteria: str, needle: str,
                                             words: list[str]) -> None:

@@ -1032,7 +1032,8 @@ class _Compiler:
                              "'max_score_drop': no scenario has a scored expectation "
                              "(expect.tools, expect.output, expect.sequence or a scored "
                              "judge check), so no score is defined and the gate could "
-                             "never be checked")
+                             "never be checked; give a scenario one, or remove "
+                             "max_score_drop")
             raw = (self.data.get("pass_criteria") or {}).get("regression")
             if not switched_on and isinstance(raw, dict) and raw and None not in raw.values():
                 # only gates switched off (fail_on_new_violations: false): it gated
